@@ -1,0 +1,43 @@
+/**
+ * Conversation messages: the schema and the type share a name (schema first at the edges).
+ *
+ * Tool-call arguments stay the raw string the model produced: a malformed argument string is
+ * model behaviour the loop must feed back, not something to lose while parsing.
+ */
+import { z } from 'zod';
+
+/** One tool call proposed by the model. `arguments` is the raw JSON text the model sent. */
+export const ToolCall = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const SystemMessage = z.object({ role: z.literal('system'), content: z.string() });
+export type SystemMessage = z.infer<typeof SystemMessage>;
+
+export const UserMessage = z.object({ role: z.literal('user'), content: z.string() });
+export type UserMessage = z.infer<typeof UserMessage>;
+
+export const AssistantMessage = z.object({
+  role: z.literal('assistant'),
+  /** Text of the reply; `null` when the reply is only tool calls. */
+  content: z.string().nullable(),
+  toolCalls: z.array(ToolCall).optional(),
+});
+export type AssistantMessage = z.infer<typeof AssistantMessage>;
+
+export const ToolMessage = z.object({
+  role: z.literal('tool'),
+  toolCallId: z.string().min(1),
+  /** Tool name, kept for providers (and readers) that want it next to the result. */
+  name: z.string().optional(),
+  content: z.string(),
+  /** True when the content reports a failure (error, denial, timeout) rather than a result. */
+  isError: z.boolean().optional(),
+});
+export type ToolMessage = z.infer<typeof ToolMessage>;
+
+export const Message = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]);
+export type Message = z.infer<typeof Message>;

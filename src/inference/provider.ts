@@ -1,0 +1,96 @@
+/**
+ * The contract every model backend implements. The loop only ever talks to this interface.
+ */
+import type { z } from 'zod';
+import type { Message, ToolCall } from '../conversation/messages.ts';
+
+/** A tool as the model sees it: name, description and the JSON Schema of its arguments. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
+
+/** Ask for a reply that parses as `schema` (JSON-schema response format where supported). */
+export interface StructuredOutputSpec<TOutput = unknown> {
+  readonly name: string;
+  readonly schema: z.ZodType<TOutput>;
+  readonly description?: string;
+}
+
+/** Reported before each retry, so the caller can journal attempts. */
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly error: Error;
+}
+
+export interface CompletionRequest<TOutput = unknown> {
+  readonly messages: readonly Message[];
+  readonly tools?: readonly ToolSpec[];
+  readonly toolChoice?: ToolChoice;
+  /** Overrides the provider's default model for this call. */
+  readonly model?: string;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly output?: StructuredOutputSpec<TOutput>;
+  readonly signal?: AbortSignal;
+  readonly onRetry?: (info: RetryInfo) => void;
+}
+
+export interface Usage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly totalTokens: number;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+
+export interface Completion<TOutput = unknown> {
+  /** Reply text; `null` when the model only called tools. */
+  readonly text: string | null;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly usage: Usage;
+  /** The model that answered (as reported by the endpoint when it says so). */
+  readonly model: string;
+  /** Cost in USD of this call, when the provider knows the model's price. */
+  readonly costUsd?: number;
+  /** Parsed and validated structured output, when `output` was requested. */
+  readonly output?: TOutput;
+}
+
+/** What `stream()` yields: deltas as they arrive, then exactly one `done` with the assembled reply. */
+export type StreamEvent<TOutput = unknown> =
+  | { readonly type: 'text.delta'; readonly delta: string }
+  | {
+      readonly type: 'toolcall.delta';
+      readonly index: number;
+      readonly id?: string;
+      readonly name?: string;
+      readonly argumentsDelta: string;
+    }
+  | { readonly type: 'done'; readonly completion: Completion<TOutput> };
+
+/** A model backend. */
+export interface InferenceProvider {
+  readonly name: string;
+  readonly defaultModel: string;
+  readonly supportsNativeTools: boolean;
+  readonly supportsStructuredOutput: boolean;
+  complete<TOutput = unknown>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>>;
+  stream<TOutput = unknown>(request: CompletionRequest<TOutput>): AsyncIterable<StreamEvent<TOutput>>;
+}
+
+export const ZERO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

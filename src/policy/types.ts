@@ -1,0 +1,32 @@
+/**
+ * The policy gate contract: every proposed tool call is allowed, denied (the reason goes back to
+ * the model) or modified (the modified arguments are what runs).
+ */
+import type { Message } from '../conversation/messages.ts';
+
+/** A tool call the model proposed, after its arguments parsed and validated. */
+export interface ProposedAction {
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly arguments: unknown;
+  /** The tool's declared permissions (empty for tools that declare none). */
+  readonly permissions: readonly string[];
+}
+
+export type GateDecision =
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'deny'; readonly reason: string }
+  | { readonly kind: 'modify'; readonly arguments: unknown; readonly reason: string };
+
+export interface GateContext {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly iteration: number;
+  readonly messages: readonly Message[];
+}
+
+/** A policy gate. `evaluate` may be sync or async; throwing counts as a denial (fail closed). */
+export interface PolicyGate {
+  readonly name: string;
+  evaluate(action: ProposedAction, context: GateContext): GateDecision | Promise<GateDecision>;
+}
