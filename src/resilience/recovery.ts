@@ -18,3 +18,38 @@ export type RecoveryStrategy =
   | { readonly kind: 'deadLetter' };
 
 export type RecoveryKind = RecoveryStrategy['kind'];
+
+/**
+ * Constructors for recovery strategies, with the documented defaults filled in.
+ *
+ * @example
+ * ```ts
+ * defineTool({ name: 'search', …, recovery: recovery.retry({ maxAttempts: 4 }) });
+ * createAgent({ …, recovery: recovery.deadLetter() });
+ * ```
+ */
+export const recovery = {
+  retry(options: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): RecoveryStrategy {
+    return {
+      kind: 'retry',
+      maxAttempts: options.maxAttempts ?? 3,
+      baseDelayMs: options.baseDelayMs ?? 200,
+      maxDelayMs: options.maxDelayMs ?? 5_000,
+    };
+  },
+  fallback(tool: string): RecoveryStrategy {
+    return { kind: 'fallback', tool };
+  },
+  cached(options: { maxAgeMs?: number } = {}): RecoveryStrategy {
+    return { kind: 'cached', maxAgeMs: options.maxAgeMs ?? 5 * 60_000 };
+  },
+  askModel(): RecoveryStrategy {
+    return { kind: 'askModel' };
+  },
+  escalate(): RecoveryStrategy {
+    return { kind: 'escalate' };
+  },
+  deadLetter(): RecoveryStrategy {
+    return { kind: 'deadLetter' };
+  },
+} as const;

@@ -1,0 +1,124 @@
+/**
+ * Pure functions behind the agent machine's guards and assignments. No I/O, no runtime imports:
+ * everything here is a function of the context, so it is trivially testable and persistable.
+ */
+import type { Message, ToolCall, ToolMessage } from '../src/conversation/messages.ts';
+import type { ErrorData } from '../src/events/loopEvent.ts';
+import type { ActCall, AgentContext, PendingHuman, PlannedCall, ToolOutcome } from './agent.types.ts';
+
+/** Calls approved to run that have no outcome yet. */
+export function runnableCalls(context: AgentContext): ActCall[] {
+  const calls: ActCall[] = [];
+  const { plan, outcomes } = context;
+  for (let index = 0; index < plan.length; index++) {
+    const planned = plan[index] as PlannedCall;
+    if (planned.verdict === 'run' && (outcomes[index] ?? null) === null) {
+      calls.push({ index, call: planned.call, arguments: planned.arguments });
+    }
+  }
+  return calls;
+}
+
+/** Calls waiting for a human: unconfirmed calls first, else escalated failures. */
+export function pendingHuman(context: AgentContext): PendingHuman | null {
+  const confirm: string[] = [];
+  const escalate: string[] = [];
+  for (let i = 0; i < context.plan.length; i++) {
+    const planned = context.plan[i] as PlannedCall;
+    const outcome = context.outcomes[i] ?? null;
+    if (planned.verdict === 'confirm' && outcome === null) confirm.push(planned.call.id);
+    else if (outcome?.status === 'escalate') escalate.push(planned.call.id);
+  }
+  if (confirm.length > 0) return { kind: 'confirmation', toolCallIds: confirm };
+  if (escalate.length > 0) return { kind: 'escalation', toolCallIds: escalate };
+  return null;
+}
+
+export function hasPendingHuman(context: AgentContext): boolean {
+  return pendingHuman(context) !== null;
+}
+
+/**
+ * Apply a human decision to the pending calls (all of them, or the ids given). Approving a
+ * confirmation lets the call run; approving an escalation runs it again; rejecting either puts
+ * the rejection into the conversation as the call's result.
+ */
+export function resolveHuman(
+  context: AgentContext,
+  decision: 'approve' | 'reject',
+  toolCallIds: readonly string[] | undefined,
+  reason?: string,
+): Pick<AgentContext, 'plan' | 'outcomes'> {
+  const pending = context.pending ?? pendingHuman(context);
+  if (pending === null) return { plan: context.plan, outcomes: context.outcomes };
+  const chosen = new Set(toolCallIds ?? pending.toolCallIds);
+  const plan = [...context.plan];
+  const outcomes = [...context.outcomes];
+  for (let i = 0; i < plan.length; i++) {
+    const planned = plan[i] as PlannedCall;
+    if (!chosen.has(planned.call.id) || !pending.toolCallIds.includes(planned.call.id)) continue;
+    if (decision === 'approve') {
+      if (planned.verdict === 'confirm') plan[i] = { ...planned, verdict: 'run' };
+      else outcomes[i] = null;
+    } else {
+      outcomes[i] = {
+        toolCallId: planned.call.id,
+        tool: planned.call.name,
+        status: 'rejected',
+        content: `A human rejected this call${reason === undefined ? '' : `: ${reason}`}. Do not retry it unchanged.`,
+        isError: true,
+      };
+    }
+  }
+  return { plan, outcomes };
+}
+
+/** True when the model proposed calls and none of them was well-formed (a repair turn). */
+export function turnWasAllInvalid(plan: readonly PlannedCall[]): boolean {
+  if (plan.length === 0) return false;
+  for (const planned of plan) {
+    if (planned.blockedBy !== 'invalid_arguments' && planned.blockedBy !== 'unknown_tool') return false;
+  }
+  return true;
+}
+
+/** The conversation with one tool message per planned call, in call order. */
+export function appendObservations(context: AgentContext): Message[] {
+  const messages: Message[] = context.messages.slice();
+  for (let i = 0; i < context.plan.length; i++) {
+    const planned = context.plan[i] as PlannedCall;
+    const outcome = context.outcomes[i] ?? null;
+    messages.push(observationFor(planned, outcome));
+  }
+  return messages;
+}
+
+function observationFor(planned: PlannedCall, outcome: ToolOutcome | null): ToolMessage {
+  const base = { role: 'tool' as const, toolCallId: planned.call.id, name: planned.call.name };
+  if (outcome !== null) return { ...base, content: outcome.content, ...(outcome.isError ? { isError: true } : {}) };
+  return { ...base, content: planned.note ?? 'This call was not executed.', isError: true };
+}
+
+export function missingOutcome(call: ToolCall): ToolOutcome {
+  return {
+    toolCallId: call.id,
+    tool: call.name,
+    status: 'error',
+    content: 'The executor returned no result for this call.',
+    isError: true,
+  };
+}
+
+/** A JSON-safe description of any thrown value, for events and persisted snapshots. */
+export function errorData(error: unknown): ErrorData {
+  if (error instanceof Error) {
+    const withCode = error as Error & { code?: unknown; blame?: unknown };
+    return {
+      name: error.name,
+      code: typeof withCode.code === 'string' ? withCode.code : 'error',
+      message: error.message,
+      ...(typeof withCode.blame === 'string' ? { blame: withCode.blame } : {}),
+    };
+  }
+  return { name: 'Error', code: 'error', message: typeof error === 'string' ? error : String(error) };
+}

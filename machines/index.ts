@@ -1,0 +1,32 @@
+/**
+ * `actorloop/machines`: the statecharts, pure and provide-able.
+ *
+ * @example
+ * ```ts
+ * import { agentMachine } from 'actorloop/machines';
+ * const actor = createActor(agentMachine.provide({ actors: { reason, gate, act } }), { input, inspect });
+ * ```
+ */
+export { agentMachine } from './agent.machine.ts';
+export type { AgentMachine } from './agent.machine.ts';
+export type {
+  ActCall,
+  ActInput,
+  ActOutput,
+  AgentContext,
+  AgentEvent,
+  AgentMachineInput,
+  AgentOutput,
+  GateInput,
+  GateOutput,
+  HydrateInput,
+  HydrateOutput,
+  PendingHuman,
+  PlannedCall,
+  ReasonInput,
+  ReasonOutput,
+  RunLimits,
+  Termination,
+  ToolOutcome,
+} from './agent.types.ts';
+export { circuitBreakerMachine } from './circuitBreaker.machine.ts';

@@ -1,0 +1,325 @@
+/**
+ * `createAgent`: the front door. An agent owns its tools, gate, breakers and event stream; each
+ * `run`/`start` spawns one actor of the agent machine with the runtime's implementations.
+ */
+import { randomUUID } from 'node:crypto';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { filter, type Observable } from 'rxjs';
+import { agentMachine } from '../../machines/agent.machine.ts';
+import type {
+  ActInput,
+  ActOutput,
+  AgentOutput,
+  GateInput,
+  GateOutput,
+  ReasonInput,
+  ReasonOutput,
+  RunLimits,
+} from '../../machines/agent.types.ts';
+import type { Message } from '../conversation/messages.ts';
+import { DEFAULTS } from '../defaults.ts';
+import { ConfigurationError } from '../errors.ts';
+import { EventBus } from '../events/eventBus.ts';
+import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
+import { MemoryJournal } from '../events/memoryJournal.ts';
+import { createExecutor, type Executor } from '../executor/executor.ts';
+import type { DeadLetter } from '../executor/memory.ts';
+import type { InferenceProvider } from '../inference/provider.ts';
+import { gates } from '../policy/gates.ts';
+import type { PolicyGate } from '../policy/types.ts';
+import { createBreakerRegistry, type BreakerRegistry } from '../resilience/breakerRegistry.ts';
+import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
+import type { RecoveryStrategy } from '../resilience/recovery.ts';
+import { createToolRegistry } from '../tools/registry.ts';
+import type { Tool } from '../tools/types.ts';
+import { errorForResult } from './errors.ts';
+import { planCalls } from './gatePhase.ts';
+import { reason } from './reasonPhase.ts';
+import type { LoopResult } from './result.ts';
+
+export interface AgentConfig {
+  /** Stable id for journals and the agent system. Default: a random `agent_…` id. */
+  readonly id?: string;
+  readonly model: InferenceProvider;
+  /** Model name override for every call (else the provider's default). */
+  readonly modelName?: string;
+  readonly system?: string;
+  readonly tools?: readonly Tool<never, unknown>[];
+  /** Default: `gates.permissive()`. */
+  readonly gate?: PolicyGate;
+  readonly limits?: Partial<RunLimits>;
+  /** Recovery for tools that declare none. Default: the error goes back to the model. */
+  readonly recovery?: RecoveryStrategy;
+  /** Breaker settings for every tool (`false` turns breakers off), with per-tool overrides. */
+  readonly breakers?: (Partial<BreakerOptions> & { readonly perTool?: Readonly<Record<string, Partial<BreakerOptions>>> }) | false;
+  readonly executor?: { readonly maxConcurrency?: number; readonly timeoutMs?: number; readonly maxResultBytes?: number };
+  /** Stream model replies (token deltas on `tokens$`). Default false. */
+  readonly stream?: boolean;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  /** XState inspection observer for every run's actor (e.g. the Stately inspector). */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Capacity of the in-memory journal (entries across runs; oldest dropped). Default 10 000. */
+  readonly journalCapacity?: number;
+}
+
+export interface RunOptions {
+  /** Prior messages to continue from (e.g. an earlier conversation). */
+  readonly history?: readonly Message[];
+  readonly runId?: string;
+  readonly limits?: Partial<RunLimits>;
+}
+
+/** A run in progress. */
+export interface AgentRun {
+  readonly runId: string;
+  /** The XState actor running the loop (inspect it, `getSnapshot()` it). */
+  readonly actor: Actor<typeof agentMachine>;
+  /** This run's entries only. */
+  readonly events$: Observable<JournalEntry>;
+  /** Resolves with the result however the run ends; never rejects. */
+  readonly settled: Promise<LoopResult>;
+  /** Resolves with the result of a run that finished with an answer; rejects with a typed error otherwise. */
+  readonly result: Promise<LoopResult>;
+  /** Abort the in-flight model call and every running tool; the run ends `cancelled`. */
+  cancel(reason?: string): void;
+  /** Approve calls waiting in `awaitingHuman` (all of them, or the ids given). */
+  approve(toolCallIds?: readonly string[]): void;
+  /** Reject calls waiting in `awaitingHuman`; the reason goes back to the model. */
+  reject(reason?: string, toolCallIds?: readonly string[]): void;
+  /** The phase the run is in (`reason`, `awaitingHuman`, …) or its final state. */
+  phase(): string;
+}
+
+export interface Agent {
+  readonly id: string;
+  /** Every entry of every run of this agent. */
+  readonly events$: Observable<JournalEntry>;
+  /** Streamed text deltas (when `stream: true`). */
+  readonly tokens$: Observable<string>;
+  readonly journal: MemoryJournal;
+  readonly tools: readonly string[];
+  /** Run a task to its end. Resolves with the result, or rejects with a typed error carrying it. */
+  run(task: string, options?: RunOptions): Promise<LoopResult>;
+  /** Start a task and get a handle to watch, approve or cancel it. */
+  start(task: string, options?: RunOptions): AgentRun;
+  /** Calls recorded by the dead-letter recovery strategy. */
+  deadLetters(): DeadLetter[];
+  /** Cancel every run in flight and stop the breakers. */
+  stop(): void;
+}
+
+interface RunScope {
+  emit(event: LoopEvent): void;
+}
+
+/**
+ * @example
+ * ```ts
+ * const agent = createAgent({ model: openAICompatible(), tools: [add], limits: { maxIterations: 10 } });
+ * agent.events$.subscribe((e) => console.log(e.event.type));
+ * const result = await agent.run('What is 6 * 7?');
+ * ```
+ */
+export function createAgent(config: AgentConfig): Agent {
+  if (config === null || typeof config !== 'object' || config.model === undefined) {
+    throw new ConfigurationError('createAgent needs a `model` (an InferenceProvider such as openAICompatible() or scriptedModel([...])).');
+  }
+  const agentId = config.id ?? `agent_${randomUUID().slice(0, 8)}`;
+  const registry = createToolRegistry(config.tools ?? []);
+  const gate = config.gate ?? gates.permissive();
+  const bus = new EventBus();
+  const journal = new MemoryJournal(config.journalCapacity);
+  bus.attach(journal.write);
+  const breakers: BreakerRegistry | undefined =
+    config.breakers === false
+      ? undefined
+      : createBreakerRegistry(stripPerTool(config.breakers), config.breakers?.perTool, config.inspect === undefined ? {} : { inspect: config.inspect });
+  const executor: Executor = createExecutor({
+    tools: registry,
+    ...(breakers === undefined ? {} : { breakers }),
+    ...config.executor,
+    ...(config.recovery === undefined ? {} : { recovery: config.recovery }),
+  });
+  const baseLimits: RunLimits = {
+    maxIterations: config.limits?.maxIterations ?? DEFAULTS.loop.maxIterations,
+    maxTotalTokens: config.limits?.maxTotalTokens ?? DEFAULTS.loop.maxTotalTokens,
+    timeoutMs: config.limits?.timeoutMs ?? DEFAULTS.loop.timeoutMs,
+    maxRepairTurns: config.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
+  };
+  const scopes = new Map<string, RunScope>();
+  const reasonDeps = {
+    provider: config.model,
+    tools: registry.specs,
+    stream: config.stream ?? false,
+    ...(config.modelName === undefined ? {} : { model: config.modelName }),
+    ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
+    ...(config.maxTokens === undefined ? {} : { maxTokens: config.maxTokens }),
+  };
+  const scopeOf = (runId: string): RunScope => {
+    const scope = scopes.get(runId);
+    if (scope === undefined) throw new Error(`No live scope for run ${runId}.`);
+    return scope;
+  };
+  // Provided once per agent, not per run: `provide` builds a new machine.
+  const machine = agentMachine.provide({
+    actors: {
+      reason: fromPromise<ReasonOutput, ReasonInput>(({ input, signal }) => reason(input, reasonDeps, scopeOf(input.runId), signal)),
+      gate: fromPromise<GateOutput, GateInput>(({ input }) => {
+        const scope = scopeOf(input.runId);
+        return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit });
+      }),
+      act: fromPromise<ActOutput, ActInput>(async ({ input, signal }) => {
+        const scope = scopeOf(input.runId);
+        const outcomes = await executor.run(input.calls, { runId: input.runId, agentId, signal, emit: scope.emit });
+        return { outcomes };
+      }),
+    },
+  });
+
+  function start(task: string, options: RunOptions = {}): AgentRun {
+    if (typeof task !== 'string' || task.trim() === '') {
+      throw new ConfigurationError('A run needs a non-empty task string.');
+    }
+    const runId = options.runId ?? `run_${randomUUID()}`;
+    if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
+    const startedAt = Date.now();
+    let sequence = 0;
+    let iteration = 0;
+    const emit = (event: LoopEvent): void => {
+      bus.publish({ sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event });
+    };
+    scopes.set(runId, { emit });
+    const limits = { ...baseLimits, ...options.limits };
+    const actor = createActor(machine, {
+      input: {
+        runId,
+        agentId,
+        task,
+        ...(config.system === undefined ? {} : { system: config.system }),
+        ...(options.history === undefined ? {} : { history: options.history }),
+        limits,
+        model: config.modelName ?? config.model.defaultModel,
+        toolNames: registry.names,
+      },
+      ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
+    });
+    actor.on('*', (event) => {
+      if (event.type === 'reasoning.completed') iteration++;
+      emit(event);
+    });
+
+    let resolveSettled!: (result: LoopResult) => void;
+    const settled = new Promise<LoopResult>((resolve) => (resolveSettled = resolve));
+    const finish = (output: AgentOutput | undefined, error?: unknown) => {
+      scopes.delete(runId);
+      resolveSettled(toResult(output, error, { runId, agentId, startedAt, messages: actor.getSnapshot().context.messages }));
+    };
+    actor.subscribe({
+      complete: () => finish(actor.getSnapshot().output),
+      // The root error observer: an actor error must never be rethrown into the host.
+      error: (error: unknown) => finish(undefined, error),
+    });
+    actor.start();
+    const result = settled.then((r) => (r.status === 'done' ? r : Promise.reject(errorForResult(r))));
+    // `result` is optional to await; an unobserved rejection must not crash the host.
+    result.catch(() => undefined);
+
+    return {
+      runId,
+      actor,
+      events$: bus.events$.pipe(filter((entry) => entry.runId === runId)),
+      settled,
+      result,
+      cancel: (reason?: string) => {
+        actor.send(reason === undefined ? { type: 'agent.cancel' } : { type: 'agent.cancel', reason });
+      },
+      approve: (toolCallIds) => actor.send(toolCallIds === undefined ? { type: 'agent.approve' } : { type: 'agent.approve', toolCallIds }),
+      reject: (reason, toolCallIds) =>
+        actor.send({
+          type: 'agent.reject',
+          ...(reason === undefined ? {} : { reason }),
+          ...(toolCallIds === undefined ? {} : { toolCallIds }),
+        }),
+      phase: () => phaseOf(actor.getSnapshot().value),
+    };
+  }
+
+  const live = new Set<AgentRun>();
+  return {
+    id: agentId,
+    events$: bus.events$,
+    tokens$: bus.tokens$,
+    journal,
+    tools: registry.names,
+    run(task, options) {
+      const handle = start(task, options);
+      live.add(handle);
+      void handle.settled.then(() => live.delete(handle));
+      return handle.result;
+    },
+    start(task, options) {
+      const handle = start(task, options);
+      live.add(handle);
+      void handle.settled.then(() => live.delete(handle));
+      return handle;
+    },
+    deadLetters: () => executor.deadLetters.list(),
+    stop() {
+      for (const handle of live) handle.cancel('agent stopped');
+      breakers?.stopAll();
+    },
+  };
+}
+
+function stripPerTool(options: AgentConfig['breakers']): Partial<BreakerOptions> | undefined {
+  if (options === undefined || options === false) return undefined;
+  const { perTool: _perTool, ...rest } = options;
+  return rest;
+}
+
+function phaseOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object' && 'running' in value) return String((value as { running: unknown }).running);
+  return 'unknown';
+}
+
+function toResult(
+  output: AgentOutput | undefined,
+  error: unknown,
+  meta: { runId: string; agentId: string; startedAt: number; messages: readonly Message[] },
+): LoopResult {
+  const durationMs = Date.now() - meta.startedAt;
+  if (output === undefined) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      runId: meta.runId,
+      agentId: meta.agentId,
+      status: 'failed',
+      reason: 'error',
+      text: null,
+      iterations: 0,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      costUsd: 0,
+      messages: meta.messages,
+      durationMs,
+      error: { name: error instanceof Error ? error.name : 'Error', code: 'actor_error', message },
+      cause: error,
+    };
+  }
+  const status = output.reason === 'final_answer' ? 'done' : output.reason === 'cancelled' ? 'cancelled' : 'failed';
+  return {
+    runId: output.runId,
+    agentId: output.agentId,
+    status,
+    reason: output.reason,
+    text: output.text,
+    iterations: output.iterations,
+    usage: output.usage,
+    costUsd: output.costUsd,
+    messages: output.messages,
+    durationMs,
+    ...(output.errorData === undefined ? {} : { error: output.errorData }),
+    ...(output.error === undefined ? {} : { cause: output.error }),
+  };
+}

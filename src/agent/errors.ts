@@ -1,0 +1,92 @@
+/**
+ * Why a run did not end with an answer. Each error carries the run's `LoopResult` (partial
+ * conversation, usage, iterations) and its `runId`.
+ */
+import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import type { LoopResult } from './result.ts';
+
+interface RunErrorOptions extends ActorloopErrorOptions {
+  readonly result: LoopResult;
+}
+
+abstract class RunError extends ActorloopError {
+  readonly result: LoopResult;
+  constructor(message: string, options: RunErrorOptions) {
+    super(message, { ...options, runId: options.result.runId });
+    this.result = options.result;
+  }
+}
+
+/** The run reached `limits.maxIterations` without a final answer. */
+export class MaxIterationsError extends RunError {
+  readonly code = 'max_iterations' as const;
+  readonly blame = 'runtime' as const;
+}
+
+/** The run used `limits.maxTotalTokens` without a final answer. */
+export class TokenBudgetExceededError extends RunError {
+  readonly code = 'max_tokens' as const;
+  readonly blame = 'runtime' as const;
+}
+
+/** The run exceeded `limits.timeoutMs` of wall-clock time. */
+export class RunTimeoutError extends RunError {
+  readonly code = 'timeout' as const;
+  readonly blame = 'runtime' as const;
+}
+
+/** The run was cancelled by its caller. */
+export class RunCancelledError extends RunError {
+  readonly code = 'cancelled' as const;
+  readonly blame = 'user' as const;
+}
+
+/** The model kept sending unusable tool calls after every repair turn. */
+export class ModelRepairExhaustedError extends RunError {
+  readonly code = 'model_behavior' as const;
+  readonly blame = 'model' as const;
+}
+
+/** A failure that was not one of actorloop's typed errors (a bug in a custom actor, say). */
+export class UnexpectedRunError extends RunError {
+  readonly code = 'unexpected' as const;
+  readonly blame = 'runtime' as const;
+}
+
+/** The typed error a non-successful `LoopResult` stands for. */
+export function errorForResult(result: LoopResult): ActorloopError {
+  const { runId, iterations } = result;
+  const options = { result };
+  switch (result.reason) {
+    case 'max_iterations':
+      return new MaxIterationsError(
+        `Run ${runId} stopped after ${iterations} iterations without a final answer. Raise limits.maxIterations, simplify the task, or resume it.`,
+        options,
+      );
+    case 'max_tokens':
+      return new TokenBudgetExceededError(
+        `Run ${runId} used ${result.usage.totalTokens} tokens without a final answer. Raise limits.maxTotalTokens or enable a context budget.`,
+        options,
+      );
+    case 'timeout':
+      return new RunTimeoutError(`Run ${runId} exceeded its wall-clock limit. Raise limits.timeoutMs or give tools shorter timeouts.`, options);
+    case 'cancelled':
+      return new RunCancelledError(`Run ${runId} was cancelled; in-flight model and tool calls were aborted.`, options);
+    case 'model_behavior':
+      return new ModelRepairExhaustedError(
+        `Run ${runId}: the model kept proposing malformed or unknown tool calls. Check the tool descriptions and schemas, or use a stronger model.`,
+        options,
+      );
+    default: {
+      const cause = result.cause;
+      if (cause instanceof ActorloopError) {
+        cause.runId = runId;
+        return cause;
+      }
+      return new UnexpectedRunError(
+        `Run ${runId} failed: ${result.error?.message ?? 'unknown error'}. This is likely a bug in a custom actor or tool wrapper.`,
+        { result, cause },
+      );
+    }
+  }
+}

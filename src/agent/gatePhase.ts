@@ -1,0 +1,89 @@
+/**
+ * The gate phase: turn each proposed call into a planned call. Unknown tools and malformed
+ * arguments are blocked before any policy runs (their observation tells the model how to fix
+ * the call); well-formed calls go through the policy gate, which may deny or modify them;
+ * tools that require confirmation wait for a human.
+ */
+import type { GateInput, GateOutput, PlannedCall } from '../../machines/agent.types.ts';
+import type { ToolCall } from '../conversation/messages.ts';
+import type { LoopEvent } from '../events/loopEvent.ts';
+import { evaluateGate } from '../policy/evaluate.ts';
+import type { PolicyGate } from '../policy/types.ts';
+import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+
+export interface GatePhaseDeps {
+  readonly tools: ToolRegistry;
+  readonly gate: PolicyGate;
+}
+
+export interface GatePhaseScope {
+  readonly runId: string;
+  readonly agentId: string;
+  emit(event: LoopEvent): void;
+}
+
+/**
+ * Plan every proposed call of one turn. Calls are evaluated concurrently (gates may be async);
+ * events are emitted afterwards in call order so the journal reads deterministically.
+ */
+export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: GatePhaseScope): Promise<GateOutput> {
+  const context = { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages };
+  const planned = await Promise.all(input.calls.map((call) => planOne(call)));
+  const plan: PlannedCall[] = [];
+  for (const [entry, event] of planned) {
+    plan.push(entry);
+    scope.emit(event);
+  }
+  return { plan };
+
+  async function planOne(call: ToolCall): Promise<[PlannedCall, LoopEvent]> {
+    const evaluated = (decision: Extract<LoopEvent, { type: 'policy.evaluated' }>['decision'], reason?: string): LoopEvent => ({
+      type: 'policy.evaluated',
+      toolCallId: call.id,
+      tool: call.name,
+      decision,
+      ...(reason === undefined ? {} : { reason }),
+    });
+    const tool = deps.tools.get(call.name);
+    if (tool === undefined) {
+      const note = unknownToolObservation(call.name, deps.tools);
+      return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'unknown_tool', note }, evaluated('unknown_tool')];
+    }
+    const parsed = parseToolArguments(tool, call.arguments);
+    if (!parsed.ok) {
+      return [
+        { call, arguments: undefined, verdict: 'blocked', blockedBy: 'invalid_arguments', note: parsed.observation },
+        evaluated('invalid', parsed.code),
+      ];
+    }
+    const decision = await evaluateGate(
+      deps.gate,
+      { toolCallId: call.id, tool: tool.name, arguments: parsed.value, permissions: tool.permissions },
+      context,
+    );
+    if (decision.kind === 'deny') {
+      const note = `Denied by policy: ${decision.reason}`;
+      return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated('deny', decision.reason)];
+    }
+    let args = parsed.value;
+    let modifiedReason: string | undefined;
+    if (decision.kind === 'modify') {
+      // A gate's rewrite must still satisfy the tool's schema; otherwise the call does not run.
+      const revalidated = tool.input.safeParse(decision.arguments);
+      if (!revalidated.success) {
+        const note = `Denied by policy: the gate's modification (${decision.reason}) produced arguments the tool does not accept.`;
+        return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated('deny', note)];
+      }
+      args = revalidated.data;
+      modifiedReason = decision.reason;
+    }
+    if (tool.requiresConfirmation) {
+      return [{ call, arguments: args, verdict: 'confirm', note: 'Waiting for human confirmation.' }, evaluated('confirm', modifiedReason)];
+    }
+    return [
+      { call, arguments: args, verdict: 'run', ...(modifiedReason === undefined ? {} : { note: modifiedReason }) },
+      evaluated(modifiedReason === undefined ? 'allow' : 'modify', modifiedReason),
+    ];
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The reason phase: one model call with the conversation and the tool specs. Streams when asked
+ * (token deltas go out as events while they arrive); retries are the provider's, announced as
+ * events so the journal shows every attempt.
+ */
+import type { ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
+import type { ToolCall } from '../conversation/messages.ts';
+import type { LoopEvent } from '../events/loopEvent.ts';
+import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../inference/provider.ts';
+
+export interface ReasonPhaseDeps {
+  readonly provider: InferenceProvider;
+  readonly tools: readonly ToolSpec[];
+  readonly model?: string;
+  readonly stream: boolean;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+}
+
+export interface ReasonPhaseScope {
+  emit(event: LoopEvent): void;
+}
+
+export async function reason(
+  input: ReasonInput,
+  deps: ReasonPhaseDeps,
+  scope: ReasonPhaseScope,
+  signal: AbortSignal,
+): Promise<ReasonOutput> {
+  const request: CompletionRequest = {
+    messages: input.messages,
+    ...(deps.tools.length > 0 ? { tools: deps.tools } : {}),
+    ...(deps.model === undefined ? {} : { model: deps.model }),
+    ...(deps.temperature === undefined ? {} : { temperature: deps.temperature }),
+    ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
+    signal,
+    onRetry: (info) =>
+      scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message }),
+  };
+  let completion: Completion | undefined;
+  if (deps.stream) {
+    for await (const event of deps.provider.stream(request)) {
+      if (event.type === 'text.delta') scope.emit({ type: 'token.delta', delta: event.delta });
+      else if (event.type === 'done') completion = event.completion;
+    }
+    if (completion === undefined) throw new Error('The provider stream ended without a completion.');
+  } else {
+    completion = await deps.provider.complete(request);
+  }
+  return {
+    text: completion.text,
+    toolCalls: uniqueIds(completion.toolCalls, input.iteration),
+    usage: completion.usage,
+    costUsd: completion.costUsd ?? 0,
+  };
+}
+
+/**
+ * Some endpoints send empty or repeated tool-call ids. Every call needs its own id so that its
+ * result can answer it; give the offenders deterministic replacements.
+ */
+function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly ToolCall[] {
+  if (calls.length === 0) return calls;
+  const seen = new Set<string>();
+  let changed = false;
+  const out = calls.map((call, i) => {
+    if (call.id !== '' && !seen.has(call.id)) {
+      seen.add(call.id);
+      return call;
+    }
+    changed = true;
+    const id = `call_${iteration}_${i}`;
+    seen.add(id);
+    return { ...call, id };
+  });
+  return changed ? out : calls;
+}

@@ -1,0 +1,155 @@
+/**
+ * `LoopEvent`: every phase change and decision of an agent run, as one zod discriminated union.
+ * The schema is the contract for journals (records are parsed back through it) and for users
+ * subscribing to `events$`. Payloads are small on purpose: events reference calls by id and carry
+ * counts and short texts, never copies of the conversation.
+ *
+ * DESIGN names → event types: Started `run.started`, ReasoningComplete `reasoning.completed`,
+ * PolicyEvaluated `policy.evaluated`, ToolsDispatched `tools.dispatched`, ObservationsCollected
+ * `observations.collected`, RecoveryTriggered `recovery.triggered`, StepLimitReached
+ * `step.limit_reached`, PreHydrationComplete `prehydration.completed`, Terminated
+ * `run.terminated`, token deltas `token.delta`.
+ */
+import { z } from 'zod';
+
+export const Phase = z.enum(['hydrate', 'reason', 'gate', 'awaitingHuman', 'act', 'observe']);
+export type Phase = z.infer<typeof Phase>;
+
+export const TerminationReason = z.enum([
+  'final_answer',
+  'max_iterations',
+  'max_tokens',
+  'timeout',
+  'cancelled',
+  'error',
+  'model_behavior',
+  'stuck',
+]);
+export type TerminationReason = z.infer<typeof TerminationReason>;
+
+export const UsageData = z.object({
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  totalTokens: z.number(),
+});
+
+export const ErrorData = z.object({
+  name: z.string(),
+  code: z.string(),
+  message: z.string(),
+  blame: z.string().optional(),
+});
+export type ErrorData = z.infer<typeof ErrorData>;
+
+export const ToolOutcomeStatus = z.enum([
+  'ok',
+  'error',
+  'timeout',
+  'circuit_open',
+  'cached',
+  'fallback',
+  'dead_letter',
+  'escalate',
+  'rejected',
+]);
+export type ToolOutcomeStatus = z.infer<typeof ToolOutcomeStatus>;
+
+export const RecoveryKindSchema = z.enum(['retry', 'fallback', 'cached', 'askModel', 'escalate', 'deadLetter']);
+
+export const LoopEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run.started'), task: z.string(), model: z.string(), tools: z.array(z.string()) }),
+  z.object({ type: z.literal('phase.entered'), phase: Phase }),
+  z.object({
+    type: z.literal('reasoning.completed'),
+    text: z.string().nullable(),
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
+    usage: UsageData,
+    costUsd: z.number().optional(),
+  }),
+  z.object({ type: z.literal('token.delta'), delta: z.string() }),
+  z.object({
+    type: z.literal('policy.evaluated'),
+    toolCallId: z.string(),
+    tool: z.string(),
+    decision: z.enum(['allow', 'deny', 'modify', 'confirm', 'invalid', 'unknown_tool']),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('tools.dispatched'),
+    calls: z.array(z.object({ id: z.string(), name: z.string() })),
+  }),
+  z.object({ type: z.literal('tool.started'), toolCallId: z.string(), tool: z.string(), attempt: z.number() }),
+  z.object({
+    type: z.literal('tool.finished'),
+    toolCallId: z.string(),
+    tool: z.string(),
+    status: ToolOutcomeStatus,
+    durationMs: z.number(),
+    truncated: z.boolean().optional(),
+  }),
+  z.object({
+    type: z.literal('recovery.triggered'),
+    toolCallId: z.string(),
+    tool: z.string(),
+    strategy: RecoveryKindSchema,
+    attempt: z.number().optional(),
+    error: z.string(),
+  }),
+  z.object({
+    type: z.literal('observations.collected'),
+    count: z.number(),
+    errors: z.number(),
+  }),
+  z.object({
+    type: z.literal('human.awaiting'),
+    kind: z.enum(['confirmation', 'escalation']),
+    toolCallIds: z.array(z.string()),
+  }),
+  z.object({
+    type: z.literal('human.decided'),
+    decision: z.enum(['approve', 'reject']),
+    toolCallIds: z.array(z.string()),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('provider.retry'),
+    attempt: z.number(),
+    delayMs: z.number(),
+    error: z.string(),
+  }),
+  z.object({
+    type: z.literal('step.limit_reached'),
+    step: z.string(),
+    reason: z.string(),
+    action: z.string(),
+  }),
+  z.object({
+    type: z.literal('prehydration.completed'),
+    found: z.number(),
+    resolved: z.number(),
+    failed: z.number(),
+    tokens: z.number(),
+  }),
+  z.object({
+    type: z.literal('run.terminated'),
+    reason: TerminationReason,
+    iterations: z.number(),
+    usage: UsageData,
+    error: ErrorData.optional(),
+  }),
+]);
+export type LoopEvent = z.infer<typeof LoopEvent>;
+export type LoopEventType = LoopEvent['type'];
+/** The event of one type, e.g. `LoopEventOf<'run.terminated'>`. */
+export type LoopEventOf<TType extends LoopEventType> = Extract<LoopEvent, { type: TType }>;
+
+/** What the journal stores and `events$` emits: an event with its place in a run. */
+export const JournalEntry = z.object({
+  sequence: z.number().int().nonnegative(),
+  timestamp: z.number(),
+  agentId: z.string(),
+  runId: z.string(),
+  iteration: z.number().int().nonnegative(),
+  event: LoopEvent,
+});
+export type JournalEntry = z.infer<typeof JournalEntry>;

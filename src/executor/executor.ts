@@ -1,0 +1,212 @@
+/**
+ * The act phase: run approved tool calls in parallel with a concurrency bound, a per-call
+ * timeout, an AbortSignal into every tool, a circuit breaker per tool and a recovery strategy
+ * per failure. Results come back in call order, already serialised and truncated, so nothing
+ * unbounded ever reaches the conversation, the journal or the events.
+ */
+import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
+import { DEFAULTS } from '../defaults.ts';
+import type { LoopEvent, ToolOutcomeStatus } from '../events/loopEvent.ts';
+import type { BreakerRegistry } from '../resilience/breakerRegistry.ts';
+import { backoffDelay, sleep } from '../resilience/backoff.ts';
+import type { RecoveryStrategy } from '../resilience/recovery.ts';
+import { formatToolError, serializeToolResult } from '../tools/result.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { Tool } from '../tools/types.ts';
+import { DeadLetterQueue, ResultCache } from './memory.ts';
+import { mapBounded } from './pool.ts';
+import { runWithTimeout } from './timeout.ts';
+
+export interface ExecutorOptions {
+  readonly tools: ToolRegistry;
+  readonly breakers?: BreakerRegistry;
+  readonly maxConcurrency?: number;
+  readonly timeoutMs?: number;
+  readonly maxResultBytes?: number;
+  /** Strategy for tools that declare none. Default: give the error to the model. */
+  readonly recovery?: RecoveryStrategy;
+  readonly cache?: ResultCache;
+  readonly deadLetters?: DeadLetterQueue;
+  readonly now?: () => number;
+}
+
+/** Per act phase: which run the calls belong to, its abort signal, and where events go. */
+export interface ExecutionScope {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly signal: AbortSignal;
+  emit(event: LoopEvent): void;
+}
+
+type Attempt =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly status: 'error' | 'timeout' | 'circuit_open'; readonly message: string };
+
+const ASK_MODEL: RecoveryStrategy = { kind: 'askModel' };
+
+/**
+ * Create the executor an agent uses for every act phase.
+ *
+ * @example
+ * ```ts
+ * const executor = createExecutor({ tools: createToolRegistry([add]) });
+ * const outcomes = await executor.run(calls, { runId, agentId, signal, emit: console.log });
+ * ```
+ */
+export function createExecutor(options: ExecutorOptions) {
+  const maxConcurrency = options.maxConcurrency ?? DEFAULTS.tools.maxConcurrency;
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULTS.tools.timeoutMs;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULTS.tools.maxResultBytes;
+  const defaultRecovery = options.recovery ?? ASK_MODEL;
+  const cache = options.cache ?? new ResultCache();
+  const deadLetters = options.deadLetters ?? new DeadLetterQueue();
+  const now = options.now ?? Date.now;
+
+  async function attemptOnce(tool: Tool, call: ActCall, scope: ExecutionScope, attempt: number): Promise<Attempt> {
+    const breaker = options.breakers?.get(tool.name);
+    if (breaker !== undefined) {
+      const admission = breaker.tryAcquire();
+      if (!admission.admitted) return { ok: false, status: 'circuit_open', message: admission.reason };
+    }
+    scope.emit({ type: 'tool.started', toolCallId: call.call.id, tool: tool.name, attempt });
+    const result = await runWithTimeout(
+      (signal) =>
+        tool.execute(call.arguments as never, {
+          signal,
+          toolCallId: call.call.id,
+          idempotencyKey: `${scope.runId}:${call.call.id}`,
+          runId: scope.runId,
+          agentId: scope.agentId,
+        }),
+      tool.timeoutMs ?? defaultTimeoutMs,
+      scope.signal,
+    );
+    if (result.ok) {
+      breaker?.recordSuccess();
+      return { ok: true, value: result.value };
+    }
+    // A cancelled run is not the tool's failure: do not count it against the breaker.
+    if (scope.signal.aborted) throw scope.signal.reason;
+    breaker?.recordFailure();
+    if (result.timedOut) {
+      return { ok: false, status: 'timeout', message: `Tool "${tool.name}" timed out after ${tool.timeoutMs ?? defaultTimeoutMs} ms.` };
+    }
+    return { ok: false, status: 'error', message: formatToolError(result.error) };
+  }
+
+  function outcome(call: ActCall, status: ToolOutcomeStatus, content: string, isError: boolean): ToolOutcome {
+    return { toolCallId: call.call.id, tool: call.call.name, status, content, isError };
+  }
+
+  function success(call: ActCall, value: unknown, status: ToolOutcomeStatus, prefix = ''): ToolOutcome {
+    const serialized = serializeToolResult(value, maxResultBytes);
+    return outcome(call, status, prefix + serialized.content, false);
+  }
+
+  async function runOne(call: ActCall, scope: ExecutionScope): Promise<ToolOutcome> {
+    const started = now();
+    const tool = options.tools.get(call.call.name);
+    if (tool === undefined) return outcome(call, 'error', `Tool "${call.call.name}" is not available.`, true);
+    const strategy = tool.recovery ?? defaultRecovery;
+    const cacheKey = strategy.kind === 'cached' ? ResultCache.key(tool.name, call.arguments) : undefined;
+
+    let attempt = 0;
+    let result: ToolOutcome;
+    for (;;) {
+      attempt++;
+      const attempted = await attemptOnce(tool, call, scope, attempt);
+      if (attempted.ok) {
+        result = success(call, attempted.value, 'ok');
+        if (cacheKey !== undefined) cache.set(cacheKey, result.content, now());
+        break;
+      }
+      const failure = attempted;
+      const recovered = await recover(strategy, failure, attempt);
+      if (recovered === 'retry') continue;
+      result = recovered;
+      break;
+    }
+    scope.emit({
+      type: 'tool.finished',
+      toolCallId: call.call.id,
+      tool: tool.name,
+      status: result.status,
+      durationMs: now() - started,
+    });
+    return result;
+
+    async function recover(
+      chosen: RecoveryStrategy,
+      failure: Extract<Attempt, { ok: false }>,
+      attemptNo: number,
+    ): Promise<ToolOutcome | 'retry'> {
+      const asObservation = () => outcome(call, failure.status, failure.message, true);
+      const announce = (strategyKind: RecoveryStrategy['kind']) =>
+        scope.emit({
+          type: 'recovery.triggered',
+          toolCallId: call.call.id,
+          tool: call.call.name,
+          strategy: strategyKind,
+          attempt: attemptNo,
+          error: failure.message,
+        });
+      switch (chosen.kind) {
+        case 'retry': {
+          if (attemptNo >= chosen.maxAttempts) {
+            return outcome(call, failure.status, `${failure.message} (gave up after ${attemptNo} attempts)`, true);
+          }
+          announce('retry');
+          await sleep(backoffDelay(attemptNo, { baseDelayMs: chosen.baseDelayMs, maxDelayMs: chosen.maxDelayMs }), scope.signal);
+          return 'retry';
+        }
+        case 'fallback': {
+          announce('fallback');
+          const fallback = options.tools.get(chosen.tool);
+          const parsed = fallback?.input.safeParse(call.arguments);
+          if (fallback === undefined || parsed === undefined || !parsed.success) {
+            return outcome(call, failure.status, `${failure.message} (fallback tool "${chosen.tool}" could not take these arguments)`, true);
+          }
+          const second = await attemptOnce(fallback, { ...call, arguments: parsed.data }, scope, attemptNo + 1);
+          if (second.ok) return success(call, second.value, 'fallback', `(answered by fallback tool "${fallback.name}") `);
+          return outcome(call, second.status, `${failure.message}; fallback "${fallback.name}" failed too: ${second.message}`, true);
+        }
+        case 'cached': {
+          announce('cached');
+          const hit = cacheKey === undefined ? undefined : cache.get(cacheKey, now(), chosen.maxAgeMs);
+          if (hit === undefined) return outcome(call, failure.status, `${failure.message} (no cached result to fall back on)`, true);
+          const ageS = Math.round((now() - hit.at) / 1000);
+          return outcome(call, 'cached', `(cached result from ${ageS} s ago; the live call failed) ${hit.content}`, false);
+        }
+        case 'escalate':
+          announce('escalate');
+          return outcome(call, 'escalate', failure.message, true);
+        case 'deadLetter':
+          announce('deadLetter');
+          deadLetters.add({
+            runId: scope.runId,
+            agentId: scope.agentId,
+            toolCallId: call.call.id,
+            tool: call.call.name,
+            arguments: call.arguments,
+            error: failure.message,
+            at: now(),
+          });
+          return outcome(call, 'dead_letter', `${failure.message} The failure was recorded for later handling; continue without this result.`, true);
+        case 'askModel':
+          announce('askModel');
+          return asObservation();
+      }
+    }
+  }
+
+  return {
+    cache,
+    deadLetters,
+    /** Run the calls; one outcome per call, in call order. Rejects only when the run is aborted. */
+    run(calls: readonly ActCall[], scope: ExecutionScope): Promise<ToolOutcome[]> {
+      return mapBounded(calls, maxConcurrency, (call) => runOne(call, scope));
+    },
+  };
+}
+
+export type Executor = ReturnType<typeof createExecutor>;
