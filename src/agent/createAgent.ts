@@ -44,7 +44,7 @@ export interface AgentConfig {
   /** Model name override for every call (else the provider's default). */
   readonly modelName?: string;
   readonly system?: string;
-  readonly tools?: readonly Tool<never, unknown>[];
+  readonly tools?: readonly Tool[];
   /** Default: `gates.permissive()`. */
   readonly gate?: PolicyGate;
   readonly limits?: Partial<RunLimits>;

@@ -7,7 +7,7 @@
 import type { GateInput, GateOutput, PlannedCall } from '../../machines/agent.types.ts';
 import type { ToolCall } from '../conversation/messages.ts';
 import type { LoopEvent } from '../events/loopEvent.ts';
-import { evaluateGate } from '../policy/evaluate.ts';
+import { evaluateGate } from '../policy/evaluateGate.ts';
 import type { PolicyGate } from '../policy/types.ts';
 import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';
 import type { ToolRegistry } from '../tools/registry.ts';

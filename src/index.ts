@@ -1,0 +1,100 @@
+/**
+ * actorloop — a TypeScript runtime for LLM agents on the actor model of XState v5.
+ *
+ * The public API, exported by name. Machines live at `actorloop/machines`, the scripted model
+ * and test helpers at `actorloop/testing`.
+ *
+ * @example
+ * ```ts
+ * import { createAgent, defineTool, openAICompatible, gates } from 'actorloop';
+ * const agent = createAgent({ model: openAICompatible(), tools: [add], gate: gates.permissive() });
+ * const result = await agent.run('What is 6 * 7?');
+ * ```
+ */
+
+// Agents
+export { createAgent } from './agent/createAgent.ts';
+export type { Agent, AgentConfig, AgentRun, RunOptions } from './agent/createAgent.ts';
+export type { LoopResult } from './agent/result.ts';
+export {
+  MaxIterationsError,
+  ModelRepairExhaustedError,
+  RunCancelledError,
+  RunTimeoutError,
+  TokenBudgetExceededError,
+  UnexpectedRunError,
+} from './agent/errors.ts';
+
+// Events
+export { LoopEvent, JournalEntry, Phase, TerminationReason } from './events/loopEvent.ts';
+export type { LoopEventOf, LoopEventType } from './events/loopEvent.ts';
+export { ofType } from './events/eventBus.ts';
+export { MemoryJournal } from './events/memoryJournal.ts';
+
+// Tools
+export { defineTool } from './tools/defineTool.ts';
+export type { ToolDefinition } from './tools/defineTool.ts';
+export type { Tool, ToolContext, ToolMetadata } from './tools/types.ts';
+export { createToolRegistry } from './tools/registry.ts';
+export type { ToolRegistry } from './tools/registry.ts';
+export { ToolArgumentsError, ToolExecutionError, ToolNotFoundError, ToolTimeoutError } from './tools/errors.ts';
+
+// Policy
+export { gates } from './policy/gates.ts';
+export type { GateContext, GateDecision, PolicyGate, ProposedAction } from './policy/types.ts';
+export { matchesGlob } from './policy/glob.ts';
+
+// Resilience
+export { recovery } from './resilience/recovery.ts';
+export type { RecoveryKind, RecoveryStrategy } from './resilience/recovery.ts';
+export { createCircuitBreaker } from './resilience/circuitBreaker.ts';
+export type { CircuitBreaker, BreakerOptions } from './resilience/circuitBreaker.ts';
+export { createBreakerRegistry } from './resilience/breakerRegistry.ts';
+export type { BreakerRegistry } from './resilience/breakerRegistry.ts';
+export { CircuitOpenError } from './resilience/circuitOpenError.ts';
+export type { DeadLetter } from './executor/memory.ts';
+
+// Inference
+export { openAICompatible } from './inference/openaiCompatible.ts';
+export type { OpenAICompatibleOptions } from './inference/config.ts';
+export { createProviderRegistry } from './inference/registry.ts';
+export type { ProviderRegistry } from './inference/registry.ts';
+export { UsageTracker, costOf, DEFAULT_PRICES } from './inference/usage.ts';
+export type { ModelPrice, PriceTable } from './inference/usage.ts';
+export type {
+  Completion,
+  CompletionRequest,
+  FinishReason,
+  InferenceProvider,
+  RetryInfo,
+  StreamEvent,
+  StructuredOutputSpec,
+  ToolChoice,
+  ToolSpec,
+  Usage,
+} from './inference/provider.ts';
+export {
+  AuthenticationError,
+  BadRequestError,
+  ContextLengthError,
+  InferenceError,
+  InvalidResponseError,
+  MissingConfigurationError,
+  NetworkError,
+  ProviderTimeoutError,
+  RateLimitError,
+  ServerError,
+  StreamInterruptedError,
+  StructuredOutputError,
+} from './inference/errors.ts';
+
+// Conversation
+export { Message, ToolCall } from './conversation/messages.ts';
+export { validateConversation, ConversationError } from './conversation/validate.ts';
+export { toOpenAIMessages } from './conversation/openai.ts';
+export { toAnthropicMessages } from './conversation/anthropic.ts';
+
+// Errors
+export { ActorloopError, ConfigurationError, ModelBehaviorError } from './errors.ts';
+export type { ErrorBlame } from './errors.ts';
+export { DEFAULTS } from './defaults.ts';

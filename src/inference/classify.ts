@@ -1,0 +1,195 @@
+/**
+ * `classifyError`: whatever the `openai` client, `fetch` or undici threw → one typed error of
+ * errors.ts. Classification happens once, at the edge, so the retry policy and the loop only
+ * ever see `InferenceError`s with a `retryable` flag.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { ActorloopError, describeError } from '../errors.ts';
+import {
+  AuthenticationError,
+  BadRequestError,
+  CancelledError,
+  ContextLengthError,
+  InvalidResponseError,
+  NetworkError,
+  ProviderTimeoutError,
+  RateLimitError,
+  ServerError,
+  UnknownProviderError,
+} from './errors.ts';
+import type { InferenceError } from './errors.ts';
+import { parseRetryAfter } from './retryAfter.ts';
+import type { HeaderReader } from './retryAfter.ts';
+
+export interface ClassifyContext {
+  /** Strings cut out of every message and cause (the API key). Strings under 8 characters are ignored. */
+  readonly secrets?: readonly string[];
+  /** The timeout in force, quoted by ProviderTimeoutError. */
+  readonly timeoutMs?: number;
+}
+
+/** Provider error texts can be whole HTML pages from a proxy; keep messages readable. */
+const MAX_DETAIL_CHARS = 300;
+const NETWORK_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
+]);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|maximum context|prompt is too long/i;
+
+/**
+ * Map any thrown value from a model call to a typed actorloop error. ActorloopErrors pass
+ * through unchanged; an abort becomes `CancelledError` (callers that own the signal should
+ * rethrow `signal.reason` before classifying, as the provider does).
+ *
+ * @example
+ * ```ts
+ * try { await client.chat.completions.create(params); }
+ * catch (e) { throw classifyError(e, { secrets: [apiKey] }); } // e.g. RateLimitError with retryAfterMs
+ * ```
+ */
+export function classifyError(error: unknown, context: ClassifyContext = {}): ActorloopError {
+  if (error instanceof ActorloopError) return error;
+  const secrets = context.secrets ?? [];
+  const cause = sanitizeCause(error, secrets);
+  if (error instanceof APIUserAbortError || nameOf(error) === 'AbortError') return new CancelledError({ cause });
+  if (error instanceof APIConnectionTimeoutError) return new ProviderTimeoutError(context.timeoutMs, { cause });
+  if (error instanceof APIConnectionError) return new NetworkError(detail(causeChain(error), secrets), { cause });
+  if (error instanceof APIError) {
+    return classifyHttpError(error.status, error.error, error.message, error.headers, { ...context, cause });
+  }
+  if (error instanceof SyntaxError) return new InvalidResponseError(detail(`unparseable JSON (${error.message})`, secrets), { cause });
+  const codes = codesOf(error);
+  if (nameOf(error) === 'TimeoutError' || codes.some((code) => TIMEOUT_CODES.has(code))) {
+    return new ProviderTimeoutError(context.timeoutMs, { cause });
+  }
+  if (codes.some((code) => NETWORK_CODES.has(code)) || /^(fetch failed|terminated)$/.test(messageOf(error))) {
+    return new NetworkError(detail(causeChain(error), secrets), { cause });
+  }
+  return new UnknownProviderError(detail(describeError(error), secrets), { cause });
+}
+
+/**
+ * Classify an HTTP error reply from its status and `error` body. Also used for error objects
+ * that arrive inside a stream or in a 200 body (OpenRouter does both, with the HTTP status as a
+ * numeric `code`).
+ *
+ * @example
+ * ```ts
+ * classifyHttpError(400, { code: 'context_length_exceeded', message: 'too long' }, '400', undefined);
+ * // ContextLengthError
+ * ```
+ */
+export function classifyHttpError(
+  status: number | undefined,
+  body: unknown,
+  fallbackMessage: string,
+  headers: HeaderReader | undefined,
+  context: ClassifyContext & { readonly cause?: unknown } = {},
+): InferenceError {
+  const info = readErrorBody(body);
+  const text = detail(info.message ?? fallbackMessage, context.secrets ?? []);
+  const effective = status ?? (typeof info.code === 'number' ? info.code : undefined);
+  const options = { cause: context.cause, ...(effective === undefined ? {} : { status: effective }) };
+  // 429 bodies talk about tokens too ("tokens per min"); they are never a context-length problem.
+  const isClientError = effective === undefined || (effective >= 400 && effective < 500 && effective !== 429);
+  if (isClientError && (info.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(text))) {
+    return new ContextLengthError(text, options);
+  }
+  if (effective === 401 || effective === 403) return new AuthenticationError(text, options);
+  if (effective === 429 || info.code === 'rate_limit_exceeded' || info.code === 'insufficient_quota') {
+    const quotaExhausted = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
+    return new RateLimitError(text, { ...options, quotaExhausted, ...retryAfter(headers) });
+  }
+  if (effective === 408) return new ProviderTimeoutError(context.timeoutMs, options);
+  if (effective !== undefined && effective >= 400 && effective < 500) return new BadRequestError(text, options);
+  return new ServerError(text, { ...options, ...retryAfter(headers) });
+}
+
+/**
+ * Replace every occurrence of each secret (8+ characters) with `[redacted]`.
+ *
+ * @example
+ * ```ts
+ * redactSecrets('bad key sk-12345678', ['sk-12345678']); // 'bad key [redacted]'
+ * ```
+ */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+function retryAfter(headers: HeaderReader | undefined): { retryAfterMs?: number } {
+  const ms = parseRetryAfter(headers);
+  return ms === undefined ? {} : { retryAfterMs: ms };
+}
+
+function detail(text: string, secrets: readonly string[]): string {
+  const clean = redactSecrets(text, secrets).trim().replace(/\.$/, '');
+  return clean.length > MAX_DETAIL_CHARS ? `${clean.slice(0, MAX_DETAIL_CHARS)}…` : clean || 'no details';
+}
+
+function readErrorBody(body: unknown): { code?: string | number; type?: string; message?: string } {
+  if (typeof body !== 'object' || body === null) return {};
+  const record = body as Record<string, unknown>;
+  const out: { code?: string | number; type?: string; message?: string } = {};
+  if (typeof record.code === 'string' || typeof record.code === 'number') out.code = record.code;
+  if (typeof record.type === 'string') out.type = record.type;
+  if (typeof record.message === 'string') out.message = record.message;
+  return out;
+}
+
+function nameOf(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null && 'name' in value && typeof value.name === 'string' ? value.name : undefined;
+}
+
+function messageOf(value: unknown): string {
+  return value instanceof Error ? value.message : '';
+}
+
+/** Error codes along the cause chain (undici nests the socket error two levels down). */
+function codesOf(value: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = value;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    if ('code' in current && typeof current.code === 'string') codes.push(current.code);
+    current = 'cause' in current ? current.cause : undefined;
+  }
+  return codes;
+}
+
+/** "Connection error: fetch failed: other side closed" — the SDK's own message says too little. */
+function causeChain(value: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = value;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const message = current.message.replace(/\.$/, '');
+    if (message !== '' && !parts.includes(message)) parts.push(message);
+    current = current.cause;
+  }
+  return parts.join(': ') || describeError(value);
+}
+
+/**
+ * Keep the original error as `cause` for debugging, unless something in it carries a secret
+ * (servers echo the rejected key in 401 bodies): then a redacted stand-in.
+ */
+function sanitizeCause(error: unknown, secrets: readonly string[]): unknown {
+  const active = secrets.filter((secret) => secret.length >= 8);
+  if (active.length === 0) return error;
+  let text = causeChain(error);
+  if (error instanceof APIError) text += safeJson(error.error) + safeJson(error.headers === undefined ? undefined : [...error.headers]);
+  if (!active.some((secret) => text.includes(secret))) return error;
+  const standIn = new Error(redactSecrets(causeChain(error), active));
+  standIn.name = nameOf(error) ?? 'Error';
+  return standIn;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}

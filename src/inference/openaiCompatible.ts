@@ -1,0 +1,192 @@
+/**
+ * The OpenAI-compatible provider: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server — anything
+ * that speaks chat completions — over the official `openai` client.
+ *
+ * The client's own retries are off; every attempt goes through `withRetry`, so there is one
+ * retry policy, one Retry-After rule and one `onRetry` report per attempt. A stream is retried
+ * only while nothing has been yielded: after the first delta the caller has seen output, and a
+ * silent second attempt could show it different text.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { describeError } from '../errors.ts';
+import { AttemptSignal } from './attemptSignal.ts';
+import { buildChatParams, finishCompletion, toRawCompletion } from './chatMapping.ts';
+import type { RawCompletion } from './chatMapping.ts';
+import { classifyError } from './classify.ts';
+import type { ClassifyContext } from './classify.ts';
+import { DEFAULT_TIMEOUT_MS, resolveConfig } from './config.ts';
+import type { OpenAICompatibleOptions } from './config.ts';
+import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from './provider.ts';
+import { withRetry } from './retry.ts';
+import type { RetryOptions } from './retry.ts';
+import { StreamAssembler } from './streamAssembler.ts';
+import type { DeltaEvent } from './streamAssembler.ts';
+import { DEFAULT_PRICES } from './usage.ts';
+
+/**
+ * Create a provider for any OpenAI-compatible endpoint. Configuration comes from `options`,
+ * else the environment: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`; with only
+ * `OPENROUTER_API_KEY` set, OpenRouter and `OPENROUTER_MODEL`. Throws MissingConfigurationError
+ * when there is neither a key nor a base URL.
+ *
+ * @example
+ * ```ts
+ * const model = openAICompatible({ model: 'gpt-4o-mini' });                 // OPENAI_API_KEY from env
+ * const local = openAICompatible({ baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }); // no key
+ * const reply = await model.complete({ messages: [{ role: 'user', content: 'Say hi' }] });
+ * console.log(reply.text, reply.usage.totalTokens, reply.costUsd);
+ * ```
+ */
+export function openAICompatible(options: OpenAICompatibleOptions = {}): InferenceProvider {
+  const config = resolveConfig(options, options.env ?? process.env);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const prices = { ...DEFAULT_PRICES, ...options.prices };
+  const context: ClassifyContext = { secrets: config.keyIsSecret ? [config.apiKey] : [], timeoutMs };
+  // The client lives in this closure only: the provider object itself holds nothing secret.
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    organization: config.organization,
+    project: config.project,
+    // Never forward an OPENAI_ADMIN_KEY from the environment to whatever endpoint this is.
+    adminAPIKey: null,
+    timeout: timeoutMs,
+    maxRetries: 0,
+    ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+
+  const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => ({
+    ...options.retry,
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.onRetry === undefined ? {} : { onRetry: request.onRetry }),
+  });
+
+  /** What an attempt failed with: the caller's abort reason, our timeout, or the classified error. */
+  const failure = (error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined): unknown => {
+    if (signal?.aborted) return signal.reason;
+    if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
+    return classifyError(error, context);
+  };
+
+  async function complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
+    const model = request.model ?? config.model;
+    const params = buildChatParams(request, model);
+    return withRetry(async () => {
+      const attempt = new AttemptSignal(request.signal, timeoutMs);
+      try {
+        const body: unknown = await client.chat.completions.create({ ...params, stream: false }, { signal: attempt.signal });
+        return finishCompletion(toRawCompletion(body, model, context), request, model, prices);
+      } catch (error) {
+        throw failure(error, attempt, request.signal);
+      } finally {
+        attempt.dispose();
+      }
+    }, retryOptions(request));
+  }
+
+  async function* stream<TOutput>(request: CompletionRequest<TOutput>): AsyncGenerator<StreamEvent<TOutput>, void, undefined> {
+    const model = request.model ?? config.model;
+    const params = buildChatParams(request, model);
+    const signal = request.signal;
+    // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
+    const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));
+    const { attempt, chunks, assembler } = opened;
+    let raw = opened.raw;
+    try {
+      for (const event of opened.first) yield event;
+      // Phase 2: deltas were yielded, so every failure from here on is the caller's to handle.
+      while (raw === undefined) {
+        let events: DeltaEvent[];
+        try {
+          attempt.touch();
+          const next = await chunks.next();
+          attempt.pause();
+          if (next.done) {
+            raw = endOfStream(assembler, attempt, signal);
+            break;
+          }
+          events = assembler.push(next.value);
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          if (error instanceof StreamInterruptedError) throw error;
+          const cause = failure(error, attempt, signal);
+          throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
+        }
+        for (const event of events) yield event;
+      }
+      yield { type: 'done', completion: finishCompletion(raw, request, model, prices) };
+    } finally {
+      attempt.dispose();
+      // Ends the HTTP request when the consumer stops early or the stream failed.
+      await closeQuietly(chunks);
+    }
+  }
+
+  interface OpenedStream {
+    readonly attempt: AttemptSignal;
+    readonly chunks: AsyncIterator<unknown>;
+    readonly assembler: StreamAssembler;
+    readonly first: readonly DeltaEvent[];
+    readonly raw: RawCompletion | undefined;
+  }
+
+  async function openStream(params: ChatCompletionCreateParamsBase, model: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
+    const attempt = new AttemptSignal(signal, timeoutMs);
+    let chunks: AsyncIterator<unknown> | undefined;
+    try {
+      const response = await client.chat.completions.create(
+        { ...params, stream: true, stream_options: { include_usage: true } },
+        { signal: attempt.signal },
+      );
+      chunks = response[Symbol.asyncIterator]();
+      const assembler = new StreamAssembler(model);
+      for (;;) {
+        attempt.touch();
+        const next = await chunks.next();
+        attempt.pause();
+        if (next.done) return { attempt, chunks, assembler, first: [], raw: endOfStream(assembler, attempt, signal) };
+        const first = assembler.push(next.value);
+        if (first.length > 0) return { attempt, chunks, assembler, first, raw: undefined };
+      }
+    } catch (error) {
+      attempt.dispose();
+      if (chunks !== undefined) await closeQuietly(chunks);
+      throw failure(error, attempt, signal);
+    }
+  }
+
+  /**
+   * The SDK ends a stream quietly when its request is aborted, so "the iterator is done" can
+   * mean cancelled, timed out, cut, or complete; tell them apart here.
+   */
+  function endOfStream(assembler: StreamAssembler, attempt: AttemptSignal, signal: AbortSignal | undefined): RawCompletion {
+    if (signal?.aborted) throw signal.reason;
+    if (attempt.timedOut && !assembler.finished) {
+      const timeout = new ProviderTimeoutError(timeoutMs);
+      if (assembler.emitted === 0) throw timeout;
+      throw new StreamInterruptedError(`no chunk for ${timeoutMs} ms`, { deltasYielded: true, cause: timeout });
+    }
+    return assembler.finish();
+  }
+
+  return {
+    name: config.name,
+    defaultModel: config.model,
+    supportsNativeTools: true,
+    supportsStructuredOutput: true,
+    complete,
+    stream,
+  };
+}
+
+/** Closing must never replace the error that made us close. */
+async function closeQuietly(chunks: AsyncIterator<unknown>): Promise<void> {
+  try {
+    await chunks.return?.();
+  } catch {
+    // The stream is being abandoned; its own failure is irrelevant now.
+  }
+}

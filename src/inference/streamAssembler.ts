@@ -1,0 +1,173 @@
+/**
+ * Streamed chat-completion chunks → deltas to show now, and one Completion at the end.
+ *
+ * Tool calls arrive in pieces keyed by `index`: the id and name come with the first piece of an
+ * index, the argument JSON in fragments that only parse once concatenated. A stream that ends
+ * without a finish reason was cut: `finish()` then throws StreamInterruptedError, so a partial
+ * tool call can never be mistaken for a complete one.
+ */
+import { z } from 'zod';
+import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
+import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
+import type { RawCompletion } from './chatMapping.ts';
+import type { StreamEvent, Usage } from './provider.ts';
+import { ZERO_USAGE } from './provider.ts';
+
+const ChunkBody = z.object({
+  model: z.string().nullish(),
+  choices: z
+    .array(
+      z.object({
+        index: z.number().nullish(),
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            refusal: z.string().nullish(),
+            tool_calls: z
+              .array(
+                z.object({
+                  index: z.number().int().nonnegative().nullish(),
+                  id: z.string().nullish(),
+                  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                }),
+              )
+              .nullish(),
+          })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  usage: UsageBody.nullish(),
+});
+
+/** A delta event; `done` is the provider's to emit, after `finish()`. */
+export type DeltaEvent = Exclude<StreamEvent, { type: 'done' }>;
+
+interface PartialToolCall {
+  id: string | undefined;
+  name: string | undefined;
+  readonly fragments: string[];
+}
+
+/**
+ * Assembles one streamed reply. Feed every chunk to `push`, yield what it returns, then call
+ * `finish` once the stream ends.
+ *
+ * @example
+ * ```ts
+ * const assembler = new StreamAssembler('gpt-4o-mini');
+ * for await (const chunk of stream) for (const event of assembler.push(chunk)) yield event;
+ * const raw = assembler.finish(); // throws StreamInterruptedError if the stream was cut
+ * ```
+ */
+export class StreamAssembler {
+  readonly #requestedModel: string;
+  readonly #text: string[] = [];
+  readonly #refusal: string[] = [];
+  readonly #calls = new Map<number, PartialToolCall>();
+  #lastIndex = -1;
+  #finishReason: string | undefined;
+  #usage: Usage = ZERO_USAGE;
+  #model: string | undefined;
+  #chunks = 0;
+  #emitted = 0;
+
+  constructor(requestedModel: string) {
+    this.#requestedModel = requestedModel;
+  }
+
+  /** True once a finish reason arrived: the reply is complete (a usage chunk may still follow). */
+  get finished(): boolean {
+    return this.#finishReason !== undefined;
+  }
+
+  /** Deltas handed out so far. */
+  get emitted(): number {
+    return this.#emitted;
+  }
+
+  /** Take one parsed SSE chunk; returns the deltas it carries, in order. */
+  push(chunk: unknown): DeltaEvent[] {
+    const parsed = ChunkBody.safeParse(chunk);
+    if (!parsed.success) {
+      throw new InvalidResponseError(`stream chunk ${this.#chunks + 1} is not a chat-completion chunk (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
+    }
+    this.#chunks++;
+    const body = parsed.data;
+    if (body.model) this.#model ??= body.model;
+    if (body.usage) this.#usage = toUsage(body.usage);
+    const events: DeltaEvent[] = [];
+    for (const choice of body.choices ?? []) {
+      // Only the first choice is assembled; `n > 1` is not something the loop asks for.
+      if ((choice.index ?? 0) !== 0) continue;
+      const delta = choice.delta;
+      if (delta?.content) {
+        this.#text.push(delta.content);
+        events.push({ type: 'text.delta', delta: delta.content });
+      }
+      if (delta?.refusal) this.#refusal.push(delta.refusal);
+      for (const call of delta?.tool_calls ?? []) events.push(this.#toolCallDelta(call));
+      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+    }
+    this.#emitted += events.length;
+    return events;
+  }
+
+  #toolCallDelta(call: {
+    index?: number | null;
+    id?: string | null;
+    function?: { name?: string | null; arguments?: string | null } | null;
+  }): DeltaEvent {
+    // A missing index (seen from some local servers): a new id starts a new call, else it continues the last.
+    const index = call.index ?? (call.id && !this.#hasId(call.id) ? this.#calls.size : Math.max(0, this.#lastIndex));
+    this.#lastIndex = index;
+    let partial = this.#calls.get(index);
+    if (partial === undefined) {
+      partial = { id: undefined, name: undefined, fragments: [] };
+      this.#calls.set(index, partial);
+    }
+    const event: { type: 'toolcall.delta'; index: number; id?: string; name?: string; argumentsDelta: string } = {
+      type: 'toolcall.delta',
+      index,
+      argumentsDelta: call.function?.arguments ?? '',
+    };
+    // id and name belong to the first delta; servers that repeat them later must not duplicate them.
+    if (call.id && partial.id === undefined) event.id = partial.id = call.id;
+    if (call.function?.name && partial.name === undefined) event.name = partial.name = call.function.name;
+    if (event.argumentsDelta !== '') partial.fragments.push(event.argumentsDelta);
+    return event;
+  }
+
+  #hasId(id: string): boolean {
+    for (const partial of this.#calls.values()) if (partial.id === id) return true;
+    return false;
+  }
+
+  /**
+   * The assembled reply. Throws StreamInterruptedError when no finish reason arrived — then
+   * nothing partial escapes; `retryable` says whether any delta had been handed out.
+   */
+  finish(): RawCompletion {
+    if (this.#finishReason === undefined) {
+      const partialCalls = [...this.#calls.values()].map((call) => call.name ?? '?');
+      throw new StreamInterruptedError(
+        `no finish reason after ${this.#chunks} chunk(s)` +
+          (partialCalls.length > 0 ? `; incomplete tool call(s) ${partialCalls.join(', ')} dropped` : ''),
+        { deltasYielded: this.#emitted > 0 },
+      );
+    }
+    const toolCalls = [...this.#calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ id: call.id ?? fallbackToolCallId(index), name: call.name ?? '', arguments: call.fragments.join('') }));
+    const refusal = this.#refusal.join('');
+    return {
+      text: this.#text.join('') || null,
+      refusal: refusal || null,
+      toolCalls,
+      finishReason: toFinishReason(this.#finishReason),
+      usage: this.#usage,
+      model: this.#model ?? this.#requestedModel,
+    };
+  }
+}

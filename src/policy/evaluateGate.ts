@@ -1,0 +1,142 @@
+/**
+ * Running a gate safely. Gates fail closed: a gate that throws, rejects, or returns something
+ * that is not a GateDecision denies the call. A broken policy must never let an action through,
+ * and must never crash the loop either.
+ */
+import { ActorloopError, describeError, type ActorloopErrorOptions } from '../errors.ts';
+import { toGateDecision } from './decision.ts';
+import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './types.ts';
+
+/**
+ * A gate misbehaved; the call it was judging was denied. Passed to `onGateError`, never thrown.
+ *
+ * @example
+ * ```ts
+ * await evaluateGate(gate, action, context, { onGateError: (e) => console.warn(e.gate, e.failure, e.message) });
+ * ```
+ */
+export class PolicyGateError extends ActorloopError {
+  readonly code = 'policy_gate_failed' as const;
+  readonly blame = 'user' as const;
+  readonly gate: string;
+  readonly failure: 'threw' | 'rejected' | 'invalid_decision';
+
+  constructor(gate: string, failure: PolicyGateError['failure'], options: ActorloopErrorOptions = {}) {
+    const what =
+      failure === 'invalid_decision'
+        ? 'returned something that is not a GateDecision ({ kind: "allow" } | { kind: "deny", reason } | { kind: "modify", arguments, reason })'
+        : `${failure === 'threw' ? 'threw' : 'rejected'}: ${describeError(options.cause)}`;
+    super(`Policy gate ${JSON.stringify(gate)} ${what}. The call was denied (gates fail closed); fix the gate.`, options);
+    this.gate = gate;
+    this.failure = failure;
+  }
+}
+
+/**
+ * Options of {@link evaluateGate} and {@link runGate}.
+ *
+ * @example
+ * ```ts
+ * const options: EvaluateGateOptions = { onGateError: (e) => journal.record(e.toJSON()) };
+ * ```
+ */
+export interface EvaluateGateOptions {
+  /** Told about every gate failure, e.g. to journal it. The model only sees a generic reason. */
+  readonly onGateError?: (error: PolicyGateError) => void;
+}
+
+/**
+ * Evaluates `gate` on `action`. Never throws and never rejects: a throwing or rejecting gate, or
+ * one whose result is not a valid GateDecision, becomes a `deny` (fail closed). The denial
+ * reason, which goes to the model, names the gate but not the error (it may hold internals);
+ * the full error goes to `options.onGateError`.
+ *
+ * @example
+ * ```ts
+ * const decision = await evaluateGate(gates.rules({ deny: ['rm*'] }), action, context);
+ * if (decision.kind === 'deny') observe(decision.reason);
+ * ```
+ */
+export function evaluateGate(
+  gate: PolicyGate,
+  action: ProposedAction,
+  context: GateContext,
+  options: EvaluateGateOptions = {},
+): Promise<GateDecision> {
+  return Promise.resolve(runGate(gate, action, context, options));
+}
+
+/**
+ * Like {@link evaluateGate}, but answers synchronously when the gate does, so chains of
+ * synchronous gates (rules, permissive) cost no promise per tool call. Never throws; a returned
+ * promise never rejects.
+ *
+ * @example
+ * ```ts
+ * const decision = runGate(gate, action, context);
+ * const final = decision instanceof Promise ? await decision : decision;
+ * ```
+ */
+export function runGate(
+  gate: PolicyGate,
+  action: ProposedAction,
+  context: GateContext,
+  options: EvaluateGateOptions = {},
+): GateDecision | Promise<GateDecision> {
+  let result: unknown;
+  try {
+    result = gate.evaluate(action, context);
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (value) => validated(gate, action.tool, value, options),
+        (error: unknown) => failClosed(gate, action.tool, 'rejected', error, options),
+      );
+    }
+  } catch (error) {
+    return failClosed(gate, action.tool, 'threw', error, options);
+  }
+  return validated(gate, action.tool, result, options);
+}
+
+function validated(gate: PolicyGate, tool: string, value: unknown, options: EvaluateGateOptions): GateDecision {
+  return toGateDecision(value) ?? failClosed(gate, tool, 'invalid_decision', undefined, options);
+}
+
+function failClosed(
+  gate: PolicyGate,
+  tool: string,
+  failure: PolicyGateError['failure'],
+  cause: unknown,
+  options: EvaluateGateOptions,
+): GateDecision {
+  const name = gateName(gate);
+  try {
+    options.onGateError?.(new PolicyGateError(name, failure, { cause }));
+  } catch {
+    // A throwing observer must not turn a denial into a crash.
+  }
+  const what = failure === 'invalid_decision' ? 'returned an invalid decision' : 'failed';
+  return {
+    kind: 'deny',
+    reason:
+      `The call to tool ${JSON.stringify(tool)} was denied because policy gate ${JSON.stringify(name)} ${what} ` +
+      '(gates fail closed). Do not retry it; continue without this call.',
+  };
+}
+
+function gateName(gate: unknown): string {
+  try {
+    const name: unknown = (gate as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== '' ? name : 'unnamed gate';
+  } catch {
+    return 'unnamed gate';
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

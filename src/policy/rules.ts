@@ -1,0 +1,104 @@
+/**
+ * The rule-based gate (F5): allow and deny lists of tool-name globs and permission globs.
+ * Deny rules are checked first, so a deny always wins over an allow.
+ */
+import { z } from 'zod';
+import { ConfigurationError } from '../errors.ts';
+import { ALLOW } from './decision.ts';
+import { findMatchingGlob, globToRegExp } from './glob.ts';
+import type { GateDecision, PolicyGate, ProposedAction } from './types.ts';
+
+const Globs = z.array(z.string());
+
+/**
+ * Configuration of {@link rulesGate}. Unknown keys are refused, so a typo cannot silently allow.
+ *
+ * @example
+ * ```ts
+ * const config: RulesConfig = { deny: ['shell_*'], permissions: { allow: ['fs.read', 'net.fetch'] } };
+ * ```
+ */
+export const RulesConfig = z
+  .object({
+    /** Tool-name globs; when given, a tool matching none of them is denied. */
+    allow: Globs.optional(),
+    /** Tool-name globs that are always denied. */
+    deny: Globs.optional(),
+    permissions: z
+      .object({
+        /** When given, every permission a tool declares must match one of these globs. */
+        allow: Globs.optional(),
+        /** A tool declaring a permission that matches one of these globs is denied. */
+        deny: Globs.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type RulesConfig = z.infer<typeof RulesConfig>;
+
+const ADVICE = ' Do not call it again; use another tool or continue without it.';
+
+/**
+ * A gate that allows or denies by tool name and declared permissions. Checks, in order (first
+ * failing check denies): `deny`, `permissions.deny`, `allow`, `permissions.allow`. Each reason
+ * names the rule that decided. A tool with no permissions passes `permissions.allow`.
+ *
+ * @example
+ * ```ts
+ * const gate = rulesGate({ allow: ['read_*', 'search'], deny: ['read_secrets'], permissions: { deny: ['net.*'] } });
+ * gate.evaluate({ toolCallId: '1', tool: 'read_secrets', arguments: {}, permissions: [] }, context);
+ * // { kind: 'deny', reason: 'Tool "read_secrets" is denied by policy rule deny: "read_secrets". …' }
+ * ```
+ */
+export function rulesGate(config: RulesConfig): PolicyGate {
+  const parsed = RulesConfig.safeParse(config);
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      `Invalid rules gate configuration: ${z.prettifyError(parsed.error)}. ` +
+        'Expected { allow?: string[]; deny?: string[]; permissions?: { allow?: string[]; deny?: string[] } }.',
+    );
+  }
+  const { allow, deny = [], permissions = {} } = parsed.data;
+  const { allow: permissionAllow, deny: permissionDeny = [] } = permissions;
+  // Compile once here, so configuration mistakes surface at creation and evaluation only matches.
+  for (const pattern of [...(allow ?? []), ...deny, ...(permissionAllow ?? []), ...permissionDeny]) globToRegExp(pattern);
+
+  return {
+    name: 'rules',
+    evaluate(action: ProposedAction): GateDecision {
+      const tool = JSON.stringify(action.tool);
+      const denied = findMatchingGlob(action.tool, deny);
+      if (denied !== undefined) {
+        return { kind: 'deny', reason: `Tool ${tool} is denied by policy rule deny: ${JSON.stringify(denied)}.${ADVICE}` };
+      }
+      for (const permission of action.permissions) {
+        const rule = findMatchingGlob(permission, permissionDeny);
+        if (rule !== undefined) {
+          return {
+            kind: 'deny',
+            reason: `Tool ${tool} needs permission ${JSON.stringify(permission)}, denied by policy rule permissions.deny: ${JSON.stringify(rule)}.${ADVICE}`,
+          };
+        }
+      }
+      if (allow !== undefined && findMatchingGlob(action.tool, allow) === undefined) {
+        return { kind: 'deny', reason: `Tool ${tool} is not on the allow list (allow: ${list(allow)}).${ADVICE}` };
+      }
+      if (permissionAllow !== undefined) {
+        for (const permission of action.permissions) {
+          if (findMatchingGlob(permission, permissionAllow) === undefined) {
+            return {
+              kind: 'deny',
+              reason: `Tool ${tool} needs permission ${JSON.stringify(permission)}, which no policy rule in permissions.allow grants (permissions.allow: ${list(permissionAllow)}).${ADVICE}`,
+            };
+          }
+        }
+      }
+      return ALLOW;
+    },
+  };
+}
+
+function list(patterns: readonly string[]): string {
+  return patterns.length === 0 ? 'empty' : patterns.map((pattern) => JSON.stringify(pattern)).join(', ');
+}

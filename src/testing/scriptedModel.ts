@@ -1,0 +1,126 @@
+/**
+ * A deterministic model for tests, benchmarks and the offline demo: it answers each call from
+ * a script instead of a network. Cheap by design — the benchmark measures the loop around it,
+ * so a call with no delay resolves in a microtask (no timer), and requests are recorded by
+ * reference (no copies, no re-serialisation of the conversation).
+ */
+import { sleep } from '../resilience/backoff.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../inference/provider.ts';
+import { ScriptExhaustedError, ScriptedStreamCutError } from './errors.ts';
+import { buildCompletion, makeError, type Script, type ScriptStep } from './scriptStep.ts';
+import { completionEvents } from './streamEvents.ts';
+
+function completionOf<TOutput>(answered: { completion: Completion<TOutput> }): Completion<TOutput> {
+  return answered.completion;
+}
+
+export interface ScriptedModelOptions {
+  /** Provider name. Default `scripted`. */
+  readonly name?: string;
+  /** Reported as `completion.model` unless the request names a model. Default `scripted-model`. */
+  readonly defaultModel?: string;
+  /** Default true; set false to exercise the loop's path for models without native tools. */
+  readonly supportsNativeTools?: boolean;
+  /** Default true; set false to exercise the loop's path for models without structured output. */
+  readonly supportsStructuredOutput?: boolean;
+  /**
+   * Keep every request in `calls`. Default true. Benchmarks set false: each recorded request
+   * pins its conversation array, which over a long run is quadratic memory.
+   */
+  readonly recordCalls?: boolean;
+}
+
+/** The scripted provider, with what it saw. */
+export interface ScriptedModel extends InferenceProvider {
+  /**
+   * Every request received, in order, as given (not copied: mutate the array you pass and this
+   * shows it). Empty when created with `recordCalls: false`.
+   */
+  readonly calls: readonly CompletionRequest[];
+  /** Steps not yet used; `Infinity` for a function script. */
+  readonly remaining: number;
+}
+
+/**
+ * Create a model that answers from `script`: the n-th call gets the n-th step (or, for a
+ * function, whatever it returns for `(request, n)`; return `undefined` to end the script).
+ *
+ * A call whose signal is already aborted rejects at once with the signal's reason and uses no
+ * step. Every other call uses one step, even if it is aborted during `delayMs` — the request
+ * reached the model. Calls beyond the script reject with {@link ScriptExhaustedError}.
+ *
+ * @example
+ * ```ts
+ * const model = scriptedModel([
+ *   { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
+ *   { text: '3' },
+ * ]);
+ * const first = await model.complete({ messages: [{ role: 'user', content: '1 + 2?' }] });
+ * first.toolCalls[0]; // { id: 'call_0_0', name: 'add', arguments: '{"a":1,"b":2}' }
+ * model.remaining;    // 1
+ * ```
+ */
+export function scriptedModel(script: Script, options: ScriptedModelOptions = {}): ScriptedModel {
+  const calls: CompletionRequest[] = [];
+  const record = options.recordCalls ?? true;
+  let callCount = 0;
+  const defaultModel = options.defaultModel ?? 'scripted-model';
+
+  /** Record the call and pick its step (synchronously: no await before the step is taken). */
+  const take = (request: CompletionRequest): { step: ScriptStep; callIndex: number } => {
+    if (request.signal?.aborted === true) throw request.signal.reason;
+    const callIndex = callCount++;
+    if (record) calls.push(request);
+    const step = typeof script === 'function' ? script(request, callIndex) : script[callIndex];
+    if (step === undefined) throw new ScriptExhaustedError(typeof script === 'function' ? callIndex : script.length, callIndex);
+    return { step, callIndex };
+  };
+
+  /**
+   * Wait, fail or answer as the step says. Shared by complete() and stream() so they agree.
+   * Without a delay nothing is awaited: the promise settles in one microtask, no timer.
+   */
+  function answer<TOutput>(request: CompletionRequest<TOutput>): Promise<{ step: ScriptStep; completion: Completion<TOutput> }> {
+    try {
+      const { step, callIndex } = take(request as CompletionRequest);
+      const finish = () => {
+        if (step.error !== undefined) throw makeError(step.error);
+        return { step, completion: buildCompletion(step, request, callIndex, request.model ?? defaultModel) };
+      };
+      if (step.delayMs !== undefined && step.delayMs > 0) return sleep(step.delayMs, request.signal).then(finish);
+      return Promise.resolve(finish());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  return {
+    name: options.name ?? 'scripted',
+    defaultModel,
+    supportsNativeTools: options.supportsNativeTools ?? true,
+    supportsStructuredOutput: options.supportsStructuredOutput ?? true,
+    get calls(): readonly CompletionRequest[] {
+      return calls;
+    },
+    get remaining(): number {
+      return typeof script === 'function' ? Infinity : Math.max(0, script.length - callCount);
+    },
+    complete<TOutput = unknown>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
+      return answer(request).then(completionOf);
+    },
+    async *stream<TOutput = unknown>(request: CompletionRequest<TOutput>): AsyncIterable<StreamEvent<TOutput>> {
+      const { step, completion } = await answer(request);
+      const cut = step.streamCut;
+      let emitted = 0;
+      for (const event of completionEvents(completion, step.chunks)) {
+        // A consumer that aborts mid-stream stops getting events, as with a real connection.
+        if (request.signal?.aborted === true) throw request.signal.reason;
+        if (cut !== undefined && emitted >= cut.afterEvents) {
+          throw cut.error === undefined ? new ScriptedStreamCutError(emitted) : makeError(cut.error);
+        }
+        emitted++;
+        yield event;
+      }
+    },
+  };
+}
