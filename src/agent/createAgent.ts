@@ -3,12 +3,13 @@
  * `run`/`start` spawns one actor of the agent machine with the runtime's implementations.
  */
 import { randomUUID } from 'node:crypto';
-import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer, type Snapshot } from 'xstate';
 import { filter, type Observable } from 'rxjs';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import type {
   ActInput,
   ActOutput,
+  AgentMachineInput,
   AgentOutput,
   GateInput,
   GateOutput,
@@ -22,7 +23,9 @@ import { ConfigurationError } from '../errors.ts';
 import { EventBus } from '../events/eventBus.ts';
 import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
-import { createExecutor, type Executor } from '../executor/executor.ts';
+import { createExecutor, type CallJournal, type Executor } from '../executor/executor.ts';
+import type { RecoveredRun, RunStore } from '../persistence/fileStore.ts';
+import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import type { DeadLetter } from '../executor/memory.ts';
 import type { InferenceProvider } from '../inference/provider.ts';
 import { gates } from '../policy/gates.ts';
@@ -61,6 +64,8 @@ export interface AgentConfig {
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Capacity of the in-memory journal (entries across runs; oldest dropped). Default 10 000. */
   readonly journalCapacity?: number;
+  /** Persist journals and snapshots so runs can be listed, replayed and resumed (`createFileStore()`). */
+  readonly store?: RunStore;
 }
 
 export interface RunOptions {
@@ -103,6 +108,11 @@ export interface Agent {
   run(task: string, options?: RunOptions): Promise<LoopResult>;
   /** Start a task and get a handle to watch, approve or cancel it. */
   start(task: string, options?: RunOptions): AgentRun;
+  /**
+   * Continue a persisted run (needs `store`) from its last snapshot: completed tool calls are not
+   * re-run; an interrupted call re-runs only if its tool is idempotent, else waits for a human.
+   */
+  resume(runId: string): AgentRun;
   /** Calls recorded by the dead-letter recovery strategy. */
   deadLetters(): DeadLetter[];
   /** Cancel every run in flight and stop the breakers. */
@@ -111,6 +121,7 @@ export interface Agent {
 
 interface RunScope {
   emit(event: LoopEvent): void;
+  readonly journal?: CallJournal;
 }
 
 /**
@@ -171,7 +182,13 @@ export function createAgent(config: AgentConfig): Agent {
       }),
       act: fromPromise<ActOutput, ActInput>(async ({ input, signal }) => {
         const scope = scopeOf(input.runId);
-        const outcomes = await executor.run(input.calls, { runId: input.runId, agentId, signal, emit: scope.emit });
+        const outcomes = await executor.run(input.calls, {
+          runId: input.runId,
+          agentId,
+          signal,
+          emit: scope.emit,
+          ...(scope.journal === undefined ? {} : { journal: scope.journal }),
+        });
         return { outcomes };
       }),
     },
@@ -183,25 +200,53 @@ export function createAgent(config: AgentConfig): Agent {
     }
     const runId = options.runId ?? `run_${randomUUID()}`;
     if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
-    const startedAt = Date.now();
-    let sequence = 0;
-    let iteration = 0;
-    const emit = (event: LoopEvent): void => {
-      bus.publish({ sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event });
+    const writer = config.store?.createRun({ runId, agentId, task });
+    const input: AgentMachineInput = {
+      runId,
+      agentId,
+      task,
+      ...(config.system === undefined ? {} : { system: config.system }),
+      ...(options.history === undefined ? {} : { history: options.history }),
+      limits: { ...baseLimits, ...options.limits },
+      model: config.modelName ?? config.model.defaultModel,
+      toolNames: registry.names,
     };
-    scopes.set(runId, { emit });
-    const limits = { ...baseLimits, ...options.limits };
+    return launch(input, writer === undefined ? undefined : createRunPersistence(writer));
+  }
+
+  function resume(runId: string): AgentRun {
+    if (config.store === undefined) {
+      throw new ConfigurationError('resume() needs a store: createAgent({ store: createFileStore() }).');
+    }
+    if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
+    const { writer, recovered } = config.store.resumeRun(runId);
+    for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
+    const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> }).context;
+    const input: AgentMachineInput = {
+      runId,
+      agentId: recovered.meta.agentId,
+      task: context?.task ?? recovered.meta.task,
+      limits: context?.limits ?? baseLimits,
+      model: context?.model ?? config.modelName ?? config.model.defaultModel,
+      toolNames: registry.names,
+    };
+    return launch(input, createRunPersistence(writer, recovered), recovered);
+  }
+
+  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun): AgentRun {
+    const { runId } = input;
+    const startedAt = Date.now();
+    let sequence = recovered?.nextSequence ?? 0;
+    let iteration = recovered?.iteration ?? 0;
+    const emit = (event: LoopEvent): void => {
+      const entry: JournalEntry = { sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event };
+      persistence?.record(entry);
+      bus.publish(entry);
+    };
+    scopes.set(runId, { emit, ...(persistence === undefined ? {} : { journal: persistence.journal }) });
     const actor = createActor(machine, {
-      input: {
-        runId,
-        agentId,
-        task,
-        ...(config.system === undefined ? {} : { system: config.system }),
-        ...(options.history === undefined ? {} : { history: options.history }),
-        limits,
-        model: config.modelName ?? config.model.defaultModel,
-        toolNames: registry.names,
-      },
+      input,
+      ...(recovered === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
       ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
     });
     actor.on('*', (event) => {
@@ -211,11 +256,25 @@ export function createAgent(config: AgentConfig): Agent {
 
     let resolveSettled!: (result: LoopResult) => void;
     const settled = new Promise<LoopResult>((resolve) => (resolveSettled = resolve));
+    let finished = false;
     const finish = (output: AgentOutput | undefined, error?: unknown) => {
+      if (finished) return;
+      finished = true;
       scopes.delete(runId);
-      resolveSettled(toResult(output, error, { runId, agentId, startedAt, messages: actor.getSnapshot().context.messages }));
+      const snapshot = actor.getSnapshot();
+      const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages });
+      if (persistence === undefined) {
+        resolveSettled(result);
+        return;
+      }
+      void persistence.finish(result.reason, actor.getPersistedSnapshot(), snapshot.context.messages).then(() => resolveSettled(result));
     };
     actor.subscribe({
+      next: (snapshot) => {
+        if (persistence !== undefined && snapshot.status === 'active') {
+          persistence.onSnapshot(phaseOf(snapshot.value), () => actor.getPersistedSnapshot(), snapshot.context.messages);
+        }
+      },
       complete: () => finish(actor.getSnapshot().output),
       // The root error observer: an actor error must never be rethrown into the host.
       error: (error: unknown) => finish(undefined, error),
@@ -260,6 +319,12 @@ export function createAgent(config: AgentConfig): Agent {
     },
     start(task, options) {
       const handle = start(task, options);
+      live.add(handle);
+      void handle.settled.then(() => live.delete(handle));
+      return handle;
+    },
+    resume(runId) {
+      const handle = resume(runId);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
       return handle;

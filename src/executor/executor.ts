@@ -36,6 +36,18 @@ export interface ExecutionScope {
   readonly agentId: string;
   readonly signal: AbortSignal;
   emit(event: LoopEvent): void;
+  /** Durability hooks (set when the run is persisted); see `CallJournal`. */
+  readonly journal?: CallJournal;
+}
+
+/**
+ * How the executor makes tool calls survive a crash. `before` may answer a call without running
+ * it (a result recorded before the crash, or an escalation for a non-idempotent call that may
+ * have run); `after` records the outcome durably before the loop moves on.
+ */
+export interface CallJournal {
+  before(call: ActCall, tool: Tool, idempotencyKey: string): ToolOutcome | undefined | Promise<ToolOutcome | undefined>;
+  after(call: ActCall, outcome: ToolOutcome, idempotencyKey: string): void | Promise<void>;
 }
 
 type Attempt =
@@ -107,6 +119,11 @@ export function createExecutor(options: ExecutorOptions) {
     const started = now();
     const tool = options.tools.get(call.call.name);
     if (tool === undefined) return outcome(call, 'error', `Tool "${call.call.name}" is not available.`, true);
+    const idempotencyKey = `${scope.runId}:${call.call.id}`;
+    if (scope.journal !== undefined) {
+      const replayed = await scope.journal.before(call, tool, idempotencyKey);
+      if (replayed !== undefined) return replayed;
+    }
     const strategy = tool.recovery ?? defaultRecovery;
     const cacheKey = strategy.kind === 'cached' ? ResultCache.key(tool.name, call.arguments) : undefined;
 
@@ -133,6 +150,8 @@ export function createExecutor(options: ExecutorOptions) {
       status: result.status,
       durationMs: now() - started,
     });
+    // Escalations are not final: a human decides, and the call may run again.
+    if (scope.journal !== undefined && result.status !== 'escalate') await scope.journal.after(call, result, idempotencyKey);
     return result;
 
     async function recover(

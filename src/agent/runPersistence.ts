@@ -1,0 +1,94 @@
+/**
+ * What a persisted run does at each boundary: journal entries are buffered; when the machine
+ * settles in a new phase its snapshot is recorded and everything is flushed; tool outcomes are
+ * recorded (and flushed) the moment they exist, so a resumed run never runs a completed call
+ * again, and a call that may have taken effect is not re-run blindly.
+ */
+import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
+import type { Message } from '../conversation/messages.ts';
+import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
+import type { CallJournal } from '../executor/executor.ts';
+import type { RecoveredRun, RunWriter } from '../persistence/fileStore.ts';
+import type { Tool } from '../tools/types.ts';
+
+export interface RunPersistence {
+  readonly journal: CallJournal;
+  record(entry: JournalEntry): void;
+  /** Call on every snapshot; persists when the phase changed. */
+  onSnapshot(phase: string, persisted: () => unknown, messages: readonly Message[]): void;
+  /** Persist the final state, set the status and release the run. Never rejects. */
+  finish(reason: TerminationReason, persisted: unknown, messages: readonly Message[]): Promise<void>;
+}
+
+const FINAL_STATUS = { final_answer: 'done', cancelled: 'cancelled' } as const;
+
+export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
+  const toolResults = new Map(recovered?.toolResults);
+  const startedTools = new Set(recovered?.startedTools);
+  let lastPhase: string | undefined;
+  let failure: unknown;
+  const guard = (work: Promise<void>): void => {
+    // A failing disk must not crash the host; the first failure is reported when the run ends.
+    work.catch((error: unknown) => {
+      failure ??= error;
+    });
+  };
+
+  const journal: CallJournal = {
+    before(call: ActCall, tool: Tool, key: string) {
+      const done = toolResults.get(key);
+      if (done !== undefined) return done;
+      if (startedTools.delete(key) && !tool.idempotent) {
+        return {
+          toolCallId: call.call.id,
+          tool: call.call.name,
+          status: 'escalate',
+          content:
+            `"${tool.name}" was running when the run was interrupted and is not idempotent: it may already have taken effect. ` +
+            'A human must approve running it again.',
+          isError: true,
+        } satisfies ToolOutcome;
+      }
+      if (!tool.idempotent) {
+        // Durable before the side effect: after a crash we know this call may have run.
+        writer.toolStarted(key, tool.name);
+        return writer.flush().then(() => undefined);
+      }
+      return undefined;
+    },
+    after(_call: ActCall, outcome: ToolOutcome, key: string) {
+      toolResults.set(key, outcome);
+      writer.toolResult(key, outcome);
+      return writer.flush();
+    },
+  };
+
+  return {
+    journal,
+    record: (entry) => writer.event(entry),
+    onSnapshot(phase, persisted, messages) {
+      if (phase === lastPhase) return;
+      const previous = lastPhase;
+      lastPhase = phase;
+      writer.snapshot(persisted(), messages);
+      guard(writer.flush());
+      if (phase === 'awaitingHuman') guard(writer.setStatus('awaiting_human'));
+      else if (previous === 'awaitingHuman') guard(writer.setStatus('running'));
+    },
+    async finish(reason, persisted, messages) {
+      try {
+        writer.snapshot(persisted, messages);
+        const status = reason === 'final_answer' || reason === 'cancelled' ? FINAL_STATUS[reason] : 'failed';
+        await writer.flush();
+        await writer.setStatus(status, reason);
+      } catch (error) {
+        failure ??= error;
+      } finally {
+        await writer.close().catch((error: unknown) => {
+          failure ??= error;
+        });
+      }
+      if (failure !== undefined) console.warn(`[actorloop] run ${writer.runId}: persisting failed:`, failure);
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * A lowdb adapter for one small JSON document with a schema and a version. Writes are lowdb's
+ * atomic temp-file-plus-rename (steno); reads refuse corrupt, empty, NUL-filled, future-version,
+ * schema-invalid and prototype-polluting content with typed errors. Only a missing file reads
+ * as `null` (a fresh document).
+ */
+import type { Adapter } from 'lowdb';
+import { TextFile, TextFileSync } from 'lowdb/node';
+import type { z } from 'zod';
+import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
+import { safeJsonParse } from './safeJson.ts';
+
+export class DocumentFile<T extends { v: number }> implements Adapter<T> {
+  readonly #text: TextFile;
+
+  constructor(
+    readonly file: string,
+    readonly schema: z.ZodType<T>,
+    readonly version: number,
+  ) {
+    this.#text = new TextFile(file);
+  }
+
+  async read(): Promise<T | null> {
+    const text = await this.#text.read();
+    return text === null ? null : this.parse(text);
+  }
+
+  parse(text: string): T {
+    if (text.trim() === '' || text.includes('\u0000')) {
+      throw new CorruptFileError(`${this.file} is empty or NUL-filled. It was left untouched; remove it to start fresh.`, { file: this.file });
+    }
+    const json = safeJsonParse(text);
+    if (!json.ok) {
+      throw new CorruptFileError(`${this.file} does not parse (${json.reason}). It was left untouched.`, { file: this.file });
+    }
+    const version = (json.value as { v?: unknown } | null)?.v;
+    if (typeof version === 'number' && version > this.version) {
+      throw new UnsupportedVersionError(
+        `${this.file} has schema version ${version}; this actorloop reads version ${this.version}. Upgrade actorloop.`,
+        { file: this.file },
+      );
+    }
+    const parsed = this.schema.safeParse(json.value);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      throw new CorruptFileError(`${this.file} fails its schema (${issues}). It was left untouched.`, { file: this.file });
+    }
+    return parsed.data;
+  }
+
+  write(data: T): Promise<void> {
+    return this.#text.write(JSON.stringify(data));
+  }
+
+  /** The same atomic temp-file-plus-rename, synchronously (used once when a run is created). */
+  writeSync(data: T): void {
+    new TextFileSync(this.file).write(JSON.stringify(data));
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * One writer per run: a lock file holding the owner's pid. A lock whose process is gone (the
+ * run was killed) is stale and taken over; a live owner — another process, or another resume in
+ * this one — makes the second writer fail fast.
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { RunLockedError } from './errors.ts';
+import { safeJsonParse } from './safeJson.ts';
+
+const heldHere = new Set<string>();
+
+export interface RunLock {
+  readonly file: string;
+  release(): void;
+}
+
+/**
+ * @example
+ * ```ts
+ * const lock = acquireRunLock('.actorloop/runs/run_1/lock', 'run_1');
+ * try { … } finally { lock.release(); }
+ * ```
+ */
+export function acquireRunLock(file: string, runId: string): RunLock {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+      closeSync(fd);
+      heldHere.add(file);
+      return {
+        file,
+        release: () => {
+          if (!heldHere.delete(file)) return;
+          try {
+            unlinkSync(file);
+          } catch {
+            // Already gone: nothing to release.
+          }
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = readOwner(file);
+      const sameHost = owner?.host === undefined || owner.host === hostname();
+      const ownerAlive = owner !== undefined && sameHost && (owner.pid === process.pid ? heldHere.has(file) : isAlive(owner.pid));
+      if (ownerAlive || (owner !== undefined && !sameHost)) {
+        throw new RunLockedError(
+          `Run ${runId} is already being written by process ${owner?.pid ?? '?'}${owner?.pid === process.pid ? ' (this process)' : ''}. ` +
+            'Wait for it to finish or stop it; two writers would interleave the journal.',
+          { file, runId },
+        );
+      }
+      // Stale lock from a process that died: take it over.
+      try {
+        unlinkSync(file);
+      } catch {
+        // Someone else removed it first; the next attempt decides.
+      }
+    }
+  }
+  throw new RunLockedError(`Run ${runId}: could not take the lock at ${file}; another writer keeps taking it.`, { file, runId });
+}
+
+function readOwner(file: string): { pid: number; host?: string } | undefined {
+  try {
+    const parsed = safeJsonParse(readFileSync(file, 'utf8'));
+    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') return undefined;
+    const { pid, host } = parsed.value as { pid?: unknown; host?: unknown };
+    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
+    return typeof host === 'string' ? { pid, host } : { pid };
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The records of a run's append-only log, and the run's metadata document. Every record carries
+ * a schema version `v`; readers refuse versions newer than they know.
+ */
+import { z } from 'zod';
+import { Message } from '../conversation/messages.ts';
+import { JournalEntry, TerminationReason, ToolOutcomeStatus } from '../events/loopEvent.ts';
+
+export const LOG_VERSION = 1;
+export const META_VERSION = 1;
+
+export const ToolOutcomeRecord = z.object({
+  toolCallId: z.string(),
+  tool: z.string(),
+  status: ToolOutcomeStatus,
+  content: z.string(),
+  isError: z.boolean(),
+});
+
+const v = z.literal(LOG_VERSION);
+
+export const LogRecord = z.discriminatedUnion('kind', [
+  z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
+  /** Messages appended to the conversation, starting at index `from` (a rewrite when `from` is below the current length). */
+  z.object({ v, kind: z.literal('messages'), from: z.number().int().nonnegative(), messages: z.array(Message) }),
+  /** The machine's persisted snapshot, with `context.messages` left out (they are in `messages` records). */
+  z.object({ v, kind: z.literal('snapshot'), messageCount: z.number().int().nonnegative(), snapshot: z.record(z.string(), z.unknown()) }),
+  /** A tool call is about to execute (written before non-idempotent tools run). */
+  z.object({ v, kind: z.literal('tool_started'), key: z.string(), tool: z.string() }),
+  /** A tool call finished; its outcome is reused instead of re-running the call on resume. */
+  z.object({ v, kind: z.literal('tool_result'), key: z.string(), outcome: ToolOutcomeRecord }),
+]);
+export type LogRecord = z.infer<typeof LogRecord>;
+
+export const RunStatus = z.enum(['running', 'awaiting_human', 'done', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const RunMeta = z.object({
+  v: z.literal(META_VERSION),
+  runId: z.string(),
+  agentId: z.string(),
+  /** The task, cut to 1000 characters. */
+  task: z.string(),
+  status: RunStatus,
+  reason: TerminationReason.optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type RunMeta = z.infer<typeof RunMeta>;
+
+/** Safe as a folder name and unambiguous: letters, digits, `_` and `-`. */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

@@ -1,0 +1,144 @@
+/**
+ * A run's append-only JSONL log. Writes are batched in memory and appended at phase boundaries
+ * (`flush`), so the cost per event is a string push and the cost per flush is one append of what
+ * is new — never a rewrite of history. A crash can tear only the last line, which the reader
+ * drops with a warning; anything else that does not parse is corruption and a typed error.
+ */
+import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
+import { LOG_VERSION, LogRecord } from './records.ts';
+import { safeJsonParse } from './safeJson.ts';
+
+export interface ReadLog {
+  readonly records: LogRecord[];
+  readonly warnings: string[];
+  /** Byte length of the valid prefix (a torn tail starts here). */
+  readonly validBytes: number;
+}
+
+/**
+ * Read and validate a log. Throws CorruptFileError (after copying the file aside to
+ * `<file>.corrupt`) or UnsupportedVersionError; drops a torn last line with a warning.
+ */
+export function readRunLog(file: string): ReadLog {
+  const buffer = readFileSync(file);
+  if (buffer.length === 0) throw corrupt(file, 'the file is empty', undefined);
+  const text = buffer.toString('utf8');
+  const records: LogRecord[] = [];
+  const warnings: string[] = [];
+  let offset = 0;
+  let lineNo = 0;
+  while (offset < text.length) {
+    const end = text.indexOf('\n', offset);
+    const complete = end !== -1;
+    const line = text.slice(offset, complete ? end : text.length);
+    lineNo++;
+    const next = complete ? end + 1 : text.length;
+    if (line.trim() === '') {
+      offset = next;
+      continue;
+    }
+    const record = parseLine(line);
+    if (record.ok) {
+      records.push(record.value);
+    } else if (record.future !== undefined) {
+      throw new UnsupportedVersionError(
+        `${file} line ${lineNo} has schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
+        { file },
+      );
+    } else if (!complete && !line.includes('\u0000')) {
+      // Only an unterminated last line can be a torn write; it never was acknowledged.
+      warnings.push(`${file}: dropped a torn last record at line ${lineNo} (${Buffer.byteLength(line)} bytes).`);
+      return { records, warnings, validBytes: Buffer.byteLength(text.slice(0, offset)) };
+    } else {
+      throw corrupt(file, `line ${lineNo} is not a valid record: ${record.reason}`, lineNo);
+    }
+    offset = next;
+  }
+  return { records, warnings, validBytes: buffer.length };
+}
+
+type ParsedLine =
+  | { readonly ok: true; readonly value: LogRecord }
+  | { readonly ok: false; readonly reason: string; readonly future?: number };
+
+function parseLine(line: string): ParsedLine {
+  const json = safeJsonParse(line);
+  if (!json.ok) return { ok: false, reason: json.reason };
+  const version = (json.value as { v?: unknown } | null)?.v;
+  if (typeof version === 'number' && version > LOG_VERSION) return { ok: false, reason: 'future version', future: version };
+  const parsed = LogRecord.safeParse(json.value);
+  if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  return { ok: true, value: parsed.data };
+}
+
+function corrupt(file: string, what: string, line: number | undefined): CorruptFileError {
+  const aside = `${file}.corrupt`;
+  let kept = '';
+  try {
+    copyFileSync(file, aside);
+    kept = ` A copy was kept at ${aside}.`;
+  } catch {
+    // Keeping a copy is best effort; the original is never modified either way.
+  }
+  return new CorruptFileError(
+    `${file} is corrupt: ${what}. It was left untouched.${kept} Inspect or remove it; actorloop will not overwrite it.`,
+    { file, ...(line === undefined ? {} : { line }) },
+  );
+}
+
+/** Appends records to one log file. One writer per file (the run lock guarantees it). */
+export class RunLogWriter {
+  readonly file: string;
+  #fd: number;
+  #pending: string[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  /** Open for appending; `truncateTo` cuts a torn tail left by a crash before the first append. */
+  constructor(file: string, options: { truncateTo?: number; create?: boolean } = {}) {
+    this.file = file;
+    this.#fd = openSync(file, options.create === true ? 'wx' : 'r+');
+    if (options.truncateTo !== undefined) ftruncateSync(this.#fd, options.truncateTo);
+    closeSync(this.#fd);
+    this.#fd = openSync(file, 'a');
+  }
+
+  append(record: LogRecord): void {
+    if (this.#closed) return;
+    this.#pending.push(JSON.stringify(record));
+  }
+
+  get pendingCount(): number {
+    return this.#pending.length;
+  }
+
+  /** Write everything appended so far; resolves once it is in the file. */
+  flush(): Promise<void> {
+    if (this.#pending.length === 0 || this.#closed) return this.#chain;
+    const batch = `${this.#pending.join('\n')}\n`;
+    this.#pending = [];
+    const fd = this.#fd;
+    // Appends are synchronous in a microtask: ordered, one syscall per batch, no torn
+    // interleaving between batches of the same writer.
+    this.#chain = this.#chain.then(() => {
+      writeSync(fd, batch);
+    });
+    return this.#chain;
+  }
+
+  /** Flush synchronously (used right before the process may stop). */
+  flushSync(): void {
+    if (this.#pending.length === 0 || this.#closed) return;
+    const batch = `${this.#pending.join('\n')}\n`;
+    this.#pending = [];
+    writeSync(this.#fd, batch);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flush();
+    this.#closed = true;
+    closeSync(this.#fd);
+  }
+}
