@@ -92,7 +92,6 @@ export class RunLogWriter {
   readonly file: string;
   #fd: number;
   #pending: string[] = [];
-  #chain: Promise<void> = Promise.resolve();
   #closed = false;
 
   /** Open for appending; `truncateTo` cuts a torn tail left by a crash before the first append. */
@@ -113,21 +112,20 @@ export class RunLogWriter {
     return this.#pending.length;
   }
 
-  /** Write everything appended so far; resolves once it is in the file. */
+  /**
+   * Write everything appended so far. The append happens now, synchronously (one syscall per
+   * batch): when this returns, the batch is in the file, so a crash right after cannot lose it.
+   * Returns a promise for callers that treat durability as asynchronous.
+   */
   flush(): Promise<void> {
-    if (this.#pending.length === 0 || this.#closed) return this.#chain;
-    const batch = `${this.#pending.join('\n')}\n`;
-    this.#pending = [];
-    const fd = this.#fd;
-    // Appends are synchronous in a microtask: ordered, one syscall per batch, no torn
-    // interleaving between batches of the same writer.
-    this.#chain = this.#chain.then(() => {
-      writeSync(fd, batch);
-    });
-    return this.#chain;
+    try {
+      this.flushSync();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  /** Flush synchronously (used right before the process may stop). */
   flushSync(): void {
     if (this.#pending.length === 0 || this.#closed) return;
     const batch = `${this.#pending.join('\n')}\n`;
