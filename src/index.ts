@@ -31,6 +31,12 @@ export type { LoopEventOf, LoopEventType } from './events/loopEvent.ts';
 export { ofType } from './events/eventBus.ts';
 export { MemoryJournal } from './events/memoryJournal.ts';
 
+// Persistence
+export { createFileStore } from './persistence/fileStore.ts';
+export type { FileStoreOptions, RecoveredRun, RunStore, RunWriter } from './persistence/fileStore.ts';
+export type { RunMeta, RunStatus } from './persistence/records.ts';
+export { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, UnsupportedVersionError } from './persistence/errors.ts';
+
 // Tools
 export { defineTool } from './tools/defineTool.ts';
 export type { ToolDefinition } from './tools/defineTool.ts';
