@@ -241,25 +241,27 @@ export const agentMachine = setup({
           on: {
             'agent.approve': {
               target: 'schedule',
+              // Emit first, reading the pending ids from the plan: the exit action has already
+              // cleared `pending`, and the assign below resolves the calls.
               actions: [
-                assign(({ context, event }) => resolveHuman(context, 'approve', event.toolCallIds)),
                 emit(({ context, event }) => ({
                   type: 'human.decided' as const,
                   decision: 'approve' as const,
-                  toolCallIds: [...(event.toolCallIds ?? context.pending?.toolCallIds ?? [])],
+                  toolCallIds: [...(event.toolCallIds ?? pendingHuman(context)?.toolCallIds ?? [])],
                 })),
+                assign(({ context, event }) => resolveHuman(context, 'approve', event.toolCallIds)),
               ],
             },
             'agent.reject': {
               target: 'schedule',
               actions: [
-                assign(({ context, event }) => resolveHuman(context, 'reject', event.toolCallIds, event.reason)),
                 emit(({ context, event }) => ({
                   type: 'human.decided' as const,
                   decision: 'reject' as const,
-                  toolCallIds: [...(event.toolCallIds ?? context.pending?.toolCallIds ?? [])],
+                  toolCallIds: [...(event.toolCallIds ?? pendingHuman(context)?.toolCallIds ?? [])],
                   ...(event.reason === undefined ? {} : { reason: event.reason }),
                 })),
+                assign(({ context, event }) => resolveHuman(context, 'reject', event.toolCallIds, event.reason)),
               ],
             },
           },

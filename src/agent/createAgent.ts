@@ -218,7 +218,8 @@ export function createAgent(config: AgentConfig): Agent {
     if (config.store === undefined) {
       throw new ConfigurationError('resume() needs a store: createAgent({ store: createFileStore() }).');
     }
-    if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
+    // A live run holds its lock (until after its scope is gone): a second resume, here or in
+    // another process, gets RunLockedError from the store.
     const { writer, recovered } = config.store.resumeRun(runId);
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
     const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> }).context;
@@ -267,7 +268,8 @@ export function createAgent(config: AgentConfig): Agent {
         resolveSettled(result);
         return;
       }
-      void persistence.finish(result.reason, actor.getPersistedSnapshot(), snapshot.context.messages).then(() => resolveSettled(result));
+      const settle = () => resolveSettled(result);
+      void persistence.finish(result.reason, actor.getPersistedSnapshot(), snapshot.context.messages).then(settle, settle);
     };
     actor.subscribe({
       next: (snapshot) => {

@@ -53,8 +53,26 @@ export class UnexpectedRunError extends RunError {
   readonly blame = 'runtime' as const;
 }
 
-/** The typed error a non-successful `LoopResult` stands for. */
-export function errorForResult(result: LoopResult): ActorloopError {
+/**
+ * What a failed run rejects with: a typed error that always carries the run's `result` (and
+ * `runId`), whether it is one of the run errors above or a typed error that ended the run.
+ *
+ * @example
+ * ```ts
+ * try { await agent.run(task); } catch (e) { if (e instanceof ActorloopError) console.log((e as RunFailure).result.messages); }
+ * ```
+ */
+export type RunFailure = ActorloopError & { readonly result: LoopResult };
+
+/**
+ * The typed error a non-successful `LoopResult` stands for.
+ *
+ * @example
+ * ```ts
+ * const error = errorForResult(result); // e.g. MaxIterationsError, with error.result === result
+ * ```
+ */
+export function errorForResult(result: LoopResult): RunFailure {
   const { runId, iterations } = result;
   const options = { result };
   switch (result.reason) {
@@ -81,7 +99,11 @@ export function errorForResult(result: LoopResult): ActorloopError {
       const cause = result.cause;
       if (cause instanceof ActorloopError) {
         cause.runId = runId;
-        return cause;
+        // Keep the original class (callers branch on it, e.g. AuthenticationError) but honour
+        // the run contract: the partial result travels with the error. Not enumerable, so
+        // logging or serialising the error does not dump the conversation.
+        Object.defineProperty(cause, 'result', { value: result, configurable: true, writable: true, enumerable: false });
+        return cause as RunFailure;
       }
       return new UnexpectedRunError(
         `Run ${runId} failed: ${result.error?.message ?? 'unknown error'}. This is likely a bug in a custom actor or tool wrapper.`,

@@ -3,6 +3,7 @@
  * (token deltas go out as events while they arrive); retries are the provider's, announced as
  * events so the journal shows every attempt.
  */
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { ToolCall } from '../conversation/messages.ts';
 import type { LoopEvent } from '../events/loopEvent.ts';
@@ -27,6 +28,8 @@ export async function reason(
   scope: ReasonPhaseScope,
   signal: AbortSignal,
 ): Promise<ReasonOutput> {
+  await yieldIfBusy(scope);
+  if (signal.aborted) throw signal.reason;
   const request: CompletionRequest = {
     messages: input.messages,
     ...(deps.tools.length > 0 ? { tools: deps.tools } : {}),
@@ -53,6 +56,28 @@ export async function reason(
     usage: completion.usage,
     costUsd: completion.costUsd ?? 0,
   };
+}
+
+/** How long a run may keep the event loop busy before it lets timers fire, in ms. */
+const YIELD_EVERY_MS = 10;
+const lastYield = new WeakMap<ReasonPhaseScope, number>();
+
+/**
+ * With a model and tools that answer in microtasks (cached, scripted, instant), a run never
+ * reaches the timer phase of the event loop, so its wall-clock limit — a timer — could never
+ * fire and a runaway loop would run until its iteration budget. Each run therefore yields one
+ * macrotask once it has been busy for YIELD_EVERY_MS; the check costs nothing otherwise.
+ */
+async function yieldIfBusy(scope: ReasonPhaseScope): Promise<void> {
+  const now = performance.now();
+  const last = lastYield.get(scope);
+  if (last === undefined) {
+    lastYield.set(scope, now);
+  } else if (now - last >= YIELD_EVERY_MS) {
+    // node:timers/promises, not the global: it keeps working under test fake timers.
+    await nextMacrotask();
+    lastYield.set(scope, performance.now());
+  }
 }
 
 /**

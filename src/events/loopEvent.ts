@@ -85,7 +85,6 @@ export const LoopEvent = z.discriminatedUnion('type', [
     tool: z.string(),
     status: ToolOutcomeStatus,
     durationMs: z.number(),
-    truncated: z.boolean().optional(),
   }),
   z.object({
     type: z.literal('recovery.triggered'),

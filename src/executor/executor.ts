@@ -76,6 +76,7 @@ export function createExecutor(options: ExecutorOptions) {
 
   async function attemptOnce(tool: Tool, call: ActCall, scope: ExecutionScope, attempt: number): Promise<Attempt> {
     const breaker = options.breakers?.get(tool.name);
+    const probe = breaker?.state === 'halfOpen';
     if (breaker !== undefined) {
       const admission = breaker.tryAcquire();
       if (!admission.admitted) return { ok: false, status: 'circuit_open', message: admission.reason };
@@ -97,8 +98,13 @@ export function createExecutor(options: ExecutorOptions) {
       breaker?.recordSuccess();
       return { ok: true, value: result.value };
     }
-    // A cancelled run is not the tool's failure: do not count it against the breaker.
-    if (scope.signal.aborted) throw scope.signal.reason;
+    // A cancelled run is not the tool's failure: do not count it against the breaker. A
+    // half-open probe must still end, though, or its slot stays taken and the breaker refuses
+    // every later call; an unfinished probe proved nothing, so the breaker re-opens and probes again.
+    if (scope.signal.aborted) {
+      if (probe) breaker?.recordFailure();
+      throw scope.signal.reason;
+    }
     breaker?.recordFailure();
     if (result.timedOut) {
       return { ok: false, status: 'timeout', message: `Tool "${tool.name}" timed out after ${tool.timeoutMs ?? defaultTimeoutMs} ms.` };

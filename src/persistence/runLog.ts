@@ -39,19 +39,21 @@ export function readRunLog(file: string): ReadLog {
       continue;
     }
     const record = parseLine(line);
-    if (record.ok) {
+    if (record.ok && complete) {
       records.push(record.value);
-    } else if (record.future !== undefined) {
+    } else if (!record.ok && record.future !== undefined) {
       throw new UnsupportedVersionError(
         `${file} line ${lineNo} has schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
         { file },
       );
     } else if (!complete && !line.includes('\u0000')) {
-      // Only an unterminated last line can be a torn write; it never was acknowledged.
+      // Only an unterminated last line can be a torn write; it never was acknowledged (a flush
+      // resolves after the record's "\n"). Dropped even when its JSON happens to be whole: kept,
+      // the next append would be glued onto it and corrupt the log.
       warnings.push(`${file}: dropped a torn last record at line ${lineNo} (${Buffer.byteLength(line)} bytes).`);
       return { records, warnings, validBytes: Buffer.byteLength(text.slice(0, offset)) };
     } else {
-      throw corrupt(file, `line ${lineNo} is not a valid record: ${record.reason}`, lineNo);
+      throw corrupt(file, `line ${lineNo} is not a valid record: ${record.ok ? 'unterminated' : record.reason}`, lineNo);
     }
     offset = next;
   }

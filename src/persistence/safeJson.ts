@@ -1,14 +1,15 @@
 /**
  * JSON parsing for persisted data: keys that could pollute prototypes are refused before any
- * value reaches the program.
+ * value reaches the program. The rule is secure-json-parse's: `__proto__` anywhere, and a
+ * `constructor` object carrying a `prototype` — the path a later deep merge would follow. A
+ * plain `prototype` or `constructor` key is ordinary data (a tool argument may be called that)
+ * and refusing it would make a run's own log unreadable.
  */
-
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 export type SafeParseJson = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
 /**
- * Parse JSON, refusing `__proto__` (and `constructor`/`prototype` holding objects) anywhere.
+ * Parse JSON, refusing `__proto__` and `constructor.prototype` anywhere.
  *
  * @example
  * ```ts
@@ -20,7 +21,9 @@ export function safeJsonParse(text: string): SafeParseJson {
   let value: unknown;
   try {
     value = JSON.parse(text, function (this: unknown, key: string, v: unknown) {
-      if (key === '__proto__' || (FORBIDDEN_KEYS.has(key) && v !== null && typeof v === 'object')) forbidden ??= key;
+      if (key === '__proto__' || (key === 'constructor' && v !== null && typeof v === 'object' && Object.hasOwn(v, 'prototype'))) {
+        forbidden ??= key;
+      }
       return v;
     });
   } catch (error) {

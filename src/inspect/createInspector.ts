@@ -1,0 +1,160 @@
+/**
+ * `createInspector`: watch agent machines live in the Stately inspector (F23).
+ *
+ * XState inspection events are turned into the Stately inspector's message format by
+ * `@statelyai/inspect`, and sent to every client of a local relay (`relayServer.ts`). Context
+ * and events are sanitised *before* the library sees them — it serialises lazily, on a later
+ * tick, and must only ever hold data that may leave the process.
+ */
+import { execFile } from 'node:child_process';
+import { platform } from 'node:os';
+import { createInspector as createStatelyInspector, type StatelyActorEvent, type StatelyInspectionEvent } from '@statelyai/inspect';
+import type { AnyEventObject, InspectionEvent, Observer, Snapshot } from 'xstate';
+import { startRelayServer } from './relayServer.ts';
+import { createSanitizer, type JsonValue, type SanitizeOptions, type Sanitizer } from './sanitize.ts';
+
+export interface InspectorOptions {
+  /** Port on 127.0.0.1. Default 0: the system picks a free one (read it from `url`). */
+  readonly port?: number;
+  /** Open the inspector page in the default browser. Default false. */
+  readonly autoOpen?: boolean;
+  /** Extra redaction rules and limits (the defaults always apply). */
+  readonly redact?: SanitizeOptions;
+  /** The inspector UI the page embeds. Default `https://stately.ai/inspect`. */
+  readonly inspectorUrl?: string;
+  /** Messages replayed to a client that connects late. Default 1000 (and at most 8 MiB). */
+  readonly replayLimit?: number;
+}
+
+/** A running inspector. */
+export interface Inspector {
+  /** Pass to `createAgent({ inspect })` or `createActor(logic, { inspect })`. */
+  readonly inspect: Observer<InspectionEvent>;
+  /** The page to open in a browser. */
+  readonly url: string;
+  /** The relay's WebSocket address, for other clients. */
+  readonly wsUrl: string;
+  /** Deliver what is pending, close every client and the server. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start an inspector on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * const inspector = await createInspector({ autoOpen: true });
+ * console.log(`Inspector: ${inspector.url}`);
+ * const agent = createAgent({ model, tools, inspect: inspector.inspect });
+ * await agent.run('What is 6 * 7?');
+ * await inspector.stop();
+ * ```
+ */
+export async function createInspector(options: InspectorOptions = {}): Promise<Inspector> {
+  const clean = createSanitizer(options.redact);
+  const relay = await startRelayServer({
+    port: options.port ?? 0,
+    inspectorUrl: options.inspectorUrl ?? 'https://stately.ai/inspect',
+    replayLimit: options.replayLimit ?? 1000,
+    replayBytes: 8 * 1024 * 1024,
+  });
+  let stopped = false;
+  const stately = createStatelyInspector(
+    {
+      send(event) {
+        if (stopped) return;
+        try {
+          relay.broadcast(JSON.stringify(event));
+        } catch {
+          // A message that cannot be serialised is dropped, never thrown into the host.
+        }
+      },
+    },
+    { serialize: (event) => finalPass(event, clean) },
+  );
+
+  const inspect: Observer<InspectionEvent> = {
+    next(event) {
+      if (stopped) return;
+      // Called synchronously from inside XState transitions: never throw back into them.
+      try {
+        const safe = presanitize(event, clean);
+        if (safe !== undefined) stately.inspect.next?.(safe);
+      } catch {
+        // Dropped: the inspector is a view, the run goes on.
+      }
+    },
+  };
+
+  if (options.autoOpen === true) openBrowser(relay.url);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    inspect,
+    url: relay.url,
+    wsUrl: relay.wsUrl,
+    stop() {
+      stopping ??= (async () => {
+        // The library converts on a later tick (setTimeout 0); one more tick delivers those.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        stopped = true;
+        await relay.stop();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Replace an event's payloads with sanitised copies; keep its actor refs (the library reads
+ * their ids, and the machine config and snapshot of a new actor — see {@link finalPass}).
+ * The Stately inspector shows actors, events and snapshots only, so other types are dropped.
+ */
+function presanitize(event: InspectionEvent, clean: Sanitizer): InspectionEvent | undefined {
+  switch (event.type) {
+    case '@xstate.actor':
+      return event;
+    case '@xstate.event':
+      return { ...event, event: eventObject(clean(event.event)) };
+    case '@xstate.snapshot':
+      return { ...event, event: eventObject(clean(event.event)), snapshot: clean(event.snapshot) as unknown as Snapshot<unknown> };
+    default:
+      return undefined;
+  }
+}
+
+function eventObject(value: JsonValue): AnyEventObject {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value['type'] === 'string') {
+    return value as AnyEventObject;
+  }
+  return { type: 'unknown' };
+}
+
+/**
+ * Last look before a message leaves: `@xstate.actor` carries the live snapshot the library read
+ * and the machine config it stringified. Other types were sanitised in {@link presanitize}.
+ */
+function finalPass(event: StatelyInspectionEvent, clean: Sanitizer): StatelyInspectionEvent {
+  if (event.type !== '@xstate.actor') return event;
+  try {
+    return {
+      ...event,
+      snapshot: clean(event.snapshot) as StatelyActorEvent['snapshot'],
+      definition: event.definition === undefined ? undefined : JSON.stringify(clean(JSON.parse(event.definition))),
+    };
+  } catch {
+    return { ...event, snapshot: { status: 'active' }, definition: undefined };
+  }
+}
+
+function openBrowser(url: string): void {
+  const [command, args] =
+    platform() === 'darwin' ? ['open', [url]] : platform() === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    // execFile, not exec: the URL is an argument, never shell text. Failure to open is harmless.
+    const child = execFile(command, args, () => undefined);
+    child.unref();
+  } catch {
+    // No browser opener on this machine: the URL is in `inspector.url`.
+  }
+}
