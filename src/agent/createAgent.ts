@@ -13,6 +13,8 @@ import type {
   AgentOutput,
   GateInput,
   GateOutput,
+  HydrateInput,
+  HydrateOutput,
   ReasonInput,
   ReasonOutput,
   RunLimits,
@@ -26,6 +28,9 @@ import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type CallJournal, type Executor } from '../executor/executor.ts';
 import type { RecoveredRun, RunStore } from '../persistence/fileStore.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
+import type { Hydrator, MessagePreparer } from './hooks.ts';
+import { createRedactor } from '../security/redactor.ts';
+import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { DeadLetter } from '../executor/memory.ts';
 import type { InferenceProvider } from '../inference/provider.ts';
 import { gates } from '../policy/gates.ts';
@@ -66,6 +71,16 @@ export interface AgentConfig {
   readonly journalCapacity?: number;
   /** Persist journals and snapshots so runs can be listed, replayed and resumed (`createFileStore()`). */
   readonly store?: RunStore;
+  /**
+   * Secrets to scrub from events, journals and snapshots, on top of the defaults (API-key shapes,
+   * bearer tokens, values under keys like `apiKey`/`password`, and the values of OPENAI_API_KEY
+   * and friends from the environment).
+   */
+  readonly redact?: SecretRuleOptions;
+  /** Unstable: transforms of the conversation the model sees on each reason step. */
+  readonly experimental_preparers?: readonly MessagePreparer[];
+  /** Unstable: what `hydrate` does before the first model call. */
+  readonly experimental_hydrator?: Hydrator;
 }
 
 export interface RunOptions {
@@ -140,6 +155,7 @@ export function createAgent(config: AgentConfig): Agent {
   const registry = createToolRegistry(config.tools ?? []);
   const gate = config.gate ?? gates.permissive();
   const bus = new EventBus();
+  const redactor = createRedactor(config.redact);
   const journal = new MemoryJournal(config.journalCapacity);
   bus.attach(journal.write);
   const breakers: BreakerRegistry | undefined =
@@ -166,6 +182,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(config.modelName === undefined ? {} : { model: config.modelName }),
     ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
     ...(config.maxTokens === undefined ? {} : { maxTokens: config.maxTokens }),
+    ...(config.experimental_preparers === undefined ? {} : { preparers: config.experimental_preparers }),
   };
   const scopeOf = (runId: string): RunScope => {
     const scope = scopes.get(runId);
@@ -175,7 +192,19 @@ export function createAgent(config: AgentConfig): Agent {
   // Provided once per agent, not per run: `provide` builds a new machine.
   const machine = agentMachine.provide({
     actors: {
-      reason: fromPromise<ReasonOutput, ReasonInput>(({ input, signal }) => reason(input, reasonDeps, scopeOf(input.runId), signal)),
+      reason: fromPromise<ReasonOutput, ReasonInput>(({ input, signal }) =>
+        reason(input, reasonDeps, { agentId, emit: scopeOf(input.runId).emit }, signal),
+      ),
+      ...(config.experimental_hydrator === undefined
+        ? {}
+        : {
+            hydrate: fromPromise<HydrateOutput, HydrateInput>(({ input, signal }) =>
+              (config.experimental_hydrator as Hydrator)(
+                { task: input.task, messages: input.messages },
+                { runId: input.runId, agentId, iteration: 0, signal, emit: scopeOf(input.runId).emit },
+              ),
+            ),
+          }),
       gate: fromPromise<GateOutput, GateInput>(({ input }) => {
         const scope = scopeOf(input.runId);
         return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit });
@@ -200,7 +229,7 @@ export function createAgent(config: AgentConfig): Agent {
     }
     const runId = options.runId ?? `run_${randomUUID()}`;
     if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
-    const writer = config.store?.createRun({ runId, agentId, task });
+    const writer = config.store?.createRun({ runId, agentId, task, redact: redactor.deep });
     const input: AgentMachineInput = {
       runId,
       agentId,
@@ -220,7 +249,7 @@ export function createAgent(config: AgentConfig): Agent {
     }
     // A live run holds its lock (until after its scope is gone): a second resume, here or in
     // another process, gets RunLockedError from the store.
-    const { writer, recovered } = config.store.resumeRun(runId);
+    const { writer, recovered } = config.store.resumeRun(runId, { redact: redactor.deep });
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
     const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> }).context;
     const input: AgentMachineInput = {
@@ -240,7 +269,8 @@ export function createAgent(config: AgentConfig): Agent {
     let sequence = recovered?.nextSequence ?? 0;
     let iteration = recovered?.iteration ?? 0;
     const emit = (event: LoopEvent): void => {
-      const entry: JournalEntry = { sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event };
+      // Redacted before anything sees it: subscribers, the in-memory journal, the file log.
+      const entry: JournalEntry = { sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event: redactor.event(event) };
       persistence?.record(entry);
       bus.publish(entry);
     };

@@ -7,6 +7,7 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { ToolCall } from '../conversation/messages.ts';
 import type { LoopEvent } from '../events/loopEvent.ts';
+import type { HookContext, MessagePreparer } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../inference/provider.ts';
 
 export interface ReasonPhaseDeps {
@@ -16,9 +17,12 @@ export interface ReasonPhaseDeps {
   readonly stream: boolean;
   readonly temperature?: number;
   readonly maxTokens?: number;
+  /** View transforms of the conversation for this call (context budget, knowledge injection). */
+  readonly preparers?: readonly MessagePreparer[];
 }
 
 export interface ReasonPhaseScope {
+  readonly agentId: string;
   emit(event: LoopEvent): void;
 }
 
@@ -30,8 +34,13 @@ export async function reason(
 ): Promise<ReasonOutput> {
   await yieldIfBusy(scope);
   if (signal.aborted) throw signal.reason;
+  let messages = input.messages;
+  if (deps.preparers !== undefined && deps.preparers.length > 0) {
+    const context: HookContext = { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
+    for (const prepare of deps.preparers) messages = await prepare(messages, context);
+  }
   const request: CompletionRequest = {
-    messages: input.messages,
+    messages,
     ...(deps.tools.length > 0 ? { tools: deps.tools } : {}),
     ...(deps.model === undefined ? {} : { model: deps.model }),
     ...(deps.temperature === undefined ? {} : { temperature: deps.temperature }),

@@ -130,6 +130,15 @@ export const LoopEvent = z.discriminatedUnion('type', [
     tokens: z.number(),
   }),
   z.object({
+    type: z.literal('context.compacted'),
+    strategy: z.string(),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    messagesRemoved: z.number(),
+  }),
+  z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
+  z.object({ type: z.literal('stuck.detected'), reason: z.string(), action: z.string() }),
+  z.object({
     type: z.literal('run.terminated'),
     reason: TerminationReason,
     iterations: z.number(),
