@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer, type Snapshot } from 'xstate';
-import { filter, type Observable } from 'rxjs';
+import { concat, defer, filter, from, type Observable } from 'rxjs';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import type {
   ActInput,
@@ -42,7 +42,7 @@ import { createToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 import { errorForResult } from './errors.ts';
 import { planCalls } from './gatePhase.ts';
-import { reason } from './reasonPhase.ts';
+import { reason, type ReasonPhaseScope } from './reasonPhase.ts';
 import type { LoopResult } from './result.ts';
 
 export interface AgentConfig {
@@ -95,7 +95,7 @@ export interface AgentRun {
   readonly runId: string;
   /** The XState actor running the loop (inspect it, `getSnapshot()` it). */
   readonly actor: Actor<typeof agentMachine>;
-  /** This run's entries only. */
+  /** This run's entries only, from its first (replayed from the in-memory journal) and then live. */
   readonly events$: Observable<JournalEntry>;
   /** Resolves with the result however the run ends; never rejects. */
   readonly settled: Promise<LoopResult>;
@@ -136,6 +136,8 @@ export interface Agent {
 
 interface RunScope {
   emit(event: LoopEvent): void;
+  /** One object per run: the reason phase keys per-run state on it. */
+  readonly reasonScope: ReasonPhaseScope;
   readonly journal?: CallJournal;
 }
 
@@ -193,7 +195,7 @@ export function createAgent(config: AgentConfig): Agent {
   const machine = agentMachine.provide({
     actors: {
       reason: fromPromise<ReasonOutput, ReasonInput>(({ input, signal }) =>
-        reason(input, reasonDeps, { agentId, emit: scopeOf(input.runId).emit }, signal),
+        reason(input, reasonDeps, scopeOf(input.runId).reasonScope, signal),
       ),
       ...(config.experimental_hydrator === undefined
         ? {}
@@ -274,7 +276,7 @@ export function createAgent(config: AgentConfig): Agent {
       persistence?.record(entry);
       bus.publish(entry);
     };
-    scopes.set(runId, { emit, ...(persistence === undefined ? {} : { journal: persistence.journal }) });
+    scopes.set(runId, { emit, reasonScope: { agentId, emit }, ...(persistence === undefined ? {} : { journal: persistence.journal }) });
     const actor = createActor(machine, {
       input,
       ...(recovered === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
@@ -319,7 +321,8 @@ export function createAgent(config: AgentConfig): Agent {
     return {
       runId,
       actor,
-      events$: bus.events$.pipe(filter((entry) => entry.runId === runId)),
+      // Replays what the run emitted before the subscription (start() emits synchronously), then goes live.
+      events$: defer(() => concat(from(journal.entries(runId)), bus.events$.pipe(filter((entry) => entry.runId === runId)))),
       settled,
       result,
       cancel: (reason?: string) => {

@@ -22,9 +22,10 @@ import { packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
 export interface FileStoreOptions {
   /** Root folder. Default `.actorloop` in the working directory. */
   readonly dir?: string;
-  /** Applied to every message, snapshot and tool result before it is written (secret redaction). */
-  readonly redact?: <T>(value: T) => T;
 }
+
+/** Applied to every message, snapshot and tool result before it is written (secret redaction). */
+export type Redact = <T>(value: T) => T;
 
 /** What a resumed run starts from. */
 export interface RecoveredRun {
@@ -43,9 +44,9 @@ export interface RecoveredRun {
 export interface RunStore {
   readonly dir: string;
   /** Create a new run's files and take its lock. Throws RunLockedError if the run exists and is live. */
-  createRun(init: { runId: string; agentId: string; task: string }): RunWriter;
+  createRun(init: { runId: string; agentId: string; task: string; redact?: Redact }): RunWriter;
   /** Lock an existing run and read what it needs to continue. */
-  resumeRun(runId: string): { writer: RunWriter; recovered: RecoveredRun };
+  resumeRun(runId: string, options?: { redact?: Redact }): { writer: RunWriter; recovered: RecoveredRun };
   /** The run index: every run's metadata, newest first. */
   listRuns(): Promise<RunMeta[]>;
   getRun(runId: string): Promise<RunMeta | null>;
@@ -64,7 +65,6 @@ const identity = <T>(value: T): T => value;
 export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const dir = resolve(options.dir ?? '.actorloop');
   const runsDir = join(dir, 'runs');
-  const redact = options.redact ?? identity;
   const runDir = (runId: string) => {
     if (!RUN_ID_PATTERN.test(runId)) {
       throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable as a folder name: use letters, digits, "_" and "-" (1–128).`);
@@ -76,7 +76,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
   return {
     dir,
-    createRun({ runId, agentId, task }) {
+    createRun({ runId, agentId, task, redact = identity }) {
       const folder = runDir(runId);
       mkdirSync(folder, { recursive: true });
       const lock = acquireRunLock(join(folder, 'lock'), runId);
@@ -87,7 +87,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         }
         writeFileSync(logFile, '', { flag: 'wx' });
         const now = Date.now();
-        const meta: RunMeta = { v: META_VERSION, runId, agentId, task: task.slice(0, 1000), status: 'running', createdAt: now, updatedAt: now };
+        const meta: RunMeta = { v: META_VERSION, runId, agentId, task: redact(task.slice(0, 1000)), status: 'running', createdAt: now, updatedAt: now };
         metaFile(runId).writeSync(meta);
         return new RunWriter(new RunLogWriter(logFile), metaDoc(meta), meta, lock, redact, 0);
       } catch (error) {
@@ -96,7 +96,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       }
     },
 
-    resumeRun(runId) {
+    resumeRun(runId, { redact = identity } = {}) {
       const folder = runDir(runId);
       const logFile = join(folder, 'log.jsonl');
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
