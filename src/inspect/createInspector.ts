@@ -11,7 +11,7 @@ import { platform } from 'node:os';
 import { createInspector as createStatelyInspector, type StatelyActorEvent, type StatelyInspectionEvent } from '@statelyai/inspect';
 import type { AnyEventObject, InspectionEvent, Observer, Snapshot } from 'xstate';
 import { startRelayServer } from './relayServer.ts';
-import { createSanitizer, type JsonValue, type SanitizeOptions, type Sanitizer } from './sanitize.ts';
+import { createSanitizer, type JsonValue, type SanitizeOptions, type Sanitizer } from '../security/sanitize.ts';
 
 export interface InspectorOptions {
   /** Port on 127.0.0.1. Default 0: the system picks a free one (read it from `url`). */

@@ -10,7 +10,7 @@ import { createWriteStream } from 'node:fs';
 import type { InspectionEvent, Observer } from 'xstate';
 import { InspectionRecordingError } from './errors.ts';
 import { toInspectionRecord } from './record.ts';
-import { createSanitizer, type SanitizeOptions } from './sanitize.ts';
+import { createSanitizer, type SanitizeOptions } from '../security/sanitize.ts';
 
 export interface JsonlRecorderOptions {
   /** Extra redaction rules and limits (the defaults always apply). */

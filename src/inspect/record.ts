@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { InspectionEvent } from 'xstate';
-import type { JsonValue, Sanitizer } from './sanitize.ts';
+import type { JsonValue, Sanitizer } from '../security/sanitize.ts';
 
 /** The XState inspection event types a recording holds. */
 export const InspectionRecordType = z.enum(['@xstate.actor', '@xstate.event', '@xstate.snapshot', '@xstate.action', '@xstate.microstep']);
