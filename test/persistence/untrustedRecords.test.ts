@@ -1,0 +1,169 @@
+/**
+ * RELIABILITY case 12: persisted data is untrusted input. Records from a newer schema version
+ * give UnsupportedVersionError; schema-invalid records give CorruptFileError; `__proto__` keys
+ * (and `constructor.prototype`) anywhere are refused before any value reaches the program, so
+ * nothing is polluted.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
+import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { readRunLog } from '../../src/persistence/runLog.ts';
+import { safeJsonParse } from '../../src/persistence/safeJson.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { echoTool, interruptedRun, removeTempDirs, runFiles, tempDir, type InterruptedRun } from './support.ts';
+
+const agents: Agent[] = [];
+afterEach(() => {
+  for (const agent of agents.splice(0)) agent.stop();
+  // Every test ends with the prototype as it was.
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+});
+afterAll(removeTempDirs);
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+/** Replace line `index` (0-based) of the interrupted run's log, or append when it is past the end. */
+function withLine(crashed: InterruptedRun, index: number, line: string): string {
+  const files = runFiles(crashed.store, crashed.runId);
+  const lines = crashed.fullLines.slice(0, crashed.cutAt);
+  lines.splice(index, index < lines.length ? 1 : 0, `${line}\n`);
+  writeFileSync(files.log, lines.join(''));
+  return files.log;
+}
+
+/** Resuming must refuse before using anything: the model is never called. */
+function refusedResume(crashed: InterruptedRun): unknown {
+  const model = scriptedModel([{ text: 'finished' }]);
+  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool()], store: crashed.store });
+  agents.push(agent);
+  const error = thrown(() => agent.resume(crashed.runId));
+  expect(model.calls).toHaveLength(0);
+  return error;
+}
+
+const event = (extra = '') =>
+  `{"v":1,"kind":"event","entry":{"sequence":99,"timestamp":1,"agentId":"a","runId":"run_crashed","iteration":0,"event":{"type":"phase.entered","phase":"reason"${extra}}}}`;
+
+describe('records from a future schema version', () => {
+  it.each([
+    ['in the middle', 2],
+    ['as the last record', 99],
+  ])('%s: UnsupportedVersionError naming the log, file untouched', async (_name, at) => {
+    const crashed = await interruptedRun();
+    const file = withLine(crashed, at, event().replace('"v":1', '"v":2'));
+    const before = readFileSync(file);
+    const error = refusedResume(crashed);
+    expect(error).toBeInstanceOf(UnsupportedVersionError);
+    expect(error).toMatchObject({ code: 'unsupported_version', file });
+    expect((error as Error).message).toContain(file);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('in meta.json: UnsupportedVersionError naming meta.json', async () => {
+    const crashed = await interruptedRun();
+    const { meta } = runFiles(crashed.store, crashed.runId);
+    writeFileSync(meta, readFileSync(meta, 'utf8').replace('"v":1', '"v":2'));
+    const error = refusedResume(crashed);
+    expect(error).toBeInstanceOf(UnsupportedVersionError);
+    expect(error).toMatchObject({ file: meta });
+    await expect(crashed.store.getRun(crashed.runId)).rejects.toBeInstanceOf(UnsupportedVersionError);
+  });
+});
+
+describe('schema-invalid records', () => {
+  it.each([
+    ['a sequence that is not a number', event().replace('"sequence":99', '"sequence":"zero"')],
+    ['an unknown record kind', '{"v":1,"kind":"telemetry","data":{}}'],
+    ['an unknown event type', event().replace('"type":"phase.entered"', '"type":"run.exploded"')],
+    ['a message with an unknown role', '{"v":1,"kind":"messages","from":0,"messages":[{"role":"robot","content":"x"}]}'],
+    ['no version at all', event().replace('"v":1,', '')],
+    ['an array', '[1,2,3]'],
+    ['null', 'null'],
+  ])('%s: CorruptFileError with its line number', async (_name, line) => {
+    const crashed = await interruptedRun();
+    const file = withLine(crashed, 2, line);
+    const error = refusedResume(crashed);
+    expect(error).toBeInstanceOf(CorruptFileError);
+    expect(error).toMatchObject({ code: 'corrupt_file', file, line: 3 });
+  });
+
+  it('in meta.json: CorruptFileError naming meta.json', async () => {
+    const crashed = await interruptedRun();
+    const { meta } = runFiles(crashed.store, crashed.runId);
+    writeFileSync(meta, readFileSync(meta, 'utf8').replace('"status":"running"', '"status":"exploded"'));
+    expect(refusedResume(crashed)).toMatchObject({ code: 'corrupt_file', file: meta });
+  });
+});
+
+const POLLUTING: Array<[string, string]> = [
+  ['top level of a record', event().replace('{"v":1,', '{"v":1,"__proto__":{"polluted":"top"},')],
+  ['inside an event', event(',"__proto__":{"polluted":"event"}')],
+  ['inside a message', '{"v":1,"kind":"messages","from":0,"messages":[{"role":"user","content":"hi","__proto__":{"polluted":"message"}}]}'],
+  ['deep in a snapshot', '{"v":1,"kind":"snapshot","messageCount":0,"snapshot":{"context":{"plan":[{"arguments":{"__proto__":{"polluted":"snapshot"}}}]}}}'],
+  ['as constructor.prototype in a snapshot', '{"v":1,"kind":"snapshot","messageCount":0,"snapshot":{"constructor":{"prototype":{"polluted":"ctor"}}}}'],
+  ['inside a tool result', '{"v":1,"kind":"tool_result","key":"k","outcome":{"__proto__":{"polluted":"outcome"},"toolCallId":"c","tool":"t","status":"ok","content":"","isError":false}}'],
+];
+
+describe('records with __proto__ keys', () => {
+  it.each(POLLUTING)('%s: refused as corrupt before use', async (_name, line) => {
+    const crashed = await interruptedRun();
+    const file = withLine(crashed, 2, line);
+    expect(refusedResume(crashed)).toMatchObject({ code: 'corrupt_file', file, line: 3 });
+    expect(() => crashed.store.readJournal(crashed.runId)).toThrow(CorruptFileError);
+    expect(() => readRunLog(file)).toThrow(/forbidden key/);
+  });
+
+  it('in meta.json: refused as corrupt', async () => {
+    const crashed = await interruptedRun();
+    const { meta } = runFiles(crashed.store, crashed.runId);
+    writeFileSync(meta, readFileSync(meta, 'utf8').replace('{', '{"__proto__":{"polluted":"meta"},'));
+    expect(refusedResume(crashed)).toMatchObject({ code: 'corrupt_file', file: meta });
+    await expect(crashed.store.getRun(crashed.runId)).rejects.toBeInstanceOf(CorruptFileError);
+    expect(await crashed.store.listRuns()).toEqual([]);
+  });
+
+  it('safeJsonParse refuses them at any depth', () => {
+    expect(safeJsonParse('{"a":[{"b":{"__proto__":{"polluted":1}}}]}')).toEqual({ ok: false, reason: 'forbidden key "__proto__"' });
+    expect(safeJsonParse('{"__proto__":null}').ok).toBe(false);
+    expect(safeJsonParse('[{"x":{"constructor":{"prototype":{"polluted":1}}}}]')).toEqual({ ok: false, reason: 'forbidden key "constructor"' });
+  });
+});
+
+describe('harmless look-alikes', () => {
+  it('keep ordinary keys named constructor or prototype', () => {
+    expect(safeJsonParse('{"constructor":"Ada","prototype":{"v":2},"maker":{"constructor":{"name":"Bob"}},"proto":{"__proto":1}}')).toEqual({
+      ok: true,
+      value: { constructor: 'Ada', prototype: { v: 2 }, maker: { constructor: { name: 'Bob' } }, proto: { __proto: 1 } },
+    });
+  });
+
+  it('a tool argument named prototype or constructor does not make the run unreadable', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const build = defineTool({
+      name: 'build',
+      description: 'Build from a prototype',
+      input: z.object({ prototype: z.object({ size: z.number() }), constructor: z.object({ name: z.string() }) }),
+      execute: ({ prototype, constructor }) => `${constructor.name} built size ${prototype.size}`,
+    });
+    const model = scriptedModel([{ toolCalls: [{ name: 'build', arguments: { prototype: { size: 3 }, constructor: { name: 'Ada' } } }] }, { text: 'built' }]);
+    const agent = createAgent({ model, tools: [build], store });
+    agents.push(agent);
+    const result = await agent.start('build it', { runId: 'run_build' }).settled;
+    expect(result.status).toBe('done');
+    const { entries, warnings } = store.readJournal('run_build');
+    expect(warnings).toEqual([]);
+    expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'final_answer' });
+  });
+});
