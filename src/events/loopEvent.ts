@@ -139,6 +139,29 @@ export const LoopEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
   z.object({ type: z.literal('stuck.detected'), reason: z.string(), action: z.string() }),
   z.object({
+    type: z.literal('strategy.decided'),
+    strategy: z.string(),
+    /** continue | branch | revise | done | error */
+    decision: z.enum(['continue', 'branch', 'revise', 'done', 'error']),
+    round: z.number(),
+    detail: z.string().optional(),
+  }),
+  z.object({ type: z.literal('branch.started'), branchId: z.string(), parentId: z.string().optional() }),
+  z.object({
+    type: z.literal('branch.finished'),
+    branchId: z.string(),
+    ok: z.boolean(),
+    score: z.number().optional(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    type: z.literal('agent.message'),
+    from: z.string(),
+    to: z.string(),
+    kind: z.enum(['tell', 'ask', 'reply', 'delegate', 'delegate.result']),
+    correlationId: z.string().optional(),
+  }),
+  z.object({
     type: z.literal('run.terminated'),
     reason: TerminationReason,
     iterations: z.number(),
