@@ -4,7 +4,7 @@
  */
 import type { Message, ToolCall, ToolMessage } from '../src/conversation/messages.ts';
 import type { ErrorData } from '../src/events/loopEvent.ts';
-import type { ActCall, AgentContext, PendingHuman, PlannedCall, ToolOutcome } from './agent.types.ts';
+import type { ActCall, AgentContext, PendingHuman, PlannedCall, Termination, ToolOutcome } from './agent.types.ts';
 
 /** Calls approved to run that have no outcome yet. */
 export function runnableCalls(context: AgentContext): ActCall[] {
@@ -106,6 +106,34 @@ export function missingOutcome(call: ToolCall): ToolOutcome {
     status: 'error',
     content: 'The executor returned no result for this call.',
     isError: true,
+  };
+}
+
+/**
+ * True when an act phase reported the run stuck. A snapshot persisted before `stuck` existed is not stuck.
+ *
+ * @example
+ * ```ts
+ * isStuck({ ...context, stuck: 'echo repeated 3 times' }); // true
+ * ```
+ */
+export function isStuck(context: AgentContext): boolean {
+  return (context.stuck ?? null) !== null;
+}
+
+/**
+ * How a stuck run ends: reason `stuck`, with the detector's explanation as plain error data (no
+ * Error object, so the termination persists and journals as it is).
+ *
+ * @example
+ * ```ts
+ * stuckTermination('echo repeated 3 times').errorData?.code; // 'stuck'
+ * ```
+ */
+export function stuckTermination(reason: string | null): Termination {
+  return {
+    reason: 'stuck',
+    errorData: { name: 'StuckLoopError', code: 'stuck', message: reason ?? 'the run was found stuck in a loop', blame: 'model' },
   };
 }
 

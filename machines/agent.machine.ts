@@ -38,10 +38,12 @@ import {
   appendObservations,
   errorData,
   hasPendingHuman,
+  isStuck,
   missingOutcome,
   pendingHuman,
   resolveHuman,
   runnableCalls,
+  stuckTermination,
   turnWasAllInvalid,
 } from './agent.logic.ts';
 
@@ -84,6 +86,7 @@ export const agentMachine = setup({
     hasToolCalls: ({ context }) => context.plan.length > 0,
     awaitsHuman: ({ context }) => hasPendingHuman(context),
     hasRunnableCalls: ({ context }) => runnableCalls(context).length > 0,
+    isStuck: ({ context }) => isStuck(context),
     tokensExhausted: ({ context }) => context.usage.totalTokens >= context.limits.maxTotalTokens,
     iterationsExhausted: ({ context }) => context.iteration >= context.limits.maxIterations,
     repairsExhausted: ({ context }) => context.repairTurns > context.limits.maxRepairTurns,
@@ -112,6 +115,7 @@ export const agentMachine = setup({
       outcomes: [],
       pending: null,
       text: null,
+      stuck: null,
       termination: null,
     };
   },
@@ -292,6 +296,8 @@ export const agentMachine = setup({
                   }
                   return outcomes;
                 },
+                // Sticky: a later act phase of the same turn (after a human decision) must not clear it.
+                stuck: ({ context, event }) => event.output.stuck?.reason ?? context.stuck,
               }),
             },
             onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
@@ -309,6 +315,8 @@ export const agentMachine = setup({
             assign(({ context }) => ({ messages: appendObservations(context), plan: [], outcomes: [] })),
           ],
           always: [
+            // First: a stuck run would otherwise spin until another limit, burning tokens.
+            { guard: 'isStuck', target: '#agent.failed', actions: assign({ termination: ({ context }) => stuckTermination(context.stuck) }) },
             { guard: 'repairsExhausted', target: '#agent.failed', actions: assign({ termination: () => terminate('model_behavior') }) },
             { guard: 'tokensExhausted', target: '#agent.failed', actions: assign({ termination: () => terminate('max_tokens') }) },
             { guard: 'iterationsExhausted', target: '#agent.failed', actions: assign({ termination: () => terminate('max_iterations') }) },

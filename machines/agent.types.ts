@@ -77,6 +77,8 @@ export interface AgentContext {
   readonly outcomes: readonly (ToolOutcome | null)[];
   readonly pending: PendingHuman | null;
   readonly text: string | null;
+  /** Why the act phase found the run stuck (see `ActOutput.stuck`); `null` while it is not. */
+  readonly stuck: string | null;
   readonly termination: Termination | null;
 }
 
@@ -127,6 +129,8 @@ export interface ActInput {
 export interface ActOutput {
   /** One outcome per input call, in the same order. */
   readonly outcomes: readonly ToolOutcome[];
+  /** Set when the act phase found the run stuck in a loop: the run ends with `stuck` after observing. */
+  readonly stuck?: { readonly reason: string };
 }
 
 // ---- events ----------------------------------------------------------------------------------

@@ -39,4 +39,87 @@ export const DEFAULTS = {
     /** Upper bound on a server-requested Retry-After, in ms. */
     maxRetryAfterMs: 60_000,
   },
+  progress: {
+    /** Re-attempts a step gets after its first failed attempt (ProgressTracker). */
+    maxReattemptsPerStep: 2,
+    /** Consecutive errors at least this similar (normalised Levenshtein, 0–1) count as stuck. */
+    similarityThreshold: 0.85,
+    /** What a coordinator should do when a step hits its limit: `skipStep`, `abortTask` or `escalate`. */
+    onLimitReached: 'skipStep',
+    /** Characters of each (whitespace-normalised) output compared: bounds the cost of huge outputs. */
+    compareChars: 2_048,
+    /** In-loop stuck detection (off unless `createAgent({ stuckDetection })` is set). */
+    stuck: {
+      /** Identical calls (tool + canonical arguments) in a row, or near-identical errors in a row, that count as stuck. */
+      maxRepeats: 3,
+      /** `stop` ends the run with `stuck`; `redirect` first tells the model to change approach. */
+      action: 'stop',
+    },
+  },
+  context: {
+    /** Tokens (by the estimator) the conversation sent to the model may take (F9 `contextTokenBudget`). */
+    tokenBudget: 32_000,
+    /** Added per message to the chars/4 estimate: role, separators and framing cost tokens too. */
+    messageOverheadTokens: 4,
+    /** Most recent turns never masked, and kept verbatim next to an anchored summary. */
+    keepRecent: 4,
+    /** Consecutive summariser failures after which a run stops summarising and only masks/drops. */
+    maxSummaryFailures: 3,
+    /** Upper bound on the length of one summary, in tokens (asked of the summariser). */
+    summaryMaxTokens: 1_024,
+    /** After summarising, the view is brought under this fraction of the budget, so one summary lasts several steps. */
+    summaryTargetRatio: 0.6,
+    /** Characters of one message shown to the summariser; longer contents are cut with a marker. */
+    summaryMaxCharsPerMessage: 4_000,
+  },
+  knowledge: {
+    /** Items the bridge injects before one `reason` step. */
+    maxItems: 5,
+    /** Normalised relevance (0..1) an item needs to be injected by the bridge. */
+    minRelevance: 0.3,
+    /** Tool results (most recent first) the bridge reads search terms from, after the last user message. */
+    recentToolResults: 3,
+    /** Distinct search terms the bridge queries with, at most. */
+    maxQueryTerms: 32,
+    /** Characters of each message the bridge reads terms from (tool results can be 64 KiB). */
+    maxCharsPerMessage: 4_000,
+    /** Characters of an item's object shown in the injected message or a recall result. */
+    maxItemChars: 300,
+    /** `recall_knowledge` results when the model gives no `limit`. */
+    recallLimit: 5,
+    /** Largest `limit` the model may ask `recall_knowledge` for. */
+    maxRecallLimit: 50,
+    /** Relevance a plain `recall_knowledge` search result needs: low, because the model asked on purpose. */
+    recallMinRelevance: 0.1,
+    /** Characters of a final answer kept as working memory. */
+    workingMemoryMaxChars: 1_000,
+    /** Confidence of an auto-persisted answer: unverified, so middling. */
+    workingMemoryConfidence: 0.5,
+    /** Working-memory items kept; the oldest are dropped past this. */
+    maxWorkingItems: 500,
+  },
+  hydration: {
+    /** References resolved per run; the rest of those found are skipped (first ones in the task win). */
+    maxReferences: 10,
+    /** Deadline for resolving every reference (in parallel), in ms; late ones count as failed. */
+    timeoutMs: 15_000,
+    /** Budget of the injected `[PRE_HYDRATED_CONTEXT]` message, in estimated tokens. */
+    maxContextTokens: 4_000,
+    /** The token estimate: characters per token. */
+    charsPerToken: 4,
+    /** The built-in `web_fetch` tool. */
+    webFetch: {
+      /** Body bytes returned; longer bodies are cut with a marker. */
+      maxBytes: 1024 * 1024,
+      /** Deadline of one fetch, redirects and body included, in ms. */
+      timeoutMs: 10_000,
+      /** Redirects followed, each re-checked against the SSRF guard. */
+      maxRedirects: 5,
+    },
+    /** The built-in `file_read` tool. */
+    fileRead: {
+      /** Bytes of a file returned; longer files are cut with a marker. */
+      maxBytes: 256 * 1024,
+    },
+  },
 } as const;

@@ -22,8 +22,18 @@ export {
   RunCancelledError,
   RunTimeoutError,
   TokenBudgetExceededError,
+  StuckLoopError,
   UnexpectedRunError,
 } from './agent/errors.ts';
+export type { HookContext, Hydrator, MessagePreparer } from './agent/hooks.ts';
+
+// Context budget, tool profile, progress and stuck detection
+export { createContextBudget, estimateTokens } from './context/index.ts';
+export type { AnchoredSummaryOptions, ContextBudgetOptions, ContextStrategy, Tokenizer } from './context/index.ts';
+export { applyToolProfile, explainToolProfile } from './tools/profile.ts';
+export type { ToolProfile, ToolProfileReport } from './tools/profile.ts';
+export { ProgressTracker, similarity } from './progress/index.ts';
+export type { LimitAction, ProgressTrackerOptions, StepDecision, StepOutcome, StuckDetectionOptions } from './progress/index.ts';
 
 // Events
 export { LoopEvent, JournalEntry, Phase, TerminationReason } from './events/loopEvent.ts';

@@ -39,6 +39,10 @@ import { createBreakerRegistry, type BreakerRegistry } from '../resilience/break
 import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import { createToolRegistry } from '../tools/registry.ts';
+import type { StuckDetectionOptions } from '../progress/doomLoop.ts';
+import { createStuckGuard } from '../progress/stuckGuard.ts';
+import { createContextBudget, type ContextBudgetOptions } from '../context/index.ts';
+import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
 import type { Tool } from '../tools/types.ts';
 import { errorForResult } from './errors.ts';
 import { planCalls } from './gatePhase.ts';
@@ -81,6 +85,15 @@ export interface AgentConfig {
   readonly experimental_preparers?: readonly MessagePreparer[];
   /** Unstable: what `hydrate` does before the first model call. */
   readonly experimental_hydrator?: Hydrator;
+  /**
+   * End (or redirect) runs stuck in a loop: the same call with the same arguments, or
+   * near-identical tool errors, `maxRepeats` (3) times in a row. Off unless set.
+   */
+  readonly stuckDetection?: StuckDetectionOptions | false;
+  /** Keep what the model sees within a token budget (sliding window, observation masking, anchored summary). Off by default. */
+  readonly context?: ContextBudgetOptions;
+  /** Filter the tools the model sees: include/exclude globs, requireVerified, maxTools. Off by default. */
+  readonly toolProfile?: ToolProfile;
 }
 
 export interface RunOptions {
@@ -154,7 +167,13 @@ export function createAgent(config: AgentConfig): Agent {
     throw new ConfigurationError('createAgent needs a `model` (an InferenceProvider such as openAICompatible() or scriptedModel([...])).');
   }
   const agentId = config.id ?? `agent_${randomUUID().slice(0, 8)}`;
-  const registry = createToolRegistry(config.tools ?? []);
+  // The profile applies to the merged tool list, before the model ever sees a spec.
+  const registry = createToolRegistry(config.toolProfile === undefined ? (config.tools ?? []) : applyToolProfile(config.tools ?? [], config.toolProfile));
+  // The budget runs last, so it measures what earlier preparers (knowledge, user hooks) injected.
+  const preparers: readonly MessagePreparer[] = [
+    ...(config.experimental_preparers ?? []),
+    ...(config.context === undefined ? [] : [createContextBudget(config.context)]),
+  ];
   const gate = config.gate ?? gates.permissive();
   const bus = new EventBus();
   const redactor = createRedactor(config.redact);
@@ -170,6 +189,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...config.executor,
     ...(config.recovery === undefined ? {} : { recovery: config.recovery }),
   });
+  const stuckGuard = createStuckGuard(config.stuckDetection);
   const baseLimits: RunLimits = {
     maxIterations: config.limits?.maxIterations ?? DEFAULTS.loop.maxIterations,
     maxTotalTokens: config.limits?.maxTotalTokens ?? DEFAULTS.loop.maxTotalTokens,
@@ -184,7 +204,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(config.modelName === undefined ? {} : { model: config.modelName }),
     ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
     ...(config.maxTokens === undefined ? {} : { maxTokens: config.maxTokens }),
-    ...(config.experimental_preparers === undefined ? {} : { preparers: config.experimental_preparers }),
+    ...(preparers.length === 0 ? {} : { preparers }),
   };
   const scopeOf = (runId: string): RunScope => {
     const scope = scopes.get(runId);
@@ -220,7 +240,7 @@ export function createAgent(config: AgentConfig): Agent {
           emit: scope.emit,
           ...(scope.journal === undefined ? {} : { journal: scope.journal }),
         });
-        return { outcomes };
+        return stuckGuard.check(scope, input.calls, outcomes);
       }),
     },
   });

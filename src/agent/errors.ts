@@ -47,6 +47,21 @@ export class ModelRepairExhaustedError extends RunError {
   readonly blame = 'model' as const;
 }
 
+/**
+ * Stuck detection (`createAgent({ stuckDetection })`) ended the run: the model called the same
+ * tool with the same arguments, or hit near-identical tool errors, too many times in a row. The
+ * detector's explanation is in `result.error.message`.
+ *
+ * @example
+ * ```ts
+ * try { await agent.run(task); } catch (e) { if (e instanceof StuckLoopError) console.log(e.runId, e.result.error?.message); }
+ * ```
+ */
+export class StuckLoopError extends RunError {
+  readonly code = 'stuck' as const;
+  readonly blame = 'model' as const;
+}
+
 /** A failure that was not one of actorloop's typed errors (a bug in a custom actor, say). */
 export class UnexpectedRunError extends RunError {
   readonly code = 'unexpected' as const;
@@ -93,6 +108,11 @@ export function errorForResult(result: LoopResult): RunFailure {
     case 'model_behavior':
       return new ModelRepairExhaustedError(
         `Run ${runId}: the model kept proposing malformed or unknown tool calls. Check the tool descriptions and schemas, or use a stronger model.`,
+        options,
+      );
+    case 'stuck':
+      return new StuckLoopError(
+        `Run ${runId} was stopped as stuck in a loop: ${result.error?.message ?? 'it kept repeating itself'}. Give the model a tool or hint that lets it make progress, use stuckDetection: { action: 'redirect' } to warn it first, or raise stuckDetection.maxRepeats.`,
         options,
       );
     default: {

@@ -1,0 +1,49 @@
+/**
+ * The glue between `createAgent({ stuckDetection })` and the act phase: one
+ * {@link DoomLoopDetector} per run, fed every act phase's outcomes, announcing each detection as
+ * `stuck.detected` and turning a stop into `ActOutput.stuck` — which the (pure) agent machine
+ * turns into the termination reason `stuck`.
+ */
+import type { ActCall, ActOutput, ToolOutcome } from '../../machines/agent.types.ts';
+import type { LoopEvent } from '../events/loopEvent.ts';
+import { DoomLoopDetector, type StuckDetectionOptions } from './doomLoop.ts';
+
+/** Per-run identity and event sink: the detector lives as long as this object does. */
+export interface StuckScope {
+  emit(event: LoopEvent): void;
+}
+
+export interface StuckGuard {
+  /** The act phase's output: outcomes (possibly with a redirect note) and `stuck` when the run must end. */
+  check(scope: StuckScope, calls: readonly ActCall[], outcomes: readonly ToolOutcome[]): ActOutput;
+}
+
+/**
+ * Create the guard for an agent. `undefined` or `false` gives a pass-through guard: stuck
+ * detection is off unless asked for. Options are validated here, at configuration time.
+ *
+ * @example
+ * ```ts
+ * const stuck = createStuckGuard({ maxRepeats: 3, action: 'redirect' });
+ * const output = stuck.check(runScope, input.calls, await executor.run(input.calls, scope));
+ * ```
+ */
+export function createStuckGuard(options: StuckDetectionOptions | false | undefined): StuckGuard {
+  if (options === undefined || options === false) return { check: (_scope, _calls, outcomes) => ({ outcomes }) };
+  // Fail on bad options when the agent is created, not in the middle of its first run.
+  void new DoomLoopDetector(options);
+  // Keyed by the run's scope object, so a finished run's detector goes with its scope.
+  const detectors = new WeakMap<StuckScope, DoomLoopDetector>();
+  return {
+    check(scope, calls, outcomes) {
+      let detector = detectors.get(scope);
+      if (detector === undefined) {
+        detector = new DoomLoopDetector(options);
+        detectors.set(scope, detector);
+      }
+      const result = detector.check(calls, outcomes);
+      for (const detection of result.detections) scope.emit({ type: 'stuck.detected', reason: detection.reason, action: detection.action });
+      return { outcomes: result.outcomes, ...(result.stuck === undefined ? {} : { stuck: result.stuck }) };
+    },
+  };
+}

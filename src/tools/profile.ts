@@ -1,0 +1,124 @@
+/**
+ * Tool profile (F11): choose which tools the model sees. Too many tools cost tokens on every
+ * call and tempt the model into irrelevant ones. Applied once, after every tool source (local,
+ * MCP, knowledge) has been merged and before the registry and the model see them; a tool the
+ * profile drops is simply unknown to the run ("tool not found" if the model calls it anyway).
+ *
+ * The pipeline, in order: include globs (when non-empty, a tool must match one), exclude globs
+ * (a match removes it), `requireVerified`, then `maxTools` (the first N left, in input order).
+ */
+import { ConfigurationError } from '../errors.ts';
+import { findMatchingGlob } from '../policy/glob.ts';
+
+/**
+ * @example
+ * ```ts
+ * const profile: ToolProfile = { include: ['web_*', 'search_*'], exclude: ['web_experimental_*'], maxTools: 10 };
+ * ```
+ */
+export interface ToolProfile {
+  /** Globs (`*` any run, `?` one character, anchored). Empty or absent: every tool passes. */
+  readonly include?: readonly string[];
+  /** Globs; a matching tool is removed even when included. */
+  readonly exclude?: readonly string[];
+  /** Keep only verified tools (`verified: true`, or `[verified]` in the description). */
+  readonly requireVerified?: boolean;
+  /** Keep at most this many of what is left, in the given order. */
+  readonly maxTools?: number;
+}
+
+/** What the profile needs of a tool: a `Tool`, a `ToolSpec`, an MCP tool descriptor… */
+export interface ProfiledTool {
+  readonly name: string;
+  readonly description: string;
+  readonly verified?: boolean;
+}
+
+export type ToolDropReason = 'not_included' | 'excluded' | 'unverified' | 'over_limit';
+
+export interface DroppedTool {
+  readonly name: string;
+  readonly reason: ToolDropReason;
+  /** For `excluded`: the glob that matched. */
+  readonly pattern?: string;
+}
+
+export interface ToolProfileReport<TTool> {
+  readonly kept: TTool[];
+  /** In input order, each with the first stage that removed it. */
+  readonly dropped: DroppedTool[];
+  /** Include and exclude globs that matched no tool at all — usually a typo. */
+  readonly unmatchedPatterns: string[];
+}
+
+/**
+ * Apply `profile` and say what was dropped and why. Throws `ConfigurationError` for a malformed
+ * profile (non-string globs, a negative or fractional `maxTools`).
+ *
+ * @example
+ * ```ts
+ * const { kept, dropped } = explainToolProfile(tools, { include: ['file_*'], maxTools: 2 });
+ * dropped; // [{ name: 'web_search', reason: 'not_included' }, { name: 'file_delete', reason: 'over_limit' }]
+ * ```
+ */
+export function explainToolProfile<TTool extends ProfiledTool>(tools: readonly TTool[], profile: ToolProfile = {}): ToolProfileReport<TTool> {
+  check(profile);
+  const include = profile.include ?? [];
+  const exclude = profile.exclude ?? [];
+  const used = new Set<string>();
+  const kept: TTool[] = [];
+  const dropped: DroppedTool[] = [];
+  for (const tool of tools) {
+    // Every glob is tried on every tool, so `unmatchedPatterns` reports only true typos.
+    const included = include.length === 0 ? true : findMatchingGlob(tool.name, include);
+    const excluded = exclude.length === 0 ? undefined : findMatchingGlob(tool.name, exclude);
+    if (typeof included === 'string') used.add(included);
+    if (excluded !== undefined) used.add(excluded);
+    let reason: ToolDropReason | undefined;
+    if (included === undefined) reason = 'not_included';
+    else if (excluded !== undefined) reason = 'excluded';
+    else if (profile.requireVerified === true && !isVerified(tool)) reason = 'unverified';
+    else if (profile.maxTools !== undefined && kept.length >= profile.maxTools) reason = 'over_limit';
+    if (reason === undefined) kept.push(tool);
+    else dropped.push(reason === 'excluded' && excluded !== undefined ? { name: tool.name, reason, pattern: excluded } : { name: tool.name, reason });
+  }
+  const unmatchedPatterns = [...new Set([...include, ...exclude])].filter((glob) => !used.has(glob));
+  return { kept, dropped, unmatchedPatterns };
+}
+
+/**
+ * Apply `profile`: the tools it keeps, in their given order (a new array; the tools themselves
+ * are the same objects). No profile, or an empty one, keeps every tool.
+ *
+ * @example
+ * ```ts
+ * applyToolProfile(tools, { include: ['file_*', 'code_*'] });
+ * applyToolProfile(tools, { exclude: ['debug_*', 'internal_*'], requireVerified: true });
+ * ```
+ */
+export function applyToolProfile<TTool extends ProfiledTool>(tools: readonly TTool[], profile: ToolProfile = {}): TTool[] {
+  return explainToolProfile(tools, profile).kept;
+}
+
+function isVerified(tool: ProfiledTool): boolean {
+  return tool.verified === true || (typeof tool.description === 'string' && tool.description.includes('[verified]'));
+}
+
+function check(profile: ToolProfile): void {
+  const fail = (problem: string): never => {
+    throw new ConfigurationError(`Tool profile: ${problem}`);
+  };
+  if (typeof profile !== 'object' || profile === null) fail('the profile must be an object { include?, exclude?, requireVerified?, maxTools? }.');
+  for (const key of ['include', 'exclude'] as const) {
+    const globs: unknown = profile[key];
+    if (globs === undefined) continue;
+    if (!Array.isArray(globs) || !globs.every((g) => typeof g === 'string')) {
+      fail(`\`${key}\` must be an array of glob strings such as ["web_*", "file_?"].`);
+    }
+  }
+  const { maxTools, requireVerified } = profile;
+  if (maxTools !== undefined && !(Number.isInteger(maxTools) && maxTools >= 0)) {
+    fail(`maxTools must be a whole number ≥ 0 (got ${String(maxTools)}).`);
+  }
+  if (requireVerified !== undefined && typeof requireVerified !== 'boolean') fail('requireVerified must be true or false.');
+}

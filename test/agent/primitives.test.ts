@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, defineTool, estimateTokens } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+
+const tool = (name: string, description = `The ${name} tool.`) =>
+  defineTool({ name, description, input: z.object({}), execute: () => 'x'.repeat(4_000) });
+
+describe('optional primitives through createAgent', () => {
+  it('shows the model only the tools the profile keeps', async () => {
+    const model = scriptedModel([{ text: 'ok' }]);
+    const agent = createAgent({
+      model,
+      tools: [tool('fs_read', 'Read a file [verified]'), tool('fs_write', 'Write a file [verified]'), tool('shell'), tool('net_get', 'Fetch [verified]')],
+      toolProfile: { include: ['fs_*', 'net_*', 'shell'], exclude: ['*_write'], requireVerified: true, maxTools: 1 },
+    });
+    await agent.run('go');
+    expect(model.calls[0]?.tools?.map((t) => t.name)).toEqual(['fs_read']);
+    expect(agent.tools).toEqual(['fs_read']);
+  });
+
+  it('keeps every request within the context budget once it is configured', async () => {
+    let n = 0;
+    const model = scriptedModel((request) =>
+      request.messages.filter((m) => m.role === 'tool').length >= 12 || n > 40 ? { text: 'done' } : { toolCalls: [{ id: `c${n++}`, name: 'big', arguments: {} }] },
+    );
+    const agent = createAgent({ model, tools: [tool('big')], context: { tokenBudget: 3_000, strategy: 'slidingWindow' }, limits: { maxIterations: 60 } });
+    const compacted: number[] = [];
+    agent.events$.subscribe(({ event }) => event.type === 'context.compacted' && compacted.push(event.tokensAfter));
+    await agent.run('go');
+    expect(model.calls.length).toBeGreaterThan(5);
+    for (const call of model.calls) expect(estimateTokens(call.messages)).toBeLessThanOrEqual(3_000);
+    expect(compacted.length).toBeGreaterThan(0);
+  });
+
+  it('changes nothing when no primitive is configured', async () => {
+    const model = scriptedModel([{ toolCalls: [{ id: 'a', name: 'big', arguments: {} }] }, { text: 'done' }]);
+    const agent = createAgent({ model, tools: [tool('big')] });
+    const result = await agent.run('go');
+    expect(model.calls[1]?.messages).toEqual(result.messages.slice(0, -1));
+  });
+});
