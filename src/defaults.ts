@@ -97,6 +97,14 @@ export const DEFAULTS = {
     workingMemoryConfidence: 0.5,
     /** Working-memory items kept; the oldest are dropped past this. */
     maxWorkingItems: 500,
+    /**
+     * A term found in more than this share of the items is the store's own stop word ("code" in a
+     * store of coding conventions): left out of searches that have rarer terms. It matches almost
+     * everything, so it says nothing about relevance, and it is by far the costliest to look up.
+     */
+    commonTermShare: 0.25,
+    /** Below this many items no term counts as common (in a tiny store every term is frequent). */
+    commonTermMinItems: 50,
   },
   hydration: {
     /** References resolved per run; the rest of those found are skipped (first ones in the task win). */

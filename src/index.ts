@@ -41,6 +41,13 @@ export type { LoopEventOf, LoopEventType } from './events/loopEvent.ts';
 export { ofType } from './events/eventBus.ts';
 export { MemoryJournal } from './events/memoryJournal.ts';
 
+// Knowledge, pre-hydration and built-in tools
+export { createMemoryKnowledgeStore, openKnowledgeStore, createKnowledgeTools, rememberResult, resolveConventions } from './knowledge/index.ts';
+export type { KnowledgeConfig, KnowledgeItem, KnowledgeStore, KnowledgeScope } from './knowledge/index.ts';
+export { createPreHydrator, extractReferences } from './hydration/index.ts';
+export type { PreHydratorOptions, Reference } from './hydration/index.ts';
+export { webFetch, fileRead, UrlRefusedError, WebFetchError, PathRefusedError, FileReadError } from './tools/builtin/index.ts';
+
 // Persistence
 export { createFileStore } from './persistence/fileStore.ts';
 export type { FileStoreOptions, RecoveredRun, RunStore, RunWriter } from './persistence/fileStore.ts';

@@ -43,6 +43,8 @@ import type { StuckDetectionOptions } from '../progress/doomLoop.ts';
 import { createStuckGuard } from '../progress/stuckGuard.ts';
 import { createContextBudget, type ContextBudgetOptions } from '../context/index.ts';
 import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
+import { createKnowledge, type KnowledgeConfig } from '../knowledge/wiring.ts';
+import { createPreHydrator, type PreHydratorOptions } from '../hydration/index.ts';
 import type { Tool } from '../tools/types.ts';
 import { errorForResult } from './errors.ts';
 import { planCalls } from './gatePhase.ts';
@@ -94,6 +96,16 @@ export interface AgentConfig {
   readonly context?: ContextBudgetOptions;
   /** Filter the tools the model sees: include/exclude globs, requireVerified, maxTools. Off by default. */
   readonly toolProfile?: ToolProfile;
+  /**
+   * The knowledge bridge: `[KNOWLEDGE_CONTEXT]` before each reason step, the recall/store tools,
+   * and the final answer remembered as working memory. Off by default.
+   */
+  readonly knowledge?: KnowledgeConfig;
+  /**
+   * Resolve references in the task (URLs, paths, `#42`, `PR #55`, custom patterns) before the
+   * first model call and inject one `[PRE_HYDRATED_CONTEXT]` message. Off by default.
+   */
+  readonly preHydration?: PreHydratorOptions;
 }
 
 export interface RunOptions {
@@ -168,9 +180,12 @@ export function createAgent(config: AgentConfig): Agent {
   }
   const agentId = config.id ?? `agent_${randomUUID().slice(0, 8)}`;
   // The profile applies to the merged tool list, before the model ever sees a spec.
-  const registry = createToolRegistry(config.toolProfile === undefined ? (config.tools ?? []) : applyToolProfile(config.tools ?? [], config.toolProfile));
+  const knowledge = config.knowledge === undefined ? undefined : createKnowledge(config.knowledge);
+  const allTools = [...(config.tools ?? []), ...(knowledge?.tools ?? [])];
+  const registry = createToolRegistry(config.toolProfile === undefined ? allTools : applyToolProfile(allTools, config.toolProfile));
   // The budget runs last, so it measures what earlier preparers (knowledge, user hooks) injected.
   const preparers: readonly MessagePreparer[] = [
+    ...(knowledge?.preparers ?? []),
     ...(config.experimental_preparers ?? []),
     ...(config.context === undefined ? [] : [createContextBudget(config.context)]),
   ];
@@ -211,17 +226,20 @@ export function createAgent(config: AgentConfig): Agent {
     if (scope === undefined) throw new Error(`No live scope for run ${runId}.`);
     return scope;
   };
+  const hydrator: Hydrator | undefined =
+    config.experimental_hydrator ??
+    (config.preHydration === undefined ? undefined : createPreHydrator({ tools: config.tools ?? [], ...config.preHydration }));
   // Provided once per agent, not per run: `provide` builds a new machine.
   const machine = agentMachine.provide({
     actors: {
       reason: fromPromise<ReasonOutput, ReasonInput>(({ input, signal }) =>
         reason(input, reasonDeps, scopeOf(input.runId).reasonScope, signal),
       ),
-      ...(config.experimental_hydrator === undefined
+      ...(hydrator === undefined
         ? {}
         : {
             hydrate: fromPromise<HydrateOutput, HydrateInput>(({ input, signal }) =>
-              (config.experimental_hydrator as Hydrator)(
+              hydrator(
                 { task: input.task, messages: input.messages },
                 { runId: input.runId, agentId, iteration: 0, signal, emit: scopeOf(input.runId).emit },
               ),
@@ -316,12 +334,13 @@ export function createAgent(config: AgentConfig): Agent {
       scopes.delete(runId);
       const snapshot = actor.getSnapshot();
       const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages });
-      if (persistence === undefined) {
-        resolveSettled(result);
-        return;
-      }
+      const persisted = persistence === undefined ? undefined : actor.getPersistedSnapshot();
       const settle = () => resolveSettled(result);
-      void persistence.finish(result.reason, actor.getPersistedSnapshot(), snapshot.context.messages).then(settle, settle);
+      // Both never reject; the next run must see this run's remembered answer and final state.
+      void Promise.all([
+        knowledge?.remember(result, input.task),
+        persistence?.finish(result.reason, persisted, snapshot.context.messages),
+      ]).then(settle, settle);
     };
     actor.subscribe({
       next: (snapshot) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, defineTool, estimateTokens } from '../../src/index.ts';
+import { createAgent, createMemoryKnowledgeStore, defineTool, estimateTokens } from '../../src/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 
 const tool = (name: string, description = `The ${name} tool.`) =>
@@ -38,5 +38,31 @@ describe('optional primitives through createAgent', () => {
     const agent = createAgent({ model, tools: [tool('big')] });
     const result = await agent.run('go');
     expect(model.calls[1]?.messages).toEqual(result.messages.slice(0, -1));
+  });
+
+  it('injects pre-hydrated context before the task when preHydration is configured', async () => {
+    const model = scriptedModel([{ text: 'ok' }]);
+    const lookup = defineTool({ name: 'lookup_issue', description: 'Issue text', input: z.object({ ref: z.string() }), execute: ({ ref }) => `issue ${ref}: the build is red` });
+    const events: string[] = [];
+    const agent = createAgent({ model, system: 'sys', tools: [lookup], preHydration: { resolvers: { issue: 'lookup_issue' } } });
+    agent.events$.subscribe(({ event }) => events.push(event.type));
+    await agent.run('Please fix #42 today');
+    const sent = model.calls[0]?.messages ?? [];
+    expect(sent.map((m) => m.role)).toEqual(['system', 'system', 'user']);
+    expect(sent[1]?.content.startsWith('[PRE_HYDRATED_CONTEXT]')).toBe(true);
+    expect(sent[1]?.content).toContain('the build is red');
+    expect(events).toContain('prehydration.completed');
+  });
+
+  it('injects knowledge, offers the knowledge tools and remembers the answer when knowledge is configured', async () => {
+    const store = createMemoryKnowledgeStore();
+    await store.add({ subject: 'deploy', predicate: 'requires', object: 'a green build on main', confidence: 0.9 });
+    const model = scriptedModel([{ text: 'Deploys need a green build on main.' }, { text: 'again' }]);
+    const agent = createAgent({ model, knowledge: { store } });
+    await agent.run('What does a deploy require?');
+    const sent = model.calls[0]?.messages ?? [];
+    expect(sent.some((m) => m.role === 'system' && m.content.startsWith('[KNOWLEDGE_CONTEXT]') && m.content.includes('green build'))).toBe(true);
+    expect(model.calls[0]?.tools?.map((t) => t.name).sort()).toEqual(['recall_knowledge', 'store_knowledge']);
+    expect(store.items().some((item) => item.scope === 'working' && item.object.includes('green build on main'))).toBe(true);
   });
 });

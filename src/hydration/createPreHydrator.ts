@@ -1,0 +1,150 @@
+/**
+ * `createPreHydrator` (F13): before the first model call, find the references in the task,
+ * resolve them in parallel within a deadline, trim the results to a token budget, and inject
+ * them as one `[PRE_HYDRATED_CONTEXT]` message right before the task. It never fails the run:
+ * what cannot be resolved is counted as failed and named in the message.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Hydrator } from '../agent/hooks.ts';
+import type { Message } from '../conversation/messages.ts';
+import { DEFAULTS } from '../defaults.ts';
+import { ConfigurationError } from '../errors.ts';
+import { formatToolError } from '../tools/formatError.ts';
+import { serializeToolResult } from '../tools/result.ts';
+import { printable } from '../tools/text.ts';
+import type { Tool } from '../tools/types.ts';
+import { estimateTokens, fairShares, trimToShare } from './budget.ts';
+import { formatPreHydratedContext, type ContextBlock, type UnavailableReference } from './format.ts';
+import { extractReferences, type Reference, type ReferencePattern } from './references.ts';
+import { resolveAll } from './resolveAll.ts';
+import { resolverTable, type ReferenceResolvers } from './resolvers.ts';
+
+export interface PreHydratorOptions {
+  /** Resolvers by kind (`url`, `file`, `issue`, `pr`, custom kinds). Kinds without one are not extracted. */
+  readonly resolvers: ReferenceResolvers;
+  /** Tools that resolvers given by name (`{ url: 'web_fetch' }`) are looked up in — usually the agent's tools. */
+  readonly tools?: readonly Tool[];
+  /** Custom reference kinds, e.g. `{ kind: 'jira', pattern: /\b[A-Z]+-\d+\b/ }`. */
+  readonly patterns?: readonly ReferencePattern[];
+  /** References resolved; later ones in the task are skipped. Default 10. */
+  readonly maxReferences?: number;
+  /** Deadline for resolving all of them, in ms. Default 15 000. */
+  readonly timeoutMs?: number;
+  /** Budget of the injected message, in estimated tokens (chars / 4). Default 4 000. */
+  readonly maxContextTokens?: number;
+  /**
+   * Role of the injected message. Default `system` (F13). `user` keeps fetched content out of
+   * the system role entirely, for providers or gates that treat system text as trusted.
+   */
+  readonly role?: 'system' | 'user';
+}
+
+interface Resolved {
+  readonly reference: Reference;
+  readonly content: string;
+  /** Size before any cut, in characters (bytes for non-string values a resolver returned). */
+  readonly originalChars: number;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && value > 0)) {
+    throw new ConfigurationError(`Pre-hydration ${name} must be a positive whole number (got ${String(value)}); the default is ${fallback}.`);
+  }
+  return value;
+}
+
+function toResolved(reference: Reference, value: unknown, maxChars: number): Resolved {
+  if (typeof value === 'string') return { reference, content: value, originalChars: value.length };
+  // Bytes bound chars from above, so this keeps at least as much as the budget can show.
+  const serialized = serializeToolResult(value, maxChars * 4);
+  return { reference, content: serialized.content, originalChars: serialized.truncated ? serialized.originalBytes : serialized.content.length };
+}
+
+/**
+ * Trim the resolved references to the budget, fairly; drop the last ones if even their
+ * headers do not fit. Returns the message text (undefined when nothing is left) and how many
+ * references it holds.
+ */
+function buildMessage(resolved: readonly Resolved[], unavailable: readonly UnavailableReference[], budgetTokens: number) {
+  const boundary = randomBytes(6).toString('hex');
+  const budgetChars = budgetTokens * DEFAULTS.hydration.charsPerToken;
+  let kept = [...resolved];
+  let listed = [...unavailable];
+  for (;;) {
+    if (kept.length === 0) return { text: undefined, included: 0 };
+    const empty: ContextBlock[] = kept.map(({ reference }) => ({ reference, content: '' }));
+    const overhead = formatPreHydratedContext(empty, listed, boundary).length;
+    const shares = fairShares(kept.map((item) => item.content.length), budgetChars - overhead);
+    const blocks = kept.map((item, index) => ({
+      reference: item.reference,
+      content: printable(trimToShare(item.content, shares[index]!, item.originalChars).text),
+    }));
+    const text = formatPreHydratedContext(blocks, listed, boundary);
+    if (estimateTokens(text) <= budgetTokens) return { text, included: kept.length };
+    // Over budget only when headers crowd out content: drop the failure list first, then the last reference.
+    if (listed.length > 0) listed = [];
+    else kept = kept.slice(0, -1);
+  }
+}
+
+/**
+ * Create the hydrator; pass it as `createAgent({ experimental_hydrator })`. Emits one
+ * `prehydration.completed` event per run: `found` (distinct references of configured kinds,
+ * before the `maxReferences` cap), `resolved` (in the message), `failed` (errors, timeouts,
+ * and resolved ones the budget had no room for) and `tokens` (of the message).
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent({
+ *   model,
+ *   tools: [webFetch(), fileRead({ root: '.' })],
+ *   experimental_hydrator: createPreHydrator({ resolvers: { url: webFetch(), file: fileRead({ root: '.' }) } }),
+ * });
+ * await agent.run('Summarise https://example.com/spec and compare with docs/spec.md');
+ * ```
+ */
+export function createPreHydrator(options: PreHydratorOptions): Hydrator {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('createPreHydrator needs options: { resolvers: { url: webFetch(), file: fileRead({ root: "." }) } }.');
+  }
+  const resolvers = resolverTable(options.resolvers, options.tools);
+  const patterns = options.patterns ?? [];
+  extractReferences('', { patterns }); // validates the patterns now, not on the first run
+  const defaults = DEFAULTS.hydration;
+  const maxReferences = positiveInteger('maxReferences', options.maxReferences, defaults.maxReferences);
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, defaults.timeoutMs);
+  const maxContextTokens = positiveInteger('maxContextTokens', options.maxContextTokens, defaults.maxContextTokens);
+  const role = options.role ?? 'system';
+
+  return async ({ task }, context) => {
+    let found: Reference[] = [];
+    let chosen: Reference[] = [];
+    try {
+      found = extractReferences(task, { patterns }).filter((reference) => resolvers.has(reference.kind));
+      chosen = found.slice(0, maxReferences);
+      const outcomes = await resolveAll(chosen, { resolvers, timeoutMs, signal: context.signal, runId: context.runId, agentId: context.agentId });
+      const resolved: Resolved[] = [];
+      const unavailable: UnavailableReference[] = [];
+      for (const outcome of outcomes) {
+        if (outcome.ok) resolved.push(toResolved(outcome.reference, outcome.value, maxContextTokens * defaults.charsPerToken));
+        else unavailable.push({ reference: outcome.reference, reason: outcome.timedOut ? `not resolved within ${timeoutMs} ms` : formatToolError(outcome.error, 200) });
+      }
+      const { text, included } = buildMessage(resolved, unavailable, maxContextTokens);
+      const inject: Message[] = text === undefined ? [] : [{ role, content: text }];
+      context.emit({
+        type: 'prehydration.completed',
+        found: found.length,
+        resolved: included,
+        failed: chosen.length - included,
+        tokens: text === undefined ? 0 : estimateTokens(text),
+      });
+      return { inject };
+    } catch (error) {
+      // Unreachable by design (resolvers' failures are outcomes); still, hydration must never fail the run.
+      console.warn(`[actorloop] pre-hydration skipped: ${formatToolError(error, 300)}`);
+      context.emit({ type: 'prehydration.completed', found: found.length, resolved: 0, failed: chosen.length, tokens: 0 });
+      return { inject: [] };
+    }
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The knowledge bridge (F14): a store of subject–predicate–object items with ranked lexical
+ * search, the preparer that injects relevant items before each reason step, the
+ * `recall_knowledge` / `store_knowledge` tools, directory-scoped conventions, and working memory.
+ *
+ * @example
+ * ```ts
+ * import { createKnowledge, openKnowledgeStore } from './knowledge/index.ts';
+ * const knowledge = createKnowledge({ store: await openKnowledgeStore({ file: '.actorloop/knowledge.json' }) });
+ * const agent = createAgent({ model, tools: [...knowledge.tools], experimental_preparers: knowledge.preparers });
+ * ```
+ */
+
+// Items
+export { contentKey, KNOWLEDGE_VERSION, KnowledgeDocument, KnowledgeItem, KnowledgeScope, NewKnowledgeItem, placementKey } from './item.ts';
+
+// Stores
+export { createMemoryKnowledgeStore } from './store.ts';
+export type { KnowledgeAddOptions, KnowledgeSearchOptions, KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
+export { openKnowledgeStore } from './fileStore.ts';
+export type { KnowledgeFileOptions } from './fileStore.ts';
+export { KnowledgeStoreClosedError, KnowledgeStoreLockedError } from './errors.ts';
+
+// Search terms and directories
+export { collectTerms, stem, STOP_WORDS, termsOf } from './terms.ts';
+export { directoryChain, normaliseDirectory } from './directory.ts';
+
+// The bridge, conventions, tools and working memory
+export { createKnowledgeBridge, isKnowledgeContext, KNOWLEDGE_CONTEXT_MARKER, knowledgeSearchTerms, renderKnowledgeContext } from './bridge.ts';
+export type { KnowledgeBridgeOptions } from './bridge.ts';
+export { resolveConventions } from './conventions.ts';
+export type { ConventionLevel, ConventionQuery, ScopedConvention } from './conventions.ts';
+export { createKnowledgeTools, createRecallKnowledgeTool, createStoreKnowledgeTool, RECALL_KNOWLEDGE, STORE_KNOWLEDGE } from './tools.ts';
+export type { KnowledgeToolOptions } from './tools.ts';
+export { ANSWERED, rememberResult } from './remember.ts';
+export type { RememberOptions } from './remember.ts';
+export { formatKnowledgeItem } from './format.ts';
+export { createKnowledge } from './wiring.ts';
+export type { KnowledgeConfig, KnowledgeParts } from './wiring.ts';

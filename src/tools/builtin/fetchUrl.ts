@@ -1,0 +1,214 @@
+/**
+ * One guarded GET over node:http/https: every hop is checked by the host policy before
+ * connecting and again at connect time (the guarded `lookup`, then the socket's actual remote
+ * address); redirects are followed by hand so each one goes through the same checks; the body
+ * is streamed and cut at `maxBytes`; one deadline covers every hop and the body.
+ */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { UrlRefusedError, WebFetchError } from './errors.ts';
+import { guardedLookup, type ResolveHost } from './guardedLookup.ts';
+import type { HostPolicy } from './hostPolicy.ts';
+
+export interface FetchUrlOptions {
+  readonly policy: HostPolicy;
+  readonly resolveHost: ResolveHost;
+  /** Body bytes kept; the rest is not read (the connection is closed). */
+  readonly maxBytes: number;
+  /** Deadline for the whole fetch: every hop, headers and body. */
+  readonly timeoutMs: number;
+  readonly maxRedirects: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchUrlResult {
+  /** The URL that answered (after redirects). */
+  readonly url: string;
+  readonly status: number;
+  readonly statusText: string;
+  readonly contentType: string | undefined;
+  /** At most `maxBytes` bytes of the body. */
+  readonly body: Buffer;
+  readonly truncated: boolean;
+  /** Size of the whole body when known (Content-Length or read to the end), else bytes seen. */
+  readonly totalBytes: number;
+  /** False when the body was cut and the server did not declare its length. */
+  readonly totalExact: boolean;
+  /** Each redirect target, in order. */
+  readonly redirects: readonly string[];
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const HEADERS = {
+  accept: 'text/html,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5',
+  // Compressed bodies would make maxBytes a limit on the wire, not on what we decode.
+  'accept-encoding': 'identity',
+  'user-agent': 'actorloop-web_fetch',
+};
+
+function networkError(url: string, error: unknown): Error {
+  if (error instanceof UrlRefusedError || error instanceof WebFetchError) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return new WebFetchError({ url, reason: 'network', detail: `${code === undefined ? '' : `${code}: `}${message}` }, { cause: error });
+}
+
+function send(url: URL, options: FetchUrlOptions, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(url, {
+      method: 'GET',
+      headers: HEADERS,
+      // A fresh agent: no pooled socket from an earlier hop, and lookup runs for this one.
+      agent: false,
+      lookup: guardedLookup(options.policy, url.href, options.resolveHost),
+    });
+    const onAbort = () => request.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.on('socket', (socket) => {
+      // Last line of defence: whatever path led here, the peer must be an allowed address.
+      socket.once('connect', () => {
+        const address = socket.remoteAddress;
+        if (address === undefined || !options.policy.allows(url.hostname, address)) {
+          request.destroy(new UrlRefusedError({ url: url.href, reason: 'private_address', detail: `the connection went to ${String(address)}, which is not allowed` }));
+        }
+      });
+    });
+    request.once('response', (response) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(response);
+    });
+    // `on`, not `once`: a late second error on a request with no listener would crash the host.
+    request.on('error', (error) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(signal.aborted ? signal.reason : networkError(url.href, error));
+    });
+    request.end();
+  });
+}
+
+interface CappedBody {
+  readonly body: Buffer;
+  readonly received: number;
+  readonly truncated: boolean;
+}
+
+function readCapped(response: IncomingMessage, url: string, maxBytes: number, signal: AbortSignal): Promise<CappedBody> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let received = 0;
+    let settled = false;
+    const settle = (outcome: { readonly truncated: boolean } | { readonly error: unknown }) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if ('error' in outcome) reject(outcome.error);
+      else resolve({ body: Buffer.concat(chunks, kept), received, truncated: outcome.truncated });
+    };
+    const onAbort = () => {
+      settle({ error: signal.reason });
+      response.destroy();
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    response.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      const room = maxBytes - kept;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        kept += chunk.length;
+        return;
+      }
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      kept = maxBytes;
+      settle({ truncated: true });
+      // Stop downloading: the rest of a huge body never enters memory.
+      response.destroy();
+    });
+    response.once('end', () => settle({ truncated: false }));
+    response.on('error', (error) => settle({ error: networkError(url, error) }));
+    response.once('close', () => settle({ error: networkError(url, new Error('the connection closed before the body was complete')) }));
+  });
+}
+
+/**
+ * Fetch `url` with the SSRF guard on every hop. Refusals throw {@link UrlRefusedError}; slow
+ * servers, 4xx/5xx answers are the caller's to judge (status is returned); network failures and
+ * the deadline throw {@link WebFetchError}; the caller's abort rejects with its reason.
+ *
+ * @example
+ * ```ts
+ * const result = await fetchUrl('https://example.com/', {
+ *   policy: createHostPolicy(), resolveHost: systemResolveHost, maxBytes: 1 << 20, timeoutMs: 10_000, maxRedirects: 5,
+ * });
+ * result.body.toString('utf8');
+ * ```
+ */
+export async function fetchUrl(raw: string, options: FetchUrlOptions): Promise<FetchUrlResult> {
+  const parent = options.signal;
+  if (parent?.aborted === true) throw parent.reason;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    const detail = `no complete answer within ${options.timeoutMs} ms; the server is slow or not answering — try later or another source`;
+    deadline.abort(new WebFetchError({ url: raw, reason: 'timeout', detail }));
+  }, options.timeoutMs);
+  const onParentAbort = () => deadline.abort(parent?.reason);
+  parent?.addEventListener('abort', onParentAbort, { once: true });
+  try {
+    const redirects: string[] = [];
+    let current = raw;
+    for (;;) {
+      const hop = redirects.length;
+      let url: URL;
+      let response: IncomingMessage;
+      try {
+        url = options.policy.checkUrl(current);
+        response = await send(url, options, deadline.signal);
+      } catch (error) {
+        throw error instanceof UrlRefusedError && hop > 0 && error.hop === 0
+          ? new UrlRefusedError({ url: error.url, reason: error.reason, detail: error.detail, hop }, { cause: error.cause })
+          : error;
+      }
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined) {
+        response.destroy();
+        if (redirects.length >= options.maxRedirects) {
+          throw new UrlRefusedError({ url: raw, reason: 'too_many_redirects', detail: `more than ${options.maxRedirects} redirects; fetch the final URL directly` });
+        }
+        let next: string;
+        try {
+          next = new URL(location, url).href;
+        } catch {
+          throw new UrlRefusedError({ url: url.href, reason: 'invalid_url', detail: 'it redirected to a malformed Location' });
+        }
+        redirects.push(next);
+        current = next;
+        continue;
+      }
+      const { body, received, truncated } = await readCapped(response, url.href, options.maxBytes, deadline.signal);
+      const declared = Number(response.headers['content-length']);
+      const totalExact = !truncated || Number.isSafeInteger(declared);
+      return {
+        url: url.href,
+        status,
+        statusText: response.statusMessage ?? '',
+        contentType: response.headers['content-type'],
+        body,
+        truncated,
+        totalBytes: truncated && Number.isSafeInteger(declared) ? Math.max(declared, received) : received,
+        totalExact,
+        redirects,
+      };
+    }
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onParentAbort);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * `file_read`: the built-in file reader, confined to one root folder (RELIABILITY 20). Every
+ * refusal is a typed error saying what was refused and why; it reaches the model as an
+ * observation, so the model can correct the path instead of the run failing.
+ */
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { z } from 'zod';
+import { DEFAULTS } from '../../defaults.ts';
+import { ConfigurationError } from '../../errors.ts';
+import { defineTool } from '../defineTool.ts';
+import { truncationMarker } from '../result.ts';
+import type { Tool } from '../types.ts';
+import { confinedRoot, confinePath } from './confinePath.ts';
+import { textOrDescription } from './decode.ts';
+import { FileReadError, PathRefusedError } from './errors.ts';
+
+export interface FileReadOptions {
+  /** The folder the tool may read in; it must exist. Symlinks inside may not point outside it. */
+  readonly root: string;
+  /** Bytes of a file returned; longer files are cut with a marker. Default 256 KiB. */
+  readonly maxBytes?: number;
+}
+
+const Input = z.object({
+  path: z.string().min(1).max(4096).describe('Path of a file inside the root folder, relative to it (e.g. "src/app.ts")'),
+});
+
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+}
+
+// O_NOFOLLOW: a symlink swapped in after the realpath check fails the open instead of being
+// followed. O_NONBLOCK: opening a FIFO does not wait for a writer (it is then refused below).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+async function openChecked(real: string, requested: string): Promise<FileHandle> {
+  try {
+    return await open(real, OPEN_FLAGS);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ELOOP') {
+      throw new PathRefusedError({ path: requested, reason: 'symlink_escape', detail: 'it became a symlink while being opened' }, { cause: error });
+    }
+    if (code === 'ENOENT') throw new FileReadError({ path: requested, reason: 'not_found', detail: 'no such file in the root folder' }, { cause: error });
+    throw new FileReadError({ path: requested, reason: 'io', detail: `it could not be opened (${String(code ?? 'error')})` }, { cause: error });
+  }
+}
+
+async function readHead(handle: FileHandle, size: number, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.min(size, maxBytes));
+  let filled = 0;
+  while (filled < buffer.length) {
+    signal.throwIfAborted();
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/**
+ * Create the `file_read` tool (`{ path }` → the file's text, or a description when binary).
+ * Escapes throw `PathRefusedError`; missing files, folders and devices throw `FileReadError`.
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent({ model, tools: [fileRead({ root: process.cwd(), maxBytes: 64_000 })] });
+ * ```
+ */
+export function fileRead(options: FileReadOptions): Tool<z.infer<typeof Input>, string> {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError('fileRead needs options: fileRead({ root: "./workspace" }).');
+  const maxBytes = options.maxBytes ?? DEFAULTS.hydration.fileRead.maxBytes;
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    throw new ConfigurationError(`fileRead: maxBytes must be a positive whole number (got ${String(maxBytes)}); the default is ${DEFAULTS.hydration.fileRead.maxBytes}.`);
+  }
+  const root = confinedRoot(options.root);
+  return defineTool({
+    name: 'file_read',
+    description: `Read a text file inside the project's root folder by its relative path (at most ${maxBytes} bytes). Paths outside the root are refused.`,
+    input: Input,
+    permissions: ['fs.read'],
+    execute: async ({ path: requested }, { signal }) => {
+      signal.throwIfAborted();
+      const real = await confinePath(root, requested);
+      const handle = await openChecked(real, requested);
+      try {
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+          const what = stat.isDirectory() ? 'a folder; read a file inside it' : 'not a regular file (a device, socket or pipe)';
+          throw new FileReadError({ path: requested, reason: 'not_a_file', detail: `it is ${what}` });
+        }
+        const bytes = await readHead(handle, stat.size, maxBytes, signal);
+        const truncated = stat.size > bytes.length;
+        const text = textOrDescription(bytes, truncated);
+        return truncated ? text + truncationMarker(bytes.length, stat.size) : text;
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * Which URLs and addresses `web_fetch` may reach (RELIABILITY 19). Two checks, both on every
+ * hop: {@link HostPolicy.checkUrl} before connecting (scheme, credentials, IP literals in any
+ * notation, `localhost`, trailing dots) and {@link HostPolicy.checkResolved} on the addresses a
+ * host name resolves to, at connect time (see `guardedLookup.ts`).
+ */
+import { ConfigurationError } from '../../errors.ts';
+import { UrlRefusedError } from './errors.ts';
+import { cidrContains, classifyAddress, parseAddress, parseCidr, type Cidr } from './ipAddress.ts';
+
+export interface HostPolicyOptions {
+  /**
+   * Explicit exceptions to the private-address refusal: host names (`intranet.example`, or
+   * `*.corp.example` for subdomains), IP addresses (`127.0.0.1`) and CIDR blocks (`10.1.0.0/16`).
+   * A listed host name may resolve to anything; a listed address or block may be reached under
+   * any name. Schemes other than http(s) stay refused.
+   */
+  readonly allowHosts?: readonly string[];
+  /** Reach every address (loopback, private, link-local …). Default false; prefer `allowHosts`. */
+  readonly allowPrivate?: boolean;
+}
+
+export interface HostPolicy {
+  /** Parse and check a URL before any connection; throws {@link UrlRefusedError}. */
+  checkUrl(url: string): URL;
+  /** Check every address `hostname` resolved to; throws {@link UrlRefusedError} if any is internal. */
+  checkResolved(url: string, hostname: string, addresses: readonly string[]): void;
+  /** True when a connection to `address` (reached as `hostname`) is allowed. */
+  allows(hostname: string, address: string): boolean;
+}
+
+interface Allowlist {
+  readonly names: ReadonlySet<string>;
+  readonly suffixes: readonly string[];
+  readonly blocks: readonly Cidr[];
+}
+
+const HOST_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
+
+function parseAllowlist(entries: readonly string[]): Allowlist {
+  const names = new Set<string>();
+  const suffixes: string[] = [];
+  const blocks: Cidr[] = [];
+  for (const raw of entries) {
+    const entry = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
+    const bare = entry.startsWith('[') && entry.endsWith(']') ? entry.slice(1, -1) : entry;
+    const block = bare.includes('/') ? parseCidr(bare) : parseAddress(bare) === undefined ? undefined : parseCidr(addressText(bare));
+    if (block !== undefined) blocks.push(block);
+    else if (entry.startsWith('*.') && HOST_NAME.test(entry.slice(2))) suffixes.push(entry.slice(1));
+    else if (HOST_NAME.test(entry.replace(/\.$/, ''))) names.add(entry.replace(/\.$/, ''));
+    else {
+      throw new ConfigurationError(
+        `allowHosts entry ${JSON.stringify(raw)} is not a host name, IP address or CIDR block; use e.g. "intranet.example", "*.corp.example", "127.0.0.1" or "10.0.0.0/8".`,
+      );
+    }
+  }
+  return { names, suffixes, blocks };
+}
+
+/** A loose IPv4 spelling (`127.1`) in canonical dotted form, so parseCidr accepts it. */
+function addressText(text: string): string {
+  const parsed = parseAddress(text);
+  if (parsed === undefined || parsed.version === 6) return text;
+  const v = parsed.value;
+  return [24n, 16n, 8n, 0n].map((shift) => String((v >> shift) & 255n)).join('.');
+}
+
+function unbracket(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+/**
+ * Build the policy once per tool; it is pure and cheap to query.
+ *
+ * @example
+ * ```ts
+ * const policy = createHostPolicy({ allowHosts: ['127.0.0.1'] });
+ * policy.checkUrl('http://127.0.0.1:8080/'); // URL — allowlisted
+ * policy.checkUrl('http://2130706433/');     // URL — the same address, allowlisted
+ * policy.checkUrl('http://10.0.0.1/');       // throws UrlRefusedError (private_address)
+ * ```
+ */
+export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
+  const allowlist = parseAllowlist(options.allowHosts ?? []);
+  const allowPrivate = options.allowPrivate === true;
+
+  const nameAllowed = (hostname: string): boolean =>
+    allowlist.names.has(hostname) || allowlist.suffixes.some((suffix) => hostname.endsWith(suffix));
+
+  const allows = (hostname: string, address: string): boolean => {
+    if (allowPrivate || nameAllowed(hostname.toLowerCase())) return true;
+    const parsed = parseAddress(address);
+    if (parsed === undefined) return false;
+    return allowlist.blocks.some((block) => cidrContains(block, parsed)) || classifyAddress(parsed) === 'public';
+  };
+
+  function checkUrl(raw: string): URL {
+    const refuse = (reason: UrlRefusedError['reason'], detail: string): never => {
+      throw new UrlRefusedError({ url: raw, reason, detail });
+    };
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return refuse('invalid_url', 'it is not an absolute URL; give one like "https://example.com/page"');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      refuse('scheme', `only http: and https: URLs can be fetched, not ${url.protocol}`);
+    }
+    if (url.username !== '' || url.password !== '') {
+      refuse('credentials', 'URLs with user:password@ are not fetched; remove the credentials');
+    }
+    const hostname = url.hostname.toLowerCase();
+    // A trailing dot makes the same host look like another string to allow- and denylists.
+    if (hostname.endsWith('.')) refuse('trailing_dot', 'host names ending in "." are not fetched; drop the trailing dot');
+    if (allowPrivate || nameAllowed(hostname)) return url;
+    const host = unbracket(hostname);
+    const literal = parseAddress(host);
+    if (literal !== undefined) {
+      if (!allows(hostname, host)) {
+        refuse('private_address', `${host} is a ${classifyAddress(literal).replace('_', '-')} address, which is not reachable from this tool`);
+      }
+      return url;
+    }
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      refuse('localhost', `"${host}" always means this machine, which is not reachable from this tool`);
+    }
+    return url;
+  }
+
+  function checkResolved(url: string, hostname: string, addresses: readonly string[]): void {
+    if (addresses.length === 0) {
+      throw new UrlRefusedError({ url, reason: 'unresolvable', detail: `"${hostname}" did not resolve to any address` });
+    }
+    for (const address of addresses) {
+      if (!allows(hostname, address)) {
+        throw new UrlRefusedError({
+          url,
+          reason: 'private_address',
+          detail: `"${hostname}" resolves to ${address}, a ${classifyAddress(address).replace('_', '-')} address, which is not reachable from this tool`,
+        });
+      }
+    }
+  }
+
+  return { checkUrl, checkResolved, allows };
+}
