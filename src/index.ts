@@ -48,6 +48,13 @@ export { createPreHydrator, extractReferences } from './hydration/index.ts';
 export type { PreHydratorOptions, Reference } from './hydration/index.ts';
 export { webFetch, fileRead, UrlRefusedError, WebFetchError, PathRefusedError, FileReadError } from './tools/builtin/index.ts';
 
+// Inspection and redaction
+export { createInspector, createJsonlRecorder, combineInspectors, readInspectionRecording } from './inspect/index.ts';
+export type { Inspector, InspectorOptions, JsonlRecorder, JsonlRecorderOptions } from './inspect/index.ts';
+export { sanitize } from './security/sanitize.ts';
+export type { SanitizeOptions } from './security/sanitize.ts';
+export type { SecretRuleOptions } from './security/secrets.ts';
+
 // Persistence
 export { createFileStore } from './persistence/fileStore.ts';
 export type { FileStoreOptions, RecoveredRun, RunStore, RunWriter } from './persistence/fileStore.ts';
