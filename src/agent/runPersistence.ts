@@ -25,6 +25,7 @@ const FINAL_STATUS = { final_answer: 'done', cancelled: 'cancelled' } as const;
 export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
   const toolResults = new Map(recovered?.toolResults);
   const startedTools = new Set(recovered?.startedTools);
+  const startedNonIdempotent = new Set<string>();
   let lastPhase: string | undefined;
   let failure: unknown;
   const guard = (work: Promise<void>): void => {
@@ -51,15 +52,18 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
       }
       if (!tool.idempotent) {
         // Durable before the side effect: after a crash we know this call may have run.
+        startedNonIdempotent.add(key);
         writer.toolStarted(key, tool.name);
         return writer.flush().then(() => undefined);
       }
       return undefined;
     },
-    after(_call: ActCall, outcome: ToolOutcome, key: string) {
+    after(call: ActCall, outcome: ToolOutcome, key: string) {
       toolResults.set(key, outcome);
       writer.toolResult(key, outcome);
-      return writer.flush();
+      // The phase boundary after `act` flushes every result before the loop moves on. A
+      // non-idempotent call's result is flushed at once: losing it would mean asking a human.
+      return startedNonIdempotent.delete(key) ? writer.flush() : undefined;
     },
   };
 
@@ -68,6 +72,12 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
     record: (entry) => writer.event(entry),
     onSnapshot(phase, persisted, messages) {
       if (phase === lastPhase) return;
+      // `act` needs no snapshot of its own: restored from `gate`, the gate re-runs (no I/O) and
+      // the executor replays every recorded result instead of running the call again.
+      if (phase === 'act') {
+        lastPhase = phase;
+        return;
+      }
       const previous = lastPhase;
       lastPhase = phase;
       writer.snapshot(persisted(), messages);

@@ -70,14 +70,15 @@ export interface InterruptedRun {
  */
 export async function interruptedRun(runId = 'run_crashed'): Promise<InterruptedRun> {
   const referenceStore = createFileStore({ dir: tempDir() });
-  // The uninterrupted run of the same script: its log is cut below, its result is the yardstick.
+  // The uninterrupted run of the same script: its log is cut right after the snapshot taken on
+  // entering `gate` (the model has replied, no tool has run), its result is the yardstick.
   const reference = await createAgent({ id: 'agent_ref', model: scriptedModel(echoScript()), tools: [echoTool()], store: referenceStore }).start('say hi', {
     runId,
   }).settled;
   const source = runFiles(referenceStore, runId);
   const fullLines = readFileSync(source.log, 'utf8').split(/(?<=\n)/);
-  const cutAt = fullLines.findIndex((line) => line.includes('"kind":"snapshot"') && line.includes('"running":"act"')) + 1;
-  if (cutAt === 0) throw new Error('the reference run never persisted an act snapshot');
+  const cutAt = fullLines.findIndex((line) => line.includes('"kind":"snapshot"') && line.includes(`"running":"gate"`)) + 1;
+  if (cutAt === 0) throw new Error('the reference run never persisted a gate snapshot');
   const store = createFileStore({ dir: tempDir() });
   const target = runFiles(store, runId);
   mkdirSync(target.folder, { recursive: true });
