@@ -30,3 +30,5 @@ export type {
   ToolOutcome,
 } from './agent.types.ts';
 export { circuitBreakerMachine } from './circuitBreaker.machine.ts';
+export { agentHostMachine, agentSystemMachine } from './agentHost.machine.ts';
+export { strategyMachine, type StrategyMachine } from './strategy.machine.ts';

@@ -41,6 +41,31 @@ export type { LoopEventOf, LoopEventType } from './events/loopEvent.ts';
 export { ofType } from './events/eventBus.ts';
 export { MemoryJournal } from './events/memoryJournal.ts';
 
+// Agent system
+export { createAgentSystem, AgentNotFoundError, AgentStoppedError, AskCancelledError, AskTimeoutError } from './system/index.ts';
+export type { AgentSystem, AgentSystemOptions, AskOptions, DelegateToolOptions } from './system/index.ts';
+
+// Reasoning strategies
+export { strategies, runStrategy, startStrategy, STRATEGY_DEFAULTS } from './strategies/index.ts';
+export {
+  StrategyCancelledError,
+  StrategyFailedError,
+  StrategyRoundsExceededError,
+  StrategyTimeoutError,
+  InvalidDecisionError,
+} from './strategies/errors.ts';
+export type {
+  Branch,
+  ConfiguredStrategy,
+  ReasoningStrategy,
+  RunStrategyOptions,
+  StrategyContext,
+  StrategyDecision,
+  StrategyResult,
+  StrategyRun,
+  Thought,
+} from './strategies/index.ts';
+
 // Knowledge, pre-hydration and built-in tools
 export { createMemoryKnowledgeStore, openKnowledgeStore, createKnowledgeTools, rememberResult, resolveConventions } from './knowledge/index.ts';
 export type { KnowledgeConfig, KnowledgeItem, KnowledgeStore, KnowledgeScope } from './knowledge/index.ts';

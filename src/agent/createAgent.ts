@@ -3,9 +3,9 @@
  * `run`/`start` spawns one actor of the agent machine with the runtime's implementations.
  */
 import { randomUUID } from 'node:crypto';
-import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer, type Snapshot } from 'xstate';
+import { createActor, type Actor, type InspectionEvent, type Observer, type Snapshot } from 'xstate';
 import { concat, defer, filter, from, type Observable } from 'rxjs';
-import { agentMachine } from '../../machines/agent.machine.ts';
+import type { agentMachine } from '../../machines/agent.machine.ts';
 import type {
   ActInput,
   ActOutput,
@@ -45,9 +45,12 @@ import { createContextBudget, type ContextBudgetOptions } from '../context/index
 import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
 import { createKnowledge, type KnowledgeConfig } from '../knowledge/wiring.ts';
 import { createPreHydrator, type PreHydratorOptions } from '../hydration/index.ts';
+import type { ConfiguredStrategy } from '../strategies/types.ts';
+import { runAgentStrategy } from './strategyRun.ts';
 import type { Tool } from '../tools/types.ts';
 import { errorForResult } from './errors.ts';
 import { planCalls } from './gatePhase.ts';
+import { bindRuntime, phase, sharedAgentMachine, type AgentRuntime } from './sharedMachine.ts';
 import { reason, type ReasonPhaseScope } from './reasonPhase.ts';
 import type { LoopResult } from './result.ts';
 
@@ -106,6 +109,11 @@ export interface AgentConfig {
    * first model call and inject one `[PRE_HYDRATED_CONTEXT]` message. Off by default.
    */
   readonly preHydration?: PreHydratorOptions;
+  /**
+   * A reasoning strategy (`strategies.vote()`, `.tree()`, …): `run(task)` then runs it, with each
+   * branch a sub-agent built from this same configuration. No strategy = the plain loop.
+   */
+  readonly strategy?: ConfiguredStrategy<unknown, unknown>;
 }
 
 export interface RunOptions {
@@ -229,41 +237,42 @@ export function createAgent(config: AgentConfig): Agent {
   const hydrator: Hydrator | undefined =
     config.experimental_hydrator ??
     (config.preHydration === undefined ? undefined : createPreHydrator({ tools: config.tools ?? [], ...config.preHydration }));
-  // Provided once per agent, not per run: `provide` builds a new machine.
-  const machine = agentMachine.provide({
-    actors: {
-      reason: fromPromise<ReasonOutput, ReasonInput>(({ input, signal }) =>
-        reason(input, reasonDeps, scopeOf(input.runId).reasonScope, signal),
-      ),
-      ...(hydrator === undefined
-        ? {}
-        : {
-            hydrate: fromPromise<HydrateOutput, HydrateInput>(({ input, signal }) =>
-              hydrator(
-                { task: input.task, messages: input.messages },
-                { runId: input.runId, agentId, iteration: 0, signal, emit: scopeOf(input.runId).emit },
-              ),
+  // One machine for the whole process (sharedMachine.ts): each run is bound to these implementations.
+  const runtime: AgentRuntime = {
+    reason: phase<ReasonOutput, ReasonInput>(({ input, signal }) =>
+      reason(input, reasonDeps, scopeOf(input.runId).reasonScope, signal),
+    ),
+    ...(hydrator === undefined
+      ? {}
+      : {
+          hydrate: phase<HydrateOutput, HydrateInput>(({ input, signal }) =>
+            hydrator(
+              { task: input.task, messages: input.messages },
+              { runId: input.runId, agentId, iteration: 0, signal, emit: scopeOf(input.runId).emit },
             ),
-          }),
-      gate: fromPromise<GateOutput, GateInput>(({ input }) => {
-        const scope = scopeOf(input.runId);
-        return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit });
-      }),
-      act: fromPromise<ActOutput, ActInput>(async ({ input, signal }) => {
-        const scope = scopeOf(input.runId);
-        const outcomes = await executor.run(input.calls, {
-          runId: input.runId,
-          agentId,
-          signal,
-          emit: scope.emit,
-          ...(scope.journal === undefined ? {} : { journal: scope.journal }),
-        });
-        return stuckGuard.check(scope, input.calls, outcomes);
-      }),
-    },
-  });
+          ),
+        }),
+    gate: phase<GateOutput, GateInput>(({ input }) => {
+      const scope = scopeOf(input.runId);
+      return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit });
+    }),
+    act: phase<ActOutput, ActInput>(async ({ input, signal }) => {
+      const scope = scopeOf(input.runId);
+      const outcomes = await executor.run(input.calls, {
+        runId: input.runId,
+        agentId,
+        signal,
+        emit: scope.emit,
+        ...(scope.journal === undefined ? {} : { journal: scope.journal }),
+      });
+      return stuckGuard.check(scope, input.calls, outcomes);
+    }),
+  };
 
   function start(task: string, options: RunOptions = {}): AgentRun {
+    if (config.strategy !== undefined) {
+      throw new ConfigurationError('An agent with a strategy runs with agent.run(task); for a live handle (events$, cancel) use startStrategy({ strategy, task, subAgent }).');
+    }
     if (typeof task !== 'string' || task.trim() === '') {
       throw new ConfigurationError('A run needs a non-empty task string.');
     }
@@ -315,11 +324,12 @@ export function createAgent(config: AgentConfig): Agent {
       bus.publish(entry);
     };
     scopes.set(runId, { emit, reasonScope: { agentId, emit }, ...(persistence === undefined ? {} : { journal: persistence.journal }) });
-    const actor = createActor(machine, {
+    const actor = createActor(sharedAgentMachine, {
       input,
       ...(recovered === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
       ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
     });
+    bindRuntime(actor, runtime);
     actor.on('*', (event) => {
       if (event.type === 'reasoning.completed') iteration++;
       emit(event);
@@ -386,6 +396,9 @@ export function createAgent(config: AgentConfig): Agent {
     journal,
     tools: registry.names,
     run(task, options) {
+      if (config.strategy !== undefined) {
+        return runAgentStrategy({ ...config, strategy: config.strategy }, agentId, task, options ?? {}, (entry) => bus.publish(entry));
+      }
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -405,7 +418,8 @@ export function createAgent(config: AgentConfig): Agent {
     },
     deadLetters: () => executor.deadLetters.list(),
     stop() {
-      for (const handle of live) handle.cancel('agent stopped');
+      // A run that already reached a final state is only settling (persisting, remembering).
+      for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
       breakers?.stopAll();
     },
   };

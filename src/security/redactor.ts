@@ -68,6 +68,11 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
       const error = text(event.error);
       return error === event.error ? event : { ...event, error };
     }
+    case 'strategy.decided': {
+      if (event.detail === undefined) return event;
+      const detail = text(event.detail);
+      return detail === event.detail ? event : { ...event, detail };
+    }
     case 'run.terminated': {
       if (event.error === undefined) return event;
       const message = text(event.error.message);

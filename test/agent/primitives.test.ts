@@ -49,7 +49,7 @@ describe('optional primitives through createAgent', () => {
     await agent.run('Please fix #42 today');
     const sent = model.calls[0]?.messages ?? [];
     expect(sent.map((m) => m.role)).toEqual(['system', 'system', 'user']);
-    expect(sent[1]?.content.startsWith('[PRE_HYDRATED_CONTEXT]')).toBe(true);
+    expect(String(sent[1]?.content).startsWith('[PRE_HYDRATED_CONTEXT]')).toBe(true);
     expect(sent[1]?.content).toContain('the build is red');
     expect(events).toContain('prehydration.completed');
   });
@@ -61,7 +61,7 @@ describe('optional primitives through createAgent', () => {
     const agent = createAgent({ model, knowledge: { store } });
     await agent.run('What does a deploy require?');
     const sent = model.calls[0]?.messages ?? [];
-    expect(sent.some((m) => m.role === 'system' && m.content.startsWith('[KNOWLEDGE_CONTEXT]') && m.content.includes('green build'))).toBe(true);
+    expect(sent.some((m) => m.role === 'system' && String(m.content).startsWith('[KNOWLEDGE_CONTEXT]') && m.content.includes('green build'))).toBe(true);
     expect(model.calls[0]?.tools?.map((t) => t.name).sort()).toEqual(['recall_knowledge', 'store_knowledge']);
     expect(store.items().some((item) => item.scope === 'working' && item.object.includes('green build on main'))).toBe(true);
   });

@@ -11,7 +11,10 @@ describe('discoverMachines', () => {
     const found = discoverMachines(machineExports);
     expect(found.map((m) => [m.name, m.exportName])).toEqual([
       ['agent', 'agentMachine'],
+      ['agentHost', 'agentHostMachine'],
+      ['agentSystem', 'agentSystemMachine'],
       ['circuitBreaker', 'circuitBreakerMachine'],
+      ['strategy', 'strategyMachine'],
     ]);
     expect(found[0]?.machine).toBe(machineExports.agentMachine);
   });

@@ -1,0 +1,299 @@
+/**
+ * The strategy runtime: provides the strategy runner machine with the strategy's calls and with
+ * sub-agent branches, starts it, journals what it emits, and turns its output into a
+ * `StrategyResult` (or a typed error).
+ */
+import { randomUUID } from 'node:crypto';
+import { concat, defer, from, Subject, type Observable } from 'rxjs';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
+import { ConfigurationError, describeError } from '../errors.ts';
+import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
+import { ZERO_USAGE, type InferenceProvider } from '../inference/provider.ts';
+import { createRedactor } from '../security/redactor.ts';
+import type { SecretRuleOptions } from '../security/secrets.ts';
+import { createStrategyContext } from './context.ts';
+import { STRATEGY_DEFAULTS } from './defaults.ts';
+import {
+  StrategyCancelledError,
+  StrategyFailedError,
+  StrategyRoundsExceededError,
+  StrategyTimeoutError,
+  type StrategyRunError,
+} from './errors.ts';
+import type {
+  StrategyBranchInput,
+  StrategyBranchOutput,
+  StrategyDecideInput,
+  StrategyDecideOutput,
+  StrategyInitInput,
+  StrategyInitOutput,
+  StrategyMachineOutput,
+} from './machineTypes.ts';
+import type { StrategyResult } from './result.ts';
+import { runBranch, type SubAgentSource } from './subAgent.ts';
+import type { ReasoningStrategy } from './types.ts';
+import { checkDecision } from './validate.ts';
+import '../events/eventBus.ts'; // sets RxJS onUnhandledError: a throwing events$ subscriber must not crash the host
+
+/**
+ * Options of {@link runStrategy} and {@link startStrategy}.
+ *
+ * @example
+ * ```ts
+ * const opts: RunStrategyOptions = { strategy: strategies.refine(), task: 'Draft a haiku', subAgent: { model }, model, concurrency: 2 };
+ * ```
+ */
+export interface RunStrategyOptions<TOptions = unknown, TState = unknown> {
+  /** A strategy, e.g. `strategies.tree({ breadth: 3 })` (which carries its options). */
+  readonly strategy: ReasoningStrategy<TOptions, TState>;
+  /** Passed to `strategy.init`; default: the options the strategy carries (`strategies.*`). */
+  readonly options?: TOptions;
+  readonly task: string;
+  /** The sub-agent each branch runs as: an agent config, or a factory per branch. */
+  readonly subAgent: SubAgentSource;
+  /** The model behind `context.complete` (scoring, critique, merging, difficulty). */
+  readonly model?: InferenceProvider;
+  readonly modelName?: string;
+  /** Branches running at once (default 4). */
+  readonly concurrency?: number;
+  /** Decisions allowed (default: the strategy's own `maxRounds`, else 10). */
+  readonly maxRounds?: number;
+  /** Wall-clock budget of the whole run, in ms (default 15 min). */
+  readonly timeoutMs?: number;
+  /** Aborting it cancels the run and every branch. */
+  readonly signal?: AbortSignal;
+  /** XState inspection observer for the runner (its branches show as its children) and for sub-agents built from a config. */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  readonly runId?: string;
+  /** `agentId` of the runner's journal entries (default `strategy_<name>`). */
+  readonly agentId?: string;
+  /** Extra secrets to scrub from the runner's events. */
+  readonly redact?: SecretRuleOptions;
+}
+
+/**
+ * A strategy run in progress.
+ *
+ * @example
+ * ```ts
+ * const run = startStrategy(opts);
+ * setTimeout(() => run.cancel('too slow'), 60_000);
+ * const result = await run.settled;
+ * ```
+ */
+export interface StrategyRun {
+  readonly runId: string;
+  /** The runner actor (its children are the branches in flight). */
+  readonly actor: Actor<StrategyMachine>;
+  /** Every entry of the run (replayed from the first, then live); completes when the run ends. */
+  readonly events$: Observable<JournalEntry>;
+  /** Resolves with the result however the run ends; never rejects. */
+  readonly settled: Promise<StrategyResult>;
+  /** Resolves with a `done` result; rejects with a typed `StrategyRunError` carrying the result otherwise. */
+  readonly result: Promise<StrategyResult>;
+  /** Stop every branch (their AbortSignals fire); the run ends `cancelled`. */
+  cancel(reason?: string): void;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new ConfigurationError(`runStrategy: \`${name}\` must be a whole number ≥ 1 (got ${String(value)}).`);
+  return value;
+}
+
+function checkOptions(opts: RunStrategyOptions<unknown, unknown>): void {
+  const s = opts.strategy as Partial<ReasoningStrategy> | undefined;
+  if (s === undefined || typeof s.name !== 'string' || typeof s.init !== 'function' || typeof s.step !== 'function' || typeof s.aggregate !== 'function') {
+    throw new ConfigurationError('runStrategy needs a `strategy` with a name, init, step and aggregate: use one of `strategies.*` or implement ReasoningStrategy.');
+  }
+  if (typeof opts.task !== 'string' || opts.task.trim() === '') throw new ConfigurationError('runStrategy needs a non-empty `task` string.');
+  if (opts.subAgent === undefined || opts.subAgent === null) {
+    throw new ConfigurationError('runStrategy needs `subAgent`: an agent config ({ model, tools, … }) or a function (branch) => Agent | config.');
+  }
+}
+
+const FAILURES = {
+  error: StrategyFailedError,
+  exception: StrategyFailedError,
+  max_rounds: StrategyRoundsExceededError,
+  timeout: StrategyTimeoutError,
+  cancelled: StrategyCancelledError,
+} as const;
+
+function failureMessage(name: string, output: StrategyMachineOutput): string {
+  const why = output.message ?? output.reason;
+  switch (output.reason) {
+    case 'error':
+      return `Strategy "${name}" failed: ${why}. result.thoughts holds what each branch produced.`;
+    case 'exception':
+      return `Strategy "${name}" stopped because a strategy call threw: ${why}. Fix the strategy, its model or its sub-agent and run again.`;
+    case 'max_rounds':
+      return `Strategy "${name}" stopped: ${why}. Raise \`maxRounds\`, or lower the strategy's depth, steps or revisions.`;
+    case 'timeout':
+      return `Strategy "${name}" stopped: ${why}. Raise \`timeoutMs\` or run fewer or cheaper branches.`;
+    default:
+      return `Strategy "${name}" was cancelled: ${why}.`;
+  }
+}
+
+/**
+ * Start a strategy run and get a handle to watch or cancel it.
+ *
+ * @example
+ * ```ts
+ * const run = startStrategy({ strategy: strategies.vote({ samples: 5 }), task: '17 * 23?', subAgent: { model }, model });
+ * run.events$.pipe(ofType('strategy.decided')).subscribe((e) => console.log(e.event.detail));
+ * const result = await run.result;
+ * ```
+ */
+export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOptions, TState>): StrategyRun {
+  checkOptions(opts as RunStrategyOptions<unknown, unknown>);
+  // Variance: the runner passes the strategy's own state back to it, never inspects it.
+  const strategy = opts.strategy as unknown as ReasoningStrategy<unknown, unknown>;
+  const name = strategy.name;
+  const options: unknown = opts.options ?? (opts.strategy as { options?: unknown }).options;
+  const runId = opts.runId ?? `run_${randomUUID()}`;
+  const agentId = opts.agentId ?? `strategy_${name}`;
+  const concurrency = positiveInt(opts.concurrency, STRATEGY_DEFAULTS.concurrency, 'concurrency');
+  const own = typeof strategy.maxRounds === 'function' ? strategy.maxRounds(options) : strategy.maxRounds;
+  const ownBound = typeof own === 'number' && Number.isInteger(own) && own >= 1 ? own : STRATEGY_DEFAULTS.maxRounds;
+  const maxRounds = positiveInt(opts.maxRounds, ownBound, 'maxRounds');
+  const timeoutMs = Math.min(MAX_TIMER_MS, positiveInt(opts.timeoutMs, STRATEGY_DEFAULTS.timeoutMs, 'timeoutMs'));
+  const redactor = createRedactor(opts.redact);
+  const completion = { ...(opts.model === undefined ? {} : { model: opts.model }), ...(opts.modelName === undefined ? {} : { modelName: opts.modelName }) };
+  const startedAt = Date.now();
+
+  const entries: JournalEntry[] = [];
+  const live = new Subject<JournalEntry>();
+  let sequence = 0;
+  let round = 0;
+  const publish = (entry: JournalEntry): void => {
+    entries.push(entry);
+    live.next(entry);
+  };
+  const record = (event: LoopEvent): void => {
+    // strategy.decided details quote model output: scrub them like any other free text.
+    const clean = event.type === 'strategy.decided' ? redactor.deep(event) : redactor.event(event);
+    publish({ sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration: round, event: clean });
+  };
+  const metered = (signal: AbortSignal) => createStrategyContext({ task: opts.task, runId, signal }, completion, name);
+
+  const machine = strategyMachine.provide({
+    actors: {
+      init: fromPromise<StrategyInitOutput, StrategyInitInput>(async ({ signal }) => {
+        const { context, usage } = metered(signal);
+        const state = await strategy.init(options, context);
+        return { state, usage: usage() };
+      }),
+      step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(async ({ input, signal }) => {
+        const { context, usage } = metered(signal);
+        const decision = checkDecision(await strategy.step(input.state, context), name, 'step');
+        return { decision, usage: usage() };
+      }),
+      aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(async ({ input, signal }) => {
+        const { context, usage } = metered(signal);
+        const decision = checkDecision(await strategy.aggregate(input.thoughts ?? [], input.state, context), name, 'aggregate');
+        return { decision, usage: usage() };
+      }),
+      branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal }) =>
+        runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }),
+      ),
+    },
+  });
+
+  const actor = createActor(machine, {
+    input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? opts.model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
+    ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
+  });
+  actor.on('*', (event) => {
+    if (event.type === 'strategy.decided') round = event.round;
+    record(event);
+  });
+
+  let resolveSettled!: (result: StrategyResult) => void;
+  const settled = new Promise<StrategyResult>((resolve) => (resolveSettled = resolve));
+  let finishedWith: { result: StrategyResult; error?: StrategyRunError } | undefined;
+  const onAbort = () => actor.send({ type: 'strategy.cancel', reason: describeError(opts.signal?.reason) });
+  const finish = (output: StrategyMachineOutput | undefined, thrown?: unknown): void => {
+    if (finishedWith !== undefined) return;
+    opts.signal?.removeEventListener('abort', onAbort);
+    const out: StrategyMachineOutput = output ?? {
+      reason: 'exception',
+      answer: null,
+      thoughts: [],
+      rounds: round,
+      usage: ZERO_USAGE,
+      peakInFlight: 0,
+      message: describeError(thrown),
+      error: thrown,
+    };
+    const base: StrategyResult = {
+      runId,
+      strategy: name,
+      status: out.reason === 'done' ? 'done' : out.reason === 'cancelled' ? 'cancelled' : 'failed',
+      reason: out.reason,
+      answer: out.reason === 'done' ? out.answer : null,
+      thoughts: out.thoughts,
+      rounds: out.rounds,
+      usage: out.usage,
+      peakConcurrency: out.peakInFlight,
+      durationMs: Date.now() - startedAt,
+      events: entries,
+      ...(out.error === undefined ? {} : { cause: out.error }),
+    };
+    if (out.reason === 'done') finishedWith = { result: base };
+    else {
+      const Failure = FAILURES[out.reason];
+      const message = failureMessage(name, out);
+      const probe = new Failure(message, { result: base });
+      const result: StrategyResult = { ...base, error: { name: probe.name, code: probe.code, message, blame: probe.blame } };
+      finishedWith = { result, error: new Failure(message, { result, ...(out.error === undefined ? {} : { cause: out.error }) }) };
+    }
+    live.complete();
+    resolveSettled(finishedWith.result);
+  };
+  actor.subscribe({
+    complete: () => finish(actor.getSnapshot().output),
+    // The root error observer: an actor error must never be rethrown into the host.
+    error: (error: unknown) => finish(undefined, error),
+  });
+  actor.start();
+  if (opts.signal !== undefined) {
+    if (opts.signal.aborted) onAbort();
+    else opts.signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  const result = settled.then((r) => (finishedWith?.error === undefined ? r : Promise.reject(finishedWith.error)));
+  // `result` is optional to await; an unobserved rejection must not crash the host.
+  result.catch(() => undefined);
+  return {
+    runId,
+    actor,
+    events$: defer(() => concat(from(entries.slice()), live)),
+    settled,
+    result,
+    cancel: (reason?: string) => actor.send(reason === undefined ? { type: 'strategy.cancel' } : { type: 'strategy.cancel', reason }),
+  };
+}
+
+/**
+ * Run a strategy to its end: branches run as sub-agents (real agent loops) in parallel, at most
+ * `concurrency` at once. Resolves with the result; rejects with a typed `StrategyRunError`
+ * (carrying the result) when the run fails or is cancelled.
+ *
+ * @example
+ * ```ts
+ * const { answer, thoughts, usage } = await runStrategy({
+ *   strategy: strategies.tree({ breadth: 3, depth: 2, beamWidth: 2 }),
+ *   task: 'Plan a 3-day trip to Kyoto',
+ *   subAgent: { model, tools: [search] },
+ *   model,
+ * });
+ * ```
+ */
+export function runStrategy<TOptions, TState>(opts: RunStrategyOptions<TOptions, TState>): Promise<StrategyResult> {
+  return startStrategy(opts).result;
+}

@@ -1,0 +1,68 @@
+/**
+ * Strategies are user code: every decision is checked at the boundary before the runner acts
+ * on it, so a malformed one fails the run with a message naming the fix instead of confusing
+ * the machine.
+ */
+import { z } from 'zod';
+import { InvalidDecisionError } from './errors.ts';
+import type { StrategyDecision } from './types.ts';
+
+const Metadata = z.record(z.string(), z.unknown());
+
+/** @example `ThoughtSchema.parse({ id: 't1', content: '42', score: 0.9 })` */
+export const ThoughtSchema = z.object({
+  id: z.string().min(1),
+  content: z.string(),
+  parentId: z.string().optional(),
+  score: z.number().refine(Number.isFinite, 'score must be a finite number').optional(),
+  metadata: Metadata.optional(),
+});
+
+/** @example `BranchSchema.parse({ id: 'b1', prompt: 'Try factoring first.' })` */
+export const BranchSchema = z.object({
+  id: z.string().min(1),
+  prompt: z.string().refine((s) => s.trim() !== '', 'a branch prompt must not be blank'),
+  parentId: z.string().optional(),
+  metadata: Metadata.optional(),
+});
+
+const detail = z.string().optional();
+
+/** @example `DecisionSchema.safeParse({ kind: 'done', answer: '42', state: {} }).success // true` */
+export const DecisionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('continue'), thought: ThoughtSchema, state: z.unknown(), detail }),
+  z.object({ kind: z.literal('branch'), branches: z.array(BranchSchema), state: z.unknown(), detail }),
+  z.object({ kind: z.literal('revise'), feedback: z.string(), state: z.unknown(), detail }),
+  z.object({ kind: z.literal('done'), answer: z.string(), state: z.unknown(), detail }),
+  z.object({ kind: z.literal('error'), reason: z.string(), state: z.unknown(), detail }),
+]);
+
+/**
+ * Check a decision returned by `strategy[method]`; returns it unchanged (the private state keeps
+ * its identity) or throws an {@link InvalidDecisionError} naming the problem.
+ *
+ * @example
+ * ```ts
+ * const decision = checkDecision(await strategy.step(state, ctx), 'tree', 'step');
+ * ```
+ */
+export function checkDecision(value: unknown, strategy: string, method: 'step' | 'aggregate'): StrategyDecision<unknown> {
+  const parsed = DecisionSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(decision)'}: ${i.message}`).join('; ');
+    throw new InvalidDecisionError(
+      `Strategy "${strategy}" returned an invalid decision from ${method}(): ${issues}. ` +
+        "Return one of { kind: 'continue', thought }, { kind: 'branch', branches }, { kind: 'revise', feedback }, { kind: 'done', answer } or { kind: 'error', reason }, each with its `state`.",
+    );
+  }
+  if (parsed.data.kind === 'branch') {
+    const seen = new Set<string>();
+    for (const branch of parsed.data.branches) {
+      if (seen.has(branch.id)) {
+        throw new InvalidDecisionError(`Strategy "${strategy}" returned two branches with the id "${branch.id}" from ${method}(): give every branch of a fan-out its own id.`);
+      }
+      seen.add(branch.id);
+    }
+  }
+  return value as StrategyDecision<unknown>;
+}

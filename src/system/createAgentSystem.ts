@@ -1,0 +1,287 @@
+/**
+ * `createAgentSystem` (DESIGN.md F15): agents as actors of one XState system. The root actor
+ * (`agentSystemMachine`) spawns one host actor (`agentHostMachine`, the agent's mailbox) per agent
+ * with `systemId` = the agent id; a host runs each message as a task — one `start()` of the
+ * agent — through the `runTask` promise actor provided here. Stopping a host stops its task
+ * actors, whose aborted signals cancel the runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { Subject } from 'rxjs';
+import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import {
+  agentHostMachine,
+  agentSystemMachine,
+  subtree,
+  type AgentHostMachine,
+  type HostTask,
+  type HostTaskKind,
+  type RunTaskInput,
+} from '../../machines/agentHost.machine.ts';
+// Importing createAgent also installs the RxJS `onUnhandledError` guard (events/eventBus.ts):
+// a throwing events$ subscriber is reported, never rethrown into the host.
+import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../agent/createAgent.ts';
+import type { LoopResult } from '../agent/result.ts';
+import { ConfigurationError, describeError } from '../errors.ts';
+import type { JournalEntry } from '../events/loopEvent.ts';
+import { SYSTEM_DEFAULTS } from './defaults.ts';
+import { createDelegateTool } from './delegateTool.ts';
+import { AgentNotFoundError } from './errors.ts';
+import { recordMessage, RunPositions, type MessageKind, type MessageSide } from './messageLog.ts';
+import { createPendingAsks } from './pendingAsks.ts';
+import type { AgentSystem, AgentSystemOptions, AskOptions, MessageReceipt, SpawnOptions, SystemAgent, TellOptions } from './types.ts';
+
+/** First character alphanumeric: keeps `__proto__` and friends out of XState's children object. */
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+interface Member {
+  readonly handle: SystemAgent;
+  /** Its events$ forwarding and its host's report listener. */
+  readonly subscriptions: readonly { unsubscribe(): void }[];
+}
+
+interface SendOptions {
+  readonly kind: HostTaskKind;
+  readonly from?: string;
+  /** The sender's run, when the message is sent from inside one (a delegation). */
+  readonly senderRunId?: string;
+}
+
+function isAgent(value: AgentConfig | Agent): value is Agent {
+  return typeof (value as Partial<Agent>).start === 'function' && typeof (value as Partial<Agent>).run === 'function';
+}
+
+/**
+ * @example
+ * ```ts
+ * const system = createAgentSystem();
+ * system.spawn('researcher', { model, system: 'Answer with one source.' });
+ * system.spawn('writer', { model, tools: [system.delegateTool('researcher')] });
+ * system.events$.subscribe((e) => console.log(e.agentId, e.event.type));
+ * const { text } = await system.ask('writer', 'One paragraph on the actor model.', { timeoutMs: 60_000 });
+ * system.stopAll();
+ * ```
+ */
+export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
+  const members = new Map<string, Member>();
+  /** Runs the system started, by run id, until they settle. */
+  const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun }>();
+  const stream = new Subject<JournalEntry>();
+  const positions = new RunPositions();
+  const asks = createPendingAsks((runId) => liveRuns.get(runId)?.run);
+  let closed = false;
+
+  const runTask = fromPromise<LoopResult, RunTaskInput>(async ({ input, signal }) => {
+    const member = members.get(input.agentId);
+    if (member === undefined) throw new AgentNotFoundError(input.agentId, [...members.keys()]);
+    const run = member.handle.agent.start(input.task.message, { runId: input.task.runId });
+    liveRuns.set(run.runId, { agentId: input.agentId, run });
+    // Stopping the task actor (timeout, caller abort, agent stopped) aborts this signal.
+    // The run may have ended already (a cancelled delegation can end it just before).
+    const cancel = () => {
+      if (run.actor.getSnapshot().status === 'active') run.cancel(describeError(signal.reason));
+    };
+    signal.addEventListener('abort', cancel, { once: true });
+    const result = await run.settled;
+    signal.removeEventListener('abort', cancel);
+    liveRuns.delete(run.runId);
+    return result;
+  });
+  const root = createActor(agentSystemMachine.provide({ actors: { agentHost: agentHostMachine.provide({ actors: { runTask } }) } }), {
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+  });
+  // The root error observer: an actor error must never be rethrown into the process.
+  root.subscribe({ error: (error) => console.warn('[actorloop] the agent system actor failed:', error) });
+  root.on('system.agentFailed', ({ id, error }) => {
+    console.warn(`[actorloop] agent ${id}'s host failed and was removed with its children:`, error);
+    // The root has already stopped the failed host's subtree; only the bookkeeping is left.
+    const tree = new Set(root.getSnapshot().context.agents.map((node) => node.id));
+    halt([...members.keys()].filter((key) => !tree.has(key)), () => undefined);
+  });
+  root.start();
+
+  const ids = (): string[] => [...members.keys()];
+  const member = (id: string): Member => {
+    const found = typeof id === 'string' ? members.get(id) : undefined;
+    if (found === undefined) throw new AgentNotFoundError(String(id), ids());
+    return found;
+  };
+  const ensureOpen = (what: string): void => {
+    if (closed) throw new ConfigurationError(`This agent system was stopped with stopAll(); ${what} needs a new one: createAgentSystem().`);
+  };
+  /** `fresh`: the run is the task's own, not started yet (its journal has nothing to look up). */
+  const sideOf = (agentId: string, runId: string, fresh = false): MessageSide | undefined => {
+    const found = members.get(agentId);
+    if (found === undefined) return undefined;
+    const position = fresh ? 'fresh' : positions.get(runId);
+    return { agentId, journal: found.handle.agent.journal, runId, ...(position === undefined ? {} : { position }) };
+  };
+  const publish = (entry: JournalEntry): void => stream.next(entry);
+
+  /** Validates and builds a task, recording the message in both journals. */
+  function prepare(to: string, message: string, send: SendOptions): { task: HostTask; host: Member } {
+    ensureOpen('sending a message');
+    const host = member(to);
+    if (typeof message !== 'string' || message.trim() === '') {
+      throw new ConfigurationError(`A message to agent "${to}" must be a non-empty string: it becomes that agent's task.`);
+    }
+    if (send.from !== undefined && send.kind !== 'delegate') member(send.from);
+    const task: HostTask = {
+      taskId: `msg_${randomUUID()}`,
+      runId: `run_${randomUUID()}`,
+      kind: send.kind,
+      from: send.from ?? SYSTEM_DEFAULTS.externalSender,
+      message,
+      ...(send.senderRunId === undefined ? {} : { senderRunId: send.senderRunId }),
+    };
+    recordMessage(
+      [sideOf(task.from, send.senderRunId ?? task.runId, send.senderRunId === undefined), sideOf(to, task.runId, true)],
+      { from: task.from, to, kind: send.kind, correlationId: task.taskId },
+      publish,
+    );
+    return { task, host };
+  }
+
+  function tell(to: string, message: string, tellOptions: TellOptions = {}): MessageReceipt {
+    const { task, host } = prepare(to, message, { kind: 'tell', ...(tellOptions.from === undefined ? {} : { from: tellOptions.from }) });
+    host.handle.actor.send({ type: 'agent.tell', task });
+    return { correlationId: task.taskId, runId: task.runId };
+  }
+
+  function ask(to: string, message: string, askOptions: AskOptions & { kind?: HostTaskKind; senderRunId?: string } = {}): Promise<LoopResult> {
+    try {
+      const timeoutMs = askOptions.timeoutMs ?? SYSTEM_DEFAULTS.askTimeoutMs;
+      if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+        throw new ConfigurationError(`ask timeoutMs must be a positive number of milliseconds (got ${String(timeoutMs)}).`);
+      }
+      if (askOptions.signal?.aborted === true) return Promise.reject(askOptions.signal.reason);
+      const { task, host } = prepare(to, message, {
+        kind: askOptions.kind ?? 'ask',
+        ...(askOptions.from === undefined ? {} : { from: askOptions.from }),
+        ...(askOptions.senderRunId === undefined ? {} : { senderRunId: askOptions.senderRunId }),
+      });
+      const answer = asks.add(to, task, timeoutMs, askOptions.signal, (reason) => {
+        // A stopped host has cancelled the task already; the ask is rejected as stopped.
+        if (host.handle.actor.getSnapshot().status === 'active') {
+          host.handle.actor.send({ type: 'agent.cancel', taskId: task.taskId, reason: describeError(reason) });
+        }
+      });
+      host.handle.actor.send({ type: 'agent.ask', task: { ...task, timeoutMs } });
+      return answer;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Record answers as messages, then settle the ask. */
+  function onReport(agentId: string, report: Parameters<typeof asks.onReport>[0]): void {
+    if (report.type === 'task.done' && report.task.kind !== 'tell') {
+      const { task } = report;
+      const kind: MessageKind = task.kind === 'delegate' ? 'delegate.result' : 'reply';
+      recordMessage([sideOf(agentId, task.runId), sideOf(task.from, task.senderRunId ?? task.runId)], { from: agentId, to: task.from, kind, correlationId: task.taskId }, publish);
+    } else if (report.type === 'task.failed' && report.task.kind === 'tell') {
+      console.warn(`[actorloop] agent ${agentId} could not run a told task (${report.task.taskId}):`, report.error);
+    }
+    asks.onReport(report);
+  }
+
+  /**
+   * Stop agents: their hosts through the root (`stopActors`), which cancels every run the system
+   * started for them, synchronously; then forget them and reject what was still asked of them.
+   */
+  function halt(stopped: readonly string[], stopActors: () => void): void {
+    const gone = new Set(stopped);
+    const ending = [...liveRuns.values()].filter((live) => gone.has(live.agentId)).map((live) => live.run.settled);
+    stopActors();
+    const agents: Agent[] = [];
+    for (const id of stopped) {
+      const found = members.get(id);
+      if (found === undefined) continue;
+      for (const subscription of found.subscriptions) subscription.unsubscribe();
+      members.delete(id);
+      agents.push(found.handle.agent);
+    }
+    asks.rejectFor(gone);
+    // Then runs started outside the system are cancelled and breakers stopped. Only once the
+    // cancelled runs have settled: Agent#stop() would otherwise cancel them again (XState warns).
+    void Promise.all(ending).then(() => {
+      for (const agent of agents) agent.stop();
+    });
+  }
+
+  function stop(id: string): void {
+    ensureOpen('stop()');
+    member(id);
+    halt(subtree(root.getSnapshot().context.agents, id), () => root.send({ type: 'system.stop', id }));
+  }
+
+  function spawn(id: string, source: AgentConfig | Agent, spawnOptions: SpawnOptions = {}): SystemAgent {
+    ensureOpen('spawn()');
+    if (typeof id !== 'string' || !AGENT_ID.test(id)) {
+      throw new ConfigurationError(`Agent id ${JSON.stringify(id)} is not valid: use 1–128 characters from a-z, A-Z, 0-9, "_", ".", ":" and "-", starting with a letter or digit.`);
+    }
+    if (members.has(id)) throw new ConfigurationError(`An agent "${id}" is already in this system. Pick another id, or stop("${id}") first.`);
+    const parent = spawnOptions.parent;
+    if (parent !== undefined) member(parent);
+    const concurrency = spawnOptions.concurrency ?? SYSTEM_DEFAULTS.concurrency;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new ConfigurationError(`concurrency must be a positive integer (got ${String(concurrency)}).`);
+    }
+    if (source === null || typeof source !== 'object') throw new ConfigurationError(`spawn("${id}", …) needs an agent config ({ model, … }) or an Agent from createAgent().`);
+    const agentId = isAgent(source) ? source.id : (source.id ?? id);
+    if (agentId !== id) {
+      throw new ConfigurationError(`spawn("${id}", …) got an agent whose id is "${agentId}"; journals would disagree on who it is. Create it with id "${id}", or spawn it as "${agentId}".`);
+    }
+    const agent = isAgent(source)
+      ? source
+      : createAgent({ ...source, id, ...(source.inspect === undefined && options.inspect !== undefined ? { inspect: options.inspect } : {}) });
+
+    root.send({ type: 'system.spawn', id, concurrency, ...(parent === undefined ? {} : { parent }) });
+    // Typed by the machine that spawned it; `system.get` only knows it is some actor.
+    const actor = root.system.get(id) as ActorRefFrom<AgentHostMachine> | undefined;
+    if (actor === undefined) throw new ConfigurationError(`Agent "${id}" could not be spawned into the system (its host actor is missing).`);
+    const handle: SystemAgent = {
+      id,
+      parent,
+      agent,
+      actor,
+      children: () => root.getSnapshot().context.agents.filter((node) => node.parent === id).map((node) => node.id),
+      tell: (message, tellOptions) => tell(id, message, tellOptions),
+      ask: (message, askOptions) => ask(id, message, askOptions),
+      stop: () => stop(id),
+    };
+    members.set(id, {
+      handle,
+      subscriptions: [
+        agent.events$.subscribe((entry) => {
+          positions.observe(entry);
+          stream.next(entry);
+        }),
+        actor.on('*', (report) => onReport(id, report)),
+      ],
+    });
+    return handle;
+  }
+
+  return {
+    actor: root,
+    events$: stream.asObservable(),
+    spawn,
+    get: (id) => member(id).handle,
+    has: (id) => members.has(id),
+    list: () => [...members.values()].map((found) => found.handle),
+    tell,
+    ask: (to, message, askOptions) => ask(to, message, askOptions),
+    delegateTool: (to, toolOptions = {}) =>
+      createDelegateTool(to, toolOptions, (target, task, delegation) => ask(target, task, { ...delegation, kind: 'delegate' })),
+    stop,
+    stopAll() {
+      if (closed) return;
+      halt([...members.keys()], () => {
+        root.send({ type: 'system.stopAll' });
+        root.stop();
+      });
+      closed = true;
+      stream.complete();
+    },
+  };
+}

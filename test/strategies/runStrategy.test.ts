@@ -1,0 +1,269 @@
+import { lastValueFrom, toArray } from 'rxjs';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigurationError } from '../../src/errors.ts';
+import { JournalEntry } from '../../src/events/loopEvent.ts';
+import {
+  InvalidDecisionError,
+  runStrategy,
+  startStrategy,
+  strategies,
+  StrategyCancelledError,
+  StrategyFailedError,
+  StrategyRoundsExceededError,
+} from '../../src/strategies/index.ts';
+import type { ReasoningStrategy } from '../../src/strategies/types.ts';
+import { createAgent } from '../../src/agent/createAgent.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import type { CompletionRequest } from '../../src/inference/provider.ts';
+import { answering, judge, metered } from './support.ts';
+
+/** n branches on the task; the answer joins their thoughts. */
+function fanOut(n: number): ReasoningStrategy<void, null> {
+  return {
+    name: 'fanout',
+    init: () => null,
+    step: (state, ctx) => ({ kind: 'branch', branches: Array.from({ length: n }, (_, i) => ({ id: `b${i}`, prompt: `${ctx.task} #${i}` })), state }),
+    aggregate: (thoughts, state) => ({ kind: 'done', answer: thoughts.map((t) => t.content).join(','), state }),
+  };
+}
+
+const slow = (ms: number) => scriptedModel(() => ({ text: 'x', delayMs: ms }));
+
+describe('runStrategy', () => {
+  it('runs branches in parallel: 4 branches of 100 ms take about 100 ms, not 400', async () => {
+    const started = performance.now();
+    const result = await runStrategy({ strategy: fanOut(4), task: 'go', subAgent: { model: slow(100), breakers: false }, concurrency: 4 });
+    const wall = performance.now() - started;
+    expect(result.answer).toBe('x,x,x,x');
+    expect(result.peakConcurrency).toBe(4);
+    expect(wall).toBeGreaterThanOrEqual(99);
+    expect(wall).toBeLessThan(200);
+  });
+
+  it('never has more than `concurrency` sub-agents calling the model at once', async () => {
+    const shared = metered(slow(40));
+    const started = performance.now();
+    const result = await runStrategy({ strategy: fanOut(5), task: 'go', subAgent: { model: shared.model, breakers: false }, concurrency: 2 });
+    const wall = performance.now() - started;
+    expect(shared.peak()).toBe(2);
+    expect(result.peakConcurrency).toBe(2);
+    // Three waves (2 + 2 + 1) of 40 ms: queued branches really waited.
+    expect(wall).toBeGreaterThanOrEqual(115);
+    let inFlight = 0;
+    let peak = 0;
+    for (const entry of result.events) {
+      if (entry.runId !== result.runId) continue;
+      if (entry.event.type === 'branch.started') peak = Math.max(peak, ++inFlight);
+      if (entry.event.type === 'branch.finished') inFlight--;
+    }
+    expect(peak).toBe(2);
+  });
+
+  it('runs each branch as a full agent loop, tools included, and makes its answer the thought', async () => {
+    const calls: number[] = [];
+    const add = defineTool({
+      name: 'add',
+      description: 'Add two numbers',
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => {
+        calls.push(a + b);
+        return a + b;
+      },
+    });
+    const result = await runStrategy({
+      strategy: fanOut(2),
+      task: 'add',
+      subAgent: (_branch, info) => ({
+        model: scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: info.index, b: 40 } }] }, { text: `sum ${info.index + 40}` }]),
+        tools: [add],
+        breakers: false,
+      }),
+    });
+    expect(result.answer).toBe('sum 40,sum 41');
+    expect(calls.sort()).toEqual([40, 41]);
+    expect(result.thoughts[0]?.metadata).toMatchObject({ iterations: 2, runId: `${result.runId}-r1-b0` });
+    const toolEvents = result.events.filter((e) => e.event.type === 'tool.finished');
+    expect(toolEvents.map((e) => e.runId).sort()).toEqual([`${result.runId}-r1-b0`, `${result.runId}-r1-b1`]);
+  });
+
+  it('keeps going when a branch fails: the failure is an error thought, the rest still answer', async () => {
+    const result = await runStrategy({
+      strategy: strategies.vote({ samples: 3 }),
+      task: 'capital of France?',
+      subAgent: answering((b) => (b.id === 's1' ? { error: new Error('provider down') } : 'Paris')),
+    });
+    expect(result.status).toBe('done');
+    expect(result.answer).toBe('Paris');
+    const failed = result.thoughts.find((t) => t.id === 's1');
+    expect(failed?.metadata?.error).toMatch(/provider down/);
+    const finished = result.events.filter((e) => e.event.type === 'branch.finished').map((e) => e.event);
+    expect(finished).toEqual(expect.arrayContaining([expect.objectContaining({ branchId: 's1', ok: false })]));
+  });
+
+  it('cancels every branch: their model calls are aborted and no actor is left running', async () => {
+    const model = slow(5_000);
+    const run = startStrategy({ strategy: fanOut(4), task: 'go', subAgent: { model, breakers: false }, concurrency: 4 });
+    // Wait until all four sub-agents are inside their model call.
+    while (model.calls.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = performance.now();
+    run.cancel('user stop');
+    await expect(run.result).rejects.toBeInstanceOf(StrategyCancelledError);
+    const result = await run.settled;
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(result.status).toBe('cancelled');
+    expect(model.calls.every((c: CompletionRequest) => c.signal?.aborted === true)).toBe(true);
+    expect(run.actor.getSnapshot().status).toBe('done');
+    expect(Object.keys(run.actor.getSnapshot().children)).toEqual([]);
+    const subTerminated = result.events.filter((e) => e.runId !== result.runId && e.event.type === 'run.terminated');
+    expect(subTerminated.map((e) => (e.event.type === 'run.terminated' ? e.event.reason : ''))).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+  });
+
+  it('cancels when the caller aborts its signal', async () => {
+    const controller = new AbortController();
+    const model = slow(5_000);
+    const run = startStrategy({ strategy: fanOut(2), task: 'go', subAgent: { model, breakers: false }, signal: controller.signal });
+    while (model.calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('deadline'));
+    const result = await run.settled;
+    expect(result.status).toBe('cancelled');
+    expect(result.error?.message).toMatch(/deadline/);
+    expect(model.calls.every((c: CompletionRequest) => c.signal?.aborted === true)).toBe(true);
+  });
+
+  it('sums usage over branch runs and direct completions', async () => {
+    const usage = { promptTokens: 3, completionTokens: 4, totalTokens: 7 };
+    const scoring: ReasoningStrategy<void, null> = {
+      name: 'scoring',
+      init: () => null,
+      step: async (state, ctx) => {
+        await ctx.complete('warm up');
+        return { kind: 'branch', branches: [{ id: 'a', prompt: 'a' }, { id: 'b', prompt: 'b' }], state };
+      },
+      aggregate: async (thoughts, state, ctx) => ({ kind: 'done', answer: await ctx.complete('pick'), state }),
+    };
+    const result = await runStrategy({
+      strategy: scoring,
+      task: 'go',
+      model: scriptedModel(() => ({ text: 'picked', usage })),
+      subAgent: answering(() => ({ text: 'x', usage: { promptTokens: 10, completionTokens: 10, totalTokens: 20 } })),
+    });
+    expect(result.answer).toBe('picked');
+    expect(result.usage).toEqual({ promptTokens: 26, completionTokens: 28, totalTokens: 54 });
+  });
+
+  it('journals every decision and branch as a valid entry, with each sub-agent run alongside', async () => {
+    const run = startStrategy({
+      strategy: strategies.tree({ breadth: 2, depth: 2, beamWidth: 1, scorer: (t) => t.content.length }),
+      task: 'go',
+      subAgent: answering((b) => `answer ${b.id}`),
+      agentId: 'lead',
+    });
+    const live = lastValueFrom(run.events$.pipe(toArray()));
+    const result = await run.result;
+    const entries = await live;
+    expect(entries).toEqual(result.events);
+    for (const entry of entries) expect(JournalEntry.safeParse(entry).success).toBe(true);
+    const own = entries.filter((e) => e.runId === result.runId);
+    expect(own.every((e) => e.agentId === 'lead')).toBe(true);
+    expect(own.map((e) => e.sequence)).toEqual(own.map((_, i) => i));
+    const decided = own.flatMap((e) => (e.event.type === 'strategy.decided' ? [[e.event.round, e.event.decision, e.iteration]] : []));
+    expect(decided).toEqual([
+      [1, 'branch', 1],
+      [2, 'branch', 2],
+      [3, 'done', 3],
+    ]);
+    expect(own.filter((e) => e.event.type === 'branch.started')).toHaveLength(4);
+    expect(own.filter((e) => e.event.type === 'branch.finished')).toHaveLength(4);
+    const subRuns = new Set(entries.filter((e) => e.runId !== result.runId).map((e) => e.runId));
+    expect(subRuns.size).toBe(4);
+    // A late subscriber gets the whole run, then completion.
+    expect(await lastValueFrom(run.events$.pipe(toArray()))).toHaveLength(entries.length);
+  });
+
+  it('shows the branch sub-agents as children of the runner in the inspector', async () => {
+    const actors: AnyActorRef[] = [];
+    const inspect = (event: InspectionEvent) => {
+      if (event.type === '@xstate.actor') actors.push(event.actorRef as AnyActorRef);
+    };
+    const run = startStrategy({ strategy: fanOut(3), task: 'go', subAgent: answering(() => 'x'), inspect });
+    await run.result;
+    const branches = actors.filter((a) => a.id.startsWith('branch:'));
+    expect(branches.map((a) => a.id).sort()).toEqual(['branch:1:0:b0', 'branch:1:1:b1', 'branch:1:2:b2']);
+    expect(branches.every((a) => a._parent === run.actor)).toBe(true);
+    // Sub-agents built from a config inherit the inspector: their loops are visible too.
+    expect(actors.filter((a) => a.getSnapshot()?.context?.runId?.startsWith?.(`${run.runId}-r1-b`))).toHaveLength(3);
+  });
+
+  it('accepts a ready Agent for the branches and leaves it running', async () => {
+    const agent = createAgent({ model: scriptedModel(() => ({ text: 'shared' })), breakers: false });
+    const result = await runStrategy({ strategy: fanOut(3), task: 'go', subAgent: () => agent });
+    expect(result.answer).toBe('shared,shared,shared');
+    expect(await agent.run('still usable?')).toMatchObject({ text: 'shared' });
+  });
+
+  it('scrubs secrets from its own events, decision details included', async () => {
+    const canary = 'canary-7f3a9c1e55d2';
+    const leaky: ReasoningStrategy<void, null> = {
+      name: 'leaky',
+      init: () => null,
+      step: (state) => ({ kind: 'done', answer: 'ok', state, detail: `found ${canary} in the task` }),
+      aggregate: (_t, state) => ({ kind: 'error', reason: 'unused', state }),
+    };
+    const result = await runStrategy({ strategy: leaky, task: `use ${canary}`, subAgent: answering(() => 'x'), redact: { secrets: [canary] } });
+    expect(JSON.stringify(result.events)).not.toContain(canary);
+    expect(result.events.some((e) => e.event.type === 'strategy.decided' && e.event.detail?.includes('[REDACTED]') === true)).toBe(true);
+  });
+
+  it('fails with StrategyRoundsExceededError when a strategy never finishes', async () => {
+    const endless: ReasoningStrategy<void, number> = {
+      name: 'endless',
+      init: () => 0,
+      step: (n) => ({ kind: 'continue', thought: { id: `t${n}`, content: 'more' }, state: n + 1 }),
+      aggregate: (_t, n) => ({ kind: 'error', reason: 'unused', state: n }),
+    };
+    const error = await runStrategy({ strategy: endless, task: 'go', subAgent: answering(() => 'x'), maxRounds: 5 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StrategyRoundsExceededError);
+    const rounds = error as StrategyRoundsExceededError;
+    expect(rounds.result.rounds).toBe(5);
+    expect(rounds.message).toMatch(/Raise `maxRounds`/);
+    expect(rounds.runId).toBe(rounds.result.runId);
+  });
+
+  it('rejects a malformed decision with a message saying what a decision looks like', async () => {
+    const broken = {
+      name: 'broken',
+      init: () => null,
+      step: () => ({ kind: 'branch', branches: [{ id: 'a', prompt: 'x' }, { id: 'a', prompt: 'y' }], state: null }),
+      aggregate: () => ({ kind: 'done', answer: '', state: null }),
+    } as ReasoningStrategy<void, null>;
+    const error = await runStrategy({ strategy: broken, task: 'go', subAgent: answering(() => 'x') }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StrategyFailedError);
+    expect((error as StrategyFailedError).cause).toBeInstanceOf(InvalidDecisionError);
+    expect((error as Error).message).toMatch(/two branches with the id "a"/);
+  });
+
+  it('says to pass `model` when a strategy asks the model directly without one', async () => {
+    const error = await runStrategy({ strategy: strategies.tree(), task: 'go', subAgent: answering(() => 'x') }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StrategyFailedError);
+    expect((error as Error).message).toMatch(/pass `model` to runStrategy/);
+  });
+
+  it('refuses bad configuration before starting anything', () => {
+    expect(() => startStrategy({ strategy: fanOut(1), task: ' ', subAgent: answering(() => 'x') })).toThrow(ConfigurationError);
+    expect(() => startStrategy({ strategy: fanOut(1), task: 'go', subAgent: answering(() => 'x'), concurrency: 0 })).toThrow(/concurrency/);
+    expect(() => startStrategy({ strategy: {} as ReasoningStrategy, task: 'go', subAgent: answering(() => 'x') })).toThrow(/strategies\.\*/);
+  });
+
+  it('uses the judge model for direct completions', async () => {
+    const result = await runStrategy({
+      strategy: strategies.refine({ maxRevisions: 1 }),
+      task: 'go',
+      model: judge(() => 'ACCEPT'),
+      subAgent: answering(() => 'draft'),
+    });
+    expect(result.answer).toBe('draft');
+  });
+});
