@@ -85,7 +85,10 @@ export function createExecutor(options: ExecutorOptions) {
     const result = await runWithTimeout(
       (signal) =>
         tool.execute(call.arguments as never, {
-          signal,
+          // A getter: the signal is only created for tools that read it (see runWithTimeout).
+          get signal() {
+            return signal();
+          },
           toolCallId: call.call.id,
           idempotencyKey: `${scope.runId}:${call.call.id}`,
           runId: scope.runId,

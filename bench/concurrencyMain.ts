@@ -1,0 +1,20 @@
+/**
+ * Entry point run.ts starts in a fresh Node process for the concurrency scenario, so the JIT
+ * and heap state left by the per-iteration scenario (and by other contenders' code paths) do not
+ * leak into it — a server running 1 000 agents is a steady process of its own. Reads its options
+ * as JSON from argv, writes the results as JSON to stdout.
+ */
+import { measureConcurrency, type ConcurrencyEntry } from './concurrency.ts';
+import { actorloop } from './scenarios/actorloop.ts';
+import { bareLoop } from './scenarios/bareLoop.ts';
+import { xstateMachine } from './scenarios/xstateMachine.ts';
+
+const options = JSON.parse(process.argv[2] ?? '{}') as { agents?: number; repeats?: number };
+const entries: ConcurrencyEntry[] = [
+  { contender: bareLoop, mode: 'shared' },
+  { contender: xstateMachine, mode: 'shared' },
+  { contender: actorloop, mode: 'shared' },
+  { contender: actorloop, mode: 'perAgent' },
+];
+const results = await measureConcurrency(entries, { agents: options.agents ?? 1000, n: 10, delayMs: 5, repeats: options.repeats ?? 5 });
+process.stdout.write(JSON.stringify(results));

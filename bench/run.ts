@@ -1,0 +1,114 @@
+/**
+ * `npm run bench` — actorloop against a hand-written loop and a minimal XState machine, side by
+ * side in one run: react-N per-iteration overhead (contenders interleaved in this process), many
+ * concurrent agents (in a fresh child process), stuck detection and strategy fan-out. Prints a
+ * markdown table, writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
+ * Figures, not a test: nothing here fails on a threshold.
+ *
+ *   npm run bench               full run (about a minute on an idle 2-core machine)
+ *   npm run bench -- --quick    smoke run for CI (seconds): N=10 only, 100 agents, few samples
+ *
+ * Heap figures need `--expose-gc` (the npm script passes it). To see where the time goes, see
+ * bench/profileLoop.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ConcurrencyResult } from './concurrency.ts';
+import { describeEnvironment } from './environment.ts';
+import { measureFanOut } from './fanout.ts';
+import { measureIterations, type IterationResult } from './iterations.ts';
+import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
+import { actorloop } from './scenarios/actorloop.ts';
+import { actorloopWithFileStore } from './scenarios/actorloopLowdb.ts';
+import { bareLoop } from './scenarios/bareLoop.ts';
+import type { Contender } from './scenarios/types.ts';
+import { xstateMachine } from './scenarios/xstateMachine.ts';
+import { measureStuck } from './stuck.ts';
+
+const quick = process.argv.includes('--quick');
+const here = dirname(fileURLToPath(import.meta.url));
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+const settings = quick
+  ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, agents: 100, concurrencyRepeats: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
+  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, agents: 1000, concurrencyRepeats: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
+
+async function main(): Promise<void> {
+  const environment = describeEnvironment();
+  const notes: string[] = [];
+  if (!environment.gcExposed) notes.push('Heap figures need node --expose-gc (npm run bench passes it).');
+  const lowdb = actorloopWithFileStore();
+  const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, lowdb.contender];
+
+  const iterations: IterationResult[] = [];
+  try {
+    for (const n of settings.ns) {
+      log(`react-${n}: ${contenders.length} contenders × ${settings.rounds} rounds`);
+      iterations.push(
+        ...(await measureIterations(contenders, {
+          n,
+          rounds: settings.rounds,
+          samplesPerRound: settings.samplesPerRound,
+          warmupIterations: settings.warmupIterations,
+          iterationsPerSample: 100,
+        })),
+      );
+    }
+  } finally {
+    lowdb.cleanup();
+  }
+
+  log(`${settings.agents} concurrent agents, react-10, 5 ms model (fresh process)`);
+  const concurrency = measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats });
+
+  log('stuck detection on two 1 MB outputs');
+  const stuck = measureStuck({ repeats: settings.stuckRepeats, extraCaps: settings.stuckCaps });
+  log('strategy fan-out');
+  const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
+  notes.push(
+    'Per-iteration samples each time ≥ 100 loop iterations (10 runs of react-10, 1 of react-100) so GC is amortised alike for every N; contenders are interleaved round by round in one process.',
+    'The concurrency scenario runs in a fresh Node process (same flags), its contenders interleaved round by round.',
+  );
+
+  const results: BenchResults = {
+    quick,
+    environment,
+    iterations,
+    concurrency,
+    stuck,
+    fanOut,
+    notes,
+    targets: checkTargets(iterations, concurrency, stuck, fanOut),
+  };
+  const markdown = renderMarkdown(results);
+  process.stdout.write(`${markdown}\n`);
+
+  const resultsDir = join(here, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  if (!quick) {
+    writeFileSync(
+      join(here, 'RESULTS.md'),
+      `# actorloop benchmark results\n\nProduced by \`npm run bench\` (bench/run.ts); re-run it to refresh this file.\n\n${markdown}`,
+    );
+  }
+  log(`wrote ${join(resultsDir, 'latest.json')}${quick ? '' : ' and bench/RESULTS.md'}`);
+}
+
+/** Run bench/concurrencyMain.ts in a fresh Node process with this process's flags (--expose-gc, tsx). */
+function measureConcurrencyInChild(options: { agents: number; repeats: number }): ConcurrencyResult[] {
+  const child = spawnSync(process.execPath, [...process.execArgv, join(here, 'concurrencyMain.ts'), JSON.stringify(options)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (child.status !== 0) throw new Error(`The concurrency scenario failed (exit ${String(child.status)}).`);
+  return JSON.parse(child.stdout) as ConcurrencyResult[];
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
