@@ -344,7 +344,7 @@ export function createAgent(config: AgentConfig): Agent {
       scopes.delete(runId);
       const snapshot = actor.getSnapshot();
       const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages });
-      const persisted = persistence === undefined ? undefined : actor.getPersistedSnapshot();
+      const persisted = persistence === undefined ? undefined : persistedWithoutMessages(actor);
       const settle = () => resolveSettled(result);
       // Both never reject; the next run must see this run's remembered answer and final state.
       void Promise.all([
@@ -355,7 +355,7 @@ export function createAgent(config: AgentConfig): Agent {
     actor.subscribe({
       next: (snapshot) => {
         if (persistence !== undefined && snapshot.status === 'active') {
-          persistence.onSnapshot(phaseOf(snapshot.value), () => actor.getPersistedSnapshot(), snapshot.context.messages);
+          persistence.onSnapshot(phaseOf(snapshot.value), () => persistedWithoutMessages(actor), snapshot.context.messages);
         }
       },
       complete: () => finish(actor.getSnapshot().output),
@@ -429,6 +429,18 @@ function stripPerTool(options: AgentConfig['breakers']): Partial<BreakerOptions>
   if (options === undefined || options === false) return undefined;
   const { perTool: _perTool, ...rest } = options;
   return rest;
+}
+
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+
+/**
+ * The actor's persisted snapshot with the conversation left out: XState's own serialisation
+ * walks the whole context, which would make every persist O(conversation). The run log holds
+ * the messages separately (see persistence/snapshotCodec.ts).
+ */
+function persistedWithoutMessages(actor: Actor<typeof agentMachine>): unknown {
+  const snapshot = actor.getSnapshot();
+  return actor.logic.getPersistedSnapshot({ ...snapshot, context: { ...snapshot.context, messages: NO_MESSAGES } });
 }
 
 function phaseOf(value: unknown): string {
