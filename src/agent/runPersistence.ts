@@ -27,6 +27,7 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
   const startedTools = new Set(recovered?.startedTools);
   const startedNonIdempotent = new Set<string>();
   let lastPhase: string | undefined;
+  let lastSnapshotPhase: string | undefined;
   let failure: unknown;
   const guard = (work: Promise<void>): void => {
     // A failing disk must not crash the host; the first failure is reported when the run ends.
@@ -72,14 +73,18 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
     record: (entry) => writer.event(entry),
     onSnapshot(phase, persisted, messages) {
       if (phase === lastPhase) return;
-      // `act` needs no snapshot of its own: restored from `gate`, the gate re-runs (no I/O) and
-      // the executor replays every recorded result instead of running the call again.
-      if (phase === 'act') {
-        lastPhase = phase;
-        return;
-      }
       const previous = lastPhase;
       lastPhase = phase;
+      // One snapshot per iteration, taken in `gate` (the model has replied, no tool has run).
+      // `act` and the next `reason` need none: restored from `gate`, the gate re-runs (no I/O),
+      // the executor replays every recorded result instead of running a call again, and the
+      // loop reaches `reason` exactly as before. Their records are still flushed here.
+      if (phase === 'act') return;
+      if (phase === 'reason' && lastSnapshotPhase === 'gate') {
+        guard(writer.flush());
+        return;
+      }
+      lastSnapshotPhase = phase;
       writer.snapshot(persisted(), messages);
       guard(writer.flush());
       if (phase === 'awaitingHuman') guard(writer.setStatus('awaiting_human'));
