@@ -5,27 +5,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
-import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../../src/agent/createAgent.ts';
-import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
+import type { AgentRun } from '../../src/agent/createAgent.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
 import { gates } from '../../src/policy/gates.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+import { trackAgent as agentWith, stopTrackedAgents, toolMessages } from '../support/agents.ts';
 
-const agents: Agent[] = [];
-afterEach(() => {
-  for (const agent of agents.splice(0)) agent.stop();
-});
-
-function agentWith(config: AgentConfig): Agent {
-  const agent = createAgent(config);
-  agents.push(agent);
-  return agent;
-}
-
-function toolMessages(messages: readonly Message[]): ToolMessage[] {
-  return messages.filter((m): m is ToolMessage => m.role === 'tool');
-}
+afterEach(stopTrackedAgents);
 
 function policyEvents(entries: readonly JournalEntry[]): LoopEventOf<'policy.evaluated'>[] {
   return entries.map((e) => e.event).filter((e): e is LoopEventOf<'policy.evaluated'> => e.type === 'policy.evaluated');

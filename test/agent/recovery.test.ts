@@ -5,29 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
-import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
 import { recovery, type RecoveryStrategy } from '../../src/resilience/recovery.ts';
 import { scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+import { agentWithEntries as agentWith, stopTrackedAgents, toolMessages } from '../support/agents.ts';
 
-const agents: Agent[] = [];
-afterEach(() => {
-  for (const agent of agents.splice(0)) agent.stop();
-});
-
-function agentWith(config: AgentConfig): { agent: Agent; entries: JournalEntry[] } {
-  const agent = createAgent(config);
-  agents.push(agent);
-  const entries: JournalEntry[] = [];
-  agent.events$.subscribe((entry) => entries.push(entry));
-  return { agent, entries };
-}
-
-function toolMessages(messages: readonly Message[]): ToolMessage[] {
-  return messages.filter((m): m is ToolMessage => m.role === 'tool');
-}
+afterEach(stopTrackedAgents);
 
 function recoveries(entries: readonly JournalEntry[]): LoopEventOf<'recovery.triggered'>[] {
   return entries.map((e) => e.event).filter((e): e is LoopEventOf<'recovery.triggered'> => e.type === 'recovery.triggered');

@@ -5,28 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MaxIterationsError, ModelRepairExhaustedError, RunTimeoutError, TokenBudgetExceededError } from '../../src/agent/errors.ts';
-import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
 import { scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+import { agentWithEntries as agentWith, stopTrackedAgents, toolMessages } from '../support/agents.ts';
 
-const agents: Agent[] = [];
-afterEach(() => {
-  for (const agent of agents.splice(0)) agent.stop();
-});
-
-function agentWith(config: AgentConfig): { agent: Agent; entries: JournalEntry[] } {
-  const agent = createAgent(config);
-  agents.push(agent);
-  const entries: JournalEntry[] = [];
-  agent.events$.subscribe((entry) => entries.push(entry));
-  return { agent, entries };
-}
-
-function toolMessages(messages: readonly Message[]): ToolMessage[] {
-  return messages.filter((m): m is ToolMessage => m.role === 'tool');
-}
+afterEach(stopTrackedAgents);
 
 function events<TType extends JournalEntry['event']['type']>(entries: readonly JournalEntry[], type: TType): LoopEventOf<TType>[] {
   return entries.map((e) => e.event).filter((e): e is LoopEventOf<TType> => e.type === type);

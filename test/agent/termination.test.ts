@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
-import { createAgent, type Agent, type AgentConfig, type RunOptions } from '../../src/agent/createAgent.ts';
+import type { Agent, AgentConfig, RunOptions } from '../../src/agent/createAgent.ts';
 import {
   MaxIterationsError,
   ModelRepairExhaustedError,
@@ -16,28 +16,15 @@ import {
   UnexpectedRunError,
 } from '../../src/agent/errors.ts';
 import type { LoopResult } from '../../src/agent/result.ts';
-import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
 import { ActorloopError } from '../../src/errors.ts';
 import type { JournalEntry } from '../../src/events/loopEvent.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../../src/inference/provider.ts';
 import { gates } from '../../src/policy/gates.ts';
 import { ScriptExhaustedError, scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+import { trackAgent as agentWith, stopTrackedAgents, toolMessages } from '../support/agents.ts';
 
-const agents: Agent[] = [];
-afterEach(() => {
-  for (const agent of agents.splice(0)) agent.stop();
-});
-
-function agentWith(config: AgentConfig): Agent {
-  const agent = createAgent(config);
-  agents.push(agent);
-  return agent;
-}
-
-function toolMessages(messages: readonly Message[]): ToolMessage[] {
-  return messages.filter((m): m is ToolMessage => m.role === 'tool');
-}
+afterEach(stopTrackedAgents);
 
 const echo = defineTool({ name: 'echo', description: 'Echo', input: z.object({ v: z.string() }), execute: ({ v }) => v });
 const loopForever = () => scriptedModel(() => ({ toolCalls: [{ name: 'echo', arguments: { v: 'again' } }] }));
