@@ -5,7 +5,7 @@
  * `[KNOWLEDGE_CONTEXT]`. Only the view the model gets changes; the stored conversation does not,
  * so a run's journal and snapshots never carry stale knowledge.
  *
- * There is never more than one such message: any earlier one (e.g. from a history passed in)
+ * There is never more than one such message; every earlier one (e.g. from a history passed in)
  * is removed, and the fresh one goes right after the leading system messages. When nothing
  * passes the relevance threshold nothing is injected and no event is emitted.
  */
