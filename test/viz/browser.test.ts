@@ -3,7 +3,7 @@
  * file://), every machine's diagram renders as an SVG naming each of its states and
  * transitions, with no console errors and no request leaving the page's own origin.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import * as machineExports from '../../machines/index.ts';
 import { discoverMachines, mermaidId, toMermaid } from '../../src/viz/index.ts';
-import { diagramSvg, launchChromium, VIZ_DIR, waitForDiagrams } from '../../scripts/viz.ts';
+import { CHROMIUM_PATH, diagramSvg, launchChromium, VIZ_DIR, waitForDiagrams } from '../../scripts/viz.ts';
 import type { VizStatus } from '../../scripts/viz.ts';
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -97,7 +97,13 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-describe('visualizations/index.html in Chromium', () => {
+// CI (.ci/run) installs Debian's chromium, so there this suite always runs and fails without it.
+// On a developer machine that has no chromium yet, it is skipped with a note instead of failing
+// the quick start's `npm test`.
+const runBrowser = process.env.CI === 'true' || existsSync(CHROMIUM_PATH);
+if (!runBrowser) console.warn(`[viz] ${CHROMIUM_PATH} not found: skipping the browser test (apt-get install chromium to run it).`);
+
+describe.runIf(runBrowser)('visualizations/index.html in Chromium', () => {
   it('renders every machine offline, with no console errors', () => {
     expect(status.errors).toEqual([]);
     expect(status.rendered).toEqual(machines.map((m) => m.name));
