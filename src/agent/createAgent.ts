@@ -299,6 +299,12 @@ export function createAgent(config: AgentConfig): Agent {
       void handle.settled.then(() => live.delete(handle));
       return handle;
     },
+    record(runId, event) {
+      const scope = scopes.get(runId);
+      if (scope === undefined) return false;
+      scope.emit(event);
+      return true;
+    },
     deadLetters: () => executor.deadLetters.list(),
     stop() {
       // A run that already reached a final state is only settling (persisting, remembering).

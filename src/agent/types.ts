@@ -8,7 +8,7 @@ import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { RunLimits } from '../../machines/agent.types.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { Message } from '../conversation/messages.ts';
-import type { JournalEntry } from '../events/loopEvent.ts';
+import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { DeadLetter } from '../executor/memory.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
@@ -133,6 +133,17 @@ export interface Agent {
    * re-run; an interrupted call re-runs only if its tool is idempotent, else waits for a human.
    */
   resume(runId: string): AgentRun;
+  /**
+   * Add an event to a live run's stream: numbered in sequence, redacted, journaled (and
+   * persisted with a store) and published like the run's own. Returns false when no run with
+   * that id is in progress on this agent.
+   *
+   * @example
+   * ```ts
+   * agent.record(handle.runId, { type: 'agent.message', from: 'ops', to: agent.id, kind: 'tell' });
+   * ```
+   */
+  record(runId: string, event: LoopEvent): boolean;
   /** Calls recorded by the dead-letter recovery strategy. */
   deadLetters(): DeadLetter[];
   /** Cancel every run in flight and stop the breakers. */

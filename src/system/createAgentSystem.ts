@@ -113,7 +113,14 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     const found = members.get(agentId);
     if (found === undefined) return undefined;
     const position = fresh ? 'fresh' : positions.get(runId);
-    return { agentId, journal: found.handle.agent.journal, runId, ...(position === undefined ? {} : { position }) };
+    const { agent } = found.handle;
+    return {
+      agentId,
+      journal: agent.journal,
+      runId,
+      record: (event) => agent.record(runId, event),
+      ...(position === undefined ? {} : { position }),
+    };
   };
   const publish = (entry: JournalEntry): void => stream.next(entry);
 

@@ -3,11 +3,12 @@
  * of both agents and onto the system stream, so a conversation between agents can be read from
  * either side.
  *
- * The Agent API has no way to emit into a run (its emitter is private), so entries go straight
- * into `agent.journal`. Two consequences, until createAgent exposes one: they are not on that
- * agent's own `events$` (they are on the system's), and their `sequence` is that of the run's
- * latest entry (0 before the run starts) rather than a fresh one — insertion order, which the
- * journal keeps, is the exact order. Where a run's journal ends is tracked from the entries the
+ * A message that belongs to a live run goes through `agent.record`: it gets the run's next
+ * sequence number, is persisted with the run, and appears on the agent's own `events$`. A
+ * message for a run that has not started yet (the receiving side of a tell, ask or delegation)
+ * or has just ended (a reply) goes straight into `agent.journal` and onto the system stream,
+ * with the `sequence` of the run's latest entry (0 before the run starts) — insertion order,
+ * which the journal keeps, is the exact order. Where a run's journal ends is tracked from the entries the
  * system forwards ({@link RunPositions}), so placing a message never scans a journal.
  */
 import type { JournalEntry, LoopEventOf } from '../events/loopEvent.ts';
@@ -67,6 +68,11 @@ export interface MessageSide {
   readonly runId: string;
   /** Where that run's journal ends; `fresh` for a run that has not started (nothing to look up). */
   readonly position?: RunPosition | 'fresh';
+  /**
+   * Emits into the run itself when it is live (numbered, persisted, on the agent's own `events$`,
+   * and from there on the system stream); returns false when it is not.
+   */
+  readonly record?: (event: LoopEventOf<'agent.message'>) => boolean;
 }
 
 /**
@@ -107,8 +113,10 @@ export function recordMessage(
   for (const side of sides) {
     if (side === undefined || seen.has(side.agentId)) continue;
     seen.add(side.agentId);
+    const event: LoopEventOf<'agent.message'> = { type: 'agent.message', ...message };
+    if (side.position !== 'fresh' && side.record?.(event) === true) continue;
     const position = side.position === 'fresh' ? { sequence: 0, iteration: 0 } : side.position;
-    const entry = messageEntry(side, { type: 'agent.message', ...message }, position);
+    const entry = messageEntry(side, event, position);
     side.journal.write(entry);
     publish(entry);
   }

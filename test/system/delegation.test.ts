@@ -2,7 +2,11 @@
  * Delegation as a tool: agent A's model hands a sub-task to agent B, B's answer comes back to A
  * as an observation, and the hand-off is in both journals (`delegate`, then `delegate.result`).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
 import type { ToolMessage } from '../../src/conversation/messages.ts';
 import { delegateToolName } from '../../src/system/delegateTool.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -54,6 +58,29 @@ describe('delegation', () => {
     expect(bEntries[0]).toBe('delegate');
     expect(bEntries.at(-1)).toBe('delegate.result');
     expect(bEntries.at(-2)).toBe('run.terminated');
+  });
+
+  it("puts the delegating run's messages on A's own events$ and into its persisted journal, in sequence", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-delegate-'));
+    try {
+      const { system } = trackedSystem();
+      system.spawn('b', { model: scriptedModel([{ text: 'B found 42' }]) });
+      const store = createFileStore({ dir });
+      const a = system.spawn('a', { model: delegating('delegate_to_b', 'find it'), tools: [system.delegateTool('b')], store });
+      const onEvents: string[] = [];
+      a.agent.events$.subscribe(({ event }) => event.type === 'agent.message' && onEvents.push(event.kind));
+      const result = await system.ask('a', 'solve it');
+      expect(onEvents).toEqual(['delegate', 'delegate.result']);
+      const persisted = store.readJournal(result.runId).entries;
+      expect(persisted.filter((e) => e.event.type === 'agent.message').map((e) => (e.event as { kind: string }).kind)).toEqual([
+        'delegate',
+        'delegate.result',
+      ]);
+      const sequences = persisted.map((e) => e.sequence);
+      expect(sequences).toEqual(sequences.map((_, i) => i));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("returns B's failure to A's model as an error observation, and A still finishes", async () => {
