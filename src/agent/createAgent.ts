@@ -52,7 +52,7 @@ export type { Agent, AgentConfig, AgentRun, RunOptions } from './types.ts';
 
 interface RunScope {
   emit(event: LoopEvent): void;
-  /** One object per run: the reason phase keys per-run state on it. */
+  /** Built once per run, not per model call. */
   readonly reasonScope: ReasonPhaseScope;
   readonly journal?: CallJournal;
 }

@@ -3,6 +3,7 @@
  * (token deltas go out as events while they arrive); retries are the provider's, announced as
  * events so the journal shows every attempt.
  */
+import { setImmediate as onNextTurn } from 'node:timers';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { ToolCall } from '../conversation/messages.ts';
@@ -32,7 +33,7 @@ export async function reason(
   scope: ReasonPhaseScope,
   signal: AbortSignal,
 ): Promise<ReasonOutput> {
-  await yieldIfBusy(scope);
+  await yieldIfBusy();
   if (signal.aborted) throw signal.reason;
   let messages = input.messages;
   if (deps.preparers !== undefined && deps.preparers.length > 0) {
@@ -67,26 +68,33 @@ export async function reason(
   };
 }
 
-/** How long a run may keep the event loop busy before it lets timers fire, in ms. */
+/** How long the event loop may go without a turn before runs let timers fire, in ms. */
 const YIELD_EVERY_MS = 10;
-const lastYield = new WeakMap<ReasonPhaseScope, number>();
+let lastTurn = performance.now();
+let watching = false;
+
+/** Notes when the event loop next completes a turn (a `setImmediate` callback runs). */
+function watchTurns(): void {
+  if (watching) return;
+  watching = true;
+  onNextTurn(() => {
+    watching = false;
+    lastTurn = performance.now();
+  });
+}
 
 /**
- * With a model and tools that answer in microtasks (cached, scripted, instant), a run never
- * reaches the timer phase of the event loop, so its wall-clock limit — a timer — could never
- * fire and a runaway loop would run until its iteration budget. Each run therefore yields one
- * macrotask once it has been busy for YIELD_EVERY_MS; the check costs nothing otherwise.
+ * With a model and tools that answer in microtasks (cached, scripted, instant), runs never let
+ * the event loop reach its timer phase, so a wall-clock limit — a timer — could never fire and a
+ * runaway loop would run until its iteration budget. So before each model call: if the event
+ * loop has not turned for YIELD_EVERY_MS, yield one macrotask. When it turns on its own (a model
+ * that does I/O, a tool with a timer), nobody yields and the check costs a clock read.
+ * Both timer functions come from node:timers, not the globals, so test fake timers leave them be.
  */
-async function yieldIfBusy(scope: ReasonPhaseScope): Promise<void> {
-  const now = performance.now();
-  const last = lastYield.get(scope);
-  if (last === undefined) {
-    lastYield.set(scope, now);
-  } else if (now - last >= YIELD_EVERY_MS) {
-    // node:timers/promises, not the global: it keeps working under test fake timers.
-    await nextMacrotask();
-    lastYield.set(scope, performance.now());
-  }
+async function yieldIfBusy(): Promise<void> {
+  watchTurns();
+  if (performance.now() - lastTurn < YIELD_EVERY_MS) return;
+  await nextMacrotask();
 }
 
 /**
