@@ -2,13 +2,13 @@
  * RELIABILITY.md cases 4, 5, 6, 7, 16 and 17, end to end through `createAgent`: what a hostile
  * or broken tool, model or loop does to a run, and what the model and the caller see.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MaxIterationsError, ModelRepairExhaustedError, RunTimeoutError, TokenBudgetExceededError } from '../../src/agent/errors.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
 import { scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { agentWithEntries as agentWith, stopTrackedAgents, toolMessages } from '../support/agents.ts';
+import { agentWithEntries as agentWith, stopTrackedAgents, toolMessages, collectUnhandledRejections } from '../support/agents.ts';
 
 afterEach(stopTrackedAgents);
 
@@ -87,15 +87,7 @@ describe('RELIABILITY 4: a tool that hangs', () => {
 });
 
 describe('RELIABILITY 5: a tool that throws', () => {
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  beforeEach(() => {
-    unhandled.length = 0;
-    process.on('unhandledRejection', onUnhandled);
-  });
-  afterEach(() => {
-    process.off('unhandledRejection', onUnhandled);
-  });
+  const unhandled = collectUnhandledRejections();
 
   it('turns an Error, a rejected promise, a string and null into sanitised observations, with no unhandled rejection', async () => {
     const Kind = z.object({ kind: z.enum(['error', 'rejected', 'string', 'null', 'stacky']) });

@@ -3,7 +3,7 @@
  * carrying the run id and the result; `settled` always resolves; cancellation aborts whatever
  * is in flight; and nothing a user plugs in (gate, provider, subscriber) can crash the host.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
 import type { Agent, AgentConfig, RunOptions } from '../../src/agent/createAgent.ts';
@@ -22,7 +22,7 @@ import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } fr
 import { gates } from '../../src/policy/gates.ts';
 import { ScriptExhaustedError, scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { trackAgent as agentWith, stopTrackedAgents, toolMessages } from '../support/agents.ts';
+import { trackAgent as agentWith, stopTrackedAgents, toolMessages, collectUnhandledRejections } from '../support/agents.ts';
 
 afterEach(stopTrackedAgents);
 
@@ -191,16 +191,8 @@ describe('run termination through createAgent', () => {
 });
 
 describe('never crash the host', () => {
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  beforeEach(() => {
-    unhandled.length = 0;
-    process.on('unhandledRejection', onUnhandled);
-  });
-  afterEach(() => {
-    process.off('unhandledRejection', onUnhandled);
-    vi.restoreAllMocks();
-  });
+  const unhandled = collectUnhandledRejections();
+  afterEach(() => vi.restoreAllMocks());
 
   it('a gate that throws denies the call (fail closed) and the run continues', async () => {
     let executed = 0;

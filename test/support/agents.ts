@@ -2,6 +2,7 @@
  * Agents for tests: every agent created here is stopped after its test, so no run outlives it.
  * Call `afterEach(stopTrackedAgents)` in the file.
  */
+import { afterEach, beforeEach } from 'vitest';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
 import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
 import type { JournalEntry } from '../../src/events/loopEvent.ts';
@@ -28,4 +29,21 @@ export function stopTrackedAgents(): void {
 
 export function toolMessages(messages: readonly Message[]): ToolMessage[] {
   return messages.filter((m): m is ToolMessage => m.role === 'tool');
+}
+
+/**
+ * Collects every unhandled promise rejection during each test of the calling `describe`.
+ * Call it at the top of the block; the returned array is emptied before each test.
+ */
+export function collectUnhandledRejections(): unknown[] {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on('unhandledRejection', onUnhandled);
+  });
+  afterEach(() => {
+    process.off('unhandledRejection', onUnhandled);
+  });
+  return unhandled;
 }
