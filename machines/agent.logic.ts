@@ -4,10 +4,25 @@
  */
 import type { Message, ToolCall, ToolMessage } from '../src/conversation/messages.ts';
 import type { ErrorData } from '../src/events/loopEvent.ts';
-import type { ActCall, AgentContext, PendingHuman, PlannedCall, Termination, ToolOutcome } from './agent.types.ts';
+import type { ActCall, ActOutput, AgentContext, PendingHuman, PlannedCall, Termination, ToolOutcome } from './agent.types.ts';
+
+/**
+ * The calls of the current turn and their outcomes so far: what routing after `gate`, `act` and
+ * a human decision looks at. A guard runs before its transition's assignment, so routing guards
+ * get the calls as that assignment will leave them, not the context as it is.
+ */
+export type TurnCalls = Pick<AgentContext, 'plan' | 'outcomes'>;
+
+/** Outcomes of a freshly gated turn: none yet (a missing entry reads as `null`). */
+const NO_OUTCOMES: readonly (ToolOutcome | null)[] = Object.freeze([]);
+
+/** The turn as the gate leaves it: its plan, no outcomes. */
+export function gatedTurn(plan: readonly PlannedCall[]): TurnCalls {
+  return { plan, outcomes: NO_OUTCOMES };
+}
 
 /** Calls approved to run that have no outcome yet. */
-export function runnableCalls(context: AgentContext): ActCall[] {
+export function runnableCalls(context: TurnCalls): ActCall[] {
   const calls: ActCall[] = [];
   const { plan, outcomes } = context;
   for (let index = 0; index < plan.length; index++) {
@@ -19,8 +34,52 @@ export function runnableCalls(context: AgentContext): ActCall[] {
   return calls;
 }
 
+/** Ids and names of the calls an act phase is about to run (the `tools.dispatched` payload). */
+export function dispatchedCalls(context: TurnCalls): { id: string; name: string }[] {
+  const calls: { id: string; name: string }[] = [];
+  const { plan, outcomes } = context;
+  for (let index = 0; index < plan.length; index++) {
+    const planned = plan[index] as PlannedCall;
+    if (planned.verdict === 'run' && (outcomes[index] ?? null) === null) calls.push({ id: planned.call.id, name: planned.call.name });
+  }
+  return calls;
+}
+
+/** How many observations of the turn are errors: blocked calls and failed ones. */
+export function observationErrors(context: TurnCalls): number {
+  let errors = 0;
+  for (let i = 0; i < context.plan.length; i++) {
+    if ((context.plan[i] as PlannedCall).verdict === 'blocked' || context.outcomes[i]?.isError === true) errors++;
+  }
+  return errors;
+}
+
+/** True when some call is approved to run and has no outcome yet (`runnableCalls` without the copy). */
+export function hasRunnableCalls(context: TurnCalls): boolean {
+  const { plan, outcomes } = context;
+  for (let index = 0; index < plan.length; index++) {
+    if ((plan[index] as PlannedCall).verdict === 'run' && (outcomes[index] ?? null) === null) return true;
+  }
+  return false;
+}
+
+/**
+ * The outcomes once an act phase's results are in: one per call the phase ran, at that call's
+ * index. Every runnable call gets one, so none is runnable afterwards.
+ */
+export function outcomesAfterAct(context: TurnCalls, output: ActOutput): (ToolOutcome | null)[] {
+  const outcomes: (ToolOutcome | null)[] = [...context.outcomes];
+  const calls = runnableCalls(context);
+  for (let i = 0; i < calls.length; i++) {
+    const { index, call } = calls[i] as ActCall;
+    // A missing outcome would leave the call runnable forever: record it as an error instead.
+    outcomes[index] = output.outcomes[i] ?? missingOutcome(call);
+  }
+  return outcomes;
+}
+
 /** Calls waiting for a human: unconfirmed calls first, else escalated failures. */
-export function pendingHuman(context: AgentContext): PendingHuman | null {
+export function pendingHuman(context: TurnCalls): PendingHuman | null {
   const confirm: string[] = [];
   const escalate: string[] = [];
   for (let i = 0; i < context.plan.length; i++) {
@@ -34,8 +93,14 @@ export function pendingHuman(context: AgentContext): PendingHuman | null {
   return null;
 }
 
-export function hasPendingHuman(context: AgentContext): boolean {
-  return pendingHuman(context) !== null;
+/** `pendingHuman(context) !== null`, without building the lists (it guards every turn). */
+export function hasPendingHuman(context: TurnCalls): boolean {
+  const { plan, outcomes } = context;
+  for (let i = 0; i < plan.length; i++) {
+    const outcome = outcomes[i] ?? null;
+    if (outcome === null ? (plan[i] as PlannedCall).verdict === 'confirm' : outcome.status === 'escalate') return true;
+  }
+  return false;
 }
 
 /**
@@ -44,11 +109,11 @@ export function hasPendingHuman(context: AgentContext): boolean {
  * the rejection into the conversation as the call's result.
  */
 export function resolveHuman(
-  context: AgentContext,
+  context: TurnCalls & Pick<AgentContext, 'pending'>,
   decision: 'approve' | 'reject',
   toolCallIds: readonly string[] | undefined,
   reason?: string,
-): Pick<AgentContext, 'plan' | 'outcomes'> {
+): TurnCalls {
   const pending = context.pending ?? pendingHuman(context);
   if (pending === null) return { plan: context.plan, outcomes: context.outcomes };
   const chosen = new Set(toolCallIds ?? pending.toolCallIds);
@@ -93,10 +158,12 @@ export function appendObservations(context: AgentContext): Message[] {
   return messages;
 }
 
+/** Literal objects rather than spreads: this runs for every call of every turn. */
 function observationFor(planned: PlannedCall, outcome: ToolOutcome | null): ToolMessage {
-  const base = { role: 'tool' as const, toolCallId: planned.call.id, name: planned.call.name };
-  if (outcome !== null) return { ...base, content: outcome.content, ...(outcome.isError ? { isError: true } : {}) };
-  return { ...base, content: planned.note ?? 'This call was not executed.', isError: true };
+  const { id, name } = planned.call;
+  if (outcome === null) return { role: 'tool', toolCallId: id, name, content: planned.note ?? 'This call was not executed.', isError: true };
+  if (outcome.isError) return { role: 'tool', toolCallId: id, name, content: outcome.content, isError: true };
+  return { role: 'tool', toolCallId: id, name, content: outcome.content };
 }
 
 export function missingOutcome(call: ToolCall): ToolOutcome {

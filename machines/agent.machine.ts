@@ -32,19 +32,23 @@ import type {
   PlannedCall,
   ReasonInput,
   ReasonOutput,
-  ToolOutcome,
 } from './agent.types.ts';
 import {
   appendObservations,
+  dispatchedCalls,
   errorData,
+  gatedTurn,
   hasPendingHuman,
+  hasRunnableCalls,
   isStuck,
-  missingOutcome,
+  observationErrors,
+  outcomesAfterAct,
   pendingHuman,
   resolveHuman,
   runnableCalls,
   stuckTermination,
   turnWasAllInvalid,
+  type TurnCalls,
 } from './agent.logic.ts';
 
 const notProvided = (name: string) =>
@@ -55,6 +59,61 @@ const notProvided = (name: string) =>
 function terminate(reason: TerminationReason, error?: unknown) {
   return { reason, ...(error === undefined ? {} : { error, errorData: errorData(error) }) };
 }
+
+/** A human's answer to `awaitingHuman`, as the actions that apply it take it. */
+interface HumanDecision {
+  readonly decision: 'approve' | 'reject';
+  readonly toolCallIds: readonly string[] | undefined;
+  readonly reason?: string;
+}
+
+/*
+ * Routing happens on the transitions that produce what is routed (a phase's result, a human
+ * decision), not in transient states after them: every state entered costs XState a microstep —
+ * a new snapshot, state-node sets, action resolution — and a run takes thousands. A guard runs
+ * before its transition's actions, so each branch of a route carries the same assignment and the
+ * guards get, as params, what that assignment will produce (`TurnCalls`, the reply).
+ */
+
+/** The model's reply, and the actions every branch after `reason` shares. */
+const replyOf = ({ event }: { event: { output: ReasonOutput } }): ReasonOutput => event.output;
+const recordReply = [
+  { type: 'recordReasoning', params: replyOf },
+  { type: 'emitReasoning', params: replyOf },
+] as const;
+
+/** The assignment every branch after `gate` shares, and the turn it leaves. */
+const recordGate = { type: 'recordPlan', params: ({ event }: { event: { output: GateOutput } }): GateOutput => event.output } as const;
+const turnAfterGate = ({ event }: { event: { output: GateOutput } }): TurnCalls => gatedTurn(event.output.plan);
+
+/** The assignment every branch after `act` shares, and the turn it leaves. */
+const recordAct = { type: 'recordOutcomes', params: ({ event }: { event: { output: ActOutput } }): ActOutput => event.output } as const;
+const turnAfterAct = ({ context, event }: { context: AgentContext; event: { output: ActOutput } }): TurnCalls => ({
+  plan: context.plan,
+  outcomes: outcomesAfterAct(context, event.output),
+});
+
+type ApproveEvent = Extract<AgentEvent, { type: 'agent.approve' }>;
+type RejectEvent = Extract<AgentEvent, { type: 'agent.reject' }>;
+const approval = ({ event }: { event: ApproveEvent }): HumanDecision => ({ decision: 'approve', toolCallIds: event.toolCallIds });
+const rejection = ({ event }: { event: RejectEvent }): HumanDecision => ({
+  decision: 'reject',
+  toolCallIds: event.toolCallIds,
+  ...(event.reason === undefined ? {} : { reason: event.reason }),
+});
+/** Emitted first, reading the pending ids from the plan: the assignment resolves the calls. */
+const recordApproval = [
+  { type: 'emitHumanDecided', params: approval },
+  { type: 'applyHumanDecision', params: approval },
+] as const;
+const recordRejection = [
+  { type: 'emitHumanDecided', params: rejection },
+  { type: 'applyHumanDecision', params: rejection },
+] as const;
+const turnAfterApproval = ({ context, event }: { context: AgentContext; event: ApproveEvent }): TurnCalls =>
+  resolveHuman(context, 'approve', event.toolCallIds);
+const turnAfterRejection = ({ context, event }: { context: AgentContext; event: RejectEvent }): TurnCalls =>
+  resolveHuman(context, 'reject', event.toolCallIds, event.reason);
 
 export const agentMachine = setup({
   types: {
@@ -78,14 +137,57 @@ export const agentMachine = setup({
       usage: { ...context.usage },
       ...(context.termination?.errorData === undefined ? {} : { error: context.termination.errorData }),
     })),
+    recordReasoning: assign(({ context }, output: ReasonOutput) => {
+      const { text, toolCalls, usage, costUsd } = output;
+      const assistant: Message =
+        toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls: [...toolCalls] } : { role: 'assistant', content: text ?? '' };
+      return {
+        iteration: context.iteration + 1,
+        messages: [...context.messages, assistant],
+        usage: {
+          promptTokens: context.usage.promptTokens + usage.promptTokens,
+          completionTokens: context.usage.completionTokens + usage.completionTokens,
+          totalTokens: context.usage.totalTokens + usage.totalTokens,
+        },
+        costUsd: context.costUsd + costUsd,
+        text,
+        plan: toolCalls.map((call): PlannedCall => ({ call, arguments: undefined, verdict: 'blocked' })),
+      };
+    }),
+    emitReasoning: emit((_, output: ReasonOutput) => ({
+      type: 'reasoning.completed' as const,
+      text: output.text,
+      toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name })),
+      usage: { ...output.usage },
+      costUsd: output.costUsd,
+    })),
+    recordPlan: assign(({ context }, output: GateOutput) => ({
+      plan: output.plan,
+      outcomes: output.plan.map(() => null),
+      repairTurns: turnWasAllInvalid(output.plan) ? context.repairTurns + 1 : 0,
+    })),
+    recordOutcomes: assign(({ context }, output: ActOutput) => ({
+      outcomes: outcomesAfterAct(context, output),
+      // Sticky: a later act phase of the same turn (after a human decision) must not clear it.
+      stuck: output.stuck?.reason ?? context.stuck,
+    })),
+    // `pending` is already cleared (the exit action ran): the ids come from the plan.
+    emitHumanDecided: emit(({ context }, human: HumanDecision) => ({
+      type: 'human.decided' as const,
+      decision: human.decision,
+      toolCallIds: [...(human.toolCallIds ?? pendingHuman(context)?.toolCallIds ?? [])],
+      ...(human.reason === undefined ? {} : { reason: human.reason }),
+    })),
+    applyHumanDecision: assign(({ context }, human: HumanDecision) => resolveHuman(context, human.decision, human.toolCallIds, human.reason)),
   },
   delays: {
     runTimeout: ({ context }) => context.limits.timeoutMs,
   },
   guards: {
-    hasToolCalls: ({ context }) => context.plan.length > 0,
-    awaitsHuman: ({ context }) => hasPendingHuman(context),
-    hasRunnableCalls: ({ context }) => runnableCalls(context).length > 0,
+    // Routing guards: params are what the transition is about to assign (see above).
+    proposesToolCalls: (_, reply: ReasonOutput) => reply.toolCalls.length > 0,
+    awaitsHuman: (_, turn: TurnCalls) => hasPendingHuman(turn),
+    hasRunnableCalls: (_, turn: TurnCalls) => hasRunnableCalls(turn),
     isStuck: ({ context }) => isStuck(context),
     tokensExhausted: ({ context }) => context.usage.totalTokens >= context.limits.maxTotalTokens,
     iterationsExhausted: ({ context }) => context.iteration >= context.limits.maxIterations,
@@ -163,43 +265,13 @@ export const agentMachine = setup({
           invoke: {
             src: 'reason',
             input: ({ context }) => ({ runId: context.runId, iteration: context.iteration, messages: context.messages }),
-            onDone: {
-              target: 'proposal',
-              actions: [
-                assign(({ context, event }) => {
-                  const { text, toolCalls, usage, costUsd } = event.output;
-                  const assistant: Message =
-                    toolCalls.length > 0
-                      ? { role: 'assistant', content: text, toolCalls: [...toolCalls] }
-                      : { role: 'assistant', content: text ?? '' };
-                  return {
-                    iteration: context.iteration + 1,
-                    messages: [...context.messages, assistant],
-                    usage: {
-                      promptTokens: context.usage.promptTokens + usage.promptTokens,
-                      completionTokens: context.usage.completionTokens + usage.completionTokens,
-                      totalTokens: context.usage.totalTokens + usage.totalTokens,
-                    },
-                    costUsd: context.costUsd + costUsd,
-                    text,
-                    plan: toolCalls.map((call): PlannedCall => ({ call, arguments: undefined, verdict: 'blocked' })),
-                  };
-                }),
-                emit(({ event }) => ({
-                  type: 'reasoning.completed' as const,
-                  text: event.output.text,
-                  toolCalls: event.output.toolCalls.map((c) => ({ id: c.id, name: c.name })),
-                  usage: { ...event.output.usage },
-                  costUsd: event.output.costUsd,
-                })),
-              ],
-            },
+            // Tool calls go to the gate; a reply without calls is the final answer.
+            onDone: [
+              { guard: { type: 'proposesToolCalls', params: replyOf }, target: 'gate', actions: recordReply },
+              { target: '#agent.done', actions: recordReply },
+            ],
             onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
-        },
-        proposal: {
-          description: 'Routes the proposal: tool calls go to the gate, a reply without calls is the final answer.',
-          always: [{ guard: 'hasToolCalls', target: 'gate' }, { target: '#agent.done' }],
         },
         gate: {
           description: 'The policy gate allows, denies or modifies each proposed call.',
@@ -212,24 +284,14 @@ export const agentMachine = setup({
               calls: context.plan.map((p) => p.call),
               messages: context.messages,
             }),
-            onDone: {
-              target: 'schedule',
-              actions: assign(({ context, event }) => ({
-                plan: event.output.plan,
-                outcomes: event.output.plan.map(() => null),
-                repairTurns: turnWasAllInvalid(event.output.plan) ? context.repairTurns + 1 : 0,
-              })),
-            },
+            // Wait for a human, run what is runnable, or observe the (blocked) results.
+            onDone: [
+              { guard: { type: 'awaitsHuman', params: turnAfterGate }, target: 'awaitingHuman', actions: recordGate },
+              { guard: { type: 'hasRunnableCalls', params: turnAfterGate }, target: 'act', actions: recordGate },
+              { target: 'observe', actions: recordGate },
+            ],
             onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
-        },
-        schedule: {
-          description: 'Routes gated calls: wait for a human, run what is runnable, or observe the results.',
-          always: [
-            { guard: 'awaitsHuman', target: 'awaitingHuman' },
-            { guard: 'hasRunnableCalls', target: 'act' },
-            { target: 'observe' },
-          ],
         },
         awaitingHuman: {
           description: 'Waiting for a human to approve or reject calls that need confirmation or were escalated.',
@@ -242,32 +304,19 @@ export const agentMachine = setup({
               toolCallIds: [...(context.pending?.toolCallIds ?? [])],
             })),
           ],
+          // A decision may leave calls pending (re-entering, so the wait is announced again), let
+          // calls run, or settle the turn.
           on: {
-            'agent.approve': {
-              target: 'schedule',
-              // Emit first, reading the pending ids from the plan: the exit action has already
-              // cleared `pending`, and the assign below resolves the calls.
-              actions: [
-                emit(({ context, event }) => ({
-                  type: 'human.decided' as const,
-                  decision: 'approve' as const,
-                  toolCallIds: [...(event.toolCallIds ?? pendingHuman(context)?.toolCallIds ?? [])],
-                })),
-                assign(({ context, event }) => resolveHuman(context, 'approve', event.toolCallIds)),
-              ],
-            },
-            'agent.reject': {
-              target: 'schedule',
-              actions: [
-                emit(({ context, event }) => ({
-                  type: 'human.decided' as const,
-                  decision: 'reject' as const,
-                  toolCallIds: [...(event.toolCallIds ?? pendingHuman(context)?.toolCallIds ?? [])],
-                  ...(event.reason === undefined ? {} : { reason: event.reason }),
-                })),
-                assign(({ context, event }) => resolveHuman(context, 'reject', event.toolCallIds, event.reason)),
-              ],
-            },
+            'agent.approve': [
+              { guard: { type: 'awaitsHuman', params: turnAfterApproval }, target: 'awaitingHuman', reenter: true, actions: recordApproval },
+              { guard: { type: 'hasRunnableCalls', params: turnAfterApproval }, target: 'act', actions: recordApproval },
+              { target: 'observe', actions: recordApproval },
+            ],
+            'agent.reject': [
+              { guard: { type: 'awaitsHuman', params: turnAfterRejection }, target: 'awaitingHuman', reenter: true, actions: recordRejection },
+              { guard: { type: 'hasRunnableCalls', params: turnAfterRejection }, target: 'act', actions: recordRejection },
+              { target: 'observe', actions: recordRejection },
+            ],
           },
           exit: assign({ pending: null }),
         },
@@ -277,29 +326,18 @@ export const agentMachine = setup({
             emit({ type: 'phase.entered' as const, phase: 'act' as const }),
             emit(({ context }) => ({
               type: 'tools.dispatched' as const,
-              calls: runnableCalls(context).map((c) => ({ id: c.call.id, name: c.call.name })),
+              calls: dispatchedCalls(context),
             })),
           ],
           invoke: {
             src: 'act',
             input: ({ context }) => ({ runId: context.runId, iteration: context.iteration, calls: runnableCalls(context) }),
-            onDone: {
-              target: 'schedule',
-              actions: assign({
-                outcomes: ({ context, event }) => {
-                  const outcomes: (ToolOutcome | null)[] = [...context.outcomes];
-                  const calls = runnableCalls(context);
-                  for (let i = 0; i < calls.length; i++) {
-                    const { index, call } = calls[i] as (typeof calls)[number];
-                    // A missing outcome would leave the call runnable forever: record it as an error instead.
-                    outcomes[index] = event.output.outcomes[i] ?? missingOutcome(call);
-                  }
-                  return outcomes;
-                },
-                // Sticky: a later act phase of the same turn (after a human decision) must not clear it.
-                stuck: ({ context, event }) => event.output.stuck?.reason ?? context.stuck,
-              }),
-            },
+            // Every runnable call now has an outcome (see outcomesAfterAct): escalated failures wait
+            // for a human, everything else is observed.
+            onDone: [
+              { guard: { type: 'awaitsHuman', params: turnAfterAct }, target: 'awaitingHuman', actions: recordAct },
+              { target: 'observe', actions: recordAct },
+            ],
             onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
         },
@@ -310,7 +348,7 @@ export const agentMachine = setup({
             emit(({ context }) => ({
               type: 'observations.collected' as const,
               count: context.plan.length,
-              errors: context.plan.filter((p, i) => p.verdict === 'blocked' || context.outcomes[i]?.isError === true).length,
+              errors: observationErrors(context),
             })),
             assign(({ context }) => ({ messages: appendObservations(context), plan: [], outcomes: [] })),
           ],
