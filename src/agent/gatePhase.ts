@@ -8,7 +8,7 @@ import type { GateInput, GateOutput, PlannedCall } from '../../machines/agent.ty
 import type { ToolCall } from '../conversation/messages.ts';
 import type { LoopEvent } from '../events/loopEvent.ts';
 import { evaluateGate } from '../policy/evaluateGate.ts';
-import type { PolicyGate } from '../policy/types.ts';
+import type { GateContext, PolicyGate } from '../policy/types.ts';
 import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 
@@ -23,67 +23,83 @@ export interface GatePhaseScope {
   emit(event: LoopEvent): void;
 }
 
+type PolicyEvaluated = Extract<LoopEvent, { type: 'policy.evaluated' }>;
+
+/** What every call's policy check reads besides the call itself. */
+interface PlanScope {
+  readonly deps: GatePhaseDeps;
+  readonly context: GateContext;
+}
+
 /**
  * Plan every proposed call of one turn. Calls are evaluated concurrently (gates may be async);
  * events are emitted afterwards in call order so the journal reads deterministically.
  */
 export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: GatePhaseScope): Promise<GateOutput> {
-  const context = { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages };
-  const planned = await Promise.all(input.calls.map((call) => planOne(call)));
+  const planScope: PlanScope = {
+    deps,
+    context: { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages },
+  };
+  // Module-level helpers, not closures per turn: under tsx (esbuild keepNames) every named
+  // closure costs an Object.defineProperty each time it is created.
+  const planned = await Promise.all(input.calls.map((call) => planOne(call, planScope)));
   const plan: PlannedCall[] = [];
   for (const [entry, event] of planned) {
     plan.push(entry);
     scope.emit(event);
   }
   return { plan };
+}
 
-  async function planOne(call: ToolCall): Promise<[PlannedCall, LoopEvent]> {
-    const evaluated = (decision: Extract<LoopEvent, { type: 'policy.evaluated' }>['decision'], reason?: string): LoopEvent => ({
-      type: 'policy.evaluated',
-      toolCallId: call.id,
-      tool: call.name,
-      decision,
-      ...(reason === undefined ? {} : { reason }),
-    });
-    const tool = deps.tools.get(call.name);
-    if (tool === undefined) {
-      const note = unknownToolObservation(call.name, deps.tools);
-      return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'unknown_tool', note }, evaluated('unknown_tool')];
-    }
-    const parsed = parseToolArguments(tool, call.arguments);
-    if (!parsed.ok) {
-      return [
-        { call, arguments: undefined, verdict: 'blocked', blockedBy: 'invalid_arguments', note: parsed.observation },
-        evaluated('invalid', parsed.code),
-      ];
-    }
-    const decision = await evaluateGate(
-      deps.gate,
-      { toolCallId: call.id, tool: tool.name, arguments: parsed.value, permissions: tool.permissions },
-      context,
-    );
-    if (decision.kind === 'deny') {
-      const note = `Denied by policy: ${decision.reason}`;
-      return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated('deny', decision.reason)];
-    }
-    let args = parsed.value;
-    let modifiedReason: string | undefined;
-    if (decision.kind === 'modify') {
-      // A gate's rewrite must still satisfy the tool's schema; otherwise the call does not run.
-      const revalidated = tool.input.safeParse(decision.arguments);
-      if (!revalidated.success) {
-        const note = `Denied by policy: the gate's modification (${decision.reason}) produced arguments the tool does not accept.`;
-        return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated('deny', note)];
-      }
-      args = revalidated.data;
-      modifiedReason = decision.reason;
-    }
-    if (tool.requiresConfirmation) {
-      return [{ call, arguments: args, verdict: 'confirm', note: 'Waiting for human confirmation.' }, evaluated('confirm', modifiedReason)];
-    }
+function evaluated(call: ToolCall, decision: PolicyEvaluated['decision'], reason?: string): PolicyEvaluated {
+  return {
+    type: 'policy.evaluated',
+    toolCallId: call.id,
+    tool: call.name,
+    decision,
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+async function planOne(call: ToolCall, { deps, context }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
+  const tool = deps.tools.get(call.name);
+  if (tool === undefined) {
+    const note = unknownToolObservation(call.name, deps.tools);
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'unknown_tool', note }, evaluated(call, 'unknown_tool')];
+  }
+  const parsed = parseToolArguments(tool, call.arguments);
+  if (!parsed.ok) {
     return [
-      { call, arguments: args, verdict: 'run', ...(modifiedReason === undefined ? {} : { note: modifiedReason }) },
-      evaluated(modifiedReason === undefined ? 'allow' : 'modify', modifiedReason),
+      { call, arguments: undefined, verdict: 'blocked', blockedBy: 'invalid_arguments', note: parsed.observation },
+      evaluated(call, 'invalid', parsed.code),
     ];
   }
+  const decision = await evaluateGate(
+    deps.gate,
+    { toolCallId: call.id, tool: tool.name, arguments: parsed.value, permissions: tool.permissions },
+    context,
+  );
+  if (decision.kind === 'deny') {
+    const note = `Denied by policy: ${decision.reason}`;
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', decision.reason)];
+  }
+  let args = parsed.value;
+  let modifiedReason: string | undefined;
+  if (decision.kind === 'modify') {
+    // A gate's rewrite must still satisfy the tool's schema; otherwise the call does not run.
+    const revalidated = tool.input.safeParse(decision.arguments);
+    if (!revalidated.success) {
+      const note = `Denied by policy: the gate's modification (${decision.reason}) produced arguments the tool does not accept.`;
+      return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', note)];
+    }
+    args = revalidated.data;
+    modifiedReason = decision.reason;
+  }
+  if (tool.requiresConfirmation) {
+    return [{ call, arguments: args, verdict: 'confirm', note: 'Waiting for human confirmation.' }, evaluated(call, 'confirm', modifiedReason)];
+  }
+  return [
+    { call, arguments: args, verdict: 'run', ...(modifiedReason === undefined ? {} : { note: modifiedReason }) },
+    evaluated(call, modifiedReason === undefined ? 'allow' : 'modify', modifiedReason),
+  ];
 }

@@ -33,7 +33,7 @@ export async function reason(
   scope: ReasonPhaseScope,
   signal: AbortSignal,
 ): Promise<ReasonOutput> {
-  await yieldIfBusy();
+  if (busyTooLong()) await nextMacrotask();
   if (signal.aborted) throw signal.reason;
   let messages = input.messages;
   if (deps.preparers !== undefined && deps.preparers.length > 0) {
@@ -47,8 +47,10 @@ export async function reason(
     ...(deps.temperature === undefined ? {} : { temperature: deps.temperature }),
     ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
     signal,
-    onRetry: (info) =>
-      scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message }),
+    // A method, not an arrow property: tsx (keepNames) would rename an arrow on every call.
+    onRetry(info) {
+      scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message });
+    },
   };
   let completion: Completion | undefined;
   if (deps.stream) {
@@ -88,13 +90,13 @@ function watchTurns(): void {
  * the event loop reach its timer phase, so a wall-clock limit — a timer — could never fire and a
  * runaway loop would run until its iteration budget. So before each model call: if the event
  * loop has not turned for YIELD_EVERY_MS, yield one macrotask. When it turns on its own (a model
- * that does I/O, a tool with a timer), nobody yields and the check costs a clock read.
+ * that does I/O, a tool with a timer), nobody yields and the check costs a clock read (and no
+ * promise: the caller awaits only when this says so).
  * Both timer functions come from node:timers, not the globals, so test fake timers leave them be.
  */
-async function yieldIfBusy(): Promise<void> {
+function busyTooLong(): boolean {
   watchTurns();
-  if (performance.now() - lastTurn < YIELD_EVERY_MS) return;
-  await nextMacrotask();
+  return performance.now() - lastTurn >= YIELD_EVERY_MS;
 }
 
 /**
@@ -102,7 +104,7 @@ async function yieldIfBusy(): Promise<void> {
  * result can answer it; give the offenders deterministic replacements.
  */
 function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly ToolCall[] {
-  if (calls.length === 0) return calls;
+  if (idsAreUnique(calls)) return calls;
   const seen = new Set<string>();
   let changed = false;
   const out = calls.map((call, i) => {
@@ -116,4 +118,15 @@ function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly Tool
     return { ...call, id };
   });
   return changed ? out : calls;
+}
+
+/** The usual case, checked without allocating: a turn has a handful of calls, so pairs are cheap. */
+function idsAreUnique(calls: readonly ToolCall[]): boolean {
+  if (calls.length > 16) return false; // long turns take the general path
+  for (let i = 0; i < calls.length; i++) {
+    const id = (calls[i] as ToolCall).id;
+    if (id === '') return false;
+    for (let j = 0; j < i; j++) if ((calls[j] as ToolCall).id === id) return false;
+  }
+  return true;
 }

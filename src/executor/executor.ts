@@ -146,8 +146,7 @@ export function createExecutor(options: ExecutorOptions) {
         if (cacheKey !== undefined) cache.set(cacheKey, result.content, now());
         break;
       }
-      const failure = attempted;
-      const recovered = await recover(strategy, failure, attempt);
+      const recovered = await recover(call, scope, strategy, attempted, attempt, cacheKey);
       if (recovered === 'retry') continue;
       result = recovered;
       break;
@@ -162,68 +161,76 @@ export function createExecutor(options: ExecutorOptions) {
     // Escalations are not final: a human decides, and the call may run again.
     if (scope.journal !== undefined && result.status !== 'escalate') await scope.journal.after(call, result, idempotencyKey);
     return result;
+  }
 
-    async function recover(
-      chosen: RecoveryStrategy,
-      failure: Extract<Attempt, { ok: false }>,
-      attemptNo: number,
-    ): Promise<ToolOutcome | 'retry'> {
-      const asObservation = () => outcome(call, failure.status, failure.message, true);
-      const announce = (strategyKind: RecoveryStrategy['kind']) =>
-        scope.emit({
-          type: 'recovery.triggered',
+  /**
+   * What to do about a failed attempt: retry, or the outcome the model sees. Not nested in
+   * `runOne`: under tsx (esbuild keepNames) a nested function costs an Object.defineProperty on
+   * every call, and this one is needed only when a call fails.
+   */
+  async function recover(
+    call: ActCall,
+    scope: ExecutionScope,
+    chosen: RecoveryStrategy,
+    failure: Extract<Attempt, { ok: false }>,
+    attemptNo: number,
+    cacheKey: string | undefined,
+  ): Promise<ToolOutcome | 'retry'> {
+    const asObservation = () => outcome(call, failure.status, failure.message, true);
+    const announce = (strategyKind: RecoveryStrategy['kind']) =>
+      scope.emit({
+        type: 'recovery.triggered',
+        toolCallId: call.call.id,
+        tool: call.call.name,
+        strategy: strategyKind,
+        attempt: attemptNo,
+        error: failure.message,
+      });
+    switch (chosen.kind) {
+      case 'retry': {
+        if (attemptNo >= chosen.maxAttempts) {
+          return outcome(call, failure.status, `${failure.message} (gave up after ${attemptNo} attempts)`, true);
+        }
+        announce('retry');
+        await sleep(backoffDelay(attemptNo, { baseDelayMs: chosen.baseDelayMs, maxDelayMs: chosen.maxDelayMs }), scope.signal);
+        return 'retry';
+      }
+      case 'fallback': {
+        announce('fallback');
+        const fallback = options.tools.get(chosen.tool);
+        const parsed = fallback?.input.safeParse(call.arguments);
+        if (fallback === undefined || parsed === undefined || !parsed.success) {
+          return outcome(call, failure.status, `${failure.message} (fallback tool "${chosen.tool}" could not take these arguments)`, true);
+        }
+        const second = await attemptOnce(fallback, { ...call, arguments: parsed.data }, scope, attemptNo + 1);
+        if (second.ok) return success(call, second.value, 'fallback', `(answered by fallback tool "${fallback.name}") `);
+        return outcome(call, second.status, `${failure.message}; fallback "${fallback.name}" failed too: ${second.message}`, true);
+      }
+      case 'cached': {
+        announce('cached');
+        const hit = cacheKey === undefined ? undefined : cache.get(cacheKey, now(), chosen.maxAgeMs);
+        if (hit === undefined) return outcome(call, failure.status, `${failure.message} (no cached result to fall back on)`, true);
+        const ageS = Math.round((now() - hit.at) / 1000);
+        return outcome(call, 'cached', `(cached result from ${ageS} s ago; the live call failed) ${hit.content}`, false);
+      }
+      case 'escalate':
+        announce('escalate');
+        return outcome(call, 'escalate', failure.message, true);
+      case 'deadLetter':
+        announce('deadLetter');
+        deadLetters.add({
+          runId: scope.runId,
+          agentId: scope.agentId,
           toolCallId: call.call.id,
           tool: call.call.name,
-          strategy: strategyKind,
-          attempt: attemptNo,
+          arguments: call.arguments,
           error: failure.message,
+          at: now(),
         });
-      switch (chosen.kind) {
-        case 'retry': {
-          if (attemptNo >= chosen.maxAttempts) {
-            return outcome(call, failure.status, `${failure.message} (gave up after ${attemptNo} attempts)`, true);
-          }
-          announce('retry');
-          await sleep(backoffDelay(attemptNo, { baseDelayMs: chosen.baseDelayMs, maxDelayMs: chosen.maxDelayMs }), scope.signal);
-          return 'retry';
-        }
-        case 'fallback': {
-          announce('fallback');
-          const fallback = options.tools.get(chosen.tool);
-          const parsed = fallback?.input.safeParse(call.arguments);
-          if (fallback === undefined || parsed === undefined || !parsed.success) {
-            return outcome(call, failure.status, `${failure.message} (fallback tool "${chosen.tool}" could not take these arguments)`, true);
-          }
-          const second = await attemptOnce(fallback, { ...call, arguments: parsed.data }, scope, attemptNo + 1);
-          if (second.ok) return success(call, second.value, 'fallback', `(answered by fallback tool "${fallback.name}") `);
-          return outcome(call, second.status, `${failure.message}; fallback "${fallback.name}" failed too: ${second.message}`, true);
-        }
-        case 'cached': {
-          announce('cached');
-          const hit = cacheKey === undefined ? undefined : cache.get(cacheKey, now(), chosen.maxAgeMs);
-          if (hit === undefined) return outcome(call, failure.status, `${failure.message} (no cached result to fall back on)`, true);
-          const ageS = Math.round((now() - hit.at) / 1000);
-          return outcome(call, 'cached', `(cached result from ${ageS} s ago; the live call failed) ${hit.content}`, false);
-        }
-        case 'escalate':
-          announce('escalate');
-          return outcome(call, 'escalate', failure.message, true);
-        case 'deadLetter':
-          announce('deadLetter');
-          deadLetters.add({
-            runId: scope.runId,
-            agentId: scope.agentId,
-            toolCallId: call.call.id,
-            tool: call.call.name,
-            arguments: call.arguments,
-            error: failure.message,
-            at: now(),
-          });
-          return outcome(call, 'dead_letter', `${failure.message} The failure was recorded for later handling; continue without this result.`, true);
-        case 'askModel':
-          announce('askModel');
-          return asObservation();
-      }
+        return outcome(call, 'dead_letter', `${failure.message} The failure was recorded for later handling; continue without this result.`, true);
+      case 'askModel':
+        announce('askModel');
+        return asObservation();
     }
   }
 

@@ -25,30 +25,16 @@ export function runWithTimeout<T>(
   parent: AbortSignal,
 ): Promise<TimedResult<T>> {
   if (parent.aborted) return Promise.resolve({ ok: false, timedOut: false, error: parent.reason });
-  let controller: AbortController | undefined;
-  let abortReason: { readonly reason: unknown } | undefined;
-  const signal = (): AbortSignal => {
-    if (controller === undefined) {
-      controller = new AbortController();
-      // Aborted before anyone looked: whoever looks now sees it aborted, with the reason.
-      if (abortReason !== undefined) controller.abort(abortReason.reason);
-    }
-    return controller.signal;
-  };
-  const abort = (reason: unknown): void => {
-    abortReason ??= { reason };
-    controller?.abort(reason);
-  };
-
+  const lazy = new LazyAbort();
   let pending: T | PromiseLike<T>;
   try {
-    pending = work(signal);
+    pending = work(() => lazy.signal());
   } catch (error) {
     return Promise.resolve({ ok: false, timedOut: false, error });
   }
   // The work may have cancelled the run itself; the cancellation wins, as it would have below.
   if (parent.aborted) {
-    abort(parent.reason);
+    lazy.abort(parent.reason);
     return Promise.resolve({ ok: false, timedOut: false, error: parent.reason });
   }
   if (!isThenable(pending)) return Promise.resolve({ ok: true, value: pending });
@@ -64,13 +50,13 @@ export function runWithTimeout<T>(
       resolve(result);
     };
     const onParentAbort = () => {
-      abort(parent.reason);
+      lazy.abort(parent.reason);
       finish({ ok: false, timedOut: false, error: parent.reason });
     };
     const timer = setTimeout(() => {
       const reason = new Error(`timed out after ${timeoutMs} ms`);
       reason.name = 'TimeoutError';
-      abort(reason);
+      lazy.abort(reason);
       finish({ ok: false, timedOut: true, error: reason });
     }, timeoutMs);
     parent.addEventListener('abort', onParentAbort, { once: true });
@@ -79,6 +65,30 @@ export function runWithTimeout<T>(
       (error: unknown) => finish({ ok: false, timedOut: false, error }),
     );
   });
+}
+
+/**
+ * The work's abort controller, created on first read of its signal. A class rather than two
+ * closures per call: under tsx (esbuild keepNames) every named closure costs an
+ * Object.defineProperty each time it is created.
+ */
+class LazyAbort {
+  #controller: AbortController | undefined;
+  #aborted: { readonly reason: unknown } | undefined;
+
+  signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      // Aborted before anyone looked: whoever looks now sees it aborted, with the reason.
+      if (this.#aborted !== undefined) this.#controller.abort(this.#aborted.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#aborted ??= { reason };
+    this.#controller?.abort(reason);
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

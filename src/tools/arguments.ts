@@ -105,6 +105,14 @@ function findReservedKey(root: unknown): readonly PropertyKey[] | undefined {
   return undefined;
 }
 
+/**
+ * Whether the raw JSON could hold a `__proto__` key at all: JSON can spell a key only literally
+ * or with `\u` escapes. Lets the usual call skip walking its arguments.
+ */
+function mayNameProto(raw: string): boolean {
+  return raw.includes('__proto__') || raw.includes('\\u');
+}
+
 function invalidArguments(tool: Tool<unknown, unknown>, issues: readonly ToolArgumentIssue[]): ToolArgumentsFailure {
   const shown = issues.slice(0, MAX_ISSUES).map((issue) => `- ${issue.path}: ${issue.message}`);
   if (issues.length > MAX_ISSUES) shown.push(`- …and ${issues.length - MAX_ISSUES} more issues`);
@@ -147,7 +155,7 @@ export function parseToolArguments<TInput>(tool: Tool<TInput, unknown>, raw: str
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalidJson(anyTool, `expected a JSON object, got ${jsonKind(value)}`);
   }
-  const reserved = findReservedKey(value);
+  const reserved = mayNameProto(raw) ? findReservedKey(value) : undefined;
   if (reserved !== undefined) {
     return invalidArguments(anyTool, [
       { path: formatPath(reserved), message: 'the key "__proto__" is not allowed; remove it', code: 'reserved_key' },
