@@ -36,6 +36,14 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
     });
   };
 
+  const attempt = (work: () => void): void => {
+    try {
+      work();
+    } catch (error) {
+      failure ??= error;
+    }
+  };
+
   const journal: CallJournal = {
     before(call: ActCall, tool: Tool, key: string) {
       const done = toolResults.get(key);
@@ -87,15 +95,15 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
       lastSnapshotPhase = phase;
       writer.snapshot(persisted(), messages);
       guard(writer.flush());
-      if (phase === 'awaitingHuman') guard(writer.setStatus('awaiting_human'));
-      else if (previous === 'awaitingHuman') guard(writer.setStatus('running'));
+      if (phase === 'awaitingHuman') attempt(() => writer.setStatus('awaiting_human'));
+      else if (previous === 'awaitingHuman') attempt(() => writer.setStatus('running'));
     },
     async finish(reason, persisted, messages) {
       try {
         writer.snapshot(persisted, messages);
         const status = reason === 'final_answer' || reason === 'cancelled' ? FINAL_STATUS[reason] : 'failed';
         await writer.flush();
-        await writer.setStatus(status, reason);
+        writer.setStatus(status, reason);
       } catch (error) {
         failure ??= error;
       } finally {

@@ -1,22 +1,27 @@
 /**
  * The default store: one folder per run under `dir` (default `.actorloop/`), each holding
- * - `log.jsonl`  — the append-only run log (events, messages, snapshots, tool results),
- * - `meta.json`  — a small lowdb document with the run's status (the run index reads these),
- * - `lock`       — the single-writer lock while a process owns the run.
- * Nothing is shared between runs, so two processes never write the same file.
+ * - `log.jsonl`  — the append-only run log: a `run` header (who created it, for what task),
+ *                  then events, messages, snapshots and tool results,
+ * - `meta.json`  — a small lowdb document with the run's status, written when the status first
+ *                  changes (awaiting a human, finished); until then the header stands for it,
+ * - `lock`       — taken by a resume while it writes the run (a new run is owned through the
+ *                  pid in its header: the log is created exclusively).
+ * Nothing is shared between runs, so two processes never write the same file. A new run costs
+ * two file creations (the folder and the log) and a finished one an atomic meta.json write:
+ * creating files is the expensive part of persisting a short run.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Low } from 'lowdb';
+import { LowSync, type SyncAdapter } from 'lowdb';
 import type { Message } from '../conversation/messages.ts';
 import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { ToolOutcome } from '../../machines/agent.types.ts';
 import { DocumentFile } from './documentFile.ts';
-import { RunFinishedError, RunNotFoundError } from './errors.ts';
-import { acquireRunLock, type RunLock } from './lock.ts';
-import { LOG_VERSION, META_VERSION, RUN_ID_PATTERN, RunMeta, type LogRecord, type RunStatus } from './records.ts';
-import { readRunLog, RunLogWriter } from './runLog.ts';
+import { RunFinishedError, RunLockedError, RunNotFoundError } from './errors.ts';
+import { acquireRunLock, currentOwner, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
+import { LOG_VERSION, META_VERSION, RUN_ID_PATTERN, RunMeta, type LogRecord, type RunHeaderRecord, type RunStatus } from './records.ts';
+import { readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
 
 export interface FileStoreOptions {
@@ -65,6 +70,7 @@ const identity = <T>(value: T): T => value;
 export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const dir = resolve(options.dir ?? '.actorloop');
   const runsDir = join(dir, 'runs');
+  let runsDirMade = false;
   const runDir = (runId: string) => {
     if (!RUN_ID_PATTERN.test(runId)) {
       throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable as a folder name: use letters, digits, "_" and "-" (1–128).`);
@@ -72,26 +78,51 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     return join(runsDir, runId);
   };
   const metaFile = (runId: string) => new DocumentFile(join(runDir(runId), 'meta.json'), RunMeta, META_VERSION);
-  const metaDoc = (meta: RunMeta) => new Low<RunMeta>(metaFile(meta.runId), meta);
+
+  /** meta.json when the run has one, else what its log's header says (a run still running). */
+  const readMeta = (runId: string): RunMeta | null => {
+    const doc = metaFile(runId);
+    if (existsSync(doc.file)) return doc.parse(readFileSync(doc.file, 'utf8'));
+    const logFile = join(runDir(runId), 'log.jsonl');
+    if (!existsSync(logFile)) return null;
+    const header = readRunHeader(logFile);
+    return header === null ? null : metaFromHeader(header);
+  };
 
   return {
     dir,
     createRun({ runId, agentId, task, redact = identity }) {
       const folder = runDir(runId);
-      mkdirSync(folder, { recursive: true });
-      const lock = acquireRunLock(join(folder, 'lock'), runId);
+      if (!runsDirMade) {
+        mkdirSync(runsDir, { recursive: true });
+        runsDirMade = true;
+      }
+      mkdirIfMissing(folder);
+      const logFile = join(folder, 'log.jsonl');
+      let log: RunLogWriter;
       try {
-        const logFile = join(folder, 'log.jsonl');
-        if (existsSync(logFile)) {
-          throw new ConfigurationError(`Run ${runId} already exists in ${dir}; resume it or pick a new run id.`);
-        }
-        writeFileSync(logFile, '', { flag: 'wx' });
-        const now = Date.now();
-        const meta: RunMeta = { v: META_VERSION, runId, agentId, task: redact(task.slice(0, 1000)), status: 'running', createdAt: now, updatedAt: now };
-        metaFile(runId).writeSync(meta);
-        return new RunWriter(new RunLogWriter(logFile), metaDoc(meta), meta, lock, redact, 0);
+        log = new RunLogWriter(logFile, { create: true });
       } catch (error) {
-        lock.release();
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        throw existingRunError(folder, logFile, runId, dir);
+      }
+      const claim = holdCreatedRun(logFile);
+      try {
+        const header: RunHeaderRecord = {
+          v: LOG_VERSION,
+          kind: 'run',
+          runId,
+          agentId,
+          task: redact(task.slice(0, 1000)),
+          createdAt: Date.now(),
+          owner: currentOwner(),
+        };
+        // Written at once: from here on other processes see who owns the run.
+        log.append(header);
+        log.flushSync();
+        return new RunWriter(log, metaDoc(metaFile(runId)), metaFromHeader(header), claim, redact, 0);
+      } catch (error) {
+        claim.release();
         throw error;
       }
     },
@@ -103,16 +134,22 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const lock = acquireRunLock(join(folder, 'lock'), runId);
       try {
         removeStrayTemp(folder);
-        const doc = new DocumentFile(join(folder, 'meta.json'), RunMeta, META_VERSION);
-        const meta = readMetaSync(doc, runId, logFile);
-        if (meta.status === 'done' || meta.status === 'failed' || meta.status === 'cancelled') {
-          throw new RunFinishedError(`Run ${runId} already ended (${meta.status}); start a new run instead.`, { file: doc.file, runId });
+        const doc = metaFile(runId);
+        const storedMeta = existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
+        if (storedMeta !== undefined && isFinished(storedMeta.status)) {
+          throw new RunFinishedError(`Run ${runId} already ended (${storedMeta.status}); start a new run instead.`, { file: doc.file, runId });
         }
         const log = readRunLog(logFile);
+        const header = log.records[0]?.kind === 'run' ? log.records[0] : undefined;
+        if (header !== undefined && ownerIsLive(header.owner, logFile)) throw lockedBy(header, logFile, runId);
+        const meta = storedMeta ?? (header === undefined ? undefined : metaFromHeader(header));
+        if (meta === undefined) {
+          throw new RunNotFoundError(`Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
+        }
         const recovered = recover(log.records, meta, log.warnings, logFile);
         const writer = new RunWriter(
           new RunLogWriter(logFile, { truncateTo: log.validBytes }),
-          metaDoc(meta),
+          metaDoc(doc),
           meta,
           lock,
           redact,
@@ -130,14 +167,19 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const metas: RunMeta[] = [];
       for (const name of readdirSync(runsDir)) {
         if (!RUN_ID_PATTERN.test(name)) continue;
-        const meta = await metaFile(name).read().catch(() => null);
+        let meta: RunMeta | null = null;
+        try {
+          meta = readMeta(name);
+        } catch {
+          // A corrupt run does not hide the others; getRun(runId) reports it.
+        }
         if (meta !== null) metas.push(meta);
       }
       return metas.sort((a, b) => b.createdAt - a.createdAt);
     },
 
     async getRun(runId) {
-      return metaFile(runId).read();
+      return readMeta(runId);
     },
 
     readJournal(runId) {
@@ -151,15 +193,55 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
 }
 
+const isFinished = (status: RunStatus): boolean => status === 'done' || status === 'failed' || status === 'cancelled';
+
+function metaFromHeader(header: RunHeaderRecord): RunMeta {
+  const { runId, agentId, task, createdAt } = header;
+  return { v: META_VERSION, runId, agentId, task, status: 'running', createdAt, updatedAt: createdAt };
+}
+
+/** The run's meta.json as a lowdb document, written synchronously (a few hundred bytes, atomically). */
+function metaDoc(doc: DocumentFile<RunMeta>): LowSync<RunMeta> {
+  const adapter: SyncAdapter<RunMeta> = {
+    read: () => (existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : null),
+    write: (data) => doc.writeSync(data),
+  };
+  return new LowSync<RunMeta>(adapter, { v: META_VERSION, runId: '', agentId: '', task: '', status: 'running', createdAt: 0, updatedAt: 0 });
+}
+
+function mkdirIfMissing(folder: string): void {
+  try {
+    mkdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+function lockedBy(header: RunHeaderRecord, file: string, runId: string): RunLockedError {
+  const { pid } = header.owner;
+  return new RunLockedError(
+    `Run ${runId} is already being written by process ${pid}${pid === process.pid ? ' (this process)' : ''}. ` +
+      'Wait for it to finish or stop it; two writers would interleave the journal.',
+    { file, runId },
+  );
+}
+
+/** Why a run id that already has a log cannot be created again. */
+function existingRunError(folder: string, logFile: string, runId: string, dir: string): Error {
+  // A resume holding the lock, or the creator named in the header, may still be writing it.
+  try {
+    acquireRunLock(join(folder, 'lock'), runId).release();
+    const header = readRunHeader(logFile);
+    if (header !== null && ownerIsLive(header.owner, logFile)) return lockedBy(header, logFile, runId);
+  } catch (error) {
+    return error as Error;
+  }
+  return new ConfigurationError(`Run ${runId} already exists in ${dir}; resume it or pick a new run id.`);
+}
+
 /** A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data. */
 function removeStrayTemp(folder: string): void {
   rmSync(join(folder, '.meta.json.tmp'), { force: true });
-}
-
-function readMetaSync(doc: DocumentFile<RunMeta>, runId: string, logFile: string): RunMeta {
-  if (!existsSync(doc.file)) throw new RunNotFoundError(`Run ${runId} has a log but no meta.json; it never started properly.`, { file: logFile, runId });
-  // Small document: a synchronous read keeps resume() synchronous like start().
-  return doc.parse(readFileSync(doc.file, 'utf8'));
 }
 
 function unpackMessageCount(snapshot: Record<string, unknown>): number {
@@ -217,13 +299,14 @@ export class RunWriter {
 
   constructor(
     readonly log: RunLogWriter,
-    readonly metaDoc: Low<RunMeta>,
+    readonly metaDoc: LowSync<RunMeta>,
     private meta: RunMeta,
     private readonly lock: RunLock,
     private readonly redact: <T>(value: T) => T,
     persistedMessages: number,
   ) {
     this.#persistedMessages = persistedMessages;
+    this.metaDoc.data = meta;
   }
 
   get runId(): string {
@@ -259,13 +342,14 @@ export class RunWriter {
     return this.log.flush();
   }
 
-  async setStatus(status: RunStatus, reason?: TerminationReason): Promise<void> {
+  /** Write the run's status to meta.json, now (a small atomic write). */
+  setStatus(status: RunStatus, reason?: TerminationReason): void {
     this.meta = { ...this.meta, status, updatedAt: Date.now(), ...(reason === undefined ? {} : { reason }) };
     this.metaDoc.data = this.meta;
-    await this.metaDoc.write();
+    this.metaDoc.write();
   }
 
-  /** Flush, then release the run's lock. */
+  /** Flush, then release the run. */
   async close(): Promise<void> {
     try {
       await this.log.close();

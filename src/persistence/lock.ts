@@ -1,14 +1,43 @@
 /**
- * One writer per run: a lock file holding the owner's pid. A lock whose process is gone (the
- * run was killed) is stale and taken over; a live owner — another process, or another resume in
- * this one — makes the second writer fail fast.
+ * One writer per run. A new run is owned through its log's header record (the log is created
+ * exclusively, so its creator is the only writer; the header names the creator's pid). A resume
+ * takes a lock file holding its own pid, then checks the header's owner too. An owner whose
+ * process is gone (the run was killed) is stale and taken over; a live owner — another process,
+ * or another writer in this one — makes the second writer fail fast.
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { RunLockedError } from './errors.ts';
+import type { RunOwner } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
 
+/** Lock files and created runs' logs that a writer in this process holds right now. */
 const heldHere = new Set<string>();
+
+/** This process as a run owner. */
+export function currentOwner(): RunOwner {
+  return { pid: process.pid, host: hostname() };
+}
+
+/**
+ * Mark `file` (a run's log) as held by this process until `release()`: the header written with
+ * {@link currentOwner} tells other processes, this tells other writers in this one.
+ */
+export function holdCreatedRun(file: string): RunLock {
+  heldHere.add(file);
+  return { file, release: () => void heldHere.delete(file) };
+}
+
+/**
+ * True when `owner`, recorded in `file`, is still writing: a live process on this host (for this
+ * process: a writer here still holds `file`), or any process on another host (its liveness
+ * cannot be checked from here, so it is never taken over).
+ */
+export function ownerIsLive(owner: RunOwner | undefined, file: string): boolean {
+  if (owner === undefined) return false;
+  if (owner.host !== undefined && owner.host !== hostname()) return true;
+  return owner.pid === process.pid ? heldHere.has(file) : isAlive(owner.pid);
+}
 
 export interface RunLock {
   readonly file: string;
@@ -43,9 +72,7 @@ export function acquireRunLock(file: string, runId: string): RunLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = readOwner(file);
-      const sameHost = owner?.host === undefined || owner.host === hostname();
-      const ownerAlive = owner !== undefined && sameHost && (owner.pid === process.pid ? heldHere.has(file) : isAlive(owner.pid));
-      if (ownerAlive || (owner !== undefined && !sameHost)) {
+      if (ownerIsLive(owner, file)) {
         throw new RunLockedError(
           `Run ${runId} is already being written by process ${owner?.pid ?? '?'}${owner?.pid === process.pid ? ' (this process)' : ''}. ` +
             'Wait for it to finish or stop it; two writers would interleave the journal.',
@@ -63,7 +90,7 @@ export function acquireRunLock(file: string, runId: string): RunLock {
   throw new RunLockedError(`Run ${runId}: could not take the lock at ${file}; another writer keeps taking it.`, { file, runId });
 }
 
-function readOwner(file: string): { pid: number; host?: string } | undefined {
+function readOwner(file: string): RunOwner | undefined {
   try {
     const parsed = safeJsonParse(readFileSync(file, 'utf8'));
     if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') return undefined;

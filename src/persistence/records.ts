@@ -6,7 +6,12 @@ import { z } from 'zod';
 import { Message } from '../conversation/messages.ts';
 import { JournalEntry, TerminationReason, ToolOutcomeStatus } from '../events/loopEvent.ts';
 
-export const LOG_VERSION = 1;
+/**
+ * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a
+ * new run costs one file instead of three). Version 1 logs (no header; meta.json from the start)
+ * are still read.
+ */
+export const LOG_VERSION = 2;
 export const META_VERSION = 1;
 
 export const ToolOutcomeRecord = z.object({
@@ -17,9 +22,27 @@ export const ToolOutcomeRecord = z.object({
   isError: z.boolean(),
 });
 
-const v = z.literal(LOG_VERSION);
+const v = z.union([z.literal(1), z.literal(LOG_VERSION)]);
+
+/** The process that writes a run: while it is alive, nobody else may. */
+export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional() });
+export type RunOwner = z.infer<typeof RunOwner>;
+
+/** The first record of a run's log: what meta.json says until the run's status first changes. */
+export const RunHeaderRecord = z.object({
+  v,
+  kind: z.literal('run'),
+  runId: z.string(),
+  agentId: z.string(),
+  /** The task, cut to 1000 characters. */
+  task: z.string(),
+  createdAt: z.number(),
+  owner: RunOwner,
+});
+export type RunHeaderRecord = z.infer<typeof RunHeaderRecord>;
 
 export const LogRecord = z.discriminatedUnion('kind', [
+  RunHeaderRecord,
   z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
   /** Messages appended to the conversation, starting at index `from` (a rewrite when `from` is below the current length). */
   z.object({ v, kind: z.literal('messages'), from: z.number().int().nonnegative(), messages: z.array(Message) }),

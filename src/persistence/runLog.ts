@@ -4,9 +4,9 @@
  * is new — never a rewrite of history. A crash can tear only the last line, which the reader
  * drops with a warning; anything else that does not parse is corruption and a typed error.
  */
-import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
-import { LOG_VERSION, LogRecord } from './records.ts';
+import { LOG_VERSION, LogRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
 
 export interface ReadLog {
@@ -96,10 +96,18 @@ export class RunLogWriter {
   #pending: string[] = [];
   #closed = false;
 
-  /** Open for appending; `truncateTo` cuts a torn tail left by a crash before the first append. */
+  /**
+   * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
+   * open, no other file-system call: creating files is what a new run pays for). `truncateTo`
+   * cuts a torn tail left by a crash before the first append.
+   */
   constructor(file: string, options: { truncateTo?: number; create?: boolean } = {}) {
     this.file = file;
-    this.#fd = openSync(file, options.create === true ? 'wx' : 'r+');
+    if (options.create === true) {
+      this.#fd = openSync(file, 'ax');
+      return;
+    }
+    this.#fd = openSync(file, 'r+');
     if (options.truncateTo !== undefined) ftruncateSync(this.#fd, options.truncateTo);
     closeSync(this.#fd);
     this.#fd = openSync(file, 'a');
@@ -141,4 +149,37 @@ export class RunLogWriter {
     this.#closed = true;
     closeSync(this.#fd);
   }
+}
+
+/** The header is the first line; a task of 1000 characters stays far below this even escaped. */
+const HEADER_READ_BYTES = 64 * 1024;
+
+/**
+ * The `run` header of a log, reading only its first line: what the run index needs of a run
+ * that has no meta.json yet. `null` when the log has no header (a version 1 log, or a run that
+ * crashed between creating its log and writing the header). Throws like {@link readRunLog} when
+ * the first line is complete but not a valid record.
+ */
+export function readRunHeader(file: string): RunHeaderRecord | null {
+  const fd = openSync(file, 'r');
+  let text: string;
+  try {
+    const buffer = Buffer.alloc(HEADER_READ_BYTES);
+    text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, HEADER_READ_BYTES, 0));
+  } finally {
+    closeSync(fd);
+  }
+  const end = text.indexOf('\n');
+  if (end === -1) return null; // empty, or torn before its newline: never acknowledged
+  const record = parseLine(text.slice(0, end));
+  if (!record.ok) {
+    if (record.future !== undefined) {
+      throw new UnsupportedVersionError(
+        `${file} line 1 has schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
+        { file },
+      );
+    }
+    throw corrupt(file, `line 1 is not a valid record: ${record.reason}`, 1);
+  }
+  return record.value.kind === 'run' ? record.value : null;
 }

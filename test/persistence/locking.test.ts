@@ -55,8 +55,15 @@ function agentOn(store: RunStore, tools: ReturnType<typeof waitTool>['tool'][], 
   return agent;
 }
 
+/** The pid in a resumed run's lock file. */
 function lockOwner(store: RunStore, runId: string): number {
   return (JSON.parse(readFileSync(runFiles(store, runId).lock, 'utf8')) as { pid: number }).pid;
+}
+
+/** The pid a new run's log names as its writer (its first line, the `run` header). */
+function creator(store: RunStore, runId: string): number {
+  const [header] = readFileSync(runFiles(store, runId).log, 'utf8').split('\n');
+  return (JSON.parse(header ?? '{}') as { kind?: string; owner?: { pid: number } }).owner?.pid ?? -1;
 }
 
 function expectUninterleaved(entries: readonly JournalEntry[], runId: string): void {
@@ -69,7 +76,7 @@ function expectUninterleaved(entries: readonly JournalEntry[], runId: string): v
 }
 
 describe('two processes on one store', () => {
-  it('refuses, fast and without touching the lock, to resume a run another live process holds', async () => {
+  it('refuses, fast and without taking it over, to resume a run another live process is writing', async () => {
     const store = createFileStore({ dir: tempDir() });
     const child = spawnAgent([store.dir, 'held', 'block']);
     await child.waitFor((line) => line === 'ready');
@@ -85,12 +92,14 @@ describe('two processes on one store', () => {
     }
     const elapsedMs = performance.now() - started;
     expect(refused).toBeInstanceOf(RunLockedError);
-    expect(refused).toMatchObject({ code: 'run_locked', runId: 'held', file: runFiles(store, 'held').lock });
+    // The child created the run: its log's header names it, and no lock file is left behind.
+    expect(refused).toMatchObject({ code: 'run_locked', runId: 'held', file: runFiles(store, 'held').log });
     expect(String((refused as Error).message)).toContain(String(child.process.pid));
     expect(elapsedMs).toBeLessThan(500);
     expect(() => store.resumeRun('held')).toThrow(RunLockedError);
     expect(() => store.createRun({ runId: 'held', agentId: 'x', task: 'steal it' })).toThrow(RunLockedError);
-    expect(lockOwner(store, 'held')).toBe(child.process.pid);
+    expect(creator(store, 'held')).toBe(child.process.pid);
+    expect(existsSync(runFiles(store, 'held').lock)).toBe(false);
     expect((await store.getRun('held'))?.status).toBe('running');
   });
 
@@ -137,12 +146,13 @@ describe('two processes on one store', () => {
 });
 
 describe('the same run resumed twice', () => {
-  it('takes over the lock of a killed process, refuses a second resume while live, and never interleaves the journal', async () => {
+  it('takes over the run of a killed process, refuses a second resume while live, and never interleaves the journal', async () => {
     const store = createFileStore({ dir: tempDir() });
     const child = spawnAgent([store.dir, 'twice', 'block']);
     await child.waitFor((line) => line === 'ready');
     await killHard(child);
-    expect(lockOwner(store, 'twice')).toBe(child.process.pid); // stale: its owner is dead
+    expect(creator(store, 'twice')).toBe(child.process.pid); // stale: its owner is dead
+    expect(existsSync(runFiles(store, 'twice').lock)).toBe(false);
 
     const wait = waitTool();
     const agent = agentOn(store, [wait.tool]);

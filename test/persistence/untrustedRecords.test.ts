@@ -11,6 +11,7 @@ import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
+import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { safeJsonParse } from '../../src/persistence/safeJson.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -62,7 +63,7 @@ describe('records from a future schema version', () => {
     ['as the last record', 99],
   ])('%s: UnsupportedVersionError naming the log, file untouched', async (_name, at) => {
     const crashed = await interruptedRun();
-    const file = withLine(crashed, at, event().replace('"v":1', '"v":2'));
+    const file = withLine(crashed, at, event().replace('"v":1', `"v":${LOG_VERSION + 1}`));
     const before = readFileSync(file);
     const error = refusedResume(crashed);
     expect(error).toBeInstanceOf(UnsupportedVersionError);

@@ -1,0 +1,146 @@
+/**
+ * What a run puts on disk and when: a new run is a folder and a log whose first record (the
+ * `run` header) names its writer; meta.json appears when the status first changes; a lock file
+ * only while a resume writes. Version 1 logs (no header, meta.json from the start) still resume.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
+import { CorruptFileError, RunLockedError, RunNotFoundError } from '../../src/persistence/errors.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { LOG_VERSION } from '../../src/persistence/records.ts';
+import { readRunHeader } from '../../src/persistence/runLog.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { echoTool, interruptedRun, removeTempDirs, runFiles, tempDir } from './support.ts';
+
+const agents: Agent[] = [];
+afterEach(() => {
+  for (const agent of agents.splice(0)) agent.stop();
+});
+afterAll(removeTempDirs);
+
+/** A tool that blocks until released, so a run can be looked at while it is live. */
+function gate() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const running = new Promise<void>((resolve) => (entered = resolve));
+  const tool = defineTool({
+    name: 'wait',
+    description: 'Wait until released',
+    input: z.object({}),
+    execute: async () => {
+      entered();
+      await released;
+      return 'released';
+    },
+  });
+  return { tool, release, running };
+}
+
+describe('the files of a new run', () => {
+  it('are its folder and a log headed by its writer; meta.json only once it finishes; never a lock', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const wait = gate();
+    const script = [{ toolCalls: [{ name: 'wait', arguments: {} }] }, { text: 'finished' }];
+    const agent = createAgent({ id: 'agent_files', model: scriptedModel(script), tools: [wait.tool], store });
+    agents.push(agent);
+    const run = agent.start('look at my files sk-canary-0123456789abcdef', { runId: 'fresh' });
+    await wait.running;
+
+    const files = runFiles(store, 'fresh');
+    expect(readdirSync(files.folder)).toEqual(['log.jsonl']);
+    const header = readRunHeader(files.log);
+    expect(header).toMatchObject({ v: LOG_VERSION, kind: 'run', runId: 'fresh', agentId: 'agent_files', owner: { pid: process.pid } });
+    expect(header?.task).toBe('look at my files [REDACTED]');
+    // The index reads a live run from its header.
+    expect(await store.getRun('fresh')).toMatchObject({ runId: 'fresh', agentId: 'agent_files', status: 'running', task: header?.task });
+    expect((await store.listRuns()).map((m) => [m.runId, m.status])).toEqual([['fresh', 'running']]);
+    // A live run of this process is not resumed a second time, nor created again.
+    expect(() => store.resumeRun('fresh')).toThrow(RunLockedError);
+    expect(() => store.createRun({ runId: 'fresh', agentId: 'x', task: 'again' })).toThrow(RunLockedError);
+    expect(existsSync(files.lock)).toBe(false);
+
+    wait.release();
+    expect((await run.settled).status).toBe('done');
+    expect(readdirSync(files.folder).sort()).toEqual(['log.jsonl', 'meta.json']);
+    expect(await store.getRun('fresh')).toMatchObject({ status: 'done', reason: 'final_answer', createdAt: header?.createdAt });
+  });
+
+  it('writes meta.json when the run starts waiting for a human, and the index follows its status', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const confirm = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
+    const script = [{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }];
+    const agent = createAgent({ model: scriptedModel(script), tools: [confirm], store });
+    agents.push(agent);
+    const run = agent.start('deploy it', { runId: 'asks' });
+    await new Promise<void>((resolve) => {
+      const sub = run.events$.subscribe((entry) => {
+        if (entry.event.type === 'human.awaiting') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    const files = runFiles(store, 'asks');
+    expect(JSON.parse(readFileSync(files.meta, 'utf8'))).toMatchObject({ status: 'awaiting_human' });
+    run.approve();
+    expect((await run.settled).text).toBe('shipped');
+    expect(await store.getRun('asks')).toMatchObject({ status: 'done' });
+  });
+
+  it('reports a log cut before its header was written as a run that never started', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const writer = store.createRun({ runId: 'torn_head', agentId: 'a', task: 't' });
+    await writer.close();
+    const files = runFiles(store, 'torn_head');
+    writeFileSync(files.log, readFileSync(files.log, 'utf8').slice(0, 20)); // the crash tore the header
+    expect(await store.getRun('torn_head')).toBeNull();
+    expect(await store.listRuns()).toEqual([]);
+    writeFileSync(files.log, '');
+    expect(() => store.resumeRun('torn_head')).toThrow(CorruptFileError);
+    expect(existsSync(files.lock)).toBe(false);
+  });
+
+  it('refuses a header that is not a valid record, naming the log', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const writer = store.createRun({ runId: 'bad_head', agentId: 'a', task: 't' });
+    await writer.close();
+    const files = runFiles(store, 'bad_head');
+    writeFileSync(files.log, readFileSync(files.log, 'utf8').replace('"pid":', '"pid":"x","was":'));
+    await expect(store.getRun('bad_head')).rejects.toMatchObject({ code: 'corrupt_file', file: files.log, line: 1 });
+    // One bad run does not hide the others from the index.
+    store.createRun({ runId: 'good', agentId: 'a', task: 't' });
+    expect((await store.listRuns()).map((m) => m.runId)).toEqual(['good']);
+  });
+});
+
+describe('version 1 logs', () => {
+  it('resume: no header, meta.json from the start, every record at version 1', async () => {
+    const crashed = await interruptedRun('run_v1');
+    const files = runFiles(crashed.store, crashed.runId);
+    const [, ...rest] = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
+    writeFileSync(files.log, rest.join('').replaceAll(`{"v":${LOG_VERSION},"kind"`, '{"v":1,"kind"'));
+    expect(readRunHeader(files.log)).toBeNull();
+    expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ status: 'running' });
+
+    const executions: string[] = [];
+    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], store: crashed.store });
+    const result = await agent.resume(crashed.runId).settled;
+    expect(result.status).toBe('done');
+    expect(result.text).toBe(crashed.reference.text);
+    expect(executions).toHaveLength(1);
+  });
+
+  it('without meta.json cannot say what the run was: RunNotFoundError', async () => {
+    const crashed = await interruptedRun('run_v1_no_meta');
+    const files = runFiles(crashed.store, crashed.runId);
+    const [, ...rest] = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
+    writeFileSync(files.log, rest.join(''));
+    rmSync(files.meta);
+    expect(() => crashed.store.resumeRun(crashed.runId)).toThrow(RunNotFoundError);
+    expect(existsSync(files.lock)).toBe(false);
+  });
+});
