@@ -18,11 +18,11 @@ import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { ToolOutcome } from '../../machines/agent.types.ts';
 import { DocumentFile } from './documentFile.ts';
-import { RunFinishedError, RunLockedError, RunNotFoundError } from './errors.ts';
+import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError } from './errors.ts';
 import { acquireRunLock, currentOwner, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
 import { LOG_VERSION, META_VERSION, RUN_ID_PATTERN, RunMeta, type LogRecord, type RunHeaderRecord, type RunStatus } from './records.ts';
 import { readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
-import { packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
+import { applyContextDelta, contextDelta, packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
 
 export interface FileStoreOptions {
   /** Root folder. Default `.actorloop` in the working directory. */
@@ -60,6 +60,7 @@ export interface RunStore {
 }
 
 const identity = <T>(value: T): T => value;
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * @example
@@ -267,7 +268,13 @@ function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[
         for (const m of record.messages) messages.push(m);
         break;
       case 'snapshot':
-        snapshot = { packed: record.snapshot, messageCount: record.messageCount };
+        if (record.delta === true && snapshot === undefined) {
+          throw new CorruptFileError(`${file}: a snapshot delta has no snapshot before it. It was left untouched.`, { file });
+        }
+        snapshot = {
+          packed: record.delta === true && snapshot !== undefined ? applyContextDelta(snapshot.packed, record.snapshot) : record.snapshot,
+          messageCount: record.messageCount,
+        };
         break;
       case 'tool_started':
         startedTools.add(record.key);
@@ -292,10 +299,37 @@ function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[
   };
 }
 
+/** A run's ids, and their JSON, encoded once per writer. */
+interface RunIds {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly runIdJson: string;
+  readonly agentIdJson: string;
+}
+
+/**
+ * The log line of an event record: exactly `JSON.stringify({ v, kind: 'event', entry })`, but
+ * only the event itself goes through JSON.stringify — the envelope, the same for the ten-odd
+ * events of every iteration, is a template around the run's ids encoded once.
+ */
+export function eventLine(entry: JournalEntry, ids: RunIds): string {
+  const { sequence, timestamp, iteration } = entry;
+  if (entry.runId !== ids.runId || entry.agentId !== ids.agentId || !Number.isFinite(timestamp) || !Number.isFinite(sequence) || !Number.isFinite(iteration)) {
+    return JSON.stringify({ v: LOG_VERSION, kind: 'event', entry });
+  }
+  return (
+    `{"v":${LOG_VERSION},"kind":"event","entry":{"sequence":${sequence},"timestamp":${timestamp},` +
+    `"agentId":${ids.agentIdJson},"runId":${ids.runIdJson},"iteration":${iteration},"event":${JSON.stringify(entry.event)}}}`
+  );
+}
+
 /** Writes one run: buffered log records, flushed at phase boundaries; status in meta.json. */
 export class RunWriter {
   #persistedMessages: number;
   #lastMessage: Message | undefined;
+  readonly #ids: RunIds;
+  /** The context of the last snapshot record this writer appended (unredacted, as the machine had it). */
+  #lastContext: Record<string, unknown> | undefined;
 
   constructor(
     readonly log: RunLogWriter,
@@ -307,6 +341,7 @@ export class RunWriter {
   ) {
     this.#persistedMessages = persistedMessages;
     this.metaDoc.data = meta;
+    this.#ids = { runId: meta.runId, agentId: meta.agentId, runIdJson: JSON.stringify(meta.runId), agentIdJson: JSON.stringify(meta.agentId) };
   }
 
   get runId(): string {
@@ -314,7 +349,7 @@ export class RunWriter {
   }
 
   event(entry: JournalEntry): void {
-    this.log.append({ v: LOG_VERSION, kind: 'event', entry });
+    this.log.appendLine(eventLine(entry, this.#ids));
   }
 
   /** Record the machine snapshot; new messages go first as their own records. */
@@ -327,7 +362,17 @@ export class RunWriter {
     }
     this.#persistedMessages = messages.length;
     this.#lastMessage = messages[messages.length - 1];
-    this.log.append({ v: LOG_VERSION, kind: 'snapshot', messageCount: messages.length, snapshot: this.redact(packSnapshot(persisted)) });
+    const packed = packSnapshot(persisted);
+    const context = isObject(packed.context) ? packed.context : undefined;
+    const delta = context === undefined || this.#lastContext === undefined ? undefined : contextDelta(this.#lastContext, context);
+    this.#lastContext = context;
+    const messageCount = messages.length;
+    if (delta === undefined) {
+      this.log.append({ v: LOG_VERSION, kind: 'snapshot', messageCount, snapshot: this.redact(packed) });
+    } else {
+      // Only what changed is redacted and written: the rest already was, in an earlier record.
+      this.log.append({ v: LOG_VERSION, kind: 'snapshot', messageCount, delta: true, snapshot: this.redact({ ...packed, context: delta }) });
+    }
   }
 
   toolStarted(key: string, tool: string): void {

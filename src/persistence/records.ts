@@ -8,8 +8,8 @@ import { JournalEntry, TerminationReason, ToolOutcomeStatus } from '../events/lo
 
 /**
  * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a
- * new run costs one file instead of three). Version 1 logs (no header; meta.json from the start)
- * are still read.
+ * new run costs one file instead of three) and snapshot deltas. Version 1 logs (no header;
+ * meta.json from the start; whole snapshots) are still read.
  */
 export const LOG_VERSION = 2;
 export const META_VERSION = 1;
@@ -46,8 +46,18 @@ export const LogRecord = z.discriminatedUnion('kind', [
   z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
   /** Messages appended to the conversation, starting at index `from` (a rewrite when `from` is below the current length). */
   z.object({ v, kind: z.literal('messages'), from: z.number().int().nonnegative(), messages: z.array(Message) }),
-  /** The machine's persisted snapshot, with `context.messages` left out (they are in `messages` records). */
-  z.object({ v, kind: z.literal('snapshot'), messageCount: z.number().int().nonnegative(), snapshot: z.record(z.string(), z.unknown()) }),
+  /**
+   * The machine's persisted snapshot, with `context.messages` left out (they are in `messages`
+   * records). With `delta`, `snapshot.context` holds only the keys that changed since the
+   * previous snapshot record of the log (a run's constants are written once).
+   */
+  z.object({
+    v,
+    kind: z.literal('snapshot'),
+    messageCount: z.number().int().nonnegative(),
+    delta: z.literal(true).optional(),
+    snapshot: z.record(z.string(), z.unknown()),
+  }),
   /** A tool call is about to execute (written before non-idempotent tools run). */
   z.object({ v, kind: z.literal('tool_started'), key: z.string(), tool: z.string() }),
   /** A tool call finished; its outcome is reused instead of re-running the call on resume. */

@@ -118,6 +118,12 @@ export class RunLogWriter {
     this.#pending.push(JSON.stringify(record));
   }
 
+  /** Append a record already serialised as one line of JSON (no newline). */
+  appendLine(json: string): void {
+    if (this.#closed) return;
+    this.#pending.push(json);
+  }
+
   get pendingCount(): number {
     return this.#pending.length;
   }

@@ -48,3 +48,33 @@ function unpackChild(child: unknown, messages: readonly Message[]): unknown {
   if (typeof $messageCount !== 'number') return child;
   return { ...child, snapshot: { ...child.snapshot, input: { ...input, messages: messages.slice(0, $messageCount) } } };
 }
+
+/**
+ * The context keys of `next` whose values are not the same as in `previous` (by identity:
+ * XState's assign keeps every value it does not set, and snapshots are never mutated), or
+ * `undefined` when a key of `previous` is gone and only a whole context describes `next`.
+ * `messages` is left out: packed snapshots carry the conversation as records.
+ *
+ * @example
+ * ```ts
+ * const limits = { maxIterations: 10 };
+ * contextDelta({ limits, iteration: 1 }, { limits, iteration: 2 }); // { iteration: 2 }
+ * ```
+ */
+export function contextDelta(previous: Json, next: Json): Json | undefined {
+  const delta: Json = {};
+  let kept = 0;
+  for (const key in next) {
+    if (key === 'messages') continue;
+    if (Object.hasOwn(previous, key) && previous[key] === next[key]) kept++;
+    else delta[key] = next[key];
+  }
+  for (const key in previous) if (key !== 'messages' && !Object.hasOwn(next, key)) return undefined;
+  return kept === 0 ? undefined : delta;
+}
+
+/** A packed snapshot from the one before it and a delta record's snapshot (its context a delta). */
+export function applyContextDelta(base: Json, delta: Json): Json {
+  const context = isObject(base.context) && isObject(delta.context) ? { ...base.context, ...delta.context } : delta.context;
+  return { ...delta, context };
+}

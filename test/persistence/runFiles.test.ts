@@ -144,3 +144,42 @@ describe('version 1 logs', () => {
     expect(existsSync(files.lock)).toBe(false);
   });
 });
+
+describe('snapshot deltas', () => {
+  it('write a run\'s constants once: later snapshots carry only the context keys that changed, and resume folds them back', async () => {
+    const crashed = await interruptedRun('run_deltas');
+    const files = runFiles(crashed.store, crashed.runId);
+    const snapshots = readFileSync(files.log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"kind":"snapshot"'))
+      .map((line) => JSON.parse(line) as { delta?: true; snapshot: { value: unknown; context: Record<string, unknown> } });
+    expect(snapshots.length).toBeGreaterThanOrEqual(2);
+    const [first, ...later] = snapshots;
+    expect(first?.delta).toBeUndefined();
+    expect(first?.snapshot.context).toMatchObject({ task: 'say hi', limits: expect.any(Object) });
+    for (const record of later) {
+      expect(record.delta).toBe(true);
+      expect(record.snapshot.context).not.toHaveProperty('task');
+      expect(record.snapshot.context).not.toHaveProperty('limits');
+    }
+    expect(later.at(-1)?.snapshot.value).toEqual({ running: 'gate' });
+    expect(later.at(-1)?.snapshot.context).toMatchObject({ iteration: 1 });
+
+    const { writer, recovered } = crashed.store.resumeRun(crashed.runId);
+    await writer.close();
+    const context = recovered.snapshot.context as Record<string, unknown>;
+    expect(recovered.snapshot.value).toEqual({ running: 'gate' });
+    expect(context).toMatchObject({ task: 'say hi', iteration: 1, limits: first?.snapshot.context.limits });
+    expect((context.messages as unknown[]).length).toBe(2);
+  });
+
+  it('refuses a delta with no whole snapshot before it, naming the log', async () => {
+    const crashed = await interruptedRun('run_lone_delta');
+    const files = runFiles(crashed.store, crashed.runId);
+    const lines = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
+    const firstWhole = lines.findIndex((line) => line.includes('"kind":"snapshot"'));
+    writeFileSync(files.log, lines.filter((_, i) => i !== firstWhole).join(''));
+    expect(() => crashed.store.resumeRun(crashed.runId)).toThrow(CorruptFileError);
+    expect(existsSync(files.lock)).toBe(false);
+  });
+});
