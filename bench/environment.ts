@@ -1,7 +1,9 @@
 /**
  * Where the figures came from: machine, runtime and how busy the machine was.
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 
 export interface Environment {
   readonly date: string;
@@ -13,6 +15,13 @@ export interface Environment {
   /** 1-minute load average when the benchmark started (other work skews the figures). */
   readonly loadAtStart: number;
   readonly gcExposed: boolean;
+  /**
+   * Median µs to create (and, separately, to remove) an empty file in the OS temp folder, where
+   * contender (d) keeps its store. A new run creates files; on a virtual disk this latency swings
+   * by an order of magnitude from one hour to the next, and (d)'s cost per run with it.
+   */
+  readonly fileCreateUs: number;
+  readonly fileRemoveUs: number;
 }
 
 /**
@@ -32,5 +41,27 @@ export function describeEnvironment(): Environment {
     platform: `${process.platform}-${process.arch}`,
     loadAtStart: Number((loadavg()[0] ?? 0).toFixed(2)),
     gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
+    ...measureFileLatency(),
   };
+}
+
+function measureFileLatency(count = 200): { fileCreateUs: number; fileRemoveUs: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'actorloop-bench-fs-'));
+  const creates: number[] = [];
+  const removes: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const file = join(dir, `f${i}`);
+      const started = performance.now();
+      closeSync(openSync(file, 'wx'));
+      const created = performance.now();
+      unlinkSync(file);
+      creates.push((created - started) * 1000);
+      removes.push((performance.now() - created) * 1000);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (xs: number[]) => Number((xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0).toFixed(1));
+  return { fileCreateUs: median(creates), fileRemoveUs: median(removes) };
 }

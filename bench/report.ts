@@ -53,6 +53,20 @@ function concurrency(results: readonly ConcurrencyResult[], id: string, mode: st
   return results.find((r) => r.id === id && r.mode === mode);
 }
 
+/**
+ * A run of N iterations costs about `fixed + N × marginal`: from the per-iteration medians at
+ * N=10 and N=100, the marginal µs of one more iteration (the slope) and the fixed µs per run.
+ */
+export function costModel(results: readonly IterationResult[], id: string): { marginalUs: number; fixedUs: number } | undefined {
+  const p10 = iteration(results, id, 10);
+  const p100 = iteration(results, id, 100);
+  if (p10 === undefined || p100 === undefined) return undefined;
+  const marginalUs = (100 * p100 - 10 * p10) / 90;
+  return { marginalUs, fixedUs: 10 * p10 - 10 * marginalUs };
+}
+
+const marginal = (results: readonly IterationResult[], id: string) => costModel(results, id)?.marginalUs;
+
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
 const show = (x: number | undefined, suffix = '') => (x === undefined ? 'n/a' : `${fmt(x)}${suffix}`);
 
@@ -103,6 +117,13 @@ export function checkTargets(
       1.25,
     );
   }
+  const marginalC = marginal(iterations, 'actorloop');
+  const marginalD = marginal(iterations, 'actorloop_lowdb');
+  check(
+    '(d) lowdb journal ≤ +25 % per additional iteration vs (c) (marginal cost: run-length slope from N=10 to N=100, per-run file creation excluded)',
+    ratio(marginalD, marginalC),
+    1.25,
+  );
   const bShared = concurrency(conc, 'xstate', 'shared');
   for (const mode of ['shared', 'perAgent'] as const) {
     const c = concurrency(conc, 'actorloop', mode);
@@ -131,7 +152,10 @@ export function renderMarkdown(results: BenchResults): string {
   const env = results.environment;
   const out: string[] = [];
   out.push(`Date: ${env.date.slice(0, 10)} · Machine: ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB · Node ${env.node} (${env.platform})`);
-  out.push(`Load average at start: ${env.loadAtStart}${results.quick ? ' · **quick smoke run — figures are rough**' : ''}`);
+  out.push(
+    `Load average at start: ${env.loadAtStart} · creating an empty file in the temp folder: ${fmt(env.fileCreateUs)} µs, removing it: ${fmt(env.fileRemoveUs)} µs (median)` +
+      `${results.quick ? ' · **quick smoke run — figures are rough**' : ''}`,
+  );
   out.push('');
 
   const ns = [...new Set(results.iterations.map((r) => r.n))].sort((a, b) => a - b);
@@ -151,6 +175,19 @@ export function renderMarkdown(results: BenchResults): string {
     if (ns.includes(10) && ns.includes(100)) cells.push(show(ratio(iteration(results.iterations, id, 100), iteration(results.iterations, id, 10)), '×'));
     for (const n of ns) cells.push(show(ratio(cpuIteration(results.iterations, id, n), cpuIteration(results.iterations, 'xstate', n)), '×'));
     out.push(`| ${cells.join(' | ')} |`);
+  }
+  const models = ids.map((id) => [id, costModel(results.iterations, id)] as const).filter(([id, m]) => m !== undefined && id.startsWith('actorloop'));
+  if (models.length > 0) {
+    out.push('');
+    out.push('Cost model from N=10 and N=100 (a run of N iterations ≈ fixed + N × marginal):');
+    out.push('');
+    out.push('| contender | marginal µs per iteration | vs (c) | fixed µs per run |');
+    out.push('|---|---|---|---|');
+    const cMarginal = marginal(results.iterations, 'actorloop');
+    for (const [id, m] of models) {
+      const label = results.iterations.find((r) => r.id === id)?.label ?? id;
+      out.push(`| ${label} | ${show(m?.marginalUs)} | ${show(ratio(m?.marginalUs, cMarginal), '×')} | ${show(m?.fixedUs)} |`);
+    }
   }
   const a = ANCHORS.perIterationUs;
   out.push('');
