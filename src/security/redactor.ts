@@ -14,7 +14,11 @@ export interface Redactor {
   text(value: string): string;
   /** An event with its free-text fields redacted (a new object only when something changed). */
   event(event: LoopEvent): LoopEvent;
-  /** A deep copy with secret-keyed values and secret-looking text replaced; shape preserved. */
+  /**
+   * `value` with secret-keyed values and secret-looking text replaced, shape preserved. Copy on
+   * write: what holds no secret is returned as is (never mutated), so only objects on the path
+   * to a secret are copied.
+   */
   deep<T>(value: T): T;
 }
 
@@ -29,10 +33,38 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
   const fromEnv = SECRET_ENV.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 8);
   const rules = compileSecretRules({ ...options, secrets: [...(options.secrets ?? []), ...fromEnv] });
   const text = (value: string): string => (value === '' ? value : rules.redactText(value));
+  let memo: ShortTextMemo | undefined;
   return {
     text,
     event: (event) => redactEvent(event, text),
-    deep: <T>(value: T): T => deepRedact(value, rules, new WeakMap()) as T,
+    deep: <T>(value: T): T => {
+      // Persisted records repeat the same short strings every iteration (roles, tool names,
+      // statuses, small arguments): their verdicts are remembered, per agent, on first use.
+      memo ??= shortTextMemo(rules);
+      return deepRedact(value, rules, memo, new Set()) as T;
+    },
+  };
+}
+
+/** Strings up to this length are remembered; longer ones are scanned every time. */
+const MEMO_MAX_LENGTH = 96;
+/** Remembered strings before the memo starts over (bounds an agent's memory). */
+const MEMO_MAX_ENTRIES = 1024;
+
+type ShortTextMemo = (value: string) => string;
+
+function shortTextMemo(rules: SecretRules): ShortTextMemo {
+  const seen = new Map<string, string>();
+  return (value) => {
+    if (value === '') return value;
+    if (value.length > MEMO_MAX_LENGTH) return rules.redactText(value);
+    let out = seen.get(value);
+    if (out === undefined) {
+      out = rules.redactText(value);
+      if (seen.size >= MEMO_MAX_ENTRIES) seen.clear();
+      seen.set(value, out);
+    }
+    return out;
   };
 }
 
@@ -83,29 +115,53 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
   }
 }
 
-function deepRedact(value: unknown, rules: SecretRules, seen: WeakMap<object, unknown>): unknown {
-  if (typeof value === 'string') return value === '' ? value : rules.redactText(value);
-  if (value === null || typeof value !== 'object') return value;
-  const known = seen.get(value);
-  if (known !== undefined) return known;
+/**
+ * Copy on write: a container is copied only when something inside it changed. `ancestors` holds
+ * the containers being walked, so a cycle is left as it is instead of recursing forever.
+ */
+function deepRedact(value: unknown, rules: SecretRules, text: ShortTextMemo, ancestors: Set<object>): unknown {
+  if (typeof value === 'string') return text(value);
+  if (value === null || typeof value !== 'object' || ancestors.has(value)) return value;
   if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    seen.set(value, out);
-    for (const item of value) out.push(deepRedact(item, rules, seen));
-    return out;
+    ancestors.add(value);
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const clean = deepRedact(item, rules, text, ancestors);
+      if (clean !== item && out === undefined) out = value.slice(0, i);
+      out?.push(clean);
+    }
+    ancestors.delete(value);
+    return out ?? value;
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
     // Class instances reach JSON through toJSON (our errors have one): redact what it yields.
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    return typeof toJSON === 'function' ? deepRedact(toJSON.call(value), rules, seen) : value;
+    if (typeof toJSON !== 'function') return value;
+    ancestors.add(value);
+    const json = deepRedact(toJSON.call(value), rules, text, ancestors);
+    ancestors.delete(value);
+    return json;
   }
-  const out: Record<string, unknown> = {};
-  seen.set(value, out);
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__') continue;
+  ancestors.add(value);
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const item = (value as Record<string, unknown>)[key];
-    out[key] = typeof item === 'string' && rules.isSecretKey(key) ? REDACTED : deepRedact(item, rules, seen);
+    // A `__proto__` own key (from JSON.parse) is dropped: assigned, it would replace a prototype.
+    const drop = key === '__proto__';
+    const clean = drop ? undefined : typeof item === 'string' && rules.isSecretKey(key) ? REDACTED : deepRedact(item, rules, text, ancestors);
+    if (out === undefined && (drop || clean !== item)) {
+      out = {};
+      for (let j = 0; j < i; j++) {
+        const kept = keys[j] as string;
+        out[kept] = (value as Record<string, unknown>)[kept];
+      }
+    }
+    if (out !== undefined && !drop) out[key] = clean;
   }
-  return out;
+  ancestors.delete(value);
+  return out ?? value;
 }

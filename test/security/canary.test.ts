@@ -90,6 +90,45 @@ describe('secret canary (RELIABILITY 20)', () => {
     expect(input.apiKey).toBe('plain');
   });
 
+  it('copies only the path to a secret: clean values come back as the same objects', () => {
+    const redactor = createRedactor({}, {});
+    const clean = { role: 'tool', toolCallId: 'call_1', content: '{"i":3}' };
+    const dirty = { role: 'tool', content: 'Authorization: Bearer abc.def' };
+    const input = { messages: [clean, dirty], limits: { maxIterations: 10 } };
+    const out = redactor.deep(input);
+    expect(out).not.toBe(input);
+    expect(out.messages).not.toBe(input.messages);
+    expect(out.messages[0]).toBe(clean);
+    expect(out.limits).toBe(input.limits);
+    expect(out.messages[1]).toEqual({ role: 'tool', content: 'Authorization: Bearer [REDACTED]' });
+    expect(dirty.content).toBe('Authorization: Bearer abc.def');
+    const untouched = { a: [1, 'two', { three: 3 }] };
+    expect(redactor.deep(untouched)).toBe(untouched);
+  });
+
+  it('gives the same verdicts with its short-string memo, past the memo\'s capacity, and survives cycles', () => {
+    const redactor = createRedactor({ secrets: ['pw-0123456789'] }, {});
+    const strings = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `key sk-${String(i).padStart(10, '0')}` : i % 3 === 1 ? `pw-0123456789 #${i}` : `plain ${i}`));
+    for (let round = 0; round < 2; round++) {
+      const out = redactor.deep(strings);
+      out.forEach((value, i) => expect(value).toBe(redactor.text(strings[i] as string)));
+      expect(out.filter((value) => value.includes('[REDACTED]'))).toHaveLength(2000);
+    }
+    const cyclic: Record<string, unknown> = { token: 'abc', name: 'loop' };
+    cyclic.self = cyclic;
+    const out = redactor.deep(cyclic) as Record<string, unknown>;
+    expect(out.token).toBe('[REDACTED]');
+    expect(out.name).toBe('loop');
+  });
+
+  it('drops __proto__ keys that JSON.parse made own properties', () => {
+    const redactor = createRedactor({}, {});
+    const parsed = JSON.parse('{"a":1,"__proto__":{"polluted":true},"b":{"c":2}}') as Record<string, unknown>;
+    const out = redactor.deep(parsed);
+    expect(Object.keys(out)).toEqual(['a', 'b']);
+    expect(Object.hasOwn(out, '__proto__')).toBe(false);
+  });
+
   it('leaves events without secrets as the same object (no copy on the hot path)', () => {
     const redactor = createRedactor({}, {});
     const event = { type: 'reasoning.completed' as const, text: 'all clear', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } };
