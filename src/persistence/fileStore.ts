@@ -22,7 +22,7 @@ import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError } 
 import { acquireRunLock, currentOwner, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
 import { LOG_VERSION, META_VERSION, RUN_ID_PATTERN, RunMeta, type LogRecord, type RunHeaderRecord, type RunStatus } from './records.ts';
 import { readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
-import { applyContextDelta, contextDelta, packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
+import { applyContextDelta, contextDelta, isObject, packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
 
 export interface FileStoreOptions {
   /** Root folder. Default `.actorloop` in the working directory. */
@@ -60,7 +60,6 @@ export interface RunStore {
 }
 
 const identity = <T>(value: T): T => value;
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * @example

@@ -8,7 +8,8 @@ import type { Message } from '../conversation/messages.ts';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+/** A plain JSON object (not null, not an array). */
+export const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Drop `context.messages` and any invoked child's `input.messages`, keeping their lengths. */
 export function packSnapshot(persisted: unknown): Json {
