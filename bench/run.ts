@@ -25,6 +25,7 @@ import { actorloopWithFileStore } from './scenarios/actorloopLowdb.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
 import type { Contender } from './scenarios/types.ts';
 import { xstateMachine } from './scenarios/xstateMachine.ts';
+import { fmt, summarize } from './stats.ts';
 import { measureStuck } from './stuck.ts';
 
 const quick = process.argv.includes('--quick');
@@ -32,8 +33,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 const settings = quick
-  ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, agents: 100, concurrencyRepeats: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
-  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, agents: 1000, concurrencyRepeats: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
+  ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, agents: 100, concurrencyRepeats: 1, concurrencyProcesses: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
+  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 3, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
 
 async function main(): Promise<void> {
   const environment = describeEnvironment();
@@ -60,8 +61,16 @@ async function main(): Promise<void> {
     lowdb.cleanup();
   }
 
-  log(`${settings.agents} concurrent agents, react-10, 5 ms model (fresh process)`);
-  const concurrency = measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats });
+  const processes = settings.concurrencyProcesses === 1 ? 'a fresh process' : `${settings.concurrencyProcesses} fresh processes`;
+  log(`${settings.agents} concurrent agents, react-10, 5 ms model (${processes})`);
+  // Separate processes, not more rounds in one: the figure swings more between processes (JIT
+  // and heap layout) than between rounds of one, so one process alone can mislead.
+  const perProcess: ConcurrencyResult[][] = [];
+  for (let i = 0; i < settings.concurrencyProcesses; i++) {
+    perProcess.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats }));
+  }
+  const concurrency = mergeConcurrency(perProcess);
+  if (perProcess.length > 1) notes.push(describeSpread(perProcess));
 
   log('stuck detection on two 1 MB outputs');
   const stuck = measureStuck({ repeats: settings.stuckRepeats, extraCaps: settings.stuckCaps });
@@ -69,7 +78,7 @@ async function main(): Promise<void> {
   const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
   notes.push(
     'Per-iteration samples each time ≥ 100 loop iterations (10 runs of react-10, 1 of react-100) so GC is amortised alike for every N; contenders are interleaved round by round in one process.',
-    'The concurrency scenario runs in a fresh Node process (same flags), its contenders interleaved round by round.',
+    `The concurrency scenario runs in ${processes} (same flags), its contenders interleaved round by round; medians over every process's rounds.`,
   );
 
   const results: BenchResults = {
@@ -106,6 +115,35 @@ function measureConcurrencyInChild(options: { agents: number; repeats: number })
   });
   if (child.status !== 0) throw new Error(`The concurrency scenario failed (exit ${String(child.status)}).`);
   return JSON.parse(child.stdout) as ConcurrencyResult[];
+}
+
+/** One result per contender and mode: samples of every process together, heap as the median of the processes'. */
+function mergeConcurrency(perProcess: readonly ConcurrencyResult[][]): ConcurrencyResult[] {
+  const first = perProcess[0] ?? [];
+  return first.map((result, i) => {
+    const same = perProcess.map((results) => results[i] as ConcurrencyResult);
+    const heaps = same.map((r) => r.heapPerAgentKb).filter((h): h is number => h !== null);
+    return {
+      ...result,
+      wallMs: summarize(same.flatMap((r) => r.wallMs.samples)),
+      cpuMs: summarize(same.flatMap((r) => r.cpuMs.samples)),
+      heapPerAgentKb: heaps.length === 0 ? null : summarize(heaps).median,
+    };
+  });
+}
+
+/** Each process's wall-time ratio of every actorloop entry to (b), so the spread is on record. */
+function describeSpread(perProcess: readonly ConcurrencyResult[][]): string {
+  const entries = (perProcess[0] ?? []).filter((r) => r.id === 'actorloop');
+  const parts = entries.map((entry) => {
+    const ratios = perProcess.map((results) => {
+      const mine = results.find((r) => r.id === entry.id && r.mode === entry.mode);
+      const xstate = results.find((r) => r.id === 'xstate');
+      return mine === undefined || xstate === undefined ? 'n/a' : `${fmt(mine.wallMs.median / xstate.wallMs.median)}×`;
+    });
+    return `${entry.mode} ${ratios.join(', ')}`;
+  });
+  return `Concurrency, wall vs (b) in each of the ${perProcess.length} processes: ${parts.join('; ')}.`;
 }
 
 main().catch((error: unknown) => {

@@ -10,6 +10,8 @@ export interface Summary {
   readonly p90: number;
   readonly mean: number;
   readonly min: number;
+  /** The samples themselves, in the order they were taken. */
+  readonly samples: readonly number[];
 }
 
 /**
@@ -19,7 +21,7 @@ export interface Summary {
  * ```
  */
 export function summarize(samples: readonly number[]): Summary {
-  if (samples.length === 0) return { count: 0, median: NaN, p10: NaN, p90: NaN, mean: NaN, min: NaN };
+  if (samples.length === 0) return { count: 0, median: NaN, p10: NaN, p90: NaN, mean: NaN, min: NaN, samples: [] };
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
   return {
@@ -29,6 +31,7 @@ export function summarize(samples: readonly number[]): Summary {
     p90: at(0.9),
     mean: sorted.reduce((sum, x) => sum + x, 0) / sorted.length,
     min: sorted[0] as number,
+    samples: [...samples],
   };
 }
 
