@@ -31,7 +31,7 @@ export interface Redactor {
  */
 export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.ProcessEnv = process.env): Redactor {
   const fromEnv = SECRET_ENV.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 8);
-  const rules = compileSecretRules({ ...options, secrets: [...(options.secrets ?? []), ...fromEnv] });
+  const rules = sharedRules({ ...options, secrets: [...(options.secrets ?? []), ...fromEnv] });
   const text = (value: string): string => (value === '' ? value : rules.redactText(value));
   let memo: ShortTextMemo | undefined;
   return {
@@ -44,6 +44,30 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
       return deepRedact(value, rules, memo, new Set()) as T;
     },
   };
+}
+
+/** Rule sets already compiled, by what they were compiled from: agents built alike share one. */
+const compiled = new Map<string, SecretRules>();
+const MAX_COMPILED = 64;
+
+/**
+ * One compiled rule set per distinct configuration. A thousand agents with the same options
+ * otherwise compile the same regular expressions a thousand times and keep a copy each.
+ */
+function sharedRules(options: SecretRuleOptions): SecretRules {
+  const key = JSON.stringify([
+    (options.patterns ?? []).map((pattern) => [pattern.source, pattern.flags]),
+    options.keys ?? [],
+    options.secrets ?? [],
+    options.replacement ?? null,
+  ]);
+  let rules = compiled.get(key);
+  if (rules === undefined) {
+    rules = compileSecretRules(options);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, rules);
+  }
+  return rules;
 }
 
 /** Strings up to this length are remembered; longer ones are scanned every time. */

@@ -121,6 +121,23 @@ describe('secret canary (RELIABILITY 20)', () => {
     expect(out.name).toBe('loop');
   });
 
+  it('keeps each agent\'s own secrets, patterns and replacement when redactors share compiled rules', () => {
+    const a = createRedactor({ secrets: ['alpha-secret-1'] }, {});
+    const b = createRedactor({ secrets: ['bravo-secret-2'] }, {});
+    const again = createRedactor({ secrets: ['alpha-secret-1'] }, {});
+    const custom = createRedactor({ patterns: [/pin-\d{4}/], replacement: '***' }, {});
+    const caseless = createRedactor({ patterns: [/pin-\d{4}/i], replacement: '***' }, {});
+    const text = 'alpha-secret-1 bravo-secret-2 pin-1234 PIN-5678';
+    expect(a.text(text)).toBe('[REDACTED] bravo-secret-2 pin-1234 PIN-5678');
+    expect(b.text(text)).toBe('alpha-secret-1 [REDACTED] pin-1234 PIN-5678');
+    expect(again.text(text)).toBe(a.text(text));
+    expect(custom.text(text)).toBe('alpha-secret-1 bravo-secret-2 *** PIN-5678');
+    expect(caseless.text(text)).toBe('alpha-secret-1 bravo-secret-2 *** ***');
+    // An API key in the environment is a secret for redactors made while it is set.
+    expect(createRedactor({}, { OPENAI_API_KEY: 'env-key-0123456789' }).text('k=env-key-0123456789 x')).toBe('k=[REDACTED] x');
+    expect(createRedactor({}, {}).text('env-key-0123456789')).toBe('env-key-0123456789');
+  });
+
   it('drops __proto__ keys that JSON.parse made own properties', () => {
     const redactor = createRedactor({}, {});
     const parsed = JSON.parse('{"a":1,"__proto__":{"polluted":true},"b":{"c":2}}') as Record<string, unknown>;
