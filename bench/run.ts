@@ -71,6 +71,13 @@ async function main(): Promise<void> {
   }
   const concurrency = mergeConcurrency(perProcess);
   if (perProcess.length > 1) notes.push(describeSpread(perProcess));
+  if (!quick) {
+    // The same scenario compiled ahead of time, the way a published package runs: tsx compiles
+    // with keepNames, which names every closure as it is created, and per-agent closures pay.
+    log(`${settings.agents} concurrent agents, compiled with esbuild (no tsx), a fresh process`);
+    const compiled = await measureConcurrencyCompiled({ agents: settings.agents, repeats: settings.concurrencyRepeats });
+    notes.push(describeCompiled(compiled));
+  }
 
   log('stuck detection on two 1 MB outputs');
   const stuck = measureStuck({ repeats: settings.stuckRepeats, extraCaps: settings.stuckCaps });
@@ -108,13 +115,34 @@ async function main(): Promise<void> {
 
 /** Run bench/concurrencyMain.ts in a fresh Node process with this process's flags (--expose-gc, tsx). */
 function measureConcurrencyInChild(options: { agents: number; repeats: number }): ConcurrencyResult[] {
-  const child = spawnSync(process.execPath, [...process.execArgv, join(here, 'concurrencyMain.ts'), JSON.stringify(options)], {
+  return runChild([...process.execArgv, join(here, 'concurrencyMain.ts')], options);
+}
+
+function runChild(args: readonly string[], options: { agents: number; repeats: number }): ConcurrencyResult[] {
+  const child = spawnSync(process.execPath, [...args, JSON.stringify(options)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 16 * 1024 * 1024,
   });
   if (child.status !== 0) throw new Error(`The concurrency scenario failed (exit ${String(child.status)}).`);
   return JSON.parse(child.stdout) as ConcurrencyResult[];
+}
+
+/** bench/concurrencyMain.ts bundled by esbuild (dependencies left external) and run by plain node. */
+async function measureConcurrencyCompiled(options: { agents: number; repeats: number }): Promise<ConcurrencyResult[]> {
+  const { build } = await import('esbuild');
+  const outfile = join(here, 'results', 'compiled', 'concurrencyMain.mjs');
+  await build({ entryPoints: [join(here, 'concurrencyMain.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });
+  return runChild(['--expose-gc', outfile], options);
+}
+
+/** Wall-time ratios to (b) of the compiled run. */
+function describeCompiled(results: readonly ConcurrencyResult[]): string {
+  const xstate = results.find((r) => r.id === 'xstate');
+  const parts = results
+    .filter((r) => r.id === 'actorloop')
+    .map((r) => `${r.mode} ${xstate === undefined ? 'n/a' : `${fmt(r.wallMs.median / xstate.wallMs.median)}×`} (heap ${r.heapPerAgentKb === null ? 'n/a' : fmt(r.heapPerAgentKb)} KB per agent)`);
+  return `Concurrency compiled with esbuild and run without tsx (one process), wall vs (b) compiled alike: ${parts.join('; ')}.`;
 }
 
 /** One result per contender and mode: samples of every process together, heap as the median of the processes'. */
