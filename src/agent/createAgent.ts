@@ -139,12 +139,12 @@ export function createAgent(config: AgentConfig): Agent {
       const scope = scopeOf(input.runId);
       return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit });
     }),
-    act: phase<ActOutput, ActInput>(async ({ input, signal }) => {
+    act: phase<ActOutput, ActInput>(async ({ input, cancellation }) => {
       const scope = scopeOf(input.runId);
       const outcomes = await executor.run(input.calls, {
         runId: input.runId,
         agentId,
-        signal,
+        signal: cancellation,
         emit: scope.emit,
         ...(scope.journal === undefined ? {} : { journal: scope.journal }),
       });

@@ -15,7 +15,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 import { DeadLetterQueue, ResultCache } from './memory.ts';
 import { mapBounded } from './pool.ts';
-import { runWithTimeout } from './timeout.ts';
+import { runWithTimeout, type Cancellation } from './timeout.ts';
 
 export interface ExecutorOptions {
   readonly tools: ToolRegistry;
@@ -34,7 +34,8 @@ export interface ExecutorOptions {
 export interface ExecutionScope {
   readonly runId: string;
   readonly agentId: string;
-  readonly signal: AbortSignal;
+  /** The run's cancellation: an AbortSignal, or anything that says `aborted` and takes an abort listener. */
+  readonly signal: Cancellation;
   emit(event: LoopEvent): void;
   /** Durability hooks (set when the run is persisted); see `CallJournal`. */
   readonly journal?: CallJournal;

@@ -8,6 +8,18 @@
  * cannot time out, so it gets no timer and no listener either.
  */
 
+/**
+ * What running work needs of its caller's cancellation. An AbortSignal is one; an agent's act
+ * phase passes its own, which makes the real AbortSignal only when a listener is added, so a
+ * phase whose tools answer synchronously never makes one (see agent/sharedMachine.ts).
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export type TimedResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly timedOut: boolean; readonly error: unknown };
@@ -22,7 +34,7 @@ export type TimedResult<T> =
 export function runWithTimeout<T>(
   work: (signal: () => AbortSignal) => T | PromiseLike<T>,
   timeoutMs: number,
-  parent: AbortSignal,
+  parent: Cancellation,
 ): Promise<TimedResult<T>> {
   if (parent.aborted) return Promise.resolve({ ok: false, timedOut: false, error: parent.reason });
   const lazy = new LazyAbort();

@@ -3,6 +3,7 @@
  * one definition of "wait before trying again".
  */
 import { DEFAULTS } from '../defaults.ts';
+import type { Cancellation } from '../executor/timeout.ts';
 
 export interface BackoffOptions {
   /** Delay before the first retry, in ms. */
@@ -32,7 +33,7 @@ export function backoffDelay(attempt: number, options: BackoffOptions = {}, rand
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: Cancellation): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
