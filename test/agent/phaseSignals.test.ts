@@ -33,6 +33,14 @@ function counting<T>(work: () => Promise<T>): Promise<T> {
   });
 }
 
+/** A reason phase whose model always proposes one echo call. */
+const proposeEcho = async () => ({
+  text: null,
+  toolCalls: [{ id: 'c1', name: 'echo', arguments: '{"i":1}' }],
+  usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+  costUsd: 0,
+});
+
 describe('phase abort signals', () => {
   it('makes at most one AbortController per iteration when the gate and the tools never need one', async () => {
     const iterations = 20;
@@ -84,12 +92,7 @@ describe('phase abort signals', () => {
         input: { runId: 'run_late', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: ['echo'] },
       }),
       {
-        reason: async () => ({
-          text: null,
-          toolCalls: [{ id: 'c1', name: 'echo', arguments: '{"i":1}' }],
-          usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
-          costUsd: 0,
-        }),
+        reason: proposeEcho,
         gate: async (call) => {
           entered();
           await waiting;
@@ -118,12 +121,7 @@ describe('phase abort signals', () => {
         input: { runId: 'run_early', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: ['echo'] },
       }),
       {
-        reason: async () => ({
-          text: null,
-          toolCalls: [{ id: 'c1', name: 'echo', arguments: '{"i":1}' }],
-          usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
-          costUsd: 0,
-        }),
+        reason: proposeEcho,
         gate: async () => ({ plan: [{ call: { id: 'c1', name: 'echo', arguments: '{"i":1}' }, arguments: { i: 1 }, verdict: 'run' }] }),
         act: (call) =>
           new Promise(() => {
