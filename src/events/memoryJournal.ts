@@ -1,13 +1,25 @@
 /**
  * A bounded in-memory journal: a ring buffer of the most recent entries, with a count of what
- * it had to drop. O(1) per entry, no copying of earlier entries. The buffer grows with use up
- * to `capacity` instead of being allocated up front: an agent that never fills it (most of
- * them) does not pay 80 KB for 10 000 empty slots.
+ * it had to drop. O(1) per entry, no copying of earlier entries.
+ *
+ * Stored by column, not as the entry objects it is given: each slot keeps the event and two
+ * string references in plain arrays and its three numbers in a Float64Array. The entry object
+ * (and its boxed timestamp) then dies young instead of living until the ring wraps, so a
+ * journal holds one object per entry rather than three, and the garbage collector has a third
+ * as many long-lived objects to copy and mark. {@link entries} builds entry objects on demand.
+ * The columns grow with use up to `capacity`: an agent that never fills its journal (most of
+ * them) does not pay for 10 000 empty slots.
  */
-import type { JournalEntry } from './loopEvent.ts';
+import type { JournalEntry, LoopEvent } from './loopEvent.ts';
+
+const INITIAL_SLOTS = 64;
 
 export class MemoryJournal {
-  readonly #buffer: JournalEntry[] = [];
+  readonly #events: LoopEvent[] = [];
+  readonly #agentIds: string[] = [];
+  readonly #runIds: string[] = [];
+  /** sequence, timestamp, iteration of slot i at 3i, 3i+1, 3i+2. */
+  #numbers = new Float64Array(0);
   #start = 0;
   #size = 0;
   #dropped = 0;
@@ -16,27 +28,47 @@ export class MemoryJournal {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
   }
 
-  /** Append an entry; the oldest is dropped when full. */
+  /** Append an entry; the oldest is dropped when full. The journal keeps its fields, not the object. */
   readonly write = (entry: JournalEntry): void => {
+    let slot: number;
     if (this.#size < this.capacity) {
       // Not full yet, so nothing was dropped and the oldest entry is still at index 0.
-      this.#buffer.push(entry);
-      this.#size++;
+      slot = this.#size++;
+      if (3 * this.#size > this.#numbers.length) this.#grow();
+      this.#events.push(entry.event);
+      this.#agentIds.push(entry.agentId);
+      this.#runIds.push(entry.runId);
     } else {
-      this.#buffer[this.#start] = entry;
+      slot = this.#start;
       this.#start = (this.#start + 1) % this.capacity;
       this.#dropped++;
+      this.#events[slot] = entry.event;
+      this.#agentIds[slot] = entry.agentId;
+      this.#runIds[slot] = entry.runId;
     }
+    const numbers = this.#numbers;
+    numbers[3 * slot] = entry.sequence;
+    numbers[3 * slot + 1] = entry.timestamp;
+    numbers[3 * slot + 2] = entry.iteration;
   };
 
-  /** Entries oldest first, optionally only one run's. */
+  /** Entries oldest first, optionally only one run's. New objects on every call. */
   entries(runId?: string): JournalEntry[] {
     const out: JournalEntry[] = [];
     for (let i = 0; i < this.#size; i++) {
-      const entry = this.#buffer[(this.#start + i) % this.capacity] as JournalEntry;
-      if (runId === undefined || entry.runId === runId) out.push(entry);
+      const slot = (this.#start + i) % this.capacity;
+      if (runId === undefined || this.#runIds[slot] === runId) out.push(this.#entry(slot));
     }
     return out;
+  }
+
+  /** The newest entry (of one run), without building the others; undefined when there is none. */
+  last(runId?: string): JournalEntry | undefined {
+    for (let i = this.#size - 1; i >= 0; i--) {
+      const slot = (this.#start + i) % this.capacity;
+      if (runId === undefined || this.#runIds[slot] === runId) return this.#entry(slot);
+    }
+    return undefined;
   }
 
   get size(): number {
@@ -46,5 +78,25 @@ export class MemoryJournal {
   /** Entries dropped because the buffer was full. */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  #entry(slot: number): JournalEntry {
+    const numbers = this.#numbers;
+    return {
+      sequence: numbers[3 * slot] as number,
+      timestamp: numbers[3 * slot + 1] as number,
+      agentId: this.#agentIds[slot] as string,
+      runId: this.#runIds[slot] as string,
+      iteration: numbers[3 * slot + 2] as number,
+      event: this.#events[slot] as LoopEvent,
+    };
+  }
+
+  /** Double the number columns (at least {@link INITIAL_SLOTS} slots, at most `capacity`). */
+  #grow(): void {
+    const slots = Math.min(this.capacity, Math.max(INITIAL_SLOTS, (this.#numbers.length / 3) * 2));
+    const numbers = new Float64Array(3 * slots);
+    numbers.set(this.#numbers);
+    this.#numbers = numbers;
   }
 }

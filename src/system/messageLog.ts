@@ -85,7 +85,7 @@ export interface MessageSide {
  * ```
  */
 export function messageEntry(side: MessageSide, event: LoopEventOf<'agent.message'>, position?: RunPosition): JournalEntry {
-  const at = position ?? side.journal.entries(side.runId).at(-1);
+  const at = position ?? side.journal.last(side.runId);
   return {
     sequence: at?.sequence ?? 0,
     timestamp: Date.now(),

@@ -47,6 +47,35 @@ describe('memory journal', () => {
     expect(journal.dropped).toBe(1);
   });
 
+  it('gives back every field as written, across growth past its first columns and a wrap-around', () => {
+    const journal = new MemoryJournal(150);
+    const written: JournalEntry[] = [];
+    for (let i = 0; i < 400; i++) {
+      const e: JournalEntry = {
+        sequence: i,
+        timestamp: 1_795_000_000_000 + i * 0.5,
+        agentId: `agent_${i % 3}`,
+        runId: `run_${i % 7}`,
+        iteration: i % 11,
+        event: i % 2 === 0 ? { type: 'phase.entered', phase: 'act' } : { type: 'observations.collected', count: i, errors: 0 },
+      };
+      written.push(e);
+      journal.write(e);
+    }
+    expect(journal.entries()).toEqual(written.slice(250));
+    expect(journal.entries('run_3')).toEqual(written.slice(250).filter((e) => e.runId === 'run_3'));
+    expect(journal.dropped).toBe(250);
+  });
+
+  it('last() is the newest entry of a run, or of any run', () => {
+    const journal = new MemoryJournal(4);
+    expect(journal.last()).toBeUndefined();
+    for (let i = 0; i < 6; i++) journal.write(entry(i, i === 3 ? 'run_b' : 'run_a'));
+    expect(journal.last()?.sequence).toBe(5);
+    expect(journal.last('run_b')?.sequence).toBe(3);
+    expect(journal.last('run_c')).toBeUndefined();
+  });
+
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => new MemoryJournal(0)).toThrow(RangeError);
     expect(() => new MemoryJournal(2.5)).toThrow(RangeError);
