@@ -88,6 +88,10 @@ export interface ConcurrencyEntry {
   readonly mode: ConcurrencyMode;
 }
 
+/** `id:mode`, e.g. `actorloop:perAgent`: how run.ts names an entry to measure alone. */
+export const concurrencyKey = (entry: { readonly contender: { readonly id: string }; readonly mode: ConcurrencyMode } | ConcurrencyResult): string =>
+  'contender' in entry ? `${entry.contender.id}:${entry.mode}` : `${entry.id}:${entry.mode}`;
+
 /**
  * Measure every entry: one warm-up each, then `repeats` rounds in which the entries take turns
  * (so load drift on a shared machine hits them alike), then one heap pass each.

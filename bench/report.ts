@@ -35,6 +35,8 @@ export interface BenchResults {
   readonly environment: Environment;
   readonly iterations: readonly IterationResult[];
   readonly concurrency: readonly ConcurrencyResult[];
+  /** The same scenario with each contender and mode alone in its own processes. */
+  readonly concurrencyAlone: readonly ConcurrencyResult[];
   readonly stuck: readonly StuckResult[];
   readonly fanOut: FanOutResult;
   readonly notes: readonly string[];
@@ -75,13 +77,14 @@ const show = (x: number | undefined, suffix = '') => (x === undefined ? 'n/a' : 
  *
  * @example
  * ```ts
- * const targets = checkTargets(iterations, concurrency, stuck, fanOut);
+ * const targets = checkTargets(iterations, concurrency, concurrencyAlone, stuck, fanOut);
  * targets.filter((t) => t.met === false);
  * ```
  */
 export function checkTargets(
   iterations: readonly IterationResult[],
   conc: readonly ConcurrencyResult[],
+  alone: readonly ConcurrencyResult[],
   stuck: readonly StuckResult[],
   fanOut: FanOutResult,
 ): TargetCheck[] {
@@ -124,11 +127,17 @@ export function checkTargets(
     ratio(marginalD, marginalC),
     1.25,
   );
-  const bShared = concurrency(conc, 'xstate', 'shared');
-  for (const mode of ['shared', 'perAgent'] as const) {
-    const c = concurrency(conc, 'actorloop', mode);
-    check(`(c) ${c?.agents ?? ''} agents (${mode}) wall ≤ 1.5× (b)`, ratio(c?.wallMs.median, bShared?.wallMs.median), 1.5);
-    check(`(c) heap per in-flight agent (${mode}) ≤ 150 KB`, c?.heapPerAgentKb ?? undefined, 150, ' KB');
+  for (const [results, how] of [
+    [conc, 'contenders interleaved in each process'],
+    [alone, 'each contender alone in its own processes'],
+  ] as const) {
+    if (results.length === 0) continue;
+    const bShared = concurrency(results, 'xstate', 'shared');
+    for (const mode of ['shared', 'perAgent'] as const) {
+      const c = concurrency(results, 'actorloop', mode);
+      check(`(c) ${c?.agents ?? ''} agents (${mode}) wall ≤ 1.5× (b), ${how}`, ratio(c?.wallMs.median, bShared?.wallMs.median), 1.5);
+      check(`(c) heap per in-flight agent (${mode}) ≤ 150 KB, ${how}`, c?.heapPerAgentKb ?? undefined, 150, ' KB');
+    }
   }
   const tracker = stuck[0];
   check('stuck detection on two 1 MB outputs < 20 ms (ProgressTracker, p90)', tracker?.ms.p90, 20, ' ms');
@@ -197,26 +206,30 @@ export function renderMarkdown(results: BenchResults): string {
   );
   out.push('');
 
-  if (results.concurrency.length > 0) {
-    const first = results.concurrency[0] as ConcurrencyResult;
-    const bWall = concurrency(results.concurrency, 'xstate', 'shared')?.wallMs.median;
-    out.push(
-      `### ${first.agents} concurrent agents, react-${first.n}, ${first.delayMs} ms model (ideal ${first.n * first.delayMs} ms)`,
-    );
+  for (const [rows, how] of [
+    [results.concurrency, 'contenders interleaved round by round in each process'],
+    [results.concurrencyAlone, 'each contender and mode alone in its own processes'],
+  ] as const) {
+    if (rows.length === 0) continue;
+    const first = rows[0] as ConcurrencyResult;
+    const bWall = concurrency(rows, 'xstate', 'shared')?.wallMs.median;
+    out.push(`### ${first.agents} concurrent agents, react-${first.n}, ${first.delayMs} ms model (ideal ${first.n * first.delayMs} ms): ${how}`);
     out.push('');
-    const bCpu = concurrency(results.concurrency, 'xstate', 'shared')?.cpuMs.median;
+    const bCpu = concurrency(rows, 'xstate', 'shared')?.cpuMs.median;
     out.push('| contender | agents are | wall ms (median) | vs (b) | CPU ms (median) | vs (b) | heap per agent (KB) |');
     out.push('|---|---|---|---|---|---|---|');
-    for (const r of results.concurrency) {
+    for (const r of rows) {
       const mode = r.mode === 'shared' ? 'runs of one definition' : 'separate createAgent()s';
       out.push(
         `| ${r.label} | ${mode} | ${fmt(r.wallMs.median)} | ${show(ratio(r.wallMs.median, bWall), '×')} | ` +
           `${fmt(r.cpuMs.median)} | ${show(ratio(r.cpuMs.median, bCpu), '×')} | ${r.heapPerAgentKb === null ? 'n/a (no --expose-gc)' : fmt(r.heapPerAgentKb)} |`,
       );
     }
+    out.push('');
+  }
+  if (results.concurrency.length > 0) {
     const c = ANCHORS.concurrentWallMs;
     const h = ANCHORS.heapPerAgentKb;
-    out.push('');
     out.push(
       `Peer anchors (1 000 agents): wall ms — bare ${c.bare}, minimal XState ${c.xstate}, AI SDK ${c.aiSdk}, OpenAI Agents ${c.openaiAgents}, LangGraph ${c.langgraph}; ` +
         `heap KB/agent — minimal XState ${h.xstate}, AI SDK ${h.aiSdk}, LangGraph ${h.langgraph}.`,

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConcurrencyResult } from './concurrency.ts';
+import { concurrencyKey, type ConcurrencyResult } from './concurrency.ts';
 import { describeEnvironment } from './environment.ts';
 import { measureFanOut } from './fanout.ts';
 import { measureIterations, type IterationResult } from './iterations.ts';
@@ -71,6 +71,19 @@ async function main(): Promise<void> {
   }
   const concurrency = mergeConcurrency(perProcess);
   if (perProcess.length > 1) notes.push(describeSpread(perProcess));
+
+  // Interleaved contenders share XState's compiled code and inline caches: (b) run alone is
+  // faster than (b) run next to (c), which flatters the ratio. Each one alone, in turn:
+  const keys = concurrency.map(concurrencyKey);
+  log(`the same, each of ${keys.length} contenders alone in its own process (${settings.concurrencyProcesses} rounds)`);
+  const alone: ConcurrencyResult[][] = [];
+  for (let round = 0; round < settings.concurrencyProcesses; round++) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[(round + k) % keys.length] as string;
+      alone.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats, only: [key] }));
+    }
+  }
+  const concurrencyAlone = keys.map((key) => mergeConcurrency(alone.filter((results) => results[0] !== undefined && concurrencyKey(results[0]) === key))[0] as ConcurrencyResult);
   if (!quick) {
     // The same scenario compiled ahead of time, the way a published package runs: tsx compiles
     // with keepNames, which names every closure as it is created, and per-agent closures pay.
@@ -85,7 +98,8 @@ async function main(): Promise<void> {
   const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
   notes.push(
     'Per-iteration samples each time ≥ 100 loop iterations (10 runs of react-10, 1 of react-100) so GC is amortised alike for every N; contenders are interleaved round by round in one process.',
-    `The concurrency scenario runs in ${processes} (same flags), its contenders interleaved round by round; medians over every process's rounds.`,
+    `The concurrency scenario runs in ${processes} (same flags), its contenders interleaved round by round; medians over every process's rounds. ` +
+      `Then again with each contender and mode alone in a process of its own, ${settings.concurrencyProcesses} such process${settings.concurrencyProcesses === 1 ? '' : 'es'} each, taking turns; the targets are checked on both.`,
   );
 
   const results: BenchResults = {
@@ -93,10 +107,11 @@ async function main(): Promise<void> {
     environment,
     iterations,
     concurrency,
+    concurrencyAlone,
     stuck,
     fanOut,
     notes,
-    targets: checkTargets(iterations, concurrency, stuck, fanOut),
+    targets: checkTargets(iterations, concurrency, concurrencyAlone, stuck, fanOut),
   };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);
@@ -114,11 +129,18 @@ async function main(): Promise<void> {
 }
 
 /** Run bench/concurrencyMain.ts in a fresh Node process with this process's flags (--expose-gc, tsx). */
-function measureConcurrencyInChild(options: { agents: number; repeats: number }): ConcurrencyResult[] {
+function measureConcurrencyInChild(options: ChildOptions): ConcurrencyResult[] {
   return runChild([...process.execArgv, join(here, 'concurrencyMain.ts')], options);
 }
 
-function runChild(args: readonly string[], options: { agents: number; repeats: number }): ConcurrencyResult[] {
+/** What concurrencyMain.ts reads from argv; `only` names the entries to measure (`id:mode`), default all. */
+interface ChildOptions {
+  readonly agents: number;
+  readonly repeats: number;
+  readonly only?: readonly string[];
+}
+
+function runChild(args: readonly string[], options: ChildOptions): ConcurrencyResult[] {
   const child = spawnSync(process.execPath, [...args, JSON.stringify(options)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
