@@ -20,8 +20,6 @@ export interface RunPersistence {
   finish(reason: TerminationReason, persisted: unknown, messages: readonly Message[]): Promise<void>;
 }
 
-const FINAL_STATUS = { final_answer: 'done', cancelled: 'cancelled' } as const;
-
 export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
   const toolResults = new Map(recovered?.toolResults);
   const startedTools = new Set(recovered?.startedTools);
@@ -101,9 +99,7 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
     async finish(reason, persisted, messages) {
       try {
         writer.snapshot(persisted, messages);
-        const status = reason === 'final_answer' || reason === 'cancelled' ? FINAL_STATUS[reason] : 'failed';
-        await writer.flush();
-        writer.setStatus(status, reason);
+        writer.end(reason);
       } catch (error) {
         failure ??= error;
       } finally {

@@ -2,13 +2,15 @@
  * The default store: one folder per run under `dir` (default `.actorloop/`), each holding
  * - `log.jsonl`  — the append-only run log: a `run` header (who created it, for what task),
  *                  then events, messages, snapshots and tool results,
- * - `meta.json`  — a small lowdb document with the run's status, written when the status first
- *                  changes (awaiting a human, finished); until then the header stands for it,
+ * - `meta.json`  — a small lowdb document with the run's status, written when the run first
+ *                  waits for a human and kept current from then on; a run that never waits
+ *                  has none: its header says who and what, its `end` record how it ended,
  * - `lock`       — taken by a resume while it writes the run (a new run is owned through the
  *                  pid in its header: the log is created exclusively).
  * Nothing is shared between runs, so two processes never write the same file. A new run costs
- * two file creations (the folder and the log) and a finished one an atomic meta.json write:
- * creating files is the expensive part of persisting a short run.
+ * two file creations (the folder and the log) and nothing more: creating files is the expensive
+ * part of persisting a short run (an atomic meta.json write at the end of every run was a
+ * temp-file creation and a rename, about a tenth of a react-10 run's time).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,8 +22,18 @@ import type { ToolOutcome } from '../../machines/agent.types.ts';
 import { DocumentFile } from './documentFile.ts';
 import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError } from './errors.ts';
 import { acquireRunLock, currentOwner, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
-import { LOG_VERSION, META_VERSION, RUN_ID_PATTERN, RunMeta, type LogRecord, type RunHeaderRecord, type RunStatus } from './records.ts';
-import { readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
+import {
+  finalStatusOf,
+  LOG_VERSION,
+  META_VERSION,
+  RUN_ID_PATTERN,
+  RunMeta,
+  type LogRecord,
+  type RunEndRecord,
+  type RunHeaderRecord,
+  type RunStatus,
+} from './records.ts';
+import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { applyContextDelta, contextDelta, isObject, packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
 
 export interface FileStoreOptions {
@@ -79,14 +91,23 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
   const metaFile = (runId: string) => new DocumentFile(join(runDir(runId), 'meta.json'), RunMeta, META_VERSION);
 
-  /** meta.json when the run has one, else what its log's header says (a run still running). */
+  /**
+   * meta.json when the run has one, else what its log's header says; then, unless meta.json
+   * already says it ended, the log's `end` record if it has one.
+   */
   const readMeta = (runId: string): RunMeta | null => {
     const doc = metaFile(runId);
-    if (existsSync(doc.file)) return doc.parse(readFileSync(doc.file, 'utf8'));
     const logFile = join(runDir(runId), 'log.jsonl');
-    if (!existsSync(logFile)) return null;
-    const header = readRunHeader(logFile);
-    return header === null ? null : metaFromHeader(header);
+    const hasLog = existsSync(logFile);
+    let meta = existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
+    if (meta === undefined) {
+      const header = hasLog ? readRunHeader(logFile) : null;
+      if (header === null) return null;
+      meta = metaFromHeader(header);
+    }
+    if (!hasLog || isFinished(meta.status)) return meta;
+    const end = readRunEnd(logFile);
+    return end === null ? meta : endedMeta(meta, end);
   };
 
   return {
@@ -120,7 +141,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         // Written at once: from here on other processes see who owns the run.
         log.append(header);
         log.flushSync();
-        return new RunWriter(log, metaDoc(metaFile(runId)), metaFromHeader(header), claim, redact, 0);
+        return new RunWriter(log, metaDoc(metaFile(runId)), metaFromHeader(header), claim, redact, 0, false);
       } catch (error) {
         claim.release();
         throw error;
@@ -140,6 +161,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
           throw new RunFinishedError(`Run ${runId} already ended (${storedMeta.status}); start a new run instead.`, { file: doc.file, runId });
         }
         const log = readRunLog(logFile);
+        const end = log.records.at(-1);
+        if (end?.kind === 'end') {
+          throw new RunFinishedError(`Run ${runId} already ended (${end.status}); start a new run instead.`, { file: logFile, runId });
+        }
         const header = log.records[0]?.kind === 'run' ? log.records[0] : undefined;
         if (header !== undefined && ownerIsLive(header.owner, logFile)) throw lockedBy(header, logFile, runId);
         const meta = storedMeta ?? (header === undefined ? undefined : metaFromHeader(header));
@@ -154,6 +179,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
           lock,
           redact,
           unpackMessageCount(recovered.snapshot),
+          storedMeta !== undefined,
         );
         return { writer, recovered };
       } catch (error) {
@@ -194,6 +220,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 }
 
 const isFinished = (status: RunStatus): boolean => status === 'done' || status === 'failed' || status === 'cancelled';
+
+function endedMeta(meta: RunMeta, end: RunEndRecord): RunMeta {
+  return { ...meta, status: end.status, reason: end.reason, updatedAt: end.at };
+}
 
 function metaFromHeader(header: RunHeaderRecord): RunMeta {
   const { runId, agentId, task, createdAt } = header;
@@ -326,6 +356,8 @@ export function eventLine(entry: JournalEntry, ids: RunIds): string {
 export class RunWriter {
   #persistedMessages: number;
   #lastMessage: Message | undefined;
+  /** Whether meta.json exists: once it does, every status change is written to it. */
+  #hasMetaFile: boolean;
   readonly #ids: RunIds;
   /** The context of the last snapshot record this writer appended (unredacted, as the machine had it). */
   #lastContext: Record<string, unknown> | undefined;
@@ -337,8 +369,10 @@ export class RunWriter {
     private readonly lock: RunLock,
     private readonly redact: <T>(value: T) => T,
     persistedMessages: number,
+    hasMetaFile: boolean,
   ) {
     this.#persistedMessages = persistedMessages;
+    this.#hasMetaFile = hasMetaFile;
     this.metaDoc.data = meta;
     this.#ids = { runId: meta.runId, agentId: meta.agentId, runIdJson: JSON.stringify(meta.runId), agentIdJson: JSON.stringify(meta.agentId) };
   }
@@ -391,6 +425,18 @@ export class RunWriter {
     this.meta = { ...this.meta, status, updatedAt: Date.now(), ...(reason === undefined ? {} : { reason }) };
     this.metaDoc.data = this.meta;
     this.metaDoc.write();
+    this.#hasMetaFile = true;
+  }
+
+  /**
+   * Append the run's `end` record and flush it with everything still buffered: the log's last
+   * line says how the run ended. A run with a meta.json (it waited for a human) updates it too.
+   */
+  end(reason: TerminationReason): void {
+    const status = finalStatusOf(reason);
+    this.log.append({ v: LOG_VERSION, kind: 'end', status, reason, at: Date.now() });
+    this.log.flushSync();
+    if (this.#hasMetaFile) this.setStatus(status, reason);
   }
 
   /** Flush, then release the run. */

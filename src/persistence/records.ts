@@ -8,10 +8,12 @@ import { JournalEntry, TerminationReason, ToolOutcomeStatus } from '../events/lo
 
 /**
  * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a
- * new run costs one file instead of three) and snapshot deltas. Version 1 logs (no header;
- * meta.json from the start; whole snapshots) are still read.
+ * new run costs one file instead of three) and snapshot deltas. 3 added the `end` record (how
+ * the run ended, its last line), so a run that never waited for a human needs no meta.json at
+ * all. Version 1 logs (no header; meta.json from the start; whole snapshots) and version 2 logs
+ * (final status in meta.json) are still read.
  */
-export const LOG_VERSION = 2;
+export const LOG_VERSION = 3;
 export const META_VERSION = 1;
 
 export const ToolOutcomeRecord = z.object({
@@ -22,13 +24,13 @@ export const ToolOutcomeRecord = z.object({
   isError: z.boolean(),
 });
 
-const v = z.union([z.literal(1), z.literal(LOG_VERSION)]);
+const v = z.union([z.literal(1), z.literal(2), z.literal(LOG_VERSION)]);
 
 /** The process that writes a run: while it is alive, nobody else may. */
 export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional() });
 export type RunOwner = z.infer<typeof RunOwner>;
 
-/** The first record of a run's log: what meta.json says until the run's status first changes. */
+/** The first record of a run's log: the run's metadata, until an `end` record or meta.json says more. */
 export const RunHeaderRecord = z.object({
   v,
   kind: z.literal('run'),
@@ -40,6 +42,17 @@ export const RunHeaderRecord = z.object({
   owner: RunOwner,
 });
 export type RunHeaderRecord = z.infer<typeof RunHeaderRecord>;
+
+export const FinalStatus = z.enum(['done', 'failed', 'cancelled']);
+export type FinalStatus = z.infer<typeof FinalStatus>;
+
+/** The status a run that ended for `reason` has. */
+export const finalStatusOf = (reason: TerminationReason): FinalStatus =>
+  reason === 'final_answer' ? 'done' : reason === 'cancelled' ? 'cancelled' : 'failed';
+
+/** A run's last record: it ended, and why. Nothing is appended after it. */
+export const RunEndRecord = z.object({ v, kind: z.literal('end'), status: FinalStatus, reason: TerminationReason, at: z.number() });
+export type RunEndRecord = z.infer<typeof RunEndRecord>;
 
 export const LogRecord = z.discriminatedUnion('kind', [
   RunHeaderRecord,
@@ -62,6 +75,7 @@ export const LogRecord = z.discriminatedUnion('kind', [
   z.object({ v, kind: z.literal('tool_started'), key: z.string(), tool: z.string() }),
   /** A tool call finished; its outcome is reused instead of re-running the call on resume. */
   z.object({ v, kind: z.literal('tool_result'), key: z.string(), outcome: ToolOutcomeRecord }),
+  RunEndRecord,
 ]);
 export type LogRecord = z.infer<typeof LogRecord>;
 

@@ -4,9 +4,9 @@
  * is new — never a rewrite of history. A crash can tear only the last line, which the reader
  * drops with a warning; anything else that does not parse is corruption and a typed error.
  */
-import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
-import { LOG_VERSION, LogRecord, type RunHeaderRecord } from './records.ts';
+import { LOG_VERSION, LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
 
 export interface ReadLog {
@@ -188,4 +188,44 @@ export function readRunHeader(file: string): RunHeaderRecord | null {
     throw corrupt(file, `line 1 is not a valid record: ${record.reason}`, 1);
   }
   return record.value.kind === 'run' ? record.value : null;
+}
+
+/** An `end` record is a few hundred bytes; a last line longer than this is something else. */
+const END_READ_BYTES = 4 * 1024;
+
+/**
+ * The `end` record of a log, reading only its last line: how a finished run ended. `null` while
+ * the run has not ended — including a last line torn by a crash (never acknowledged: the run
+ * resumes) and a version 2 log, whose end is in meta.json. Throws like {@link readRunLog} when
+ * the last line is complete, looks like an end record and is not a valid one.
+ */
+export function readRunEnd(file: string): RunEndRecord | null {
+  const fd = openSync(file, 'r');
+  let text: string;
+  let whole: boolean;
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, END_READ_BYTES);
+    whole = length === size;
+    const buffer = Buffer.alloc(length);
+    text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, length, size - length));
+  } finally {
+    closeSync(fd);
+  }
+  if (!text.endsWith('\n')) return null;
+  const previous = text.lastIndexOf('\n', text.length - 2);
+  if (previous === -1 && !whole) return null; // the last line is longer than any end record
+  const line = text.slice(previous + 1, -1);
+  if (!line.includes('"kind":"end"')) return null;
+  const record = parseLine(line);
+  if (!record.ok) {
+    if (record.future !== undefined) {
+      throw new UnsupportedVersionError(
+        `${file} ends with a record of schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
+        { file },
+      );
+    }
+    throw corrupt(file, `the last line is not a valid record: ${record.reason}`, undefined);
+  }
+  return record.value.kind === 'end' ? record.value : null;
 }

@@ -1,16 +1,18 @@
 /**
  * What a run puts on disk and when: a new run is a folder and a log whose first record (the
- * `run` header) names its writer; meta.json appears when the status first changes; a lock file
- * only while a resume writes. Version 1 logs (no header, meta.json from the start) still resume.
+ * `run` header) names its writer and whose last (the `end` record) says how it ended; meta.json
+ * appears only when the run waits for a human; a lock file only while a resume writes. Version 1
+ * logs (no header, meta.json from the start) and version 2 logs (no end record, the final status
+ * in meta.json) still read.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { CorruptFileError, RunLockedError, RunNotFoundError } from '../../src/persistence/errors.ts';
+import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION } from '../../src/persistence/records.ts';
-import { readRunHeader } from '../../src/persistence/runLog.ts';
+import { readRunEnd, readRunHeader } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { echoTool, interruptedRun, removeTempDirs, runFiles, tempDir } from './support.ts';
@@ -41,7 +43,7 @@ function gate() {
 }
 
 describe('the files of a new run', () => {
-  it('are its folder and a log headed by its writer; meta.json only once it finishes; never a lock', async () => {
+  it('are its folder and a log headed by its writer and ended by an end record; no meta.json; never a lock', async () => {
     const store = createFileStore({ dir: tempDir() });
     const wait = gate();
     const script = [{ toolCalls: [{ name: 'wait', arguments: {} }] }, { text: 'finished' }];
@@ -65,8 +67,13 @@ describe('the files of a new run', () => {
 
     wait.release();
     expect((await run.settled).status).toBe('done');
-    expect(readdirSync(files.folder).sort()).toEqual(['log.jsonl', 'meta.json']);
+    expect(readdirSync(files.folder)).toEqual(['log.jsonl']);
+    const last = JSON.parse(readFileSync(files.log, 'utf8').trimEnd().split('\n').at(-1) ?? '') as unknown;
+    expect(last).toMatchObject({ v: LOG_VERSION, kind: 'end', status: 'done', reason: 'final_answer' });
     expect(await store.getRun('fresh')).toMatchObject({ status: 'done', reason: 'final_answer', createdAt: header?.createdAt });
+    expect((await store.listRuns()).map((m) => [m.runId, m.status])).toEqual([['fresh', 'done']]);
+    expect(() => store.resumeRun('fresh')).toThrow(RunFinishedError);
+    expect(existsSync(files.lock)).toBe(false);
   });
 
   it('writes meta.json when the run starts waiting for a human, and the index follows its status', async () => {
@@ -86,9 +93,12 @@ describe('the files of a new run', () => {
     });
     const files = runFiles(store, 'asks');
     expect(JSON.parse(readFileSync(files.meta, 'utf8'))).toMatchObject({ status: 'awaiting_human' });
+    expect(await store.getRun('asks')).toMatchObject({ status: 'awaiting_human' });
     run.approve();
     expect((await run.settled).text).toBe('shipped');
     expect(await store.getRun('asks')).toMatchObject({ status: 'done' });
+    // Once there is a meta.json, it is kept current: it never says a finished run is waiting.
+    expect(JSON.parse(readFileSync(files.meta, 'utf8'))).toMatchObject({ status: 'done', reason: 'final_answer' });
   });
 
   it('reports a log cut before its header was written as a run that never started', async () => {
@@ -114,6 +124,57 @@ describe('the files of a new run', () => {
     // One bad run does not hide the others from the index.
     store.createRun({ runId: 'good', agentId: 'a', task: 't' });
     expect((await store.listRuns()).map((m) => m.runId)).toEqual(['good']);
+  });
+});
+
+describe('the end record', () => {
+  async function finishedRun(runId: string) {
+    const store = createFileStore({ dir: tempDir() });
+    const agent = createAgent({ model: scriptedModel([{ text: 'done' }]), store });
+    agents.push(agent);
+    await agent.start('answer', { runId }).settled;
+    const files = runFiles(store, runId);
+    return { store, files, text: readFileSync(files.log, 'utf8') };
+  }
+
+  it('torn by a crash is no end: the run reads as running and resumes without it', async () => {
+    const { store, files, text } = await finishedRun('torn_end');
+    writeFileSync(files.log, text.slice(0, -12)); // the final flush was cut inside the end record
+    expect(readRunEnd(files.log)).toBeNull();
+    expect(await store.getRun('torn_end')).toMatchObject({ status: 'running' });
+    const { writer, recovered } = store.resumeRun('torn_end');
+    await writer.close();
+    expect(recovered.warnings.join()).toMatch(/torn last record/);
+  });
+
+  it('that is not a valid record is a CorruptFileError naming the log', async () => {
+    const { store, files, text } = await finishedRun('bad_end');
+    writeFileSync(files.log, text.replace('"kind":"end","status":"done"', '"kind":"end","status":"maybe"'));
+    await expect(store.getRun('bad_end')).rejects.toMatchObject({ code: 'corrupt_file', file: files.log });
+    writeFileSync(files.log, text.replace(/"v":\d+,"kind":"end"/, `"v":${LOG_VERSION + 1},"kind":"end"`));
+    await expect(store.getRun('bad_end')).rejects.toBeInstanceOf(UnsupportedVersionError);
+  });
+
+  it('is looked for in the last line only: a long last line of another kind is not read whole', async () => {
+    const { files, text } = await finishedRun('long_tail');
+    const withoutEnd = text.slice(0, text.trimEnd().lastIndexOf('\n') + 1);
+    const long = JSON.stringify({ v: LOG_VERSION, kind: 'tool_started', key: `k${'x'.repeat(10_000)}"kind":"end"`, tool: 't' });
+    writeFileSync(files.log, `${withoutEnd}${long}\n`);
+    expect(readRunEnd(files.log)).toBeNull();
+  });
+
+  it('is absent from a version 2 log: its meta.json says how it ended', async () => {
+    const { store, files, text } = await finishedRun('v2_done');
+    const lines = text.trimEnd().split('\n');
+    const end = JSON.parse(lines.at(-1) ?? '') as { status: string; reason: string; at: number };
+    const header = readRunHeader(files.log);
+    writeFileSync(files.log, `${lines.slice(0, -1).join('\n')}\n`.replaceAll(`{"v":${LOG_VERSION},"kind"`, '{"v":2,"kind"'));
+    writeFileSync(
+      files.meta,
+      JSON.stringify({ v: 1, runId: 'v2_done', agentId: header?.agentId, task: header?.task, status: end.status, reason: end.reason, createdAt: header?.createdAt, updatedAt: end.at }),
+    );
+    expect(await store.getRun('v2_done')).toMatchObject({ status: 'done', reason: 'final_answer' });
+    expect(() => store.resumeRun('v2_done')).toThrow(RunFinishedError);
   });
 });
 

@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import type { LoopResult } from '../../src/agent/result.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
+import { META_VERSION } from '../../src/persistence/records.ts';
+import { readRunHeader } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 
@@ -65,7 +67,7 @@ export interface InterruptedRun {
 
 /**
  * A run as a crash in its `act` phase leaves it: the log up to the snapshot taken on entering
- * `act` (what had been flushed), meta.json still `running`, no lock. Built from a completed run
+ * `act` (what had been flushed), a meta.json saying `running`, no lock. Built from a completed run
  * of the same script so the resumed run can be compared with the uninterrupted one.
  */
 export async function interruptedRun(runId = 'run_crashed'): Promise<InterruptedRun> {
@@ -83,9 +85,11 @@ export async function interruptedRun(runId = 'run_crashed'): Promise<Interrupted
   const target = runFiles(store, runId);
   mkdirSync(target.folder, { recursive: true });
   writeFileSync(target.log, fullLines.slice(0, cutAt).join(''));
-  const meta = JSON.parse(readFileSync(source.meta, 'utf8')) as Record<string, unknown>;
-  const { reason: _reason, ...running } = meta;
-  writeFileSync(target.meta, JSON.stringify({ ...running, status: 'running' }));
+  // A run that had waited for a human has a meta.json; this one says it was running.
+  const header = readRunHeader(source.log);
+  if (header === null) throw new Error('the reference run has no header');
+  const { runId: id, agentId, task, createdAt } = header;
+  writeFileSync(target.meta, JSON.stringify({ v: META_VERSION, runId: id, agentId, task, status: 'running', createdAt, updatedAt: createdAt }));
   return { store, runId, reference, fullLines, cutAt };
 }
 
