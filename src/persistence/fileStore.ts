@@ -1,16 +1,19 @@
 /**
- * The default store: one folder per run under `dir` (default `.actorloop/`), each holding
- * - `log.jsonl`  — the append-only run log: a `run` header (who created it, for what task),
- *                  then events, messages, snapshots and tool results,
- * - `meta.json`  — a small lowdb document with the run's status, written when the run first
- *                  waits for a human and kept current from then on; a run that never waits
- *                  has none: its header says who and what, its `end` record how it ended,
- * - `lock`       — taken by a resume while it writes the run (a new run is owned through the
- *                  pid in its header: the log is created exclusively).
+ * The default store: under `dir/runs/` (default `.actorloop/runs/`), for each run
+ * - `<runId>.jsonl`     — the append-only run log: a `run` header (who created it, for what
+ *                         task), then events, messages, snapshots and tool results, and last an
+ *                         `end` record (how it ended),
+ * - `<runId>.meta.json` — a small lowdb document with the run's status, written when the run
+ *                         first waits for a human and kept current from then on; a run that
+ *                         never waits has none: its header and `end` record say it all,
+ * - `<runId>.lock`      — taken by a resume while it writes the run (a new run is owned through
+ *                         the pid in its header: the log is created exclusively).
  * Nothing is shared between runs, so two processes never write the same file. A new run costs
- * two file creations (the folder and the log) and nothing more: creating files is the expensive
- * part of persisting a short run (an atomic meta.json write at the end of every run was a
- * temp-file creation and a rename, about a tenth of a react-10 run's time).
+ * one file creation and nothing at its end but the last append: creating files is what persisting
+ * a short run costs most (a folder per run and an atomic meta.json write at its end were two more
+ * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). Runs written
+ * by earlier versions, one folder each (`<runId>/log.jsonl`, `meta.json`, `lock`), are still
+ * listed, read and resumed in place.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -83,21 +86,27 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const dir = resolve(options.dir ?? '.actorloop');
   const runsDir = join(dir, 'runs');
   let runsDirMade = false;
-  const runDir = (runId: string) => {
+  const checkId = (runId: string): void => {
     if (!RUN_ID_PATTERN.test(runId)) {
-      throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable as a folder name: use letters, digits, "_" and "-" (1–128).`);
+      throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable as a file name: use letters, digits, "_" and "-" (1–128).`);
     }
-    return join(runsDir, runId);
   };
-  const metaFile = (runId: string) => new DocumentFile(join(runDir(runId), 'meta.json'), RunMeta, META_VERSION);
+  /** Where a run's files are: its own folder if an earlier version made one, else side by side in `runs/`. */
+  const locate = (runId: string): RunPaths => {
+    checkId(runId);
+    const folder = join(runsDir, runId);
+    return existsSync(folder) ? folderPaths(folder) : flatPaths(runsDir, runId);
+  };
+  const metaFile = (paths: RunPaths) => new DocumentFile(paths.meta, RunMeta, META_VERSION);
 
   /**
    * meta.json when the run has one, else what its log's header says; then, unless meta.json
    * already says it ended, the log's `end` record if it has one.
    */
   const readMeta = (runId: string): RunMeta | null => {
-    const doc = metaFile(runId);
-    const logFile = join(runDir(runId), 'log.jsonl');
+    const paths = locate(runId);
+    const doc = metaFile(paths);
+    const logFile = paths.log;
     const hasLog = existsSync(logFile);
     let meta = existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
     if (meta === undefined) {
@@ -113,19 +122,22 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   return {
     dir,
     createRun({ runId, agentId, task, redact = identity }) {
-      const folder = runDir(runId);
+      checkId(runId);
       if (!runsDirMade) {
         mkdirSync(runsDir, { recursive: true });
         runsDirMade = true;
       }
-      mkdirIfMissing(folder);
-      const logFile = join(folder, 'log.jsonl');
+      const paths = flatPaths(runsDir, runId);
+      const logFile = paths.log;
+      // A run of an earlier version has a folder instead: the same id is taken all the same.
+      const folder = join(runsDir, runId);
+      if (existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
       let log: RunLogWriter;
       try {
         log = new RunLogWriter(logFile, { create: true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        throw existingRunError(folder, logFile, runId, dir);
+        throw existingRunError(paths, runId, dir);
       }
       const claim = holdCreatedRun(logFile);
       try {
@@ -141,7 +153,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         // Written at once: from here on other processes see who owns the run.
         log.append(header);
         log.flushSync();
-        return new RunWriter(log, metaDoc(metaFile(runId)), metaFromHeader(header), claim, redact, 0, false);
+        return new RunWriter(log, metaDoc(metaFile(paths)), metaFromHeader(header), claim, redact, 0, false);
       } catch (error) {
         claim.release();
         throw error;
@@ -149,13 +161,14 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     },
 
     resumeRun(runId, { redact = identity } = {}) {
-      const folder = runDir(runId);
-      const logFile = join(folder, 'log.jsonl');
+      const paths = locate(runId);
+      const logFile = paths.log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
-      const lock = acquireRunLock(join(folder, 'lock'), runId);
+      const lock = acquireRunLock(paths.lock, runId);
       try {
-        removeStrayTemp(folder);
-        const doc = metaFile(runId);
+        // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
+        rmSync(paths.temp, { force: true });
+        const doc = metaFile(paths);
         const storedMeta = existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
         if (storedMeta !== undefined && isFinished(storedMeta.status)) {
           throw new RunFinishedError(`Run ${runId} already ended (${storedMeta.status}); start a new run instead.`, { file: doc.file, runId });
@@ -192,10 +205,12 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (!existsSync(runsDir)) return [];
       const metas: RunMeta[] = [];
       for (const name of readdirSync(runsDir)) {
-        if (!RUN_ID_PATTERN.test(name)) continue;
+        // `<runId>.jsonl`, or the folder `<runId>` of an earlier version; not locks, metadata, temp files.
+        const runId = name.endsWith(LOG_SUFFIX) ? name.slice(0, -LOG_SUFFIX.length) : name;
+        if (!RUN_ID_PATTERN.test(runId)) continue;
         let meta: RunMeta | null = null;
         try {
-          meta = readMeta(name);
+          meta = readMeta(runId);
         } catch {
           // A corrupt run does not hide the others; getRun(runId) reports it.
         }
@@ -209,7 +224,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     },
 
     readJournal(runId) {
-      const logFile = join(runDir(runId), 'log.jsonl');
+      const logFile = locate(runId).log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
       const log = readRunLog(logFile);
       const entries: JournalEntry[] = [];
@@ -217,6 +232,30 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       return { entries, warnings: log.warnings };
     },
   };
+}
+
+/** The files of one run. */
+export interface RunPaths {
+  readonly log: string;
+  readonly meta: string;
+  readonly lock: string;
+  /** lowdb's temp file for `meta` (steno names it `.<name>.tmp` beside it). */
+  readonly temp: string;
+}
+
+const LOG_SUFFIX = '.jsonl';
+
+function flatPaths(runsDir: string, runId: string): RunPaths {
+  return {
+    log: join(runsDir, `${runId}${LOG_SUFFIX}`),
+    meta: join(runsDir, `${runId}.meta.json`),
+    lock: join(runsDir, `${runId}.lock`),
+    temp: join(runsDir, `.${runId}.meta.json.tmp`),
+  };
+}
+
+function folderPaths(folder: string): RunPaths {
+  return { log: join(folder, 'log.jsonl'), meta: join(folder, 'meta.json'), lock: join(folder, 'lock'), temp: join(folder, '.meta.json.tmp') };
 }
 
 const isFinished = (status: RunStatus): boolean => status === 'done' || status === 'failed' || status === 'cancelled';
@@ -239,14 +278,6 @@ function metaDoc(doc: DocumentFile<RunMeta>): LowSync<RunMeta> {
   return new LowSync<RunMeta>(adapter, { v: META_VERSION, runId: '', agentId: '', task: '', status: 'running', createdAt: 0, updatedAt: 0 });
 }
 
-function mkdirIfMissing(folder: string): void {
-  try {
-    mkdirSync(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-}
-
 function lockedBy(header: RunHeaderRecord, file: string, runId: string): RunLockedError {
   const { pid } = header.owner;
   return new RunLockedError(
@@ -257,21 +288,16 @@ function lockedBy(header: RunHeaderRecord, file: string, runId: string): RunLock
 }
 
 /** Why a run id that already has a log cannot be created again. */
-function existingRunError(folder: string, logFile: string, runId: string, dir: string): Error {
+function existingRunError(paths: RunPaths, runId: string, dir: string): Error {
   // A resume holding the lock, or the creator named in the header, may still be writing it.
   try {
-    acquireRunLock(join(folder, 'lock'), runId).release();
-    const header = readRunHeader(logFile);
-    if (header !== null && ownerIsLive(header.owner, logFile)) return lockedBy(header, logFile, runId);
+    acquireRunLock(paths.lock, runId).release();
+    const header = existsSync(paths.log) ? readRunHeader(paths.log) : null;
+    if (header !== null && ownerIsLive(header.owner, paths.log)) return lockedBy(header, paths.log, runId);
   } catch (error) {
     return error as Error;
   }
   return new ConfigurationError(`Run ${runId} already exists in ${dir}; resume it or pick a new run id.`);
-}
-
-/** A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data. */
-function removeStrayTemp(folder: string): void {
-  rmSync(join(folder, '.meta.json.tmp'), { force: true });
 }
 
 function unpackMessageCount(snapshot: Record<string, unknown>): number {

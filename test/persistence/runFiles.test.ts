@@ -1,11 +1,11 @@
 /**
- * What a run puts on disk and when: a new run is a folder and a log whose first record (the
- * `run` header) names its writer and whose last (the `end` record) says how it ended; meta.json
+ * What a run puts on disk and when: a new run is one log file whose first record (the `run`
+ * header) names its writer and whose last (the `end` record) says how it ended; its meta.json
  * appears only when the run waits for a human; a lock file only while a resume writes. Version 1
- * logs (no header, meta.json from the start) and version 2 logs (no end record, the final status
- * in meta.json) still read.
+ * logs (no header, meta.json from the start), version 2 logs (no end record, the final status in
+ * meta.json) and runs in a folder of their own (earlier versions' layout) still read and resume.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
@@ -15,7 +15,7 @@ import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { readRunEnd, readRunHeader } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { echoTool, interruptedRun, removeTempDirs, runFiles, tempDir } from './support.ts';
+import { echoTool, interruptedRun, legacyRunFiles, removeTempDirs, runFiles, tempDir } from './support.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -43,7 +43,7 @@ function gate() {
 }
 
 describe('the files of a new run', () => {
-  it('are its folder and a log headed by its writer and ended by an end record; no meta.json; never a lock', async () => {
+  it('are one log headed by its writer and ended by an end record: no folder, no meta.json, never a lock', async () => {
     const store = createFileStore({ dir: tempDir() });
     const wait = gate();
     const script = [{ toolCalls: [{ name: 'wait', arguments: {} }] }, { text: 'finished' }];
@@ -53,7 +53,7 @@ describe('the files of a new run', () => {
     await wait.running;
 
     const files = runFiles(store, 'fresh');
-    expect(readdirSync(files.folder)).toEqual(['log.jsonl']);
+    expect(readdirSync(files.runs)).toEqual(['fresh.jsonl']);
     const header = readRunHeader(files.log);
     expect(header).toMatchObject({ v: LOG_VERSION, kind: 'run', runId: 'fresh', agentId: 'agent_files', owner: { pid: process.pid } });
     expect(header?.task).toBe('look at my files [REDACTED]');
@@ -67,7 +67,7 @@ describe('the files of a new run', () => {
 
     wait.release();
     expect((await run.settled).status).toBe('done');
-    expect(readdirSync(files.folder)).toEqual(['log.jsonl']);
+    expect(readdirSync(files.runs)).toEqual(['fresh.jsonl']);
     const last = JSON.parse(readFileSync(files.log, 'utf8').trimEnd().split('\n').at(-1) ?? '') as unknown;
     expect(last).toMatchObject({ v: LOG_VERSION, kind: 'end', status: 'done', reason: 'final_answer' });
     expect(await store.getRun('fresh')).toMatchObject({ status: 'done', reason: 'final_answer', createdAt: header?.createdAt });
@@ -94,6 +94,8 @@ describe('the files of a new run', () => {
     const files = runFiles(store, 'asks');
     expect(JSON.parse(readFileSync(files.meta, 'utf8'))).toMatchObject({ status: 'awaiting_human' });
     expect(await store.getRun('asks')).toMatchObject({ status: 'awaiting_human' });
+    // Listed once: its meta.json and log sit side by side, one run.
+    expect((await store.listRuns()).map((m) => [m.runId, m.status])).toEqual([['asks', 'awaiting_human']]);
     run.approve();
     expect((await run.settled).text).toBe('shipped');
     expect(await store.getRun('asks')).toMatchObject({ status: 'done' });
@@ -175,6 +177,37 @@ describe('the end record', () => {
     );
     expect(await store.getRun('v2_done')).toMatchObject({ status: 'done', reason: 'final_answer' });
     expect(() => store.resumeRun('v2_done')).toThrow(RunFinishedError);
+  });
+});
+
+describe('a run in a folder of its own (the layout of earlier versions)', () => {
+  it('is listed, read, resumed in place and never created again', async () => {
+    const crashed = await interruptedRun('run_folder');
+    const flat = runFiles(crashed.store, crashed.runId);
+    const legacy = legacyRunFiles(crashed.store, crashed.runId);
+    mkdirSync(legacy.folder);
+    renameSync(flat.log, legacy.log);
+    renameSync(flat.meta, legacy.meta);
+    writeFileSync(legacy.tmp, '{"v":1,"runId":"half-writ'); // a stray lowdb temp file of that layout
+    const other = await createAgent({ model: scriptedModel([{ text: 'hi' }]), store: crashed.store }).start('flat', { runId: 'run_flat' }).settled;
+    expect(other.status).toBe('done');
+
+    expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ runId: crashed.runId, status: 'running' });
+    expect((await crashed.store.listRuns()).map((m) => m.runId).sort()).toEqual(['run_flat', crashed.runId]);
+    expect(crashed.store.readJournal(crashed.runId).entries.length).toBeGreaterThan(0);
+    expect(() => crashed.store.createRun({ runId: crashed.runId, agentId: 'x', task: 'again' })).toThrow(/already exists/);
+    expect(existsSync(flat.log)).toBe(false);
+
+    const executions: string[] = [];
+    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], store: crashed.store });
+    agents.push(agent);
+    const result = await agent.resume(crashed.runId).settled;
+    expect(result.text).toBe(crashed.reference.text);
+    expect(executions).toHaveLength(1);
+    expect(readdirSync(legacy.folder).sort()).toEqual(['log.jsonl', 'meta.json']); // lock released, temp file removed
+    expect(JSON.parse(readFileSync(legacy.meta, 'utf8'))).toMatchObject({ status: 'done' });
+    expect(readRunEnd(legacy.log)).toMatchObject({ kind: 'end', status: 'done' });
+    expect(existsSync(flat.log)).toBe(false);
   });
 });
 

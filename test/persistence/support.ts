@@ -33,7 +33,20 @@ export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** A run's files: side by side in `runs/`. */
 export const runFiles = (store: RunStore, runId: string) => {
+  const runs = join(store.dir, 'runs');
+  return {
+    runs,
+    log: join(runs, `${runId}.jsonl`),
+    meta: join(runs, `${runId}.meta.json`),
+    lock: join(runs, `${runId}.lock`),
+    tmp: join(runs, `.${runId}.meta.json.tmp`),
+  };
+};
+
+/** A run's files as actorloop before the flat layout wrote them: a folder per run. */
+export const legacyRunFiles = (store: RunStore, runId: string) => {
   const folder = join(store.dir, 'runs', runId);
   return { folder, log: join(folder, 'log.jsonl'), meta: join(folder, 'meta.json'), lock: join(folder, 'lock'), tmp: join(folder, '.meta.json.tmp') };
 };
@@ -83,7 +96,7 @@ export async function interruptedRun(runId = 'run_crashed'): Promise<Interrupted
   if (cutAt === 0) throw new Error('the reference run never persisted a gate snapshot');
   const store = createFileStore({ dir: tempDir() });
   const target = runFiles(store, runId);
-  mkdirSync(target.folder, { recursive: true });
+  mkdirSync(target.runs, { recursive: true });
   writeFileSync(target.log, fullLines.slice(0, cutAt).join(''));
   // A run that had waited for a human has a meta.json; this one says it was running.
   const header = readRunHeader(source.log);
