@@ -9,20 +9,20 @@
  * Bundled rather than run through tsx: tsx puts each module on one line (useless line numbers
  * in the profile) and compiles with keepNames, which adds a defineProperty to every closure.
  *
- * Arguments: contender (`actorloop`, `lowdb`, `xstate`, `bare`), N (default 10), seconds (default 8).
+ * Arguments: contender (`actorloop`, `file`, `xstate`, `bare`), N (default 10), seconds (default 8).
  */
 import { actorloop } from './scenarios/actorloop.ts';
-import { actorloopWithFileStore } from './scenarios/actorloopLowdb.ts';
+import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
 import type { Contender } from './scenarios/types.ts';
 import { xstateMachine } from './scenarios/xstateMachine.ts';
 
 const [which = 'actorloop', nText = '10', secondsText = '8'] = process.argv.slice(2);
 const n = Number(nText);
-const lowdb = which === 'lowdb' ? actorloopWithFileStore() : undefined;
-const contenders: Record<string, Contender | undefined> = { actorloop, xstate: xstateMachine, bare: bareLoop, lowdb: lowdb?.contender };
+const fileStore = which === 'file' ? actorloopWithFileStore() : undefined;
+const contenders: Record<string, Contender | undefined> = { actorloop, xstate: xstateMachine, bare: bareLoop, file: fileStore?.contender };
 const contender = contenders[which];
-if (contender === undefined) throw new Error(`Unknown contender ${which}: use actorloop, lowdb, xstate or bare.`);
+if (contender === undefined) throw new Error(`Unknown contender ${which}: use actorloop, file, xstate or bare.`);
 const runOnce = contender.create({ n, delayMs: 0 });
 const started = performance.now();
 let runs = 0;
@@ -32,6 +32,6 @@ try {
     runs++;
   }
 } finally {
-  lowdb?.cleanup();
+  fileStore?.cleanup();
 }
 console.log(`${contender.label}, react-${n}: ${runs} runs, ${(((performance.now() - started) * 1000) / (runs * n)).toFixed(1)} µs per iteration`);

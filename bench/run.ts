@@ -21,7 +21,7 @@ import { measureFanOut } from './fanout.ts';
 import { measureIterations, type IterationResult } from './iterations.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
 import { actorloop } from './scenarios/actorloop.ts';
-import { actorloopWithFileStore } from './scenarios/actorloopLowdb.ts';
+import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
 import type { Contender } from './scenarios/types.ts';
 import { xstateMachine } from './scenarios/xstateMachine.ts';
@@ -40,8 +40,8 @@ async function main(): Promise<void> {
   const environment = describeEnvironment();
   const notes: string[] = [];
   if (!environment.gcExposed) notes.push('Heap figures need node --expose-gc (npm run bench passes it).');
-  const lowdb = actorloopWithFileStore();
-  const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, lowdb.contender];
+  const fileStore = actorloopWithFileStore();
+  const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, fileStore.contender];
 
   const iterations: IterationResult[] = [];
   try {
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    lowdb.cleanup();
+    fileStore.cleanup();
   }
 
   const processes = settings.concurrencyProcesses === 1 ? 'a fresh process' : `${settings.concurrencyProcesses} fresh processes`;

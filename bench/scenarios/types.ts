@@ -9,7 +9,7 @@ import type { ReactConfig } from './react.ts';
 export type RunOnce = () => Promise<void>;
 
 export interface Contender {
-  /** Short key used in the JSON results (`bare`, `xstate`, `actorloop`, `actorloop_lowdb`). */
+  /** Short key used in the JSON results (`bare`, `xstate`, `actorloop`, `actorloop_file`). */
   readonly id: string;
   /** Row label in the table. */
   readonly label: string;

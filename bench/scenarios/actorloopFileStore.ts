@@ -1,6 +1,8 @@
 /**
- * Contender (d): (c) plus the default file store (lowdb metadata + JSONL run log per run), so
- * every event, snapshot and tool result of every run is written to disk. The store lives in a
+ * Contender (d): (c) plus the default file store, so every event, snapshot and tool result of
+ * every run is appended to its JSONL log on disk. (The issue calls it "the lowdb journal": lowdb
+ * rewrites a whole document per write, so the store keeps lowdb for a run's small meta.json, which
+ * only a run that waits for a human gets, and appends everything else.) The store lives in a
  * temporary folder that `cleanup()` removes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +22,7 @@ import type { Contender } from './types.ts';
  */
 export function actorloopWithFileStore(): { contender: Contender; dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'actorloop-bench-'));
-  const contender = actorloopContender('actorloop_lowdb', '(d) actorloop + lowdb file store', () => ({
+  const contender = actorloopContender('actorloop_file', '(d) actorloop + file store (JSONL run log)', () => ({
     store: createFileStore({ dir }),
   }));
   return { contender, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
