@@ -1,0 +1,110 @@
+/**
+ * The benchmark's verdicts: the cost model, and each target checked against the figures it names
+ * — concurrency both with contenders interleaved and with each alone in its own processes.
+ * Synthetic figures, so a wrong ratio or a swapped contender shows up as a wrong verdict.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ConcurrencyResult } from '../../bench/concurrency.ts';
+import type { Environment } from '../../bench/environment.ts';
+import type { FanOutResult } from '../../bench/fanout.ts';
+import type { IterationResult } from '../../bench/iterations.ts';
+import { checkTargets, costModel, renderMarkdown } from '../../bench/report.ts';
+import { summarize } from '../../bench/stats.ts';
+import type { StuckResult } from '../../bench/stuck.ts';
+
+const iteration = (id: string, n: number, us: number): IterationResult => ({
+  id,
+  label: `(${id})`,
+  n,
+  runsPerSample: 1,
+  perIterationUs: summarize([us]),
+  cpuPerIterationUs: summarize([us]),
+});
+
+const concurrency = (id: string, mode: 'shared' | 'perAgent', wallMs: number, heapKb = 20): ConcurrencyResult => ({
+  id,
+  label: `(${id})`,
+  mode,
+  agents: 1000,
+  n: 10,
+  delayMs: 5,
+  wallMs: summarize([wallMs]),
+  cpuMs: summarize([wallMs]),
+  heapPerAgentKb: heapKb,
+});
+
+const stuck: StuckResult[] = [{ label: 'tracker', outputBytes: 1 << 20, capChars: 2048, score: 1, ms: summarize([3, 4, 5]) }];
+const fanOut: FanOutResult = { branches: 5, branchDelaysMs: [20, 100], slowestMs: 100, sumMs: 300, wallMs: summarize([105]) };
+
+const iterations = [
+  iteration('xstate', 10, 100),
+  iteration('xstate', 100, 100),
+  iteration('actorloop', 10, 120),
+  iteration('actorloop', 100, 110),
+  iteration('actorloop_file', 10, 200),
+  iteration('actorloop_file', 100, 130),
+];
+
+const verdict = (checks: ReturnType<typeof checkTargets>, start: string) => {
+  const found = checks.filter((c) => c.target.startsWith(start));
+  if (found.length === 0) throw new Error(`no target starting with ${start}`);
+  return found.map((c) => c.met);
+};
+
+describe('bench report', () => {
+  it('fits fixed + N × marginal through the N=10 and N=100 medians', () => {
+    const model = costModel(iterations, 'actorloop_file');
+    // 10 × 200 = fixed + 10m, 100 × 130 = fixed + 100m → m = 122.2, fixed = 777.8
+    expect(model?.marginalUs).toBeCloseTo(11_000 / 90, 6);
+    expect(model?.fixedUs).toBeCloseTo(2000 - (10 * 11_000) / 90, 6);
+    expect(costModel(iterations, 'missing')).toBeUndefined();
+  });
+
+  it('judges each target on its own figures', () => {
+    const checks = checkTargets(iterations, [], [], stuck, fanOut);
+    expect(verdict(checks, '(c) per iteration ≤ 2× (b)')).toEqual([true, true]);
+    expect(verdict(checks, '(c) flat in N')).toEqual([true]);
+    // (d) is 200/120 = 1.67× (c) at N=10 and 130/110 = 1.18× at N=100.
+    expect(verdict(checks, '(d) file journal ≤ +25 % per iteration')).toEqual([false, true]);
+    expect(checks.find((c) => c.target.includes('N=10') && c.target.startsWith('(d) file journal'))?.measured).toBe('1.67×');
+    expect(verdict(checks, 'stuck detection')).toEqual([true]);
+    expect(verdict(checks, 'strategy fan-out')).toEqual([true]);
+  });
+
+  it('checks the concurrency targets on the interleaved and on the alone figures, separately', () => {
+    const interleaved = [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1400), concurrency('actorloop', 'perAgent', 1600)];
+    const alone = [concurrency('xstate', 'shared', 800), concurrency('actorloop', 'shared', 1400), concurrency('actorloop', 'perAgent', 1100, 160)];
+    const checks = checkTargets(iterations, interleaved, alone, stuck, fanOut);
+    const wall = (mode: string, how: string) => checks.find((c) => c.target.includes(`(${mode}) wall`) && c.target.includes(how));
+    expect(wall('shared', 'interleaved')).toMatchObject({ met: true, measured: '1.4×' });
+    expect(wall('perAgent', 'interleaved')).toMatchObject({ met: false, measured: '1.6×' });
+    expect(wall('shared', 'alone')).toMatchObject({ met: false, measured: '1.75×' });
+    expect(wall('perAgent', 'alone')).toMatchObject({ met: true, measured: '1.38×' });
+    const heap = checks.find((c) => c.target.includes('heap per in-flight agent (perAgent)') && c.target.includes('alone'));
+    expect(heap).toMatchObject({ met: false, measured: '160 KB' });
+  });
+
+  it('renders both concurrency tables and every target row', () => {
+    const environment: Environment = {
+      date: '2026-11-23T00:00:00.000Z',
+      cpu: 'test cpu',
+      cores: 2,
+      memoryGb: 24,
+      node: 'v20.0.0',
+      platform: 'linux-x64',
+      loadAtStart: 0,
+      gcExposed: true,
+      fileCreateUs: 300,
+      fileRemoveUs: 20,
+    };
+    const interleaved = [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1400)];
+    const alone = [concurrency('xstate', 'shared', 800), concurrency('actorloop', 'shared', 1400)];
+    const targets = checkTargets(iterations, interleaved, alone, stuck, fanOut);
+    const markdown = renderMarkdown({ quick: false, environment, iterations, concurrency: interleaved, concurrencyAlone: alone, stuck, fanOut, notes: ['a note'], targets });
+    expect(markdown).toContain('contenders interleaved round by round in each process');
+    expect(markdown).toContain('each contender and mode alone in its own processes');
+    expect(markdown).toContain('| 1.75× |');
+    for (const target of targets) expect(markdown).toContain(`| ${target.target} | ${target.measured} |`);
+    expect(markdown).toContain('- a note');
+  });
+});
