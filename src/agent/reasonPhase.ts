@@ -4,7 +4,6 @@
  * events so the journal shows every attempt.
  */
 import { setImmediate as onNextTurn } from 'node:timers';
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { ToolCall } from '../conversation/messages.ts';
 import type { LoopEvent } from '../events/loopEvent.ts';
@@ -33,7 +32,7 @@ export async function reason(
   scope: ReasonPhaseScope,
   signal: AbortSignal,
 ): Promise<ReasonOutput> {
-  if (busyTooLong()) await nextMacrotask();
+  if (busyTooLong()) await nextTurn();
   if (signal.aborted) throw signal.reason;
   let messages = input.messages;
   if (deps.preparers !== undefined && deps.preparers.length > 0) {
@@ -74,15 +73,31 @@ export async function reason(
 const YIELD_EVERY_MS = 10;
 let lastTurn = performance.now();
 let watching = false;
+/** What runs yielding in this turn wait for: one promise for all of them, not one timer each. */
+let turn: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
 
-/** Notes when the event loop next completes a turn (a `setImmediate` callback runs). */
+/** Notes when the event loop next completes a turn (a `setImmediate` callback runs), and lets waiters go on. */
 function watchTurns(): void {
   if (watching) return;
   watching = true;
   onNextTurn(() => {
     watching = false;
     lastTurn = performance.now();
+    const waiting = turn;
+    turn = undefined;
+    waiting?.resolve();
   });
+}
+
+/** Resolves once the event loop has turned; every caller in this turn shares it. */
+function nextTurn(): Promise<void> {
+  watchTurns();
+  if (turn === undefined) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((done) => (resolve = done));
+    turn = { promise, resolve };
+  }
+  return turn.promise;
 }
 
 /**
