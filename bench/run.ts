@@ -1,11 +1,12 @@
 /**
  * `npm run bench` — actorloop against a hand-written loop and a minimal XState machine, side by
  * side in one run: react-N per-iteration overhead (contenders interleaved in this process), many
- * concurrent agents (in a fresh child process), stuck detection and strategy fan-out. Prints a
+ * concurrent agents (in fresh child processes: contenders interleaved, then each alone), stuck
+ * detection and strategy fan-out. Prints a
  * markdown table, writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
  * Figures, not a test: nothing here fails on a threshold.
  *
- *   npm run bench               full run (about a minute on an idle 2-core machine)
+ *   npm run bench               full run (about 12 minutes on a 2-core machine)
  *   npm run bench -- --quick    smoke run for CI (seconds): N=10 only, 100 agents, few samples
  *
  * Heap figures need `--expose-gc` (the npm script passes it). To see where the time goes, see
@@ -34,7 +35,7 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 const settings = quick
   ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, agents: 100, concurrencyRepeats: 1, concurrencyProcesses: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
-  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 3, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
+  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
 
 async function main(): Promise<void> {
   const environment = describeEnvironment();
