@@ -34,6 +34,8 @@ export interface BenchResults {
   readonly quick: boolean;
   readonly environment: Environment;
   readonly iterations: readonly IterationResult[];
+  /** The same scenario with each contender alone in its own processes. */
+  readonly iterationsAlone: readonly IterationResult[];
   readonly concurrency: readonly ConcurrencyResult[];
   /** The same scenario with each contender and mode alone in its own processes. */
   readonly concurrencyAlone: readonly ConcurrencyResult[];
@@ -87,6 +89,7 @@ export function checkTargets(
   alone: readonly ConcurrencyResult[],
   stuck: readonly StuckResult[],
   fanOut: FanOutResult,
+  iterationsAlone: readonly IterationResult[] = [],
 ): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const check = (target: string, value: number | undefined, limit: number, unit = '×') =>
@@ -95,9 +98,26 @@ export function checkTargets(
       measured: value === undefined ? 'not measured' : `${fmt(value)}${unit}`,
       met: value === undefined ? null : value <= limit,
     });
-  for (const n of [10, 100]) {
-    check(`(c) per iteration ≤ 2× (b), N=${n}`, ratio(iteration(iterations, 'actorloop', n), iteration(iterations, 'xstate', n)), 2);
-  }
+  const ratioChecks = (results: readonly IterationResult[], how: string) => {
+    for (const n of [10, 100]) {
+      check(`(c) per iteration ≤ 2× (b), N=${n}${how}`, ratio(iteration(results, 'actorloop', n), iteration(results, 'xstate', n)), 2);
+    }
+    check(`(c) flat in N: N=100 / N=10 ≤ 1.2${how}`, ratio(iteration(results, 'actorloop', 100), iteration(results, 'actorloop', 10)), 1.2);
+    for (const n of [10, 100]) {
+      check(
+        `(d) file journal ≤ +25 % per iteration vs (c), N=${n}${how}`,
+        ratio(iteration(results, 'actorloop_file', n), iteration(results, 'actorloop', n)),
+        1.25,
+      );
+    }
+    check(
+      `(d) file journal ≤ +25 % per additional iteration vs (c) (marginal cost: run-length slope from N=10 to N=100, per-run file creation excluded)${how}`,
+      ratio(marginal(results, 'actorloop_file'), marginal(results, 'actorloop')),
+      1.25,
+    );
+  };
+  ratioChecks(iterations, '');
+  if (iterationsAlone.length > 0) ratioChecks(iterationsAlone, ', each contender alone in its own processes');
   for (const n of [10, 100] as const) {
     const half = ANCHORS.perIterationUs.aiSdk[n] / 2;
     const c = iteration(iterations, 'actorloop', n);
@@ -112,21 +132,6 @@ export function checkTargets(
       '× of the limit',
     );
   }
-  check('(c) flat in N: N=100 / N=10 ≤ 1.2', ratio(iteration(iterations, 'actorloop', 100), iteration(iterations, 'actorloop', 10)), 1.2);
-  for (const n of [10, 100]) {
-    check(
-      `(d) file journal ≤ +25 % per iteration vs (c), N=${n}`,
-      ratio(iteration(iterations, 'actorloop_file', n), iteration(iterations, 'actorloop', n)),
-      1.25,
-    );
-  }
-  const marginalC = marginal(iterations, 'actorloop');
-  const marginalD = marginal(iterations, 'actorloop_file');
-  check(
-    '(d) file journal ≤ +25 % per additional iteration vs (c) (marginal cost: run-length slope from N=10 to N=100, per-run file creation excluded)',
-    ratio(marginalD, marginalC),
-    1.25,
-  );
   for (const [results, how] of [
     [conc, 'contenders interleaved in each process'],
     [alone, 'each contender alone in its own processes'],
@@ -167,36 +172,10 @@ export function renderMarkdown(results: BenchResults): string {
   );
   out.push('');
 
-  const ns = [...new Set(results.iterations.map((r) => r.n))].sort((a, b) => a - b);
-  const ids = [...new Set(results.iterations.map((r) => r.id))];
-  out.push('### react-N: overhead per loop iteration (µs of wall time, median; ratios vs (b); CPU = process CPU time, steadier on a busy machine)');
-  out.push('');
-  const head = ['contender', ...ns.map((n) => `N=${n}`), ...ns.map((n) => `vs (b) N=${n}`)];
-  if (ns.includes(10) && ns.includes(100)) head.push('N=100 / N=10');
-  head.push(...ns.map((n) => `CPU vs (b) N=${n}`));
-  out.push(`| ${head.join(' | ')} |`);
-  out.push(`|${head.map(() => '---').join('|')}|`);
-  for (const id of ids) {
-    const label = results.iterations.find((r) => r.id === id)?.label ?? id;
-    const cells = [label];
-    for (const n of ns) cells.push(show(iteration(results.iterations, id, n)));
-    for (const n of ns) cells.push(show(ratio(iteration(results.iterations, id, n), iteration(results.iterations, 'xstate', n)), '×'));
-    if (ns.includes(10) && ns.includes(100)) cells.push(show(ratio(iteration(results.iterations, id, 100), iteration(results.iterations, id, 10)), '×'));
-    for (const n of ns) cells.push(show(ratio(cpuIteration(results.iterations, id, n), cpuIteration(results.iterations, 'xstate', n)), '×'));
-    out.push(`| ${cells.join(' | ')} |`);
-  }
-  const models = ids.map((id) => [id, costModel(results.iterations, id)] as const).filter(([id, m]) => m !== undefined && id.startsWith('actorloop'));
-  if (models.length > 0) {
+  out.push(...iterationTables(results.iterations, 'contenders interleaved round by round in one process'));
+  if (results.iterationsAlone.length > 0) {
     out.push('');
-    out.push('Cost model from N=10 and N=100 (a run of N iterations ≈ fixed + N × marginal):');
-    out.push('');
-    out.push('| contender | marginal µs per iteration | vs (c) | fixed µs per run |');
-    out.push('|---|---|---|---|');
-    const cMarginal = marginal(results.iterations, 'actorloop');
-    for (const [id, m] of models) {
-      const label = results.iterations.find((r) => r.id === id)?.label ?? id;
-      out.push(`| ${label} | ${show(m?.marginalUs)} | ${show(ratio(m?.marginalUs, cMarginal), '×')} | ${show(m?.fixedUs)} |`);
-    }
+    out.push(...iterationTables(results.iterationsAlone, 'each contender alone in its own processes'));
   }
   const a = ANCHORS.perIterationUs;
   out.push('');
@@ -262,4 +241,41 @@ export function renderMarkdown(results: BenchResults): string {
   }
   out.push('');
   return out.join('\n');
+}
+
+/** The per-iteration table and the cost model of one measuring method, as markdown lines. */
+function iterationTables(rows: readonly IterationResult[], how: string): string[] {
+  const out: string[] = [];
+  const ns = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b);
+  const ids = [...new Set(rows.map((r) => r.id))];
+  out.push(`### react-N: overhead per loop iteration (µs of wall time, median; ratios vs (b); CPU = process CPU time, steadier on a busy machine): ${how}`);
+  out.push('');
+  const head = ['contender', ...ns.map((n) => `N=${n}`), ...ns.map((n) => `vs (b) N=${n}`)];
+  if (ns.includes(10) && ns.includes(100)) head.push('N=100 / N=10');
+  head.push(...ns.map((n) => `CPU vs (b) N=${n}`));
+  out.push(`| ${head.join(' | ')} |`);
+  out.push(`|${head.map(() => '---').join('|')}|`);
+  for (const id of ids) {
+    const label = rows.find((r) => r.id === id)?.label ?? id;
+    const cells = [label];
+    for (const n of ns) cells.push(show(iteration(rows, id, n)));
+    for (const n of ns) cells.push(show(ratio(iteration(rows, id, n), iteration(rows, 'xstate', n)), '×'));
+    if (ns.includes(10) && ns.includes(100)) cells.push(show(ratio(iteration(rows, id, 100), iteration(rows, id, 10)), '×'));
+    for (const n of ns) cells.push(show(ratio(cpuIteration(rows, id, n), cpuIteration(rows, 'xstate', n)), '×'));
+    out.push(`| ${cells.join(' | ')} |`);
+  }
+  const models = ids.map((id) => [id, costModel(rows, id)] as const).filter(([id, m]) => m !== undefined && id.startsWith('actorloop'));
+  if (models.length > 0) {
+    out.push('');
+    out.push('Cost model from N=10 and N=100 (a run of N iterations ≈ fixed + N × marginal):');
+    out.push('');
+    out.push('| contender | marginal µs per iteration | vs (c) | fixed µs per run |');
+    out.push('|---|---|---|---|');
+    const cMarginal = marginal(rows, 'actorloop');
+    for (const [id, m] of models) {
+      const label = rows.find((r) => r.id === id)?.label ?? id;
+      out.push(`| ${label} | ${show(m?.marginalUs)} | ${show(ratio(m?.marginalUs, cMarginal), '×')} | ${show(m?.fixedUs)} |`);
+    }
+  }
+  return out;
 }

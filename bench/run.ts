@@ -1,12 +1,13 @@
 /**
  * `npm run bench` — actorloop against a hand-written loop and a minimal XState machine, side by
- * side in one run: react-N per-iteration overhead (contenders interleaved in this process), many
- * concurrent agents (in fresh child processes: contenders interleaved, then each alone), stuck
+ * side in one run: react-N per-iteration overhead (contenders interleaved in this process, then
+ * each alone in child processes), many concurrent agents (in fresh child processes: contenders
+ * interleaved, then each alone), stuck
  * detection and strategy fan-out. Prints a
  * markdown table, writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
  * Figures, not a test: nothing here fails on a threshold.
  *
- *   npm run bench               full run (about 12 minutes on a 2-core machine)
+ *   npm run bench               full run (about 15 minutes on a 2-core machine)
  *   npm run bench -- --quick    smoke run for CI (seconds): N=10 only, 100 agents, few samples
  *
  * Heap figures need `--expose-gc` (the npm script passes it). To see where the time goes, see
@@ -34,8 +35,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 const settings = quick
-  ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, agents: 100, concurrencyRepeats: 1, concurrencyProcesses: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
-  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
+  ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, aloneRounds: 2, iterationProcesses: 1, agents: 100, concurrencyRepeats: 1, concurrencyProcesses: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
+  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, aloneRounds: 10, iterationProcesses: 3, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
 
 async function main(): Promise<void> {
   const environment = describeEnvironment();
@@ -61,6 +62,31 @@ async function main(): Promise<void> {
   } finally {
     fileStore.cleanup();
   }
+
+  log(`react-N again, each of ${contenders.length} contenders alone in its own process (${settings.iterationProcesses} rounds)`);
+  const iterationsAloneRuns: IterationResult[][] = [];
+  for (let round = 0; round < settings.iterationProcesses; round++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const contender = contenders[(round + k) % contenders.length] as Contender;
+      iterationsAloneRuns.push(
+        runJsonChild<IterationResult[]>([...process.execArgv, join(here, 'iterationsMain.ts')], {
+          contender: contender.id,
+          ns: settings.ns,
+          rounds: settings.aloneRounds,
+          samplesPerRound: settings.samplesPerRound,
+          warmupIterations: settings.warmupIterations,
+        }),
+      );
+    }
+  }
+  const iterationsAlone = iterations.map((interleaved) => {
+    const same = iterationsAloneRuns.flat().filter((r) => r.id === interleaved.id && r.n === interleaved.n);
+    return {
+      ...interleaved,
+      perIterationUs: summarize(same.flatMap((r) => r.perIterationUs.samples)),
+      cpuPerIterationUs: summarize(same.flatMap((r) => r.cpuPerIterationUs.samples)),
+    };
+  });
 
   const processes = settings.concurrencyProcesses === 1 ? 'a fresh process' : `${settings.concurrencyProcesses} fresh processes`;
   log(`${settings.agents} concurrent agents, react-10, 5 ms model (${processes})`);
@@ -98,7 +124,8 @@ async function main(): Promise<void> {
   log('strategy fan-out');
   const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
   notes.push(
-    'Per-iteration samples each time ≥ 100 loop iterations (10 runs of react-10, 1 of react-100) so GC is amortised alike for every N; contenders are interleaved round by round in one process.',
+    'Per-iteration samples each time ≥ 100 loop iterations (10 runs of react-10, 1 of react-100) so GC is amortised alike for every N; contenders are interleaved round by round in one process. ' +
+      `Then again with each contender alone in a process of its own (${settings.iterationProcesses} such process${settings.iterationProcesses === 1 ? '' : 'es'} each, taking turns, ${settings.aloneRounds * settings.samplesPerRound} samples per process); the targets are checked on both.`,
     `The concurrency scenario runs in ${processes} (same flags), its contenders interleaved round by round; medians over every process's rounds. ` +
       `Then again with each contender and mode alone in a process of its own, ${settings.concurrencyProcesses} such process${settings.concurrencyProcesses === 1 ? '' : 'es'} each, taking turns; the targets are checked on both.`,
   );
@@ -107,12 +134,13 @@ async function main(): Promise<void> {
     quick,
     environment,
     iterations,
+    iterationsAlone,
     concurrency,
     concurrencyAlone,
     stuck,
     fanOut,
     notes,
-    targets: checkTargets(iterations, concurrency, concurrencyAlone, stuck, fanOut),
+    targets: checkTargets(iterations, concurrency, concurrencyAlone, stuck, fanOut, iterationsAlone),
   };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);
@@ -142,13 +170,18 @@ interface ChildOptions {
 }
 
 function runChild(args: readonly string[], options: ChildOptions): ConcurrencyResult[] {
+  return runJsonChild<ConcurrencyResult[]>(args, options);
+}
+
+/** Run `node <args> <options as JSON>` and parse what it prints. */
+function runJsonChild<T>(args: readonly string[], options: object): T {
   const child = spawnSync(process.execPath, [...args, JSON.stringify(options)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 16 * 1024 * 1024,
   });
-  if (child.status !== 0) throw new Error(`The concurrency scenario failed (exit ${String(child.status)}).`);
-  return JSON.parse(child.stdout) as ConcurrencyResult[];
+  if (child.status !== 0) throw new Error(`A benchmark child process (${args.at(-1) ?? ''}) failed (exit ${String(child.status)}).`);
+  return JSON.parse(child.stdout) as T;
 }
 
 /** bench/concurrencyMain.ts bundled by esbuild (dependencies left external) and run by plain node. */

@@ -84,6 +84,26 @@ describe('bench report', () => {
     expect(heap).toMatchObject({ met: false, measured: '160 KB' });
   });
 
+  it('checks the per-iteration targets on the alone figures too, when there are some', () => {
+    const alone = [
+      iteration('xstate', 10, 50),
+      iteration('xstate', 100, 50),
+      iteration('actorloop', 10, 120),
+      iteration('actorloop', 100, 90),
+      iteration('actorloop_file', 10, 140),
+      iteration('actorloop_file', 100, 100),
+    ];
+    const checks = checkTargets(iterations, [], [], stuck, fanOut, alone);
+    const aloneChecks = checks.filter((c) => c.target.endsWith('alone in its own processes'));
+    // (c) is 2.4× and 1.8× (b) alone; (d) 1.17× and 1.11× (c).
+    expect(aloneChecks.filter((c) => c.target.startsWith('(c) per iteration ≤ 2× (b)')).map((c) => c.met)).toEqual([false, true]);
+    expect(aloneChecks.filter((c) => c.target.startsWith('(d) file journal ≤ +25 % per iteration')).map((c) => c.met)).toEqual([true, true]);
+    // The interleaved verdicts are unchanged by them.
+    const interleaved = checks.filter((c) => c.target.startsWith('(c) per iteration ≤ 2× (b)') && !c.target.includes('alone'));
+    expect(interleaved.map((c) => c.met)).toEqual([true, true]);
+    expect(checkTargets(iterations, [], [], stuck, fanOut).some((c) => c.target.includes('alone'))).toBe(false);
+  });
+
   it('renders both concurrency tables and every target row', () => {
     const environment: Environment = {
       date: '2026-11-23T00:00:00.000Z',
@@ -100,7 +120,20 @@ describe('bench report', () => {
     const interleaved = [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1400)];
     const alone = [concurrency('xstate', 'shared', 800), concurrency('actorloop', 'shared', 1400)];
     const targets = checkTargets(iterations, interleaved, alone, stuck, fanOut);
-    const markdown = renderMarkdown({ quick: false, environment, iterations, concurrency: interleaved, concurrencyAlone: alone, stuck, fanOut, notes: ['a note'], targets });
+    const markdown = renderMarkdown({
+      quick: false,
+      environment,
+      iterations,
+      iterationsAlone: iterations,
+      concurrency: interleaved,
+      concurrencyAlone: alone,
+      stuck,
+      fanOut,
+      notes: ['a note'],
+      targets,
+    });
+    expect(markdown).toContain('contenders interleaved round by round in one process');
+    expect(markdown.match(/### react-N/g)).toHaveLength(2);
     expect(markdown).toContain('contenders interleaved round by round in each process');
     expect(markdown).toContain('each contender and mode alone in its own processes');
     expect(markdown).toContain('| 1.75× |');

@@ -1,0 +1,34 @@
+/**
+ * Entry point run.ts starts in a fresh Node process to measure react-N for one contender alone:
+ * contenders sharing a process share XState's compiled code and inline caches, which flatters
+ * whichever of them the caches happen to fit. Reads its options as JSON from argv, writes the
+ * results (one per N) as JSON to stdout.
+ */
+import { measureIterations, type IterationResult } from './iterations.ts';
+import { actorloop } from './scenarios/actorloop.ts';
+import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
+import { bareLoop } from './scenarios/bareLoop.ts';
+import type { Contender } from './scenarios/types.ts';
+import { xstateMachine } from './scenarios/xstateMachine.ts';
+
+interface Options {
+  readonly contender: string;
+  readonly ns: readonly number[];
+  readonly rounds: number;
+  readonly samplesPerRound: number;
+  readonly warmupIterations: number;
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as Options;
+const fileStore = options.contender === 'actorloop_file' ? actorloopWithFileStore() : undefined;
+const contender = [bareLoop, xstateMachine, actorloop, fileStore?.contender].find((c): c is Contender => c?.id === options.contender);
+if (contender === undefined) throw new Error(`Unknown contender "${options.contender}": use bare, xstate, actorloop or actorloop_file.`);
+const results: IterationResult[] = [];
+try {
+  for (const n of options.ns) {
+    results.push(...(await measureIterations([contender], { ...options, n, iterationsPerSample: 100 })));
+  }
+} finally {
+  fileStore?.cleanup();
+}
+process.stdout.write(JSON.stringify(results));
