@@ -2,13 +2,12 @@
  * `npm run bench` — actorloop against a hand-written loop and a minimal XState machine, side by
  * side in one run: react-N per-iteration overhead (contenders interleaved in this process, then
  * each alone in child processes), many concurrent agents (in fresh child processes: contenders
- * interleaved, then each alone), stuck
- * detection and strategy fan-out. Prints a
- * markdown table, writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
+ * interleaved, then each alone), stuck detection and strategy fan-out. Prints a markdown table,
+ * writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
  * Figures, not a test: nothing here fails on a threshold.
  *
  *   npm run bench               full run (about 15 minutes on a 2-core machine)
- *   npm run bench -- --quick    smoke run for CI (seconds): N=10 only, 100 agents, few samples
+ *   npm run bench -- --quick    smoke run for CI (about a minute): N=10 only, 100 agents, few samples
  *
  * Heap figures need `--expose-gc` (the npm script passes it). To see where the time goes, see
  * bench/profileLoop.ts.
