@@ -42,10 +42,7 @@ export function readRunLog(file: string): ReadLog {
     if (record.ok && complete) {
       records.push(record.value);
     } else if (!record.ok && record.future !== undefined) {
-      throw new UnsupportedVersionError(
-        `${file} line ${lineNo} has schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
-        { file },
-      );
+      throw futureVersion(file, `line ${lineNo} has`, record.future);
     } else if (!complete && !line.includes('\u0000')) {
       // Only an unterminated last line can be a torn write; it never was acknowledged (a flush
       // resolves after the record's "\n"). Dropped even when its JSON happens to be whole: kept,
@@ -72,6 +69,13 @@ function parseLine(line: string): ParsedLine {
   const parsed = LogRecord.safeParse(json.value);
   if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   return { ok: true, value: parsed.data };
+}
+
+function futureVersion(file: string, where: string, version: number): UnsupportedVersionError {
+  return new UnsupportedVersionError(
+    `${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
+    { file },
+  );
 }
 
 function corrupt(file: string, what: string, line: number | undefined): CorruptFileError {
@@ -179,12 +183,7 @@ export function readRunHeader(file: string): RunHeaderRecord | null {
   if (end === -1) return null; // empty, or torn before its newline: never acknowledged
   const record = parseLine(text.slice(0, end));
   if (!record.ok) {
-    if (record.future !== undefined) {
-      throw new UnsupportedVersionError(
-        `${file} line 1 has schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
-        { file },
-      );
-    }
+    if (record.future !== undefined) throw futureVersion(file, 'line 1 has', record.future);
     throw corrupt(file, `line 1 is not a valid record: ${record.reason}`, 1);
   }
   return record.value.kind === 'run' ? record.value : null;
@@ -219,12 +218,7 @@ export function readRunEnd(file: string): RunEndRecord | null {
   if (!line.includes('"kind":"end"')) return null;
   const record = parseLine(line);
   if (!record.ok) {
-    if (record.future !== undefined) {
-      throw new UnsupportedVersionError(
-        `${file} ends with a record of schema version ${record.future}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
-        { file },
-      );
-    }
+    if (record.future !== undefined) throw futureVersion(file, 'ends with a record of', record.future);
     throw corrupt(file, `the last line is not a valid record: ${record.reason}`, undefined);
   }
   return record.value.kind === 'end' ? record.value : null;
