@@ -27,10 +27,12 @@ import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError } 
 import { acquireRunLock, currentOwner, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
 import {
   finalStatusOf,
+  isFinalStatus,
   LOG_VERSION,
   META_VERSION,
   RUN_ID_PATTERN,
   RunMeta,
+  type FinalStatus,
   type LogRecord,
   type RunEndRecord,
   type RunHeaderRecord,
@@ -108,13 +110,13 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     const doc = metaFile(paths);
     const logFile = paths.log;
     const hasLog = existsSync(logFile);
-    let meta = existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
+    let meta = readStoredMeta(doc);
     if (meta === undefined) {
       const header = hasLog ? readRunHeader(logFile) : null;
       if (header === null) return null;
       meta = metaFromHeader(header);
     }
-    if (!hasLog || isFinished(meta.status)) return meta;
+    if (!hasLog || isFinalStatus(meta.status)) return meta;
     const end = readRunEnd(logFile);
     return end === null ? meta : endedMeta(meta, end);
   };
@@ -169,15 +171,11 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
         rmSync(paths.temp, { force: true });
         const doc = metaFile(paths);
-        const storedMeta = existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
-        if (storedMeta !== undefined && isFinished(storedMeta.status)) {
-          throw new RunFinishedError(`Run ${runId} already ended (${storedMeta.status}); start a new run instead.`, { file: doc.file, runId });
-        }
+        const storedMeta = readStoredMeta(doc);
+        if (storedMeta !== undefined && isFinalStatus(storedMeta.status)) throw finishedError(runId, storedMeta.status, doc.file);
         const log = readRunLog(logFile);
         const end = log.records.at(-1);
-        if (end?.kind === 'end') {
-          throw new RunFinishedError(`Run ${runId} already ended (${end.status}); start a new run instead.`, { file: logFile, runId });
-        }
+        if (end?.kind === 'end') throw finishedError(runId, end.status, logFile);
         const header = log.records[0]?.kind === 'run' ? log.records[0] : undefined;
         if (header !== undefined && ownerIsLive(header.owner, logFile)) throw lockedBy(header, logFile, runId);
         const meta = storedMeta ?? (header === undefined ? undefined : metaFromHeader(header));
@@ -235,7 +233,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 }
 
 /** The files of one run. */
-export interface RunPaths {
+interface RunPaths {
   readonly log: string;
   readonly meta: string;
   readonly lock: string;
@@ -258,7 +256,14 @@ function folderPaths(folder: string): RunPaths {
   return { log: join(folder, 'log.jsonl'), meta: join(folder, 'meta.json'), lock: join(folder, 'lock'), temp: join(folder, '.meta.json.tmp') };
 }
 
-const isFinished = (status: RunStatus): boolean => status === 'done' || status === 'failed' || status === 'cancelled';
+/** meta.json when the run has one (only a missing file is `undefined`; a bad one throws). */
+function readStoredMeta(doc: DocumentFile<RunMeta>): RunMeta | undefined {
+  return existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
+}
+
+function finishedError(runId: string, status: FinalStatus, file: string): RunFinishedError {
+  return new RunFinishedError(`Run ${runId} already ended (${status}); start a new run instead.`, { file, runId });
+}
 
 function endedMeta(meta: RunMeta, end: RunEndRecord): RunMeta {
   return { ...meta, status: end.status, reason: end.reason, updatedAt: end.at };

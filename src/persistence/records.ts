@@ -46,6 +46,9 @@ export type RunHeaderRecord = z.infer<typeof RunHeaderRecord>;
 export const FinalStatus = z.enum(['done', 'failed', 'cancelled']);
 export type FinalStatus = z.infer<typeof FinalStatus>;
 
+/** True for the statuses of a run that has ended. */
+export const isFinalStatus = (status: string): status is FinalStatus => FinalStatus.safeParse(status).success;
+
 /** The status a run that ended for `reason` has. */
 export const finalStatusOf = (reason: TerminationReason): FinalStatus =>
   reason === 'final_answer' ? 'done' : reason === 'cancelled' ? 'cancelled' : 'failed';
