@@ -41,7 +41,7 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
       // Persisted records repeat the same short strings every iteration (roles, tool names,
       // statuses, small arguments): their verdicts are remembered, per agent, on first use.
       memo ??= shortTextMemo(rules);
-      return deepRedact(value, rules, memo, new Set()) as T;
+      return deepRedact(value, rules, memo, 0, undefined) as T;
     },
   };
 }
@@ -140,52 +140,64 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
 }
 
 /**
- * Copy on write: a container is copied only when something inside it changed. `ancestors` holds
- * the containers being walked, so a cycle is left as it is instead of recursing forever.
+ * Containers nested deeper than this are walked with cycle checks. Data a run persists is a few
+ * levels deep, so the walk above it needs no set of ancestors (and none is allocated); a cycle
+ * always gets this deep, and from there on it is found and left as it is.
  */
-function deepRedact(value: unknown, rules: SecretRules, text: ShortTextMemo, ancestors: Set<object>): unknown {
+const CYCLE_CHECK_DEPTH = 32;
+
+/**
+ * Copy on write: a container is copied only when something inside it changed. From
+ * {@link CYCLE_CHECK_DEPTH} on, `ancestors` holds the containers being walked, so a cycle is
+ * left as it is instead of recursing forever.
+ */
+function deepRedact(value: unknown, rules: SecretRules, text: ShortTextMemo, depth: number, ancestors: Set<object> | undefined): unknown {
   if (typeof value === 'string') return text(value);
-  if (value === null || typeof value !== 'object' || ancestors.has(value)) return value;
+  if (value === null || typeof value !== 'object') return value;
+  let seen = ancestors;
+  if (depth >= CYCLE_CHECK_DEPTH) {
+    seen ??= new Set();
+    if (seen.has(value)) return value;
+    seen.add(value);
+  }
+  const next = depth + 1;
+  let result: unknown = value;
   if (Array.isArray(value)) {
-    ancestors.add(value);
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const clean = deepRedact(item, rules, text, ancestors);
+      const clean = deepRedact(item, rules, text, next, seen);
       if (clean !== item && out === undefined) out = value.slice(0, i);
       out?.push(clean);
     }
-    ancestors.delete(value);
-    return out ?? value;
-  }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
-    // Class instances reach JSON through toJSON (our errors have one): redact what it yields.
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON !== 'function') return value;
-    ancestors.add(value);
-    const json = deepRedact(toJSON.call(value), rules, text, ancestors);
-    ancestors.delete(value);
-    return json;
-  }
-  ancestors.add(value);
-  const keys = Object.keys(value);
-  let out: Record<string, unknown> | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const item = (value as Record<string, unknown>)[key];
-    // A `__proto__` own key (from JSON.parse) is dropped: assigned, it would replace a prototype.
-    const drop = key === '__proto__';
-    const clean = drop ? undefined : typeof item === 'string' && rules.isSecretKey(key) ? REDACTED : deepRedact(item, rules, text, ancestors);
-    if (out === undefined && (drop || clean !== item)) {
-      out = {};
-      for (let j = 0; j < i; j++) {
-        const kept = keys[j] as string;
-        out[kept] = (value as Record<string, unknown>)[kept];
+    result = out ?? value;
+  } else {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      // Class instances reach JSON through toJSON (our errors have one): redact what it yields.
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') result = deepRedact(toJSON.call(value), rules, text, next, seen);
+    } else {
+      const keys = Object.keys(value);
+      let out: Record<string, unknown> | undefined;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        const item = (value as Record<string, unknown>)[key];
+        // A `__proto__` own key (from JSON.parse) is dropped: assigned, it would replace a prototype.
+        const drop = key === '__proto__';
+        const clean = drop ? undefined : typeof item === 'string' && rules.isSecretKey(key) ? REDACTED : deepRedact(item, rules, text, next, seen);
+        if (out === undefined && (drop || clean !== item)) {
+          out = {};
+          for (let j = 0; j < i; j++) {
+            const kept = keys[j] as string;
+            out[kept] = (value as Record<string, unknown>)[kept];
+          }
+        }
+        if (out !== undefined && !drop) out[key] = clean;
       }
+      result = out ?? value;
     }
-    if (out !== undefined && !drop) out[key] = clean;
   }
-  ancestors.delete(value);
-  return out ?? value;
+  seen?.delete(value);
+  return result;
 }

@@ -121,6 +121,34 @@ describe('secret canary (RELIABILITY 20)', () => {
     expect(out.name).toBe('loop');
   });
 
+  it('redacts at any depth and ends on cycles of any length, copying only the path to a secret', () => {
+    const redactor = createRedactor({}, {});
+    type Node = { name: string; next?: Node; items?: unknown[]; password?: string };
+    // 200 levels, a secret at the bottom: every level on the way is a copy, the originals untouched.
+    const bottom: Node = { name: 'bottom', password: 'hunter2', items: ['Bearer abc.def.ghi'] };
+    let deep: Node = bottom;
+    for (let i = 0; i < 200; i++) deep = { name: `level ${i}`, items: [i], next: deep };
+    let out = redactor.deep(deep);
+    for (let level: Node = deep; level !== bottom; level = level.next as Node) {
+      expect(out).not.toBe(level);
+      expect(out.items).toBe(level.items);
+      out = out.next as Node;
+    }
+    expect(out).toEqual({ name: 'bottom', password: '[REDACTED]', items: ['Bearer [REDACTED]'] });
+    expect(bottom.password).toBe('hunter2');
+
+    // Cycles through 1, 31, 32, 33 and 100 nodes, each node holding a secret: the walk ends.
+    for (const length of [1, 31, 32, 33, 100]) {
+      const ring: Node[] = Array.from({ length }, (_, i) => ({ name: `n${i}`, password: `pw-${i}` }));
+      ring.forEach((node, i) => (node.next = ring[(i + 1) % length]));
+      const first = redactor.deep(ring[0] as Node);
+      expect(first.password).toBe('[REDACTED]');
+      expect(first.next?.password).toBe('[REDACTED]');
+    }
+    const untouched = { a: { b: { c: [{ d: 'plain' }] } } };
+    expect(redactor.deep(untouched)).toBe(untouched);
+  });
+
   it('keeps each agent\'s own secrets, patterns and replacement when redactors share compiled rules', () => {
     const a = createRedactor({ secrets: ['alpha-secret-1'] }, {});
     const b = createRedactor({ secrets: ['bravo-secret-2'] }, {});
