@@ -33,6 +33,7 @@ import {
   RUN_ID_PATTERN,
   RunMeta,
   type FinalStatus,
+  type EventRow,
   type LogRecord,
   type RunEndRecord,
   type RunHeaderRecord,
@@ -225,9 +226,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const logFile = locate(runId).log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
       const log = readRunLog(logFile);
-      const entries: JournalEntry[] = [];
-      for (const record of log.records) if (record.kind === 'event') entries.push(record.entry);
-      return { entries, warnings: log.warnings };
+      return { entries: journalEntries(log.records), warnings: log.warnings };
     },
   };
 }
@@ -323,6 +322,11 @@ function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[
         nextSequence = record.entry.sequence + 1;
         iteration = record.entry.iteration;
         break;
+      case 'events': {
+        const last = record.entries.at(-1);
+        if (last !== undefined) [nextSequence, iteration] = [last[0] + 1, last[2]];
+        break;
+      }
       case 'messages':
         messages.length = Math.min(messages.length, record.from);
         for (const m of record.messages) messages.push(m);
@@ -368,19 +372,25 @@ interface RunIds {
 }
 
 /**
- * The log line of an event record: exactly `JSON.stringify({ v, kind: 'event', entry })`, but
- * only the event itself goes through JSON.stringify — the envelope, the same for the ten-odd
- * events of every iteration, is a template around the run's ids encoded once.
+ * The log line of an `events` record: exactly `JSON.stringify({ v, kind: 'events', runId,
+ * agentId, entries: rows })`, with the envelope a template around the run's ids encoded once, so
+ * one JSON.stringify serialises every row.
  */
-export function eventLine(entry: JournalEntry, ids: RunIds): string {
-  const { sequence, timestamp, iteration } = entry;
-  if (entry.runId !== ids.runId || entry.agentId !== ids.agentId || !Number.isFinite(timestamp) || !Number.isFinite(sequence) || !Number.isFinite(iteration)) {
-    return JSON.stringify({ v: LOG_VERSION, kind: 'event', entry });
+export function eventsLine(rows: readonly EventRow[], ids: RunIds): string {
+  return `{"v":${LOG_VERSION},"kind":"events","runId":${ids.runIdJson},"agentId":${ids.agentIdJson},"entries":${JSON.stringify(rows)}}`;
+}
+
+/** A run's journal entries from its `event` and `events` records, in order. */
+export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
+  const entries: JournalEntry[] = [];
+  for (const record of records) {
+    if (record.kind === 'event') entries.push(record.entry);
+    else if (record.kind === 'events') {
+      const { runId, agentId } = record;
+      for (const [sequence, timestamp, iteration, event] of record.entries) entries.push({ sequence, timestamp, agentId, runId, iteration, event });
+    }
   }
-  return (
-    `{"v":${LOG_VERSION},"kind":"event","entry":{"sequence":${sequence},"timestamp":${timestamp},` +
-    `"agentId":${ids.agentIdJson},"runId":${ids.runIdJson},"iteration":${iteration},"event":${JSON.stringify(entry.event)}}}`
-  );
+  return entries;
 }
 
 /** Writes one run: buffered log records, flushed at phase boundaries; status in meta.json. */
@@ -392,6 +402,12 @@ export class RunWriter {
   readonly #ids: RunIds;
   /** The context of the last snapshot record this writer appended (unredacted, as the machine had it). */
   #lastContext: Record<string, unknown> | undefined;
+  /**
+   * Journal entries since the last other record, as rows of one `events` record: one line and
+   * one JSON.stringify for the ten-odd events of a phase instead of one each. Appended before
+   * any other record and at every flush, so the log keeps the order in which things happened.
+   */
+  #rows: EventRow[] = [];
 
   constructor(
     readonly log: RunLogWriter,
@@ -413,7 +429,23 @@ export class RunWriter {
   }
 
   event(entry: JournalEntry): void {
-    this.log.appendLine(eventLine(entry, this.#ids));
+    if (entry.runId === this.#ids.runId && entry.agentId === this.#ids.agentId) {
+      this.#rows.push([entry.sequence, entry.timestamp, entry.iteration, entry.event]);
+      return;
+    }
+    this.#append({ v: LOG_VERSION, kind: 'event', entry });
+  }
+
+  /** Append a record after the events before it. */
+  #append(record: LogRecord): void {
+    this.#appendRows();
+    this.log.append(record);
+  }
+
+  #appendRows(): void {
+    if (this.#rows.length === 0) return;
+    this.log.appendLine(eventsLine(this.#rows, this.#ids));
+    this.#rows = [];
   }
 
   /** Record the machine snapshot; new messages go first as their own records. */
@@ -422,7 +454,7 @@ export class RunWriter {
     const rewritten = known > 0 && (messages.length < known || (this.#lastMessage !== undefined && messages[known - 1] !== this.#lastMessage));
     const from = rewritten ? 0 : known;
     if (from < messages.length) {
-      this.log.append({ v: LOG_VERSION, kind: 'messages', from, messages: this.redact(messages.slice(from)) });
+      this.#append({ v: LOG_VERSION, kind: 'messages', from, messages: this.redact(messages.slice(from)) });
     }
     this.#persistedMessages = messages.length;
     this.#lastMessage = messages[messages.length - 1];
@@ -432,22 +464,23 @@ export class RunWriter {
     this.#lastContext = context;
     const messageCount = messages.length;
     if (delta === undefined) {
-      this.log.append({ v: LOG_VERSION, kind: 'snapshot', messageCount, snapshot: this.redact(packed) });
+      this.#append({ v: LOG_VERSION, kind: 'snapshot', messageCount, snapshot: this.redact(packed) });
     } else {
       // Only what changed is redacted and written: the rest already was, in an earlier record.
-      this.log.append({ v: LOG_VERSION, kind: 'snapshot', messageCount, delta: true, snapshot: this.redact({ ...packed, context: delta }) });
+      this.#append({ v: LOG_VERSION, kind: 'snapshot', messageCount, delta: true, snapshot: this.redact({ ...packed, context: delta }) });
     }
   }
 
   toolStarted(key: string, tool: string): void {
-    this.log.append({ v: LOG_VERSION, kind: 'tool_started', key, tool });
+    this.#append({ v: LOG_VERSION, kind: 'tool_started', key, tool });
   }
 
   toolResult(key: string, outcome: ToolOutcome): void {
-    this.log.append({ v: LOG_VERSION, kind: 'tool_result', key, outcome: this.redact(outcome) });
+    this.#append({ v: LOG_VERSION, kind: 'tool_result', key, outcome: this.redact(outcome) });
   }
 
   flush(): Promise<void> {
+    this.#appendRows();
     return this.log.flush();
   }
 
@@ -465,7 +498,7 @@ export class RunWriter {
    */
   end(reason: TerminationReason): void {
     const status = finalStatusOf(reason);
-    this.log.append({ v: LOG_VERSION, kind: 'end', status, reason, at: Date.now() });
+    this.#append({ v: LOG_VERSION, kind: 'end', status, reason, at: Date.now() });
     this.log.flushSync();
     if (this.#hasMetaFile) this.setStatus(status, reason);
   }
@@ -473,6 +506,7 @@ export class RunWriter {
   /** Flush, then release the run. */
   async close(): Promise<void> {
     try {
+      this.#appendRows();
       await this.log.close();
     } finally {
       this.lock.release();

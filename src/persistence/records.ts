@@ -4,16 +4,18 @@
  */
 import { z } from 'zod';
 import { Message } from '../conversation/messages.ts';
-import { JournalEntry, TerminationReason, ToolOutcomeStatus } from '../events/loopEvent.ts';
+import { JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus } from '../events/loopEvent.ts';
 
 /**
  * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a
  * new run costs one file instead of three) and snapshot deltas. 3 added the `end` record (how
  * the run ended, its last line), so a run that never waited for a human needs no meta.json at
- * all. Version 1 logs (no header; meta.json from the start; whole snapshots) and version 2 logs
- * (final status in meta.json) are still read.
+ * all. 4 added the `events` record (the journal entries between two other records, as one line;
+ * `event` records, one line per entry, are still read and written for an entry of another run).
+ * Version 1 logs (no header; meta.json from the start; whole snapshots), version 2 logs (final
+ * status in meta.json) and version 3 logs (an `event` record per entry) are still read.
  */
-export const LOG_VERSION = 3;
+export const LOG_VERSION = 4;
 export const META_VERSION = 1;
 
 export const ToolOutcomeRecord = z.object({
@@ -24,7 +26,7 @@ export const ToolOutcomeRecord = z.object({
   isError: z.boolean(),
 });
 
-const v = z.union([z.literal(1), z.literal(2), z.literal(LOG_VERSION)]);
+const v = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(LOG_VERSION)]);
 
 /** The process that writes a run: while it is alive, nobody else may. */
 export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional() });
@@ -57,9 +59,15 @@ export const finalStatusOf = (reason: TerminationReason): FinalStatus =>
 export const RunEndRecord = z.object({ v, kind: z.literal('end'), status: FinalStatus, reason: TerminationReason, at: z.number() });
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 
+/** A journal entry inside an `events` record: its run and agent are the record's. */
+export const EventRow = z.tuple([JournalEntry.shape.sequence, JournalEntry.shape.timestamp, JournalEntry.shape.iteration, LoopEvent]);
+export type EventRow = z.infer<typeof EventRow>;
+
 export const LogRecord = z.discriminatedUnion('kind', [
   RunHeaderRecord,
   z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
+  /** Consecutive journal entries of one run, each as `[sequence, timestamp, iteration, event]`. */
+  z.object({ v, kind: z.literal('events'), runId: z.string(), agentId: z.string(), entries: z.array(EventRow) }),
   /** Messages appended to the conversation, starting at index `from` (a rewrite when `from` is below the current length). */
   z.object({ v, kind: z.literal('messages'), from: z.number().int().nonnegative(), messages: z.array(Message) }),
   /**

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { createFileStore, journalEntries } from '../../src/persistence/fileStore.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { killHard, removeTempDirs, runFiles, seededRandom, spawnFixture, tempDir } from './support.ts';
 
@@ -48,7 +48,7 @@ describe('SIGKILL during the write loop', () => {
 
       // The log parses; it holds every acknowledged record in order, plus at most the one in flight.
       const log = readRunLog(files.log);
-      const sequences = log.records.flatMap((r) => (r.kind === 'event' ? [r.entry.sequence] : []));
+      const sequences = journalEntries(log.records).map((entry) => entry.sequence);
       expect(sequences.length === lastAck + 1 || sequences.length === lastAck + 2).toBe(true);
       expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, n) => n));
       const torn = log.warnings.length > 0;

@@ -89,13 +89,14 @@ describe('the persisted journal', () => {
       ]),
     );
 
-    // Replay: each raw event record, parsed back through the zod schema, is the emitted entry.
+    // Replay: each raw row of the `events` records, with the record's ids and parsed back through
+    // the zod schema, is the emitted entry.
     const replayed = readFileSync(runFiles(store, 'run_journal').log, 'utf8')
       .split('\n')
       .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { kind: string; entry?: unknown })
-      .filter((record) => record.kind === 'event')
-      .map((record) => JournalEntry.parse(record.entry));
+      .map((line) => JSON.parse(line) as { kind: string; runId?: string; agentId?: string; entries?: unknown[][] })
+      .flatMap(({ kind, runId, agentId, entries = [] }) => (kind === 'events' ? entries.map((row) => ({ runId, agentId, row })) : []))
+      .map(({ runId, agentId, row: [sequence, timestamp, iteration, event] }) => JournalEntry.parse({ sequence, timestamp, agentId, runId, iteration, event }));
     expect(replayed).toEqual(emitted);
     expect(replayed.map((e) => e.sequence)).toEqual(replayed.map((_, i) => i));
   });

@@ -7,6 +7,8 @@ import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import { journalEntries } from '../../src/persistence/fileStore.ts';
+import { LogRecord } from '../../src/persistence/records.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { echoTool, interruptedRun, removeTempDirs, runFiles, type InterruptedRun } from './support.ts';
@@ -58,11 +60,9 @@ describe('a torn last record', () => {
     const lines = readFileSync(files.log, 'utf8').split('\n');
     expect(lines.pop()).toBe('');
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-    const full = crashed.fullLines.join('');
-    const referenceEntries = full
-      .split('\n')
-      .filter((line) => line.includes('"kind":"event"'))
-      .map((line) => (JSON.parse(line) as { entry: JournalEntry }).entry);
+    const referenceEntries = journalEntries(
+      crashed.fullLines.filter((line) => line.trim() !== '').map((line) => LogRecord.parse(JSON.parse(line))),
+    );
     expect(shape(after.entries)).toEqual(shape(referenceEntries));
   });
 
