@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
-import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromPromise, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
 import { ConfigurationError, describeError } from '../errors.ts';
 import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
@@ -35,6 +35,42 @@ import { runBranch, type SubAgentSource } from './subAgent.ts';
 import type { ReasoningStrategy } from './types.ts';
 import { checkDecision } from './validate.ts';
 import '../events/eventBus.ts'; // sets RxJS onUnhandledError: a throwing events$ subscriber must not crash the host
+
+/** What one strategy run does in the machine's promise actors: its strategy's calls and its branches. */
+interface StrategyRuntime {
+  init(signal: AbortSignal): Promise<StrategyInitOutput>;
+  step(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
+  aggregate(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
+  branch(input: StrategyBranchInput, signal: AbortSignal): Promise<StrategyBranchOutput>;
+}
+
+/** XState's actor system type (not exported by name): one per root actor, shared by its children. */
+type ActorSystemOf = AnyActorRef['system'];
+
+/** Each strategy run's runtime, by its actor system (the run's root actor and every child share it). */
+const strategyRuntimes = new WeakMap<ActorSystemOf, StrategyRuntime>();
+
+function runtimeOf(system: ActorSystemOf): StrategyRuntime {
+  const runtime = strategyRuntimes.get(system);
+  if (runtime === undefined) throw new Error('This strategy-machine actor has no runtime: start strategy runs with startStrategy() or runStrategy().');
+  return runtime;
+}
+
+/**
+ * One provided strategy machine for the whole process, as for agents (see
+ * src/agent/sharedMachine.ts): `provide()` builds a new machine — its state-node tree and the
+ * caches XState fills on first use — which was about an eighth of a five-branch vote's CPU time
+ * when every run provided its own. Each run's actors find their runtime through the run's
+ * actor system.
+ */
+const sharedStrategyMachine = strategyMachine.provide({
+  actors: {
+    init: fromPromise<StrategyInitOutput, StrategyInitInput>(({ signal, system }) => runtimeOf(system).init(signal)),
+    step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal, system }) => runtimeOf(system).step(input, signal)),
+    aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal, system }) => runtimeOf(system).aggregate(input, signal)),
+    branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal, system }) => runtimeOf(system).branch(input, signal)),
+  },
+});
 
 /**
  * Options of {@link runStrategy} and {@link startStrategy}.
@@ -181,33 +217,30 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   };
   const metered = (signal: AbortSignal) => createStrategyContext({ task: opts.task, runId, signal }, completion, name);
 
-  const machine = strategyMachine.provide({
-    actors: {
-      init: fromPromise<StrategyInitOutput, StrategyInitInput>(async ({ signal }) => {
-        const { context, usage } = metered(signal);
-        const state = await strategy.init(options, context);
-        return { state, usage: usage() };
-      }),
-      step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(async ({ input, signal }) => {
-        const { context, usage } = metered(signal);
-        const decision = checkDecision(await strategy.step(input.state, context), name, 'step');
-        return { decision, usage: usage() };
-      }),
-      aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(async ({ input, signal }) => {
-        const { context, usage } = metered(signal);
-        const decision = checkDecision(await strategy.aggregate(input.thoughts ?? [], input.state, context), name, 'aggregate');
-        return { decision, usage: usage() };
-      }),
-      branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal }) =>
-        runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }),
-      ),
+  const runtime: StrategyRuntime = {
+    init: async (signal) => {
+      const { context, usage } = metered(signal);
+      const state = await strategy.init(options, context);
+      return { state, usage: usage() };
     },
-  });
+    step: async (input, signal) => {
+      const { context, usage } = metered(signal);
+      const decision = checkDecision(await strategy.step(input.state, context), name, 'step');
+      return { decision, usage: usage() };
+    },
+    aggregate: async (input, signal) => {
+      const { context, usage } = metered(signal);
+      const decision = checkDecision(await strategy.aggregate(input.thoughts ?? [], input.state, context), name, 'aggregate');
+      return { decision, usage: usage() };
+    },
+    branch: (input, signal) => runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }),
+  };
 
-  const actor = createActor(machine, {
+  const actor = createActor(sharedStrategyMachine, {
     input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? opts.model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
     ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
   });
+  strategyRuntimes.set(actor.system, runtime);
   actor.on('*', (event) => {
     if (event.type === 'strategy.decided') round = event.round;
     record(event);

@@ -43,6 +43,26 @@ describe('runStrategy', () => {
     expect(wall).toBeLessThan(200);
   });
 
+  it('keeps concurrent runs apart: each run\'s strategy and branches answer for that run only, on one shared machine', async () => {
+    // Each run's branches answer after a different delay, so the runs interleave in time.
+    const runs = [3, 1, 2].map((k) =>
+      startStrategy({
+        strategy: fanOut(k),
+        task: `task ${k}`,
+        subAgent: answering((branch) => ({ text: `${branch.prompt}`, delayMs: 10 * (4 - k) })),
+        concurrency: 3,
+      }),
+    );
+    const results = await Promise.all(runs.map((run) => run.result));
+    results.forEach((result, i) => {
+      const k = [3, 1, 2][i] as number;
+      expect(result.answer).toBe(Array.from({ length: k }, (_, b) => `task ${k} #${b}`).join(','));
+      expect(result.events.every((entry) => entry.runId === result.runId || entry.runId.startsWith(`${result.runId}-`))).toBe(true);
+    });
+    // No machine is built per run: every run's actor runs the same provided machine.
+    expect(new Set(runs.map((run) => run.actor.logic)).size).toBe(1);
+  });
+
   it('never has more than `concurrency` sub-agents calling the model at once', async () => {
     const shared = metered(slow(40));
     const started = performance.now();
