@@ -149,13 +149,15 @@ export function turnWasAllInvalid(plan: readonly PlannedCall[]): boolean {
 
 /** The conversation with one tool message per planned call, in call order. */
 export function appendObservations(context: AgentContext): Message[] {
-  const messages: Message[] = context.messages.slice();
+  const observations: Message[] = [];
   for (let i = 0; i < context.plan.length; i++) {
     const planned = context.plan[i] as PlannedCall;
     const outcome = context.outcomes[i] ?? null;
-    messages.push(observationFor(planned, outcome));
+    observations.push(observationFor(planned, outcome));
   }
-  return messages;
+  // The history is copied (snapshots are immutable), so at least copy it once, at its exact
+  // size: concat allocates half of what slice-then-push does and takes half the time.
+  return context.messages.concat(observations);
 }
 
 /** Literal objects rather than spreads: this runs for every call of every turn. */

@@ -143,7 +143,8 @@ export const agentMachine = setup({
         toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls: [...toolCalls] } : { role: 'assistant', content: text ?? '' };
       return {
         iteration: context.iteration + 1,
-        messages: [...context.messages, assistant],
+        // concat: one copy of the history at its exact size (see appendObservations).
+        messages: context.messages.concat([assistant]),
         usage: {
           promptTokens: context.usage.promptTokens + usage.promptTokens,
           completionTokens: context.usage.completionTokens + usage.completionTokens,
