@@ -36,6 +36,11 @@ export interface BenchResults {
   readonly iterations: readonly IterationResult[];
   /** The same scenario with each contender alone in its own processes. */
   readonly iterationsAlone: readonly IterationResult[];
+  /**
+   * Long runs (react-1000, full runs only): does the cost per iteration stay flat as the
+   * conversation grows to 2 000 messages? Compared with each contender's own N=100 and N=10.
+   */
+  readonly longRuns?: readonly IterationResult[];
   readonly concurrency: readonly ConcurrencyResult[];
   /** The same scenario with each contender and mode alone in its own processes. */
   readonly concurrencyAlone: readonly ConcurrencyResult[];
@@ -177,6 +182,10 @@ export function renderMarkdown(results: BenchResults): string {
     out.push('');
     out.push(...iterationTables(results.iterationsAlone, 'each contender alone in its own processes'));
   }
+  if (results.longRuns !== undefined && results.longRuns.length > 0) {
+    out.push('');
+    out.push(...longRunTable(results.longRuns, results.iterations));
+  }
   const a = ANCHORS.perIterationUs;
   out.push('');
   out.push(
@@ -244,6 +253,22 @@ export function renderMarkdown(results: BenchResults): string {
 }
 
 /** The per-iteration table and the cost model of one measuring method, as markdown lines. */
+/** Long runs against the same contenders' react-10 and react-100 (interleaved) figures. */
+function longRunTable(longRuns: readonly IterationResult[], iterations: readonly IterationResult[]): string[] {
+  const n = longRuns[0]?.n ?? 0;
+  const out = [`### Long runs: react-${n}, a conversation of ${2 * n} messages by the end (contenders interleaved in one process)`, ''];
+  out.push(`| contender | N=${n} µs per iteration | vs its N=100 | vs its N=10 | vs (b) |`);
+  out.push('|---|---|---|---|---|');
+  const bLong = iteration(longRuns, 'xstate', n);
+  for (const r of longRuns) {
+    const long = r.perIterationUs.median;
+    out.push(
+      `| ${r.label} | ${fmt(long)} | ${show(ratio(long, iteration(iterations, r.id, 100)), '×')} | ${show(ratio(long, iteration(iterations, r.id, 10)), '×')} | ${show(ratio(long, bLong), '×')} |`,
+    );
+  }
+  return out;
+}
+
 function iterationTables(rows: readonly IterationResult[], how: string): string[] {
   const out: string[] = [];
   const ns = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b);

@@ -34,8 +34,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 const settings = quick
-  ? { ns: [10], rounds: 3, samplesPerRound: 4, warmupIterations: 300, aloneRounds: 2, iterationProcesses: 1, agents: 100, concurrencyRepeats: 1, concurrencyProcesses: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
-  : { ns: [10, 100], rounds: 30, samplesPerRound: 10, warmupIterations: 5000, aloneRounds: 10, iterationProcesses: 3, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
+  ? { ns: [10], longN: 0, rounds: 3, samplesPerRound: 4, warmupIterations: 300, aloneRounds: 2, iterationProcesses: 1, agents: 100, concurrencyRepeats: 1, concurrencyProcesses: 1, stuckRepeats: 3, stuckCaps: [], fanOutRepeats: 2 }
+  : { ns: [10, 100], longN: 1000, rounds: 30, samplesPerRound: 10, warmupIterations: 5000, aloneRounds: 10, iterationProcesses: 3, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
 
 async function main(): Promise<void> {
   const environment = describeEnvironment();
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, fileStore.contender];
 
   const iterations: IterationResult[] = [];
+  const longRuns: IterationResult[] = [];
   try {
     for (const n of settings.ns) {
       log(`react-${n}: ${contenders.length} contenders × ${settings.rounds} rounds`);
@@ -55,6 +56,19 @@ async function main(): Promise<void> {
           samplesPerRound: settings.samplesPerRound,
           warmupIterations: settings.warmupIterations,
           iterationsPerSample: 100,
+        })),
+      );
+    }
+    if (settings.longN > 0) {
+      // Does the cost per iteration stay flat as the conversation grows? (b) has no conversation: it shows the drift.
+      log(`react-${settings.longN}: (b), (c) and (d) × 10 rounds`);
+      longRuns.push(
+        ...(await measureIterations([xstateMachine, actorloop, fileStore.contender], {
+          n: settings.longN,
+          rounds: 10,
+          samplesPerRound: 1,
+          warmupIterations: 2 * settings.longN,
+          iterationsPerSample: settings.longN,
         })),
       );
     }
@@ -133,6 +147,7 @@ async function main(): Promise<void> {
     quick,
     environment,
     iterations,
+    longRuns,
     iterationsAlone,
     concurrency,
     concurrencyAlone,

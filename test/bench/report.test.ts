@@ -139,5 +139,14 @@ describe('bench report', () => {
     expect(markdown).toContain('| 1.75× |');
     for (const target of targets) expect(markdown).toContain(`| ${target.target} | ${target.measured} |`);
     expect(markdown).toContain('- a note');
+    // No long runs (a quick run): no table for them.
+    expect(markdown).not.toContain('### Long runs');
+
+    const longRuns = [iteration('xstate', 1000, 100), iteration('actorloop', 1000, 132), iteration('actorloop_file', 1000, 156)];
+    const withLong = renderMarkdown({ quick: false, environment, iterations, iterationsAlone: [], longRuns, concurrency: [], concurrencyAlone: [], stuck, fanOut, notes: [], targets });
+    expect(withLong).toContain('### Long runs: react-1000, a conversation of 2000 messages by the end');
+    // (c): 132 against its own N=100 (110) and N=10 (120), and against (b) at N=1000 (100).
+    expect(withLong).toContain('| (actorloop) | 132 | 1.2× | 1.1× | 1.32× |');
+    expect(withLong).toContain('| (actorloop_file) | 156 | 1.2× | 0.78× | 1.56× |');
   });
 });
