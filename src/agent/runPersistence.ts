@@ -67,7 +67,7 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
     },
     after(call: ActCall, outcome: ToolOutcome, key: string) {
       toolResults.set(key, outcome);
-      writer.toolResult(key, outcome);
+      attempt(() => writer.toolResult(key, outcome));
       // The phase boundary after `act` flushes every result before the loop moves on. A
       // non-idempotent call's result is flushed at once: losing it would mean asking a human.
       return startedNonIdempotent.delete(key) ? writer.flush() : undefined;
@@ -76,7 +76,7 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
 
   return {
     journal,
-    record: (entry) => writer.event(entry),
+    record: (entry) => attempt(() => writer.event(entry)),
     onSnapshot(phase, persisted, messages) {
       if (phase === lastPhase) return;
       const previous = lastPhase;
@@ -91,7 +91,7 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
         return;
       }
       lastSnapshotPhase = phase;
-      writer.snapshot(persisted(), messages);
+      attempt(() => writer.snapshot(persisted(), messages));
       guard(writer.flush());
       if (phase === 'awaitingHuman') attempt(() => writer.setStatus('awaiting_human'));
       else if (previous === 'awaitingHuman') attempt(() => writer.setStatus('running'));

@@ -436,16 +436,21 @@ export class RunWriter {
     this.#append({ v: LOG_VERSION, kind: 'event', entry });
   }
 
-  /** Append a record after the events before it. */
+  /** Append a record after the events before it (and even when those cannot be written). */
   #append(record: LogRecord): void {
-    this.#appendRows();
-    this.log.append(record);
+    try {
+      this.#appendRows();
+    } finally {
+      this.log.append(record);
+    }
   }
 
   #appendRows(): void {
     if (this.#rows.length === 0) return;
-    this.log.appendLine(eventsLine(this.#rows, this.#ids));
+    // Taken first: rows that cannot be serialised fail once, not every later flush with them.
+    const rows = this.#rows;
     this.#rows = [];
+    this.log.appendLine(eventsLine(rows, this.#ids));
   }
 
   /** Record the machine snapshot; new messages go first as their own records. */
@@ -479,8 +484,13 @@ export class RunWriter {
     this.#append({ v: LOG_VERSION, kind: 'tool_result', key, outcome: this.redact(outcome) });
   }
 
+  /** Append everything recorded so far. Never throws: a failure is the promise's rejection. */
   flush(): Promise<void> {
-    this.#appendRows();
+    try {
+      this.#appendRows();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.log.flush();
   }
 

@@ -1,0 +1,66 @@
+/**
+ * A record that cannot be written (here: a value JSON cannot serialise, as a failing disk would
+ * fail an append) must not crash the host or stop the run: the run goes on, everything else is
+ * still written, and the first failure is reported when the run ends.
+ */
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createRunPersistence } from '../../src/agent/runPersistence.ts';
+import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { readRunLog } from '../../src/persistence/runLog.ts';
+import { removeTempDirs, runFiles, tempDir } from './support.ts';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+afterAll(removeTempDirs);
+
+const entry = (sequence: number, task: unknown = 'ok'): JournalEntry =>
+  ({ sequence, timestamp: sequence, agentId: 'agent_w', runId: 'run_w', iteration: 0, event: { type: 'run.started', task, model: 'm', tools: [] } }) as JournalEntry;
+
+const snapshot = (phase: string) => ({ status: 'active', value: { running: phase }, context: { runId: 'run_w', messages: [] }, children: {} });
+
+describe('a record that cannot be written', () => {
+  it('fails its flush as a rejection, once, and the events after it are still written', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const writer = store.createRun({ runId: 'run_w', agentId: 'agent_w', task: 't' });
+    writer.event(entry(0));
+    writer.event(entry(1, 10n));
+    let flushed: Promise<void> | undefined;
+    expect(() => (flushed = writer.flush())).not.toThrow();
+    await expect(flushed).rejects.toThrow(/BigInt/);
+    writer.event(entry(2));
+    await expect(writer.flush()).resolves.toBeUndefined();
+    // A record after a bad event is still appended; the bad batch's failure is thrown once.
+    writer.event(entry(3, 11n));
+    const outcome = { toolCallId: 'c1', tool: 'echo', status: 'ok', content: 'done', isError: false } as const;
+    expect(() => writer.toolResult('run_w:c1', outcome)).toThrow(/BigInt/);
+    await writer.close();
+    // The batches with a bad entry are lost; the log stays valid and holds everything else.
+    expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([2]);
+    const { records } = readRunLog(runFiles(store, 'run_w').log);
+    expect(records.map((r) => r.kind)).toEqual(['run', 'events', 'tool_result']);
+    expect(records.find((r) => r.kind === 'tool_result')).toMatchObject({ key: 'run_w:c1', outcome });
+  });
+
+  it('never throws into the run: snapshots, events and tool results that fail are reported when the run ends', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const persistence = createRunPersistence(store.createRun({ runId: 'run_w', agentId: 'agent_w', task: 't' }));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+
+    expect(() => persistence.onSnapshot('reason', () => snapshot('reason'), [])).not.toThrow();
+    expect(() => persistence.record(entry(0, 1n))).not.toThrow();
+    expect(() => persistence.onSnapshot('gate', () => ({ ...snapshot('gate'), bad: 2n }), [])).not.toThrow();
+    const outcome = { toolCallId: 'c1', tool: 'echo', status: 'ok', content: 'done', isError: false, extra: 3n } as never;
+    expect(() => persistence.journal.after({ call: { id: 'c1', name: 'echo', arguments: '{}' } } as never, outcome, 'run_w:c1')).not.toThrow();
+    persistence.record(entry(1));
+    expect(() => persistence.onSnapshot('reason', () => snapshot('reason'), [])).not.toThrow();
+    await persistence.finish('final_answer', snapshot('done'), []);
+
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.join(' ')).toMatch(/run run_w: persisting failed:.*BigInt/s);
+    // What could be written was: the good event, and the run's end.
+    expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([1]);
+    expect((await store.getRun('run_w'))?.status).toBe('done');
+  });
+});
