@@ -19,6 +19,7 @@ import type {
   ReasonOutput,
 } from '../../machines/agent.types.ts';
 import type { Cancellation } from '../executor/timeout.ts';
+import { systemBinding, type ActorSystemOf } from './systemBinding.ts';
 
 /** What a phase implementation receives (the subset of XState's promise-actor arguments actorloop uses). */
 export interface PhaseArgs<TInput> {
@@ -64,18 +65,10 @@ export function phase<TOutput, TInput>(implementation: Phase<TOutput, TInput>): 
   return implementation;
 }
 
-/** XState's actor system type (not exported by name): one per root actor, shared by its children. */
-type ActorSystemOf = AnyActorRef['system'];
-
-const runtimes = new WeakMap<ActorSystemOf, AgentRuntime>();
-
-function runtimeOf(system: ActorSystemOf): AgentRuntime {
-  const runtime = runtimes.get(system);
-  if (runtime === undefined) {
-    throw new Error('This agent-machine actor has no runtime: start runs with createAgent(), or bind one with bindRuntime(actor, runtime) before actor.start().');
-  }
-  return runtime;
-}
+const runtimes = systemBinding<AgentRuntime>(
+  'This agent-machine actor has no runtime: start runs with createAgent(), or bind one with bindRuntime(actor, runtime) before actor.start().',
+);
+const runtimeOf = (system: ActorSystemOf): AgentRuntime => runtimes.of(system);
 
 const NOTHING_TO_INJECT: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
 
@@ -213,6 +206,5 @@ export const sharedAgentMachine = agentMachine.provide({
  * ```
  */
 export function bindRuntime<TActor extends { readonly system: ActorSystemOf }>(actor: TActor, runtime: AgentRuntime): TActor {
-  runtimes.set(actor.system, runtime);
-  return actor;
+  return runtimes.bind(actor, runtime);
 }

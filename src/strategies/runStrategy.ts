@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
-import { createActor, fromPromise, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
+import { systemBinding, type ActorSystemOf } from '../agent/systemBinding.ts';
 import { ConfigurationError, describeError } from '../errors.ts';
 import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
 import { ZERO_USAGE, type InferenceProvider } from '../inference/provider.ts';
@@ -44,24 +45,12 @@ interface StrategyRuntime {
   branch(input: StrategyBranchInput, signal: AbortSignal): Promise<StrategyBranchOutput>;
 }
 
-/** XState's actor system type (not exported by name): one per root actor, shared by its children. */
-type ActorSystemOf = AnyActorRef['system'];
-
-/** Each strategy run's runtime, by its actor system (the run's root actor and every child share it). */
-const strategyRuntimes = new WeakMap<ActorSystemOf, StrategyRuntime>();
-
-function runtimeOf(system: ActorSystemOf): StrategyRuntime {
-  const runtime = strategyRuntimes.get(system);
-  if (runtime === undefined) throw new Error('This strategy-machine actor has no runtime: start strategy runs with startStrategy() or runStrategy().');
-  return runtime;
-}
+const runtimes = systemBinding<StrategyRuntime>('This strategy-machine actor has no runtime: start strategy runs with startStrategy() or runStrategy().');
+const runtimeOf = (system: ActorSystemOf): StrategyRuntime => runtimes.of(system);
 
 /**
- * One provided strategy machine for the whole process, as for agents (see
- * src/agent/sharedMachine.ts): `provide()` builds a new machine — its state-node tree and the
- * caches XState fills on first use — which was about an eighth of a five-branch vote's CPU time
- * when every run provided its own. Each run's actors find their runtime through the run's
- * actor system.
+ * One provided strategy machine for the whole process (see src/agent/systemBinding.ts): a
+ * machine provided per run was about an eighth of a five-branch vote's CPU time.
  */
 const sharedStrategyMachine = strategyMachine.provide({
   actors: {
@@ -240,7 +229,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
     input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? opts.model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
     ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
   });
-  strategyRuntimes.set(actor.system, runtime);
+  runtimes.bind(actor, runtime);
   actor.on('*', (event) => {
     if (event.type === 'strategy.decided') round = event.round;
     record(event);
