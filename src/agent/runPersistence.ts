@@ -76,7 +76,14 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
 
   return {
     journal,
-    record: (entry) => attempt(() => writer.event(entry)),
+    record(entry) {
+      // Inline rather than through `attempt`: this runs for every event, a closure each is waste.
+      try {
+        writer.event(entry);
+      } catch (error) {
+        failure ??= error;
+      }
+    },
     onSnapshot(phase, persisted, messages) {
       if (phase === lastPhase) return;
       const previous = lastPhase;
