@@ -36,14 +36,17 @@ const concurrency = (id: string, mode: 'shared' | 'perAgent', wallMs: number, he
 const stuck: StuckResult[] = [{ label: 'tracker', outputBytes: 1 << 20, capChars: 2048, score: 1, ms: summarize([3, 4, 5]) }];
 const fanOut: FanOutResult = { branches: 5, branchDelaysMs: [20, 100], slowestMs: 100, sumMs: 300, wallMs: summarize([105]) };
 
-const iterations = [
-  iteration('xstate', 10, 100),
-  iteration('xstate', 100, 100),
-  iteration('actorloop', 10, 120),
-  iteration('actorloop', 100, 110),
-  iteration('actorloop_file', 10, 200),
-  iteration('actorloop_file', 100, 130),
-];
+/** react-10 and react-100 figures (µs per iteration) of (b), (c) and (d). */
+const reactN = (xstate: [number, number], actorloop: [number, number], file: [number, number]): IterationResult[] =>
+  (
+    [
+      ['xstate', xstate],
+      ['actorloop', actorloop],
+      ['actorloop_file', file],
+    ] as const
+  ).flatMap(([id, [n10, n100]]) => [iteration(id, 10, n10), iteration(id, 100, n100)]);
+
+const iterations = reactN([100, 100], [120, 110], [200, 130]);
 
 const verdict = (checks: ReturnType<typeof checkTargets>, start: string) => {
   const found = checks.filter((c) => c.target.startsWith(start));
@@ -85,14 +88,7 @@ describe('bench report', () => {
   });
 
   it('checks the per-iteration targets on the alone figures too, when there are some', () => {
-    const alone = [
-      iteration('xstate', 10, 50),
-      iteration('xstate', 100, 50),
-      iteration('actorloop', 10, 120),
-      iteration('actorloop', 100, 90),
-      iteration('actorloop_file', 10, 140),
-      iteration('actorloop_file', 100, 100),
-    ];
+    const alone = reactN([50, 50], [120, 90], [140, 100]);
     const checks = checkTargets(iterations, [], [], stuck, fanOut, alone);
     const aloneChecks = checks.filter((c) => c.target.endsWith('alone in its own processes'));
     // (c) is 2.4× and 1.8× (b) alone; (d) 1.17× and 1.11× (c).
