@@ -84,7 +84,7 @@ export type { SecretRuleOptions } from './security/secrets.ts';
 export { createFileStore } from './persistence/fileStore.ts';
 export type { FileStoreOptions, RecoveredRun, RunStore, RunWriter } from './persistence/fileStore.ts';
 export type { RunMeta, RunStatus } from './persistence/records.ts';
-export { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, UnsupportedVersionError } from './persistence/errors.ts';
+export { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError, UnsupportedVersionError } from './persistence/errors.ts';
 
 // Tools
 export { defineTool } from './tools/defineTool.ts';

@@ -206,7 +206,7 @@ export function createAgent(config: AgentConfig): Agent {
       persistence?.record(entry);
       bus.publish(entry);
     };
-    scopes.set(runId, { emit, reasonScope: { agentId, emit }, ...(persistence === undefined ? {} : { journal: persistence.journal }) });
+    scopes.set(runId, { emit, reasonScope: { agentId, emit }, ...(persistence?.journal === undefined ? {} : { journal: persistence.journal }) });
     const actor = createActor(sharedAgentMachine, {
       input,
       ...(recovered === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
@@ -227,12 +227,11 @@ export function createAgent(config: AgentConfig): Agent {
       scopes.delete(runId);
       const snapshot = actor.getSnapshot();
       const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages });
-      const persisted = persistence === undefined ? undefined : persistedWithoutMessages(actor);
       const settle = () => resolveSettled(result);
       // Both never reject; the next run must see this run's remembered answer and final state.
       void Promise.all([
         knowledge?.remember(result, input.task),
-        persistence?.finish(result.reason, persisted, snapshot.context.messages),
+        persistence?.finish(result.reason, () => persistedWithoutMessages(actor), snapshot.context.messages),
       ]).then(settle, settle);
     };
     actor.subscribe({

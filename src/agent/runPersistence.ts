@@ -12,15 +12,65 @@ import type { RecoveredRun, RunWriter } from '../persistence/fileStore.ts';
 import type { Tool } from '../tools/types.ts';
 
 export interface RunPersistence {
-  readonly journal: CallJournal;
+  /** The executor's durability hooks; absent for a journal-only run (nothing to resume, nothing to replay). */
+  readonly journal?: CallJournal;
   record(entry: JournalEntry): void;
   /** Call on every snapshot; persists when the phase changed. */
   onSnapshot(phase: string, persisted: () => unknown, messages: readonly Message[]): void;
   /** Persist the final state, set the status and release the run. Never rejects. */
-  finish(reason: TerminationReason, persisted: unknown, messages: readonly Message[]): Promise<void>;
+  finish(reason: TerminationReason, persisted: () => unknown, messages: readonly Message[]): Promise<void>;
 }
 
+/** What the run's writer asks for: everything a resume needs, or (journal-only store) the journal. */
 export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
+  return writer.journalOnly ? journalPersistence(writer) : resumablePersistence(writer, recovered);
+}
+
+/**
+ * The journal only: entries are buffered and, at each phase change, appended in the background,
+ * so the loop never waits for the disk. The status still goes to meta.json when a human is
+ * awaited (the run index shows it); `finish` waits for the last write.
+ */
+function journalPersistence(writer: RunWriter): RunPersistence {
+  let lastPhase: string | undefined;
+  let failure: unknown;
+  const fail = (error: unknown): void => {
+    failure ??= error;
+  };
+  return {
+    record(entry) {
+      try {
+        writer.event(entry);
+      } catch (error) {
+        fail(error);
+      }
+    },
+    onSnapshot(phase) {
+      if (phase === lastPhase) return;
+      const previous = lastPhase;
+      lastPhase = phase;
+      writer.flushBehind().catch(fail);
+      try {
+        if (phase === 'awaitingHuman') writer.setStatus('awaiting_human');
+        else if (previous === 'awaitingHuman') writer.setStatus('running');
+      } catch (error) {
+        fail(error);
+      }
+    },
+    async finish(reason) {
+      try {
+        writer.end(reason);
+      } catch (error) {
+        fail(error);
+      } finally {
+        await writer.close().catch(fail);
+      }
+      if (failure !== undefined) console.warn(`[actorloop] run ${writer.runId}: writing the journal failed:`, failure);
+    },
+  };
+}
+
+function resumablePersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
   const toolResults = new Map(recovered?.toolResults);
   const startedTools = new Set(recovered?.startedTools);
   const startedNonIdempotent = new Set<string>();
@@ -105,7 +155,7 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
     },
     async finish(reason, persisted, messages) {
       try {
-        writer.snapshot(persisted, messages);
+        writer.snapshot(persisted(), messages);
         writer.end(reason);
       } catch (error) {
         failure ??= error;

@@ -51,3 +51,9 @@ export class RunFinishedError extends FileError {
   readonly code = 'run_finished' as const;
   readonly blame = 'user' as const;
 }
+
+/** The run's log holds its journal but no snapshots (a journal-only store wrote it): it can be read, not resumed. */
+export class RunNotResumableError extends FileError {
+  readonly code = 'run_not_resumable' as const;
+  readonly blame = 'user' as const;
+}

@@ -13,7 +13,9 @@
  * a short run costs most (a folder per run and an atomic meta.json write at its end were two more
  * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). Runs written
  * by earlier versions, one folder each (`<runId>/log.jsonl`, `meta.json`, `lock`), are still
- * listed, read and resumed in place.
+ * listed, read and resumed in place. A journal-only store (`mode: 'journal'`) writes the same
+ * files with only the header, the journal and the end in the log, created and appended in the
+ * background.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,8 +25,8 @@ import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { ToolOutcome } from '../../machines/agent.types.ts';
 import { DocumentFile } from './documentFile.ts';
-import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError } from './errors.ts';
-import { acquireRunLock, currentOwner, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
+import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError } from './errors.ts';
+import { acquireRunLock, currentOwner, heldInThisProcess, holdCreatedRun, ownerIsLive, type RunLock } from './lock.ts';
 import {
   finalStatusOf,
   isFinalStatus,
@@ -45,6 +47,18 @@ import { applyContextDelta, contextDelta, isObject, packSnapshot, unpackSnapshot
 export interface FileStoreOptions {
   /** Root folder. Default `.actorloop` in the working directory. */
   readonly dir?: string;
+  /**
+   * What a run's log holds.
+   * - `'resumable'` (default): the journal, plus the conversation, a snapshot per iteration and
+   *   every tool result, appended synchronously at each phase boundary, so a run killed at any
+   *   point resumes without re-running completed tool calls.
+   * - `'journal'`: the journal only (every event of the run, and how it ended), appended in the
+   *   background. Runs are listed and replayed (`readJournal`) like any other, and cost far less
+   *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
+   *   complete; a crash loses at most the entries of the write in flight and those queued after
+   *   it, and never corrupts what was written.
+   */
+  readonly mode?: 'resumable' | 'journal';
 }
 
 /** Applied to every message, snapshot and tool result before it is written (secret redaction). */
@@ -66,6 +80,7 @@ export interface RecoveredRun {
 
 export interface RunStore {
   readonly dir: string;
+  readonly mode: 'resumable' | 'journal';
   /** Create a new run's files and take its lock. Throws RunLockedError if the run exists and is live. */
   createRun(init: { runId: string; agentId: string; task: string; redact?: Redact }): RunWriter;
   /** Lock an existing run and read what it needs to continue. */
@@ -87,6 +102,11 @@ const identity = <T>(value: T): T => value;
  */
 export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const dir = resolve(options.dir ?? '.actorloop');
+  const mode = options.mode ?? 'resumable';
+  if (mode !== 'resumable' && mode !== 'journal') {
+    throw new ConfigurationError(`createFileStore: mode must be 'resumable' or 'journal', not ${JSON.stringify(mode)}.`);
+  }
+  const journalOnly = mode === 'journal';
   const runsDir = join(dir, 'runs');
   let runsDirMade = false;
   const checkId = (runId: string): void => {
@@ -124,6 +144,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
   return {
     dir,
+    mode,
     createRun({ runId, agentId, task, redact = identity }) {
       checkId(runId);
       if (!runsDirMade) {
@@ -135,9 +156,16 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       // A run of an earlier version has a folder instead: the same id is taken all the same.
       const folder = join(runsDir, runId);
       if (existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
+      // A journal's file may still be in creation (see below), and its header unwritten.
+      if (heldInThisProcess(logFile)) {
+        throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
+      }
       let log: RunLogWriter;
       try {
-        log = new RunLogWriter(logFile, { create: true });
+        if (journalOnly && existsSync(logFile)) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+        // A journal is written in the background, so its file is created there too (the check
+        // above catches an existing run now; a run created in the meantime fails its writes).
+        log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         throw existingRunError(paths, runId, dir);
@@ -152,11 +180,13 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
           task: redact(task.slice(0, 1000)),
           createdAt: Date.now(),
           owner: currentOwner(),
+          ...(journalOnly ? { journalOnly: true as const } : {}),
         };
-        // Written at once: from here on other processes see who owns the run.
         log.append(header);
-        log.flushSync();
-        return new RunWriter(log, metaDoc(metaFile(paths)), metaFromHeader(header), claim, redact, 0, false);
+        // Written at once: from here on other processes see who owns the run. (A journal's
+        // header goes with its first background write; a journal-only run is never resumed.)
+        if (!journalOnly) log.flushSync();
+        return new RunWriter(log, metaDoc(metaFile(paths)), metaFromHeader(header), claim, redact, 0, false, journalOnly);
       } catch (error) {
         claim.release();
         throw error;
@@ -164,6 +194,11 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     },
 
     resumeRun(runId, { redact = identity } = {}) {
+      if (journalOnly) {
+        throw new ConfigurationError(
+          `Cannot resume run ${runId.slice(0, 128)}: this store writes journals only (mode 'journal'), which hold no snapshots. Resume with createFileStore({ mode: 'resumable' }).`,
+        );
+      }
       const paths = locate(runId);
       const logFile = paths.log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
@@ -179,6 +214,12 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         if (end?.kind === 'end') throw finishedError(runId, end.status, logFile);
         const header = log.records[0]?.kind === 'run' ? log.records[0] : undefined;
         if (header !== undefined && ownerIsLive(header.owner, logFile)) throw lockedBy(header, logFile, runId);
+        if (header?.journalOnly === true) {
+          throw new RunNotResumableError(
+            `Run ${runId} was written by a journal-only store (mode 'journal'): its log holds the journal but no snapshots, so it cannot be resumed. Read it with readJournal('${runId}').`,
+            { file: logFile, runId },
+          );
+        }
         const meta = storedMeta ?? (header === undefined ? undefined : metaFromHeader(header));
         if (meta === undefined) {
           throw new RunNotFoundError(`Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
@@ -417,6 +458,8 @@ export class RunWriter {
     private readonly redact: <T>(value: T) => T,
     persistedMessages: number,
     hasMetaFile: boolean,
+    /** The log holds the journal only: `flushBehind` writes it, and the end record is written at `close`. */
+    readonly journalOnly = false,
   ) {
     this.#persistedMessages = persistedMessages;
     this.#hasMetaFile = hasMetaFile;
@@ -494,6 +537,19 @@ export class RunWriter {
     return this.log.flush();
   }
 
+  /**
+   * Append everything recorded so far in the background (see `RunLogWriter.flushBehind`). Never
+   * throws: a failure is the promise's rejection.
+   */
+  flushBehind(): Promise<void> {
+    try {
+      this.#appendRows();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.log.flushBehind();
+  }
+
   /** Write the run's status to meta.json, now (a small atomic write). */
   setStatus(status: RunStatus, reason?: TerminationReason): void {
     this.meta = { ...this.meta, status, updatedAt: Date.now(), ...(reason === undefined ? {} : { reason }) };
@@ -509,7 +565,8 @@ export class RunWriter {
   end(reason: TerminationReason): void {
     const status = finalStatusOf(reason);
     this.#append({ v: LOG_VERSION, kind: 'end', status, reason, at: Date.now() });
-    this.log.flushSync();
+    // A journal-only log may have a background write in flight: `close` writes the end after it.
+    if (!this.journalOnly) this.log.flushSync();
     if (this.#hasMetaFile) this.setStatus(status, reason);
   }
 

@@ -28,6 +28,9 @@ export function holdCreatedRun(file: string): RunLock {
   return { file, release: () => void heldHere.delete(file) };
 }
 
+/** True while a writer of this process holds `file` (a run's log). */
+export const heldInThisProcess = (file: string): boolean => heldHere.has(file);
+
 /**
  * True when `owner`, recorded in `file`, is still writing: a live process on this host (for this
  * process: a writer here still holds `file`), or any process on another host (its liveness

@@ -42,6 +42,8 @@ export const RunHeaderRecord = z.object({
   task: z.string(),
   createdAt: z.number(),
   owner: RunOwner,
+  /** Written by a journal-only store: the log holds the journal, no snapshots, so the run cannot be resumed. */
+  journalOnly: z.literal(true).optional(),
 });
 export type RunHeaderRecord = z.infer<typeof RunHeaderRecord>;
 

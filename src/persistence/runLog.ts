@@ -4,7 +4,7 @@
  * is new — never a rewrite of history. A crash can tear only the last line, which the reader
  * drops with a warning; anything else that does not parse is corruption and a typed error.
  */
-import { closeSync, copyFileSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fstatSync, ftruncateSync, open, openSync, readFileSync, readSync, write, writeSync } from 'node:fs';
 import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
 import { LOG_VERSION, LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
@@ -96,17 +96,33 @@ function corrupt(file: string, what: string, line: number | undefined): CorruptF
 /** Appends records to one log file. One writer per file (the run lock guarantees it). */
 export class RunLogWriter {
   readonly file: string;
+  /** -1 while a background creation is under way (see `create: 'background'`). */
   #fd: number;
+  /** The background creation, until it has succeeded. */
+  #opening: Promise<number> | undefined;
   #pending: string[] = [];
   #closed = false;
+  /** The background write loop while one runs (see `flushBehind`). */
+  #behind: Promise<void> | undefined;
+  #draining = false;
 
   /**
    * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
-   * open, no other file-system call: creating files is what a new run pays for). `truncateTo`
-   * cuts a torn tail left by a crash before the first append.
+   * open, no other file-system call: creating files is what a new run pays for). `create:
+   * 'background'` creates it on libuv's thread pool instead, for a log written only with
+   * `flushBehind`: the caller never waits for the file system (creating a file costs 0.03–0.8 ms
+   * on a cloud VM's disk), and a failure (EEXIST included) rejects the first write and `close`.
+   * `truncateTo` cuts a torn tail left by a crash before the first append.
    */
-  constructor(file: string, options: { truncateTo?: number; create?: boolean } = {}) {
+  constructor(file: string, options: { truncateTo?: number; create?: boolean | 'background' } = {}) {
     this.file = file;
+    if (options.create === 'background') {
+      this.#fd = -1;
+      this.#opening = new Promise<number>((resolve, reject) => open(file, 'ax', (error, fd) => (error === null ? resolve(fd) : reject(error))));
+      // Observed here so a log closed without a write does not leave an unhandled rejection.
+      this.#opening.catch(() => undefined);
+      return;
+    }
     if (options.create === true) {
       this.#fd = openSync(file, 'ax');
       return;
@@ -148,16 +164,66 @@ export class RunLogWriter {
 
   flushSync(): void {
     if (this.#pending.length === 0 || this.#closed) return;
+    if (this.#fd === -1) throw new Error(`${this.file} is still being created in the background: write it with flushBehind().`);
+    if (this.#behind !== undefined) {
+      // Written now, this batch could land before the one in flight: the log would be out of order.
+      throw new Error(`${this.file}: a synchronous flush while a background write is in flight would reorder the log; await flushBehind() first.`);
+    }
     const batch = `${this.#pending.join('\n')}\n`;
     this.#pending = [];
     writeSync(this.#fd, batch);
   }
 
+  /**
+   * Write everything appended so far in the background (write-behind): the syscall runs on
+   * libuv's thread pool, not on the caller's. One write is in flight at a time and each takes
+   * everything pending when it starts, so batches land in order and a busy run coalesces them.
+   * Resolves when every line appended before the call is in the file; rejects if a write fails
+   * (that batch is lost; later lines are still written by the next call).
+   */
+  flushBehind(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#behind !== undefined) return this.#behind;
+    const drain = this.#drain();
+    // With nothing to wait for, the drain has already finished: only one still running is in flight.
+    if (this.#draining) this.#behind = drain;
+    return drain;
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      if (this.#opening !== undefined) await this.#opened();
+      while (this.#pending.length > 0) {
+        const batch = `${this.#pending.join('\n')}\n`;
+        this.#pending = [];
+        await new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
+      }
+    } finally {
+      this.#draining = false;
+      this.#behind = undefined;
+    }
+  }
+
+  /** Wait for a background creation; the file descriptor from then on. */
+  async #opened(): Promise<void> {
+    const opening = this.#opening;
+    if (opening === undefined) return;
+    this.#fd = await opening;
+    this.#opening = undefined;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.flush();
-    this.#closed = true;
-    closeSync(this.#fd);
+    try {
+      if (this.#opening !== undefined || this.#behind !== undefined) {
+        await this.flushBehind();
+      }
+      await this.flush();
+    } finally {
+      this.#closed = true;
+      if (this.#fd !== -1) closeSync(this.#fd);
+    }
   }
 }
 

@@ -1,0 +1,189 @@
+/**
+ * A journal-only store (`createFileStore({ mode: 'journal' })`): each run's log holds its
+ * header, every journal entry in order and its end, written in the background; no snapshots,
+ * conversation or tool results, so such a run is listed and replayed but never resumed.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
+import { ConfigurationError } from '../../src/errors.ts';
+import { RunLockedError, RunNotResumableError } from '../../src/persistence/errors.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { echoScript, echoTool, killHard, removeTempDirs, runFiles, seededRandom, spawnFixture, tempDir } from './support.ts';
+
+const agents: Agent[] = [];
+afterEach(() => {
+  for (const agent of agents.splice(0)) agent.stop();
+});
+afterAll(removeTempDirs);
+
+const kindsOf = (file: string) => readRunLog(file).records.map((record) => record.kind);
+
+describe('a journal-only store', () => {
+  it('writes every event of a completed run, in order, and nothing a resume would need', async () => {
+    const store = createFileStore({ dir: tempDir(), mode: 'journal' });
+    const script = [
+      { toolCalls: [{ name: 'echo', arguments: { word: 'one' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { word: 'two' } }] },
+      { text: 'finished' },
+    ];
+    const agent = createAgent({ id: 'agent_j', model: scriptedModel(script), tools: [echoTool()], store });
+    agents.push(agent);
+    const result = await agent.run('echo twice, key sk-canary-0123456789abcdef', { runId: 'journaled' });
+    expect(result.text).toBe('finished');
+
+    const { entries, warnings } = store.readJournal('journaled');
+    expect(warnings).toEqual([]);
+    expect(entries).toEqual(agent.journal.entries('journaled'));
+    expect(entries.map((e) => e.sequence)).toEqual(entries.map((_, i) => i));
+    expect(entries.at(-1)?.event.type).toBe('run.terminated');
+
+    const file = runFiles(store, 'journaled').log;
+    const kinds = kindsOf(file);
+    expect(kinds[0]).toBe('run');
+    expect(kinds.at(-1)).toBe('end');
+    expect(new Set(kinds.slice(1, -1))).toEqual(new Set(['events']));
+    expect(readFileSync(file, 'utf8')).not.toContain('sk-canary');
+    expect(await store.getRun('journaled')).toMatchObject({ status: 'done', reason: 'final_answer', agentId: 'agent_j' });
+    expect((await store.listRuns()).map((m) => m.runId)).toEqual(['journaled']);
+  });
+
+  it('refuses to resume a journal-only run, from either kind of store, and says how to read it', async () => {
+    const dir = tempDir();
+    const journalStore = createFileStore({ dir, mode: 'journal' });
+    const writer = journalStore.createRun({ runId: 'cut', agentId: 'a', task: 't' });
+    writer.event({ sequence: 0, timestamp: 1, agentId: 'a', runId: 'cut', iteration: 0, event: { type: 'phase.entered', phase: 'reason' } });
+    await writer.flushBehind();
+    await writer.close(); // no end record: as a crash leaves it
+
+    const resumable = createFileStore({ dir });
+    expect(() => resumable.resumeRun('cut')).toThrow(RunNotResumableError);
+    expect(() => resumable.resumeRun('cut')).toThrow(/journal-only store.*readJournal\('cut'\)/);
+    expect(() => journalStore.resumeRun('cut')).toThrow(ConfigurationError);
+    const agent = createAgent({ model: scriptedModel(echoScript()), tools: [echoTool()], store: resumable });
+    agents.push(agent);
+    expect(() => agent.resume('cut')).toThrow(RunNotResumableError);
+    expect(resumable.readJournal('cut').entries.map((e) => e.event)).toEqual([{ type: 'phase.entered', phase: 'reason' }]);
+    expect(await resumable.getRun('cut')).toMatchObject({ status: 'running' });
+  });
+
+  it('refuses a run id that already has a log, as the default store does', async () => {
+    const store = createFileStore({ dir: tempDir(), mode: 'journal' });
+    const writer = store.createRun({ runId: 'taken', agentId: 'a', task: 't' });
+    expect(() => store.createRun({ runId: 'taken', agentId: 'b', task: 't' })).toThrow(RunLockedError);
+    await writer.close();
+  });
+
+  it('rejects a mode it does not know', () => {
+    expect(() => createFileStore({ dir: tempDir(), mode: 'fast' as never })).toThrow(ConfigurationError);
+  });
+
+  it('keeps the status of a run waiting for a human in meta.json', async () => {
+    const store = createFileStore({ dir: tempDir(), mode: 'journal' });
+    const deploy = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
+    const agent = createAgent({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }]), tools: [deploy], store });
+    agents.push(agent);
+    const run = agent.start('deploy it', { runId: 'asks' });
+    await new Promise<void>((resolve) => {
+      const sub = run.events$.subscribe((entry) => {
+        if (entry.event.type === 'human.awaiting') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    expect(await store.getRun('asks')).toMatchObject({ status: 'awaiting_human' });
+    run.approve();
+    expect((await run.settled).text).toBe('shipped');
+    expect(await store.getRun('asks')).toMatchObject({ status: 'done' });
+    expect(store.readJournal('asks').entries.map((e) => e.event.type)).toContain('human.awaiting');
+  });
+
+  it('leaves a log that parses, holding a gap-free prefix of the journal, when the process is killed mid-run (5 kills)', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const store = createFileStore({ dir });
+    const random = seededRandom(0x10a7);
+    for (let i = 0; i < 5; i++) {
+      const runId = `killed_${i}`;
+      const child = spawnFixture('journalAgent.ts', [dir, runId]);
+      await child.waitFor((line) => line === 'ready', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 50)));
+      await killHard(child);
+      const log = readRunLog(runFiles(store, runId).log);
+      expect(log.records[0]).toMatchObject({ kind: 'run', runId, journalOnly: true });
+      const { entries } = store.readJournal(runId);
+      expect(entries.length).toBeGreaterThan(0);
+      expect(entries.map((e) => e.sequence)).toEqual(entries.map((_, n) => n));
+      expect(() => store.resumeRun(runId)).toThrow(RunNotResumableError);
+    }
+  });
+});
+
+describe('writing a log in the background', () => {
+  it('lands every line in the order appended, however appends and background flushes interleave', async () => {
+    const dir = tempDir();
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(fc.constant('append' as const), fc.constant('flush' as const), fc.constant('await' as const)), { maxLength: 60 }), async (ops) => {
+        const file = join(dir, `log_${k++}.jsonl`);
+        const log = new RunLogWriter(file, { create: 'background' });
+        const expected: string[] = [];
+        const flushes: Promise<void>[] = [];
+        for (const op of ops) {
+          if (op === 'append') {
+            const line = JSON.stringify({ n: expected.length });
+            expected.push(line);
+            log.appendLine(line);
+          } else if (op === 'flush') flushes.push(log.flushBehind());
+          else await log.flushBehind();
+        }
+        await Promise.all(flushes);
+        await log.close();
+        const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+        expect(text).toBe(expected.map((line) => `${line}\n`).join(''));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('resolves a background flush only when its lines are in the file', async () => {
+    const file = join(tempDir(), 'acked.jsonl');
+    const log = new RunLogWriter(file, { create: true });
+    log.appendLine('{"a":1}');
+    const first = log.flushBehind();
+    log.appendLine('{"a":2}');
+    const second = log.flushBehind();
+    expect(second).toBe(first); // one drain in flight takes both
+    await first;
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"a":2}\n');
+    await log.close();
+  });
+
+  it('refuses a synchronous flush while a background write is in flight, so the log never reorders', async () => {
+    const file = join(tempDir(), 'order.jsonl');
+    const log = new RunLogWriter(file, { create: true });
+    log.appendLine('{"a":1}');
+    const inFlight = log.flushBehind();
+    log.appendLine('{"a":2}');
+    expect(() => log.flushSync()).toThrow(/reorder the log/);
+    await inFlight;
+    await log.close();
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"a":2}\n');
+  });
+
+  it('reports a file it could not create on the first write and on close, and leaves the existing file alone', async () => {
+    const file = join(tempDir(), 'exists.jsonl');
+    writeFileSync(file, 'kept\n');
+    const log = new RunLogWriter(file, { create: 'background' });
+    log.appendLine('{"a":1}');
+    await expect(log.flushBehind()).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(log.close()).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(readFileSync(file, 'utf8')).toBe('kept\n');
+  });
+});
