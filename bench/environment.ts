@@ -17,8 +17,8 @@ export interface Environment {
   readonly gcExposed: boolean;
   /**
    * Median µs to create (and, separately, to remove) a small file that stays in the OS temp folder,
-   * where contender (d) keeps its store. A new run creates files; on a virtual disk this latency swings
-   * by an order of magnitude from one hour to the next, and (d)'s cost per run with it.
+   * where contenders (d) and (e) keep their stores. A new run creates a file; on a virtual disk this latency swings
+   * by an order of magnitude from one hour to the next, and their cost per run with it.
    */
   readonly fileCreateUs: number;
   readonly fileRemoveUs: number;

@@ -20,9 +20,12 @@ interface Options {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
-const fileStore = options.contender === 'actorloop_file' ? actorloopWithFileStore() : undefined;
+const fileStore =
+  options.contender === 'actorloop_journal' || options.contender === 'actorloop_file' ? actorloopWithFileStore(options.contender) : undefined;
 const contender = [bareLoop, xstateMachine, actorloop, fileStore?.contender].find((c): c is Contender => c?.id === options.contender);
-if (contender === undefined) throw new Error(`Unknown contender "${options.contender}": use bare, xstate, actorloop or actorloop_file.`);
+if (contender === undefined) {
+  throw new Error(`Unknown contender "${options.contender}": use bare, xstate, actorloop, actorloop_journal or actorloop_file.`);
+}
 const results: IterationResult[] = [];
 try {
   for (const n of options.ns) {

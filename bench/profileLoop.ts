@@ -9,7 +9,7 @@
  * Bundled rather than run through tsx: tsx puts each module on one line (useless line numbers
  * in the profile) and compiles with keepNames, which adds a defineProperty to every closure.
  *
- * Arguments: contender (`actorloop`, `file`, `xstate`, `bare`), N (default 10), seconds (default 8).
+ * Arguments: contender (`actorloop`, `journal`, `file`, `xstate`, `bare`), N (default 10), seconds (default 8).
  */
 import { actorloop } from './scenarios/actorloop.ts';
 import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
@@ -19,10 +19,16 @@ import { xstateMachine } from './scenarios/xstateMachine.ts';
 
 const [which = 'actorloop', nText = '10', secondsText = '8'] = process.argv.slice(2);
 const n = Number(nText);
-const fileStore = which === 'file' ? actorloopWithFileStore() : undefined;
-const contenders: Record<string, Contender | undefined> = { actorloop, xstate: xstateMachine, bare: bareLoop, file: fileStore?.contender };
+const fileStore = which === 'file' ? actorloopWithFileStore('actorloop_file') : which === 'journal' ? actorloopWithFileStore('actorloop_journal') : undefined;
+const contenders: Record<string, Contender | undefined> = {
+  actorloop,
+  xstate: xstateMachine,
+  bare: bareLoop,
+  journal: fileStore?.contender,
+  file: fileStore?.contender,
+};
 const contender = contenders[which];
-if (contender === undefined) throw new Error(`Unknown contender ${which}: use actorloop, file, xstate or bare.`);
+if (contender === undefined) throw new Error(`Unknown contender ${which}: use actorloop, journal, file, xstate or bare.`);
 const runOnce = contender.create({ n, delayMs: 0 });
 const started = performance.now();
 let runs = 0;

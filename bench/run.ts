@@ -41,8 +41,9 @@ async function main(): Promise<void> {
   const environment = describeEnvironment();
   const notes: string[] = [];
   if (!environment.gcExposed) notes.push('Heap figures need node --expose-gc (npm run bench passes it).');
-  const fileStore = actorloopWithFileStore();
-  const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, fileStore.contender];
+  const journalStore = actorloopWithFileStore('actorloop_journal');
+  const fileStore = actorloopWithFileStore('actorloop_file');
+  const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, journalStore.contender, fileStore.contender];
 
   const iterations: IterationResult[] = [];
   const longRuns: IterationResult[] = [];
@@ -61,9 +62,9 @@ async function main(): Promise<void> {
     }
     if (settings.longN > 0) {
       // Does the cost per iteration stay flat as the conversation grows? (b) has no conversation: it shows the drift.
-      log(`react-${settings.longN}: (b), (c) and (d) × 10 rounds`);
+      log(`react-${settings.longN}: (b), (c), (d) and (e) × 10 rounds`);
       longRuns.push(
-        ...(await measureIterations([xstateMachine, actorloop, fileStore.contender], {
+        ...(await measureIterations([xstateMachine, actorloop, journalStore.contender, fileStore.contender], {
           n: settings.longN,
           rounds: 10,
           samplesPerRound: 1,
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    journalStore.cleanup();
     fileStore.cleanup();
   }
 

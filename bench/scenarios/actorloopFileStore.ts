@@ -1,9 +1,13 @@
 /**
- * Contender (d): (c) plus the default file store, so every event, snapshot and tool result of
- * every run is appended to its JSONL log on disk. (The issue calls it "the lowdb journal": lowdb
- * rewrites a whole document per write, so the store keeps lowdb for a run's small meta.json, which
- * only a run that waits for a human gets, and appends everything else.) The store lives in a
- * temporary folder that `cleanup()` removes.
+ * Contenders (d) and (e): (c) plus the default file store in a temporary folder that `cleanup()`
+ * removes.
+ * - (d) `mode: 'journal'`: every journal entry of every run appended to the run's JSONL log in
+ *   the background — the journal writer the targets call "the lowdb journal" (lowdb rewrites a
+ *   whole document per write, so the store keeps lowdb for a run's small meta.json and appends
+ *   the log).
+ * - (e) `mode: 'resumable'` (the store's default): the journal plus the conversation, a snapshot
+ *   per iteration and every tool result, appended synchronously at each phase boundary so a
+ *   killed run resumes. Measured beside (d); what crash-safe resume costs per iteration.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,18 +16,25 @@ import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { actorloopContender } from './actorloop.ts';
 import type { Contender } from './types.ts';
 
+export type FileStoreContender = 'actorloop_journal' | 'actorloop_file';
+
 /**
  * @example
  * ```ts
- * const { contender, cleanup } = actorloopWithFileStore();
+ * const { contender, cleanup } = actorloopWithFileStore('actorloop_journal');
  * await contender.create({ n: 10, delayMs: 0 })();
  * cleanup();
  * ```
  */
-export function actorloopWithFileStore(): { contender: Contender; dir: string; cleanup(): void } {
+export function actorloopWithFileStore(id: FileStoreContender): { contender: Contender; dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'actorloop-bench-'));
-  const contender = actorloopContender('actorloop_file', '(d) actorloop + file store (JSONL run log)', () => ({
-    store: createFileStore({ dir }),
-  }));
+  const contender =
+    id === 'actorloop_journal'
+      ? actorloopContender(id, '(d) actorloop + file journal (mode: journal, written in the background)', () => ({
+          store: createFileStore({ dir, mode: 'journal' }),
+        }))
+      : actorloopContender(id, '(e) actorloop + resumable file store (journal, conversation, snapshots, tool results)', () => ({
+          store: createFileStore({ dir }),
+        }));
   return { contender, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
