@@ -15,7 +15,7 @@ import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { echoScript, echoTool, killHard, removeTempDirs, runFiles, seededRandom, spawnFixture, tempDir } from './support.ts';
+import { echoScript, echoTool, humanAwaited, killHard, removeTempDirs, runFiles, seededRandom, spawnFixture, tempDir } from './support.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -90,14 +90,7 @@ describe('a journal-only store', () => {
     const agent = createAgent({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }]), tools: [deploy], store });
     agents.push(agent);
     const run = agent.start('deploy it', { runId: 'asks' });
-    await new Promise<void>((resolve) => {
-      const sub = run.events$.subscribe((entry) => {
-        if (entry.event.type === 'human.awaiting') {
-          sub.unsubscribe();
-          resolve();
-        }
-      });
-    });
+    await humanAwaited(run);
     expect(await store.getRun('asks')).toMatchObject({ status: 'awaiting_human' });
     run.approve();
     expect((await run.settled).text).toBe('shipped');

@@ -15,7 +15,7 @@ import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { readRunEnd, readRunHeader } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { echoTool, interruptedRun, legacyRunFiles, removeTempDirs, runFiles, tempDir } from './support.ts';
+import { echoTool, humanAwaited, interruptedRun, legacyRunFiles, removeTempDirs, runFiles, tempDir } from './support.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -83,14 +83,7 @@ describe('the files of a new run', () => {
     const agent = createAgent({ model: scriptedModel(script), tools: [confirm], store });
     agents.push(agent);
     const run = agent.start('deploy it', { runId: 'asks' });
-    await new Promise<void>((resolve) => {
-      const sub = run.events$.subscribe((entry) => {
-        if (entry.event.type === 'human.awaiting') {
-          sub.unsubscribe();
-          resolve();
-        }
-      });
-    });
+    await humanAwaited(run);
     const files = runFiles(store, 'asks');
     expect(JSON.parse(readFileSync(files.meta, 'utf8'))).toMatchObject({ status: 'awaiting_human' });
     expect(await store.getRun('asks')).toMatchObject({ status: 'awaiting_human' });

@@ -10,6 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
+import type { AgentRun } from '../../src/agent/types.ts';
 import type { LoopResult } from '../../src/agent/result.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { META_VERSION } from '../../src/persistence/records.ts';
@@ -104,6 +105,18 @@ export async function interruptedRun(runId = 'run_crashed'): Promise<Interrupted
   const { runId: id, agentId, task, createdAt } = header;
   writeFileSync(target.meta, JSON.stringify({ v: META_VERSION, runId: id, agentId, task, status: 'running', createdAt, updatedAt: createdAt }));
   return { store, runId, reference, fullLines, cutAt };
+}
+
+/** Resolves at the run's first `human.awaiting` event (replayed if it already happened). */
+export function humanAwaited(run: AgentRun): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const sub = run.events$.subscribe((entry) => {
+      if (entry.event.type === 'human.awaiting') {
+        resolve();
+        queueMicrotask(() => sub.unsubscribe());
+      }
+    });
+  });
 }
 
 /** Deterministic PRNG (mulberry32): the same seed gives the same kill points. */
