@@ -64,3 +64,25 @@ describe('a record that cannot be written', () => {
     expect((await store.getRun('run_w'))?.status).toBe('done');
   });
 });
+
+describe('a journal entry that cannot be written to a journal-only store', () => {
+  it('is reported once when the run ends, and every other entry and the end are still written', async () => {
+    const store = createFileStore({ dir: tempDir(), mode: 'journal' });
+    const persistence = createRunPersistence(store.createRun({ runId: 'run_w', agentId: 'agent_w', task: 't' }));
+    expect(persistence.journal).toBeUndefined();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+
+    persistence.record(entry(0));
+    expect(() => persistence.onSnapshot('reason', () => snapshot('reason'), [])).not.toThrow();
+    persistence.record(entry(1, 1n));
+    expect(() => persistence.onSnapshot('gate', () => snapshot('gate'), [])).not.toThrow();
+    persistence.record(entry(2));
+    expect(() => persistence.onSnapshot('act', () => snapshot('act'), [])).not.toThrow();
+    await persistence.finish('final_answer', () => snapshot('done'), []);
+
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.join(' ')).toMatch(/run run_w: writing the journal failed:.*BigInt/s);
+    expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([0, 2]);
+    expect((await store.getRun('run_w'))?.status).toBe('done');
+  });
+});
