@@ -56,7 +56,8 @@ export interface FileStoreOptions {
    *   background. Runs are listed and replayed (`readJournal`) like any other, and cost far less
    *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
    *   complete; a crash loses at most the entries of the write in flight and those queued after
-   *   it, and never corrupts what was written.
+   *   it, and never corrupts what was written. A run enters the index with its first write,
+   *   moments after it starts (until then its file may be missing or empty).
    */
   readonly mode?: 'resumable' | 'journal';
 }
