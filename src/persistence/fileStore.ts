@@ -81,7 +81,6 @@ export interface RecoveredRun {
 
 export interface RunStore {
   readonly dir: string;
-  readonly mode: 'resumable' | 'journal';
   /** Create a new run's files and take its lock. Throws RunLockedError if the run exists and is live. */
   createRun(init: { runId: string; agentId: string; task: string; redact?: Redact }): RunWriter;
   /** Lock an existing run and read what it needs to continue. */
@@ -145,7 +144,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
   return {
     dir,
-    mode,
     createRun({ runId, agentId, task, redact = identity }) {
       checkId(runId);
       if (!runsDirMade) {
@@ -161,11 +159,11 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (heldInThisProcess(logFile)) {
         throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
       }
+      // A journal is written in the background, so its file is created there too: an existing
+      // run is caught here, now; one created in the meantime fails the journal's writes.
+      if (journalOnly && existsSync(logFile)) throw existingRunError(paths, runId, dir);
       let log: RunLogWriter;
       try {
-        if (journalOnly && existsSync(logFile)) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
-        // A journal is written in the background, so its file is created there too (the check
-        // above catches an existing run now; a run created in the meantime fails its writes).
         log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -530,25 +528,22 @@ export class RunWriter {
 
   /** Append everything recorded so far. Never throws: a failure is the promise's rejection. */
   flush(): Promise<void> {
-    try {
-      this.#appendRows();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.log.flush();
+    return this.#rowsFailed() ?? this.log.flush();
   }
 
-  /**
-   * Append everything recorded so far in the background (see `RunLogWriter.flushBehind`). Never
-   * throws: a failure is the promise's rejection.
-   */
+  /** `flush`, in the background (see `RunLogWriter.flushBehind`). */
   flushBehind(): Promise<void> {
+    return this.#rowsFailed() ?? this.log.flushBehind();
+  }
+
+  /** Hand the pending rows to the log; a rejection if they cannot be serialised. */
+  #rowsFailed(): Promise<never> | undefined {
     try {
       this.#appendRows();
+      return undefined;
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.log.flushBehind();
   }
 
   /** Write the run's status to meta.json, now (a small atomic write). */

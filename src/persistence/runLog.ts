@@ -104,7 +104,6 @@ export class RunLogWriter {
   #closed = false;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
-  #draining = false;
 
   /**
    * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
@@ -164,8 +163,7 @@ export class RunLogWriter {
 
   flushSync(): void {
     if (this.#pending.length === 0 || this.#closed) return;
-    if (this.#fd === -1) throw new Error(`${this.file} is still being created in the background: write it with flushBehind().`);
-    if (this.#behind !== undefined) {
+    if (this.#behind !== undefined || this.#opening !== undefined) {
       // Written now, this batch could land before the one in flight: the log would be out of order.
       throw new Error(`${this.file}: a synchronous flush while a background write is in flight would reorder the log; await flushBehind() first.`);
     }
@@ -182,35 +180,27 @@ export class RunLogWriter {
    * (that batch is lost; later lines are still written by the next call).
    */
   flushBehind(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
     if (this.#behind !== undefined) return this.#behind;
-    const drain = this.#drain();
-    // With nothing to wait for, the drain has already finished: only one still running is in flight.
-    if (this.#draining) this.#behind = drain;
-    return drain;
+    if (this.#closed || (this.#pending.length === 0 && this.#opening === undefined)) return Promise.resolve();
+    // The drain awaits before it can finish, so `#behind` is set before its `finally` clears it.
+    this.#behind = this.#drain();
+    return this.#behind;
   }
 
   async #drain(): Promise<void> {
-    this.#draining = true;
     try {
-      if (this.#opening !== undefined) await this.#opened();
+      if (this.#opening !== undefined) {
+        this.#fd = await this.#opening;
+        this.#opening = undefined;
+      }
       while (this.#pending.length > 0) {
         const batch = `${this.#pending.join('\n')}\n`;
         this.#pending = [];
         await new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
       }
     } finally {
-      this.#draining = false;
       this.#behind = undefined;
     }
-  }
-
-  /** Wait for a background creation; the file descriptor from then on. */
-  async #opened(): Promise<void> {
-    const opening = this.#opening;
-    if (opening === undefined) return;
-    this.#fd = await opening;
-    this.#opening = undefined;
   }
 
   async close(): Promise<void> {
