@@ -102,6 +102,8 @@ export class RunLogWriter {
   #opening: Promise<number> | undefined;
   #pending: string[] = [];
   #closed = false;
+  /** Set by `close`: the background drain writes what is left synchronously instead of on the pool. */
+  #closing = false;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
 
@@ -173,11 +175,13 @@ export class RunLogWriter {
   }
 
   /**
-   * Write everything appended so far in the background (write-behind): the syscall runs on
-   * libuv's thread pool, not on the caller's. One write is in flight at a time and each takes
-   * everything pending when it starts, so batches land in order and a busy run coalesces them.
-   * Resolves when every line appended before the call is in the file; rejects if a write fails
-   * (that batch is lost; later lines are still written by the next call).
+   * Write everything appended so far in the background (write-behind): the write starts once
+   * the caller's burst of work yields to the event loop, and the syscall runs on libuv's thread
+   * pool, not on the caller's. One write is in flight at a time and each takes everything
+   * pending when it starts, so batches land in order and a busy run coalesces them (a run whose
+   * phases never wait for I/O writes once). Resolves when every line appended before the call
+   * is in the file; rejects if a write fails (that batch is lost; later lines are still written
+   * by the next call).
    */
   flushBehind(): Promise<void> {
     if (this.#behind !== undefined) return this.#behind;
@@ -189,27 +193,38 @@ export class RunLogWriter {
 
   async #drain(): Promise<void> {
     try {
-      if (this.#opening !== undefined) {
-        this.#fd = await this.#opening;
-        this.#opening = undefined;
-      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.#opened();
       while (this.#pending.length > 0) {
         const batch = `${this.#pending.join('\n')}\n`;
         this.#pending = [];
-        await new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
+        // Closing: the caller waits for this write anyway, and a pool round trip costs more.
+        if (this.#closing) writeSync(this.#fd, batch);
+        else await new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
       }
     } finally {
       this.#behind = undefined;
     }
   }
 
+  /** Wait for a background creation (see `create: 'background'`), if one is under way. */
+  async #opened(): Promise<void> {
+    if (this.#opening === undefined) return;
+    this.#fd = await this.#opening;
+    this.#opening = undefined;
+  }
+
+  /**
+   * Write what is left and close the file. A background write in flight lands first; the rest
+   * is written synchronously.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#closing = true;
     try {
-      if (this.#opening !== undefined || this.#behind !== undefined) {
-        await this.flushBehind();
-      }
-      await this.flush();
+      await this.#behind;
+      await this.#opened();
+      this.flushSync();
     } finally {
       this.#closed = true;
       if (this.#fd !== -1) closeSync(this.#fd);

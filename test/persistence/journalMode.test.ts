@@ -158,6 +158,34 @@ describe('writing a log in the background', () => {
     await log.close();
   });
 
+  it('starts a background write only when the caller yields, so a burst of phases lands as one batch', async () => {
+    const file = join(tempDir(), 'burst.jsonl');
+    const log = new RunLogWriter(file, { create: true });
+    const flushes: Promise<void>[] = [];
+    for (let i = 0; i < 5; i++) {
+      log.appendLine(`{"phase":${i}}`);
+      flushes.push(log.flushBehind());
+    }
+    expect(new Set(flushes).size).toBe(1);
+    // Still in the burst (a synchronous pause, time for a write the thread pool already had).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    expect(readFileSync(file, 'utf8')).toBe('');
+    await flushes[0];
+    expect(readFileSync(file, 'utf8')).toBe([0, 1, 2, 3, 4].map((i) => `{"phase":${i}}\n`).join(''));
+    await log.close();
+  });
+
+  it('closes a log whose background creation is still under way with every line written', async () => {
+    const file = join(tempDir(), 'closing.jsonl');
+    const log = new RunLogWriter(file, { create: 'background' });
+    log.appendLine('{"a":1}');
+    const flushed = log.flushBehind();
+    log.appendLine('{"end":true}');
+    await log.close();
+    await flushed;
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"end":true}\n');
+  });
+
   it('refuses a synchronous flush while a background write is in flight, so the log never reorders', async () => {
     const file = join(tempDir(), 'order.jsonl');
     const log = new RunLogWriter(file, { create: true });
