@@ -1,8 +1,8 @@
 /**
  * Where the figures came from: machine, runtime and how busy the machine was.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { closeSync, mkdtempSync, openSync, writeSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 export interface Environment {
@@ -16,21 +16,21 @@ export interface Environment {
   readonly loadAtStart: number;
   readonly gcExposed: boolean;
   /**
-   * Median µs to create (and, separately, to remove) a small file that stays in the OS temp folder,
-   * where contenders (d) and (e) keep their stores. A new run creates a file; on a virtual disk this latency swings
-   * by an order of magnitude from one hour to the next, and their cost per run with it.
+   * Median µs to create a small file that stays, in the folder where contenders (d) and (e) keep
+   * their stores. A new run creates a file; on a virtual disk this latency swings by an order of
+   * magnitude from one hour to the next, and their cost per run with it.
    */
   readonly fileCreateUs: number;
-  readonly fileRemoveUs: number;
 }
 
 /**
  * @example
  * ```ts
- * describeEnvironment().cores; // 2
+ * describeEnvironment(mkdtempSync(join(tmpdir(), 'bench-'))).cores; // 2
  * ```
  */
-export function describeEnvironment(): Environment {
+/** `scratch`: a folder for the file probe's files, which the caller removes when the bench ends. */
+export function describeEnvironment(scratch: string): Environment {
   const list = cpus();
   return {
     date: new Date().toISOString(),
@@ -41,32 +41,20 @@ export function describeEnvironment(): Environment {
     platform: `${process.platform}-${process.arch}`,
     loadAtStart: Number((loadavg()[0] ?? 0).toFixed(2)),
     gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
-    ...measureFileLatency(),
+    fileCreateUs: measureFileCreation(scratch),
   };
 }
 
-function measureFileLatency(count = 200): { fileCreateUs: number; fileRemoveUs: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'actorloop-bench-fs-'));
+function measureFileCreation(scratch: string, count = 200): number {
+  const dir = mkdtempSync(join(scratch, 'fs-probe-'));
   const creates: number[] = [];
-  const removes: number[] = [];
-  try {
-    // Files that stay, each with a line in it, as runs' logs do: creating a file and removing it
-    // at once is far cheaper on ext4 than creating one that remains.
-    for (let i = 0; i < count; i++) {
-      const started = performance.now();
-      const fd = openSync(join(dir, `f${i}`), 'wx');
-      creates.push((performance.now() - started) * 1000);
-      writeSync(fd, '{"kind":"run"}\n');
-      closeSync(fd);
-    }
-    for (let i = 0; i < count; i++) {
-      const started = performance.now();
-      unlinkSync(join(dir, `f${i}`));
-      removes.push((performance.now() - started) * 1000);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  // Files that stay, each with a line in it, as runs' logs do; not removed here (see actorloopFileStore.ts).
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const fd = openSync(join(dir, `f${i}`), 'wx');
+    creates.push((performance.now() - started) * 1000);
+    writeSync(fd, '{"kind":"run"}\n');
+    closeSync(fd);
   }
-  const median = (xs: number[]) => Number((xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0).toFixed(1));
-  return { fileCreateUs: median(creates), fileRemoveUs: median(removes) };
+  return Number((creates.sort((a, b) => a - b)[Math.floor(count / 2)] ?? 0).toFixed(1));
 }

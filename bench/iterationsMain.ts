@@ -17,11 +17,13 @@ interface Options {
   readonly rounds: number;
   readonly samplesPerRound: number;
   readonly warmupIterations: number;
+  /** Where (d) and (e) keep their stores; the caller removes it when the bench ends. Default: a temporary folder removed on exit. */
+  readonly storeRoot?: string;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
 const fileStore =
-  options.contender === 'actorloop_journal' || options.contender === 'actorloop_file' ? actorloopWithFileStore(options.contender) : undefined;
+  options.contender === 'actorloop_journal' || options.contender === 'actorloop_file' ? actorloopWithFileStore(options.contender, options.storeRoot) : undefined;
 const contender = [bareLoop, xstateMachine, actorloop, fileStore?.contender].find((c): c is Contender => c?.id === options.contender);
 if (contender === undefined) {
   throw new Error(`Unknown contender "${options.contender}": use bare, xstate, actorloop, actorloop_journal or actorloop_file.`);
@@ -32,6 +34,6 @@ try {
     results.push(...(await measureIterations([contender], { ...options, n, iterationsPerSample: 100 })));
   }
 } finally {
-  fileStore?.cleanup();
+  if (options.storeRoot === undefined) fileStore?.cleanup();
 }
 process.stdout.write(JSON.stringify(results));

@@ -172,7 +172,7 @@ export function renderMarkdown(results: BenchResults): string {
   const out: string[] = [];
   out.push(`Date: ${env.date.slice(0, 10)} · Machine: ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB · Node ${env.node} (${env.platform})`);
   out.push(
-    `Load average at start: ${env.loadAtStart} · creating a small file that stays in the temp folder (as a run log does): ${fmt(env.fileCreateUs)} µs, removing it: ${fmt(env.fileRemoveUs)} µs (median of 200)` +
+    `Load average at start: ${env.loadAtStart} · creating a small file that stays, as a run log does: ${fmt(env.fileCreateUs)} µs (median of 200; the bench removes its files only when it ends)` +
       `${results.quick ? ' · **quick smoke run — figures are rough**' : ''}`,
   );
   out.push('');

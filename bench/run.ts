@@ -13,7 +13,8 @@
  * bench/profileLoop.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { concurrencyKey, type ConcurrencyResult } from './concurrency.ts';
@@ -38,44 +39,49 @@ const settings = quick
   : { ns: [10, 100], longN: 1000, rounds: 30, samplesPerRound: 10, warmupIterations: 5000, aloneRounds: 10, iterationProcesses: 3, agents: 1000, concurrencyRepeats: 3, concurrencyProcesses: 5, stuckRepeats: 30, stuckCaps: [16384], fanOutRepeats: 10 };
 
 async function main(): Promise<void> {
-  const environment = describeEnvironment();
+  // Every file the bench creates, removed only when every figure is taken (see actorloopFileStore.ts).
+  const scratch = mkdtempSync(join(tmpdir(), 'actorloop-bench-'));
+  try {
+    await measureAll(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function measureAll(scratch: string): Promise<void> {
+  const environment = describeEnvironment(scratch);
   const notes: string[] = [];
   if (!environment.gcExposed) notes.push('Heap figures need node --expose-gc (npm run bench passes it).');
-  const journalStore = actorloopWithFileStore('actorloop_journal');
-  const fileStore = actorloopWithFileStore('actorloop_file');
+  const journalStore = actorloopWithFileStore('actorloop_journal', scratch);
+  const fileStore = actorloopWithFileStore('actorloop_file', scratch);
   const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, journalStore.contender, fileStore.contender];
 
   const iterations: IterationResult[] = [];
   const longRuns: IterationResult[] = [];
-  try {
-    for (const n of settings.ns) {
-      log(`react-${n}: ${contenders.length} contenders × ${settings.rounds} rounds`);
-      iterations.push(
-        ...(await measureIterations(contenders, {
-          n,
-          rounds: settings.rounds,
-          samplesPerRound: settings.samplesPerRound,
-          warmupIterations: settings.warmupIterations,
-          iterationsPerSample: 100,
-        })),
-      );
-    }
-    if (settings.longN > 0) {
-      // Does the cost per iteration stay flat as the conversation grows? (b) has no conversation: it shows the drift.
-      log(`react-${settings.longN}: (b), (c), (d) and (e) × 10 rounds`);
-      longRuns.push(
-        ...(await measureIterations([xstateMachine, actorloop, journalStore.contender, fileStore.contender], {
-          n: settings.longN,
-          rounds: 10,
-          samplesPerRound: 1,
-          warmupIterations: 2 * settings.longN,
-          iterationsPerSample: settings.longN,
-        })),
-      );
-    }
-  } finally {
-    journalStore.cleanup();
-    fileStore.cleanup();
+  for (const n of settings.ns) {
+    log(`react-${n}: ${contenders.length} contenders × ${settings.rounds} rounds`);
+    iterations.push(
+      ...(await measureIterations(contenders, {
+        n,
+        rounds: settings.rounds,
+        samplesPerRound: settings.samplesPerRound,
+        warmupIterations: settings.warmupIterations,
+        iterationsPerSample: 100,
+      })),
+    );
+  }
+  if (settings.longN > 0) {
+    // Does the cost per iteration stay flat as the conversation grows? (b) has no conversation: it shows the drift.
+    log(`react-${settings.longN}: (b), (c), (d) and (e) × 10 rounds`);
+    longRuns.push(
+      ...(await measureIterations([xstateMachine, actorloop, journalStore.contender, fileStore.contender], {
+        n: settings.longN,
+        rounds: 10,
+        samplesPerRound: 1,
+        warmupIterations: 2 * settings.longN,
+        iterationsPerSample: settings.longN,
+      })),
+    );
   }
 
   log(`react-N again, each of ${contenders.length} contenders alone in its own process (${settings.iterationProcesses} rounds)`);
@@ -90,6 +96,7 @@ async function main(): Promise<void> {
           rounds: settings.aloneRounds,
           samplesPerRound: settings.samplesPerRound,
           warmupIterations: settings.warmupIterations,
+          storeRoot: scratch,
         }),
       );
     }

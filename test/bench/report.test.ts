@@ -115,7 +115,6 @@ describe('bench report', () => {
       loadAtStart: 0,
       gcExposed: true,
       fileCreateUs: 300,
-      fileRemoveUs: 20,
     };
     const interleaved = [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1400)];
     const alone = [concurrency('xstate', 'shared', 800), concurrency('actorloop', 'shared', 1400)];
