@@ -24,12 +24,13 @@ export interface Environment {
 }
 
 /**
+ * `scratch` is a folder for the file probe's files; the caller removes it when the bench ends.
+ *
  * @example
  * ```ts
  * describeEnvironment(mkdtempSync(join(tmpdir(), 'bench-'))).cores; // 2
  * ```
  */
-/** `scratch`: a folder for the file probe's files, which the caller removes when the bench ends. */
 export function describeEnvironment(scratch: string): Environment {
   const list = cpus();
   return {
