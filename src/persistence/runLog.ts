@@ -4,7 +4,7 @@
  * is new — never a rewrite of history. A crash can tear only the last line, which the reader
  * drops with a warning; anything else that does not parse is corruption and a typed error.
  */
-import { closeSync, copyFileSync, fstatSync, ftruncateSync, open, openSync, readFileSync, readSync, write, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fstatSync, openSync, readFileSync, readSync, truncateSync, write, writeSync } from 'node:fs';
 import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
 import { LOG_VERSION, LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
@@ -96,41 +96,28 @@ function corrupt(file: string, what: string, line: number | undefined): CorruptF
 /** Appends records to one log file. One writer per file (the run lock guarantees it). */
 export class RunLogWriter {
   readonly file: string;
-  /** -1 while a background creation is under way (see `create: 'background'`). */
-  #fd: number;
-  /** The background creation, until it has succeeded. */
-  #opening: Promise<number> | undefined;
+  readonly #fd: number;
   #pending: string[] = [];
   #closed = false;
   /** Set by `close`: the background drain writes what is left synchronously instead of on the pool. */
   #closing = false;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
+  /** The write the loop has on the thread pool, while it is there. */
+  #poolWrite: Promise<void> | undefined;
 
   /**
    * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
-   * open, no other file-system call: creating files is what a new run pays for). `create:
-   * 'background'` creates it on libuv's thread pool instead, for a log written only with
-   * `flushBehind`: the caller never waits for the file system (creating a file costs 0.03–0.8 ms
-   * on a cloud VM's disk), and a failure (EEXIST included) rejects the first write and `close`.
-   * `truncateTo` cuts a torn tail left by a crash before the first append.
+   * open, no other file-system call: creating files is what a new run pays for). `truncateTo`
+   * cuts a torn tail left by a crash before the first append.
    */
-  constructor(file: string, options: { truncateTo?: number; create?: boolean | 'background' } = {}) {
+  constructor(file: string, options: { truncateTo?: number; create?: boolean } = {}) {
     this.file = file;
-    if (options.create === 'background') {
-      this.#fd = -1;
-      this.#opening = new Promise<number>((resolve, reject) => open(file, 'ax', (error, fd) => (error === null ? resolve(fd) : reject(error))));
-      // Observed here so a log closed without a write does not leave an unhandled rejection.
-      this.#opening.catch(() => undefined);
-      return;
-    }
     if (options.create === true) {
       this.#fd = openSync(file, 'ax');
       return;
     }
-    this.#fd = openSync(file, 'r+');
-    if (options.truncateTo !== undefined) ftruncateSync(this.#fd, options.truncateTo);
-    closeSync(this.#fd);
+    if (options.truncateTo !== undefined) truncateSync(file, options.truncateTo);
     this.#fd = openSync(file, 'a');
   }
 
@@ -165,7 +152,7 @@ export class RunLogWriter {
 
   flushSync(): void {
     if (this.#pending.length === 0 || this.#closed) return;
-    if (this.#behind !== undefined || this.#opening !== undefined) {
+    if (this.#poolWrite !== undefined) {
       // Written now, this batch could land before the one in flight: the log would be out of order.
       throw new Error(`${this.file}: a synchronous flush while a background write is in flight would reorder the log; await flushBehind() first.`);
     }
@@ -185,7 +172,7 @@ export class RunLogWriter {
    */
   flushBehind(): Promise<void> {
     if (this.#behind !== undefined) return this.#behind;
-    if (this.#closed || (this.#pending.length === 0 && this.#opening === undefined)) return Promise.resolve();
+    if (this.#closed || this.#pending.length === 0) return Promise.resolve();
     // The drain awaits before it can finish, so `#behind` is set before its `finally` clears it.
     this.#behind = this.#drain();
     return this.#behind;
@@ -194,40 +181,40 @@ export class RunLogWriter {
   async #drain(): Promise<void> {
     try {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.#opened();
       while (this.#pending.length > 0) {
         const batch = `${this.#pending.join('\n')}\n`;
         this.#pending = [];
         // Closing: the caller waits for this write anyway, and a pool round trip costs more.
-        if (this.#closing) writeSync(this.#fd, batch);
-        else await new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
+        if (this.#closing) {
+          writeSync(this.#fd, batch);
+          continue;
+        }
+        this.#poolWrite = new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
+        try {
+          await this.#poolWrite;
+        } finally {
+          this.#poolWrite = undefined;
+        }
       }
     } finally {
       this.#behind = undefined;
     }
   }
 
-  /** Wait for a background creation (see `create: 'background'`), if one is under way. */
-  async #opened(): Promise<void> {
-    if (this.#opening === undefined) return;
-    this.#fd = await this.#opening;
-    this.#opening = undefined;
-  }
-
   /**
-   * Write what is left and close the file. A background write in flight lands first; the rest
-   * is written synchronously.
+   * Write what is left and close the file. A write on the thread pool lands first; the rest is
+   * written synchronously, without waiting for a background write that has not started (it finds
+   * nothing left to write).
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closing = true;
     try {
-      await this.#behind;
-      await this.#opened();
+      await this.#poolWrite;
       this.flushSync();
     } finally {
       this.#closed = true;
-      if (this.#fd !== -1) closeSync(this.#fd);
+      closeSync(this.#fd);
     }
   }
 }
