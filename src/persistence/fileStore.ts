@@ -14,7 +14,8 @@
  * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). Runs written
  * by earlier versions, one folder each (`<runId>/log.jsonl`, `meta.json`, `lock`), are still
  * listed, read and resumed in place. A journal-only store (`mode: 'journal'`) writes the same
- * files with only the header, the journal and the end in the log, appended in the background.
+ * files with only the header, the journal and the end in the log, created and appended in the
+ * background.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -52,11 +53,11 @@ export interface FileStoreOptions {
    *   every tool result, appended synchronously at each phase boundary, so a run killed at any
    *   point resumes without re-running completed tool calls.
    * - `'journal'`: the journal only (every event of the run, and how it ended), appended in the
-   *   background when the loop next waits for I/O. Runs are listed and replayed (`readJournal`) like any other, and cost far less
+   *   background. Runs are listed and replayed (`readJournal`) like any other, and cost far less
    *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
    *   complete; a crash loses at most the entries of the write in flight and those queued after
    *   it, and never corrupts what was written. A run enters the index with its first write,
-   *   moments after it starts (until then its file is empty).
+   *   moments after it starts (until then its file may be missing or empty).
    */
   readonly mode?: 'resumable' | 'journal';
 }
@@ -154,13 +155,16 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       // A run of an earlier version has a folder instead: the same id is taken all the same.
       const folder = join(runsDir, runId);
       if (existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
-      // Held by a writer of this process (a journal's header may not be written yet): say so.
+      // A journal's file may still be in creation (see below), and its header unwritten.
       if (heldInThisProcess(logFile)) {
         throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
       }
+      // A journal is written in the background, so its file is created there too: an existing
+      // run is caught here, now; one created in the meantime fails the journal's writes.
+      if (journalOnly && existsSync(logFile)) throw existingRunError(paths, runId, dir);
       let log: RunLogWriter;
       try {
-        log = new RunLogWriter(logFile, { create: true });
+        log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         throw existingRunError(paths, runId, dir);

@@ -3,7 +3,7 @@
  * header, every journal entry in order and its end, written in the background; no snapshots,
  * conversation or tool results, so such a run is listed and replayed but never resumed.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -124,9 +124,9 @@ describe('writing a log in the background', () => {
     let k = 0;
     const op = fc.constantFrom('append' as const, 'flush' as const, 'await' as const, 'sync' as const, 'yield' as const);
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
+      fc.asyncProperty(fc.boolean(), fc.array(op, { maxLength: 60 }), async (inBackground, ops) => {
         const file = join(dir, `log_${k++}.jsonl`);
-        const log = new RunLogWriter(file, { create: true });
+        const log = new RunLogWriter(file, { create: inBackground ? 'background' : true });
         const expected: string[] = [];
         const flushes: Promise<void>[] = [];
         for (const op of ops) {
@@ -138,7 +138,7 @@ describe('writing a log in the background', () => {
           else if (op === 'await') await log.flushBehind();
           else if (op === 'yield') await new Promise((resolve) => setImmediate(resolve));
           else {
-            // Refused while a write is on the thread pool; the lines stay pending.
+            // Refused while a write is on the pool or the file is being created; the lines stay pending.
             try {
               log.flushSync();
             } catch (error) {
@@ -148,7 +148,8 @@ describe('writing a log in the background', () => {
         }
         await Promise.all(flushes);
         await log.close();
-        expect(readFileSync(file, 'utf8')).toBe(expected.map((line) => `${line}\n`).join(''));
+        const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+        expect(text).toBe(expected.map((line) => `${line}\n`).join(''));
       }),
       { numRuns: 60 },
     );
@@ -184,6 +185,17 @@ describe('writing a log in the background', () => {
     await log.close();
   });
 
+  it('closes a log whose background creation is still under way with every line written', async () => {
+    const file = join(tempDir(), 'closing.jsonl');
+    const log = new RunLogWriter(file, { create: 'background' });
+    log.appendLine('{"a":1}');
+    const flushed = log.flushBehind();
+    log.appendLine('{"end":true}');
+    await log.close();
+    await flushed;
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"end":true}\n');
+  });
+
   it('refuses a synchronous flush while a background write is in flight, so the log never reorders', async () => {
     const file = join(tempDir(), 'order.jsonl');
     const log = new RunLogWriter(file, { create: true });
@@ -198,10 +210,13 @@ describe('writing a log in the background', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"a":2}\n');
   });
 
-  it('refuses to create a log over an existing file and leaves that file alone', () => {
+  it('reports a file it could not create on the first write and on close, and leaves the existing file alone', async () => {
     const file = join(tempDir(), 'exists.jsonl');
     writeFileSync(file, 'kept\n');
-    expect(() => new RunLogWriter(file, { create: true })).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    const log = new RunLogWriter(file, { create: 'background' });
+    log.appendLine('{"a":1}');
+    await expect(log.flushBehind()).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(log.close()).rejects.toMatchObject({ code: 'EEXIST' });
     expect(readFileSync(file, 'utf8')).toBe('kept\n');
   });
 });
