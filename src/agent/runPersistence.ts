@@ -28,8 +28,9 @@ export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun
 
 /**
  * The journal only: entries are buffered and, at each phase change, handed to a background
- * write (started when the loop next yields), so the loop never waits for the disk. The status still goes to meta.json when a human is
- * awaited (the run index shows it); `finish` waits for the last write.
+ * write (started when the loop next yields), so the loop never waits for the disk. The status
+ * still goes to meta.json when a human is awaited (the run index shows it); `finish` waits for
+ * the last write.
  */
 function journalPersistence(writer: RunWriter): RunPersistence {
   let lastPhase: string | undefined;
