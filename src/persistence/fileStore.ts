@@ -420,6 +420,15 @@ export function eventsLine(rows: readonly EventRow[], ids: RunIds): string {
   return `{"v":${LOG_VERSION},"kind":"events","runId":${ids.runIdJson},"agentId":${ids.agentIdJson},"entries":${JSON.stringify(rows)}}`;
 }
 
+function serialisable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A run's journal entries from its `event` and `events` records, in order. */
 export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
   const entries: JournalEntry[] = [];
@@ -492,7 +501,16 @@ export class RunWriter {
     // Taken first: rows that cannot be serialised fail once, not every later flush with them.
     const rows = this.#rows;
     this.#rows = [];
-    this.log.appendLine(eventsLine(rows, this.#ids));
+    let line: string;
+    try {
+      line = eventsLine(rows, this.#ids);
+    } catch (error) {
+      // A row that cannot be serialised must not take the others of its line with it.
+      const writable = rows.filter((row) => serialisable(row));
+      if (writable.length > 0) this.log.appendLine(eventsLine(writable, this.#ids));
+      throw error;
+    }
+    this.log.appendLine(line);
   }
 
   /** Record the machine snapshot; new messages go first as their own records. */
@@ -531,10 +549,15 @@ export class RunWriter {
     return this.#rowsFailed() ?? this.log.flush();
   }
 
-  /** `flush`, in the background (see `RunLogWriter.flushBehind`). */
+  /**
+   * `flush`, in the background (see `RunLogWriter.flushBehind`). The journal's rows become a
+   * line only when the write starts: one `events` line per write, not one per call.
+   */
   flushBehind(): Promise<void> {
-    return this.#rowsFailed() ?? this.log.flushBehind();
+    return this.log.flushBehind(this.#collectRows);
   }
+
+  readonly #collectRows = (): void => this.#appendRows();
 
   /** Hand the pending rows to the log; a rejection if they cannot be serialised. */
   #rowsFailed(): Promise<never> | undefined {

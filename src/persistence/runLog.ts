@@ -108,6 +108,8 @@ export class RunLogWriter {
   #behind: Promise<void> | undefined;
   /** The write the loop has on the thread pool, while it is there. */
   #poolWrite: Promise<void> | undefined;
+  /** Appends what the caller buffered, right before each background batch (see `flushBehind`). */
+  #collect: (() => void) | undefined;
 
   /**
    * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
@@ -181,13 +183,16 @@ export class RunLogWriter {
    * the caller's burst of work yields to the event loop, and the syscall runs on libuv's thread
    * pool, not on the caller's. One write is in flight at a time and each takes everything
    * pending when it starts, so batches land in order and a busy run coalesces them (a run whose
-   * phases never wait for I/O writes once). Resolves when every line appended before the call
-   * is in the file; rejects if a write fails (that batch is lost; later lines are still written
-   * by the next call).
+   * phases never wait for I/O writes once). `collect`, kept for later calls, is called right
+   * before each batch is taken, to append what the caller buffered as late as possible (so a
+   * caller serialises once per write, not once per call). Resolves when every line appended
+   * before the call, and what `collect` appended, is in the file; rejects if a write or `collect`
+   * fails (that batch is lost; later lines are still written by the next call).
    */
-  flushBehind(): Promise<void> {
+  flushBehind(collect?: () => void): Promise<void> {
+    if (collect !== undefined) this.#collect = collect;
     if (this.#behind !== undefined) return this.#behind;
-    if (this.#closed || (this.#pending.length === 0 && this.#opening === undefined)) return Promise.resolve();
+    if (this.#closed || (this.#pending.length === 0 && this.#opening === undefined && this.#collect === undefined)) return Promise.resolve();
     // The drain awaits before it can finish, so `#behind` is set before its `finally` clears it.
     this.#behind = this.#drain();
     return this.#behind;
@@ -197,7 +202,9 @@ export class RunLogWriter {
     try {
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.#opened();
-      while (this.#pending.length > 0) {
+      for (;;) {
+        this.#collect?.();
+        if (this.#pending.length === 0) break;
         const batch = `${this.#pending.join('\n')}\n`;
         this.#pending = [];
         // Closing: the caller waits for this write anyway, and a pool round trip costs more.

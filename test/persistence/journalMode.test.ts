@@ -54,6 +54,24 @@ describe('a journal-only store', () => {
     expect((await store.listRuns()).map((m) => m.runId)).toEqual(['journaled']);
   });
 
+  it('serialises the journal once per write: phases that follow without waiting share one events line', async () => {
+    const store = createFileStore({ dir: tempDir(), mode: 'journal' });
+    const writer = store.createRun({ runId: 'burst', agentId: 'a', task: 't' });
+    const phases = ['reason', 'gate', 'act', 'observe'] as const;
+    const flushes = phases.map((phase, sequence) => {
+      writer.event({ sequence, timestamp: 1, agentId: 'a', runId: 'burst', iteration: 0, event: { type: 'phase.entered', phase } });
+      return writer.flushBehind();
+    });
+    await Promise.all(flushes);
+    writer.event({ sequence: 4, timestamp: 2, agentId: 'a', runId: 'burst', iteration: 1, event: { type: 'phase.entered', phase: 'reason' } });
+    await writer.flushBehind();
+    writer.end('final_answer');
+    await writer.close();
+    const file = runFiles(store, 'burst').log;
+    expect(kindsOf(file)).toEqual(['run', 'events', 'events', 'end']);
+    expect(store.readJournal('burst').entries.map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('refuses to resume a journal-only run, from either kind of store, and says how to read it', async () => {
     const dir = tempDir();
     const journalStore = createFileStore({ dir, mode: 'journal' });

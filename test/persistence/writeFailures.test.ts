@@ -21,7 +21,7 @@ const entry = (sequence: number, task: unknown = 'ok'): JournalEntry =>
 const snapshot = (phase: string) => ({ status: 'active', value: { running: phase }, context: { runId: 'run_w', messages: [] }, children: {} });
 
 describe('a record that cannot be written', () => {
-  it('fails its flush as a rejection, once, and the events after it are still written', async () => {
+  it('fails its flush as a rejection, once, and every other event is still written', async () => {
     const store = createFileStore({ dir: tempDir() });
     const writer = store.createRun({ runId: 'run_w', agentId: 'agent_w', task: 't' });
     writer.event(entry(0));
@@ -36,10 +36,10 @@ describe('a record that cannot be written', () => {
     const outcome = { toolCallId: 'c1', tool: 'echo', status: 'ok', content: 'done', isError: false } as const;
     expect(() => writer.toolResult('run_w:c1', outcome)).toThrow(/BigInt/);
     await writer.close();
-    // The batches with a bad entry are lost; the log stays valid and holds everything else.
-    expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([2]);
+    // Only the bad entries are lost, not the rest of their batches; the log stays valid.
+    expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([0, 2]);
     const { records } = readRunLog(runFiles(store, 'run_w').log);
-    expect(records.map((r) => r.kind)).toEqual(['run', 'events', 'tool_result']);
+    expect(records.map((r) => r.kind)).toEqual(['run', 'events', 'events', 'tool_result']);
     expect(records.find((r) => r.kind === 'tool_result')).toMatchObject({ key: 'run_w:c1', outcome });
   });
 
