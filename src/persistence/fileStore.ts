@@ -453,8 +453,9 @@ export class RunWriter {
   #lastContext: Record<string, unknown> | undefined;
   /**
    * Journal entries since the last other record, as rows of one `events` record: one line and
-   * one JSON.stringify for the ten-odd events of a phase instead of one each. Appended before
-   * any other record and at every flush, so the log keeps the order in which things happened.
+   * one JSON.stringify for the ten-odd events of a phase (of every phase since the last write, in
+   * a journal-only log) instead of one each. Appended before any other record and at every flush,
+   * so the log keeps the order in which things happened.
    */
   #rows: EventRow[] = [];
 
