@@ -507,7 +507,7 @@ export class RunWriter {
       line = eventsLine(rows, this.#ids);
     } catch (error) {
       // A row that cannot be serialised must not take the others of its line with it.
-      const writable = rows.filter((row) => serialisable(row));
+      const writable = rows.filter(serialisable);
       if (writable.length > 0) this.log.appendLine(eventsLine(writable, this.#ids));
       throw error;
     }
