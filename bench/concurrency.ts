@@ -33,6 +33,13 @@ export interface ConcurrencyResult {
   readonly cpuMs: Summary;
   /** Peak retained heap per in-flight agent (after a full GC), in KB; null without --expose-gc. */
   readonly heapPerAgentKb: number | null;
+  /**
+   * Wall time over (b)'s, taken within each group of measurements made close together (one
+   * process of interleaved contenders, or one round of processes each alone) — one ratio per
+   * group. On a shared machine whose speed drifts by tens of percent over minutes, a ratio of two
+   * neighbours is steadier than the ratio of two medians pooled over the whole run.
+   */
+  readonly wallVsXstate?: Summary;
 }
 
 function runners(contender: Contender, options: ConcurrencyOptions): RunOnce[] {
@@ -80,6 +87,28 @@ async function heapPerAgent(contender: Contender, options: ConcurrencyOptions): 
   }
   await done;
   return peak / 1024 / options.agents;
+}
+
+/**
+ * Each result with {@link ConcurrencyResult.wallVsXstate} filled in from `groups`: in every
+ * group that has both it and (b) (`xstate`, shared), the ratio of its median wall time to (b)'s.
+ *
+ * @example
+ * ```ts
+ * const merged = withPairedRatios(mergedResults, perProcessResults);
+ * merged.find((r) => r.id === 'actorloop')?.wallVsXstate?.median;
+ * ```
+ */
+export function withPairedRatios(results: readonly ConcurrencyResult[], groups: readonly (readonly ConcurrencyResult[])[]): ConcurrencyResult[] {
+  return results.map((result) => {
+    const ratios: number[] = [];
+    for (const group of groups) {
+      const mine = group.find((r) => r.id === result.id && r.mode === result.mode);
+      const xstate = group.find((r) => r.id === 'xstate' && r.mode === 'shared');
+      if (mine !== undefined && xstate !== undefined) ratios.push(mine.wallMs.median / xstate.wallMs.median);
+    }
+    return ratios.length === 0 ? result : { ...result, wallVsXstate: summarize(ratios) };
+  });
 }
 
 /** One contender measured in one mode. */

@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { concurrencyKey, type ConcurrencyResult } from './concurrency.ts';
+import { concurrencyKey, withPairedRatios, type ConcurrencyResult } from './concurrency.ts';
 import { describeEnvironment } from './environment.ts';
 import { measureFanOut } from './fanout.ts';
 import { measureIterations, type IterationResult } from './iterations.ts';
@@ -118,8 +118,7 @@ async function measureAll(scratch: string): Promise<void> {
   for (let i = 0; i < settings.concurrencyProcesses; i++) {
     perProcess.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats }));
   }
-  const concurrency = mergeConcurrency(perProcess);
-  if (perProcess.length > 1) notes.push(describeSpread(perProcess));
+  const concurrency = withPairedRatios(mergeConcurrency(perProcess), perProcess);
 
   // Interleaved contenders share XState's compiled code and inline caches: (b) run alone is
   // faster than (b) run next to (c), which flatters the ratio. Each one alone, in turn:
@@ -132,7 +131,12 @@ async function measureAll(scratch: string): Promise<void> {
       alone.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats, only: [key] }));
     }
   }
-  const concurrencyAlone = keys.map((key) => mergeConcurrency(alone.filter((results) => results[0] !== undefined && concurrencyKey(results[0]) === key))[0] as ConcurrencyResult);
+  // A round's processes run within a minute or so of each other: the ratios are taken per round.
+  const rounds = Array.from({ length: settings.concurrencyProcesses }, (_, round) => alone.slice(round * keys.length, (round + 1) * keys.length).flat());
+  const concurrencyAlone = withPairedRatios(
+    keys.map((key) => mergeConcurrency(alone.filter((results) => results[0] !== undefined && concurrencyKey(results[0]) === key))[0] as ConcurrencyResult),
+    rounds,
+  );
   if (!quick) {
     // The same scenario compiled ahead of time, the way a published package runs: tsx compiles
     // with keepNames, which names every closure as it is created, and per-agent closures pay.
@@ -149,7 +153,9 @@ async function measureAll(scratch: string): Promise<void> {
     'Per-iteration samples each time ≥ 100 loop iterations (10 runs of react-10, 1 of react-100) so GC is amortised alike for every N; contenders are interleaved round by round in one process. ' +
       `Then again with each contender alone in a process of its own (${settings.iterationProcesses} such process${settings.iterationProcesses === 1 ? '' : 'es'} each, taking turns, ${settings.aloneRounds * settings.samplesPerRound} samples per process); the targets are checked on both.`,
     `The concurrency scenario runs in ${processes} (same flags), its contenders interleaved round by round; medians over every process's rounds. ` +
-      `Then again with each contender and mode alone in a process of its own, ${settings.concurrencyProcesses} such process${settings.concurrencyProcesses === 1 ? '' : 'es'} each, taking turns; the targets are checked on both.`,
+      `Then again with each contender and mode alone in a process of its own, ${settings.concurrencyProcesses} such process${settings.concurrencyProcesses === 1 ? '' : 'es'} each, taking turns; the targets are checked on both. ` +
+      'Paired ratios: wall time over (b)\'s within one process (interleaved) or within one round of alone processes, median over processes or rounds; ' +
+      "this machine's speed drifts by tens of percent over minutes, which a ratio of neighbours cancels and a ratio of pooled medians does not. The wall-time targets are checked on the paired ratios.",
   );
 
   const results: BenchResults = {
@@ -237,20 +243,6 @@ function mergeConcurrency(perProcess: readonly ConcurrencyResult[][]): Concurren
       heapPerAgentKb: heaps.length === 0 ? null : summarize(heaps).median,
     };
   });
-}
-
-/** Each process's wall-time ratio of every actorloop entry to (b), so the spread is on record. */
-function describeSpread(perProcess: readonly ConcurrencyResult[][]): string {
-  const entries = (perProcess[0] ?? []).filter((r) => r.id === 'actorloop');
-  const parts = entries.map((entry) => {
-    const ratios = perProcess.map((results) => {
-      const mine = results.find((r) => r.id === entry.id && r.mode === entry.mode);
-      const xstate = results.find((r) => r.id === 'xstate');
-      return mine === undefined || xstate === undefined ? 'n/a' : `${fmt(mine.wallMs.median / xstate.wallMs.median)}×`;
-    });
-    return `${entry.mode} ${ratios.join(', ')}`;
-  });
-  return `Concurrency, wall vs (b) in each of the ${perProcess.length} processes: ${parts.join('; ')}.`;
 }
 
 main().catch((error: unknown) => {

@@ -8,6 +8,7 @@ import type { ConcurrencyResult } from '../../bench/concurrency.ts';
 import type { Environment } from '../../bench/environment.ts';
 import type { FanOutResult } from '../../bench/fanout.ts';
 import type { IterationResult } from '../../bench/iterations.ts';
+import { withPairedRatios } from '../../bench/concurrency.ts';
 import { checkTargets, costModel, renderMarkdown } from '../../bench/report.ts';
 import { summarize } from '../../bench/stats.ts';
 import type { StuckResult } from '../../bench/stuck.ts';
@@ -91,6 +92,28 @@ describe('bench report', () => {
     expect(heap).toMatchObject({ met: false, measured: '160 KB' });
   });
 
+  it('pairs each group with its own (b): a machine that slows down between groups does not move the ratio', () => {
+    // Three processes; the machine runs twice as slow in the second. Within each, (c) is 1.2×, 1.3×, 1.4× (b).
+    const groups = [
+      [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1200)],
+      [concurrency('xstate', 'shared', 2000), concurrency('actorloop', 'shared', 2600)],
+      [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1400)],
+    ];
+    // Pooled: (c)'s median 1400 against (b)'s 1000 would say 1.4×.
+    const pooled = [concurrency('xstate', 'shared', 1000), concurrency('actorloop', 'shared', 1400), concurrency('actorloop', 'perAgent', 1400)];
+    const [xstate, shared, perAgent] = withPairedRatios(pooled, groups);
+    expect(xstate?.wallVsXstate?.samples).toEqual([1, 1, 1]);
+    expect(shared?.wallVsXstate?.samples.map((r) => Number(r.toFixed(3)))).toEqual([1.2, 1.3, 1.4]);
+    expect(shared?.wallVsXstate?.median).toBeCloseTo(1.3, 9);
+    // No group measured it: no paired figure, and the check falls back to the pooled ratio.
+    expect(perAgent?.wallVsXstate).toBeUndefined();
+    const checks = checkTargets(iterations, withPairedRatios(pooled, groups), [], stuck, fanOut);
+    expect(checks.find((c) => c.target.includes('(shared) wall'))).toMatchObject({ measured: '1.3×', met: true });
+    expect(checks.find((c) => c.target.includes('(shared) wall'))?.target).toContain('median of 3 paired ratios');
+    expect(checks.find((c) => c.target.includes('(perAgent) wall'))).toMatchObject({ measured: '1.4×', met: true });
+    expect(checks.find((c) => c.target.includes('(perAgent) wall'))?.target).not.toContain('paired');
+  });
+
   it('checks the per-iteration targets on the alone figures too, when there are some', () => {
     const alone = reactN([50, 50], [120, 90], [140, 100]);
     const checks = checkTargets(iterations, [], [], stuck, fanOut, alone);
@@ -136,6 +159,8 @@ describe('bench report', () => {
     expect(markdown).toContain('contenders interleaved round by round in each process');
     expect(markdown).toContain('each contender and mode alone in its own processes');
     expect(markdown).toContain('| 1.75× |');
+    // Without groups there is no paired ratio to show.
+    expect(markdown).toContain('| 1.4× | n/a |');
     for (const target of targets) expect(markdown).toContain(`| ${target.target} | ${target.measured} |`);
     expect(markdown).toContain('- a note');
     // No long runs (a quick run): no table for them.
