@@ -7,6 +7,7 @@
 import { measureIterations, type IterationResult } from './iterations.ts';
 import { actorloop } from './scenarios/actorloop.ts';
 import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
+import { aiSdk } from './scenarios/aiSdk.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
 import type { Contender } from './scenarios/types.ts';
 import { xstateMachine } from './scenarios/xstateMachine.ts';
@@ -24,9 +25,9 @@ interface Options {
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
 const fileStore =
   options.contender === 'actorloop_journal' || options.contender === 'actorloop_file' ? actorloopWithFileStore(options.contender, options.storeRoot) : undefined;
-const contender = [bareLoop, xstateMachine, actorloop, fileStore?.contender].find((c): c is Contender => c?.id === options.contender);
+const contender = [bareLoop, xstateMachine, actorloop, fileStore?.contender, aiSdk].find((c): c is Contender => c?.id === options.contender);
 if (contender === undefined) {
-  throw new Error(`Unknown contender "${options.contender}": use bare, xstate, actorloop, actorloop_journal or actorloop_file.`);
+  throw new Error(`Unknown contender "${options.contender}": use bare, xstate, actorloop, actorloop_journal, actorloop_file or ai_sdk.`);
 }
 const results: IterationResult[] = [];
 try {

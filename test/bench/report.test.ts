@@ -92,6 +92,24 @@ describe('bench report', () => {
     expect(heap).toMatchObject({ met: false, measured: '160 KB' });
   });
 
+  it('checks (c) against half the AI SDK measured in the same pass, and falls back to the anchors without it', () => {
+    // (f) 300 µs at N=10, 180 µs at N=100: (c)'s 120 and 110 are 0.8× and 1.22× of the halves.
+    const withAiSdk = [...iterations, iteration('ai_sdk', 10, 300), iteration('ai_sdk', 100, 180)];
+    const checks = checkTargets(withAiSdk, [], [], stuck, fanOut, withAiSdk);
+    const measured = checks.filter((c) => c.target.includes('half the AI SDK (f) measured here'));
+    expect(measured.map((c) => [c.measured, c.met])).toEqual([
+      ['0.8× of the limit', true],
+      ['1.22× of the limit', false],
+      ['0.8× of the limit', true],
+      ['1.22× of the limit', false],
+    ]);
+    expect(measured.filter((c) => c.target.endsWith('alone in its own processes'))).toHaveLength(2);
+    expect(checks.some((c) => c.target.includes('anchor'))).toBe(false);
+    // Without (f): the anchor rows, interleaved only.
+    const anchored = checkTargets(iterations, [], [], stuck, fanOut, iterations).filter((c) => c.target.includes('AI SDK'));
+    expect(anchored.map((c) => c.target.includes('anchor'))).toEqual([true, true, true, true]);
+  });
+
   it('pairs each group with its own (b): a machine that slows down between groups does not move the ratio', () => {
     // Three processes; the machine runs twice as slow in the second. Within each, (c) is 1.2×, 1.3×, 1.4× (b).
     const groups = [
