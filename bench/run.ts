@@ -1,6 +1,6 @@
 /**
- * `npm run bench` — actorloop against a hand-written loop, a minimal XState machine and (react-N only) the Vercel AI SDK, side by
- * side in one run: react-N per-iteration overhead (contenders interleaved in this process, then
+ * `npm run bench` — actorloop against a hand-written loop, a minimal XState machine and (react-N
+ * only) the Vercel AI SDK, side by side in one run: react-N per-iteration overhead (contenders interleaved in this process, then
  * each alone in child processes), many concurrent agents (in fresh child processes: contenders
  * interleaved, then each alone), stuck detection and strategy fan-out. Prints a markdown table,
  * writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
@@ -55,7 +55,8 @@ async function measureAll(scratch: string): Promise<void> {
   if (!environment.gcExposed) notes.push('Heap figures need node --expose-gc (npm run bench passes it).');
   const journalStore = actorloopWithFileStore('actorloop_journal', scratch);
   const fileStore = actorloopWithFileStore('actorloop_file', scratch);
-  // (f), the AI SDK, runs react-N only: it has no concurrent-agent primitive, and at N=1000 it re-converts 2 000 messages per step.
+  // (f), the AI SDK, runs react-N only: it has no concurrent-agent primitive, and at N=1000 it
+  // re-converts 2 000 messages per step.
   const contenders: Contender[] = [bareLoop, xstateMachine, actorloop, journalStore.contender, fileStore.contender, aiSdk];
 
   const iterations: IterationResult[] = [];
