@@ -2,8 +2,9 @@
  * `npm run bench` — actorloop against a hand-written loop, a minimal XState machine and (react-N
  * only) the Vercel AI SDK, side by side in one run: react-N per-iteration overhead (contenders
  * interleaved in this process, then each alone in child processes), many concurrent agents (in
- * fresh child processes: contenders interleaved, then each alone), stuck detection and strategy fan-out. Prints a markdown table,
- * writes bench/results/latest.json and (full runs only) bench/RESULTS.md.
+ * fresh child processes: contenders interleaved, then each alone), stuck detection and strategy
+ * fan-out. Prints a markdown table, writes bench/results/latest.json and (full runs only)
+ * bench/RESULTS.md.
  * Figures, not a test: nothing here fails on a threshold.
  *
  *   npm run bench               full run (about 15 minutes on a 2-core machine)
