@@ -1,36 +1,33 @@
 /**
  * The agent loop as a statechart: hydrate → reason → gate → act → observe → reason …
  *
- * Pure: no I/O. The four side-effecting steps are promise actors registered by name in
- * `setup({ actors })`; the runtime supplies real implementations with `agentMachine.provide()`,
- * tests supply scripted ones. Every decision is emitted as a `LoopEvent` (`actor.on('*', …)`),
- * so the runtime can journal and publish it without the machine knowing about either.
+ * Pure: no I/O. The four side-effecting steps run in one worker actor (`phases`, invoked for
+ * the whole run; see phaseRunner.ts): entering a phase's state sends it `phase.run`, and its
+ * `<phase>.done` reply (or `phase.error`) takes the transition out. The runtime supplies real
+ * implementations with `agentMachine.provide()`, tests supply scripted ones. Every decision is
+ * emitted as a `LoopEvent` (`actor.on('*', …)`), so the runtime can journal and publish it
+ * without the machine knowing about either.
  *
  * @example
  * ```ts
- * const machine = agentMachine.provide({ actors: { reason, gate, act } });
+ * const machine = agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
  * const actor = createActor(machine, { input, inspect });
  * actor.on('*', (event) => console.log(event.type));
  * actor.start();
  * ```
  */
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, sendTo, setup } from 'xstate';
 import type { Message } from '../src/conversation/messages.ts';
 import type { TerminationReason } from '../src/events/loopEvent.ts';
 import type {
-  ActInput,
   ActOutput,
   AgentContext,
   AgentEmitted,
   AgentEvent,
   AgentMachineInput,
   AgentOutput,
-  GateInput,
   GateOutput,
-  HydrateInput,
-  HydrateOutput,
   PlannedCall,
-  ReasonInput,
   ReasonOutput,
 } from './agent.types.ts';
 import {
@@ -50,11 +47,7 @@ import {
   turnWasAllInvalid,
   type TurnCalls,
 } from './agent.logic.ts';
-
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
-    throw new Error(`The agent machine's "${name}" actor has no implementation: supply one with agentMachine.provide({ actors: { ${name} } }).`);
-  });
+import { phaseRunner, type PhaseJob, type PhaseReply } from './phaseRunner.ts';
 
 function terminate(reason: TerminationReason, error?: unknown) {
   return { reason, ...(error === undefined ? {} : { error, errorData: errorData(error) }) };
@@ -118,18 +111,19 @@ const turnAfterRejection = ({ context, event }: { context: AgentContext; event: 
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
-    events: {} as AgentEvent,
+    // The caller's events, and the `phases` worker's replies.
+    events: {} as AgentEvent | PhaseReply,
     input: {} as AgentMachineInput,
     output: {} as AgentOutput,
     emitted: {} as AgentEmitted,
   },
   actors: {
-    hydrate: fromPromise<HydrateOutput, HydrateInput>(async () => ({ inject: [] })),
-    reason: notProvided('reason') as unknown as ReturnType<typeof fromPromise<ReasonOutput, ReasonInput>>,
-    gate: notProvided('gate') as unknown as ReturnType<typeof fromPromise<GateOutput, GateInput>>,
-    act: notProvided('act') as unknown as ReturnType<typeof fromPromise<ActOutput, ActInput>>,
+    // Hydrate injects nothing; the other phases fail with what to provide.
+    phases: phaseRunner({}),
   },
   actions: {
+    // Entry action of each phase state: hand the phase to the `phases` worker.
+    runPhase: sendTo('phases', (_, job: PhaseJob) => ({ type: 'phase.run' as const, job })),
     emitTerminated: emit(({ context }) => ({
       type: 'run.terminated' as const,
       reason: context.termination?.reason ?? 'error',
@@ -235,18 +229,22 @@ export const agentMachine = setup({
       after: {
         runTimeout: { target: 'failed', actions: assign({ termination: () => terminate('timeout') }) },
       },
+      // The worker that runs every phase of the run; stopped (aborting its phase) when the run ends.
+      invoke: { id: 'phases', src: 'phases' },
       on: {
         'agent.cancel': { target: 'cancelled', actions: assign({ termination: () => terminate('cancelled') }) },
+        'phase.error': { target: 'failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
       },
       initial: 'hydrate',
       states: {
         hydrate: {
           description: 'Pre-hydration: resolve references in the task before the first model call.',
-          entry: emit({ type: 'phase.entered' as const, phase: 'hydrate' as const }),
-          invoke: {
-            src: 'hydrate',
-            input: ({ context }) => ({ runId: context.runId, task: context.task, messages: context.messages }),
-            onDone: {
+          entry: [
+            emit({ type: 'phase.entered' as const, phase: 'hydrate' as const }),
+            { type: 'runPhase', params: ({ context }) => ({ phase: 'hydrate', input: { runId: context.runId, task: context.task, messages: context.messages } }) },
+          ],
+          on: {
+            'hydrate.done': {
               target: 'reason',
               actions: assign({
                 messages: ({ context, event }) => {
@@ -257,41 +255,38 @@ export const agentMachine = setup({
                 },
               }),
             },
-            onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
         },
         reason: {
           description: 'The model proposes tool calls or a final answer.',
-          entry: emit({ type: 'phase.entered' as const, phase: 'reason' as const }),
-          invoke: {
-            src: 'reason',
-            input: ({ context }) => ({ runId: context.runId, iteration: context.iteration, messages: context.messages }),
+          entry: [
+            emit({ type: 'phase.entered' as const, phase: 'reason' as const }),
+            { type: 'runPhase', params: ({ context }) => ({ phase: 'reason', input: { runId: context.runId, iteration: context.iteration, messages: context.messages } }) },
+          ],
+          on: {
             // Tool calls go to the gate; a reply without calls is the final answer.
-            onDone: [
+            'reason.done': [
               { guard: { type: 'proposesToolCalls', params: replyOf }, target: 'gate', actions: recordReply },
               { target: '#agent.done', actions: recordReply },
             ],
-            onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
         },
         gate: {
           description: 'The policy gate allows, denies or modifies each proposed call.',
-          entry: emit({ type: 'phase.entered' as const, phase: 'gate' as const }),
-          invoke: {
-            src: 'gate',
-            input: ({ context }) => ({
-              runId: context.runId,
-              iteration: context.iteration,
-              calls: context.plan.map((p) => p.call),
-              messages: context.messages,
-            }),
+          entry: [
+            emit({ type: 'phase.entered' as const, phase: 'gate' as const }),
+            { type: 'runPhase', params: ({ context }) => ({
+              phase: 'gate',
+              input: { runId: context.runId, iteration: context.iteration, calls: context.plan.map((p) => p.call), messages: context.messages },
+            }) },
+          ],
+          on: {
             // Wait for a human, run what is runnable, or observe the (blocked) results.
-            onDone: [
+            'gate.done': [
               { guard: { type: 'awaitsHuman', params: turnAfterGate }, target: 'awaitingHuman', actions: recordGate },
               { guard: { type: 'hasRunnableCalls', params: turnAfterGate }, target: 'act', actions: recordGate },
               { target: 'observe', actions: recordGate },
             ],
-            onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
         },
         awaitingHuman: {
@@ -329,17 +324,15 @@ export const agentMachine = setup({
               type: 'tools.dispatched' as const,
               calls: dispatchedCalls(context),
             })),
+            { type: 'runPhase', params: ({ context }) => ({ phase: 'act', input: { runId: context.runId, iteration: context.iteration, calls: runnableCalls(context) } }) },
           ],
-          invoke: {
-            src: 'act',
-            input: ({ context }) => ({ runId: context.runId, iteration: context.iteration, calls: runnableCalls(context) }),
+          on: {
             // Every runnable call now has an outcome (see outcomesAfterAct): escalated failures wait
             // for a human, everything else is observed.
-            onDone: [
+            'act.done': [
               { guard: { type: 'awaitsHuman', params: turnAfterAct }, target: 'awaitingHuman', actions: recordAct },
               { target: 'observe', actions: recordAct },
             ],
-            onError: { target: '#agent.failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
           },
         },
         observe: {

@@ -4,11 +4,24 @@
  * @example
  * ```ts
  * import { agentMachine } from 'actorloop/machines';
- * const actor = createActor(agentMachine.provide({ actors: { reason, gate, act } }), { input, inspect });
+ * const machine = agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
+ * const actor = createActor(machine, { input, inspect });
  * ```
  */
 export { agentMachine } from './agent.machine.ts';
 export type { AgentMachine } from './agent.machine.ts';
+export { phase, phaseRunner, phaseRunnerFor } from './phaseRunner.ts';
+export type {
+  Phase,
+  PhaseArgs,
+  PhaseImplementations,
+  PhaseJob,
+  PhaseName,
+  PhaseReply,
+  PhaseRequest,
+  PhaseRunnerLogic,
+  PhaseRunnerSnapshot,
+} from './phaseRunner.ts';
 export type {
   ActCall,
   ActInput,

@@ -11,7 +11,7 @@
 /**
  * What running work needs of its caller's cancellation. An AbortSignal is one; an agent's act
  * phase passes its own, which makes the real AbortSignal only when a listener is added, so a
- * phase whose tools answer synchronously never makes one (see agent/sharedMachine.ts).
+ * phase whose tools answer synchronously never makes one (see machines/phaseRunner.ts).
  */
 export interface Cancellation {
   readonly aborted: boolean;

@@ -11,24 +11,21 @@ type Json = Record<string, unknown>;
 /** A plain JSON object (not null, not an array). */
 export const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Drop `context.messages` and any invoked child's `input.messages`, keeping their lengths. */
+/** Drop `context.messages` and any child's phase input's `messages`, keeping their lengths. */
 export function packSnapshot(persisted: unknown): Json {
   if (!isObject(persisted)) return {};
   const out: Json = { ...persisted };
   if (isObject(persisted.context)) out.context = { ...persisted.context, messages: [] };
   if (isObject(persisted.children)) {
     const children: Json = {};
-    for (const [id, child] of Object.entries(persisted.children)) children[id] = packChild(child);
+    for (const [id, child] of Object.entries(persisted.children)) children[id] = mapChildInput(child, packInput);
     out.children = children;
   }
   return out;
 }
 
-function packChild(child: unknown): unknown {
-  if (!isObject(child) || !isObject(child.snapshot) || !isObject(child.snapshot.input)) return child;
-  const input = child.snapshot.input;
-  if (!Array.isArray(input.messages)) return child;
-  return { ...child, snapshot: { ...child.snapshot, input: { ...input, messages: null, $messageCount: input.messages.length } } };
+function packInput(input: Json): Json {
+  return Array.isArray(input.messages) ? { ...input, messages: null, $messageCount: input.messages.length } : input;
 }
 
 /** Put the conversation back into a packed snapshot. */
@@ -36,18 +33,51 @@ export function unpackSnapshot(packed: Json, messages: readonly Message[]): Json
   const out: Json = { ...packed };
   if (isObject(packed.context)) out.context = { ...packed.context, messages: [...messages] };
   if (isObject(packed.children)) {
+    const unpackInput = (input: Json): Json => {
+      const { $messageCount, ...rest } = input;
+      return typeof $messageCount === 'number' ? { ...rest, messages: messages.slice(0, $messageCount) } : input;
+    };
     const children: Json = {};
-    for (const [id, child] of Object.entries(packed.children)) children[id] = unpackChild(child, messages);
+    const current = packed.status === 'active' ? migrateChildren(packed.children) : packed.children;
+    for (const [id, child] of Object.entries(current)) children[id] = mapChildInput(child, unpackInput);
     out.children = children;
   }
   return out;
 }
 
-function unpackChild(child: unknown, messages: readonly Message[]): unknown {
-  if (!isObject(child) || !isObject(child.snapshot) || !isObject(child.snapshot.input)) return child;
-  const { $messageCount, ...input } = child.snapshot.input;
-  if (typeof $messageCount !== 'number') return child;
-  return { ...child, snapshot: { ...child.snapshot, input: { ...input, messages: messages.slice(0, $messageCount) } } };
+/**
+ * A child's phase input, mapped: the `phases` worker's job input (`snapshot.job.input`), or an
+ * invoked actor's input (`snapshot.input`).
+ */
+function mapChildInput(child: unknown, map: (input: Json) => Json): unknown {
+  if (!isObject(child) || !isObject(child.snapshot)) return child;
+  const snapshot = child.snapshot;
+  if (isObject(snapshot.job) && isObject(snapshot.job.input)) return { ...child, snapshot: { ...snapshot, job: { ...snapshot.job, input: map(snapshot.job.input) } } };
+  if (isObject(snapshot.input)) return { ...child, snapshot: { ...snapshot, input: map(snapshot.input) } };
+  return child;
+}
+
+const PHASES = new Set(['hydrate', 'reason', 'gate', 'act']);
+
+/**
+ * Snapshots persisted before the agent machine had one `phases` worker held the phase in flight
+ * as an invoked promise actor named after it (`children.reason`, …). An active run gets the
+ * worker, with that phase as its job (so the run resumes into the same phase) or idle (it was
+ * waiting for a human); other children pass unchanged.
+ */
+function migrateChildren(children: Json): Json {
+  const out: Json = {};
+  let job: Json | null = null;
+  for (const [id, child] of Object.entries(children)) {
+    if (isObject(child) && typeof child.src === 'string' && PHASES.has(child.src) && isObject(child.snapshot)) {
+      if (child.snapshot.status === 'active' && isObject(child.snapshot.input)) job = { phase: child.src, input: child.snapshot.input };
+      continue;
+    }
+    out[id] = child;
+  }
+  if ('phases' in out) return out;
+  out.phases = { src: 'phases', syncSnapshot: false, snapshot: { status: 'active', output: undefined, error: undefined, input: undefined, job } };
+  return out;
 }
 
 /**

@@ -20,7 +20,8 @@ const endless = () => {
 
 describe('runs with instant models and tools', () => {
   it('still end on their wall-clock limit, and let other timers fire meanwhile', async () => {
-    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, timeoutMs: 100 } });
+    // No token limit either: a fast loop spends the default budget before 100 ms have passed.
+    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER, timeoutMs: 100 } });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);
     const started = performance.now();
@@ -36,7 +37,7 @@ describe('runs with instant models and tools', () => {
   });
 
   it('yielding together, all go on and all end on their limits', async () => {
-    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, timeoutMs: 150 } });
+    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER, timeoutMs: 150 } });
     const results = await Promise.all(Array.from({ length: 25 }, (_, k) => agent.start(`count ${k}`).settled));
     expect(results.map((r) => r.reason)).toEqual(Array.from({ length: 25 }, () => 'timeout'));
     for (const result of results) expect(result.iterations).toBeGreaterThan(1);

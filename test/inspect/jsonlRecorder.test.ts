@@ -48,7 +48,7 @@ describe('createJsonlRecorder', () => {
 
     const rootEvents = records.filter((r) => r.type === '@xstate.event' && r.sessionId === rootId).map((r) => (r.event as { type: string }).type);
     expect(rootEvents[0]).toBe('xstate.init');
-    expect(rootEvents).toContain('xstate.done.actor.0.agent.running.act');
+    expect(rootEvents).toContain('act.done');
 
     const rootSnapshots = records.filter((r) => r.type === '@xstate.snapshot' && r.sessionId === rootId);
     const last = rootSnapshots.at(-1)?.snapshot;
@@ -56,9 +56,12 @@ describe('createJsonlRecorder', () => {
     expect(last?.value).toBe('done');
     expect((last?.context as { messages: Array<{ content: string | null }> }).messages.at(-1)?.content).toBe('done');
 
-    // Invoked children name their parent; actions carry their type.
-    const reasonActor = records.find((r) => r.type === '@xstate.actor' && r.actorId === '0.agent.running.reason');
-    expect(reasonActor?.parentSessionId).toBe(rootId);
+    // Invoked children name their parent (the `phases` worker, whose events are the phase
+    // requests); actions carry their type.
+    const worker = records.find((r) => r.type === '@xstate.actor' && r.actorId === 'phases');
+    expect(worker?.parentSessionId).toBe(rootId);
+    const workerEvents = records.filter((r) => r.type === '@xstate.event' && r.sessionId === worker?.sessionId).map((r) => (r.event as { type: string }).type);
+    expect(workerEvents).toContain('phase.run');
     expect(records.some((r) => r.type === '@xstate.action' && r.action?.type === 'xstate.emit')).toBe(true);
     expect(records.some((r) => r.type === '@xstate.microstep' && Array.isArray(r.transitions))).toBe(true);
   });

@@ -1,6 +1,7 @@
-import { createActor, fromPromise, SimulatedClock, toPromise, waitFor } from 'xstate';
+import { createActor, SimulatedClock, toPromise, waitFor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
+import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
 import type {
   ActInput,
   ActOutput,
@@ -33,24 +34,26 @@ function scriptedLoop(
   const actSignals: AbortSignal[] = [];
   const machine = agentMachine.provide({
     actors: {
-      reason: fromPromise<ReasonOutput, ReasonInput>(async ({ input, signal }) => {
-        reasonSignals.push(signal);
-        if (overrides.reasonDelayMs !== undefined) {
-          await new Promise((resolve) => setTimeout(resolve, overrides.reasonDelayMs));
-        }
-        const reply = typeof replies === 'function' ? replies(input) : replies[i++];
-        if (reply === undefined) throw new Error('script exhausted');
-        return { text: null, toolCalls: [], usage: usage(10), costUsd: 0, ...reply };
-      }),
-      gate: fromPromise<GateOutput, GateInput>(async ({ input }) => ({
-        plan: overrides.gate?.(input) ?? input.calls.map((c): PlannedCall => ({ call: c, arguments: {}, verdict: 'run' })),
-      })),
-      act: fromPromise<ActOutput, ActInput>(async ({ input, signal }) => {
-        actSignals.push(signal);
-        if (overrides.act !== undefined) return overrides.act(input, signal);
-        return {
-          outcomes: input.calls.map((c) => ({ toolCallId: c.call.id, tool: c.call.name, status: 'ok' as const, content: `ran ${c.call.id}`, isError: false })),
-        };
+      phases: phaseRunner({
+        reason: phase<ReasonOutput, ReasonInput>(async ({ input, signal }) => {
+          reasonSignals.push(signal);
+          if (overrides.reasonDelayMs !== undefined) {
+            await new Promise((resolve) => setTimeout(resolve, overrides.reasonDelayMs));
+          }
+          const reply = typeof replies === 'function' ? replies(input) : replies[i++];
+          if (reply === undefined) throw new Error('script exhausted');
+          return { text: null, toolCalls: [], usage: usage(10), costUsd: 0, ...reply };
+        }),
+        gate: phase<GateOutput, GateInput>(async ({ input }) => ({
+          plan: overrides.gate?.(input) ?? input.calls.map((c): PlannedCall => ({ call: c, arguments: {}, verdict: 'run' })),
+        })),
+        act: phase<ActOutput, ActInput>(async ({ input, signal }) => {
+          actSignals.push(signal);
+          if (overrides.act !== undefined) return overrides.act(input, signal);
+          return {
+            outcomes: input.calls.map((c) => ({ toolCallId: c.call.id, tool: c.call.name, status: 'ok' as const, content: `ran ${c.call.id}`, isError: false })),
+          };
+        }),
       }),
     },
   });
@@ -158,7 +161,7 @@ describe('agent machine', () => {
   it('fails with the error when the model call fails', async () => {
     const boom = new Error('provider down');
     const machine = agentMachine.provide({
-      actors: { reason: fromPromise<ReasonOutput, ReasonInput>(async () => Promise.reject(boom)) },
+      actors: { phases: phaseRunner({ reason: phase<ReasonOutput, ReasonInput>(async () => Promise.reject(boom)) }) },
     });
     const actor = createActor(machine, { input: input() }).start();
     const output = await toPromise(actor);

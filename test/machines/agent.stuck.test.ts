@@ -3,32 +3,35 @@
  * `failed` with reason `stuck`, after its observations enter the conversation and before any
  * other limit is looked at.
  */
-import { createActor, fromPromise, toPromise } from 'xstate';
+import { createActor, toPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
+import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
 import type { ActInput, ActOutput, AgentMachineInput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { LoopEvent } from '../../src/events/loopEvent.ts';
 
 const usage = { promptTokens: 1, completionTokens: 0, totalTokens: 1 };
 
 /** The model always calls `echo`; act reports `stuck` on the given act phase (1-based). */
-function machineStuckOn(phase: number) {
+function machineStuckOn(stuckAct: number) {
   let acts = 0;
   return agentMachine.provide({
     actors: {
-      reason: fromPromise<ReasonOutput, ReasonInput>(async ({ input }) => ({
-        text: null,
-        toolCalls: [{ id: `c${input.iteration}`, name: 'echo', arguments: '{}' }],
-        usage,
-        costUsd: 0,
-      })),
-      gate: fromPromise<GateOutput, GateInput>(async ({ input }) => ({
-        plan: input.calls.map((call): PlannedCall => ({ call, arguments: {}, verdict: 'run' })),
-      })),
-      act: fromPromise<ActOutput, ActInput>(async ({ input }) => {
-        acts++;
-        const outcomes = input.calls.map((c) => ({ toolCallId: c.call.id, tool: c.call.name, status: 'ok' as const, content: 'same', isError: false }));
-        return acts === phase ? { outcomes, stuck: { reason: 'echo repeated 3 times' } } : { outcomes };
+      phases: phaseRunner({
+        reason: phase<ReasonOutput, ReasonInput>(async ({ input }) => ({
+          text: null,
+          toolCalls: [{ id: `c${input.iteration}`, name: 'echo', arguments: '{}' }],
+          usage,
+          costUsd: 0,
+        })),
+        gate: phase<GateOutput, GateInput>(async ({ input }) => ({
+          plan: input.calls.map((call): PlannedCall => ({ call, arguments: {}, verdict: 'run' })),
+        })),
+        act: phase<ActOutput, ActInput>(async ({ input }) => {
+          acts++;
+          const outcomes = input.calls.map((c) => ({ toolCallId: c.call.id, tool: c.call.name, status: 'ok' as const, content: 'same', isError: false }));
+          return acts === stuckAct ? { outcomes, stuck: { reason: 'echo repeated 3 times' } } : { outcomes };
+        }),
       }),
     },
   });

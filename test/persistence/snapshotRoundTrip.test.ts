@@ -1,19 +1,23 @@
 /**
  * RELIABILITY case 15: the agent machine's persisted snapshot survives JSON.stringify/parse (and
- * the store's snapshot codec). Restoring does not re-run entry actions, restarts the invoke that
+ * the store's snapshot codec). Restoring does not re-run entry actions, re-runs the phase that
  * was in flight, can be persisted and restored again, and every persisted child names its `src`.
  */
-import { createActor, fromPromise, toPromise, waitFor, type Snapshot } from 'xstate';
+import { createActor, toPromise, waitFor, type Snapshot } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
+import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
 import type { ActInput, ActOutput, AgentMachineInput, AgentOutput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { Message, ToolCall } from '../../src/conversation/messages.ts';
 import type { LoopEvent } from '../../src/events/loopEvent.ts';
 import { packSnapshot, unpackSnapshot } from '../../src/persistence/snapshotCodec.ts';
 
-type Persisted = Record<string, unknown> & { children: Record<string, { src: unknown; snapshot: { status: string } }>; context: { messages: Message[] } };
+type Persisted = Record<string, unknown> & {
+  children: Record<string, { src: unknown; snapshot: { status: string; job?: { phase: string; input: unknown } | null } }>;
+  context: { messages: Message[] };
+};
 
-const NAMED_SOURCES = ['hydrate', 'reason', 'gate', 'act'];
+const NAMED_SOURCES = ['phases'];
 const usage = { promptTokens: 5, completionTokens: 5, totalTokens: 10 };
 const call = (id: string, name: string): ToolCall => ({ id, name, arguments: `{"id":"${id}"}` });
 
@@ -39,23 +43,25 @@ function harness(replies: Array<Partial<ReasonOutput>>, options: { holdAct?: boo
   if (options.holdAct !== true) release();
   const machine = agentMachine.provide({
     actors: {
-      reason: fromPromise<ReasonOutput, ReasonInput>(async ({ input: { iteration } }) => {
-        const reply = replies[iteration];
-        if (reply === undefined) throw new Error(`no reply for iteration ${iteration}`);
-        return { text: null, toolCalls: [], usage, costUsd: 0, ...reply };
-      }),
-      gate: fromPromise<GateOutput, GateInput>(async ({ input: { calls } }) => ({
-        plan: calls.map((c): PlannedCall => ({ call: c, arguments: JSON.parse(c.arguments) as unknown, verdict: c.name === 'confirm_me' ? 'confirm' : 'run' })),
-      })),
-      act: fromPromise<ActOutput, ActInput>(async ({ input: actInput, signal }) => {
-        actStarts.push(actInput);
-        actSignals.push(signal);
-        if (options.holdAct === true) {
-          await Promise.race([released, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))]);
-        }
-        return {
-          outcomes: actInput.calls.map((c) => ({ toolCallId: c.call.id, tool: c.call.name, status: 'ok' as const, content: `did ${c.call.id}`, isError: false })),
-        };
+      phases: phaseRunner({
+        reason: phase<ReasonOutput, ReasonInput>(async ({ input: { iteration } }) => {
+          const reply = replies[iteration];
+          if (reply === undefined) throw new Error(`no reply for iteration ${iteration}`);
+          return { text: null, toolCalls: [], usage, costUsd: 0, ...reply };
+        }),
+        gate: phase<GateOutput, GateInput>(async ({ input: { calls } }) => ({
+          plan: calls.map((c): PlannedCall => ({ call: c, arguments: JSON.parse(c.arguments) as unknown, verdict: c.name === 'confirm_me' ? 'confirm' : 'run' })),
+        })),
+        act: phase<ActOutput, ActInput>(async ({ input: actInput, signal }) => {
+          actStarts.push(actInput);
+          actSignals.push(signal);
+          if (options.holdAct === true) {
+            await Promise.race([released, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))]);
+          }
+          return {
+            outcomes: actInput.calls.map((c) => ({ toolCallId: c.call.id, tool: c.call.name, status: 'ok' as const, content: `did ${c.call.id}`, isError: false })),
+          };
+        }),
       }),
     },
   });
@@ -112,18 +118,20 @@ describe('agent snapshot round trip', () => {
     expect(stable(output)).toEqual(stable(await uninterrupted(replies)));
   });
 
-  it('restores act by restarting its in-flight invoke, and persists and restores again before finishing', async () => {
+  it('restores act by re-running its in-flight phase, and persists and restores again before finishing', async () => {
     const replies = [{ toolCalls: [call('a1', 'work'), call('a2', 'work')] }, { text: 'worked' }];
     const loop = harness(replies, { holdAct: true });
     const first = loop.start();
     await waitFor(first.actor, (s) => s.matches({ running: 'act' }), { timeout: 2_000 });
     const inAct = persist(first.actor);
-    expect(Object.values(inAct.children)).toEqual([expect.objectContaining({ src: 'act', snapshot: expect.objectContaining({ status: 'active' }) })]);
+    expect(Object.values(inAct.children)).toEqual([
+      expect.objectContaining({ src: 'phases', snapshot: expect.objectContaining({ status: 'active', job: expect.objectContaining({ phase: 'act' }) }) }),
+    ]);
     first.actor.stop(); // persist before stop: the snapshot above records a live child
     expect(loop.actSignals[0]?.aborted).toBe(true);
 
     const second = loop.start(inAct);
-    expect(loop.actStarts).toHaveLength(2); // the in-flight invoke restarted…
+    expect(loop.actStarts).toHaveLength(2); // the in-flight phase re-ran…
     expect(loop.actStarts[1]).toEqual(loop.actStarts[0]); // …with the input it was persisted with
     expect(second.events).toEqual([]); // …without re-running act's entry actions
     expect(second.actor.getSnapshot().matches({ running: 'act' })).toBe(true);
@@ -161,15 +169,62 @@ describe('agent snapshot round trip', () => {
     await toPromise(actor);
 
     const sources = new Set<unknown>();
+    const jobs = new Set<string>();
     for (const snapshot of persisted) {
       for (const child of Object.values(snapshot.children)) {
         expect(typeof child.src).toBe('string');
         expect(NAMED_SOURCES).toContain(child.src);
         sources.add(child.src);
+        if (child.snapshot.job) jobs.add(child.snapshot.job.phase);
       }
       const packed = JSON.parse(JSON.stringify(packSnapshot(snapshot))) as Record<string, unknown>;
       expect(unpackSnapshot(packed, snapshot.context.messages)).toEqual(snapshot);
     }
     expect([...sources].sort()).toEqual([...NAMED_SOURCES].sort());
+    // Every phase was persisted in flight at least once: the worker's snapshot names it.
+    expect([...jobs].sort()).toEqual(['act', 'gate', 'hydrate', 'reason']);
+  });
+
+  it('resumes a snapshot persisted before the phases worker (a promise actor per phase) into the same phase', async () => {
+    const replies = [{ toolCalls: [call('o1', 'work')] }, { text: 'migrated' }];
+    const loop = harness(replies, { holdAct: true });
+    const first = loop.start();
+    await waitFor(first.actor, (s) => s.matches({ running: 'act' }), { timeout: 2_000 });
+    const current = persist(first.actor);
+    first.actor.stop();
+    const job = current.children['phases']?.snapshot.job;
+    expect(job?.phase).toBe('act');
+    // The same moment as the earlier layout persisted it: the act phase as an invoked promise actor.
+    const earlier = {
+      ...current,
+      children: { '0.agent.running.act': { src: 'act', syncSnapshot: false, snapshot: { status: 'active', output: undefined, error: undefined, input: job?.input } } },
+    };
+    const packed = JSON.parse(JSON.stringify(packSnapshot(earlier))) as Record<string, unknown>;
+    expect(JSON.stringify(packed)).not.toContain('be brief');
+
+    const second = loop.start(unpackSnapshot(packed, current.context.messages));
+    expect(second.actor.getSnapshot().matches({ running: 'act' })).toBe(true);
+    expect(loop.actStarts).toHaveLength(2);
+    expect(loop.actStarts[1]).toEqual(loop.actStarts[0]);
+    loop.release();
+    const output = await toPromise(second.actor);
+    expect(count(second.events, 'tools.dispatched')).toBe(0);
+    expect(stable(output)).toEqual(stable(await uninterrupted(replies)));
+  });
+
+  it('resumes an earlier-layout snapshot that waited for a human with an idle worker, which runs the approved calls', async () => {
+    const replies = [{ toolCalls: [call('h2', 'confirm_me')] }, { text: 'approved' }];
+    const loop = harness(replies);
+    const first = loop.start();
+    await waitFor(first.actor, (s) => s.matches({ running: 'awaitingHuman' }), { timeout: 2_000 });
+    const earlier = { ...persist(first.actor), children: {} };
+    first.actor.stop();
+
+    const second = loop.start(unpackSnapshot(JSON.parse(JSON.stringify(packSnapshot(earlier))) as Record<string, unknown>, earlier.context.messages));
+    expect(Object.keys(second.actor.getSnapshot().children)).toEqual(['phases']);
+    second.actor.send({ type: 'agent.approve' });
+    const output = await toPromise(second.actor);
+    expect(loop.actStarts.map((a) => a.calls.map((c) => c.call.id))).toEqual([['h2']]);
+    expect(stable(output)).toEqual(stable(await uninterrupted(replies)));
   });
 });

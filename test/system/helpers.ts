@@ -37,7 +37,9 @@ export function ownerOf(actor: ActorRefLike, system: AgentSystem, runOwners: Rea
   if (typeof snapshot.context?.agentId === 'string') return snapshot.context.agentId;
   if (typeof snapshot.input?.agentId === 'string') return snapshot.input.agentId;
   if (typeof snapshot.input?.runId === 'string') return runOwners.get(snapshot.input.runId) ?? 'unknown';
-  return 'unknown';
+  // A run's `phases` worker has no input of its own: it belongs to whoever owns its run.
+  const parent = (actor as { _parent?: ActorRefLike })._parent;
+  return parent === undefined ? 'unknown' : ownerOf(parent, system, runOwners);
 }
 
 /** Actors still running (`active`): neither stopped, done nor failed. */

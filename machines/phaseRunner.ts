@@ -1,0 +1,256 @@
+/**
+ * The agent machine's one worker actor: it runs each side-effecting phase (hydrate, reason,
+ * gate, act) the machine hands it, one at a time, and replies with the phase's result.
+ *
+ * Why one long-lived actor instead of a promise actor invoked per phase: invoking an actor
+ * creates, starts and stops it — three per loop iteration — and that bookkeeping measured more
+ * than half of a minimal XState agent loop's cost (108 µs per iteration with three promise
+ * actors, 48 µs with one worker; bench/RESULTS.md has the current figures). The phases stay
+ * explicit machine states; only who runs their work changed.
+ *
+ * The phase in flight is part of the worker's snapshot (`job`), so a persisted run restores
+ * into the phase it was in and the restored worker runs that phase again, as a restored promise
+ * actor would. A job's `AbortSignal` is made only when read, and aborted when the worker is
+ * stopped (the run was cancelled, timed out or ended).
+ *
+ * @example
+ * ```ts
+ * const machine = agentMachine.provide({
+ *   actors: { phases: phaseRunner({ reason: ({ input, signal }) => callModel(input, signal), gate, act }) },
+ * });
+ * ```
+ */
+import type { ActorLogic, AnyActorRef, EventObject, NonReducibleUnknown, Snapshot } from 'xstate';
+import type { Cancellation } from '../src/executor/timeout.ts';
+import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from './agent.types.ts';
+
+/** What a phase implementation receives. */
+export interface PhaseArgs<TInput> {
+  readonly input: TInput;
+  /** Aborted when the phase is stopped (the run was cancelled or timed out). */
+  readonly signal: AbortSignal;
+  /** The same cancellation, readable without making `signal` (for work that may never need one). */
+  readonly cancellation: Cancellation;
+}
+
+/** A phase implementation: an async function of the phase's input. */
+export type Phase<TOutput, TInput> = (args: PhaseArgs<TInput>) => PromiseLike<TOutput>;
+
+/**
+ * Type a phase implementation (an identity function: it only gives the arguments their types).
+ *
+ * @example
+ * ```ts
+ * const gate = phase<GateOutput, GateInput>(({ input }) => planCalls(input, deps, scope));
+ * ```
+ */
+export function phase<TOutput, TInput>(implementation: Phase<TOutput, TInput>): Phase<TOutput, TInput> {
+  return implementation;
+}
+
+/** Implementations of the machine's side-effecting phases. Without `hydrate`, nothing is injected. */
+export interface PhaseImplementations {
+  readonly hydrate?: Phase<HydrateOutput, HydrateInput>;
+  readonly reason: Phase<ReasonOutput, ReasonInput>;
+  readonly gate: Phase<GateOutput, GateInput>;
+  readonly act: Phase<ActOutput, ActInput>;
+}
+
+/** The inputs and outputs of each phase, by name. */
+interface PhaseTypes {
+  readonly hydrate: { readonly input: HydrateInput; readonly output: HydrateOutput };
+  readonly reason: { readonly input: ReasonInput; readonly output: ReasonOutput };
+  readonly gate: { readonly input: GateInput; readonly output: GateOutput };
+  readonly act: { readonly input: ActInput; readonly output: ActOutput };
+}
+export type PhaseName = keyof PhaseTypes;
+
+/** One phase the machine asked for: what the worker's snapshot holds while it runs. */
+export type PhaseJob = { readonly [P in PhaseName]: { readonly phase: P; readonly input: PhaseTypes[P]['input'] } }[PhaseName];
+
+/** The machine → worker request: run this phase. */
+export interface PhaseRequest {
+  readonly type: 'phase.run';
+  readonly job: PhaseJob;
+}
+
+/** The worker → machine replies: a phase's output (`<phase>.done`) or its failure. */
+export type PhaseReply =
+  | { readonly [P in PhaseName]: { readonly type: `${P}.done`; readonly output: PhaseTypes[P]['output'] } }[PhaseName]
+  | { readonly type: 'phase.error'; readonly phase: PhaseName; readonly error: unknown };
+
+export type PhaseRunnerSnapshot = Snapshot<undefined> & {
+  readonly input: undefined;
+  /** The phase in flight, or `null` between phases. */
+  readonly job: PhaseJob | null;
+};
+
+/** No input: a worker learns each phase's input from its `phase.run` request. */
+export type PhaseRunnerLogic = ActorLogic<PhaseRunnerSnapshot, PhaseRequest, NonReducibleUnknown>;
+
+/** A run's actor system (XState does not export its type by name). */
+type ActorSystemOf = AnyActorRef['system'];
+
+const SETTLED = 'actorloop.phase.settled';
+/** XState's stop event, sent to a child's logic when its state is exited. */
+const STOP = 'xstate.stop';
+
+interface Settled extends EventObject {
+  readonly type: typeof SETTLED;
+  readonly job: PhaseJob;
+}
+
+/** The job each worker is running, by worker: the stop event aborts it. */
+const running = new WeakMap<AnyActorRef, PhaseCall<unknown>>();
+
+/**
+ * What a phase implementation receives. The signal is created on first read: on Node 20 an
+ * AbortSignal is an EventTarget that costs microseconds to make and to collect, and the gate
+ * never reads its own, the other phases only when their work can be cancelled.
+ */
+class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
+  private controller: AbortController | undefined;
+  private stopped = false;
+
+  constructor(readonly input: TInput) {}
+
+  get cancellation(): Cancellation {
+    return this;
+  }
+
+  get aborted(): boolean {
+    return this.stopped;
+  }
+
+  get reason(): unknown {
+    return this.signal.reason;
+  }
+
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void {
+    this.signal.addEventListener(type, listener, options);
+  }
+
+  removeEventListener(type: 'abort', listener: () => void): void {
+    // Nothing can be listening before the signal exists.
+    this.controller?.signal.removeEventListener(type, listener);
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.stopped) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.controller?.abort();
+  }
+}
+
+function notProvided(phase: PhaseName): Phase<never, unknown> {
+  return () =>
+    Promise.reject(
+      new Error(`The agent machine's "${phase}" phase has no implementation: supply one with agentMachine.provide({ actors: { phases: phaseRunner({ ${phase}, … }) } }).`),
+    );
+}
+
+const NOTHING_TO_INJECT: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
+const injectNothing: Phase<HydrateOutput, HydrateInput> = () => Promise.resolve(NOTHING_TO_INJECT);
+
+function implementationOf(implementations: Partial<PhaseImplementations>, phase: PhaseName): Phase<unknown, never> {
+  const implementation = implementations[phase];
+  if (implementation !== undefined) return implementation as Phase<unknown, never>;
+  return phase === 'hydrate' ? injectNothing : notProvided(phase);
+}
+
+/** Run `job`; a failure to even find its implementation (an unbound run) fails the phase. */
+function start(job: PhaseJob, self: AnyActorRef, implementations: () => Partial<PhaseImplementations>): void {
+  const call = new PhaseCall<unknown>(job.input);
+  running.set(self, call);
+  let pending: PromiseLike<unknown>;
+  try {
+    pending = implementationOf(implementations(), job.phase)(call as PhaseCall<never>);
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  const settle = (ok: boolean, value: unknown): void => {
+    // Only the job in flight replies: a stopped worker's, or a replaced job's, result is dropped.
+    if (call.aborted || self.getSnapshot().job !== job) return;
+    // The worker records that the job is over, and only then (its mailbox idle again) the
+    // machine hears of it: the next phase's request then reaches the worker before the
+    // machine's observers (persistence) read its snapshot.
+    self.send({ type: SETTLED, job } satisfies Settled);
+    self._parent?.send(replyOf(job, ok, value));
+  };
+  Promise.resolve(pending).then(
+    (value) => settle(true, value),
+    (error: unknown) => settle(false, error),
+  );
+}
+
+function replyOf(job: PhaseJob, ok: boolean, value: unknown): PhaseReply {
+  if (!ok) return { type: 'phase.error', phase: job.phase, error: value };
+  return { type: `${job.phase}.done`, output: value } as PhaseReply;
+}
+
+/**
+ * The worker whose phase implementations are looked up per run, from the run's actor system
+ * (one provided machine can then serve every agent; see src/agent/sharedMachine.ts).
+ *
+ * @example
+ * ```ts
+ * const phases = phaseRunnerFor((system) => runtimes.of(system));
+ * ```
+ */
+export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<PhaseImplementations>): PhaseRunnerLogic {
+  return {
+    transition: (snapshot, event, { self, system, defer }) => {
+      if (snapshot.status !== 'active') return snapshot;
+      const message = event as PhaseRequest | Settled | EventObject;
+      switch (message.type) {
+        case 'phase.run': {
+          const { job } = message as PhaseRequest;
+          defer(() => start(job, self, () => resolve(system)));
+          return { ...snapshot, job };
+        }
+        case SETTLED:
+          if ((message as Settled).job !== snapshot.job) return snapshot;
+          running.delete(self);
+          return { ...snapshot, job: null };
+        case STOP:
+          running.get(self)?.stop();
+          running.delete(self);
+          return { ...snapshot, status: 'stopped', job: null };
+        default:
+          return snapshot;
+      }
+    },
+    start: (snapshot, { self, system }) => {
+      // A restored worker resumes the phase it was running when the run was persisted.
+      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, () => resolve(system));
+    },
+    getInitialSnapshot: () => ({ status: 'active', output: undefined, error: undefined, input: undefined, job: null }),
+    getPersistedSnapshot: (snapshot) => snapshot,
+    restoreSnapshot: (persisted) => {
+      const snapshot = persisted as Partial<PhaseRunnerSnapshot>;
+      return { status: snapshot.status ?? 'active', output: undefined, error: undefined, input: undefined, job: snapshot.job ?? null } as PhaseRunnerSnapshot;
+    },
+  };
+}
+
+/**
+ * The worker for a machine provided with fixed phase implementations (tests, custom runtimes).
+ * A missing `hydrate` injects nothing; a missing `reason`, `gate` or `act` fails its phase with
+ * an error that says what to supply.
+ *
+ * @example
+ * ```ts
+ * agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
+ * ```
+ */
+export function phaseRunner(implementations: Partial<PhaseImplementations>): PhaseRunnerLogic {
+  return phaseRunnerFor(() => implementations);
+}
