@@ -116,4 +116,27 @@ describe('the phases worker', () => {
     expect(output.reason).toBe('error');
     expect(output.errorData).toMatchObject({ name: 'TypeError', message: 'gate exploded' });
   });
+
+  it('hands consecutive phases one signal while nothing listens to it, and a new one once something does', async () => {
+    const signals: AbortSignal[] = [];
+    const leaked = () => undefined;
+    const base = counting(3);
+    const implementations: PhaseImplementations = {
+      ...base,
+      reason: (args) => {
+        signals.push(args.signal);
+        // The second model call subscribes and never unsubscribes (as some HTTP clients do).
+        if (args.input.iteration === 1) args.signal.addEventListener('abort', leaked);
+        return base.reason(args);
+      },
+    };
+    const actor = createActor(agentMachine.provide({ actors: { phases: phaseRunner(implementations) } }), { input });
+    actor.start();
+    await toPromise(actor);
+    expect(signals).toHaveLength(4);
+    expect(signals[1]).toBe(signals[0]);
+    expect(signals[2]).not.toBe(signals[1]); // the leaked listener keeps its signal to itself
+    expect(signals[3]).toBe(signals[2]);
+    expect(signals.every((signal) => !signal.aborted)).toBe(true);
+  });
 });
