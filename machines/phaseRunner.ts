@@ -199,13 +199,13 @@ function implementationOf(implementations: Partial<PhaseImplementations>, phase:
 }
 
 /** Run `job`; a failure to even find its implementation (an unbound run) fails the phase. */
-function start(job: PhaseJob, self: AnyActorRef, implementations: () => Partial<PhaseImplementations>): void {
+function start(job: PhaseJob, self: AnyActorRef, resolve: (system: ActorSystemOf) => Partial<PhaseImplementations>, system: ActorSystemOf): void {
   const worker = workerOf(self);
   const call = new PhaseCall<unknown>(job.input, worker);
   worker.current = call;
   let pending: PromiseLike<unknown>;
   try {
-    pending = implementationOf(implementations(), job.phase)(call as PhaseCall<never>);
+    pending = implementationOf(resolve(system), job.phase)(call as PhaseCall<never>);
   } catch (error) {
     pending = Promise.reject(error);
   }
@@ -225,9 +225,12 @@ function start(job: PhaseJob, self: AnyActorRef, implementations: () => Partial<
   );
 }
 
+/** The reply types, spelled out once: not a new string per reply for XState to match. */
+const DONE = { hydrate: 'hydrate.done', reason: 'reason.done', gate: 'gate.done', act: 'act.done' } as const satisfies { [P in PhaseName]: `${P}.done` };
+
 function replyOf(job: PhaseJob, ok: boolean, value: unknown): PhaseReply {
   if (!ok) return { type: 'phase.error', phase: job.phase, error: value };
-  return { type: `${job.phase}.done`, output: value } as PhaseReply;
+  return { type: DONE[job.phase], output: value } as PhaseReply;
 }
 
 /**
@@ -247,7 +250,7 @@ export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<Phase
       switch (message.type) {
         case 'phase.run': {
           const { job } = message as PhaseRequest;
-          defer(() => start(job, self, () => resolve(system)));
+          defer(() => start(job, self, resolve, system));
           return { ...snapshot, job };
         }
         case SETTLED:
@@ -264,7 +267,7 @@ export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<Phase
     },
     start: (snapshot, { self, system }) => {
       // A restored worker resumes the phase it was running when the run was persisted.
-      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, () => resolve(system));
+      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, resolve, system);
     },
     getInitialSnapshot: () => ({ status: 'active', output: undefined, error: undefined, input: undefined, job: null }),
     getPersistedSnapshot: (snapshot) => snapshot,
