@@ -292,6 +292,8 @@ export const agentMachine = setup({
         awaitingHuman: {
           description: 'Waiting for a human to approve or reject calls that need confirmation or were escalated.',
           entry: [
+            // No phase runs while a human decides: a run persisted here restores with an idle worker.
+            sendTo('phases', { type: 'phase.idle' as const }),
             assign({ pending: ({ context }) => pendingHuman(context) }),
             emit({ type: 'phase.entered' as const, phase: 'awaitingHuman' as const }),
             emit(({ context }) => ({

@@ -21,7 +21,7 @@
  * ```
  */
 import { getEventListeners } from 'node:events';
-import type { ActorLogic, AnyActorRef, EventObject, NonReducibleUnknown, Snapshot } from 'xstate';
+import type { ActorLogic, AnyActorRef, NonReducibleUnknown, Snapshot } from 'xstate';
 import type { Cancellation } from '../src/executor/timeout.ts';
 import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from './agent.types.ts';
 
@@ -69,11 +69,8 @@ export type PhaseName = keyof PhaseTypes;
 /** One phase the machine asked for: what the worker's snapshot holds while it runs. */
 export type PhaseJob = { readonly [P in PhaseName]: { readonly phase: P; readonly input: PhaseTypes[P]['input'] } }[PhaseName];
 
-/** The machine → worker request: run this phase. */
-export interface PhaseRequest {
-  readonly type: 'phase.run';
-  readonly job: PhaseJob;
-}
+/** The machine → worker requests: run this phase; or none is running (waiting for a human). */
+export type PhaseRequest = { readonly type: 'phase.run'; readonly job: PhaseJob } | { readonly type: 'phase.idle' };
 
 /** The worker → machine replies: a phase's output (`<phase>.done`) or its failure. */
 export type PhaseReply =
@@ -82,7 +79,10 @@ export type PhaseReply =
 
 export type PhaseRunnerSnapshot = Snapshot<undefined> & {
   readonly input: undefined;
-  /** The phase in flight, or `null` between phases. */
+  /**
+   * The phase the machine is in: the last one it asked for (in flight, or answered and about
+   * to be followed by the next request in the same step), or `null` while it waits for a human.
+   */
   readonly job: PhaseJob | null;
 };
 
@@ -92,14 +92,8 @@ export type PhaseRunnerLogic = ActorLogic<PhaseRunnerSnapshot, PhaseRequest, Non
 /** A run's actor system (XState does not export its type by name). */
 type ActorSystemOf = AnyActorRef['system'];
 
-const SETTLED = 'actorloop.phase.settled';
 /** XState's stop event, sent to a child's logic when its state is exited. */
 const STOP = 'xstate.stop';
-
-interface Settled extends EventObject {
-  readonly type: typeof SETTLED;
-  readonly job: PhaseJob;
-}
 
 /** What a worker keeps between phases (not part of its snapshot). */
 interface Worker {
@@ -209,20 +203,22 @@ function start(job: PhaseJob, self: AnyActorRef, resolve: (system: ActorSystemOf
   } catch (error) {
     pending = Promise.reject(error);
   }
-  const settle = (ok: boolean, value: unknown): void => {
-    // Only the job in flight replies: a stopped worker's, or a replaced job's, result is dropped.
-    if (call.aborted || self.getSnapshot().job !== job) return;
-    call.release();
-    // The worker records that the job is over, and only then (its mailbox idle again) the
-    // machine hears of it: the next phase's request then reaches the worker before the
-    // machine's observers (persistence) read its snapshot.
-    self.send({ type: SETTLED, job } satisfies Settled);
-    self._parent?.send(replyOf(job, ok, value));
-  };
+  // Inline arrows, not a named closure: tsx (keepNames) names every named closure it creates.
   Promise.resolve(pending).then(
-    (value) => settle(true, value),
-    (error: unknown) => settle(false, error),
+    (value) => settle(call, job, self, true, value),
+    (error: unknown) => settle(call, job, self, false, error),
   );
+}
+
+function settle(call: PhaseCall<unknown>, job: PhaseJob, self: AnyActorRef, ok: boolean, value: unknown): void {
+  // Only the job in flight replies: a stopped worker's, or a replaced job's, result is dropped.
+  if (call.aborted || self.getSnapshot().job !== job) return;
+  call.release();
+  workerOf(self).current = undefined;
+  // Sent from a promise callback, so the worker's mailbox is idle: the request for the next
+  // phase, which the machine sends while handling this reply, reaches the worker (and its
+  // snapshot) before the machine's observers (persistence) read it.
+  self._parent?.send(replyOf(job, ok, value));
 }
 
 /** The reply types, spelled out once: not a new string per reply for XState to match. */
@@ -246,17 +242,15 @@ export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<Phase
   return {
     transition: (snapshot, event, { self, system, defer }) => {
       if (snapshot.status !== 'active') return snapshot;
-      const message = event as PhaseRequest | Settled | EventObject;
-      switch (message.type) {
+      // Typed as the requests, but XState's own stop event comes this way too.
+      switch (event.type as PhaseRequest['type'] | typeof STOP) {
         case 'phase.run': {
-          const { job } = message as PhaseRequest;
+          const { job } = event as Extract<PhaseRequest, { type: 'phase.run' }>;
           defer(() => start(job, self, resolve, system));
           return { ...snapshot, job };
         }
-        case SETTLED:
-          if ((message as Settled).job !== snapshot.job) return snapshot;
-          workerOf(self).current = undefined;
-          return { ...snapshot, job: null };
+        case 'phase.idle':
+          return snapshot.job === null ? snapshot : { ...snapshot, job: null };
         case STOP:
           workers.get(self)?.current?.stop();
           workers.delete(self);

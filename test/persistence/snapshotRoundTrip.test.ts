@@ -104,6 +104,8 @@ describe('agent snapshot round trip', () => {
     const persisted = persist(first.actor);
     first.actor.stop();
     expect(count(first.events, 'phase.entered', 'awaitingHuman')).toBe(1);
+    // No phase runs while a human decides: the worker is persisted idle, so nothing re-runs.
+    expect(persisted.children['phases']?.snapshot.job).toBeNull();
 
     const second = loop.start(persisted);
     expect(second.actor.getSnapshot().matches({ running: 'awaitingHuman' })).toBe(true);
