@@ -41,6 +41,12 @@ export interface ScriptedModel extends InferenceProvider {
   readonly remaining: number;
 }
 
+/** A step's outcome: its error, thrown, or its completion. */
+function settleStep<TOutput>(step: ScriptStep, request: CompletionRequest<TOutput>, callIndex: number, model: string): { step: ScriptStep; completion: Completion<TOutput> } {
+  if (step.error !== undefined) throw makeError(step.error);
+  return { step, completion: buildCompletion(step, request, callIndex, model) };
+}
+
 /**
  * Create a model that answers from `script`: the n-th call gets the n-th step (or, for a
  * function, whatever it returns for `(request, n)`; return `undefined` to end the script).
@@ -83,12 +89,10 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
   function answer<TOutput>(request: CompletionRequest<TOutput>): Promise<{ step: ScriptStep; completion: Completion<TOutput> }> {
     try {
       const { step, callIndex } = take(request as CompletionRequest);
-      const finish = () => {
-        if (step.error !== undefined) throw makeError(step.error);
-        return { step, completion: buildCompletion(step, request, callIndex, request.model ?? defaultModel) };
-      };
-      if (step.delayMs !== undefined && step.delayMs > 0) return sleep(step.delayMs, request.signal).then(finish);
-      return Promise.resolve(finish());
+      const model = request.model ?? defaultModel;
+      // Inline arrows, not a named closure: tsx (keepNames) names every named closure it creates.
+      if (step.delayMs !== undefined && step.delayMs > 0) return sleep(step.delayMs, request.signal).then(() => settleStep(step, request, callIndex, model));
+      return Promise.resolve(settleStep(step, request, callIndex, model));
     } catch (error) {
       return Promise.reject(error);
     }
