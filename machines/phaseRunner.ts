@@ -8,10 +8,10 @@
  * actors, 48 µs with one worker; bench/RESULTS.md has the current figures). The phases stay
  * explicit machine states; only who runs their work changed.
  *
- * The phase in flight is part of the worker's snapshot (`job`), so a persisted run restores
- * into the phase it was in and the restored worker runs that phase again, as a restored promise
- * actor would. A job's `AbortSignal` is made only when read, and aborted when the worker is
- * stopped (the run was cancelled, timed out or ended).
+ * The phase the machine is in is part of the worker's snapshot (`job`; `null` while a human
+ * decides), so a persisted run restores into that phase and the restored worker runs it again,
+ * as a restored promise actor would. A phase's `AbortSignal` is made only when read, and aborted
+ * when the worker is stopped (the run was cancelled, timed out or ended).
  *
  * @example
  * ```ts
