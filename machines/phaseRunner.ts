@@ -22,6 +22,7 @@
  */
 import { getEventListeners } from 'node:events';
 import type { ActorLogic, AnyActorRef, NonReducibleUnknown, Snapshot } from 'xstate';
+import { ConfigurationError } from '../src/errors.ts';
 import type { Cancellation } from '../src/executor/timeout.ts';
 import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from './agent.types.ts';
 
@@ -176,10 +177,13 @@ class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
   }
 }
 
-function notProvided(phase: PhaseName): Phase<never, unknown> {
-  return () =>
+function notProvided(phase: PhaseName): Phase<never, { readonly runId?: string }> {
+  return ({ input }) =>
     Promise.reject(
-      new Error(`The agent machine's "${phase}" phase has no implementation: supply one with agentMachine.provide({ actors: { phases: phaseRunner({ ${phase}, … }) } }).`),
+      new ConfigurationError(
+        `The agent machine's "${phase}" phase has no implementation: supply one with agentMachine.provide({ actors: { phases: phaseRunner({ ${phase}, … }) } }).`,
+        input.runId === undefined ? {} : { runId: input.runId },
+      ),
     );
 }
 

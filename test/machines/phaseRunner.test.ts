@@ -94,7 +94,9 @@ describe('the phases worker', () => {
     actor.start();
     const output = await toPromise(actor);
     expect(output.reason).toBe('error');
+    expect(output.errorData).toMatchObject({ name: 'ConfigurationError', code: 'configuration' });
     expect(output.errorData?.message).toMatch(/"gate" phase has no implementation: supply one with agentMachine\.provide/);
+    expect((output.error as { runId?: string }).runId).toBe('run_pr');
   });
 
   it('fails the run when a phase throws synchronously instead of rejecting', async () => {
