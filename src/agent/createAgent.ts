@@ -161,7 +161,7 @@ export function createAgent(config: AgentConfig): Agent {
     }
     const runId = options.runId ?? `run_${randomUUID()}`;
     if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
-    const writer = config.store?.createRun({ runId, agentId, task, redact: redactor.deep });
+    const writer = config.store?.createRun({ runId, agentId, task, redact: redactor.deep, freshId: options.runId === undefined });
     const input: AgentMachineInput = {
       runId,
       agentId,

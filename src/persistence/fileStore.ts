@@ -18,7 +18,7 @@
  * background.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { LowSync, type SyncAdapter } from 'lowdb';
 import type { Message } from '../conversation/messages.ts';
 import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
@@ -81,8 +81,13 @@ export interface RecoveredRun {
 
 export interface RunStore {
   readonly dir: string;
-  /** Create a new run's files and take its lock. Throws RunLockedError if the run exists and is live. */
-  createRun(init: { runId: string; agentId: string; task: string; redact?: Redact }): RunWriter;
+  /**
+   * Create a new run's files and take its lock. Throws RunLockedError if the run exists and is
+   * live. `freshId`: the id was just generated at random (a UUID), so no earlier run can have it
+   * and the two existence checks (a stat each) are skipped; the exclusive create still never
+   * overwrites a file.
+   */
+  createRun(init: { runId: string; agentId: string; task: string; redact?: Redact; freshId?: boolean }): RunWriter;
   /** Lock an existing run and read what it needs to continue. */
   resumeRun(runId: string, options?: { redact?: Redact }): { writer: RunWriter; recovered: RecoveredRun };
   /** The run index: every run's metadata, newest first. */
@@ -144,7 +149,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
   return {
     dir,
-    createRun({ runId, agentId, task, redact = identity }) {
+    createRun({ runId, agentId, task, redact = identity, freshId = false }) {
       checkId(runId);
       if (!runsDirMade) {
         mkdirSync(runsDir, { recursive: true });
@@ -154,14 +159,14 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const logFile = paths.log;
       // A run of an earlier version has a folder instead: the same id is taken all the same.
       const folder = join(runsDir, runId);
-      if (existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
+      if (!freshId && existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
       // A journal's file may still be in creation (see below), and its header unwritten.
       if (heldInThisProcess(logFile)) {
         throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
       }
       // A journal is written in the background, so its file is created there too: an existing
       // run is caught here, now; one created in the meantime fails the journal's writes.
-      if (journalOnly && existsSync(logFile)) throw existingRunError(paths, runId, dir);
+      if (journalOnly && !freshId && existsSync(logFile)) throw existingRunError(paths, runId, dir);
       let log: RunLogWriter;
       try {
         log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true });
@@ -282,12 +287,14 @@ interface RunPaths {
 
 const LOG_SUFFIX = '.jsonl';
 
+/** `runsDir` is normalised (made with `join`) and a run id is a plain file name: no `join` needed. */
 function flatPaths(runsDir: string, runId: string): RunPaths {
+  const base = `${runsDir}${sep}`;
   return {
-    log: join(runsDir, `${runId}${LOG_SUFFIX}`),
-    meta: join(runsDir, `${runId}.meta.json`),
-    lock: join(runsDir, `${runId}.lock`),
-    temp: join(runsDir, `.${runId}.meta.json.tmp`),
+    log: `${base}${runId}${LOG_SUFFIX}`,
+    meta: `${base}${runId}.meta.json`,
+    lock: `${base}${runId}.lock`,
+    temp: `${base}.${runId}.meta.json.tmp`,
   };
 }
 

@@ -237,4 +237,29 @@ describe('writing a log in the background', () => {
     await expect(log.close()).rejects.toMatchObject({ code: 'EEXIST' });
     expect(readFileSync(file, 'utf8')).toBe('kept\n');
   });
+
+  it('skips the existence checks for an id it was told is fresh, and still never overwrites a run with it', async () => {
+    for (const mode of ['journal', 'resumable'] as const) {
+      const store = createFileStore({ dir: tempDir(), mode });
+      const first = store.createRun({ runId: 'run_taken', agentId: 'a', task: 'first' });
+      first.end('final_answer');
+      await first.close();
+      const before = readFileSync(runFiles(store, 'run_taken').log, 'utf8');
+      // Without `freshId` the taken id is refused at once; with it the exclusive create refuses it.
+      expect(() => store.createRun({ runId: 'run_taken', agentId: 'a', task: 'second' })).toThrow(/run_taken/);
+      let second: ReturnType<typeof store.createRun> | undefined;
+      try {
+        second = store.createRun({ runId: 'run_taken', agentId: 'a', task: 'second', freshId: true });
+      } catch (error) {
+        expect(mode).toBe('resumable'); // created synchronously: refused at once
+        expect(String(error)).toMatch(/run_taken/);
+      }
+      if (second !== undefined) {
+        expect(mode).toBe('journal'); // created in the background: refused on close
+        second.end('final_answer');
+        await expect(second.close()).rejects.toMatchObject({ code: 'EEXIST' });
+      }
+      expect(readFileSync(runFiles(store, 'run_taken').log, 'utf8')).toBe(before);
+    }
+  });
 });
