@@ -230,7 +230,12 @@ export const agentMachine = setup({
         runTimeout: { target: 'failed', actions: assign({ termination: () => terminate('timeout') }) },
       },
       // The worker that runs every phase of the run; stopped (aborting its phase) when the run ends.
-      invoke: { id: 'phases', src: 'phases' },
+      invoke: {
+        id: 'phases',
+        src: 'phases',
+        // A phase's own failure arrives as `phase.error`; this is the worker itself failing.
+        onError: { target: 'failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
+      },
       on: {
         'agent.cancel': { target: 'cancelled', actions: assign({ termination: () => terminate('cancelled') }) },
         'phase.error': { target: 'failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },

@@ -2,10 +2,10 @@
  * The `phases` worker: one actor per run runs every phase the machine hands it, replies once per
  * phase, and drops what a stopped run's phase produces.
  */
-import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { createActor, fromCallback, toPromise, type InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
-import { phaseRunner, type PhaseImplementations } from '../../machines/phaseRunner.ts';
+import { phaseRunner, type PhaseImplementations, type PhaseRunnerLogic } from '../../machines/phaseRunner.ts';
 import type { AgentMachineInput, PlannedCall } from '../../machines/agent.types.ts';
 
 const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
@@ -140,5 +140,16 @@ describe('the phases worker', () => {
     expect(signals[2]).not.toBe(signals[1]); // the leaked listener keeps its signal to itself
     expect(signals[3]).toBe(signals[2]);
     expect(signals.every((signal) => !signal.aborted)).toBe(true);
+  });
+
+  it('fails the run, not the host, when the worker itself fails', async () => {
+    const broken = fromCallback(() => {
+      throw new Error('worker broke');
+    }) as unknown as PhaseRunnerLogic;
+    const actor = createActor(agentMachine.provide({ actors: { phases: broken } }), { input });
+    actor.start();
+    const output = await toPromise(actor);
+    expect(output.reason).toBe('error');
+    expect(output.errorData?.message).toBe('worker broke');
   });
 });
