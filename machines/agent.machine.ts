@@ -68,6 +68,9 @@ interface HumanDecision {
  * guards get, as params, what that assignment will produce (`TurnCalls`, the reply).
  */
 
+/** The error a failed phase (or the failed worker) ended the run with. */
+const errorOf = ({ event }: { event: { error: unknown } }): unknown => event.error;
+
 /** The model's reply, and the actions every branch after `reason` shares. */
 const replyOf = ({ event }: { event: { output: ReasonOutput } }): ReasonOutput => event.output;
 const recordReply = [
@@ -124,6 +127,8 @@ export const agentMachine = setup({
   actions: {
     // Entry action of each phase state: hand the phase to the `phases` worker.
     runPhase: sendTo('phases', (_, job: PhaseJob) => ({ type: 'phase.run' as const, job })),
+    // A phase's failure, or the worker's own, ends the run with the error.
+    recordError: assign((_, error: unknown) => ({ termination: terminate('error', error) })),
     emitTerminated: emit(({ context }) => ({
       type: 'run.terminated' as const,
       reason: context.termination?.reason ?? 'error',
@@ -234,11 +239,11 @@ export const agentMachine = setup({
         id: 'phases',
         src: 'phases',
         // A phase's own failure arrives as `phase.error`; this is the worker itself failing.
-        onError: { target: 'failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
+        onError: { target: 'failed', actions: { type: 'recordError', params: errorOf } },
       },
       on: {
         'agent.cancel': { target: 'cancelled', actions: assign({ termination: () => terminate('cancelled') }) },
-        'phase.error': { target: 'failed', actions: assign({ termination: ({ event }) => terminate('error', event.error) }) },
+        'phase.error': { target: 'failed', actions: { type: 'recordError', params: errorOf } },
       },
       initial: 'hydrate',
       states: {
