@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join, resolve, sep } from 'node:path';
 import { LowSync, type SyncAdapter } from 'lowdb';
 import type { Message } from '../conversation/messages.ts';
-import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
+import type { JournalEntry, LoopEvent, TerminationReason } from '../events/loopEvent.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { ToolOutcome } from '../../machines/agent.types.ts';
 import { DocumentFile } from './documentFile.ts';
@@ -34,7 +34,6 @@ import {
   META_VERSION,
   RUN_ID_PATTERN,
   RunMeta,
-  type EventRow,
   type FinalStatus,
   type LogRecord,
   type RunEndRecord,
@@ -369,6 +368,11 @@ function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[
         nextSequence = record.entry.sequence + 1;
         iteration = record.entry.iteration;
         break;
+      case 'journal': {
+        const last = record.events.length - 1;
+        if (last >= 0) [nextSequence, iteration] = [(record.sequence[last] as number) + 1, record.iteration[last] as number];
+        break;
+      }
       case 'events': {
         const last = record.entries.at(-1);
         if (last !== undefined) [nextSequence, iteration] = [last[0] + 1, last[2]];
@@ -418,13 +422,39 @@ interface RunIds {
   readonly agentIdJson: string;
 }
 
+/** Journal entries of one run, column by column: one `journal` record. */
+export interface JournalColumns {
+  /** The first entry's timestamp; `elapsed` counts from it. */
+  readonly at: number;
+  readonly sequence: number[];
+  readonly elapsed: number[];
+  readonly iteration: number[];
+  readonly events: LoopEvent[];
+}
+
 /**
- * The log line of an `events` record: exactly `JSON.stringify({ v, kind: 'events', runId,
- * agentId, entries: rows })`, with the envelope a template around the run's ids encoded once, so
- * one JSON.stringify serialises every row.
+ * The log line of a `journal` record: exactly `JSON.stringify({ v, kind: 'journal', runId,
+ * agentId, at, sequence, elapsed, iteration, events })`, with the envelope a template around the
+ * run's ids encoded once. The three number columns are arrays of small integers, which
+ * JSON.stringify writes fastest; `at` is an integer, written the same by a template.
  */
-export function eventsLine(rows: readonly EventRow[], ids: RunIds): string {
-  return `{"v":${LOG_VERSION},"kind":"events","runId":${ids.runIdJson},"agentId":${ids.agentIdJson},"entries":${JSON.stringify(rows)}}`;
+export function journalLine(columns: JournalColumns, ids: RunIds): string {
+  const { at, sequence, elapsed, iteration, events } = columns;
+  return (
+    `{"v":${LOG_VERSION},"kind":"journal","runId":${ids.runIdJson},"agentId":${ids.agentIdJson},"at":${at},` +
+    `"sequence":${JSON.stringify(sequence)},"elapsed":${JSON.stringify(elapsed)},"iteration":${JSON.stringify(iteration)},"events":${JSON.stringify(events)}}`
+  );
+}
+
+/** The entries of `columns` at `indexes`, as columns of their own. */
+function pick(columns: JournalColumns, indexes: readonly number[]): JournalColumns {
+  return {
+    at: columns.at,
+    sequence: indexes.map((i) => columns.sequence[i] as number),
+    elapsed: indexes.map((i) => columns.elapsed[i] as number),
+    iteration: indexes.map((i) => columns.iteration[i] as number),
+    events: indexes.map((i) => columns.events[i] as LoopEvent),
+  };
 }
 
 function serialisable(value: unknown): boolean {
@@ -436,15 +466,19 @@ function serialisable(value: unknown): boolean {
   }
 }
 
-/** A run's journal entries from its `event` and `events` records, in order. */
+/** A run's journal entries from its `journal`, `events` and `event` records, in order. */
 export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
   const entries: JournalEntry[] = [];
   for (const record of records) {
-    if (record.kind === 'event') entries.push(record.entry);
-    else if (record.kind === 'events') {
+    if (record.kind === 'journal') {
+      const { runId, agentId, at, sequence, elapsed, iteration, events } = record;
+      for (let i = 0; i < events.length; i++) {
+        entries.push({ sequence: sequence[i] as number, timestamp: at + (elapsed[i] as number), agentId, runId, iteration: iteration[i] as number, event: events[i] as LoopEvent });
+      }
+    } else if (record.kind === 'events') {
       const { runId, agentId } = record;
       for (const [sequence, timestamp, iteration, event] of record.entries) entries.push({ sequence, timestamp, agentId, runId, iteration, event });
-    }
+    } else if (record.kind === 'event') entries.push(record.entry);
   }
   return entries;
 }
@@ -459,12 +493,12 @@ export class RunWriter {
   /** The context of the last snapshot record this writer appended (unredacted, as the machine had it). */
   #lastContext: Record<string, unknown> | undefined;
   /**
-   * Journal entries since the last other record, as rows of one `events` record: one line and
-   * one JSON.stringify for the ten-odd events of a phase (of every phase since the last write, in
-   * a journal-only log) instead of one each. Appended before any other record and at every flush,
+   * Journal entries since the last other record, as the columns of one `journal` record: one
+   * line for the ten-odd events of a phase (of every phase since the last write, in a
+   * journal-only log) instead of one each. Appended before any other record and at every flush,
    * so the log keeps the order in which things happened.
    */
-  #rows: EventRow[] = [];
+  #columns: JournalColumns | undefined;
 
   constructor(
     readonly log: RunLogWriter,
@@ -488,8 +522,16 @@ export class RunWriter {
   }
 
   event(entry: JournalEntry): void {
-    if (entry.runId === this.#ids.runId && entry.agentId === this.#ids.agentId) {
-      this.#rows.push([entry.sequence, entry.timestamp, entry.iteration, entry.event]);
+    const { timestamp } = entry;
+    let columns = this.#columns;
+    const elapsed = columns === undefined ? 0 : timestamp - columns.at;
+    // Whole milliseconds (Date.now()) make `at + elapsed` exact; anything else keeps its own record.
+    if (entry.runId === this.#ids.runId && entry.agentId === this.#ids.agentId && Number.isSafeInteger(timestamp) && Number.isSafeInteger(elapsed)) {
+      columns ??= this.#columns = { at: timestamp, sequence: [], elapsed: [], iteration: [], events: [] };
+      columns.sequence.push(entry.sequence);
+      columns.elapsed.push(elapsed);
+      columns.iteration.push(entry.iteration);
+      columns.events.push(entry.event);
       return;
     }
     this.#append({ v: LOG_VERSION, kind: 'event', entry });
@@ -505,17 +547,17 @@ export class RunWriter {
   }
 
   #appendRows(): void {
-    if (this.#rows.length === 0) return;
-    // Taken first: rows that cannot be serialised fail once, not every later flush with them.
-    const rows = this.#rows;
-    this.#rows = [];
+    const columns = this.#columns;
+    if (columns === undefined) return;
+    // Taken first: entries that cannot be serialised fail once, not every later flush with them.
+    this.#columns = undefined;
     let line: string;
     try {
-      line = eventsLine(rows, this.#ids);
+      line = journalLine(columns, this.#ids);
     } catch (error) {
-      // A row that cannot be serialised must not take the others of its line with it.
-      const writable = rows.filter(serialisable);
-      if (writable.length > 0) this.log.appendLine(eventsLine(writable, this.#ids));
+      // An event that cannot be serialised must not take the others of its line with it.
+      const writable = columns.events.flatMap((event, i) => (serialisable(event) ? [i] : []));
+      if (writable.length > 0) this.log.appendLine(journalLine(pick(columns, writable), this.#ids));
       throw error;
     }
     this.log.appendLine(line);

@@ -89,14 +89,17 @@ describe('the persisted journal', () => {
       ]),
     );
 
-    // Replay: each raw row of the `events` records, with the record's ids and parsed back through
-    // the zod schema, is the emitted entry.
+    // Replay: each raw entry of the `journal` records, with the record's ids and parsed back
+    // through the zod schema, is the emitted entry.
+    type Columns = { kind: string; runId: string; agentId: string; at: number; sequence: number[]; elapsed: number[]; iteration: number[]; events: unknown[] };
     const replayed = readFileSync(runFiles(store, 'run_journal').log, 'utf8')
       .split('\n')
       .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { kind: string; runId?: string; agentId?: string; entries?: unknown[][] })
-      .flatMap(({ kind, runId, agentId, entries = [] }) => (kind === 'events' ? entries.map((row) => ({ runId, agentId, row })) : []))
-      .map(({ runId, agentId, row: [sequence, timestamp, iteration, event] }) => JournalEntry.parse({ sequence, timestamp, agentId, runId, iteration, event }));
+      .map((line) => JSON.parse(line) as Columns)
+      .filter((record) => record.kind === 'journal')
+      .flatMap(({ runId, agentId, at, sequence, elapsed, iteration, events }) =>
+        events.map((event, i) => JournalEntry.parse({ sequence: sequence[i], timestamp: at + (elapsed[i] ?? NaN), agentId, runId, iteration: iteration[i], event })),
+      );
     expect(replayed).toEqual(emitted);
     expect(replayed.map((e) => e.sequence)).toEqual(replayed.map((_, i) => i));
   });

@@ -48,13 +48,13 @@ describe('a journal-only store', () => {
     const kinds = kindsOf(file);
     expect(kinds[0]).toBe('run');
     expect(kinds.at(-1)).toBe('end');
-    expect(new Set(kinds.slice(1, -1))).toEqual(new Set(['events']));
+    expect(new Set(kinds.slice(1, -1))).toEqual(new Set(['journal']));
     expect(readFileSync(file, 'utf8')).not.toContain('sk-canary');
     expect(await store.getRun('journaled')).toMatchObject({ status: 'done', reason: 'final_answer', agentId: 'agent_j' });
     expect((await store.listRuns()).map((m) => m.runId)).toEqual(['journaled']);
   });
 
-  it('serialises the journal once per write: phases that follow without waiting share one events line', async () => {
+  it('serialises the journal once per write: phases that follow without waiting share one journal line', async () => {
     const store = createFileStore({ dir: tempDir(), mode: 'journal' });
     const writer = store.createRun({ runId: 'burst', agentId: 'a', task: 't' });
     const phases = ['reason', 'gate', 'act', 'observe'] as const;
@@ -68,7 +68,7 @@ describe('a journal-only store', () => {
     writer.end('final_answer');
     await writer.close();
     const file = runFiles(store, 'burst').log;
-    expect(kindsOf(file)).toEqual(['run', 'events', 'events', 'end']);
+    expect(kindsOf(file)).toEqual(['run', 'journal', 'journal', 'end']);
     expect(store.readJournal('burst').entries.map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4]);
   });
 

@@ -39,7 +39,7 @@ describe('a record that cannot be written', () => {
     // Only the bad entries are lost, not the rest of their batches; the log stays valid.
     expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([0, 2]);
     const { records } = readRunLog(runFiles(store, 'run_w').log);
-    expect(records.map((r) => r.kind)).toEqual(['run', 'events', 'events', 'tool_result']);
+    expect(records.map((r) => r.kind)).toEqual(['run', 'journal', 'journal', 'tool_result']);
     expect(records.find((r) => r.kind === 'tool_result')).toMatchObject({ key: 'run_w:c1', outcome });
   });
 
