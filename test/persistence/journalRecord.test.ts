@@ -44,7 +44,10 @@ describe('journal records', () => {
 
   it('give back every timestamp exactly, whole milliseconds or not (property)', async () => {
     const dir = tempDir();
-    const timestamp = fc.oneof(fc.maxSafeInteger(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
+    // JSON has no -0 (it reads back as 0, in every record kind alike), so it is left out.
+    const timestamp = fc
+      .oneof(fc.maxSafeInteger(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.double({ noNaN: true, noDefaultInfinity: true }))
+      .filter((t) => !Object.is(t, -0));
     let n = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(timestamp, { minLength: 1, maxLength: 8 }), async (timestamps) => {
