@@ -231,13 +231,15 @@ export function createAgent(config: AgentConfig): Agent {
       // Both never reject; the next run must see this run's remembered answer and final state.
       void Promise.all([
         knowledge?.remember(result, input.task),
-        persistence?.finish(result.reason, () => persistedWithoutMessages(actor), snapshot.context.messages),
+        persistence?.finish(result.reason, persisted, snapshot.context.messages),
       ]).then(settle, settle);
     };
+    // One getter per run, not one closure per snapshot: most snapshots are not persisted.
+    const persisted = (): unknown => persistedWithoutMessages(actor);
     actor.subscribe({
       next: (snapshot) => {
         if (persistence !== undefined && snapshot.status === 'active') {
-          persistence.onSnapshot(phaseOf(snapshot.value), () => persistedWithoutMessages(actor), snapshot.context.messages);
+          persistence.onSnapshot(phaseOf(snapshot.value), persisted, snapshot.context.messages);
         }
       },
       complete: () => finish(actor.getSnapshot().output),

@@ -38,6 +38,18 @@ function journalPersistence(writer: RunWriter): RunPersistence {
   const fail = (error: unknown): void => {
     failure ??= error;
   };
+  /**
+   * A background write is pending: it takes everything recorded until it ends, so phase changes
+   * meanwhile need no call of their own (a promise and a reaction each, four times an iteration).
+   */
+  let writing = false;
+  const written = (): void => {
+    writing = false;
+  };
+  const writeFailed = (error: unknown): void => {
+    writing = false;
+    fail(error);
+  };
   return {
     record(entry) {
       try {
@@ -50,7 +62,10 @@ function journalPersistence(writer: RunWriter): RunPersistence {
       if (phase === lastPhase) return;
       const previous = lastPhase;
       lastPhase = phase;
-      writer.flushBehind().catch(fail);
+      if (!writing) {
+        writing = true;
+        writer.flushBehind().then(written, writeFailed);
+      }
       try {
         if (phase === 'awaitingHuman') writer.setStatus('awaiting_human');
         else if (previous === 'awaitingHuman') writer.setStatus('running');

@@ -11,14 +11,17 @@ import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
 import { safeJsonParse } from './safeJson.ts';
 
 export class DocumentFile<T extends { v: number }> implements Adapter<T> {
-  readonly #text: TextFile;
+  /** lowdb's async file, made on first use (most documents are only ever read or written synchronously). */
+  #textFile: TextFile | undefined;
 
   constructor(
     readonly file: string,
     readonly schema: z.ZodType<T>,
     readonly version: number,
-  ) {
-    this.#text = new TextFile(file);
+  ) {}
+
+  get #text(): TextFile {
+    return (this.#textFile ??= new TextFile(this.file));
   }
 
   async read(): Promise<T | null> {

@@ -189,7 +189,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         // Written at once: from here on other processes see who owns the run. (A journal's
         // header goes with its first background write; a journal-only run is never resumed.)
         if (!journalOnly) log.flushSync();
-        return new RunWriter(log, metaDoc(metaFile(paths)), metaFromHeader(header), claim, redact, 0, false, journalOnly);
+        return new RunWriter(log, () => metaDoc(metaFile(paths)), metaFromHeader(header), claim, redact, 0, false, journalOnly);
       } catch (error) {
         claim.release();
         throw error;
@@ -230,7 +230,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         const recovered = recover(log.records, meta, log.warnings, logFile);
         const writer = new RunWriter(
           new RunLogWriter(logFile, { truncateTo: log.validBytes }),
-          metaDoc(doc),
+          () => metaDoc(doc),
           meta,
           lock,
           redact,
@@ -499,10 +499,12 @@ export class RunWriter {
    * so the log keeps the order in which things happened.
    */
   #columns: JournalColumns | undefined;
+  /** meta.json as a lowdb document, made on first use: most runs never write one. */
+  #metaDoc: LowSync<RunMeta> | undefined;
 
   constructor(
     readonly log: RunLogWriter,
-    readonly metaDoc: LowSync<RunMeta>,
+    private readonly openMetaDoc: () => LowSync<RunMeta>,
     private meta: RunMeta,
     private readonly lock: RunLock,
     private readonly redact: <T>(value: T) => T,
@@ -513,12 +515,20 @@ export class RunWriter {
   ) {
     this.#persistedMessages = persistedMessages;
     this.#hasMetaFile = hasMetaFile;
-    this.metaDoc.data = meta;
     this.#ids = { runId: meta.runId, agentId: meta.agentId, runIdJson: JSON.stringify(meta.runId), agentIdJson: JSON.stringify(meta.agentId) };
   }
 
   get runId(): string {
     return this.meta.runId;
+  }
+
+  /** The run's meta.json, holding the run's current metadata. */
+  get metaDoc(): LowSync<RunMeta> {
+    if (this.#metaDoc === undefined) {
+      this.#metaDoc = this.openMetaDoc();
+      this.#metaDoc.data = this.meta;
+    }
+    return this.#metaDoc;
   }
 
   event(entry: JournalEntry): void {

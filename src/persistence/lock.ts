@@ -14,9 +14,13 @@ import { safeJsonParse } from './safeJson.ts';
 /** Lock files and created runs' logs that a writer in this process holds right now. */
 const heldHere = new Set<string>();
 
+/** This host's name, asked once (a system call each time; a run's header needs it). */
+let host: string | undefined;
+const thisHost = (): string => (host ??= hostname());
+
 /** This process as a run owner. */
 export function currentOwner(): RunOwner {
-  return { pid: process.pid, host: hostname() };
+  return { pid: process.pid, host: thisHost() };
 }
 
 /**
@@ -38,7 +42,7 @@ export const heldInThisProcess = (file: string): boolean => heldHere.has(file);
  */
 export function ownerIsLive(owner: RunOwner | undefined, file: string): boolean {
   if (owner === undefined) return false;
-  if (owner.host !== undefined && owner.host !== hostname()) return true;
+  if (owner.host !== undefined && owner.host !== thisHost()) return true;
   return owner.pid === process.pid ? heldHere.has(file) : isAlive(owner.pid);
 }
 
@@ -58,7 +62,7 @@ export function acquireRunLock(file: string, runId: string): RunLock {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx');
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+      writeSync(fd, JSON.stringify({ pid: process.pid, host: thisHost(), at: Date.now() }));
       closeSync(fd);
       heldHere.add(file);
       return {
