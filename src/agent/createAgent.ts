@@ -27,6 +27,7 @@ import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type CallJournal, type Executor } from '../executor/executor.ts';
 import type { RecoveredRun } from '../persistence/fileStore.ts';
+import { newRunId } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import type { Hydrator, MessagePreparer } from './hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
@@ -159,9 +160,11 @@ export function createAgent(config: AgentConfig): Agent {
     if (typeof task !== 'string' || task.trim() === '') {
       throw new ConfigurationError('A run needs a non-empty task string.');
     }
-    const runId = options.runId ?? `run_${randomUUID()}`;
-    if (scopes.has(runId)) throw new ConfigurationError(`Run ${runId} is already in progress on agent ${agentId}.`);
-    const writer = config.store?.createRun({ runId, agentId, task, redact: redactor.deep, freshId: options.runId === undefined });
+    const given = options.runId;
+    if (given !== undefined && scopes.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
+    // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
+    const writer = config.store?.createRun({ ...(given === undefined ? {} : { runId: given }), agentId, task, redact: redactor.deep });
+    const runId = writer?.runId ?? given ?? newRunId();
     const input: AgentMachineInput = {
       runId,
       agentId,

@@ -32,6 +32,7 @@ import {
   isFinalStatus,
   LOG_VERSION,
   META_VERSION,
+  newRunId,
   RUN_ID_PATTERN,
   RunMeta,
   type FinalStatus,
@@ -82,11 +83,12 @@ export interface RunStore {
   readonly dir: string;
   /**
    * Create a new run's files and take its lock. Throws RunLockedError if the run exists and is
-   * live. `freshId`: the id was just generated at random (a UUID), so no earlier run can have it
-   * and the two existence checks (a stat each) are skipped; the exclusive create still never
-   * overwrites a file.
+   * live. Without `runId` the store picks a new random one (`run_<uuid>`; the writer's `runId`
+   * says which): no earlier run can have it, so the existence checks (a stat each) are skipped,
+   * and a journal's log need not wait for its creation to be reported (see RunLogWriter's
+   * `fresh`). A given `runId` is checked, and the exclusive create never overwrites a file.
    */
-  createRun(init: { runId: string; agentId: string; task: string; redact?: Redact; freshId?: boolean }): RunWriter;
+  createRun(init: { runId?: string; agentId: string; task: string; redact?: Redact }): RunWriter;
   /** Lock an existing run and read what it needs to continue. */
   resumeRun(runId: string, options?: { redact?: Redact }): { writer: RunWriter; recovered: RecoveredRun };
   /** The run index: every run's metadata, newest first. */
@@ -148,8 +150,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
   return {
     dir,
-    createRun({ runId, agentId, task, redact = identity, freshId = false }) {
-      checkId(runId);
+    createRun({ runId: givenId, agentId, task, redact = identity }) {
+      const freshId = givenId === undefined;
+      const runId = givenId ?? newRunId();
+      if (!freshId) checkId(runId);
       if (!runsDirMade) {
         mkdirSync(runsDir, { recursive: true });
         runsDirMade = true;
@@ -168,7 +172,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (journalOnly && !freshId && existsSync(logFile)) throw existingRunError(paths, runId, dir);
       let log: RunLogWriter;
       try {
-        log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true });
+        log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true, fresh: freshId });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         throw existingRunError(paths, runId, dir);

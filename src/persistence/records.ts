@@ -2,6 +2,7 @@
  * The records of a run's append-only log, and the run's metadata document. Every record carries
  * a schema version `v`; readers refuse versions newer than they know.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Message } from '../conversation/messages.ts';
 import { JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus } from '../events/loopEvent.ts';
@@ -137,3 +138,6 @@ export type RunMeta = z.infer<typeof RunMeta>;
 
 /** Safe as a folder name and unambiguous: letters, digits, `_` and `-`. */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** A new run id, random and so new to every store. */
+export const newRunId = (): string => `run_${randomUUID()}`;

@@ -4,7 +4,7 @@
  * is new — never a rewrite of history. A crash can tear only the last line, which the reader
  * drops with a warning; anything else that does not parse is corruption and a typed error.
  */
-import { closeSync, copyFileSync, fstatSync, ftruncateSync, open, openSync, readFileSync, readSync, write, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, fstatSync, ftruncateSync, open, openSync, readFileSync, readSync, write, writeSync } from 'node:fs';
 import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
 import { LOG_VERSION, LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
@@ -98,8 +98,10 @@ export class RunLogWriter {
   readonly file: string;
   /** -1 while a background creation is under way (see `create: 'background'`). */
   #fd: number;
-  /** The background creation, until it has succeeded. */
-  #opening: Promise<number> | undefined;
+  /** The background creation, until its file descriptor is this writer's. */
+  #opening: Promise<void> | undefined;
+  /** The file's name is new and random (see `fresh`): nobody else creates a file by it. */
+  readonly #fresh: boolean;
   #pending: string[] = [];
   #closed = false;
   /** Set by `close`: the background drain writes what is left synchronously instead of on the pool. */
@@ -117,14 +119,28 @@ export class RunLogWriter {
    * 'background'` creates it on libuv's thread pool instead, for a log written only with
    * `flushBehind`: the creation overlaps the caller's work (on our CI's disk it costs 20–50 µs,
    * but over 1 ms for a while after many files are deleted), and a failure (EEXIST included)
-   * rejects the first write and `close`.
+   * rejects the first write and `close`. `fresh` says the name is new and random (a run id the
+   * store generated), so no other writer ever creates it: `close` then need not wait for the
+   * creation's report (see `#openOwn`).
    * `truncateTo` cuts a torn tail left by a crash before the first append.
    */
-  constructor(file: string, options: { truncateTo?: number; create?: boolean | 'background' } = {}) {
+  constructor(file: string, options: { truncateTo?: number; create?: boolean | 'background'; fresh?: boolean } = {}) {
     this.file = file;
+    this.#fresh = options.fresh === true;
     if (options.create === 'background') {
       this.#fd = -1;
-      this.#opening = new Promise<number>((resolve, reject) => open(file, 'ax', (error, fd) => (error === null ? resolve(fd) : reject(error))));
+      this.#opening = new Promise<void>((resolve, reject) =>
+        open(file, 'ax', (error, fd) => {
+          if (this.#fd === -1) {
+            if (error === null) this.#fd = fd;
+            return error === null ? resolve() : reject(error);
+          }
+          // `close` opened or created the file itself before this report arrived (see
+          // `#openOwn`): this descriptor is spare, and an EEXIST means `close` created it first.
+          if (error === null) closeSync(fd);
+          resolve();
+        }),
+      );
       // Observed here so a log closed without a write does not leave an unhandled rejection.
       this.#opening.catch(() => undefined);
       return;
@@ -228,26 +244,51 @@ export class RunLogWriter {
   /** Wait for a background creation (see `create: 'background'`), if one is under way. */
   async #opened(): Promise<void> {
     if (this.#opening === undefined) return;
-    this.#fd = await this.#opening;
+    await this.#opening;
     this.#opening = undefined;
   }
 
   /**
    * Write what is left and close the file. A write on the thread pool lands first, and a file
-   * still being created is waited for; the rest is written synchronously, without waiting for a
-   * background write that has not started (it finds nothing left to write).
+   * still being created is waited for (unless its name is fresh: see `#openOwn`); the rest is
+   * written synchronously, without waiting for a background write that has not started (it
+   * finds nothing left to write).
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closing = true;
     try {
       await this.#poolWrite;
+      if (this.#opening !== undefined && this.#fresh) this.#openOwn();
       await this.#opened();
       this.flushSync();
     } finally {
       this.#closed = true;
       if (this.#fd !== -1) closeSync(this.#fd);
     }
+  }
+
+  /**
+   * A run that never waited for I/O reaches `close` before the event loop could report its
+   * background creation. Waiting for the report costs a turn of the loop. A fresh name is nobody
+   * else's, so the file by that name is this writer's whoever creates it: open it if it exists
+   * (a lookup), else create it here; whichever of this and the pool's creation comes second
+   * finds it existing and yields to the first.
+   */
+  #openOwn(): void {
+    const append = constants.O_WRONLY | constants.O_APPEND;
+    try {
+      this.#fd = openSync(this.file, append);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return; // the creation's report says what is wrong
+      try {
+        this.#fd = openSync(this.file, append | constants.O_CREAT | constants.O_EXCL);
+      } catch (again) {
+        if ((again as NodeJS.ErrnoException).code !== 'EEXIST') return;
+        this.#fd = openSync(this.file, append); // the pool created it in between
+      }
+    }
+    this.#opening = undefined;
   }
 }
 

@@ -3,7 +3,8 @@
  * header, every journal entry in order and its end, written in the background; no snapshots,
  * conversation or tool results, so such a run is listed and replayed but never resumed.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { pbkdf2 } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -214,6 +215,57 @@ describe('writing a log in the background', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"end":true}\n');
   });
 
+  it('closes a fresh-named log without waiting for the creation report, and closes the descriptor the report brings', async () => {
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const file = join(tempDir(), 'fresh.jsonl');
+    const log = new RunLogWriter(file, { create: 'background', fresh: true });
+    log.appendLine('{"a":1}');
+    const flushed = log.flushBehind();
+    // The thread pool creates the file meanwhile; the event loop has not reported it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    log.appendLine('{"end":true}');
+    let turned = false;
+    setImmediate(() => (turned = true));
+    await log.close();
+    // Written before the event loop turned: the creation's report was not waited for.
+    expect(turned).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"end":true}\n');
+    await flushed;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(openFds()).toBe(before);
+  });
+
+  it('creates a fresh-named log itself when the thread pool has not got to it, and the pool yields', async () => {
+    // Four slow hashes hold libuv's four threads: the log's creation waits in the queue.
+    const busy = Array.from({ length: 4 }, () => new Promise((resolve) => pbkdf2('p', 's', 400_000, 32, 'sha256', resolve)));
+    let hashed = false;
+    for (const hash of busy) void hash.then(() => (hashed = true));
+    const file = join(tempDir(), 'queued.jsonl');
+    const log = new RunLogWriter(file, { create: 'background', fresh: true });
+    log.appendLine('{"a":1}');
+    const flushed = log.flushBehind();
+    await log.close();
+    // Closed before the pool freed a thread: `close` did not wait for the queued creation.
+    expect(hashed).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+    await Promise.all(busy);
+    // The pool's exclusive create then finds the file: that EEXIST is not a failure.
+    await expect(flushed).resolves.toBeUndefined();
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+  });
+
+  it('still waits for the creation of a log whose name is not fresh, and reports its EEXIST', async () => {
+    const busy = Array.from({ length: 4 }, () => new Promise((resolve) => pbkdf2('p', 's', 100_000, 32, 'sha256', resolve)));
+    const file = join(tempDir(), 'taken.jsonl');
+    writeFileSync(file, 'kept\n');
+    const log = new RunLogWriter(file, { create: 'background' });
+    log.appendLine('{"a":1}');
+    await expect(log.close()).rejects.toMatchObject({ code: 'EEXIST' });
+    await Promise.all(busy);
+    expect(readFileSync(file, 'utf8')).toBe('kept\n');
+  });
+
   it('refuses a synchronous flush while a background write is in flight, so the log never reorders', async () => {
     const file = join(tempDir(), 'order.jsonl');
     const log = new RunLogWriter(file, { create: true });
@@ -238,27 +290,19 @@ describe('writing a log in the background', () => {
     expect(readFileSync(file, 'utf8')).toBe('kept\n');
   });
 
-  it('skips the existence checks for an id it was told is fresh, and still never overwrites a run with it', async () => {
+  it('picks a new id when given none, in either mode, and still refuses a given id that is taken', async () => {
     for (const mode of ['journal', 'resumable'] as const) {
       const store = createFileStore({ dir: tempDir(), mode });
       const first = store.createRun({ runId: 'run_taken', agentId: 'a', task: 'first' });
       first.end('final_answer');
       await first.close();
       const before = readFileSync(runFiles(store, 'run_taken').log, 'utf8');
-      // Without `freshId` the taken id is refused at once; with it the exclusive create refuses it.
       expect(() => store.createRun({ runId: 'run_taken', agentId: 'a', task: 'second' })).toThrow(/run_taken/);
-      let second: ReturnType<typeof store.createRun> | undefined;
-      try {
-        second = store.createRun({ runId: 'run_taken', agentId: 'a', task: 'second', freshId: true });
-      } catch (error) {
-        expect(mode).toBe('resumable'); // created synchronously: refused at once
-        expect(String(error)).toMatch(/run_taken/);
-      }
-      if (second !== undefined) {
-        expect(mode).toBe('journal'); // created in the background: refused on close
-        second.end('final_answer');
-        await expect(second.close()).rejects.toMatchObject({ code: 'EEXIST' });
-      }
+      const picked = store.createRun({ agentId: 'a', task: 'third' });
+      expect(picked.runId).toMatch(/^run_[0-9a-f-]{36}$/);
+      picked.end('final_answer');
+      await picked.close();
+      expect(await store.getRun(picked.runId)).toMatchObject({ task: 'third', status: 'done' });
       expect(readFileSync(runFiles(store, 'run_taken').log, 'utf8')).toBe(before);
     }
   });
