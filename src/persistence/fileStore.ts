@@ -450,14 +450,15 @@ export function journalLine(columns: JournalColumns, ids: RunIds): string {
   );
 }
 
-/** The entries of `columns` at `indexes`, as columns of their own. */
-function pick(columns: JournalColumns, indexes: readonly number[]): JournalColumns {
+/** Entries of one run, each with a whole-millisecond timestamp, as the columns of one record. */
+function columnsOf(entries: readonly JournalEntry[]): JournalColumns {
+  const at = (entries[0] as JournalEntry).timestamp;
   return {
-    at: columns.at,
-    sequence: indexes.map((i) => columns.sequence[i] as number),
-    elapsed: indexes.map((i) => columns.elapsed[i] as number),
-    iteration: indexes.map((i) => columns.iteration[i] as number),
-    events: indexes.map((i) => columns.events[i] as LoopEvent),
+    at,
+    sequence: entries.map((entry) => entry.sequence),
+    elapsed: entries.map((entry) => entry.timestamp - at),
+    iteration: entries.map((entry) => entry.iteration),
+    events: entries.map((entry) => entry.event),
   };
 }
 
@@ -497,12 +498,13 @@ export class RunWriter {
   /** The context of the last snapshot record this writer appended (unredacted, as the machine had it). */
   #lastContext: Record<string, unknown> | undefined;
   /**
-   * Journal entries since the last other record, as the columns of one `journal` record: one
-   * line for the ten-odd events of a phase (of every phase since the last write, in a
-   * journal-only log) instead of one each. Appended before any other record and at every flush,
-   * so the log keeps the order in which things happened.
+   * Journal entries since the last other record, for one `journal` record: one line for the
+   * ten-odd events of a phase (of every phase since the last write, in a journal-only log)
+   * instead of one each. Appended before any other record and at every flush, so the log keeps
+   * the order in which things happened. Kept as the entries themselves (a push each) and turned
+   * into columns once, when the line is made.
    */
-  #columns: JournalColumns | undefined;
+  #entries: JournalEntry[] = [];
   /** meta.json as a lowdb document, made on first use: most runs never write one. */
   #metaDoc: LowSync<RunMeta> | undefined;
 
@@ -537,15 +539,15 @@ export class RunWriter {
 
   event(entry: JournalEntry): void {
     const { timestamp } = entry;
-    let columns = this.#columns;
-    const elapsed = columns === undefined ? 0 : timestamp - columns.at;
+    const first = this.#entries[0];
     // Whole milliseconds (Date.now()) make `at + elapsed` exact; anything else keeps its own record.
-    if (entry.runId === this.#ids.runId && entry.agentId === this.#ids.agentId && Number.isSafeInteger(timestamp) && Number.isSafeInteger(elapsed)) {
-      columns ??= this.#columns = { at: timestamp, sequence: [], elapsed: [], iteration: [], events: [] };
-      columns.sequence.push(entry.sequence);
-      columns.elapsed.push(elapsed);
-      columns.iteration.push(entry.iteration);
-      columns.events.push(entry.event);
+    if (
+      entry.runId === this.#ids.runId &&
+      entry.agentId === this.#ids.agentId &&
+      Number.isSafeInteger(timestamp) &&
+      (first === undefined || Number.isSafeInteger(timestamp - first.timestamp))
+    ) {
+      this.#entries.push(entry);
       return;
     }
     this.#append({ v: LOG_VERSION, kind: 'event', entry });
@@ -561,17 +563,17 @@ export class RunWriter {
   }
 
   #appendRows(): void {
-    const columns = this.#columns;
-    if (columns === undefined) return;
+    const entries = this.#entries;
+    if (entries.length === 0) return;
     // Taken first: entries that cannot be serialised fail once, not every later flush with them.
-    this.#columns = undefined;
+    this.#entries = [];
     let line: string;
     try {
-      line = journalLine(columns, this.#ids);
+      line = journalLine(columnsOf(entries), this.#ids);
     } catch (error) {
       // An event that cannot be serialised must not take the others of its line with it.
-      const writable = columns.events.flatMap((event, i) => (serialisable(event) ? [i] : []));
-      if (writable.length > 0) this.log.appendLine(journalLine(pick(columns, writable), this.#ids));
+      const writable = entries.filter((entry) => serialisable(entry.event));
+      if (writable.length > 0) this.log.appendLine(journalLine(columnsOf(writable), this.#ids));
       throw error;
     }
     this.log.appendLine(line);
