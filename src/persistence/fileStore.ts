@@ -556,13 +556,13 @@ export class RunWriter {
   /** Append a record after the events before it (and even when those cannot be written). */
   #append(record: LogRecord): void {
     try {
-      this.#appendRows();
+      this.#appendJournal();
     } finally {
       this.log.append(record);
     }
   }
 
-  #appendRows(): void {
+  #appendJournal(): void {
     const entries = this.#entries;
     if (entries.length === 0) return;
     // Taken first: entries that cannot be serialised fail once, not every later flush with them.
@@ -612,23 +612,23 @@ export class RunWriter {
 
   /** Append everything recorded so far. Never throws: a failure is the promise's rejection. */
   flush(): Promise<void> {
-    return this.#rowsFailed() ?? this.log.flush();
+    return this.#journalFailed() ?? this.log.flush();
   }
 
   /**
-   * `flush`, in the background (see `RunLogWriter.flushBehind`). The journal's rows become a
-   * line only when the write starts: one `events` line per write, not one per call.
+   * `flush`, in the background (see `RunLogWriter.flushBehind`). The journal's entries become a
+   * line only when the write starts: one `journal` line per write, not one per call.
    */
   flushBehind(): Promise<void> {
-    return this.log.flushBehind(this.#collectRows);
+    return this.log.flushBehind(this.#collectJournal);
   }
 
-  readonly #collectRows = (): void => this.#appendRows();
+  readonly #collectJournal = (): void => this.#appendJournal();
 
-  /** Hand the pending rows to the log; a rejection if they cannot be serialised. */
-  #rowsFailed(): Promise<never> | undefined {
+  /** Hand the pending journal entries to the log; a rejection if they cannot be serialised. */
+  #journalFailed(): Promise<never> | undefined {
     try {
-      this.#appendRows();
+      this.#appendJournal();
       return undefined;
     } catch (error) {
       return Promise.reject(error);
@@ -658,7 +658,7 @@ export class RunWriter {
   /** Flush, then release the run. */
   async close(): Promise<void> {
     try {
-      this.#appendRows();
+      this.#appendJournal();
       await this.log.close();
     } finally {
       this.lock.release();
