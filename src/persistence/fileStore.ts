@@ -161,8 +161,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const paths = flatPaths(runsDir, runId);
       const logFile = paths.log;
       // A run of an earlier version has a folder instead: the same id is taken all the same.
-      const folder = join(runsDir, runId);
-      if (!freshId && existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
+      if (!freshId) {
+        const folder = join(runsDir, runId);
+        if (existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir);
+      }
       // A journal's file may still be in creation (see below), and its header unwritten.
       if (heldInThisProcess(logFile)) {
         throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
