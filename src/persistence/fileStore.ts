@@ -8,16 +8,18 @@
  *                         never waits has none: its header and `end` record say it all,
  * - `<runId>.lock`      — taken by a resume while it writes the run (a new run is owned through
  *                         the pid in its header: the log is created exclusively).
- * Nothing is shared between runs, so two processes never write the same file. A new run costs
+ * A resumable run shares no file with any other, so two processes never write the same file. A new run costs
  * one file creation and nothing at its end but the last append: creating files is what persisting
  * a short run costs most (a folder per run and an atomic meta.json write at its end were two more
  * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). Runs written
  * by earlier versions, one folder each (`<runId>/log.jsonl`, `meta.json`, `lock`), are still
- * listed, read and resumed in place. A journal-only store (`mode: 'journal'`) writes the same
- * files with only the header, the journal and the end in the log, created and appended in the
- * background.
+ * listed, read and resumed in place. A journal-only store (`mode: 'journal'`) writes only the
+ * header, the journal and the end of a run, appended in the background: for a run id it picks,
+ * to a segment shared with its other runs in this process, `journal/<segmentId>.jsonl` (see
+ * journalSegment.ts), which spares each run even that one file creation; for a run id it is
+ * given, to the run's own log in `runs/`, whose exclusive creation is what keeps the id unique.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { LowSync, type SyncAdapter } from 'lowdb';
 import type { Message } from '../conversation/messages.ts';
@@ -41,7 +43,8 @@ import {
   type RunHeaderRecord,
   type RunStatus,
 } from './records.ts';
-import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
+import { JournalSegments, segmentFile, segmentIdOf, type SegmentLimits } from './journalSegment.ts';
+import { readRunEnd, readRunHeader, readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
 import { applyContextDelta, contextDelta, isObject, packSnapshot, unpackSnapshot } from './snapshotCodec.ts';
 
 export interface FileStoreOptions {
@@ -57,9 +60,12 @@ export interface FileStoreOptions {
    *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
    *   complete; a crash loses at most the entries of the write in flight and those queued after
    *   it, and never corrupts what was written. A run enters the index with its first write,
-   *   moments after it starts (until then its file may be missing or empty).
+   *   moments after it starts (until then its file may be missing or empty). Runs whose ids the
+   *   store picks share segment files (`journal/`), which spares each run a file of its own.
    */
   readonly mode?: 'resumable' | 'journal';
+  /** When a journal-only store starts a new segment: its size, and how long it stays open unused. */
+  readonly journalSegments?: Partial<SegmentLimits>;
 }
 
 /** Applied to every message, snapshot and tool result before it is written (secret redaction). */
@@ -120,11 +126,21 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable as a file name: use letters, digits, "_" and "-" (1–128).`);
     }
   };
-  /** Where a run's files are: its own folder if an earlier version made one, else side by side in `runs/`. */
+  const journalDir = join(dir, 'journal');
+  const segments = new JournalSegments(journalDir, segmentLimits(options.journalSegments));
+  /**
+   * Where a run's files are: its own folder if an earlier version made one, else side by side
+   * in `runs/`; a run a journal-only store named has its log in a segment (`segment` is set, and
+   * `log` is the segment's file) and nothing in `runs/` but, once it waits for a human, meta.json.
+   */
   const locate = (runId: string): RunPaths => {
     checkId(runId);
     const folder = join(runsDir, runId);
-    return existsSync(folder) ? folderPaths(folder) : flatPaths(runsDir, runId);
+    if (existsSync(folder)) return folderPaths(folder);
+    const paths = flatPaths(runsDir, runId);
+    const segmentId = segmentIdOf(runId);
+    if (segmentId === undefined || existsSync(paths.log)) return paths;
+    return { ...paths, log: segmentFile(journalDir, segmentId), segment: true };
   };
   const metaFile = (paths: RunPaths) => new DocumentFile(paths.meta, RunMeta, META_VERSION);
 
@@ -134,6 +150,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
    */
   const readMeta = (runId: string): RunMeta | null => {
     const paths = locate(runId);
+    if (paths.segment === true) return readSegmentMeta(paths, runId);
     const doc = metaFile(paths);
     const logFile = paths.log;
     const hasLog = existsSync(logFile);
@@ -148,12 +165,76 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     return end === null ? meta : endedMeta(meta, end);
   };
 
+  /** A segment run's meta.json if it has one, else its header, with its `end` record applied. */
+  const readSegmentMeta = (paths: RunPaths, runId: string, records = existsSync(paths.log) ? segmentRecords(paths.log, runId) : []): RunMeta | null => {
+    let meta = readStoredMeta(metaFile(paths));
+    const header = records.find((record) => record.kind === 'run');
+    if (meta === undefined) {
+      if (header === undefined) return null;
+      meta = metaFromHeader(header);
+    }
+    if (isFinalStatus(meta.status)) return meta;
+    const end = records.find((record) => record.kind === 'end');
+    return end === undefined ? meta : endedMeta(meta, end);
+  };
+
+  /** A run's header and end records, and (for a store that writes journals only) its journal, in a new segment. */
+  const createSegmentRun = (agentId: string, task: string, redact: Redact): RunWriter => {
+    const { runId, log } = segments.openRun();
+    const header = runHeader(runId, agentId, task, redact, true);
+    log.append(header);
+    const openMetaDoc = () => {
+      // Only a run that waits for a human has one; `runs/` may not exist yet.
+      mkdirSync(runsDir, { recursive: true });
+      return metaDoc(metaFile(flatPaths(runsDir, runId)));
+    };
+    return new RunWriter(log, openMetaDoc, metaFromHeader(header), NO_LOCK, redact, 0, false, true);
+  };
+
+  /** Every run in every segment: headers and ends only (journal lines are not parsed). */
+  const listSegmentRuns = (): RunMeta[] => {
+    if (!existsSync(journalDir)) return [];
+    const metas: RunMeta[] = [];
+    for (const name of readdirSync(journalDir)) {
+      if (!name.endsWith(LOG_SUFFIX)) continue;
+      let records: LogRecord[];
+      try {
+        records = readSegment(join(journalDir, name), notJournal).records;
+      } catch {
+        continue; // A corrupt segment does not hide the other segments; getRun(runId) reports it.
+      }
+      const byRun = new Map<string, LogRecord[]>();
+      for (const record of records) {
+        const runId = runIdOf(record);
+        if (runId === undefined) continue;
+        const own = byRun.get(runId);
+        if (own === undefined) byRun.set(runId, [record]);
+        else own.push(record);
+      }
+      for (const [runId, own] of byRun) {
+        if (!RUN_ID_PATTERN.test(runId)) continue;
+        let meta: RunMeta | null = null;
+        try {
+          meta = readSegmentMeta({ ...flatPaths(runsDir, runId), log: join(journalDir, name), segment: true }, runId, own);
+        } catch {
+          // A corrupt meta.json does not hide the others; getRun(runId) reports it.
+        }
+        if (meta !== null) metas.push(meta);
+      }
+    }
+    return metas;
+  };
+
   return {
     dir,
     createRun({ runId: givenId, agentId, task, redact = identity }) {
+      if (journalOnly && givenId === undefined) return createSegmentRun(agentId, task, redact);
       const freshId = givenId === undefined;
       const runId = givenId ?? newRunId();
       if (!freshId) checkId(runId);
+      if (!freshId && segmentIdOf(runId) !== undefined) {
+        throw new ConfigurationError(`Run id "${runId}" has the form of the ids a journal-only store picks (run_seg-…_n); pick another, or let the store pick one.`);
+      }
       if (!runsDirMade) {
         mkdirSync(runsDir, { recursive: true });
         runsDirMade = true;
@@ -181,16 +262,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       }
       const claim = holdCreatedRun(logFile);
       try {
-        const header: RunHeaderRecord = {
-          v: LOG_VERSION,
-          kind: 'run',
-          runId,
-          agentId,
-          task: redact(task.slice(0, 1000)),
-          createdAt: Date.now(),
-          owner: currentOwner(),
-          ...(journalOnly ? { journalOnly: true as const } : {}),
-        };
+        const header = runHeader(runId, agentId, task, redact, journalOnly);
         log.append(header);
         // Written at once: from here on other processes see who owns the run. (A journal's
         // header goes with its first background write; a journal-only run is never resumed.)
@@ -211,6 +283,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const paths = locate(runId);
       const logFile = paths.log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
+      if (paths.segment === true) {
+        if (readSegmentMeta(paths, runId) === null) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
+        throw notResumable(runId, logFile);
+      }
       const lock = acquireRunLock(paths.lock, runId);
       try {
         // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
@@ -223,12 +299,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         if (end?.kind === 'end') throw finishedError(runId, end.status, logFile);
         const header = log.records[0]?.kind === 'run' ? log.records[0] : undefined;
         if (header !== undefined && ownerIsLive(header.owner, logFile)) throw lockedBy(header, logFile, runId);
-        if (header?.journalOnly === true) {
-          throw new RunNotResumableError(
-            `Run ${runId} was written by a journal-only store (mode 'journal'): its log holds the journal but no snapshots, so it cannot be resumed. Read it with readJournal('${runId}').`,
-            { file: logFile, runId },
-          );
-        }
+        if (header?.journalOnly === true) throw notResumable(runId, logFile);
         const meta = storedMeta ?? (header === undefined ? undefined : metaFromHeader(header));
         if (meta === undefined) {
           throw new RunNotFoundError(`Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
@@ -251,12 +322,19 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     },
 
     async listRuns() {
-      if (!existsSync(runsDir)) return [];
       const metas: RunMeta[] = [];
+      if (!existsSync(runsDir)) return listSegmentRuns();
+      const listed = new Set<string>();
       for (const name of readdirSync(runsDir)) {
-        // `<runId>.jsonl`, or the folder `<runId>` of an earlier version; not locks, metadata, temp files.
-        const runId = name.endsWith(LOG_SUFFIX) ? name.slice(0, -LOG_SUFFIX.length) : name;
+        // `<runId>.jsonl`, or the folder `<runId>` of an earlier version; not locks, metadata, temp
+        // files, except the meta.json of a segment's run (its header may not be written yet).
+        const runId = name.endsWith(LOG_SUFFIX)
+          ? name.slice(0, -LOG_SUFFIX.length)
+          : name.endsWith(META_SUFFIX) && segmentIdOf(name.slice(0, -META_SUFFIX.length)) !== undefined
+            ? name.slice(0, -META_SUFFIX.length)
+            : name;
         if (!RUN_ID_PATTERN.test(runId)) continue;
+        listed.add(runId);
         let meta: RunMeta | null = null;
         try {
           meta = readMeta(runId);
@@ -265,6 +343,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         }
         if (meta !== null) metas.push(meta);
       }
+      for (const meta of listSegmentRuns()) if (!listed.has(meta.runId)) metas.push(meta);
       return metas.sort((a, b) => b.createdAt - a.createdAt);
     },
 
@@ -273,8 +352,15 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     },
 
     readJournal(runId) {
-      const logFile = locate(runId).log;
+      const paths = locate(runId);
+      const logFile = paths.log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
+      if (paths.segment === true) {
+        const log = readSegment(logFile, mentions(runId));
+        const records = log.records.filter((record) => runIdOf(record) === runId);
+        if (!records.some((record) => record.kind === 'run')) throw new RunNotFoundError(`No run ${runId} in ${logFile}.`, { file: logFile, runId });
+        return { entries: journalEntries(records), warnings: log.warnings };
+      }
       const log = readRunLog(logFile);
       return { entries: journalEntries(log.records), warnings: log.warnings };
     },
@@ -288,16 +374,19 @@ interface RunPaths {
   readonly lock: string;
   /** lowdb's temp file for `meta` (steno names it `.<name>.tmp` beside it). */
   readonly temp: string;
+  /** `log` is a journal segment, shared with other runs. */
+  readonly segment?: true;
 }
 
 const LOG_SUFFIX = '.jsonl';
+const META_SUFFIX = '.meta.json';
 
 /** `runsDir` is normalised (made with `join`) and a run id is a plain file name: no `join` needed. */
 function flatPaths(runsDir: string, runId: string): RunPaths {
   const base = `${runsDir}${sep}`;
   return {
     log: `${base}${runId}${LOG_SUFFIX}`,
-    meta: `${base}${runId}.meta.json`,
+    meta: `${base}${runId}${META_SUFFIX}`,
     lock: `${base}${runId}.lock`,
     temp: `${base}.${runId}.meta.json.tmp`,
   };
@@ -311,6 +400,64 @@ function folderPaths(folder: string): RunPaths {
 function readStoredMeta(doc: DocumentFile<RunMeta>): RunMeta | undefined {
   return existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
 }
+
+function segmentLimits(limits: Partial<SegmentLimits> = {}): Partial<SegmentLimits> {
+  for (const key of ['maxChars', 'idleMs'] as const) {
+    const value: unknown = limits[key];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) {
+      throw new ConfigurationError(`createFileStore: journalSegments.${key} must be a positive number, not ${JSON.stringify(value)}.`);
+    }
+  }
+  return limits;
+}
+
+/** A run of a segment holds no lock: its id is new, and nobody else writes its segment. */
+const NO_LOCK: RunLock = { file: '', release: () => undefined };
+
+function runHeader(runId: string, agentId: string, task: string, redact: Redact, journalOnly: boolean): RunHeaderRecord {
+  return {
+    v: LOG_VERSION,
+    kind: 'run',
+    runId,
+    agentId,
+    task: redact(task.slice(0, 1000)),
+    createdAt: Date.now(),
+    owner: currentOwner(),
+    ...(journalOnly ? { journalOnly: true as const } : {}),
+  };
+}
+
+function notResumable(runId: string, file: string): RunNotResumableError {
+  return new RunNotResumableError(
+    `Run ${runId} was written by a journal-only store (mode 'journal'): its log holds the journal but no snapshots, so it cannot be resumed. Read it with readJournal('${runId}').`,
+    { file, runId },
+  );
+}
+
+/** The run a record belongs to (every record a segment holds names it). */
+function runIdOf(record: LogRecord): string | undefined {
+  if (record.kind === 'event') return record.entry.runId;
+  return 'runId' in record ? record.runId : undefined;
+}
+
+/** Lines of a segment that may hold a record of `runId`: every record of a run holds its id as written. */
+const mentions = (runId: string) => {
+  const needle = `"runId":${JSON.stringify(runId)}`;
+  return (line: string): boolean => line.includes(needle);
+};
+
+/** The records of one run in a segment (a lookup by its id, only lines that mention it parsed). */
+function segmentRecords(file: string, runId: string): LogRecord[] {
+  return readSegment(file, mentions(runId)).records.filter((record) => runIdOf(record) === runId);
+}
+
+/** A segment's lines that `select` accepts. A segment is empty from its creation to its first write. */
+function readSegment(file: string, select: (line: string) => boolean): { records: LogRecord[]; warnings: string[] } {
+  return statSync(file).size === 0 ? { records: [], warnings: [] } : readRunLog(file, select);
+}
+
+/** Lines of a segment other than journal entries (`journal`, `events`, `event`): what an index needs. */
+const notJournal = (line: string): boolean => !/^\{"v":\d+,"kind":"(?:journal|events?)"/.test(line);
 
 function finishedError(runId: string, status: FinalStatus, file: string): RunFinishedError {
   return new RunFinishedError(`Run ${runId} already ended (${status}); start a new run instead.`, { file, runId });
@@ -511,7 +658,7 @@ export class RunWriter {
   #metaDoc: LowSync<RunMeta> | undefined;
 
   constructor(
-    readonly log: RunLogWriter,
+    readonly log: RunLog,
     private readonly openMetaDoc: () => LowSync<RunMeta>,
     private meta: RunMeta,
     private readonly lock: RunLock,
@@ -651,7 +798,7 @@ export class RunWriter {
    */
   end(reason: TerminationReason): void {
     const status = finalStatusOf(reason);
-    this.#append({ v: LOG_VERSION, kind: 'end', status, reason, at: Date.now() });
+    this.#append({ v: LOG_VERSION, kind: 'end', status, reason, at: Date.now(), runId: this.meta.runId });
     // A journal-only log may have a background write in flight: `close` writes the end after it.
     if (!this.journalOnly) this.log.flushSync();
     if (this.#hasMetaFile) this.setStatus(status, reason);

@@ -63,7 +63,15 @@ export const finalStatusOf = (reason: TerminationReason): FinalStatus =>
   reason === 'final_answer' ? 'done' : reason === 'cancelled' ? 'cancelled' : 'failed';
 
 /** A run's last record: it ended, and why. Nothing is appended after it. */
-export const RunEndRecord = z.object({ v, kind: z.literal('end'), status: FinalStatus, reason: TerminationReason, at: z.number() });
+export const RunEndRecord = z.object({
+  v,
+  kind: z.literal('end'),
+  /** Written since version 5 (a segment holds the ends of many runs); a run's own log may lack it. */
+  runId: z.string().optional(),
+  status: FinalStatus,
+  reason: TerminationReason,
+  at: z.number(),
+});
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 
 /** A journal entry inside an `events` record: its run and agent are the record's. */

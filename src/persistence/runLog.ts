@@ -18,9 +18,11 @@ export interface ReadLog {
 
 /**
  * Read and validate a log. Throws CorruptFileError (after copying the file aside to
- * `<file>.corrupt`) or UnsupportedVersionError; drops a torn last line with a warning.
+ * `<file>.corrupt`) or UnsupportedVersionError; drops a torn last line with a warning. With
+ * `select`, only the complete lines it accepts are parsed and returned (a journal segment's
+ * lines of one run, say); the others are skipped unread.
  */
-export function readRunLog(file: string): ReadLog {
+export function readRunLog(file: string, select?: (line: string) => boolean): ReadLog {
   const buffer = readFileSync(file);
   if (buffer.length === 0) throw corrupt(file, 'the file is empty', undefined);
   const text = buffer.toString('utf8');
@@ -34,7 +36,7 @@ export function readRunLog(file: string): ReadLog {
     const line = text.slice(offset, complete ? end : text.length);
     lineNo++;
     const next = complete ? end + 1 : text.length;
-    if (line.trim() === '') {
+    if (line.trim() === '' || (complete && select !== undefined && !select(line))) {
       offset = next;
       continue;
     }
@@ -93,35 +95,58 @@ function corrupt(file: string, what: string, line: number | undefined): CorruptF
   );
 }
 
-/** Appends records to one log file. One writer per file (the run lock guarantees it). */
-export class RunLogWriter {
+/** Where a run's records go: its own log file, or its store's shared journal segment. */
+export interface RunLog {
   readonly file: string;
-  /** -1 while a background creation is under way (see `create: 'background'`). */
+  append(record: LogRecord): void;
+  /** Append a record already serialised as one line of JSON (no newline). */
+  appendLine(json: string): void;
+  flush(): Promise<void>;
+  flushSync(): void;
+  flushBehind(collect?: () => void): Promise<void>;
+  /** Everything appended is in the file when this resolves; the run appends nothing more. */
+  close(): Promise<void>;
+}
+
+/** Appends records to one log file. One writer per file (the run lock guarantees it). */
+export class RunLogWriter implements RunLog {
+  readonly file: string;
+  /** -1 until the file is created (see `create: 'background'`). */
   #fd: number;
+  /** The file is still to be created: by the first background write, or else by `close`. */
+  #uncreated = false;
   /** The background creation, until its file descriptor is this writer's. */
   #opening: Promise<void> | undefined;
   /** The file's name is new and random (see `fresh`): nobody else creates a file by it. */
   readonly #fresh: boolean;
   #pending: string[] = [];
   #closed = false;
-  /** Set by `close`: the background drain writes what is left synchronously instead of on the pool. */
-  #closing = false;
+  /**
+   * Set while `close` or `settle` waits: the background drain writes what is left
+   * synchronously instead of on the pool (the caller waits for the write anyway).
+   */
+  #waiters = 0;
+  /** Characters written so far (bytes, for the ASCII that JSON of ids and numbers mostly is). */
+  #written = 0;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
   /** The write the loop has on the thread pool, while it is there. */
   #poolWrite: Promise<void> | undefined;
-  /** Appends what the caller buffered, right before each background batch (see `flushBehind`). */
-  #collect: (() => void) | undefined;
+  /** Append what callers buffered, right before each background batch (see `flushBehind`). */
+  readonly #collects = new Set<() => void>();
 
   /**
    * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
    * open, no other file-system call: creating files is what a new run pays for). `create:
-   * 'background'` creates it on libuv's thread pool instead, for a log written only with
-   * `flushBehind`: the creation overlaps the caller's work (on our CI's disk it costs 20–50 µs,
-   * but over 1 ms for a while after many files are deleted), and a failure (EEXIST included)
-   * rejects the first write and `close`. `fresh` says the name is new and random (a run id the
-   * store generated), so no other writer ever creates it: `close` then need not wait for the
-   * creation's report (see `#openOwn`).
+   * 'background'` defers the creation, for a log written only with `flushBehind`: the first
+   * background write creates it on libuv's thread pool, where it overlaps the caller's work (on
+   * our CI's disk a creation costs 20–50 µs, but over 1 ms for a while after many files are
+   * deleted), and a failure (EEXIST included) rejects that write and `close`. A log closed before
+   * its caller ever yielded to the event loop is created by `close`, synchronously: handing a
+   * request to the pool costs the caller about as much as the creation (waking a pool thread,
+   * then handling its report), and such a run would only wait for it. `fresh` says the name is
+   * new and random (a run id the store generated), so no other writer ever creates it: `close`
+   * then need not wait for a creation's report (see `#openOwn`).
    * `truncateTo` cuts a torn tail left by a crash before the first append.
    */
   constructor(file: string, options: { truncateTo?: number; create?: boolean | 'background'; fresh?: boolean } = {}) {
@@ -129,20 +154,7 @@ export class RunLogWriter {
     this.#fresh = options.fresh === true;
     if (options.create === 'background') {
       this.#fd = -1;
-      this.#opening = new Promise<void>((resolve, reject) =>
-        open(file, 'ax', (error, fd) => {
-          if (this.#fd === -1) {
-            if (error === null) this.#fd = fd;
-            return error === null ? resolve() : reject(error);
-          }
-          // `close` opened or created the file itself before this report arrived (see
-          // `#openOwn`): this descriptor is spare, and an EEXIST means `close` created it first.
-          if (error === null) closeSync(fd);
-          resolve();
-        }),
-      );
-      // Observed here so a log closed without a write does not leave an unhandled rejection.
-      this.#opening.catch(() => undefined);
+      this.#uncreated = true;
       return;
     }
     if (options.create === true) {
@@ -170,6 +182,11 @@ export class RunLogWriter {
     return this.#pending.length;
   }
 
+  /** Characters written to the file by this writer so far. */
+  get written(): number {
+    return this.#written;
+  }
+
   /**
    * Write everything appended so far. The append happens now, synchronously (one syscall per
    * batch): when this returns, the batch is in the file, so a crash right after cannot lose it.
@@ -190,8 +207,10 @@ export class RunLogWriter {
       // Written now, this batch could land before the one in flight: the log would be out of order.
       throw new Error(`${this.file}: a synchronous flush while a background write is in flight would reorder the log; await flushBehind() first.`);
     }
+    if (this.#uncreated) this.#createNow();
     const batch = `${this.#pending.join('\n')}\n`;
     this.#pending = [];
+    this.#written += batch.length;
     writeSync(this.#fd, batch);
   }
 
@@ -200,16 +219,16 @@ export class RunLogWriter {
    * the caller's burst of work yields to the event loop, and the syscall runs on libuv's thread
    * pool, not on the caller's. One write is in flight at a time and each takes everything
    * pending when it starts, so batches land in order and a busy run coalesces them (a run whose
-   * phases never wait for I/O writes once). `collect`, kept for later calls, is called right
-   * before each batch is taken, to append what the caller buffered as late as possible (so a
-   * caller serialises once per write, not once per call). Resolves when every line appended
+   * phases never wait for I/O writes once). `collect`, kept for later calls until `forget`, is
+   * called right before each batch is taken, to append what the caller buffered as late as
+   * possible (so a caller serialises once per write, not once per call). Resolves when every line appended
    * before the call, and what `collect` appended, is in the file; rejects if a write or `collect`
    * fails (that batch is lost; later lines are still written by the next call).
    */
   flushBehind(collect?: () => void): Promise<void> {
-    if (collect !== undefined) this.#collect = collect;
+    if (collect !== undefined) this.#collects.add(collect);
     if (this.#behind !== undefined) return this.#behind;
-    if (this.#closed || (this.#pending.length === 0 && this.#opening === undefined && this.#collect === undefined)) return Promise.resolve();
+    if (this.#closed || (this.#pending.length === 0 && this.#opening === undefined && this.#collects.size === 0)) return Promise.resolve();
     // The drain awaits before it can finish, so `#behind` is set before its `finally` clears it.
     this.#behind = this.#drain();
     return this.#behind;
@@ -218,17 +237,19 @@ export class RunLogWriter {
   async #drain(): Promise<void> {
     try {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.#uncreated && !this.#closed) this.#createInBackground();
       await this.#opened();
       for (;;) {
-        this.#collect?.();
+        for (const collect of this.#collects) collect();
         if (this.#pending.length === 0) break;
-        // Closing: the caller waits for this write anyway, and a pool round trip costs more.
-        if (this.#closing) {
+        // Someone waits for this write anyway, and a pool round trip costs more.
+        if (this.#waiters > 0) {
           this.flushSync();
           continue;
         }
         const batch = `${this.#pending.join('\n')}\n`;
         this.#pending = [];
+        this.#written += batch.length;
         this.#poolWrite = new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
         try {
           await this.#poolWrite;
@@ -241,6 +262,36 @@ export class RunLogWriter {
     }
   }
 
+  /** Stop calling `collect` (given to `flushBehind`) before background writes. */
+  forget(collect: () => void): void {
+    this.#collects.delete(collect);
+  }
+
+  /** Create the file here, synchronously (EEXIST if there is one: it is left alone). */
+  #createNow(): void {
+    this.#fd = openSync(this.file, 'ax');
+    this.#uncreated = false;
+  }
+
+  /** Create the file on the thread pool; `#opening` settles when the pool reports. */
+  #createInBackground(): void {
+    this.#uncreated = false;
+    this.#opening = new Promise<void>((resolve, reject) =>
+      open(this.file, 'ax', (error, fd) => {
+        if (this.#fd === -1) {
+          if (error === null) this.#fd = fd;
+          return error === null ? resolve() : reject(error);
+        }
+        // `close` opened or created the file itself before this report arrived (see
+        // `#openOwn`): this descriptor is spare, and an EEXIST means `close` created it first.
+        if (error === null) closeSync(fd);
+        resolve();
+      }),
+    );
+    // Observed here so a log closed before the drain awaits it leaves no unhandled rejection.
+    this.#opening.catch(() => undefined);
+  }
+
   /** Wait for a background creation (see `create: 'background'`), if one is under way. */
   async #opened(): Promise<void> {
     if (this.#opening === undefined) return;
@@ -249,19 +300,12 @@ export class RunLogWriter {
   }
 
   /**
-   * Write what is left and close the file. A write on the thread pool lands first, and a file
-   * still being created is waited for (unless its name is fresh: see `#openOwn`); the rest is
-   * written synchronously, without waiting for a background write that has not started (it
-   * finds nothing left to write).
+   * Write what is left and close the file (see `settle`).
    */
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#closing = true;
     try {
-      await this.#poolWrite;
-      if (this.#opening !== undefined && this.#fresh) this.#openOwn();
-      await this.#opened();
-      this.flushSync();
+      await this.settle();
     } finally {
       this.#closed = true;
       if (this.#fd !== -1) closeSync(this.#fd);
@@ -269,8 +313,30 @@ export class RunLogWriter {
   }
 
   /**
-   * A run that never waited for I/O reaches `close` before the event loop could report its
-   * background creation. Waiting for the report costs a turn of the loop. A fresh name is nobody
+   * Write what is left, now, and keep the file open: when this resolves, every line appended
+   * before the call is in the file. A write on the thread pool lands first; a file not yet
+   * created is created now, and one still being created on the pool is waited for (unless its
+   * name is fresh: see `#openOwn`); the rest is written synchronously, without waiting for a
+   * background write that has not started (it finds nothing left to write).
+   */
+  async settle(): Promise<void> {
+    if (this.#closed) return;
+    this.#waiters++;
+    try {
+      await this.#poolWrite;
+      if (this.#uncreated) this.#createNow();
+      else if (this.#opening !== undefined && this.#fresh) this.#openOwn();
+      await this.#opened();
+      this.flushSync();
+    } finally {
+      this.#waiters--;
+    }
+  }
+
+  /**
+   * A run that waited for I/O once, and then no more, reaches `close` before the event loop
+   * could report the creation its first background write started. Waiting for the report costs
+   * a turn of the loop. A fresh name is nobody
    * else's, so the file by that name is this writer's whoever creates it: open it if it exists
    * (a lookup), else create it here; whichever of this and the pool's creation comes second
    * finds it existing and yields to the first.

@@ -124,7 +124,7 @@ describe('a journal-only store', () => {
     for (let i = 0; i < 5; i++) {
       const runId = `killed_${i}`;
       const child = spawnFixture('journalAgent.ts', [dir, runId]);
-      await child.waitFor((line) => line === 'ready', 20_000);
+      await child.waitFor((line) => line === `ready ${runId}`, 20_000);
       await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 50)));
       await killHard(child);
       const log = readRunLog(runFiles(store, runId).log);
@@ -204,11 +204,39 @@ describe('writing a log in the background', () => {
     await log.close();
   });
 
+  it('creates its file only with the first background write, or at close when no write came first', async () => {
+    const dir = tempDir();
+    const late = new RunLogWriter(join(dir, 'late.jsonl'), { create: 'background' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(existsSync(late.file)).toBe(false);
+    late.appendLine('{"a":1}');
+    await late.flushBehind();
+    expect(readFileSync(late.file, 'utf8')).toBe('{"a":1}\n');
+    await late.close();
+
+    // Closed before the caller ever yielded: created and written by close, with the thread pool
+    // (held by four slow hashes) never asked.
+    const busy = Array.from({ length: 4 }, () => new Promise((resolve) => pbkdf2('p', 's', 200_000, 32, 'sha256', resolve)));
+    let hashed = false;
+    for (const hash of busy) void hash.then(() => (hashed = true));
+    const quick = new RunLogWriter(join(dir, 'quick.jsonl'), { create: 'background' });
+    quick.appendLine('{"a":1}');
+    const flushed = quick.flushBehind();
+    quick.appendLine('{"end":true}');
+    await quick.close();
+    expect(hashed).toBe(false);
+    expect(readFileSync(quick.file, 'utf8')).toBe('{"a":1}\n{"end":true}\n');
+    await expect(flushed).resolves.toBeUndefined();
+    await Promise.all(busy);
+    expect(readFileSync(quick.file, 'utf8')).toBe('{"a":1}\n{"end":true}\n');
+  });
+
   it('closes a log whose background creation is still under way with every line written', async () => {
     const file = join(tempDir(), 'closing.jsonl');
     const log = new RunLogWriter(file, { create: 'background' });
     log.appendLine('{"a":1}');
     const flushed = log.flushBehind();
+    await new Promise((resolve) => setImmediate(resolve)); // the write starts: it creates the file first
     log.appendLine('{"end":true}');
     await log.close();
     await flushed;
@@ -222,6 +250,7 @@ describe('writing a log in the background', () => {
     const log = new RunLogWriter(file, { create: 'background', fresh: true });
     log.appendLine('{"a":1}');
     const flushed = log.flushBehind();
+    await new Promise((resolve) => setImmediate(resolve)); // the write starts: it asks the pool to create the file
     // The thread pool creates the file meanwhile; the event loop has not reported it.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     log.appendLine('{"end":true}');
@@ -245,6 +274,7 @@ describe('writing a log in the background', () => {
     const log = new RunLogWriter(file, { create: 'background', fresh: true });
     log.appendLine('{"a":1}');
     const flushed = log.flushBehind();
+    await new Promise((resolve) => setImmediate(resolve)); // the write starts: its creation waits in the queue
     await log.close();
     // Closed before the pool freed a thread: `close` did not wait for the queued creation.
     expect(hashed).toBe(false);
@@ -261,7 +291,10 @@ describe('writing a log in the background', () => {
     writeFileSync(file, 'kept\n');
     const log = new RunLogWriter(file, { create: 'background' });
     log.appendLine('{"a":1}');
+    const flushed = log.flushBehind();
+    await new Promise((resolve) => setImmediate(resolve)); // the write starts: its creation waits in the queue
     await expect(log.close()).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(flushed).rejects.toMatchObject({ code: 'EEXIST' });
     await Promise.all(busy);
     expect(readFileSync(file, 'utf8')).toBe('kept\n');
   });
@@ -291,18 +324,21 @@ describe('writing a log in the background', () => {
   });
 
   it('picks a new id when given none, in either mode, and still refuses a given id that is taken', async () => {
-    for (const mode of ['journal', 'resumable'] as const) {
+    for (const [mode, picked] of [
+      ['journal', /^run_seg-[0-9a-z]+-[0-9a-f]{16}_0$/],
+      ['resumable', /^run_[0-9a-f-]{36}$/],
+    ] as const) {
       const store = createFileStore({ dir: tempDir(), mode });
       const first = store.createRun({ runId: 'run_taken', agentId: 'a', task: 'first' });
       first.end('final_answer');
       await first.close();
       const before = readFileSync(runFiles(store, 'run_taken').log, 'utf8');
       expect(() => store.createRun({ runId: 'run_taken', agentId: 'a', task: 'second' })).toThrow(/run_taken/);
-      const picked = store.createRun({ agentId: 'a', task: 'third' });
-      expect(picked.runId).toMatch(/^run_[0-9a-f-]{36}$/);
-      picked.end('final_answer');
-      await picked.close();
-      expect(await store.getRun(picked.runId)).toMatchObject({ task: 'third', status: 'done' });
+      const third = store.createRun({ agentId: 'a', task: 'third' });
+      expect(third.runId).toMatch(picked);
+      third.end('final_answer');
+      await third.close();
+      expect(await store.getRun(third.runId)).toMatchObject({ task: 'third', status: 'done' });
       expect(readFileSync(runFiles(store, 'run_taken').log, 'utf8')).toBe(before);
     }
   });
