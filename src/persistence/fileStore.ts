@@ -599,15 +599,14 @@ export function journalLine(columns: JournalColumns, ids: RunIds): string {
   );
 }
 
-/** Entries of one run, each with a whole-millisecond timestamp, as the columns of one record. */
-function columnsOf(entries: readonly JournalEntry[]): JournalColumns {
-  const at = (entries[0] as JournalEntry).timestamp;
+/** The entries at `keep` of `columns`. */
+function columnsAt(columns: JournalColumns, keep: readonly number[]): JournalColumns {
   return {
-    at,
-    sequence: entries.map((entry) => entry.sequence),
-    elapsed: entries.map((entry) => entry.timestamp - at),
-    iteration: entries.map((entry) => entry.iteration),
-    events: entries.map((entry) => entry.event),
+    at: columns.at,
+    sequence: keep.map((i) => columns.sequence[i] as number),
+    elapsed: keep.map((i) => columns.elapsed[i] as number),
+    iteration: keep.map((i) => columns.iteration[i] as number),
+    events: keep.map((i) => columns.events[i] as LoopEvent),
   };
 }
 
@@ -650,10 +649,11 @@ export class RunWriter {
    * Journal entries since the last other record, for one `journal` record: one line for the
    * ten-odd events of a phase (of every phase since the last write, in a journal-only log)
    * instead of one each. Appended before any other record and at every flush, so the log keeps
-   * the order in which things happened. Kept as the entries themselves (a push each) and turned
-   * into columns once, when the line is made.
+   * the order in which things happened. Kept as columns from the start, not as the entry
+   * objects: an entry then dies young, as it does in the in-memory journal, instead of living
+   * (with its boxed timestamp) until the line is made, through the collections in between.
    */
-  #entries: JournalEntry[] = [];
+  #journal: JournalColumns | undefined;
   /** meta.json as a lowdb document, made on first use: most runs never write one. */
   #metaDoc: LowSync<RunMeta> | undefined;
 
@@ -688,16 +688,21 @@ export class RunWriter {
 
   event(entry: JournalEntry): void {
     const { timestamp } = entry;
-    const first = this.#entries[0];
+    const journal = this.#journal;
     // Whole milliseconds (Date.now()) make `at + elapsed` exact; anything else keeps its own record.
-    if (
-      entry.runId === this.#ids.runId &&
-      entry.agentId === this.#ids.agentId &&
-      Number.isSafeInteger(timestamp) &&
-      (first === undefined || Number.isSafeInteger(timestamp - first.timestamp))
-    ) {
-      this.#entries.push(entry);
-      return;
+    if (entry.runId === this.#ids.runId && entry.agentId === this.#ids.agentId && Number.isSafeInteger(timestamp)) {
+      if (journal === undefined) {
+        this.#journal = { at: timestamp, sequence: [entry.sequence], elapsed: [0], iteration: [entry.iteration], events: [entry.event] };
+        return;
+      }
+      const elapsed = timestamp - journal.at;
+      if (Number.isSafeInteger(elapsed)) {
+        journal.sequence.push(entry.sequence);
+        journal.elapsed.push(elapsed);
+        journal.iteration.push(entry.iteration);
+        journal.events.push(entry.event);
+        return;
+      }
     }
     this.#append({ v: LOG_VERSION, kind: 'event', entry });
   }
@@ -712,17 +717,17 @@ export class RunWriter {
   }
 
   #appendJournal(): void {
-    const entries = this.#entries;
-    if (entries.length === 0) return;
+    const journal = this.#journal;
+    if (journal === undefined) return;
     // Taken first: entries that cannot be serialised fail once, not every later flush with them.
-    this.#entries = [];
+    this.#journal = undefined;
     let line: string;
     try {
-      line = journalLine(columnsOf(entries), this.#ids);
+      line = journalLine(journal, this.#ids);
     } catch (error) {
       // An event that cannot be serialised must not take the others of its line with it.
-      const writable = entries.filter((entry) => serialisable(entry.event));
-      if (writable.length > 0) this.log.appendLine(journalLine(columnsOf(writable), this.#ids));
+      const writable = journal.events.flatMap((event, i) => (serialisable(event) ? [i] : []));
+      if (writable.length > 0) this.log.appendLine(journalLine(columnsAt(journal, writable), this.#ids));
       throw error;
     }
     this.log.appendLine(line);
