@@ -116,7 +116,7 @@ export function checkTargets(
       );
     }
     check(
-      `(d) file journal ≤ +25 % per additional iteration vs (c) (marginal cost: run-length slope from N=10 to N=100, per-run file creation excluded)${how}`,
+      `(d) file journal ≤ +25 % per additional iteration vs (c) (marginal cost: run-length slope from N=10 to N=100, per-run costs excluded)${how}`,
       ratio(marginal(results, 'actorloop_journal'), marginal(results, 'actorloop')),
       1.25,
     );

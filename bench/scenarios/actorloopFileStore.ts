@@ -5,10 +5,10 @@
  * after a clean-up of thousands of run logs a creation measured 80–1 300 µs instead of 20–30 µs
  * (`perf`: the time is in `recently_deleted` under `ext4_create`). Removing files between
  * measurements would charge the next runs' log creation for the bench's own clean-up.
- * - (d) `mode: 'journal'`: every journal entry of every run appended to the run's JSONL log in
- *   the background — the journal writer the targets call "the lowdb journal" (lowdb rewrites a
- *   whole document per write, so the store keeps lowdb for a run's small meta.json and appends
- *   the log).
+ * - (d) `mode: 'journal'`: every journal entry of every run appended in the background to the
+ *   store's journal segment (the run ids are the store's: its runs share one JSONL file) — the
+ *   journal writer the targets call "the lowdb journal" (lowdb rewrites a whole document per
+ *   write, so the store keeps lowdb for a run's small meta.json and appends the log).
  * - (e) `mode: 'resumable'` (the store's default): the journal plus the conversation, a snapshot
  *   per iteration and every tool result, appended synchronously at each phase boundary so a
  *   killed run resumes. Measured beside (d); what crash-safe resume costs per iteration.

@@ -89,10 +89,10 @@ export interface RunStore {
   readonly dir: string;
   /**
    * Create a new run's files and take its lock. Throws RunLockedError if the run exists and is
-   * live. Without `runId` the store picks a new random one (`run_<uuid>`; the writer's `runId`
-   * says which): no earlier run can have it, so the existence checks (a stat each) are skipped,
-   * and a journal's log need not wait for its creation to be reported (see RunLogWriter's
-   * `fresh`). A given `runId` is checked, and the exclusive create never overwrites a file.
+   * live. Without `runId` the store picks a new one (the writer's `runId` says which): a random
+   * `run_<uuid>`, whose existence checks (a stat each) are skipped; in a journal-only store,
+   * `run_<segmentId>_<n>`, a run of the store's current journal segment. A given `runId` is
+   * checked, and the exclusive create never overwrites a file.
    */
   createRun(init: { runId?: string; agentId: string; task: string; redact?: Redact }): RunWriter;
   /** Lock an existing run and read what it needs to continue. */
