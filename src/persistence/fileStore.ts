@@ -178,7 +178,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     return end === undefined ? meta : endedMeta(meta, end);
   };
 
-  /** A run's header and end records, and (for a store that writes journals only) its journal, in a new segment. */
+  /** A new run of the current journal segment (a journal-only store, picking the id): its header goes first. */
   const createSegmentRun = (agentId: string, task: string, redact: Redact): RunWriter => {
     const { runId, log } = segments.openRun();
     const header = runHeader(runId, agentId, task, redact, true);

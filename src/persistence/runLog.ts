@@ -126,7 +126,7 @@ export class RunLogWriter implements RunLog {
    * synchronously instead of on the pool (the caller waits for the write anyway).
    */
   #waiters = 0;
-  /** Characters written so far (bytes, for the ASCII that JSON of ids and numbers mostly is). */
+  /** Characters written so far: about the bytes, as the JSON of ids, numbers and statuses is ASCII. */
   #written = 0;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
@@ -299,9 +299,7 @@ export class RunLogWriter implements RunLog {
     this.#opening = undefined;
   }
 
-  /**
-   * Write what is left and close the file (see `settle`).
-   */
+  /** Write what is left and close the file (see `settle`). */
   async close(): Promise<void> {
     if (this.#closed) return;
     try {
