@@ -166,7 +166,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
 
   /** A segment run's meta.json if it has one, else its header, with its `end` record applied. */
-  const readSegmentMeta = (paths: RunPaths, runId: string, records = existsSync(paths.log) ? segmentRecords(paths.log, runId) : []): RunMeta | null => {
+  const readSegmentMeta = (paths: RunPaths, runId: string, records = existsSync(paths.log) ? segmentRecords(paths.log, runId).records : []): RunMeta | null => {
     let meta = readStoredMeta(metaFile(paths));
     const header = records.find((record) => record.kind === 'run');
     if (meta === undefined) {
@@ -356,10 +356,9 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const logFile = paths.log;
       if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
       if (paths.segment === true) {
-        const log = readSegment(logFile, mentions(runId));
-        const records = log.records.filter((record) => runIdOf(record) === runId);
+        const { records, warnings } = segmentRecords(logFile, runId);
         if (!records.some((record) => record.kind === 'run')) throw new RunNotFoundError(`No run ${runId} in ${logFile}.`, { file: logFile, runId });
-        return { entries: journalEntries(records), warnings: log.warnings };
+        return { entries: journalEntries(records), warnings };
       }
       const log = readRunLog(logFile);
       return { entries: journalEntries(log.records), warnings: log.warnings };
@@ -447,8 +446,9 @@ const mentions = (runId: string) => {
 };
 
 /** The records of one run in a segment (a lookup by its id, only lines that mention it parsed). */
-function segmentRecords(file: string, runId: string): LogRecord[] {
-  return readSegment(file, mentions(runId)).records.filter((record) => runIdOf(record) === runId);
+function segmentRecords(file: string, runId: string): { records: LogRecord[]; warnings: string[] } {
+  const { records, warnings } = readSegment(file, mentions(runId));
+  return { records: records.filter((record) => runIdOf(record) === runId), warnings };
 }
 
 /** A segment's lines that `select` accepts. A segment is empty from its creation to its first write. */
