@@ -29,6 +29,14 @@ export const DEFAULTS = {
     /** Probe calls admitted while half-open. */
     halfOpenMaxCalls: 1,
   },
+  persistence: {
+    /**
+     * How long a writer's claim on a persisted run lasts without renewal, in ms; it renews every
+     * third of that. Another process takes a run over only once its writer's lease has expired
+     * (or, on the same host, its process is gone).
+     */
+    leaseMs: 30_000,
+  },
   retry: {
     /** Retries after the first attempt. */
     maxRetries: 3,

@@ -3,9 +3,8 @@
  * `run`/`start` spawns one actor of the agent machine with the runtime's implementations.
  */
 import { randomUUID } from 'node:crypto';
-import { createActor, type Actor, type Snapshot } from 'xstate';
+import { createActor, type Snapshot } from 'xstate';
 import { concat, defer, filter, from } from 'rxjs';
-import type { agentMachine } from '../../machines/agent.machine.ts';
 import type {
   ActInput,
   ActOutput,
@@ -19,6 +18,8 @@ import type {
   ReasonOutput,
   RunLimits,
 } from '../../machines/agent.types.ts';
+import type { AgentEvent } from '../../machines/agent.types.ts';
+import type { PhaseReply } from '../../machines/phaseRunner.ts';
 import type { Message } from '../conversation/messages.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { ConfigurationError } from '../errors.ts';
@@ -26,9 +27,10 @@ import { EventBus } from '../events/eventBus.ts';
 import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type CallJournal, type Executor } from '../executor/executor.ts';
-import type { RecoveredRun } from '../persistence/fileStore.ts';
-import { newRunId } from '../persistence/records.ts';
+import type { RecoveredRun } from '../persistence/recover.ts';
+import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
+import { machineEventsIn, Replay } from './replay.ts';
 import type { Hydrator, MessagePreparer } from './hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
 import { gates } from '../policy/gates.ts';
@@ -45,17 +47,20 @@ import { errorForResult } from './errors.ts';
 import { planCalls } from './gatePhase.ts';
 import { bindRuntime, phase, sharedAgentMachine, type AgentRuntime } from './sharedMachine.ts';
 import { reason, type ReasonPhaseScope } from './reasonPhase.ts';
-import type { LoopResult } from './result.ts';
+import { isResumableFailure, type LoopResult } from './result.ts';
 
-import type { Agent, AgentConfig, AgentRun, RunOptions } from './types.ts';
+import type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
 
-export type { Agent, AgentConfig, AgentRun, RunOptions } from './types.ts';
+export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
 
 interface RunScope {
   emit(event: LoopEvent): void;
   /** Built once per run, not per model call. */
   readonly reasonScope: ReasonPhaseScope;
   readonly journal?: CallJournal;
+  readonly persistence?: RunPersistence;
+  /** Set while a resumed run re-takes its recorded steps. */
+  readonly replay?: Replay;
 }
 
 /**
@@ -92,6 +97,8 @@ export function createAgent(config: AgentConfig): Agent {
       : createBreakerRegistry(stripPerTool(config.breakers), config.breakers?.perTool, config.inspect === undefined ? {} : { inspect: config.inspect });
   const executor: Executor = createExecutor({
     tools: registry,
+    // Tool results and errors are redacted before the machine, the model or the log sees them.
+    redact: redactor.text,
     ...(breakers === undefined ? {} : { breakers }),
     ...config.executor,
     ...(config.recovery === undefined ? {} : { recovery: config.recovery }),
@@ -121,34 +128,66 @@ export function createAgent(config: AgentConfig): Agent {
   const hydrator: Hydrator | undefined =
     config.experimental_hydrator ??
     (config.preHydration === undefined ? undefined : createPreHydrator({ tools: config.tools ?? [], ...config.preHydration }));
+  // Secrets are redacted at the source, before anything enters a run's machine: what the model
+  // said, what tools and hydration returned, what failed. No snapshot, event, log record or
+  // later model request can then carry one.
+  const clean = redactor.deep;
+  const cleanError = (error: unknown): never => {
+    throw redactError(error, redactor.text);
+  };
+  const system = config.system === undefined ? undefined : redactor.text(config.system);
   // One machine for the whole process (sharedMachine.ts): each run is bound to these implementations.
   const runtime: AgentRuntime = {
-    reason: phase<ReasonOutput, ReasonInput>(({ input, signal }) =>
-      reason(input, reasonDeps, scopeOf(input.runId).reasonScope, signal),
-    ),
-    ...(hydrator === undefined
+    reason: phase<ReasonOutput, ReasonInput>(({ input, signal }) => {
+      const scope = scopeOf(input.runId);
+      const recorded = scope.replay?.reply('reason', input.iteration);
+      if (recorded !== undefined) return Promise.resolve(recorded);
+      return reason(input, reasonDeps, scope.reasonScope, signal).then((output) => {
+        const reply = clean(output);
+        scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
+        return reply;
+      }, cleanError);
+    }),
+    // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
+    ...(hydrator === undefined && config.store === undefined
       ? {}
       : {
-          hydrate: phase<HydrateOutput, HydrateInput>(({ input, signal }) =>
-            hydrator(
-              { task: input.task, messages: input.messages },
-              { runId: input.runId, agentId, iteration: 0, signal, emit: scopeOf(input.runId).emit },
-            ),
-          ),
+          hydrate: phase<HydrateOutput, HydrateInput>(({ input, signal }) => {
+            const scope = scopeOf(input.runId);
+            const recorded = scope.replay?.reply('hydrate');
+            if (recorded !== undefined) return Promise.resolve(recorded);
+            const hydrated =
+              hydrator === undefined
+                ? Promise.resolve(NOTHING_INJECTED)
+                : hydrator({ task: input.task, messages: input.messages }, { runId: input.runId, agentId, iteration: 0, signal, emit: scope.emit });
+            return hydrated.then((output) => {
+              const reply = clean(output);
+              scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject] } });
+              return reply;
+            }, cleanError);
+          }),
         }),
     gate: phase<GateOutput, GateInput>(({ input }) => {
       const scope = scopeOf(input.runId);
-      return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit });
+      const recorded = scope.replay?.reply('gate', input.iteration);
+      if (recorded !== undefined) return Promise.resolve(recorded);
+      return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit }).then((output) => {
+        // A gate may rewrite arguments: what it wrote is redacted like what the model wrote.
+        const reply = clean(output);
+        scope.persistence?.reply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });
+        return reply;
+      }, cleanError);
     }),
     act: phase<ActOutput, ActInput>(async ({ input, cancellation }) => {
       const scope = scopeOf(input.runId);
       const outcomes = await executor.run(input.calls, {
         runId: input.runId,
         agentId,
+        iteration: input.iteration,
         signal: cancellation,
         emit: scope.emit,
         ...(scope.journal === undefined ? {} : { journal: scope.journal }),
-      });
+      }).catch(cleanError);
       return stuckGuard.check(scope, input.calls, outcomes);
     }),
   };
@@ -162,64 +201,115 @@ export function createAgent(config: AgentConfig): Agent {
     }
     const given = options.runId;
     if (given !== undefined && scopes.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
-    // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
-    const writer = config.store?.createRun({ ...(given === undefined ? {} : { runId: given }), agentId, task, redact: redactor.deep });
-    const runId = writer?.runId ?? given ?? newRunId();
-    const input: AgentMachineInput = {
-      runId,
-      agentId,
-      task,
-      ...(config.system === undefined ? {} : { system: config.system }),
-      ...(options.history === undefined ? {} : { history: options.history }),
+    const cleanTask = redactor.text(task);
+    const run: RunInput = {
+      task: cleanTask,
+      ...(system === undefined ? {} : { system }),
+      ...(options.history === undefined ? {} : { history: clean([...options.history]) }),
       limits: { ...baseLimits, ...options.limits },
       model: config.modelName ?? config.model.defaultModel,
-      toolNames: registry.names,
+      toolNames: [...registry.names],
     };
-    return launch(input, writer === undefined ? undefined : createRunPersistence(writer));
+    // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
+    const writer = config.store?.createRun({
+      ...(given === undefined ? {} : { runId: given }),
+      agentId,
+      task: cleanTask,
+      input: run,
+    });
+    const runId = writer?.runId ?? given ?? newRunId();
+    return launch({ runId, agentId, ...run }, writer === undefined ? undefined : createRunPersistence(writer));
   }
 
-  function resume(runId: string): AgentRun {
+  function resume(runId: string, options: ResumeRunOptions = {}): AgentRun {
     if (config.store === undefined) {
       throw new ConfigurationError('resume() needs a store: createAgent({ store: createFileStore() }).');
     }
     // A live run holds its lock (until after its scope is gone): a second resume, here or in
     // another process, gets RunLockedError from the store.
-    const { writer, recovered } = config.store.resumeRun(runId, { redact: redactor.deep });
+    const { writer, recovered, tookOver } = config.store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
-    const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> }).context;
-    const input: AgentMachineInput = {
-      runId,
-      agentId: recovered.meta.agentId,
-      task: context?.task ?? recovered.meta.task,
-      limits: context?.limits ?? baseLimits,
-      model: context?.model ?? config.modelName ?? config.model.defaultModel,
-      toolNames: registry.names,
-    };
-    return launch(input, createRunPersistence(writer, recovered), recovered);
+    // A log of an earlier version restores a snapshot (whose context holds these); a run killed
+    // before anything but its header was written starts over from its task.
+    const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> } | undefined)?.context;
+    const input: AgentMachineInput = recovered.input
+      ? { runId, agentId: recovered.meta.agentId, ...recovered.input }
+      : {
+          runId,
+          agentId: recovered.meta.agentId,
+          task: context?.task ?? recovered.meta.task,
+          ...(context === undefined && system !== undefined ? { system } : {}),
+          limits: context?.limits ?? baseLimits,
+          model: context?.model ?? config.modelName ?? config.model.defaultModel,
+          toolNames: registry.names,
+        };
+    return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
-  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun): AgentRun {
+  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
     const { runId } = input;
     const startedAt = Date.now();
     let sequence = recovered?.nextSequence ?? 0;
-    let iteration = recovered?.iteration ?? 0;
-    const emit = (event: LoopEvent): void => {
+    // A replayed run counts its iterations again; a restored snapshot continues from the journal's.
+    let iteration = recovered?.snapshot === undefined ? 0 : recovered.iteration;
+    const replay = recovered === undefined ? undefined : new Replay(runId, recovered.replay);
+    const publish = (event: LoopEvent): void => {
       // Redacted before anything sees it: subscribers, the in-memory journal, the file log.
       const entry: JournalEntry = { sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event: redactor.event(event) };
       persistence?.record(entry);
       bus.publish(entry);
     };
-    scopes.set(runId, { emit, reasonScope: { agentId, emit }, ...(persistence?.journal === undefined ? {} : { journal: persistence.journal }) });
+    // The runtime's own events (tools, policy, provider) come only from work done for real.
+    const emit = (event: LoopEvent): void => {
+      if (replay?.replaying !== true) publish(event);
+    };
+    // The machine emits the same events again while it re-takes recorded steps: as many as the
+    // journal holds are skipped, the rest (emitted after the last write before the crash) are new.
+    let alreadyJournaled = recovered === undefined || recovered.snapshot !== undefined ? 0 : machineEventsIn(recovered.eventCounts);
+    if (replay !== undefined) {
+      publish({
+        type: 'run.resumed',
+        replayed: recovered?.replay.length ?? 0,
+        ...(tookOver === undefined ? {} : { tookOver: { pid: tookOver.pid, ...(tookOver.host === undefined ? {} : { host: tookOver.host }) } }),
+      });
+    }
+    const journalHooks = persistence?.journal;
+    // A call made for real ends the replay: what follows is new work.
+    const callJournal: CallJournal | undefined =
+      journalHooks === undefined || replay === undefined
+        ? journalHooks
+        : {
+            before(call, tool, key) {
+              const recordedOutcome = journalHooks.before(call, tool, key);
+              if (recordedOutcome === undefined) replay.goLive();
+              return recordedOutcome;
+            },
+            after: (call, outcome, key) => journalHooks.after(call, outcome, key),
+          };
+    scopes.set(runId, {
+      emit,
+      reasonScope: { agentId, emit },
+      ...(callJournal === undefined ? {} : { journal: callJournal }),
+      ...(persistence === undefined ? {} : { persistence }),
+      ...(replay === undefined ? {} : { replay }),
+    });
     const actor = createActor(sharedAgentMachine, {
       input,
-      ...(recovered === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
+      ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
       ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
     });
     bindRuntime(actor, runtime);
     actor.on('*', (event) => {
       if (event.type === 'reasoning.completed') iteration++;
-      emit(event);
+      if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);
+      else if (replay?.replaying === true && event.type === 'run.terminated') replay.goLive();
+      else if (event.type === 'human.decided' && replay?.replaying !== true) {
+        persistence?.reply({ kind: 'human', decision: event.decision, toolCallIds: event.toolCallIds, ...(event.reason === undefined ? {} : { reason: event.reason }) });
+      }
+      if (alreadyJournaled > 0) alreadyJournaled--;
+      else publish(event);
     });
+    persistence?.onLost((reason) => actor.send({ type: 'agent.cancel', reason: `another process took the run over (${reason})` }));
 
     let resolveSettled!: (result: LoopResult) => void;
     const settled = new Promise<LoopResult>((resolve) => (resolveSettled = resolve));
@@ -229,21 +319,18 @@ export function createAgent(config: AgentConfig): Agent {
       finished = true;
       scopes.delete(runId);
       const snapshot = actor.getSnapshot();
-      const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages });
+      const resumable = persistence?.journal !== undefined && isResumableFailure(output?.reason, output?.error);
+      const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages, resumable });
       const settle = () => resolveSettled(result);
       // Both never reject; the next run must see this run's remembered answer and final state.
       void Promise.all([
         knowledge?.remember(result, input.task),
-        persistence?.finish(result.reason, persisted, snapshot.context.messages),
+        persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
       ]).then(settle, settle);
     };
-    // One getter per run, not one closure per snapshot: most snapshots are not persisted.
-    const persisted = (): unknown => persistedWithoutMessages(actor);
     actor.subscribe({
       next: (snapshot) => {
-        if (persistence !== undefined && snapshot.status === 'active') {
-          persistence.onSnapshot(phaseOf(snapshot.value), persisted, snapshot.context.messages);
-        }
+        if (persistence !== undefined && snapshot.status === 'active') persistence.onPhase(phaseOf(snapshot.value));
       },
       complete: () => finish(actor.getSnapshot().output),
       // The root error observer: an actor error must never be rethrown into the host.
@@ -268,7 +355,8 @@ export function createAgent(config: AgentConfig): Agent {
       reject: (reason, toolCallIds) =>
         actor.send({
           type: 'agent.reject',
-          ...(reason === undefined ? {} : { reason }),
+          // It goes back to the model (and the log) as the calls' outcome.
+          ...(reason === undefined ? {} : { reason: redactor.text(reason) }),
           ...(toolCallIds === undefined ? {} : { toolCallIds }),
         }),
       phase: () => phaseOf(actor.getSnapshot().value),
@@ -297,8 +385,8 @@ export function createAgent(config: AgentConfig): Agent {
       void handle.settled.then(() => live.delete(handle));
       return handle;
     },
-    resume(runId) {
-      const handle = resume(runId);
+    resume(runId, options) {
+      const handle = resume(runId, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
       return handle;
@@ -324,16 +412,39 @@ function stripPerTool(options: AgentConfig['breakers']): Partial<BreakerOptions>
   return rest;
 }
 
-const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
 
 /**
- * The actor's persisted snapshot with the conversation left out: XState's own serialisation
- * walks the whole context, which would make every persist O(conversation). The run log holds
- * the messages separately (see persistence/snapshotCodec.ts).
+ * A resumed run waits for a human again: the decision the log recorded for this wait is applied
+ * again, or, when none was made, the run goes live and waits for one. A log that recorded
+ * something else next does not belong to this run's configuration: the run fails.
  */
-function persistedWithoutMessages(actor: Actor<typeof agentMachine>): unknown {
-  const snapshot = actor.getSnapshot();
-  return actor.logic.getPersistedSnapshot({ ...snapshot, context: { ...snapshot.context, messages: NO_MESSAGES } });
+function replayHuman(replay: Replay, actor: { send(event: AgentEvent | PhaseReply): void }): void {
+  let decision: ReturnType<Replay['human']>;
+  try {
+    decision = replay.human();
+  } catch (error) {
+    queueMicrotask(() => actor.send({ type: 'phase.error', phase: 'act', error }));
+    return;
+  }
+  if (decision !== undefined) queueMicrotask(() => actor.send(humanEvent(decision)));
+}
+
+/** The machine event that applies a recorded human decision again. */
+function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: readonly string[]; reason?: string }) {
+  return decision.decision === 'approve'
+    ? { type: 'agent.approve' as const, toolCallIds: decision.toolCallIds }
+    : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
+}
+
+/** A phase's failure with secrets taken out of its message (it reaches the machine's context and the log). */
+function redactError(error: unknown, text: (value: string) => string): unknown {
+  if (typeof error === 'string') return text(error);
+  if (error instanceof Error) {
+    const message = text(error.message);
+    if (message !== error.message) error.message = message;
+  }
+  return error;
 }
 
 function phaseOf(value: unknown): string {
@@ -345,7 +456,7 @@ function phaseOf(value: unknown): string {
 function toResult(
   output: AgentOutput | undefined,
   error: unknown,
-  meta: { runId: string; agentId: string; startedAt: number; messages: readonly Message[] },
+  meta: { runId: string; agentId: string; startedAt: number; messages: readonly Message[]; resumable: boolean },
 ): LoopResult {
   const durationMs = Date.now() - meta.startedAt;
   if (output === undefined) {
@@ -379,5 +490,6 @@ function toResult(
     durationMs,
     ...(output.errorData === undefined ? {} : { error: output.errorData }),
     ...(output.error === undefined ? {} : { cause: output.error }),
+    ...(meta.resumable ? { resumable: true } : {}),
   };
 }

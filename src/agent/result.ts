@@ -3,6 +3,7 @@
  */
 import type { Message } from '../conversation/messages.ts';
 import type { ErrorData, TerminationReason } from '../events/loopEvent.ts';
+import { InferenceError } from '../inference/errors.ts';
 import type { Usage } from '../inference/provider.ts';
 
 export interface LoopResult {
@@ -23,4 +24,27 @@ export interface LoopResult {
   readonly error?: ErrorData;
   /** The original thrown value behind `error`, when there was one. */
   readonly cause?: unknown;
+  /**
+   * The run failed for a reason outside its own logic (the provider was down or refused the
+   * key, the network failed, its wall-clock limit passed) and a store kept it: `agent.resume(runId)`
+   * continues it, with a fresh wall-clock budget, once the cause is gone.
+   */
+  readonly resumable?: true;
+}
+
+/**
+ * Whether a run that ended for `reason` (with `error`) failed for a reason outside its own
+ * logic: its wall-clock limit, or a provider failure (an outage, the network, exhausted
+ * retries, a rejected key). A final answer, a cancellation, the run's limits and the model's
+ * behaviour are final.
+ *
+ * @example
+ * ```ts
+ * isResumableFailure('timeout', undefined); // true
+ * isResumableFailure('max_iterations', undefined); // false
+ * ```
+ */
+export function isResumableFailure(reason: string | undefined, error: unknown): boolean {
+  if (reason === 'timeout') return true;
+  return reason === 'error' && error instanceof InferenceError && (error.blame === 'provider' || error.code === 'authentication');
 }

@@ -1,29 +1,36 @@
 /**
- * What a persisted run does at each boundary: journal entries are buffered; when the machine
- * settles in a new phase its snapshot is recorded and everything is flushed; tool outcomes are
- * recorded (and flushed) the moment they exist, so a resumed run never runs a completed call
- * again, and a call that may have taken effect is not re-run blindly.
+ * What a persisted run writes, and when. Journal entries, phase replies and human decisions are
+ * buffered and written when the machine enters `reason`, `gate` or `awaitingHuman`; each tool
+ * call is recorded, durably, before it runs and again as soon as it ends. A crash therefore
+ * loses only what was in flight: a model call (made again on resume), a gate decision (taken
+ * again), or a tool call (made again with the same key if its tool is idempotent, else put to a
+ * human).
  */
 import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
-import type { Message } from '../conversation/messages.ts';
 import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
+import type { CallKey } from '../executor/callKey.ts';
 import type { CallJournal } from '../executor/executor.ts';
-import type { RecoveredRun, RunWriter } from '../persistence/fileStore.ts';
+import type { CallAttempt, RecordedCalls } from '../persistence/recover.ts';
+import type { ReplyRecord, RunEnding, RunWriter } from '../persistence/runWriter.ts';
 import type { Tool } from '../tools/types.ts';
 
 export interface RunPersistence {
   /** The executor's durability hooks; absent for a journal-only run (nothing to resume, nothing to replay). */
   readonly journal?: CallJournal;
   record(entry: JournalEntry): void;
-  /** Call on every snapshot; persists when the phase changed. */
-  onSnapshot(phase: string, persisted: () => unknown, messages: readonly Message[]): void;
-  /** Persist the final state, set the status and release the run. Never rejects. */
-  finish(reason: TerminationReason, persisted: () => unknown, messages: readonly Message[]): Promise<void>;
+  /** A phase reply or human decision the machine took, for a resume to replay (resumable runs only). */
+  reply(record: ReplyRecord): void;
+  /** Call on every snapshot with the phase the machine is in; writes at the phases that need it. */
+  onPhase(phase: string): void;
+  /** Called once if another process takes the run over: this one must stop. */
+  onLost(listener: (reason: string) => void): void;
+  /** Record how the run ended, write everything and release the run. Never rejects. */
+  finish(reason: TerminationReason, ending: RunEnding): Promise<void>;
 }
 
 /** What the run's writer asks for: everything a resume needs, or (journal-only store) the journal. */
-export function createRunPersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
-  return writer.journalOnly ? journalPersistence(writer) : resumablePersistence(writer, recovered);
+export function createRunPersistence(writer: RunWriter, recorded?: RecordedCalls): RunPersistence {
+  return writer.journalOnly ? journalPersistence(writer) : resumablePersistence(writer, recorded);
 }
 
 /**
@@ -58,7 +65,10 @@ function journalPersistence(writer: RunWriter): RunPersistence {
         fail(error);
       }
     },
-    onSnapshot(phase) {
+    reply() {
+      // Nothing to replay: a journal-only run is never resumed.
+    },
+    onPhase(phase) {
       if (phase === lastPhase) return;
       const previous = lastPhase;
       lastPhase = phase;
@@ -73,9 +83,10 @@ function journalPersistence(writer: RunWriter): RunPersistence {
         fail(error);
       }
     },
-    async finish(reason) {
+    onLost: (listener) => writer.onLost(listener),
+    async finish(reason, ending) {
       try {
-        writer.end(reason);
+        writer.end(reason, ending);
       } catch (error) {
         fail(error);
       } finally {
@@ -86,20 +97,16 @@ function journalPersistence(writer: RunWriter): RunPersistence {
   };
 }
 
-function resumablePersistence(writer: RunWriter, recovered?: RecoveredRun): RunPersistence {
-  const toolResults = new Map(recovered?.toolResults);
-  const startedTools = new Set(recovered?.startedTools);
-  const startedNonIdempotent = new Set<string>();
-  let lastPhase: string | undefined;
-  let lastSnapshotPhase: string | undefined;
-  let failure: unknown;
-  const guard = (work: Promise<void>): void => {
-    // A failing disk must not crash the host; the first failure is reported when the run ends.
-    work.catch((error: unknown) => {
-      failure ??= error;
-    });
-  };
+/** Phases whose entry writes what is buffered: the model's reply before the gate, the run's state before a wait. */
+const WRITE_ON_ENTRY = new Set(['reason', 'gate', 'awaitingHuman']);
 
+function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunPersistence {
+  // Consumed as the resumed run makes its calls again: each key's attempts in the order they were made.
+  const attempts = new Map<string, CallAttempt[]>();
+  for (const [key, made] of recorded?.attempts ?? []) attempts.set(key, [...made]);
+  const legacy = new Map(recorded?.legacy);
+  let lastPhase: string | undefined;
+  let failure: unknown;
   const attempt = (work: () => void): void => {
     try {
       work();
@@ -109,34 +116,25 @@ function resumablePersistence(writer: RunWriter, recovered?: RecoveredRun): RunP
   };
 
   const journal: CallJournal = {
-    before(call: ActCall, tool: Tool, key: string) {
-      const done = toolResults.get(key);
-      if (done !== undefined) return done;
-      if (startedTools.delete(key) && !tool.idempotent) {
-        return {
-          toolCallId: call.call.id,
-          tool: call.call.name,
-          status: 'escalate',
-          content:
-            `"${tool.name}" was running when the run was interrupted and is not idempotent: it may already have taken effect. ` +
-            'A human must approve running it again.',
-          isError: true,
-        } satisfies ToolOutcome;
+    before(call: ActCall, tool: Tool, key: CallKey) {
+      const made = attempts.get(key.key) ?? legacyAttempts(legacy, call, tool);
+      while (made !== undefined && made.length > 0) {
+        const previous = made.shift();
+        if (previous?.outcome !== undefined) return { ...previous.outcome, toolCallId: call.call.id };
+        // Interrupted while it ran: an idempotent tool is simply called again (below, or by the
+        // attempt recorded next); anything else may already have taken effect.
+        if (!tool.idempotent) return interrupted(call, tool);
       }
-      if (!tool.idempotent) {
-        // Durable before the side effect: after a crash we know this call may have run.
-        startedNonIdempotent.add(key);
-        writer.toolStarted(key, tool.name);
-        return writer.flush().then(() => undefined);
-      }
+      // Durable before the call can take effect.
+      writer.callStarted(key.key, tool.name, key.args);
+      writer.flushSync();
       return undefined;
     },
-    after(call: ActCall, outcome: ToolOutcome, key: string) {
-      toolResults.set(key, outcome);
-      attempt(() => writer.toolResult(key, outcome));
-      // The phase boundary after `act` flushes every result before the loop moves on. A
-      // non-idempotent call's result is flushed at once: losing it would mean asking a human.
-      return startedNonIdempotent.delete(key) ? writer.flush() : undefined;
+    after(_call: ActCall, outcome: ToolOutcome, key: CallKey) {
+      attempt(() => {
+        writer.callFinished(key.key, outcome);
+        writer.flushSync();
+      });
     },
   };
 
@@ -150,29 +148,22 @@ function resumablePersistence(writer: RunWriter, recovered?: RecoveredRun): RunP
         failure ??= error;
       }
     },
-    onSnapshot(phase, persisted, messages) {
+    reply(record) {
+      attempt(() => writer.reply(record));
+    },
+    onPhase(phase) {
       if (phase === lastPhase) return;
       const previous = lastPhase;
       lastPhase = phase;
-      // One snapshot per iteration, taken in `gate` (the model has replied, no tool has run).
-      // `act` and the next `reason` need none: restored from `gate`, the gate re-runs (no I/O),
-      // the executor replays every recorded result instead of running a call again, and the
-      // loop reaches `reason` exactly as before. Their records are still flushed here.
-      if (phase === 'act') return;
-      if (phase === 'reason' && lastSnapshotPhase === 'gate') {
-        guard(writer.flush());
-        return;
-      }
-      lastSnapshotPhase = phase;
-      attempt(() => writer.snapshot(persisted(), messages));
-      guard(writer.flush());
+      if (!WRITE_ON_ENTRY.has(phase) && previous !== 'awaitingHuman') return;
+      attempt(() => writer.flushSync());
       if (phase === 'awaitingHuman') attempt(() => writer.setStatus('awaiting_human'));
       else if (previous === 'awaitingHuman') attempt(() => writer.setStatus('running'));
     },
-    async finish(reason, persisted, messages) {
+    onLost: (listener) => writer.onLost(listener),
+    async finish(reason, ending) {
       try {
-        writer.snapshot(persisted(), messages);
-        writer.end(reason);
+        writer.end(reason, ending);
       } catch (error) {
         failure ??= error;
       } finally {
@@ -182,5 +173,25 @@ function resumablePersistence(writer: RunWriter, recovered?: RecoveredRun): RunP
       }
       if (failure !== undefined) console.warn(`[actorloop] run ${writer.runId}: persisting failed:`, failure);
     },
+  };
+}
+
+/** A version 5 record of this call (by its provider id, the only key it had), used once. */
+function legacyAttempts(legacy: Map<string, CallAttempt>, call: ActCall, tool: Tool): CallAttempt[] | undefined {
+  const found = legacy.get(call.call.id);
+  if (found === undefined || found.tool !== tool.name) return undefined;
+  legacy.delete(call.call.id);
+  return [found];
+}
+
+function interrupted(call: ActCall, tool: Tool): ToolOutcome {
+  return {
+    toolCallId: call.call.id,
+    tool: call.call.name,
+    status: 'escalate',
+    content:
+      `"${tool.name}" was running when the run was interrupted and is not idempotent: it may already have taken effect. ` +
+      'A human must approve running it again.',
+    isError: true,
   };
 }

@@ -95,6 +95,14 @@ export interface RunOptions {
   readonly limits?: Partial<RunLimits>;
 }
 
+export interface ResumeRunOptions {
+  /**
+   * Take the run over even while another writer's lease on it is live (you know that writer is
+   * gone). The run's first new event, `run.resumed`, then names the writer it was taken from.
+   */
+  readonly takeover?: boolean;
+}
+
 /** A run in progress. */
 export interface AgentRun {
   readonly runId: string;
@@ -129,10 +137,13 @@ export interface Agent {
   /** Start a task and get a handle to watch, approve or cancel it. */
   start(task: string, options?: RunOptions): AgentRun;
   /**
-   * Continue a persisted run (needs `store`) from its last snapshot: completed tool calls are not
-   * re-run; an interrupted call re-runs only if its tool is idempotent, else waits for a human.
+   * Continue a persisted run (needs `store`): one that was interrupted, or one that failed with
+   * `resumable: true`. The run is rebuilt from its log without calling the model or any tool
+   * again; an interrupted tool call is made again (with the same idempotency key) only if its
+   * tool is idempotent, else it waits for a human. Iterations and tokens continue; the
+   * wall-clock budget starts afresh.
    */
-  resume(runId: string): AgentRun;
+  resume(runId: string, options?: ResumeRunOptions): AgentRun;
   /**
    * Add an event to a live run's stream: numbered in sequence, redacted, journaled (and
    * persisted with a store) and published like the run's own. Returns false when no run with

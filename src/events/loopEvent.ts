@@ -59,6 +59,16 @@ export const RecoveryKindSchema = z.enum(['retry', 'fallback', 'cached', 'askMod
 export const LoopEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run.started'), task: z.string(), model: z.string(), tools: z.array(z.string()) }),
   z.object({ type: z.literal('phase.entered'), phase: Phase }),
+  /**
+   * A resumed run went live: its machine re-took `replayed` recorded steps (whose events are
+   * earlier in the journal) and does new work from here. `tookOver` names the writer whose live
+   * lease a forced takeover broke.
+   */
+  z.object({
+    type: z.literal('run.resumed'),
+    replayed: z.number().int().nonnegative(),
+    tookOver: z.object({ pid: z.number(), host: z.string().optional() }).optional(),
+  }),
   z.object({
     type: z.literal('reasoning.completed'),
     text: z.string().nullable(),

@@ -6,6 +6,7 @@
  */
 import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { describeError } from '../errors.ts';
 import type { LoopEvent, ToolOutcomeStatus } from '../events/loopEvent.ts';
 import type { BreakerRegistry } from '../resilience/breakerRegistry.ts';
 import { backoffDelay, sleep } from '../resilience/backoff.ts';
@@ -13,6 +14,7 @@ import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import { formatToolError, serializeToolResult } from '../tools/result.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
+import { callKey, type CallKey } from './callKey.ts';
 import { DeadLetterQueue, ResultCache } from './memory.ts';
 import { mapBounded } from './pool.ts';
 import { runWithTimeout, type Cancellation } from './timeout.ts';
@@ -28,12 +30,16 @@ export interface ExecutorOptions {
   readonly cache?: ResultCache;
   readonly deadLetters?: DeadLetterQueue;
   readonly now?: () => number;
+  /** Applied to every outcome's text before anyone sees it (secret redaction). */
+  readonly redact?: (text: string) => string;
 }
 
 /** Per act phase: which run the calls belong to, its abort signal, and where events go. */
 export interface ExecutionScope {
   readonly runId: string;
   readonly agentId: string;
+  /** The run's iteration: part of each call's key. */
+  readonly iteration: number;
   /** The run's cancellation: an AbortSignal, or anything that says `aborted` and takes an abort listener. */
   readonly signal: Cancellation;
   emit(event: LoopEvent): void;
@@ -43,12 +49,13 @@ export interface ExecutionScope {
 
 /**
  * How the executor makes tool calls survive a crash. `before` may answer a call without running
- * it (a result recorded before the crash, or an escalation for a non-idempotent call that may
- * have run); `after` records the outcome durably before the loop moves on.
+ * it (the outcome recorded before the crash, or an escalation for a non-idempotent call that may
+ * have taken effect); otherwise it records, durably, that the call is about to run, and throws
+ * if it cannot (the call is then not made). `after` records each outcome as soon as it exists.
  */
 export interface CallJournal {
-  before(call: ActCall, tool: Tool, idempotencyKey: string): ToolOutcome | undefined | Promise<ToolOutcome | undefined>;
-  after(call: ActCall, outcome: ToolOutcome, idempotencyKey: string): void | Promise<void>;
+  before(call: ActCall, tool: Tool, key: CallKey): ToolOutcome | undefined;
+  after(call: ActCall, outcome: ToolOutcome, key: CallKey): void;
 }
 
 type Attempt =
@@ -74,8 +81,9 @@ export function createExecutor(options: ExecutorOptions) {
   const cache = options.cache ?? new ResultCache();
   const deadLetters = options.deadLetters ?? new DeadLetterQueue();
   const now = options.now ?? Date.now;
+  const redact = options.redact;
 
-  async function attemptOnce(tool: Tool, call: ActCall, scope: ExecutionScope, attempt: number): Promise<Attempt> {
+  async function attemptOnce(tool: Tool, call: ActCall, scope: ExecutionScope, attempt: number, key: () => CallKey): Promise<Attempt> {
     const breaker = options.breakers?.get(tool.name);
     const probe = breaker?.state === 'halfOpen';
     if (breaker !== undefined) {
@@ -91,7 +99,10 @@ export function createExecutor(options: ExecutorOptions) {
             return signal();
           },
           toolCallId: call.call.id,
-          idempotencyKey: `${scope.runId}:${call.call.id}`,
+          // A getter: the key (a hash of the arguments) is only made for tools that read it.
+          get idempotencyKey() {
+            return key().key;
+          },
           runId: scope.runId,
           agentId: scope.agentId,
         }),
@@ -117,7 +128,7 @@ export function createExecutor(options: ExecutorOptions) {
   }
 
   function outcome(call: ActCall, status: ToolOutcomeStatus, content: string, isError: boolean): ToolOutcome {
-    return { toolCallId: call.call.id, tool: call.call.name, status, content, isError };
+    return { toolCallId: call.call.id, tool: call.call.name, status, content: redact === undefined ? content : redact(content), isError };
   }
 
   function success(call: ActCall, value: unknown, status: ToolOutcomeStatus, prefix = ''): ToolOutcome {
@@ -129,9 +140,16 @@ export function createExecutor(options: ExecutorOptions) {
     const started = now();
     const tool = options.tools.get(call.call.name);
     if (tool === undefined) return outcome(call, 'error', `Tool "${call.call.name}" is not available.`, true);
-    const idempotencyKey = `${scope.runId}:${call.call.id}`;
+    let made: CallKey | undefined;
+    const key = (): CallKey => (made ??= callKey(scope.runId, scope.iteration, call.index, tool.name, call.arguments));
     if (scope.journal !== undefined) {
-      const replayed = await scope.journal.before(call, tool, idempotencyKey);
+      let replayed: ToolOutcome | undefined;
+      try {
+        replayed = scope.journal.before(call, tool, key());
+      } catch (error) {
+        // Unrecorded, a call that takes effect and is interrupted would be made again blindly.
+        return outcome(call, 'error', `The call was not made: recording it durably failed (${describeError(error)}).`, true);
+      }
       if (replayed !== undefined) return replayed;
     }
     const strategy = tool.recovery ?? defaultRecovery;
@@ -141,13 +159,13 @@ export function createExecutor(options: ExecutorOptions) {
     let result: ToolOutcome;
     for (;;) {
       attempt++;
-      const attempted = await attemptOnce(tool, call, scope, attempt);
+      const attempted = await attemptOnce(tool, call, scope, attempt, key);
       if (attempted.ok) {
         result = success(call, attempted.value, 'ok');
         if (cacheKey !== undefined) cache.set(cacheKey, result.content, now());
         break;
       }
-      const recovered = await recover(call, scope, strategy, attempted, attempt, cacheKey);
+      const recovered = await recover(call, scope, strategy, attempted, attempt, cacheKey, key);
       if (recovered === 'retry') continue;
       result = recovered;
       break;
@@ -159,8 +177,8 @@ export function createExecutor(options: ExecutorOptions) {
       status: result.status,
       durationMs: now() - started,
     });
-    // Escalations are not final: a human decides, and the call may run again.
-    if (scope.journal !== undefined && result.status !== 'escalate') await scope.journal.after(call, result, idempotencyKey);
+    // Escalations too: after a human's approval the call is made again, a second attempt of its key.
+    scope.journal?.after(call, result, key());
     return result;
   }
 
@@ -176,6 +194,7 @@ export function createExecutor(options: ExecutorOptions) {
     failure: Extract<Attempt, { ok: false }>,
     attemptNo: number,
     cacheKey: string | undefined,
+    key: () => CallKey,
   ): Promise<ToolOutcome | 'retry'> {
     const asObservation = () => outcome(call, failure.status, failure.message, true);
     const announce = (strategyKind: RecoveryStrategy['kind']) =>
@@ -203,7 +222,7 @@ export function createExecutor(options: ExecutorOptions) {
         if (fallback === undefined || parsed === undefined || !parsed.success) {
           return outcome(call, failure.status, `${failure.message} (fallback tool "${chosen.tool}" could not take these arguments)`, true);
         }
-        const second = await attemptOnce(fallback, { ...call, arguments: parsed.data }, scope, attemptNo + 1);
+        const second = await attemptOnce(fallback, { ...call, arguments: parsed.data }, scope, attemptNo + 1, key);
         if (second.ok) return success(call, second.value, 'fallback', `(answered by fallback tool "${fallback.name}") `);
         return outcome(call, second.status, `${failure.message}; fallback "${fallback.name}" failed too: ${second.message}`, true);
       }

@@ -6,6 +6,7 @@
  * file beside it makes a second open (another process, or this one) fail fast instead of losing
  * writes.
  */
+import { DEFAULTS } from '../defaults.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Low } from 'lowdb';
@@ -60,7 +61,7 @@ export async function openKnowledgeStore(options: KnowledgeFileOptions = {}): Pr
 
 function lockFile(file: string): RunLock {
   try {
-    return acquireRunLock(`${file}.lock`, 'knowledge');
+    return acquireRunLock(`${file}.lock`, 'knowledge', { leaseMs: DEFAULTS.persistence.leaseMs });
   } catch (error) {
     if (!(error instanceof RunLockedError)) throw error;
     throw new KnowledgeStoreLockedError(

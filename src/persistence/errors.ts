@@ -57,3 +57,12 @@ export class RunNotResumableError extends FileError {
   readonly code = 'run_not_resumable' as const;
   readonly blame = 'user' as const;
 }
+
+/**
+ * A resumed run asked for something its log did not record next: it is being resumed with an
+ * agent configuration other than the one that started it (another hydrator, say).
+ */
+export class ReplayMismatchError extends ActorloopError {
+  readonly code = 'replay_mismatch' as const;
+  readonly blame = 'user' as const;
+}

@@ -172,6 +172,11 @@ class SegmentRunLog implements RunLog {
     return this.segment.writer.flushBehind(collect);
   }
 
+  /** Segments are never taken over; a run abandoning one still lands what it wrote. */
+  abandon(): void {
+    this.close().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

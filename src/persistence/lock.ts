@@ -1,111 +1,439 @@
 /**
- * One writer per run. A new run is owned through its log's header record (the log is created
- * exclusively, so its creator is the only writer; the header names the creator's pid). A resume
- * takes a lock file holding its own pid, then checks the header's owner too. An owner whose
- * process is gone (the run was killed) is stale and taken over; a live owner — another process,
- * or another writer in this one — makes the second writer fail fast.
+ * One writer per run, across processes and hosts, as a lease.
+ *
+ * A new run is owned by its creator through its log's header (the log is created exclusively);
+ * the creator renews its lease by touching the log. A resume takes `<runId>.lock`, whose content
+ * names its owner, a generation and a random nonce, and renews its lease by touching that file.
+ * An owner is live while its lease is fresh; on this host, also only while its process exists
+ * (a dead pid is stale at once); in this process, only while a writer here holds the file.
+ *
+ * Taking a lock over is never check-then-act: every file appears complete (written aside, then
+ * hard-linked into place, which fails if the name is taken), and whoever replaces the lock of
+ * generation g must first hold the claim file `<lock>.claim-<g+1>`, which only one process can
+ * create, and must find the lock unchanged once it holds it. So of any number of processes racing
+ * for a stale run, one wins. The limit: a process that stalls for longer than a whole lease
+ * between its checks and its rename can have its claim judged stale, and then two may own the run.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, futimesSync, openSync, renameSync, unlinkSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { DEFAULTS } from '../defaults.ts';
+import { ConfigurationError } from '../errors.ts';
 import { RunLockedError } from './errors.ts';
-import type { RunOwner } from './records.ts';
-import { safeJsonParse } from './safeJson.ts';
+import { discard, isErrno, placeComplete, readLockFile, readOpen, removeQuietly, type LockOwner, type LockState } from './lockFile.ts';
 
-/** Lock files and created runs' logs that a writer in this process holds right now. */
-const heldHere = new Set<string>();
+export type { LockOwner } from './lockFile.ts';
 
-/** This host's name, asked once (a system call each time; a run's header needs it). */
-let host: string | undefined;
-const thisHost = (): string => (host ??= hostname());
+/** Rounds of the acquire protocol before giving up: each lost round means another process moved first. */
+const ATTEMPTS = 8;
 
-/** This process as a run owner. */
-export function currentOwner(): RunOwner {
-  return { pid: process.pid, host: thisHost() };
+/** A run's owner before any lock file exists: its creator, as the run's log names it. */
+export interface BaseClaim {
+  readonly owner: LockOwner;
+  /** When the owner last renewed its lease (the log's mtime, ms since epoch). */
+  readonly heartbeatAt: number;
+  /** The file the owner holds (the run's log): named in errors, and for this process, checked against its writers. */
+  readonly file?: string;
 }
 
-/**
- * Mark `file` (a run's log) as held by this process until `release()`: the header written with
- * {@link currentOwner} tells other processes, this tells other writers in this one.
- */
-export function holdCreatedRun(file: string): RunLock {
-  heldHere.add(file);
-  return { file, release: () => void heldHere.delete(file) };
+export interface AcquireRunLockOptions {
+  /** How long an owner's lease lasts without renewal, in ms. */
+  readonly leaseMs: number;
+  /** Take the run even from a live owner in another process (you know it is gone, e.g. its host was shut down). */
+  readonly takeover?: boolean;
+  /** The run's owner when there is no lock file; `undefined` when it has none (e.g. the run ended). */
+  readonly base?: () => BaseClaim | undefined;
+  /** Called once, from the heartbeat, if another process takes the run over while this one holds it. */
+  readonly onLost?: (reason: string) => void;
 }
 
-/** True while a writer of this process holds `file` (a run's log). */
-export const heldInThisProcess = (file: string): boolean => heldHere.has(file);
-
-/**
- * True when `owner`, recorded in `file`, is still writing: a live process on this host (for this
- * process: a writer here still holds `file`), or any process on another host (its liveness
- * cannot be checked from here, so it is never taken over).
- */
-export function ownerIsLive(owner: RunOwner | undefined, file: string): boolean {
-  if (owner === undefined) return false;
-  if (owner.host !== undefined && owner.host !== thisHost()) return true;
-  return owner.pid === process.pid ? heldHere.has(file) : isAlive(owner.pid);
+export interface HoldCreatedRunOptions {
+  /** The run's lock file: if one appears while the run is held, another process has taken it over. */
+  readonly lockFile: string;
+  readonly leaseMs: number;
+  /** `false`: hold the run in this process only, with no lease to renew (a run nobody else may resume, like a journal-only one). */
+  readonly renew?: boolean;
+  readonly onLost?: (reason: string) => void;
 }
 
 export interface RunLock {
+  /** The file whose mtime carries the lease: the lock file, or a created run's log. */
   readonly file: string;
+  /** The lock's generation (1 and up); 0 for a created run, owned through its log. */
+  readonly gen: number;
+  /** Whom the run was taken from, if it had an owner; `live` only when forced with `takeover`. */
+  readonly replaced?: { readonly owner: LockOwner; readonly live: boolean };
+  /** Stop renewing the lease and, for a lock file still ours, remove it. Idempotent. */
   release(): void;
 }
 
+/** Whoever owns a run right now: a lock file's owner, or the base claim when there is no lock file. */
+interface Holder extends LockState {
+  /** The file the owner holds. */
+  readonly file: string;
+  readonly live: boolean;
+}
+
+/** The `id` of "no lock file". */
+const NONE = 'none';
+
+interface HeldBase {
+  /** The file whose mtime is renewed. */
+  readonly file: string;
+  readonly leaseMs: number;
+  readonly renew: boolean;
+  readonly onLost: ((reason: string) => void) | undefined;
+}
+interface HeldLock extends HeldBase {
+  readonly kind: 'lock';
+  readonly nonce: string;
+}
+interface HeldCreatedRun extends HeldBase {
+  readonly kind: 'created';
+  readonly lockFile: string;
+  /** The id of a lock file left over from before the run was created, if any. */
+  readonly lockAtHold: string | undefined;
+}
+type Held = HeldLock | HeldCreatedRun;
+
+/** What writers in this process hold, by file renewed (lock files and created runs' logs). */
+const heldHere = new Map<string, Set<Held>>();
+/** Created runs held in this process, by their lock file: a base claim naming this process is live while one is held. */
+const createdHere = new Map<string, Set<Held>>();
+
+/** This host's name, asked once (a system call each time; every header and lock names it). */
+let host: string | undefined;
+const thisHost = (): string => (host ??= hostname());
+const startedAt = Math.round(performance.timeOrigin);
+
 /**
+ * This process as a run owner.
+ *
  * @example
  * ```ts
- * const lock = acquireRunLock('.actorloop/runs/run_1/lock', 'run_1');
+ * currentOwner(); // { pid: 4242, host: 'build-7', startedAt: 1767225600000 }
+ * ```
+ */
+export function currentOwner(): { pid: number; host: string; startedAt: number } {
+  return { pid: process.pid, host: thisHost(), startedAt };
+}
+
+/**
+ * True while a writer of this process holds `file` (a lock file or a created run's log).
+ *
+ * @example
+ * ```ts
+ * if (heldInThisProcess(logFile)) throw new Error('this process is already writing that run');
+ * ```
+ */
+export const heldInThisProcess = (file: string): boolean => (heldHere.get(file)?.size ?? 0) > 0;
+
+/**
+ * True when `owner`, holding `file` and last renewing its lease at `heartbeatAt` (ms since
+ * epoch), may still be writing: for this process, while a writer here holds `file`; on this host
+ * (or a host not recorded), while its pid exists and its lease is fresh (a live pid with an old
+ * lease is a reused pid or a hung process); on another host, while its lease is fresh.
+ *
+ * @example
+ * ```ts
+ * const live = ownerIsLive(header.owner, statSync(logFile).mtimeMs, logFile, DEFAULTS.persistence.leaseMs);
+ * ```
+ */
+export function ownerIsLive(owner: LockOwner, heartbeatAt: number, file: string, leaseMs: number): boolean {
+  const fresh = Date.now() - heartbeatAt < leaseMs;
+  if (owner.host !== undefined && owner.host !== thisHost()) return fresh;
+  if (owner.pid === process.pid) return isThisProcess(owner) && heldInThisProcess(file);
+  return isAlive(owner.pid) && fresh;
+}
+
+/**
+ * The owner of the lock file `file` if it is live (see {@link ownerIsLive}); `undefined` if there
+ * is no lock file, its owner is stale, or it is unreadable.
+ *
+ * @example
+ * ```ts
+ * const holder = liveLockHolder('.actorloop/runs/run_1.lock', DEFAULTS.persistence.leaseMs);
+ * if (holder !== undefined) console.log(`run_1 is being written by process ${holder.pid}`);
+ * ```
+ */
+export function liveLockHolder(file: string, leaseMs: number): LockOwner | undefined {
+  const state = readLockFile(file);
+  return state?.owner !== undefined && stateIsLive(state, file, leaseMs) ? state.owner : undefined;
+}
+
+/**
+ * Take the run's lock file `file`, or throw RunLockedError if its owner (or, with no lock file,
+ * the owner `base()` names) is live. The lease is renewed in the background until `release()`.
+ *
+ * @example
+ * ```ts
+ * const lock = acquireRunLock('.actorloop/runs/run_1.lock', 'run_1', {
+ *   leaseMs: DEFAULTS.persistence.leaseMs,
+ *   base: () => ({ owner: header.owner, heartbeatAt: statSync(logFile).mtimeMs, file: logFile }),
+ *   onLost: (reason) => writer.stop(reason),
+ * });
  * try { … } finally { lock.release(); }
  * ```
  */
-export function acquireRunLock(file: string, runId: string): RunLock {
-  for (let attempt = 0; attempt < 2; attempt++) {
+export function acquireRunLock(file: string, runId: string, options: AcquireRunLockOptions): RunLock {
+  const { leaseMs, takeover = false, base, onLost } = options;
+  checkLease(leaseMs);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const current = currentHolder(file, base, leaseMs);
+    // A writer in this process is known to be live: even a takeover would make two writers.
+    if (current?.live === true && (!takeover || (current.owner !== undefined && isThisProcess(current.owner)))) throw lockedError(runId, current);
+    const gen = (current?.gen ?? 0) + 1;
+    const claim = `${file}.claim-${gen}`;
+    const nonce = randomUUID();
+    if (!placeComplete(claim, { ...currentOwner(), gen, nonce })) {
+      const other = readLockFile(claim);
+      if (other !== undefined && stateIsLive(other, claim, leaseMs)) throw claimedError(runId, claim, other);
+      if (other !== undefined) discard(claim);
+      continue;
+    }
+    let claimHeld = true;
     try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: thisHost(), at: Date.now() }));
-      closeSync(fd);
-      heldHere.add(file);
-      return {
-        file,
-        release: () => {
-          if (!heldHere.delete(file)) return;
-          try {
-            unlinkSync(file);
-          } catch {
-            // Already gone: nothing to release.
-          }
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = readOwner(file);
-      if (ownerIsLive(owner, file)) {
-        throw new RunLockedError(
-          `Run ${runId} is already being written by process ${owner?.pid ?? '?'}${owner?.pid === process.pid ? ' (this process)' : ''}. ` +
-            'Wait for it to finish or stop it; two writers would interleave the journal.',
-          { file, runId },
-        );
-      }
-      // Stale lock from a process that died: take it over.
+      // Someone replaced the lock (or created one) since we looked: the next round looks again.
+      if ((readLockFile(file)?.id ?? NONE) !== (current?.id ?? NONE)) continue;
       try {
-        unlinkSync(file);
-      } catch {
-        // Someone else removed it first; the next attempt decides.
+        renameSync(claim, file);
+        claimHeld = false;
+      } catch (error) {
+        // Our claim was judged stale and moved aside: we stalled for longer than a lease.
+        if (!isErrno(error, 'ENOENT')) throw error;
+        claimHeld = false;
+        continue;
       }
+      // What we renamed may be another's claim that replaced ours in a race for a stale claim.
+      if (readLockFile(file)?.nonce !== nonce) continue;
+      const replaced = current?.owner === undefined ? undefined : { owner: current.owner, live: current.live };
+      return hold({ kind: 'lock', file, leaseMs, renew: true, onLost, nonce }, gen, replaced, () => releaseLockFile(file, gen, nonce, leaseMs));
+    } finally {
+      if (claimHeld) removeQuietly(claim);
     }
   }
-  throw new RunLockedError(`Run ${runId}: could not take the lock at ${file}; another writer keeps taking it.`, { file, runId });
+  throw new RunLockedError(
+    `Run ${runId}: could not take the lock ${file} in ${ATTEMPTS} attempts; other processes kept taking it over. Try again in a moment.`,
+    { file, runId },
+  );
 }
 
-function readOwner(file: string): RunOwner | undefined {
+/**
+ * Hold a run this process just created (its log's header names {@link currentOwner}) until
+ * `release()`: tells other writers in this process, and renews the lease by touching the log. If
+ * a lock file appears at `lockFile`, another process has taken the run over: `onLost` is called
+ * once and the lease is no longer renewed.
+ *
+ * @example
+ * ```ts
+ * const held = holdCreatedRun('.actorloop/runs/run_1.jsonl', { lockFile: '.actorloop/runs/run_1.lock', leaseMs: DEFAULTS.persistence.leaseMs });
+ * try { … } finally { held.release(); }
+ * ```
+ */
+export function holdCreatedRun(logFile: string, options: HoldCreatedRunOptions): RunLock {
+  const { lockFile, leaseMs, renew = true, onLost } = options;
+  checkLease(leaseMs);
+  // A lock file left from an earlier run of this id is not a takeover; a different one later is.
+  const lockAtHold = renew ? readLockFile(lockFile)?.id : undefined;
+  return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold }, 0, undefined, () => undefined);
+}
+
+function checkLease(leaseMs: number): void {
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
+    throw new ConfigurationError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}; e.g. ${DEFAULTS.persistence.leaseMs}.`);
+  }
+}
+
+function isThisProcess(owner: LockOwner): boolean {
+  return owner.pid === process.pid && (owner.host === undefined || owner.host === thisHost()) && (owner.startedAt === undefined || owner.startedAt === startedAt);
+}
+
+function stateIsLive(state: LockState, file: string, leaseMs: number): boolean {
+  // Unreadable: a writer of an old version may be filling it; give it a lease.
+  if (state.owner === undefined) return Date.now() - state.heartbeatAt < leaseMs;
+  return ownerIsLive(state.owner, state.heartbeatAt, file, leaseMs);
+}
+
+function currentHolder(file: string, base: (() => BaseClaim | undefined) | undefined, leaseMs: number): Holder | undefined {
+  const state = readLockFile(file);
+  if (state !== undefined) return { ...state, file, live: stateIsLive(state, file, leaseMs) };
+  const claim = base?.();
+  if (claim === undefined) return undefined;
+  const { owner, heartbeatAt } = claim;
+  const held = claim.file ?? file;
+  // The creator in this process holds the log, and is indexed by the lock file too.
+  const live = isThisProcess(owner) ? heldInThisProcess(held) || (createdHere.get(file)?.size ?? 0) > 0 : ownerIsLive(owner, heartbeatAt, held, leaseMs);
+  return { id: NONE, owner, gen: 0, nonce: undefined, heartbeatAt, file: held, live };
+}
+
+function describeOwner(owner: LockOwner): string {
+  return `process ${owner.pid}${isThisProcess(owner) ? ' (this process)' : ''} on host ${owner.host ?? thisHost()}`;
+}
+
+const whose = (state: LockState): string => (state.owner === undefined ? 'unreadable' : `held by ${describeOwner(state.owner)}`);
+
+const secondsAgo = (at: number): number => Math.max(0, Math.round((Date.now() - at) / 1000));
+
+function lockedError(runId: string, holder: Holder): RunLockedError {
+  const options = { file: holder.file, runId };
+  if (holder.owner === undefined) {
+    return new RunLockedError(
+      `Run ${runId}'s lock file ${holder.file} is unreadable and ${secondsAgo(holder.heartbeatAt)} s old: a process may be writing it. ` +
+        'Try again in a moment, or resume with { takeover: true } if you know no process is writing the run.',
+      options,
+    );
+  }
+  if (isThisProcess(holder.owner)) {
+    return new RunLockedError(
+      `Run ${runId} is already being written by ${describeOwner(holder.owner)}. Wait for that writer to finish; two writers would interleave the journal.`,
+      options,
+    );
+  }
+  return new RunLockedError(
+    `Run ${runId} is being written by ${describeOwner(holder.owner)} (lease renewed ${secondsAgo(holder.heartbeatAt)} s ago). ` +
+      'Wait for it to finish or stop it, or resume with { takeover: true } if you know it is gone.',
+    options,
+  );
+}
+
+function claimedError(runId: string, claim: string, state: LockState): RunLockedError {
+  const who = state.owner === undefined ? '' : ` (${describeOwner(state.owner)})`;
+  return new RunLockedError(`Another process${who} is taking over run ${runId} right now (claim ${claim}). Try again in a moment.`, { file: claim, runId });
+}
+
+/**
+ * Remove our lock file of generation `gen` if it still holds our nonce. Done holding the claim
+ * for `gen + 1`, so nobody can replace the lock between our check and the unlink. Never throws:
+ * a lock left behind goes stale with its lease.
+ */
+function releaseLockFile(file: string, gen: number, nonce: string, leaseMs: number): void {
+  const claim = `${file}.claim-${gen + 1}`;
   try {
-    const parsed = safeJsonParse(readFileSync(file, 'utf8'));
-    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') return undefined;
-    const { pid, host } = parsed.value as { pid?: unknown; host?: unknown };
-    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
-    return typeof host === 'string' ? { pid, host } : { pid };
-  } catch {
-    return undefined;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (!placeComplete(claim, { ...currentOwner(), gen: gen + 1, nonce: randomUUID() })) {
+        const other = readLockFile(claim);
+        // Someone is taking the run over: the lock is theirs to replace, not ours to remove.
+        if (other !== undefined && stateIsLive(other, claim, leaseMs)) return;
+        if (other !== undefined) discard(claim);
+        continue;
+      }
+      try {
+        if (readLockFile(file)?.nonce === nonce) unlinkSync(file);
+      } finally {
+        removeQuietly(claim);
+      }
+      return;
+    }
+  } catch (error) {
+    if (!isErrno(error)) throw error;
+  }
+}
+
+function hold(entry: Held, gen: number, replaced: RunLock['replaced'], releaseFile: () => void): RunLock {
+  add(heldHere, entry.file, entry);
+  if (entry.kind === 'created') add(createdHere, entry.lockFile, entry);
+  scheduleHeartbeat();
+  let released = false;
+  return {
+    file: entry.file,
+    gen,
+    ...(replaced === undefined ? {} : { replaced }),
+    release() {
+      if (released) return;
+      released = true;
+      // A lost lock is someone else's now: nothing of ours to remove.
+      if (drop(entry)) releaseFile();
+    },
+  };
+}
+
+function add(index: Map<string, Set<Held>>, key: string, entry: Held): void {
+  const set = index.get(key);
+  if (set === undefined) index.set(key, new Set([entry]));
+  else set.add(entry);
+}
+
+/** Stop holding `entry`; false if it was no longer held (lost). */
+function drop(entry: Held): boolean {
+  const remove = (index: Map<string, Set<Held>>, key: string): boolean => {
+    const set = index.get(key);
+    const had = set?.delete(entry) ?? false;
+    if (set?.size === 0) index.delete(key);
+    return had;
+  };
+  const had = remove(heldHere, entry.file);
+  if (entry.kind === 'created') remove(createdHere, entry.lockFile);
+  scheduleHeartbeat();
+  return had;
+}
+
+/** The one interval renewing every lease held here, at a third of the shortest; none while nothing is held. */
+let heartbeat: { readonly timer: NodeJS.Timeout; readonly everyMs: number } | undefined;
+
+function scheduleHeartbeat(): void {
+  let shortest = Infinity;
+  for (const set of heldHere.values()) for (const entry of set) if (entry.renew) shortest = Math.min(shortest, entry.leaseMs);
+  const everyMs = shortest === Infinity ? undefined : Math.max(1, Math.floor(shortest / 3));
+  if (heartbeat?.everyMs === everyMs) return;
+  if (heartbeat !== undefined) clearInterval(heartbeat.timer);
+  heartbeat = undefined;
+  if (everyMs === undefined) return;
+  const timer = setInterval(renewAll, everyMs);
+  // A lease must not keep a process alive that has nothing else to do.
+  timer.unref();
+  heartbeat = { timer, everyMs };
+}
+
+function renewAll(): void {
+  const lost: Array<{ entry: Held; reason: string }> = [];
+  for (const set of heldHere.values()) {
+    for (const entry of set) {
+      if (!entry.renew) continue;
+      const reason = renew(entry);
+      if (reason !== undefined) lost.push({ entry, reason });
+    }
+  }
+  for (const { entry, reason } of lost) {
+    drop(entry);
+    try {
+      entry.onLost?.(reason);
+    } catch (error) {
+      // Thrown from a timer it would end the process; the run is lost either way.
+      process.emitWarning(`onLost for ${entry.file} threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/** Renew one lease; the reason if the run has been taken over. A failure to renew is retried next time. */
+function renew(entry: Held): string | undefined {
+  const now = Date.now() / 1000;
+  try {
+    if (entry.kind === 'created') {
+      const lock = readLockFile(entry.lockFile);
+      if (lock !== undefined && lock.id !== entry.lockAtHold) return `another process took the run over: ${entry.lockFile} appeared, ${whose(lock)}`;
+      utimesSync(entry.file, now, now);
+      return undefined;
+    }
+    let fd: number;
+    try {
+      fd = openSync(entry.file, 'r');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return `its lock file ${entry.file} was removed by another process`;
+      throw error;
+    }
+    try {
+      const state = readOpen(fd);
+      if (state.nonce !== entry.nonce) return `another process took the run over: ${entry.file} was replaced, ${whose(state)}`;
+      // Through the descriptor: the file touched is the one just checked.
+      futimesSync(fd, now, now);
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (entry.kind === 'created' && isErrno(error, 'ENOENT')) return `its log ${entry.file} was removed`;
+    if (isErrno(error)) return undefined;
+    throw error;
   }
 }
 
@@ -114,6 +442,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return isErrno(error, 'EPERM');
   }
 }

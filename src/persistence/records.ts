@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Message } from '../conversation/messages.ts';
-import { JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus } from '../events/loopEvent.ts';
+import { Message, ToolCall } from '../conversation/messages.ts';
+import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../events/loopEvent.ts';
 
 /**
  * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a
@@ -16,11 +16,16 @@ import { JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus } from '.
  * 5 added the `journal` record, the same entries column by column: a hundred small
  * `[sequence, timestamp, iteration, event]` arrays, each timestamp a 13-digit double, took half
  * as long again to serialise as the columns (51 vs 33 µs on our CI's machine), and serialising
- * is most of what writing a journal costs. Version 1 logs (no header; meta.json from the start; whole
- * snapshots), version 2 logs (final status in meta.json), version 3 logs (an `event` record per
- * entry) and version 4 logs (`events` records) are still read.
+ * is most of what writing a journal costs. 6 replaced snapshots with the records the machine is
+ * rebuilt from: the run's input (`start`), each phase's reply (`hydrate`, `reason`, `gate`), each
+ * human decision (`human`), and a write-ahead `call.started` before each tool call with its
+ * `call.finished` as soon as it ends, keyed by what the call is rather than the provider's id.
+ * Version 1 logs (no header; meta.json from the start; whole snapshots), version 2 logs (final
+ * status in meta.json), version 3 logs (an `event` record per entry), version 4 logs (`events`
+ * records) and version 5 logs (snapshots, `tool_started`/`tool_result` keyed by call id) are
+ * still read and resumed.
  */
-export const LOG_VERSION = 5;
+export const LOG_VERSION = 6;
 export const META_VERSION = 1;
 
 export const ToolOutcomeRecord = z.object({
@@ -31,10 +36,10 @@ export const ToolOutcomeRecord = z.object({
   isError: z.boolean(),
 });
 
-const v = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(LOG_VERSION)]);
+const v = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(LOG_VERSION)]);
 
-/** The process that writes a run: while it is alive, nobody else may. */
-export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional() });
+/** The process that writes a run: while its lease lives, nobody else may. */
+export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional(), startedAt: z.number().optional() });
 export type RunOwner = z.infer<typeof RunOwner>;
 
 /** The first record of a run's log: the run's metadata, until an `end` record or meta.json says more. */
@@ -62,7 +67,11 @@ export const isFinalStatus = (status: string): status is FinalStatus => FinalSta
 export const finalStatusOf = (reason: TerminationReason): FinalStatus =>
   reason === 'final_answer' ? 'done' : reason === 'cancelled' ? 'cancelled' : 'failed';
 
-/** A run's last record: it ended, and why. Nothing is appended after it. */
+/**
+ * A run ended, and why: its log's last record, unless it was `resumable` (it failed for a reason
+ * outside its own logic, such as a provider outage or its wall-clock limit) and was resumed, in
+ * which case the resumed run's records follow.
+ */
 export const RunEndRecord = z.object({
   v,
   kind: z.literal('end'),
@@ -71,6 +80,9 @@ export const RunEndRecord = z.object({
   status: FinalStatus,
   reason: TerminationReason,
   at: z.number(),
+  /** The run can be resumed: `resume(runId)` continues it once the cause is gone. */
+  resumable: z.literal(true).optional(),
+  error: ErrorData.optional(),
 });
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 
@@ -100,6 +112,55 @@ export const JournalRecord = z
   });
 export type JournalRecord = z.infer<typeof JournalRecord>;
 
+/** The input a run's machine starts from (its ids are the header's). */
+export const RunInput = z.object({
+  /** The whole task (the header keeps at most 1000 characters of it, for the run index). */
+  task: z.string(),
+  system: z.string().optional(),
+  history: z.array(Message).optional(),
+  limits: z.object({
+    maxIterations: z.number(),
+    maxTotalTokens: z.number(),
+    timeoutMs: z.number(),
+    maxRepairTurns: z.number(),
+  }),
+  model: z.string(),
+  toolNames: z.array(z.string()),
+});
+export type RunInput = z.infer<typeof RunInput>;
+
+const PlannedCallRecord = z.object({
+  call: ToolCall,
+  arguments: z.unknown().optional(),
+  verdict: z.enum(['run', 'confirm', 'blocked']),
+  note: z.string().optional(),
+  blockedBy: z.enum(['invalid_arguments', 'unknown_tool', 'policy']).optional(),
+});
+
+/** The phase replies a resumed run replays instead of doing their work again, in the order the machine took them. */
+export const HydrateReplyRecord = z.object({ v, kind: z.literal('hydrate'), output: z.object({ inject: z.array(Message) }) });
+export const ReasonReplyRecord = z.object({
+  v,
+  kind: z.literal('reason'),
+  iteration: z.number().int().nonnegative(),
+  output: z.object({ text: z.string().nullable(), toolCalls: z.array(ToolCall), usage: UsageData, costUsd: z.number() }),
+});
+export const GateReplyRecord = z.object({
+  v,
+  kind: z.literal('gate'),
+  iteration: z.number().int().nonnegative(),
+  output: z.object({ plan: z.array(PlannedCallRecord) }),
+});
+/** A human's decision the machine applied (ids explicit: the calls pending then). */
+export const HumanRecord = z.object({
+  v,
+  kind: z.literal('human'),
+  decision: z.enum(['approve', 'reject']),
+  toolCallIds: z.array(z.string()),
+  reason: z.string().optional(),
+});
+export type ReplayRecord = z.infer<typeof HydrateReplyRecord> | z.infer<typeof ReasonReplyRecord> | z.infer<typeof GateReplyRecord> | z.infer<typeof HumanRecord>;
+
 export const LogRecord = z.discriminatedUnion('kind', [
   RunHeaderRecord,
   z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
@@ -120,16 +181,26 @@ export const LogRecord = z.discriminatedUnion('kind', [
     delta: z.literal(true).optional(),
     snapshot: z.record(z.string(), z.unknown()),
   }),
-  /** A tool call is about to execute (written before non-idempotent tools run). */
+  /** Version 5: a non-idempotent tool call was about to execute; `key` is `<runId>:<toolCallId>`. */
   z.object({ v, kind: z.literal('tool_started'), key: z.string(), tool: z.string() }),
-  /** A tool call finished; its outcome is reused instead of re-running the call on resume. */
+  /** Version 5: a tool call finished; `key` is `<runId>:<toolCallId>`. */
   z.object({ v, kind: z.literal('tool_result'), key: z.string(), outcome: ToolOutcomeRecord }),
+  z.object({ v, kind: z.literal('start'), input: RunInput }),
+  HydrateReplyRecord,
+  ReasonReplyRecord,
+  GateReplyRecord,
+  HumanRecord,
+  /** Written (and flushed) before a tool call executes: `key` says which call, `args` hashes its canonical arguments. */
+  z.object({ v, kind: z.literal('call.started'), key: z.string(), tool: z.string(), args: z.string() }),
+  /** Written (and flushed) as soon as a tool call ends: a resumed run reuses the outcome instead of calling again. */
+  z.object({ v, kind: z.literal('call.finished'), key: z.string(), outcome: ToolOutcomeRecord }),
   RunEndRecord,
 ]);
 export type LogRecord = z.infer<typeof LogRecord>;
 
 export const RunStatus = z.enum(['running', 'awaiting_human', 'done', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;
+
 
 export const RunMeta = z.object({
   v: z.literal(META_VERSION),
@@ -141,8 +212,26 @@ export const RunMeta = z.object({
   reason: TerminationReason.optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
+  /** A failed run that `resume(runId)` can continue (see `RunEndRecord`). */
+  resumable: z.boolean().optional(),
+  error: ErrorData.optional(),
 });
 export type RunMeta = z.infer<typeof RunMeta>;
+
+/** What the run index lists: a run's metadata, or a run whose files are corrupt (listed, not hidden). */
+export type IndexedRun = RunMeta | CorruptRun;
+export interface CorruptRun {
+  readonly runId: string;
+  readonly status: 'corrupt';
+  /** The file that could not be read, and why. */
+  readonly file: string;
+  readonly error: ErrorData;
+  readonly agentId?: undefined;
+  readonly task?: undefined;
+  readonly reason?: undefined;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
 
 /** Safe as a folder name and unambiguous: letters, digits, `_` and `-`. */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

@@ -106,6 +106,8 @@ export interface RunLog {
   flushBehind(collect?: () => void): Promise<void>;
   /** Everything appended is in the file when this resolves; the run appends nothing more. */
   close(): Promise<void>;
+  /** Close without writing what is pending: the run is no longer this writer's. */
+  abandon(): void;
 }
 
 /** Appends records to one log file. One writer per file (the run lock guarantees it). */
@@ -297,6 +299,15 @@ export class RunLogWriter implements RunLog {
     if (this.#opening === undefined) return;
     await this.#opening;
     this.#opening = undefined;
+  }
+
+  abandon(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pending = [];
+    // A write already on the thread pool finishes on its own descriptor; it is closed after it.
+    const fd = this.#fd;
+    if (fd !== -1) void Promise.resolve(this.#poolWrite).finally(() => closeSync(fd)).catch(() => undefined);
   }
 
   /** Write what is left and close the file (see `settle`). */

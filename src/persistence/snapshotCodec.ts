@@ -1,8 +1,8 @@
 /**
- * Persisted agent snapshots without the conversation. The conversation is the one part of a
- * snapshot that grows with the run; it is written once, as `messages` records, and spliced back
- * on restore. Snapshots then stay roughly constant in size, so persisting every phase costs
- * the same at iteration 100 as at iteration 1.
+ * Reading the snapshots logs of version 5 and earlier hold. Those versions persisted the agent's
+ * snapshot at phase boundaries without the conversation (written once, as `messages` records,
+ * and spliced back here), each after the first holding only the context keys that changed.
+ * Logs are now rebuilt from records instead; these are still read and resumed.
  */
 import type { Message } from '../conversation/messages.ts';
 
@@ -10,23 +10,6 @@ type Json = Record<string, unknown>;
 
 /** A plain JSON object (not null, not an array). */
 export const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** Drop `context.messages` and any child's phase input's `messages`, keeping their lengths. */
-export function packSnapshot(persisted: unknown): Json {
-  if (!isObject(persisted)) return {};
-  const out: Json = { ...persisted };
-  if (isObject(persisted.context)) out.context = { ...persisted.context, messages: [] };
-  if (isObject(persisted.children)) {
-    const children: Json = {};
-    for (const [id, child] of Object.entries(persisted.children)) children[id] = mapChildInput(child, packInput);
-    out.children = children;
-  }
-  return out;
-}
-
-function packInput(input: Json): Json {
-  return Array.isArray(input.messages) ? { ...input, messages: null, $messageCount: input.messages.length } : input;
-}
 
 /** Put the conversation back into a packed snapshot. */
 export function unpackSnapshot(packed: Json, messages: readonly Message[]): Json {
@@ -49,7 +32,7 @@ export function unpackSnapshot(packed: Json, messages: readonly Message[]): Json
  * A child's phase input, mapped: the `phases` worker's job input (`snapshot.job.input`), or an
  * invoked actor's input (`snapshot.input`).
  */
-function mapChildInput(child: unknown, map: (input: Json) => Json): unknown {
+export function mapChildInput(child: unknown, map: (input: Json) => Json): unknown {
   if (!isObject(child) || !isObject(child.snapshot)) return child;
   const snapshot = child.snapshot;
   if (isObject(snapshot.job) && isObject(snapshot.job.input)) return { ...child, snapshot: { ...snapshot, job: { ...snapshot.job, input: map(snapshot.job.input) } } };
@@ -78,30 +61,6 @@ function migrateChildren(children: Json): Json {
   if ('phases' in out) return out;
   out.phases = { src: 'phases', syncSnapshot: false, snapshot: { status: 'active', output: undefined, error: undefined, input: undefined, job } };
   return out;
-}
-
-/**
- * The context keys of `next` whose values are not the same as in `previous` (by identity:
- * XState's assign keeps every value it does not set, and snapshots are never mutated), or
- * `undefined` when a key of `previous` is gone and only a whole context describes `next`.
- * `messages` is left out: packed snapshots carry the conversation as records.
- *
- * @example
- * ```ts
- * const limits = { maxIterations: 10 };
- * contextDelta({ limits, iteration: 1 }, { limits, iteration: 2 }); // { iteration: 2 }
- * ```
- */
-export function contextDelta(previous: Json, next: Json): Json | undefined {
-  const delta: Json = {};
-  let kept = 0;
-  for (const key in next) {
-    if (key === 'messages') continue;
-    if (Object.hasOwn(previous, key) && previous[key] === next[key]) kept++;
-    else delta[key] = next[key];
-  }
-  for (const key in previous) if (key !== 'messages' && !Object.hasOwn(next, key)) return undefined;
-  return kept === 0 ? undefined : delta;
 }
 
 /** A packed snapshot from the one before it and a delta record's snapshot (its context a delta). */

@@ -71,7 +71,7 @@ function calls(name: string, args: readonly unknown[]): ActCall[] {
 
 function scope(signal: AbortSignal = new AbortController().signal) {
   const events: LoopEvent[] = [];
-  const s: ExecutionScope = { runId: 'run-x', agentId: 'agent-x', signal, emit: (e) => events.push(e) };
+  const s: ExecutionScope = { runId: 'run-x', agentId: 'agent-x', iteration: 0, signal, emit: (e) => events.push(e) };
   return { scope: s, events };
 }
 
@@ -309,19 +309,28 @@ describe('executor', () => {
       expect(outcome).toEqual({ toolCallId: 'c0', tool: '__proto__', status: 'error', content: 'Tool "__proto__" is not available.', isError: true });
     });
 
-    it('passes the idempotency key runId:toolCallId to every execution', async () => {
+    it('passes each execution an idempotency key made from the call: run, iteration, position, tool and arguments', async () => {
       const keys: string[] = [];
       const tool = defineTool({
         name: 'key',
         description: 'Records keys',
-        input: z.object({}),
+        input: z.object({ n: z.number().optional(), m: z.number().optional() }),
         execute: (_args, { idempotencyKey }) => {
           keys.push(idempotencyKey);
           return 'ok';
         },
       });
-      await executor([tool]).run(calls('key', [{}, {}]), scope().scope);
-      expect(keys).toEqual(['run-x:c0', 'run-x:c1']);
+      const run = executor([tool]);
+      await run.run(calls('key', [{}, {}]), scope().scope);
+      expect(keys[0]).toMatch(/^run-x:0:0:key:[\w-]{22}$/);
+      expect(keys[1]).toMatch(/^run-x:0:1:key:[\w-]{22}$/);
+      // The same call again (same position, tool and arguments, keys in any order) has the same key;
+      // the provider's call id is not part of it, other arguments or another iteration are.
+      const again = (args: unknown, iteration = 0, id = 'other') =>
+        run.run([{ index: 0, call: { id, name: 'key', arguments: JSON.stringify(args) }, arguments: args }], { ...scope().scope, iteration }).then(() => keys.at(-1));
+      expect(await again({ n: 1, m: 2 })).toBe(await again({ m: 2, n: 1 }, 0, 'c0'));
+      expect(await again({ n: 1 })).not.toBe(await again({ n: 2 }));
+      expect(await again({ n: 1 })).not.toBe(await again({ n: 1 }, 1));
     });
   });
 });

@@ -35,9 +35,11 @@ describe('inspection secret canary', () => {
     const result = await agent.start('use the key').settled;
     agent.stop();
     expect(result.status).toBe('failed');
-    // The secret was really there to leak: the tool echoed it, the provider error carried it.
-    expect(JSON.stringify(result.messages)).toContain(CANARY);
-    expect(JSON.stringify(result.error)).toContain(CANARY);
+    // The model sent the secret and the provider error carried it, but it was redacted before it
+    // entered the run: the result holds the redacted text.
+    expect(JSON.stringify(result.messages)).not.toContain(CANARY);
+    expect(JSON.stringify(result.messages)).toContain('my key is [REDACTED]');
+    expect(JSON.stringify(result.error)).toContain('invalid api key [REDACTED]');
 
     await client.waitFor((m) => m['type'] === '@xstate.snapshot' && m['sessionId'] === m['rootId'] && (m['snapshot'] as { status: string }).status !== 'active');
     await recorder.close();

@@ -97,8 +97,10 @@ describe('a corrupt meta.json', () => {
     expectCorrupt(thrown(() => agent.resume(crashed.runId)), files.meta);
     await expect(crashed.store.getRun(crashed.runId)).rejects.toSatisfy((error) => expectCorrupt(error, files.meta) !== undefined);
     expect(() => agent.start('say hi', { runId: crashed.runId })).toThrow(ConfigurationError);
-    // The index does not invent metadata for it.
-    expect((await crashed.store.listRuns()).some((m) => m.runId === crashed.runId)).toBe(false);
+    // The index lists it as corrupt, naming the file, and invents no metadata for it.
+    const listed = (await crashed.store.listRuns()).find((m) => m.runId === crashed.runId);
+    expect(listed).toMatchObject({ status: 'corrupt', file: files.meta, error: { code: 'corrupt_file' } });
+    expect(listed?.task).toBeUndefined();
     expect(readFileSync(files.meta).equals(before)).toBe(true);
     expect(readFileSync(files.log).equals(logBefore)).toBe(true);
     expect(existsSync(files.tmp)).toBe(false);

@@ -6,7 +6,8 @@
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFileStore, journalEntries } from '../../src/persistence/fileStore.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { journalEntries } from '../../src/persistence/runWriter.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { killHard, removeTempDirs, runFiles, seededRandom, spawnFixture, tempDir } from './support.ts';
 

@@ -84,7 +84,7 @@ describe('a journal-only store', () => {
     const resumable = createFileStore({ dir });
     expect(() => resumable.resumeRun('cut')).toThrow(RunNotResumableError);
     expect(() => resumable.resumeRun('cut')).toThrow(/journal-only store.*readJournal\('cut'\)/);
-    expect(() => journalStore.resumeRun('cut')).toThrow(ConfigurationError);
+    expect(() => journalStore.resumeRun('cut')).toThrow(RunNotResumableError);
     const agent = createAgent({ model: scriptedModel(echoScript()), tools: [echoTool()], store: resumable });
     agents.push(agent);
     expect(() => agent.resume('cut')).toThrow(RunNotResumableError);

@@ -2,7 +2,8 @@ import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/events/loopEvent.ts';
-import { createFileStore, journalEntries, journalLine, type JournalColumns } from '../../src/persistence/fileStore.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { journalEntries, journalLine, type JournalColumns } from '../../src/persistence/runWriter.ts';
 import { LOG_VERSION, LogRecord } from '../../src/persistence/records.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { removeTempDirs, runFiles, tempDir } from './support.ts';
@@ -68,7 +69,7 @@ describe('journal records', () => {
     const writer = store.createRun({ runId: 'run_rows', agentId: 'agent_rows', task: 't' });
     const written = Array.from({ length: 7 }, (_, i) => entry(i));
     written.slice(0, 3).forEach((e) => writer.event(e));
-    writer.toolStarted('run_rows:call_1', 'deploy');
+    writer.callStarted('run_rows:0:0:deploy:h', 'deploy', 'h');
     written.slice(3, 5).forEach((e) => writer.event(e));
     await writer.flush();
     written.slice(5).forEach((e) => writer.event(e));
@@ -76,7 +77,7 @@ describe('journal records', () => {
 
     const { records } = readRunLog(runFiles(store, 'run_rows').log);
     // Three events, the tool record they preceded, two events up to the flush, the rest at close.
-    expect(records.map((r) => (r.kind === 'journal' ? `journal:${r.events.length}` : r.kind))).toEqual(['run', 'journal:3', 'tool_started', 'journal:2', 'journal:2']);
+    expect(records.map((r) => (r.kind === 'journal' ? `journal:${r.events.length}` : r.kind))).toEqual(['run', 'journal:3', 'call.started', 'journal:2', 'journal:2']);
     expect(journalEntries(records)).toEqual(written);
     expect(store.readJournal('run_rows').entries).toEqual(written);
   });
@@ -95,8 +96,8 @@ describe('journal records', () => {
 
   it('sit beside version 3 `event` and version 4 `events` records in one log: all are read, and a resume continues the sequence', async () => {
     const store = createFileStore({ dir: tempDir() });
-    const writer = store.createRun({ runId: 'run_rows', agentId: 'agent_rows', task: 't' });
-    writer.snapshot({ status: 'active', value: { running: 'reason' }, context: { runId: 'run_rows', messages: [] }, children: {} }, []);
+    const limits = { maxIterations: 1, maxTotalTokens: 1, timeoutMs: 1, maxRepairTurns: 1 };
+    const writer = store.createRun({ runId: 'run_rows', agentId: 'agent_rows', task: 't', input: { task: 't', limits, model: 'm', toolNames: [] } });
     await writer.close();
     // A version 3 writer appended one line per entry, a version 4 writer one line of rows.
     const { log } = runFiles(store, 'run_rows');
@@ -110,7 +111,7 @@ describe('journal records', () => {
     resumed.writer.event(entry(4));
     await resumed.writer.close();
     const { records } = readRunLog(log);
-    expect(records.map((r) => `${r.v}:${r.kind}`)).toEqual([`${LOG_VERSION}:run`, `${LOG_VERSION}:snapshot`, '3:event', '3:event', '4:events', `${LOG_VERSION}:journal`]);
+    expect(records.map((r) => `${r.v}:${r.kind}`)).toEqual([`${LOG_VERSION}:run`, `${LOG_VERSION}:start`, '3:event', '3:event', '4:events', `${LOG_VERSION}:journal`]);
     expect(store.readJournal('run_rows').entries).toEqual([entry(0), entry(1), entry(2), entry(3), entry(4)]);
   });
 

@@ -98,7 +98,7 @@ describe('a journal-only store picking run ids', () => {
     const resumable = createFileStore({ dir });
     expect(() => resumable.resumeRun(runId)).toThrow(RunNotResumableError);
     expect(() => resumable.resumeRun(runId)).toThrow(new RegExp(`journal-only store.*readJournal\\('${runId}'\\)`));
-    expect(() => journalStore.resumeRun(runId)).toThrow(ConfigurationError);
+    expect(() => journalStore.resumeRun(runId)).toThrow(RunNotResumableError);
     expect(resumable.readJournal(runId).entries.map((e) => e.event)).toEqual([{ type: 'phase.entered', phase: 'reason' }]);
     expect(await resumable.getRun(runId)).toMatchObject({ status: 'running', task: 't' });
 
@@ -183,9 +183,11 @@ describe('a journal-only store picking run ids', () => {
     expect((await store.listRuns()).map((meta) => meta.runId).sort()).toEqual([broken, sound].sort());
     expect(() => store.readJournal(broken)).toThrow(expect.objectContaining({ code: 'corrupt_file', file: brokenFile }));
 
-    // A corrupt header: the segment is left out of the index, the other segment's runs are not.
+    // A corrupt header: the segment's runs are listed as corrupt, naming it; the other segment's are sound.
     writeFileSync(brokenFile, [`${header.slice(0, -30)}}`, journal, end, ''].join('\n'));
-    expect((await store.listRuns()).map((meta) => meta.runId)).toEqual([sound]);
+    const listed = Object.fromEntries((await store.listRuns()).map((meta) => [meta.runId, meta]));
+    expect(listed[sound]).toMatchObject({ status: 'done' });
+    expect(listed[broken]).toMatchObject({ status: 'corrupt', file: brokenFile, error: { code: 'corrupt_file' } });
     await expect(store.getRun(broken)).rejects.toMatchObject({ code: 'corrupt_file', file: brokenFile });
 
     // A torn last line is dropped with a warning, as in a run's own log.

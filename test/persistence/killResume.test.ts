@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JournalEntry } from '../../src/events/loopEvent.ts';
+import { callKey } from '../../src/executor/callKey.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,6 +42,9 @@ function runChild(ws: ReturnType<typeof workspace>, env: Record<string, string>)
   return { signal: child.signal, status: child.status, lines, stderr: child.stderr };
 }
 
+/** The idempotency key of the fixture's call with `label` (both are made in iteration 1, a at position 0, b at 1). */
+const key = (label: 'a' | 'b') => callKey('run_k', 1, label === 'a' ? 0 : 1, 'record_effect', { label }).key;
+
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
 describe('kill and resume (real SIGKILL of a child process)', () => {
@@ -58,7 +62,7 @@ describe('kill and resume (real SIGKILL of a child process)', () => {
     const resumed = runChild(ws, { MODE: 'resume' });
     expect(resumed.status, resumed.stderr).toBe(0);
     // The tools ran once each, in the first process only.
-    expect(lines(ws.effects)).toEqual(['run_k:call_a a', 'run_k:call_b b']);
+    expect(lines(ws.effects)).toEqual([`${key('a')} a`, `${key('b')} b`]);
     // The interrupted second model call was issued exactly once more.
     expect(lines(ws.calls)).toEqual(['0', '2', '2']);
     const final = resumed.lines.at(-1);
@@ -78,13 +82,13 @@ describe('kill and resume (real SIGKILL of a child process)', () => {
     const ws = workspace();
     const killed = runChild(ws, { MODE: 'start', KILL_AT: 'after-effect', IDEMPOTENT: '1' });
     expect(killed.signal).toBe('SIGKILL');
-    expect(lines(ws.effects)).toContain('run_k:call_b b');
+    expect(lines(ws.effects)).toContain(`${key('b')} b`);
 
     const resumed = runChild(ws, { MODE: 'resume', IDEMPOTENT: '1' });
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.lines.at(-1)).toMatchObject({ status: 'done', text: 'done: recorded a, recorded b' });
     // Same key both times, so the idempotent tool recorded each effect once.
-    expect(lines(ws.effects)).toEqual(['run_k:call_a a', 'run_k:call_b b']);
+    expect(lines(ws.effects)).toEqual([`${key('a')} a`, `${key('b')} b`]);
   });
 
   it('does not re-run a non-idempotent tool that was interrupted: the run waits for a human', () => {
@@ -103,16 +107,15 @@ describe('kill and resume (real SIGKILL of a child process)', () => {
     runChild(ws, { MODE: 'start', KILL_AT: 'after-effect', IDEMPOTENT: '0' });
     const before = lines(ws.effects);
     const journalBefore = createFileStore({ dir: ws.store }).readJournal('run_k').entries;
-    const finished = new Set(
-      journalBefore.flatMap((e) => (e.event.type === 'tool.finished' ? [`run_k:${e.event.toolCallId}`] : [])),
-    );
+    const keyOfCall: Record<string, string> = { call_a: key('a'), call_b: key('b') };
+    const finished = new Set(journalBefore.flatMap((e) => (e.event.type === 'tool.finished' ? [keyOfCall[e.event.toolCallId]] : [])));
     const approved = runChild(ws, { MODE: 'resume', IDEMPOTENT: '0', APPROVE: '1' });
     expect(approved.status, approved.stderr).toBe(0);
     expect(approved.lines.at(-1)).toMatchObject({ status: 'done', text: 'done: recorded a, recorded b' });
     // Both calls ran in parallel and b killed the process, so a result may or may not have been
     // recorded for a. Exactly the calls without a recorded result ran again, once, after approval.
     const rerun = lines(ws.effects).slice(before.length);
-    expect(rerun).toContain('run_k:call_b b');
+    expect(rerun).toContain(`${key('b')} b`);
     for (const effect of rerun) expect(finished.has(effect.split(' ')[0] as string)).toBe(false);
     expect(new Set(rerun).size).toBe(rerun.length);
   });

@@ -95,7 +95,8 @@ describe('two processes on one store', () => {
     // The child created the run: its log's header names it, and no lock file is left behind.
     expect(refused).toMatchObject({ code: 'run_locked', runId: 'held', file: runFiles(store, 'held').log });
     expect(String((refused as Error).message)).toContain(String(child.process.pid));
-    expect(elapsedMs).toBeLessThan(500);
+    // Refused at once: a live owner's lease is never waited out (30 s by default).
+    expect(elapsedMs).toBeLessThan(5_000);
     expect(() => store.resumeRun('held')).toThrow(RunLockedError);
     expect(() => store.createRun({ runId: 'held', agentId: 'x', task: 'steal it' })).toThrow(RunLockedError);
     expect(creator(store, 'held')).toBe(child.process.pid);

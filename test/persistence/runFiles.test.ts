@@ -116,9 +116,11 @@ describe('the files of a new run', () => {
     const files = runFiles(store, 'bad_head');
     writeFileSync(files.log, readFileSync(files.log, 'utf8').replace('"pid":', '"pid":"x","was":'));
     await expect(store.getRun('bad_head')).rejects.toMatchObject({ code: 'corrupt_file', file: files.log, line: 1 });
-    // One bad run does not hide the others from the index.
+    // One bad run does not hide the others from the index, nor is it hidden: it is listed as corrupt.
     store.createRun({ runId: 'good', agentId: 'a', task: 't' });
-    expect((await store.listRuns()).map((m) => m.runId)).toEqual(['good']);
+    const listed = Object.fromEntries((await store.listRuns()).map((m) => [m.runId, m]));
+    expect(listed.good).toMatchObject({ status: 'running', task: 't' });
+    expect(listed.bad_head).toMatchObject({ status: 'corrupt', file: files.log, error: { code: 'corrupt_file' } });
   });
 });
 
@@ -175,7 +177,7 @@ describe('the end record', () => {
 
 describe('a run in a folder of its own (the layout of earlier versions)', () => {
   it('is listed, read, resumed in place and never created again', async () => {
-    const crashed = await interruptedRun('run_folder');
+    const crashed = await interruptedRun('run_folder', { version: 5 });
     const flat = runFiles(crashed.store, crashed.runId);
     const legacy = legacyRunFiles(crashed.store, crashed.runId);
     mkdirSync(legacy.folder);
@@ -206,10 +208,10 @@ describe('a run in a folder of its own (the layout of earlier versions)', () => 
 
 describe('version 1 logs', () => {
   it('resume: no header, meta.json from the start, every record at version 1', async () => {
-    const crashed = await interruptedRun('run_v1');
+    const crashed = await interruptedRun('run_v1', { version: 5 });
     const files = runFiles(crashed.store, crashed.runId);
     const [, ...rest] = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
-    writeFileSync(files.log, rest.join('').replaceAll(`{"v":${LOG_VERSION},"kind"`, '{"v":1,"kind"'));
+    writeFileSync(files.log, rest.join('').replaceAll('{"v":5,"kind"', '{"v":1,"kind"'));
     expect(readRunHeader(files.log)).toBeNull();
     expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ status: 'running' });
 
@@ -222,7 +224,7 @@ describe('version 1 logs', () => {
   });
 
   it('without meta.json cannot say what the run was: RunNotFoundError', async () => {
-    const crashed = await interruptedRun('run_v1_no_meta');
+    const crashed = await interruptedRun('run_v1_no_meta', { version: 5 });
     const files = runFiles(crashed.store, crashed.runId);
     const [, ...rest] = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
     writeFileSync(files.log, rest.join(''));
@@ -232,9 +234,9 @@ describe('version 1 logs', () => {
   });
 });
 
-describe('snapshot deltas', () => {
+describe('snapshot deltas (version 5 logs)', () => {
   it('write a run\'s constants once: later snapshots carry only the context keys that changed, and resume folds them back', async () => {
-    const crashed = await interruptedRun('run_deltas');
+    const crashed = await interruptedRun('run_deltas', { version: 5 });
     const files = runFiles(crashed.store, crashed.runId);
     const snapshots = readFileSync(files.log, 'utf8')
       .split('\n')
@@ -254,14 +256,14 @@ describe('snapshot deltas', () => {
 
     const { writer, recovered } = crashed.store.resumeRun(crashed.runId);
     await writer.close();
-    const context = recovered.snapshot.context as Record<string, unknown>;
-    expect(recovered.snapshot.value).toEqual({ running: 'gate' });
+    const context = recovered.snapshot?.context as Record<string, unknown>;
+    expect(recovered.snapshot?.value).toEqual({ running: 'gate' });
     expect(context).toMatchObject({ task: 'say hi', iteration: 1, limits: first?.snapshot.context.limits });
     expect((context.messages as unknown[]).length).toBe(2);
   });
 
   it('refuses a delta with no whole snapshot before it, naming the log', async () => {
-    const crashed = await interruptedRun('run_lone_delta');
+    const crashed = await interruptedRun('run_lone_delta', { version: 5 });
     const files = runFiles(crashed.store, crashed.runId);
     const lines = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
     const firstWhole = lines.findIndex((line) => line.includes('"kind":"snapshot"'));

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyContextDelta, contextDelta } from '../../src/persistence/snapshotCodec.ts';
+import { applyContextDelta } from '../../src/persistence/snapshotCodec.ts';
+import { contextDelta } from './v5Codec.ts';
 
 describe('snapshot context deltas', () => {
   it('keep the keys whose values changed by identity, never the messages', () => {

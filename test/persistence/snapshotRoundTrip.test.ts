@@ -10,7 +10,8 @@ import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
 import type { ActInput, ActOutput, AgentMachineInput, AgentOutput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
 import type { Message, ToolCall } from '../../src/conversation/messages.ts';
 import type { LoopEvent } from '../../src/events/loopEvent.ts';
-import { packSnapshot, unpackSnapshot } from '../../src/persistence/snapshotCodec.ts';
+import { unpackSnapshot } from '../../src/persistence/snapshotCodec.ts';
+import { packSnapshot } from './v5Codec.ts';
 
 type Persisted = Record<string, unknown> & {
   children: Record<string, { src: unknown; snapshot: { status: string; job?: { phase: string; input: unknown } | null } }>;

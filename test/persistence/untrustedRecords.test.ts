@@ -132,7 +132,7 @@ describe('records with __proto__ keys', () => {
     writeFileSync(meta, readFileSync(meta, 'utf8').replace('{', '{"__proto__":{"polluted":"meta"},'));
     expect(refusedResume(crashed)).toMatchObject({ code: 'corrupt_file', file: meta });
     await expect(crashed.store.getRun(crashed.runId)).rejects.toBeInstanceOf(CorruptFileError);
-    expect(await crashed.store.listRuns()).toEqual([]);
+    expect(await crashed.store.listRuns()).toEqual([expect.objectContaining({ runId: crashed.runId, status: 'corrupt', file: meta })]);
   });
 
   it('safeJsonParse refuses them at any depth', () => {

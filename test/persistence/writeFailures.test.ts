@@ -18,7 +18,7 @@ afterAll(removeTempDirs);
 const entry = (sequence: number, task: unknown = 'ok'): JournalEntry =>
   ({ sequence, timestamp: sequence, agentId: 'agent_w', runId: 'run_w', iteration: 0, event: { type: 'run.started', task, model: 'm', tools: [] } }) as JournalEntry;
 
-const snapshot = (phase: string) => ({ status: 'active', value: { running: phase }, context: { runId: 'run_w', messages: [] }, children: {} });
+const key = { key: 'run_w:0:0:echo:h', args: 'h' };
 
 describe('a record that cannot be written', () => {
   it('fails its flush as a rejection, once, and every other event is still written', async () => {
@@ -34,28 +34,30 @@ describe('a record that cannot be written', () => {
     // A record after a bad event is still appended; the bad batch's failure is thrown once.
     writer.event(entry(3, 11n));
     const outcome = { toolCallId: 'c1', tool: 'echo', status: 'ok', content: 'done', isError: false } as const;
-    expect(() => writer.toolResult('run_w:c1', outcome)).toThrow(/BigInt/);
+    expect(() => writer.callFinished(key.key, outcome)).toThrow(/BigInt/);
     await writer.close();
     // Only the bad entries are lost, not the rest of their batches; the log stays valid.
     expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([0, 2]);
     const { records } = readRunLog(runFiles(store, 'run_w').log);
-    expect(records.map((r) => r.kind)).toEqual(['run', 'journal', 'journal', 'tool_result']);
-    expect(records.find((r) => r.kind === 'tool_result')).toMatchObject({ key: 'run_w:c1', outcome });
+    expect(records.map((r) => r.kind)).toEqual(['run', 'journal', 'journal', 'call.finished']);
+    expect(records.find((r) => r.kind === 'call.finished')).toMatchObject({ key: key.key, outcome });
   });
 
-  it('never throws into the run: snapshots, events and tool results that fail are reported when the run ends', async () => {
+  it('never throws into the run: replies, events and tool results that fail are reported when the run ends', async () => {
     const store = createFileStore({ dir: tempDir() });
     const persistence = createRunPersistence(store.createRun({ runId: 'run_w', agentId: 'agent_w', task: 't' }));
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 
-    expect(() => persistence.onSnapshot('reason', () => snapshot('reason'), [])).not.toThrow();
+    expect(() => persistence.onPhase('reason')).not.toThrow();
     expect(() => persistence.record(entry(0, 1n))).not.toThrow();
-    expect(() => persistence.onSnapshot('gate', () => ({ ...snapshot('gate'), bad: 2n }), [])).not.toThrow();
+    const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    expect(() => persistence.reply({ kind: 'reason', iteration: 0, output: { text: 'x', toolCalls: [], usage, costUsd: 2n as never } })).not.toThrow();
+    expect(() => persistence.onPhase('gate')).not.toThrow();
     const outcome = { toolCallId: 'c1', tool: 'echo', status: 'ok', content: 'done', isError: false, extra: 3n } as never;
-    expect(() => persistence.journal?.after({ call: { id: 'c1', name: 'echo', arguments: '{}' } } as never, outcome, 'run_w:c1')).not.toThrow();
+    expect(() => persistence.journal?.after({ call: { id: 'c1', name: 'echo', arguments: '{}' } } as never, outcome, key)).not.toThrow();
     persistence.record(entry(1));
-    expect(() => persistence.onSnapshot('reason', () => snapshot('reason'), [])).not.toThrow();
-    await persistence.finish('final_answer', () => snapshot('done'), []);
+    expect(() => persistence.onPhase('reason')).not.toThrow();
+    await persistence.finish('final_answer', {});
 
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]?.join(' ')).toMatch(/run run_w: persisting failed:.*BigInt/s);
@@ -73,12 +75,12 @@ describe('a journal entry that cannot be written to a journal-only store', () =>
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 
     persistence.record(entry(0));
-    expect(() => persistence.onSnapshot('reason', () => snapshot('reason'), [])).not.toThrow();
+    expect(() => persistence.onPhase('reason')).not.toThrow();
     persistence.record(entry(1, 1n));
-    expect(() => persistence.onSnapshot('gate', () => snapshot('gate'), [])).not.toThrow();
+    expect(() => persistence.onPhase('gate')).not.toThrow();
     persistence.record(entry(2));
-    expect(() => persistence.onSnapshot('act', () => snapshot('act'), [])).not.toThrow();
-    await persistence.finish('final_answer', () => snapshot('done'), []);
+    expect(() => persistence.onPhase('act')).not.toThrow();
+    await persistence.finish('final_answer', {});
 
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]?.join(' ')).toMatch(/run run_w: writing the journal failed:.*BigInt/s);

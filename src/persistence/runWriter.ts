@@ -1,0 +1,308 @@
+/**
+ * Writes one run: journal entries, the records its machine is rebuilt from (input, phase replies,
+ * human decisions) and the write-ahead records of its tool calls, buffered and appended at the
+ * boundaries the runtime chooses; the run's status in meta.json once it waits for a human.
+ * Nothing here redacts: the runtime redacts secrets before anything reaches the machine, so
+ * what arrives here is already clean.
+ */
+import type { LowSync } from 'lowdb';
+import type { ToolOutcome } from '../../machines/agent.types.ts';
+import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../events/loopEvent.ts';
+import { RunLockedError } from './errors.ts';
+import type { RunLock } from './lock.ts';
+import { finalStatusOf, LOG_VERSION, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';
+import type { RunLog } from './runLog.ts';
+
+/** A run's ids, and their JSON, encoded once per writer. */
+interface RunIds {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly runIdJson: string;
+  readonly agentIdJson: string;
+}
+
+/** Journal entries of one run, column by column: one `journal` record. */
+export interface JournalColumns {
+  /** The first entry's timestamp; `elapsed` counts from it. */
+  readonly at: number;
+  readonly sequence: number[];
+  readonly elapsed: number[];
+  readonly iteration: number[];
+  readonly events: LoopEvent[];
+}
+
+/**
+ * The log line of a `journal` record: exactly `JSON.stringify({ v, kind: 'journal', runId,
+ * agentId, at, sequence, elapsed, iteration, events })`, with the envelope a template around the
+ * run's ids encoded once. The three number columns are arrays of small integers, which
+ * JSON.stringify writes fastest; `at` is an integer, written the same by a template.
+ */
+export function journalLine(columns: JournalColumns, ids: RunIds): string {
+  const { at, sequence, elapsed, iteration, events } = columns;
+  return (
+    `{"v":${LOG_VERSION},"kind":"journal","runId":${ids.runIdJson},"agentId":${ids.agentIdJson},"at":${at},` +
+    `"sequence":${JSON.stringify(sequence)},"elapsed":${JSON.stringify(elapsed)},"iteration":${JSON.stringify(iteration)},"events":${JSON.stringify(events)}}`
+  );
+}
+
+/** The entries at `keep` of `columns`. */
+function columnsAt(columns: JournalColumns, keep: readonly number[]): JournalColumns {
+  return {
+    at: columns.at,
+    sequence: keep.map((i) => columns.sequence[i] as number),
+    elapsed: keep.map((i) => columns.elapsed[i] as number),
+    iteration: keep.map((i) => columns.iteration[i] as number),
+    events: keep.map((i) => columns.events[i] as LoopEvent),
+  };
+}
+
+function serialisable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A run's journal entries from its `journal`, `events` and `event` records, in order. */
+export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
+  const entries: JournalEntry[] = [];
+  for (const record of records) {
+    if (record.kind === 'journal') {
+      const { runId, agentId, at, sequence, elapsed, iteration, events } = record;
+      for (let i = 0; i < events.length; i++) {
+        entries.push({ sequence: sequence[i] as number, timestamp: at + (elapsed[i] as number), agentId, runId, iteration: iteration[i] as number, event: events[i] as LoopEvent });
+      }
+    } else if (record.kind === 'events') {
+      const { runId, agentId } = record;
+      for (const [sequence, timestamp, iteration, event] of record.entries) entries.push({ sequence, timestamp, agentId, runId, iteration, event });
+    } else if (record.kind === 'event') entries.push(record.entry);
+  }
+  return entries;
+}
+
+/** How a run ended, beyond its reason: whether it can be resumed, and the error that ended it. */
+export interface RunEnding {
+  readonly resumable?: boolean;
+  readonly error?: ErrorData;
+}
+
+/** A phase reply or human decision, as the runtime hands it to be recorded (the writer adds the version). */
+export type ReplyRecord = ReplayRecord extends infer R ? (R extends { v: unknown } ? Omit<R, 'v'> : never) : never;
+
+/** Writes one run: buffered log records, flushed at phase boundaries; status in meta.json. */
+export class RunWriter {
+  /** Whether meta.json exists: once it does, every status change is written to it. */
+  #hasMetaFile: boolean;
+  readonly #ids: RunIds;
+  /**
+   * Journal entries since the last other record, for one `journal` record: one line for the
+   * ten-odd events of a phase (of every phase since the last write, in a journal-only log)
+   * instead of one each. Appended before any other record and at every flush, so the log keeps
+   * the order in which things happened. Kept as columns from the start, not as the entry
+   * objects: an entry then dies young, as it does in the in-memory journal, instead of living
+   * (with its boxed timestamp) until the line is made, through the collections in between.
+   */
+  #journal: JournalColumns | undefined;
+  /** meta.json as a lowdb document, made on first use: most runs never write one. */
+  #metaDoc: LowSync<RunMeta> | undefined;
+  /** Set when another process took the run over: nothing more is written. */
+  #lost: string | undefined;
+  #onLost: ((reason: string) => void) | undefined;
+
+  constructor(
+    readonly log: RunLog,
+    private readonly openMetaDoc: () => LowSync<RunMeta>,
+    private meta: RunMeta,
+    private readonly lock: RunLock,
+    hasMetaFile: boolean,
+    /** The log holds the journal only: `flushBehind` writes it, and the end record is written at `close`. */
+    readonly journalOnly = false,
+  ) {
+    this.#hasMetaFile = hasMetaFile;
+    this.#ids = { runId: meta.runId, agentId: meta.agentId, runIdJson: JSON.stringify(meta.runId), agentIdJson: JSON.stringify(meta.agentId) };
+  }
+
+  get runId(): string {
+    return this.meta.runId;
+  }
+
+  /** The run's meta.json, holding the run's current metadata. */
+  get metaDoc(): LowSync<RunMeta> {
+    if (this.#metaDoc === undefined) {
+      this.#metaDoc = this.openMetaDoc();
+      this.#metaDoc.data = this.meta;
+    }
+    return this.#metaDoc;
+  }
+
+  /**
+   * Another process took the run over (its lease had expired, or it forced a takeover): stop
+   * writing, and tell `listener` once. Set by the store's lock.
+   */
+  markLost(reason: string): void {
+    if (this.#lost !== undefined) return;
+    this.#lost = reason;
+    this.#onLost?.(reason);
+  }
+
+  /** Called once if the run is taken over by another process while this writer holds it. */
+  onLost(listener: (reason: string) => void): void {
+    this.#onLost = listener;
+    if (this.#lost !== undefined) listener(this.#lost);
+  }
+
+  event(entry: JournalEntry): void {
+    const { timestamp } = entry;
+    const journal = this.#journal;
+    // Whole milliseconds (Date.now()) make `at + elapsed` exact; anything else keeps its own record.
+    if (entry.runId === this.#ids.runId && entry.agentId === this.#ids.agentId && Number.isSafeInteger(timestamp)) {
+      if (journal === undefined) {
+        this.#journal = { at: timestamp, sequence: [entry.sequence], elapsed: [0], iteration: [entry.iteration], events: [entry.event] };
+        return;
+      }
+      const elapsed = timestamp - journal.at;
+      if (Number.isSafeInteger(elapsed)) {
+        journal.sequence.push(entry.sequence);
+        journal.elapsed.push(elapsed);
+        journal.iteration.push(entry.iteration);
+        journal.events.push(entry.event);
+        return;
+      }
+    }
+    this.#append({ v: LOG_VERSION, kind: 'event', entry });
+  }
+
+  /** Append a record after the events before it (and even when those cannot be written). */
+  #append(record: LogRecord): void {
+    try {
+      this.#appendJournal();
+    } finally {
+      this.log.append(record);
+    }
+  }
+
+  #appendJournal(): void {
+    const journal = this.#journal;
+    if (journal === undefined) return;
+    // Taken first: entries that cannot be serialised fail once, not every later flush with them.
+    this.#journal = undefined;
+    let line: string;
+    try {
+      line = journalLine(journal, this.#ids);
+    } catch (error) {
+      // An event that cannot be serialised must not take the others of its line with it.
+      const writable = journal.events.flatMap((event, i) => (serialisable(event) ? [i] : []));
+      if (writable.length > 0) this.log.appendLine(journalLine(columnsAt(journal, writable), this.#ids));
+      throw error;
+    }
+    this.log.appendLine(line);
+  }
+
+  /** The run's input: what a resumed run's machine starts from. */
+  start(input: RunInput): void {
+    this.#append({ v: LOG_VERSION, kind: 'start', input });
+  }
+
+  /** A phase reply or a human decision the machine took, in the order it took them. */
+  reply(record: ReplyRecord): void {
+    this.#append({ v: LOG_VERSION, ...record } as LogRecord);
+  }
+
+  /** A tool call is about to execute (flush before it does: this is the write-ahead record). */
+  callStarted(key: string, tool: string, args: string): void {
+    this.#append({ v: LOG_VERSION, kind: 'call.started', key, tool, args });
+  }
+
+  callFinished(key: string, outcome: ToolOutcome): void {
+    this.#append({ v: LOG_VERSION, kind: 'call.finished', key, outcome });
+  }
+
+  /** Append everything recorded so far, now. Throws when it cannot (or the run was taken over). */
+  flushSync(): void {
+    if (this.#lost !== undefined) throw this.#lostError();
+    this.#appendJournal();
+    this.log.flushSync();
+  }
+
+  /** `flushSync`, as a promise that rejects instead of throwing. */
+  flush(): Promise<void> {
+    try {
+      this.flushSync();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * `flush`, in the background (see `RunLogWriter.flushBehind`). The journal's entries become a
+   * line only when the write starts: one `journal` line per write, not one per call.
+   */
+  flushBehind(): Promise<void> {
+    return this.log.flushBehind(this.#collectJournal);
+  }
+
+  readonly #collectJournal = (): void => this.#appendJournal();
+
+  #lostError(): RunLockedError {
+    return new RunLockedError(`Run ${this.runId} was taken over by another process (${this.#lost ?? ''}); this one stopped writing it.`, {
+      file: this.log.file,
+      runId: this.runId,
+    });
+  }
+
+  /** Write the run's status to meta.json, now (a small atomic write). */
+  setStatus(status: RunStatus, reason?: TerminationReason, ending: RunEnding = {}): void {
+    if (this.#lost !== undefined) throw this.#lostError();
+    const { resumable: _r, error: _e, ...rest } = this.meta;
+    this.meta = {
+      ...rest,
+      status,
+      updatedAt: Date.now(),
+      ...(reason === undefined ? {} : { reason }),
+      ...(ending.resumable === true ? { resumable: true } : {}),
+      ...(ending.error === undefined ? {} : { error: ending.error }),
+    };
+    this.metaDoc.data = this.meta;
+    this.metaDoc.write();
+    this.#hasMetaFile = true;
+  }
+
+  /**
+   * Append the run's `end` record and flush it with everything still buffered: the log's last
+   * line says how the run ended (and whether it can be resumed). A run with a meta.json (it
+   * waited for a human) updates it too.
+   */
+  end(reason: TerminationReason, ending: RunEnding = {}): void {
+    if (this.#lost !== undefined) throw this.#lostError();
+    const status = finalStatusOf(reason);
+    this.#append({
+      v: LOG_VERSION,
+      kind: 'end',
+      status,
+      reason,
+      at: Date.now(),
+      runId: this.meta.runId,
+      ...(ending.resumable === true ? { resumable: true as const } : {}),
+      ...(ending.error === undefined ? {} : { error: ending.error }),
+    });
+    // A journal-only log may have a background write in flight: `close` writes the end after it.
+    if (!this.journalOnly) this.log.flushSync();
+    if (this.#hasMetaFile) this.setStatus(status, reason, ending);
+  }
+
+  /** Flush, then release the run. */
+  async close(): Promise<void> {
+    try {
+      if (this.#lost !== undefined) this.log.abandon();
+      else {
+        this.#appendJournal();
+        await this.log.close();
+      }
+    } finally {
+      this.lock.release();
+    }
+  }
+}
