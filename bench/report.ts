@@ -120,6 +120,9 @@ export function checkTargets(
       ratio(marginal(results, 'actorloop_journal'), marginal(results, 'actorloop')),
       1.25,
     );
+    for (const n of [10, 100]) {
+      check(`(e) durable ≤ 1.25× in-memory (c) per iteration, N=${n}${how}`, ratio(iteration(results, 'actorloop_file', n), iteration(results, 'actorloop', n)), 1.25);
+    }
   };
   ratioChecks(iterations, '');
   if (iterationsAlone.length > 0) ratioChecks(iterationsAlone, ', each contender alone in its own processes');
@@ -165,6 +168,8 @@ export function checkTargets(
       );
       check(`(c) heap per in-flight agent (${mode}) ≤ 150 KB, ${how}`, c?.heapPerAgentKb ?? undefined, 150, ' KB');
     }
+    const durable = concurrency(results, 'actorloop_file', 'shared');
+    check(`(e) durable ${durable?.agents ?? ''} agents wall ≤ 1.5× in-memory (c), ${how}`, ratio(durable?.wallMs.median, concurrency(results, 'actorloop', 'shared')?.wallMs.median), 1.5);
   }
   const tracker = stuck[0];
   check('stuck detection on two 1 MB outputs < 20 ms (ProgressTracker, p90)', tracker?.ms.p90, 20, ' ms');

@@ -120,7 +120,7 @@ async function measureAll(scratch: string): Promise<void> {
   // and heap layout) than between rounds of one, so one process alone can mislead.
   const perProcess: ConcurrencyResult[][] = [];
   for (let i = 0; i < settings.concurrencyProcesses; i++) {
-    perProcess.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats }));
+    perProcess.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats, storeRoot: scratch }));
   }
   const concurrency = withPairedRatios(mergeConcurrency(perProcess), perProcess);
 
@@ -132,7 +132,7 @@ async function measureAll(scratch: string): Promise<void> {
   for (let round = 0; round < settings.concurrencyProcesses; round++) {
     for (let k = 0; k < keys.length; k++) {
       const key = keys[(round + k) % keys.length] as string;
-      alone.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats, only: [key] }));
+      alone.push(measureConcurrencyInChild({ agents: settings.agents, repeats: settings.concurrencyRepeats, only: [key], storeRoot: scratch }));
     }
   }
   // A round's processes run within a minute or so of each other: the ratios are taken per round.
@@ -145,7 +145,7 @@ async function measureAll(scratch: string): Promise<void> {
     // The same scenario compiled ahead of time, the way a published package runs: tsx compiles
     // with keepNames, which names every closure as it is created, and per-agent closures pay.
     log(`${settings.agents} concurrent agents, compiled with esbuild (no tsx), a fresh process`);
-    const compiled = await measureConcurrencyCompiled({ agents: settings.agents, repeats: settings.concurrencyRepeats });
+    const compiled = await measureConcurrencyCompiled({ agents: settings.agents, repeats: settings.concurrencyRepeats, storeRoot: scratch });
     notes.push(describeCompiled(compiled));
   }
 
@@ -200,6 +200,8 @@ interface ChildOptions {
   readonly agents: number;
   readonly repeats: number;
   readonly only?: readonly string[];
+  /** Where durable mode keeps its store; run.ts removes it when the bench ends. */
+  readonly storeRoot?: string;
 }
 
 function runChild(args: readonly string[], options: ChildOptions): ConcurrencyResult[] {
@@ -218,7 +220,7 @@ function runJsonChild<T>(args: readonly string[], options: object): T {
 }
 
 /** bench/concurrencyMain.ts bundled by esbuild (dependencies left external) and run by plain node. */
-async function measureConcurrencyCompiled(options: { agents: number; repeats: number }): Promise<ConcurrencyResult[]> {
+async function measureConcurrencyCompiled(options: ChildOptions): Promise<ConcurrencyResult[]> {
   const { build } = await import('esbuild');
   const outfile = join(here, 'results', 'compiled', 'concurrencyMain.mjs');
   await build({ entryPoints: [join(here, 'concurrencyMain.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });

@@ -14,7 +14,7 @@
 
 // Agents
 export { createAgent } from './agent/createAgent.ts';
-export type { Agent, AgentConfig, AgentRun, RunOptions } from './agent/createAgent.ts';
+export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './agent/createAgent.ts';
 export type { LoopResult } from './agent/result.ts';
 export {
   MaxIterationsError,
@@ -82,9 +82,17 @@ export type { SecretRuleOptions } from './security/secrets.ts';
 
 // Persistence
 export { createFileStore } from './persistence/fileStore.ts';
-export type { FileStoreOptions, RecoveredRun, RunStore, RunWriter } from './persistence/fileStore.ts';
-export type { RunMeta, RunStatus } from './persistence/records.ts';
-export { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError, UnsupportedVersionError } from './persistence/errors.ts';
+export type { FileStoreOptions, RecoveredRun, ResumeOptions, RunStore, RunWriter } from './persistence/fileStore.ts';
+export type { CorruptRun, IndexedRun, RunMeta, RunStatus } from './persistence/records.ts';
+export {
+  CorruptFileError,
+  ReplayMismatchError,
+  RunFinishedError,
+  RunLockedError,
+  RunNotFoundError,
+  RunNotResumableError,
+  UnsupportedVersionError,
+} from './persistence/errors.ts';
 
 // Tools
 export { defineTool } from './tools/defineTool.ts';

@@ -9,9 +9,10 @@
  *   store's journal segment (the run ids are the store's: its runs share one JSONL file) — the
  *   journal writer the targets call "the lowdb journal" (lowdb rewrites a whole document per
  *   write, so the store keeps lowdb for a run's small meta.json and appends the log).
- * - (e) `mode: 'resumable'` (the store's default): the journal plus the conversation, a snapshot
- *   per iteration and every tool result, appended synchronously at each phase boundary so a
- *   killed run resumes. Measured beside (d); what crash-safe resume costs per iteration.
+ * - (e) `mode: 'resumable'` (the store's default): the journal plus what a resume rebuilds the run
+ *   from (each model reply and gate decision) and a write-ahead record before every tool call
+ *   with its outcome as soon as it ends, appended synchronously, so a killed run resumes with
+ *   each tool effect made once. Measured beside (d); what crash-safe resume costs per iteration.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,7 @@ export function actorloopWithFileStore(id: FileStoreContender, root = tmpdir()):
       ? actorloopContender(id, '(d) actorloop + file journal (mode: journal, written in the background)', () => ({
           store: createFileStore({ dir, mode: 'journal' }),
         }))
-      : actorloopContender(id, '(e) actorloop + resumable file store (journal, conversation, snapshots, tool results)', () => ({
+      : actorloopContender(id, '(e) actorloop + resumable file store (journal, replies, write-ahead tool records)', () => ({
           store: createFileStore({ dir }),
         }));
   return { contender, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

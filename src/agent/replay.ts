@@ -78,7 +78,11 @@ export class Replay {
   }
 }
 
-/** The events the agent machine emits itself (the runtime emits the others, from work it does). */
+/**
+ * The events the agent machine emits itself while it runs (the runtime emits the others, from
+ * work it does). Not `run.terminated`: a run resumed after a resumable failure goes on where its
+ * termination stopped it, and never emits that one again.
+ */
 const MACHINE_EVENTS: ReadonlySet<string> = new Set([
   'run.started',
   'phase.entered',
@@ -87,7 +91,6 @@ const MACHINE_EVENTS: ReadonlySet<string> = new Set([
   'observations.collected',
   'human.awaiting',
   'human.decided',
-  'run.terminated',
 ]);
 
 /**

@@ -4,6 +4,7 @@
 import type { Message } from '../conversation/messages.ts';
 import type { ErrorData, TerminationReason } from '../events/loopEvent.ts';
 import { InferenceError } from '../inference/errors.ts';
+import { ReplayMismatchError } from '../persistence/errors.ts';
 import type { Usage } from '../inference/provider.ts';
 
 export interface LoopResult {
@@ -34,9 +35,9 @@ export interface LoopResult {
 
 /**
  * Whether a run that ended for `reason` (with `error`) failed for a reason outside its own
- * logic: its wall-clock limit, or a provider failure (an outage, the network, exhausted
- * retries, a rejected key). A final answer, a cancellation, the run's limits and the model's
- * behaviour are final.
+ * logic: its wall-clock limit, a provider failure (an outage, the network, exhausted retries, a
+ * rejected key), or a resume with another configuration than the run's. A final answer, a
+ * cancellation, the run's limits and the model's behaviour are final.
  *
  * @example
  * ```ts
@@ -46,5 +47,8 @@ export interface LoopResult {
  */
 export function isResumableFailure(reason: string | undefined, error: unknown): boolean {
   if (reason === 'timeout') return true;
-  return reason === 'error' && error instanceof InferenceError && (error.blame === 'provider' || error.code === 'authentication');
+  if (reason !== 'error') return false;
+  // A resume with another agent configuration than the run's: resumed again with the right one, it goes on.
+  if (error instanceof ReplayMismatchError) return true;
+  return error instanceof InferenceError && (error.blame === 'provider' || error.code === 'authentication');
 }

@@ -1,10 +1,12 @@
 /**
- * What a persisted run writes, and when. Journal entries, phase replies and human decisions are
- * buffered and written when the machine enters `reason`, `gate` or `awaitingHuman`; each tool
- * call is recorded, durably, before it runs and again as soon as it ends. A crash therefore
- * loses only what was in flight: a model call (made again on resume), a gate decision (taken
- * again), or a tool call (made again with the same key if its tool is idempotent, else put to a
- * human).
+ * What a persisted run writes, and when. Each tool call is recorded, durably, before it runs
+ * (with everything buffered before it: the model reply that proposed it, the gate's decision,
+ * the journal) and again as soon as it ends; the rest is written when the run waits for a human
+ * and when it ends. A crash therefore loses only work that had not led to a tool call: model
+ * calls since the last one (made again on resume), a gate decision (taken again), or a tool call
+ * in flight (made again with the same key if its tool is idempotent, else put to a human); and
+ * of the journal, only the runtime's events of that work (a resumed run's machine emits its own
+ * events again, and those the journal lacks are kept).
  */
 import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
 import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
@@ -97,8 +99,7 @@ function journalPersistence(writer: RunWriter): RunPersistence {
   };
 }
 
-/** Phases whose entry writes what is buffered: the model's reply before the gate, the run's state before a wait. */
-const WRITE_ON_ENTRY = new Set(['reason', 'gate', 'awaitingHuman']);
+
 
 function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunPersistence {
   // Consumed as the resumed run makes its calls again: each key's attempts in the order they were made.
@@ -155,10 +156,11 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
       if (phase === lastPhase) return;
       const previous = lastPhase;
       lastPhase = phase;
-      if (!WRITE_ON_ENTRY.has(phase) && previous !== 'awaitingHuman') return;
-      attempt(() => writer.flushSync());
-      if (phase === 'awaitingHuman') attempt(() => writer.setStatus('awaiting_human'));
-      else if (previous === 'awaitingHuman') attempt(() => writer.setStatus('running'));
+      // A wait for a human may last: what led to it is written first.
+      if (phase === 'awaitingHuman') {
+        attempt(() => writer.flushSync());
+        attempt(() => writer.setStatus('awaiting_human'));
+      } else if (previous === 'awaitingHuman') attempt(() => writer.setStatus('running'));
     },
     onLost: (listener) => writer.onLost(listener),
     async finish(reason, ending) {

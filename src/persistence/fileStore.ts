@@ -294,7 +294,12 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       }
       let writer: RunWriter | undefined;
       // A journal-only run is never resumed, so nobody needs its lease.
-      const claim = holdCreatedRun(logFile, { lockFile: paths.lock, leaseMs, ...(journalOnly ? { renew: false } : {}), onLost: (reason) => writer?.markLost(reason) });
+      const claim = holdCreatedRun(logFile, {
+        lockFile: paths.lock,
+        leaseMs,
+        ...(journalOnly ? { renew: false } : { written: () => log.bytes }),
+        onLost: (reason) => writer?.markLost(reason),
+      });
       try {
         const header = runHeader(runId, agentId, task, journalOnly);
         log.append(header);

@@ -162,8 +162,8 @@ class SegmentRunLog implements RunLog {
     return this.#closed ? Promise.resolve() : this.segment.writer.flush();
   }
 
-  flushSync(): void {
-    if (!this.#closed) this.segment.writer.flushSync();
+  flushSync(head?: string): void {
+    if (!this.#closed) this.segment.writer.flushSync(head);
   }
 
   flushBehind(collect?: () => void): Promise<void> {

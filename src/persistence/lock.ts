@@ -15,7 +15,7 @@
  * between its checks and its rename can have its claim judged stale, and then two may own the run.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, futimesSync, openSync, renameSync, unlinkSync, utimesSync } from 'node:fs';
+import { closeSync, existsSync, futimesSync, openSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { DEFAULTS } from '../defaults.ts';
 import { ConfigurationError } from '../errors.ts';
@@ -54,6 +54,11 @@ export interface HoldCreatedRunOptions {
   /** `false`: hold the run in this process only, with no lease to renew (a run nobody else may resume, like a journal-only one). */
   readonly renew?: boolean;
   readonly onLost?: (reason: string) => void;
+  /**
+   * The bytes this process wrote to the log: a longer log was written by another process too (it
+   * took the run over, maybe finished it and let go of the lock already).
+   */
+  readonly written?: () => number;
 }
 
 export interface RunLock {
@@ -93,6 +98,7 @@ interface HeldCreatedRun extends HeldBase {
   readonly lockFile: string;
   /** The id of a lock file left over from before the run was created, if any. */
   readonly lockAtHold: string | undefined;
+  readonly written: (() => number) | undefined;
 }
 type Held = HeldLock | HeldCreatedRun;
 
@@ -231,11 +237,12 @@ export function acquireRunLock(file: string, runId: string, options: AcquireRunL
  * ```
  */
 export function holdCreatedRun(logFile: string, options: HoldCreatedRunOptions): RunLock {
-  const { lockFile, leaseMs, renew = true, onLost } = options;
+  const { lockFile, leaseMs, renew = true, onLost, written } = options;
   checkLease(leaseMs);
   // A lock file left from an earlier run of this id is not a takeover; a different one later is.
-  const lockAtHold = renew ? readLockFile(lockFile)?.id : undefined;
-  return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold }, 0, undefined, () => undefined);
+  // (Looked for first: a missing file read would throw, and almost every new run has none.)
+  const lockAtHold = renew && existsSync(lockFile) ? readLockFile(lockFile)?.id : undefined;
+  return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold, written }, 0, undefined, () => undefined);
 }
 
 function checkLease(leaseMs: number): void {
@@ -332,7 +339,7 @@ function releaseLockFile(file: string, gen: number, nonce: string, leaseMs: numb
 function hold(entry: Held, gen: number, replaced: RunLock['replaced'], releaseFile: () => void): RunLock {
   add(heldHere, entry.file, entry);
   if (entry.kind === 'created') add(createdHere, entry.lockFile, entry);
-  scheduleHeartbeat();
+  countRenewing(entry, 1);
   let released = false;
   return {
     file: entry.file,
@@ -363,17 +370,26 @@ function drop(entry: Held): boolean {
   };
   const had = remove(heldHere, entry.file);
   if (entry.kind === 'created') remove(createdHere, entry.lockFile);
-  scheduleHeartbeat();
+  if (had) countRenewing(entry, -1);
   return had;
 }
 
 /** The one interval renewing every lease held here, at a third of the shortest; none while nothing is held. */
 let heartbeat: { readonly timer: NodeJS.Timeout; readonly everyMs: number } | undefined;
+/** How many held entries renew a lease of each length: the shortest sets the interval. */
+const renewing = new Map<number, number>();
+
+function countRenewing(entry: Held, delta: 1 | -1): void {
+  if (!entry.renew) return;
+  const count = (renewing.get(entry.leaseMs) ?? 0) + delta;
+  if (count > 0) renewing.set(entry.leaseMs, count);
+  else renewing.delete(entry.leaseMs);
+  scheduleHeartbeat();
+}
 
 function scheduleHeartbeat(): void {
-  let shortest = Infinity;
-  for (const set of heldHere.values()) for (const entry of set) if (entry.renew) shortest = Math.min(shortest, entry.leaseMs);
-  const everyMs = shortest === Infinity ? undefined : Math.max(1, Math.floor(shortest / 3));
+  const shortest = renewing.size === 0 ? undefined : Math.min(...renewing.keys());
+  const everyMs = shortest === undefined ? undefined : Math.max(1, Math.floor(shortest / 3));
   if (heartbeat?.everyMs === everyMs) return;
   if (heartbeat !== undefined) clearInterval(heartbeat.timer);
   heartbeat = undefined;
@@ -411,6 +427,7 @@ function renew(entry: Held): string | undefined {
     if (entry.kind === 'created') {
       const lock = readLockFile(entry.lockFile);
       if (lock !== undefined && lock.id !== entry.lockAtHold) return `another process took the run over: ${entry.lockFile} appeared, ${whose(lock)}`;
+      if (entry.written !== undefined && statSync(entry.file).size > entry.written()) return `another process took the run over and wrote to its log ${entry.file}`;
       utimesSync(entry.file, now, now);
       return undefined;
     }

@@ -102,7 +102,8 @@ export interface RunLog {
   /** Append a record already serialised as one line of JSON (no newline). */
   appendLine(json: string): void;
   flush(): Promise<void>;
-  flushSync(): void;
+  /** Write everything appended, now; `head` (a line of JSON) goes first. */
+  flushSync(head?: string): void;
   flushBehind(collect?: () => void): Promise<void>;
   /** Everything appended is in the file when this resolves; the run appends nothing more. */
   close(): Promise<void>;
@@ -130,6 +131,8 @@ export class RunLogWriter implements RunLog {
   #waiters = 0;
   /** Characters written so far: about the bytes, as the JSON of ids, numbers and statuses is ASCII. */
   #written = 0;
+  /** Bytes this writer appended: a log that has more was written by someone else too. */
+  #bytes = 0;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
   /** The write the loop has on the thread pool, while it is there. */
@@ -184,6 +187,11 @@ export class RunLogWriter implements RunLog {
     return this.#pending.length;
   }
 
+  /** Bytes written to the file by this writer so far. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** Characters written to the file by this writer so far. */
   get written(): number {
     return this.#written;
@@ -203,7 +211,8 @@ export class RunLogWriter implements RunLog {
     }
   }
 
-  flushSync(): void {
+  flushSync(head?: string): void {
+    if (head !== undefined) this.#pending.unshift(head);
     if (this.#pending.length === 0 || this.#closed) return;
     if (this.#poolWrite !== undefined || this.#opening !== undefined) {
       // Written now, this batch could land before the one in flight: the log would be out of order.
@@ -213,7 +222,7 @@ export class RunLogWriter implements RunLog {
     const batch = `${this.#pending.join('\n')}\n`;
     this.#pending = [];
     this.#written += batch.length;
-    writeSync(this.#fd, batch);
+    this.#bytes += writeSync(this.#fd, batch);
   }
 
   /**
@@ -252,7 +261,12 @@ export class RunLogWriter implements RunLog {
         const batch = `${this.#pending.join('\n')}\n`;
         this.#pending = [];
         this.#written += batch.length;
-        this.#poolWrite = new Promise<void>((resolve, reject) => write(this.#fd, batch, (error) => (error === null ? resolve() : reject(error))));
+        this.#poolWrite = new Promise<void>((resolve, reject) =>
+          write(this.#fd, batch, (error, bytes) => {
+            this.#bytes += bytes;
+            return error === null ? resolve() : reject(error);
+          }),
+        );
         try {
           await this.#poolWrite;
         } finally {

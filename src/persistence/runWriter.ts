@@ -97,16 +97,17 @@ export class RunWriter {
   #hasMetaFile: boolean;
   readonly #ids: RunIds;
   /**
-   * Journal entries since the last other record, for one `journal` record: one line for the
-   * ten-odd events of a phase (of every phase since the last write, in a journal-only log)
-   * instead of one each. Appended before any other record and at every flush, so the log keeps
-   * the order in which things happened. Kept as columns from the start, not as the entry
+   * Journal entries since the last write, for one `journal` record: one line for the events of
+   * every phase since then instead of one each. Appended at every write, and before the `end`
+   * record and any `event` record, so those keep their place. Kept as columns from the start, not as the entry
    * objects: an entry then dies young, as it does in the in-memory journal, instead of living
    * (with its boxed timestamp) until the line is made, through the collections in between.
    */
   #journal: JournalColumns | undefined;
   /** meta.json as a lowdb document, made on first use: most runs never write one. */
   #metaDoc: LowSync<RunMeta> | undefined;
+  /** The log's batch holds journal lines (and `event` records) already. */
+  #journalQueued = false;
   /** Set when another process took the run over: nothing more is written. */
   #lost: string | undefined;
   #onLost: ((reason: string) => void) | undefined;
@@ -176,6 +177,8 @@ export class RunWriter {
 
   /** Append a record after the events before it (and even when those cannot be written). */
   #append(record: LogRecord): void {
+    // Journal lines are now in the batch: the next one goes after them, not at its head.
+    this.#journalQueued = true;
     try {
       this.#appendJournal();
     } finally {
@@ -184,46 +187,65 @@ export class RunWriter {
   }
 
   #appendJournal(): void {
+    const { line, error } = this.#journalLine();
+    if (line !== undefined) this.log.appendLine(line);
+    if (error !== undefined) throw error;
+  }
+
+  /**
+   * The journal entries buffered since the last write, as one line, and taken: those that can
+   * be serialised, and the error of those that cannot (they fail once, not every later write).
+   */
+  #journalLine(): { line?: string; error?: unknown } {
     const journal = this.#journal;
-    if (journal === undefined) return;
-    // Taken first: entries that cannot be serialised fail once, not every later flush with them.
+    if (journal === undefined) return {};
     this.#journal = undefined;
-    let line: string;
     try {
-      line = journalLine(journal, this.#ids);
+      return { line: journalLine(journal, this.#ids) };
     } catch (error) {
       // An event that cannot be serialised must not take the others of its line with it.
       const writable = journal.events.flatMap((event, i) => (serialisable(event) ? [i] : []));
-      if (writable.length > 0) this.log.appendLine(journalLine(columnsAt(journal, writable), this.#ids));
-      throw error;
+      return { ...(writable.length > 0 ? { line: journalLine(columnsAt(journal, writable), this.#ids) } : {}), error };
     }
-    this.log.appendLine(line);
   }
+
+  /*
+   * The records a resume rebuilds the run from keep their order among themselves; the journal
+   * entries buffered meanwhile become one line at the head of the next write, instead of a line
+   * before each record (a resume needs only their count and types, and fewer, longer lines are
+   * cheaper to write). At the head, a write torn after some of its records still has them.
+   */
 
   /** The run's input: what a resumed run's machine starts from. */
   start(input: RunInput): void {
-    this.#append({ v: LOG_VERSION, kind: 'start', input });
+    this.log.append({ v: LOG_VERSION, kind: 'start', input });
   }
 
   /** A phase reply or a human decision the machine took, in the order it took them. */
   reply(record: ReplyRecord): void {
-    this.#append({ v: LOG_VERSION, ...record } as LogRecord);
+    this.log.append({ v: LOG_VERSION, ...record } as LogRecord);
   }
 
   /** A tool call is about to execute (flush before it does: this is the write-ahead record). */
   callStarted(key: string, tool: string, args: string): void {
-    this.#append({ v: LOG_VERSION, kind: 'call.started', key, tool, args });
+    this.log.append({ v: LOG_VERSION, kind: 'call.started', key, tool, args });
   }
 
   callFinished(key: string, outcome: ToolOutcome): void {
-    this.#append({ v: LOG_VERSION, kind: 'call.finished', key, outcome });
+    this.log.append({ v: LOG_VERSION, kind: 'call.finished', key, outcome });
   }
 
-  /** Append everything recorded so far, now. Throws when it cannot (or the run was taken over). */
+  /**
+   * Append everything recorded so far, now. Throws when it cannot (or the run was taken over);
+   * journal entries that cannot be serialised are reported after everything else is written.
+   */
   flushSync(): void {
     if (this.#lost !== undefined) throw this.#lostError();
-    this.#appendJournal();
-    this.log.flushSync();
+    const { line, error } = this.#journalLine();
+    if (line !== undefined && this.#journalQueued) this.log.appendLine(line);
+    this.log.flushSync(this.#journalQueued ? undefined : line);
+    this.#journalQueued = false;
+    if (error !== undefined) throw error;
   }
 
   /** `flushSync`, as a promise that rejects instead of throwing. */
@@ -278,7 +300,7 @@ export class RunWriter {
   end(reason: TerminationReason, ending: RunEnding = {}): void {
     if (this.#lost !== undefined) throw this.#lostError();
     const status = finalStatusOf(reason);
-    this.#append({
+    const record: LogRecord = {
       v: LOG_VERSION,
       kind: 'end',
       status,
@@ -287,20 +309,35 @@ export class RunWriter {
       runId: this.meta.runId,
       ...(ending.resumable === true ? { resumable: true as const } : {}),
       ...(ending.error === undefined ? {} : { error: ending.error }),
-    });
-    // A journal-only log may have a background write in flight: `close` writes the end after it.
-    if (!this.journalOnly) this.log.flushSync();
-    if (this.#hasMetaFile) this.setStatus(status, reason, ending);
+    };
+    try {
+      // A journal-only log may have a background write in flight: `close` writes the end after it.
+      if (this.journalOnly) this.#append(record);
+      else {
+        this.log.append(record);
+        this.flushSync();
+      }
+    } finally {
+      if (this.#hasMetaFile) this.setStatus(status, reason, ending);
+    }
   }
 
-  /** Flush, then release the run. */
+  /** Write what is left, close the log and release the run (all three, even when the first fails). */
   async close(): Promise<void> {
     try {
-      if (this.#lost !== undefined) this.log.abandon();
-      else {
-        this.#appendJournal();
-        await this.log.close();
+      if (this.#lost !== undefined) {
+        this.log.abandon();
+        return;
       }
+      let failure: unknown;
+      try {
+        if (this.journalOnly) this.#appendJournal();
+        else this.flushSync();
+      } catch (error) {
+        failure = error;
+      }
+      await this.log.close();
+      if (failure !== undefined) throw failure;
     } finally {
       this.lock.release();
     }

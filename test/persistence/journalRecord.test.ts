@@ -64,7 +64,7 @@ describe('journal records', () => {
     );
   });
 
-  it('read back as the journal entries written, in order, interleaved with the other records as they happened', async () => {
+  it('read back as the journal entries written, in order: one line at the head of each write, the other records in their order', async () => {
     const store = createFileStore({ dir: tempDir() });
     const writer = store.createRun({ runId: 'run_rows', agentId: 'agent_rows', task: 't' });
     const written = Array.from({ length: 7 }, (_, i) => entry(i));
@@ -76,8 +76,8 @@ describe('journal records', () => {
     await writer.close();
 
     const { records } = readRunLog(runFiles(store, 'run_rows').log);
-    // Three events, the tool record they preceded, two events up to the flush, the rest at close.
-    expect(records.map((r) => (r.kind === 'journal' ? `journal:${r.events.length}` : r.kind))).toEqual(['run', 'journal:3', 'call.started', 'journal:2', 'journal:2']);
+    // The five events up to the flush head its write, before the tool record; the rest at close.
+    expect(records.map((r) => (r.kind === 'journal' ? `journal:${r.events.length}` : r.kind))).toEqual(['run', 'journal:5', 'call.started', 'journal:2']);
     expect(journalEntries(records)).toEqual(written);
     expect(store.readJournal('run_rows').entries).toEqual(written);
   });

@@ -31,11 +31,11 @@ describe('a record that cannot be written', () => {
     await expect(flushed).rejects.toThrow(/BigInt/);
     writer.event(entry(2));
     await expect(writer.flush()).resolves.toBeUndefined();
-    // A record after a bad event is still appended; the bad batch's failure is thrown once.
+    // A record after a bad event is still written; the bad event's failure is thrown once, by the write.
     writer.event(entry(3, 11n));
     const outcome = { toolCallId: 'c1', tool: 'echo', status: 'ok', content: 'done', isError: false } as const;
-    expect(() => writer.callFinished(key.key, outcome)).toThrow(/BigInt/);
-    await writer.close();
+    writer.callFinished(key.key, outcome);
+    await expect(writer.close()).rejects.toThrow(/BigInt/);
     // Only the bad entries are lost, not the rest of their batches; the log stays valid.
     expect(store.readJournal('run_w').entries.map((e) => e.sequence)).toEqual([0, 2]);
     const { records } = readRunLog(runFiles(store, 'run_w').log);
