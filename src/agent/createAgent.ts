@@ -5,20 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, type Snapshot } from 'xstate';
 import { concat, defer, filter, from } from 'rxjs';
-import type {
-  ActInput,
-  ActOutput,
-  AgentMachineInput,
-  AgentOutput,
-  GateInput,
-  GateOutput,
-  HydrateInput,
-  HydrateOutput,
-  ReasonInput,
-  ReasonOutput,
-  RunLimits,
-} from '../../machines/agent.types.ts';
-import type { AgentEvent } from '../../machines/agent.types.ts';
+import type { AgentEvent, AgentMachineInput, AgentOutput, RunLimits } from '../../machines/agent.types.ts';
 import type { PhaseReply } from '../../machines/phaseRunner.ts';
 import type { Message } from '../conversation/messages.ts';
 import { DEFAULTS } from '../defaults.ts';
@@ -31,6 +18,7 @@ import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import { machineEventsIn, Replay } from './replay.ts';
+import { agentPhases, type RunScope } from './runtime.ts';
 import type { Hydrator, MessagePreparer } from './hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
 import { gates } from '../policy/gates.ts';
@@ -44,24 +32,13 @@ import { createKnowledge } from '../knowledge/wiring.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import { runAgentStrategy } from './strategyRun.ts';
 import { errorForResult } from './errors.ts';
-import { planCalls } from './gatePhase.ts';
-import { bindRuntime, phase, sharedAgentMachine, type AgentRuntime } from './sharedMachine.ts';
-import { reason, type ReasonPhaseScope } from './reasonPhase.ts';
+import { bindRuntime, sharedAgentMachine } from './sharedMachine.ts';
 import { isResumableFailure, type LoopResult } from './result.ts';
 
 import type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
 
 export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
 
-interface RunScope {
-  emit(event: LoopEvent): void;
-  /** Built once per run, not per model call. */
-  readonly reasonScope: ReasonPhaseScope;
-  readonly journal?: CallJournal;
-  readonly persistence?: RunPersistence;
-  /** Set while a resumed run re-takes its recorded steps. */
-  readonly replay?: Replay;
-}
 
 /**
  * @example
@@ -128,69 +105,21 @@ export function createAgent(config: AgentConfig): Agent {
   const hydrator: Hydrator | undefined =
     config.experimental_hydrator ??
     (config.preHydration === undefined ? undefined : createPreHydrator({ tools: config.tools ?? [], ...config.preHydration }));
-  // Secrets are redacted at the source, before anything enters a run's machine: what the model
-  // said, what tools and hydration returned, what failed. No snapshot, event, log record or
-  // later model request can then carry one.
-  const clean = redactor.deep;
-  const cleanError = (error: unknown): never => {
-    throw redactError(error, redactor.text);
-  };
   const system = config.system === undefined ? undefined : redactor.text(config.system);
   // One machine for the whole process (sharedMachine.ts): each run is bound to these implementations.
-  const runtime: AgentRuntime = {
-    reason: phase<ReasonOutput, ReasonInput>(({ input, signal }) => {
-      const scope = scopeOf(input.runId);
-      const recorded = scope.replay?.reply('reason', input.iteration);
-      if (recorded !== undefined) return Promise.resolve(recorded);
-      return reason(input, reasonDeps, scope.reasonScope, signal).then((output) => {
-        const reply = clean(output);
-        scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
-        return reply;
-      }, cleanError);
-    }),
+  const runtime = agentPhases({
+    agentId,
+    reasonDeps,
+    ...(hydrator === undefined ? {} : { hydrator }),
     // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
-    ...(hydrator === undefined && config.store === undefined
-      ? {}
-      : {
-          hydrate: phase<HydrateOutput, HydrateInput>(({ input, signal }) => {
-            const scope = scopeOf(input.runId);
-            const recorded = scope.replay?.reply('hydrate');
-            if (recorded !== undefined) return Promise.resolve(recorded);
-            const hydrated =
-              hydrator === undefined
-                ? Promise.resolve(NOTHING_INJECTED)
-                : hydrator({ task: input.task, messages: input.messages }, { runId: input.runId, agentId, iteration: 0, signal, emit: scope.emit });
-            return hydrated.then((output) => {
-              const reply = clean(output);
-              scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject] } });
-              return reply;
-            }, cleanError);
-          }),
-        }),
-    gate: phase<GateOutput, GateInput>(({ input }) => {
-      const scope = scopeOf(input.runId);
-      const recorded = scope.replay?.reply('gate', input.iteration);
-      if (recorded !== undefined) return Promise.resolve(recorded);
-      return planCalls(input, { tools: registry, gate }, { runId: input.runId, agentId, emit: scope.emit }).then((output) => {
-        // A gate may rewrite arguments: what it wrote is redacted like what the model wrote.
-        const reply = clean(output);
-        scope.persistence?.reply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });
-        return reply;
-      }, cleanError);
-    }),
-    act: phase<ActOutput, ActInput>(async ({ input, cancellation }) => {
-      const scope = scopeOf(input.runId);
-      const outcomes = await executor.run(input.calls, {
-        runId: input.runId,
-        agentId,
-        iteration: input.iteration,
-        signal: cancellation,
-        emit: scope.emit,
-        ...(scope.journal === undefined ? {} : { journal: scope.journal }),
-      }).catch(cleanError);
-      return stuckGuard.check(scope, input.calls, outcomes);
-    }),
-  };
+    recordsHydrate: config.store !== undefined,
+    tools: registry,
+    gate,
+    executor,
+    stuckGuard,
+    redactor,
+    scopeOf,
+  });
 
   function start(task: string, options: RunOptions = {}): AgentRun {
     if (config.strategy !== undefined) {
@@ -205,7 +134,7 @@ export function createAgent(config: AgentConfig): Agent {
     const run: RunInput = {
       task: cleanTask,
       ...(system === undefined ? {} : { system }),
-      ...(options.history === undefined ? {} : { history: clean([...options.history]) }),
+      ...(options.history === undefined ? {} : { history: redactor.deep([...options.history]) }),
       limits: { ...baseLimits, ...options.limits },
       model: config.modelName ?? config.model.defaultModel,
       toolNames: [...registry.names],
@@ -412,7 +341,6 @@ function stripPerTool(options: AgentConfig['breakers']): Partial<BreakerOptions>
   return rest;
 }
 
-const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
 
 /**
  * A resumed run waits for a human again: the decision the log recorded for this wait is applied
@@ -437,15 +365,6 @@ function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: rea
     : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
 }
 
-/** A phase's failure with secrets taken out of its message (it reaches the machine's context and the log). */
-function redactError(error: unknown, text: (value: string) => string): unknown {
-  if (typeof error === 'string') return text(error);
-  if (error instanceof Error) {
-    const message = text(error.message);
-    if (message !== error.message) error.message = message;
-  }
-  return error;
-}
 
 function phaseOf(value: unknown): string {
   if (typeof value === 'string') return value;

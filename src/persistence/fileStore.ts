@@ -21,11 +21,10 @@
  * journalSegment.ts), which spares each run even that one file creation; for a run id it is
  * given, to the run's own log in `runs/`, whose exclusive creation is what keeps the id unique.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
-import { LowSync, type SyncAdapter } from 'lowdb';
-import { ActorloopError, ConfigurationError, describeError } from '../errors.ts';
-import type { ErrorData, JournalEntry } from '../events/loopEvent.ts';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigurationError } from '../errors.ts';
+import type { JournalEntry } from '../events/loopEvent.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { DocumentFile } from './documentFile.ts';
 import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError } from './errors.ts';
@@ -37,16 +36,15 @@ import {
   newRunId,
   RUN_ID_PATTERN,
   RunMeta,
-  type CorruptRun,
   type FinalStatus,
   type IndexedRun,
   type LogRecord,
-  type RunEndRecord,
   type RunHeaderRecord,
   type RunInput,
   type RunOwner,
 } from './records.ts';
-import { JournalSegments, segmentFile, segmentIdOf, type SegmentLimits } from './journalSegment.ts';
+import { JournalSegments, notJournal, readSegment, runIdOf, segmentFile, segmentIdOf, segmentRecords, segmentRunIds, type SegmentLimits } from './journalSegment.ts';
+import { corruptRun, endedMeta, flatPaths, folderPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { recover, type RecoveredRun } from './recover.ts';
 import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { journalEntries, RunWriter } from './runWriter.ts';
@@ -396,40 +394,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
 }
 
-/** The files of one run. */
-interface RunPaths {
-  readonly log: string;
-  readonly meta: string;
-  readonly lock: string;
-  /** lowdb's temp file for `meta` (steno names it `.<name>.tmp` beside it). */
-  readonly temp: string;
-  /** `log` is a journal segment, shared with other runs. */
-  readonly segment?: true;
-}
-
-const LOG_SUFFIX = '.jsonl';
-const META_SUFFIX = '.meta.json';
-
-/** `runsDir` is normalised (made with `join`) and a run id is a plain file name: no `join` needed. */
-function flatPaths(runsDir: string, runId: string): RunPaths {
-  const base = `${runsDir}${sep}`;
-  return {
-    log: `${base}${runId}${LOG_SUFFIX}`,
-    meta: `${base}${runId}${META_SUFFIX}`,
-    lock: `${base}${runId}.lock`,
-    temp: `${base}.${runId}.meta.json.tmp`,
-  };
-}
-
-function folderPaths(folder: string): RunPaths {
-  return { log: join(folder, 'log.jsonl'), meta: join(folder, 'meta.json'), lock: join(folder, 'lock'), temp: join(folder, '.meta.json.tmp') };
-}
-
-/** meta.json when the run has one (only a missing file is `undefined`; a bad one throws). */
-function readStoredMeta(doc: DocumentFile<RunMeta>): RunMeta | undefined {
-  return existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : undefined;
-}
-
 function segmentLimits(limits: Partial<SegmentLimits> = {}): Partial<SegmentLimits> {
   for (const key of ['maxChars', 'idleMs'] as const) {
     const value: unknown = limits[key];
@@ -472,81 +436,8 @@ function notResumable(runId: string, file: string): RunNotResumableError {
   );
 }
 
-/** The run a record belongs to (every record a segment holds names it). */
-function runIdOf(record: LogRecord): string | undefined {
-  if (record.kind === 'event') return record.entry.runId;
-  return 'runId' in record ? record.runId : undefined;
-}
-
-/** Lines of a segment that may hold a record of `runId`: every record of a run holds its id as written. */
-const mentions = (runId: string) => {
-  const needle = `"runId":${JSON.stringify(runId)}`;
-  return (line: string): boolean => line.includes(needle);
-};
-
-/** The records of one run in a segment (a lookup by its id, only lines that mention it parsed). */
-function segmentRecords(file: string, runId: string): { records: LogRecord[]; warnings: string[] } {
-  const { records, warnings } = readSegment(file, mentions(runId));
-  return { records: records.filter((record) => runIdOf(record) === runId), warnings };
-}
-
-/** A segment's lines that `select` accepts. A segment is empty from its creation to its first write. */
-function readSegment(file: string, select: (line: string) => boolean): { records: LogRecord[]; warnings: string[] } {
-  return statSync(file).size === 0 ? { records: [], warnings: [] } : readRunLog(file, select);
-}
-
-/** Lines of a segment other than journal entries (`journal`, `events`, `event`): what an index needs. */
-const notJournal = (line: string): boolean => !/^\{"v":\d+,"kind":"(?:journal|events?)"/.test(line);
-
 function finishedError(runId: string, status: FinalStatus, file: string): RunFinishedError {
   return new RunFinishedError(`Run ${runId} already ended (${status}); start a new run instead.`, { file, runId });
-}
-
-function endedMeta(meta: RunMeta, end: RunEndRecord): RunMeta {
-  return {
-    ...meta,
-    status: end.status,
-    reason: end.reason,
-    updatedAt: end.at,
-    ...(end.resumable === true ? { resumable: true } : {}),
-    ...(end.error === undefined ? {} : { error: end.error }),
-  };
-}
-
-/** A run the index lists although its files cannot be read. */
-function corruptRun(runId: string, file: string, error: unknown): CorruptRun {
-  let at = 0;
-  try {
-    at = statSync(file).mtimeMs;
-  } catch {
-    // Listed all the same, as the oldest.
-  }
-  const data: ErrorData =
-    error instanceof ActorloopError
-      ? { name: error.name, code: error.code, message: error.message }
-      : { name: error instanceof Error ? error.name : 'Error', code: 'unreadable', message: describeError(error) };
-  return { runId, status: 'corrupt', file, error: data, createdAt: at, updatedAt: at };
-}
-
-/** The ids of the runs whose headers a segment holds, from lines that need not parse. */
-function segmentRunIds(file: string): string[] {
-  const ids = new Set<string>();
-  for (const match of readFileSync(file, 'utf8').matchAll(/"kind":"run","runId":"([A-Za-z0-9_-]{1,128})"/g)) ids.add(match[1] as string);
-  return [...ids];
-}
-
-function metaFromHeader(header: RunHeaderRecord): RunMeta {
-  const { runId, agentId, task, createdAt } = header;
-  return { v: META_VERSION, runId, agentId, task, status: 'running', createdAt, updatedAt: createdAt };
-}
-
-/** The run's meta.json as a lowdb document, written synchronously (a few hundred bytes, atomically). */
-function metaDoc(doc: DocumentFile<RunMeta>): LowSync<RunMeta> {
-  const adapter: SyncAdapter<RunMeta> = {
-    read: () => (existsSync(doc.file) ? doc.parse(readFileSync(doc.file, 'utf8')) : null),
-    write: (data) => doc.writeSync(data),
-  };
-  return new LowSync<RunMeta>(adapter, { v: META_VERSION, runId: '', agentId: '', task: '', status: 'running', createdAt: 0, updatedAt: 0 });
 }
 
 function lockedBy(owner: RunOwner, file: string, runId: string): RunLockedError {

@@ -12,10 +12,10 @@
  * a write that fails retires it too.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { LogRecord } from './records.ts';
-import { RunLogWriter, type RunLog } from './runLog.ts';
+import { readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
 
 export interface SegmentLimits {
   /** A segment takes no new runs once it holds this many characters (reading one run reads its segment). Default 8 MiB. */
@@ -190,3 +190,39 @@ class SegmentRunLog implements RunLog {
     }
   }
 }
+
+// ---- reading segments ---------------------------------------------------------------------
+
+/** The run a record belongs to (every record a segment holds names it). */
+export function runIdOf(record: LogRecord): string | undefined {
+  if (record.kind === 'event') return record.entry.runId;
+  return 'runId' in record ? record.runId : undefined;
+}
+
+/** Lines of a segment that may hold a record of `runId`: every record of a run holds its id as written. */
+export const mentions = (runId: string) => {
+  const needle = `"runId":${JSON.stringify(runId)}`;
+  return (line: string): boolean => line.includes(needle);
+};
+
+/** The records of one run in a segment (a lookup by its id, only lines that mention it parsed). */
+export function segmentRecords(file: string, runId: string): { records: LogRecord[]; warnings: string[] } {
+  const { records, warnings } = readSegment(file, mentions(runId));
+  return { records: records.filter((record) => runIdOf(record) === runId), warnings };
+}
+
+/** A segment's lines that `select` accepts. A segment is empty from its creation to its first write. */
+export function readSegment(file: string, select: (line: string) => boolean): { records: LogRecord[]; warnings: string[] } {
+  return statSync(file).size === 0 ? { records: [], warnings: [] } : readRunLog(file, select);
+}
+
+/** Lines of a segment other than journal entries (`journal`, `events`, `event`): what an index needs. */
+export const notJournal = (line: string): boolean => !/^\{"v":\d+,"kind":"(?:journal|events?)"/.test(line);
+
+/** The ids of the runs whose headers a segment holds, from lines that need not parse. */
+export function segmentRunIds(file: string): string[] {
+  const ids = new Set<string>();
+  for (const match of readFileSync(file, 'utf8').matchAll(/"kind":"run","runId":"([A-Za-z0-9_-]{1,128})"/g)) ids.add(match[1] as string);
+  return [...ids];
+}
+
