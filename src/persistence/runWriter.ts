@@ -248,16 +248,6 @@ export class RunWriter {
     if (error !== undefined) throw error;
   }
 
-  /** `flushSync`, as a promise that rejects instead of throwing. */
-  flush(): Promise<void> {
-    try {
-      this.flushSync();
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
   /**
    * `flush`, in the background (see `RunLogWriter.flushBehind`). The journal's entries become a
    * line only when the write starts: one `journal` line per write, not one per call.

@@ -71,7 +71,7 @@ describe('journal records', () => {
     written.slice(0, 3).forEach((e) => writer.event(e));
     writer.callStarted('run_rows:0:0:deploy:h', 'deploy', 'h');
     written.slice(3, 5).forEach((e) => writer.event(e));
-    await writer.flush();
+    writer.flushSync();
     written.slice(5).forEach((e) => writer.event(e));
     await writer.close();
 
