@@ -112,7 +112,7 @@ export function createAgent(config: AgentConfig): Agent {
     reasonDeps,
     ...(hydrator === undefined ? {} : { hydrator }),
     // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
-    recordsHydrate: config.store !== undefined,
+    recordsHydrate: config.store?.mode === 'resumable',
     tools: registry,
     gate,
     executor,
@@ -219,7 +219,8 @@ export function createAgent(config: AgentConfig): Agent {
       emit,
       reasonScope: { agentId, emit },
       ...(callJournal === undefined ? {} : { journal: callJournal }),
-      ...(persistence === undefined ? {} : { persistence }),
+      // Only a resumable run records its phases' replies.
+      ...(persistence?.journal === undefined ? {} : { persistence }),
       ...(replay === undefined ? {} : { replay }),
     });
     const actor = createActor(sharedAgentMachine, {

@@ -99,6 +99,8 @@ export interface ResumedRun {
 
 export interface RunStore {
   readonly dir: string;
+  /** What new runs' logs hold: everything a resume needs, or the journal alone. */
+  readonly mode: 'resumable' | 'journal';
   /**
    * Create a new run's files and take its lock. Throws RunLockedError if the run exists and is
    * live. Without `runId` the store picks a new one (the writer's `runId` says which): a random
@@ -257,6 +259,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
   return {
     dir,
+    mode,
     createRun({ runId: givenId, agentId, task, input }) {
       if (journalOnly && givenId === undefined) return createSegmentRun(agentId, task);
       const freshId = givenId === undefined;

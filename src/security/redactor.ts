@@ -32,17 +32,14 @@ export interface Redactor {
 export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.ProcessEnv = process.env): Redactor {
   const fromEnv = SECRET_ENV.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 8);
   const rules = sharedRules({ ...options, secrets: [...(options.secrets ?? []), ...fromEnv] });
-  const text = (value: string): string => (value === '' ? value : rules.redactText(value));
+  // Runs repeat the same short strings every iteration (tool names, small arguments and
+  // results, statuses): their verdicts are remembered, per agent, on first use.
   let memo: ShortTextMemo | undefined;
+  const text = (value: string): string => (memo ??= shortTextMemo(rules))(value);
   return {
     text,
     event: (event) => redactEvent(event, text),
-    deep: <T>(value: T): T => {
-      // Persisted records repeat the same short strings every iteration (roles, tool names,
-      // statuses, small arguments): their verdicts are remembered, per agent, on first use.
-      memo ??= shortTextMemo(rules);
-      return deepRedact(value, rules, memo, 0, undefined) as T;
-    },
+    deep: <T>(value: T): T => deepRedact(value, rules, (memo ??= shortTextMemo(rules)), 0, undefined) as T,
   };
 }
 
