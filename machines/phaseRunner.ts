@@ -4,8 +4,7 @@
  *
  * Why one long-lived actor instead of a promise actor invoked per phase: invoking an actor
  * creates, starts and stops it — three per loop iteration — and that bookkeeping measured more
- * than half of a minimal XState agent loop's cost (108 µs per iteration with three promise
- * actors, 48 µs with one worker; bench/RESULTS.md has the current figures). The phases stay
+ * than half of a minimal XState agent loop's cost (bench/RESULTS.md has the figures). The phases stay
  * explicit machine states; only who runs their work changed.
  *
  * The phase the machine is in is part of the worker's snapshot (`job`; `null` while a human
@@ -115,8 +114,8 @@ function workerOf(self: AnyActorRef): Worker {
 }
 
 /**
- * What a phase implementation receives. The signal is created on first read: on Node 20 an
- * AbortSignal costs about 3 µs to make (and more to collect), and the gate never reads its own,
+ * What a phase implementation receives. The signal is created on first read: an AbortSignal
+ * is dear to make and to collect, and the gate never reads its own,
  * the other phases only when their work can be cancelled.
  */
 class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {

@@ -1,9 +1,8 @@
 /**
  * One provided agent machine for the whole process. `agentMachine.provide()` builds a new
- * machine — its state-node tree plus the caches XState fills on first use, about 22 KB — so
- * providing per agent made a thousand agents pay that a thousand times and run their first
- * iterations on cold caches (measured: 1 000 separate agents took 1.4× the wall time of 1 000
- * runs of one agent). Instead every run's actor is bound to its agent's runtime through the
+ * machine — its state-node tree plus the caches XState fills on first use — so providing per
+ * agent made a thousand agents pay that a thousand times and run their first iterations on cold
+ * caches (bench/RESULTS.md compares separate agents with runs of one). Instead every run's actor is bound to its agent's runtime through the
  * run's actor system, which every child actor of the run shares.
  */
 import { agentMachine } from '../../machines/agent.machine.ts';

@@ -2,9 +2,9 @@
  * Journal segments: where a journal-only store (`mode: 'journal'`) puts the runs whose ids it
  * picks. Every such run of one store, in one process, appends to the same file,
  * `<dir>/journal/<segmentId>.jsonl`, each record carrying its run id, instead of creating a
- * file of its own. On our CI's disk creating, filling and closing a file per run cost a
- * react-10 run about 60 µs more than appending its lines to an open one, most of it in the
- * kernel (a new inode, its own pages, its own writeback).
+ * file of its own: creating, filling and closing a file per run cost a short run far more than
+ * appending its lines to an open one, most of it in the kernel (a new inode, its own pages, its
+ * own writeback; bench/RESULTS.md has the figures).
  *
  * A run id names its segment (`run_<segmentId>_<n>`), so reading one run opens one file. A
  * segment is written by one process only: its name is new and random. It is closed, and the

@@ -15,7 +15,7 @@ import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatu
  * `event` records, one line per entry, are still read and written for an entry of another run).
  * 5 added the `journal` record, the same entries column by column: a hundred small
  * `[sequence, timestamp, iteration, event]` arrays, each timestamp a 13-digit double, took half
- * as long again to serialise as the columns (51 vs 33 µs on our CI's machine), and serialising
+ * as long again to serialise as the columns, and serialising
  * is most of what writing a journal costs. 6 replaced snapshots with the records the machine is
  * rebuilt from: the run's input (`start`), each phase's reply (`hydrate`, `reason`, `gate`), each
  * human decision (`human`), and a write-ahead `call.started` before each tool call with its

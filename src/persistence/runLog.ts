@@ -144,9 +144,9 @@ export class RunLogWriter implements RunLog {
    * Open for appending. `create` makes a new file and fails with EEXIST when there is one (one
    * open, no other file-system call: creating files is what a new run pays for). `create:
    * 'background'` defers the creation, for a log written only with `flushBehind`: the first
-   * background write creates it on libuv's thread pool, where it overlaps the caller's work (on
-   * our CI's disk a creation costs 20–50 µs, but over 1 ms for a while after many files are
-   * deleted), and a failure (EEXIST included) rejects that write and `close`. A log closed before
+   * background write creates it on libuv's thread pool, where it overlaps the caller's work (a
+   * creation is one of the dearest things a run does, much dearer for a while after many files
+   * are deleted), and a failure (EEXIST included) rejects that write and `close`. A log closed before
    * its caller ever yielded to the event loop is created by `close`, synchronously: handing a
    * request to the pool costs the caller about as much as the creation (waking a pool thread,
    * then handling its report), and such a run would only wait for it. `fresh` says the name is

@@ -63,8 +63,9 @@ describe('similarity', () => {
     let score = 0;
     for (let i = 0; i < runs; i++) score = similarity(a, b);
     const perCallMs = (performance.now() - started) / runs;
-    // Measured ≈ 1 ms per call on an idle 2-core machine; the bound is generous for loaded CI.
-    expect(perCallMs).toBeLessThan(200);
+    // Compared whole, two 1 MB texts would take hours; capped, a call takes milliseconds. The
+    // bound only has to tell the two apart, with room for a loaded machine.
+    expect(perCallMs).toBeLessThan(2_000);
     expect(score).toBeGreaterThan(0);
     expect(score).toBeLessThan(0.6);
   });

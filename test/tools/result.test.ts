@@ -118,7 +118,8 @@ describe('serializeToolResult', () => {
       const { head, shown } = splitMarker(result.content);
       expect(shown).toBe(bytes(head));
       expect(bytes(result.content)).toBeGreaterThan(65_536 - 60);
-      expect(elapsed).toBeLessThan(500);
+      // Linear work on 10 MB takes milliseconds; the bound leaves room for a loaded machine.
+      expect(elapsed).toBeLessThan(5_000);
     });
 
     it('shows a 10 MB text buffer as text, truncated', () => {
