@@ -4,7 +4,7 @@
  * and the run's wall-clock limit. Once the cause is gone, `resume` continues the run from its
  * last step, with one assistant message per turn. A run's own decisions stay final.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import type { LoopResult } from '../../src/agent/result.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
@@ -12,18 +12,11 @@ import { RunFinishedError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { readRunEnd } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
-import { reply, startOpenAIServer, type OpenAIServer } from '../support/openaiServer.ts';
+import { reply, useOpenAIServer } from '../support/openaiServer.ts';
 import { echoTool, removeTempDirs, runFiles, tempDir } from './support.ts';
 
-let server: OpenAIServer;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(async () => {
-  await server.close();
-  removeTempDirs();
-});
-beforeEach(() => server.reset());
+const openai = useOpenAIServer();
+afterAll(removeTempDirs);
 const agents: Agent[] = [];
 afterEach(() => {
   for (const agent of agents.splice(0)) agent.stop();
@@ -32,7 +25,7 @@ afterEach(() => {
 /** An agent on the local server: retries after 1–2 ms instead of seconds, so exhausting them is quick. */
 function httpAgent(store: RunStore, executions: string[] = []): Agent {
   const model = openAICompatible({
-    baseURL: server.baseURL,
+    baseURL: openai().baseURL,
     apiKey: 'test',
     model: 'gpt-4o-mini',
     env: {},
@@ -48,7 +41,7 @@ const toolCall = reply.completion({ toolCalls: [{ id: 'call_0', name: 'echo', ar
 const answer = reply.completion({ textPieces: ['finished'] });
 
 /** The roles of the conversations the server was sent, request by request. */
-const rolesSent = () => server.requests.map((request) => (request.body as { messages: { role: string }[] }).messages.map((m) => m.role).join(','));
+const rolesSent = () => openai().requests.map((request) => (request.body as { messages: { role: string }[] }).messages.map((m) => m.role).join(','));
 
 async function expectResumableFailure(store: RunStore, result: LoopResult, code: string): Promise<void> {
   expect(result).toMatchObject({ status: 'failed', reason: 'error', resumable: true, error: { code } });
@@ -60,14 +53,14 @@ describe('a run that failed for a reason outside its own logic', () => {
   it('provider down past every retry: failed and resumable; resumed once it is back, one assistant message per turn', async () => {
     const store = createFileStore({ dir: tempDir() });
     const executions: string[] = [];
-    server.enqueue(toolCall, ...Array.from({ length: 4 }, () => reply.error(503, 'upstream unavailable')));
+    openai().enqueue(toolCall, ...Array.from({ length: 4 }, () => reply.error(503, 'upstream unavailable')));
     const failed = await httpAgent(store, executions).start('say hi', { runId: 'run_down' }).settled;
     await expectResumableFailure(store, failed, 'server_error');
-    expect(server.requests).toHaveLength(5); // the first turn, then 1 + 3 retries of the second
+    expect(openai().requests).toHaveLength(5); // the first turn, then 1 + 3 retries of the second
     expect(executions).toHaveLength(1);
 
-    server.reset();
-    server.enqueue(answer);
+    openai().reset();
+    openai().enqueue(answer);
     const resumed = await httpAgent(store, executions).resume('run_down').settled;
     expect(resumed).toMatchObject({ status: 'done', text: 'finished', iterations: 2 });
     expect(resumed.resumable).toBeUndefined();
@@ -84,12 +77,12 @@ describe('a run that failed for a reason outside its own logic', () => {
 
   it('network down (every connection reset): failed and resumable, then resumed to the end', async () => {
     const store = createFileStore({ dir: tempDir() });
-    server.enqueue(...Array.from({ length: 4 }, () => reply.reset()));
+    openai().enqueue(...Array.from({ length: 4 }, () => reply.reset()));
     const failed = await httpAgent(store).start('say hi', { runId: 'run_offline' }).settled;
     await expectResumableFailure(store, failed, 'network');
 
-    server.reset();
-    server.enqueue(toolCall, answer);
+    openai().reset();
+    openai().enqueue(toolCall, answer);
     const resumed = await httpAgent(store).resume('run_offline').settled;
     expect(resumed).toMatchObject({ status: 'done', text: 'finished' });
     expect(rolesSent()).toEqual(['user', 'user,assistant,tool']);
@@ -129,7 +122,7 @@ describe('a run that failed for a reason outside its own logic', () => {
 describe('a run that ended by its own logic', () => {
   it('stays final: a bad request, an iteration limit and a final answer cannot be resumed', async () => {
     const store = createFileStore({ dir: tempDir() });
-    server.enqueue(reply.error(400, 'bad request'));
+    openai().enqueue(reply.error(400, 'bad request'));
     const rejected = await httpAgent(store).start('say hi', { runId: 'run_bad' }).settled;
     expect(rejected).toMatchObject({ status: 'failed', reason: 'error', error: { code: 'bad_request' } });
     expect(rejected.resumable).toBeUndefined();
@@ -143,7 +136,7 @@ describe('a run that ended by its own logic', () => {
     agents.push(looping);
     const limited = await looping.start('loop', { runId: 'run_limit' }).settled;
     expect(limited).toMatchObject({ status: 'failed', reason: 'max_iterations' });
-    server.enqueue(answer);
+    openai().enqueue(answer);
     const answered = await httpAgent(store).start('answer', { runId: 'run_answered' }).settled;
     expect(answered.status).toBe('done');
 

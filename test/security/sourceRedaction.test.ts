@@ -7,23 +7,17 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createFileStore, defineTool, openAICompatible } from '../../src/index.ts';
 import type { JournalEntry } from '../../src/events/loopEvent.ts';
-import { reply, startOpenAIServer, type OpenAIServer } from '../support/openaiServer.ts';
+import { reply, useOpenAIServer } from '../support/openaiServer.ts';
 import { humanAwaited, removeTempDirs, tempDir } from '../persistence/support.ts';
 
 const CANARY = 'sk-canary-source-0123456789abcdef';
 
-let server: OpenAIServer;
-beforeAll(async () => {
-  server = await startOpenAIServer();
-});
-afterAll(async () => {
-  await server.close();
-  removeTempDirs();
-});
+const openai = useOpenAIServer();
+afterAll(removeTempDirs);
 afterEach(() => {
   vi.unstubAllEnvs();
 });
@@ -54,7 +48,7 @@ describe('redaction at the source', () => {
       },
     });
     const deploy = defineTool({ name: 'deploy', description: 'Deploy.', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
-    server.enqueue(
+    openai().enqueue(
       reply.completion({
         textPieces: [`I will use ${CANARY}.`],
         toolCalls: [
@@ -66,7 +60,7 @@ describe('redaction at the source', () => {
       reply.completion({ textPieces: [`Done with ${CANARY}.`] }),
     );
     // The key comes from the environment, as a user would set it.
-    const model = openAICompatible({ baseURL: server.baseURL, model: 'gpt-4o-mini', timeoutMs: 10_000 });
+    const model = openAICompatible({ baseURL: openai().baseURL, model: 'gpt-4o-mini', timeoutMs: 10_000 });
     const agent = createAgent({ model, tools: [lookup, login, deploy], store: createFileStore({ dir }) });
     const entries: JournalEntry[] = [];
     agent.events$.subscribe((entry) => entries.push(entry));
@@ -80,9 +74,9 @@ describe('redaction at the source', () => {
 
     expect(result.status).toBe('done');
     // The secret really was there: the server's replies carried it, and the key authenticated each request.
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests.every((request) => request.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
-    const sent = server.requests.map((request) => JSON.stringify(request.body)).join('\n');
+    expect(openai().requests).toHaveLength(2);
+    expect(openai().requests.every((request) => request.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
+    const sent = openai().requests.map((request) => JSON.stringify(request.body)).join('\n');
     const everything = [...snapshots, JSON.stringify(entries), JSON.stringify(result), sent, ...filesUnder(dir).map((file) => readFileSync(file, 'utf8'))];
     for (const text of everything) expect(text).not.toContain(CANARY);
     // …and flowed through, redacted: the model's text, the tool's result and error, the rejection.

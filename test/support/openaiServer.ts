@@ -4,6 +4,7 @@
  * slow and malformed replies) and asserts on the requests the server recorded.
  */
 import { createServer } from 'node:http';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -42,6 +43,23 @@ export interface OpenAIServer {
   reset(): void;
   /** Stop listening and destroy every connection and pending timer. */
   close(): Promise<void>;
+}
+
+/**
+ * One server for a test file: started before its tests, emptied before each, closed after all.
+ * Returns a getter (the server exists only once `beforeAll` has run).
+ */
+export function useOpenAIServer(): () => OpenAIServer {
+  let server: OpenAIServer | undefined;
+  beforeAll(async () => {
+    server = await startOpenAIServer();
+  });
+  beforeEach(() => server?.reset());
+  afterAll(() => server?.close());
+  return () => {
+    if (server === undefined) throw new Error('useOpenAIServer(): the server starts in beforeAll; use it inside a test.');
+    return server;
+  };
 }
 
 /** Start a server on an ephemeral port of 127.0.0.1. */
