@@ -1,33 +1,34 @@
 /**
- * Entry point run.ts starts in a fresh Node process for the concurrency scenario, so the JIT
- * and heap state left by the per-iteration scenario (and by other contenders' code paths) do not
- * leak into it — a server running 1 000 agents is a steady process of its own. Reads its options
- * as JSON from argv, writes the results as JSON to stdout.
+ * Entry point run.ts starts in a fresh Node process for one agent count, so the JIT and heap
+ * state left by the other scenarios do not leak into it — a server running thousands of agents
+ * is a steady process of its own. Reads its options as JSON from argv, prints the results as JSON.
  */
-import { concurrencyKey, measureConcurrency, type ConcurrencyEntry } from './concurrency.ts';
-import { actorloop } from './scenarios/actorloop.ts';
-import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { measureConcurrency, type ConcurrencyEntry, type ConcurrencyMode } from './concurrency.ts';
+import { actorloop, actorloopDurable } from './scenarios/actorloop.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
-import { xstateMachine } from './scenarios/xstateMachine.ts';
+import { loadPeers, type Contender } from './scenarios/types.ts';
+import { xstateFloor } from './scenarios/xstateFloor.ts';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as { agents?: number; repeats?: number; only?: string[]; storeRoot?: string };
-// Durable mode: every agent's runs in one resumable store (see actorloopFileStore.ts for why its
-// files are removed only when the bench ends).
-const fileStore = actorloopWithFileStore('actorloop_file', options.storeRoot);
-const all: ConcurrencyEntry[] = [
-  { contender: bareLoop, mode: 'shared' },
-  { contender: xstateMachine, mode: 'shared' },
-  { contender: actorloop, mode: 'shared' },
-  { contender: actorloop, mode: 'perAgent' },
-  { contender: fileStore.contender, mode: 'shared' },
-];
-// `only` (keys like "xstate:shared") measures some entries alone: contenders sharing a process
-// share XState's compiled code and inline caches, which flatters whichever runs second.
-const entries = options.only === undefined ? all : all.filter((e) => options.only?.includes(concurrencyKey(e)));
-if (entries.length === 0) throw new Error(`No concurrency entry matches ${JSON.stringify(options.only)}; keys: ${all.map(concurrencyKey).join(', ')}.`);
-try {
-  const results = await measureConcurrency(entries, { agents: options.agents ?? 1000, n: 10, delayMs: 5, repeats: options.repeats ?? 5 });
-  process.stdout.write(JSON.stringify(results));
-} finally {
-  if (options.storeRoot === undefined) fileStore.cleanup();
+export interface ConcurrencyChildOptions {
+  readonly agents: number;
+  readonly rounds: number;
+  /** `id:mode` keys, e.g. `actorloop:perAgent`. */
+  readonly entries: readonly string[];
+  /** Where durable mode keeps its store; run.ts removes it when the bench ends. */
+  readonly storeRoot: string;
+  readonly peers: boolean;
 }
+
+const options = JSON.parse(process.argv[2] ?? '{}') as ConcurrencyChildOptions;
+const contenders: Contender[] = [bareLoop, xstateFloor, actorloop, actorloopDurable(mkdtempSync(join(options.storeRoot, 'durable-')))];
+if (options.peers) contenders.push(...(await loadPeers()).peers);
+const entries = options.entries.map((key): ConcurrencyEntry => {
+  const [id, mode] = key.split(':');
+  const contender = contenders.find((c) => c.id === id);
+  if (contender === undefined || (mode !== 'shared' && mode !== 'perAgent')) throw new Error(`No concurrency entry ${key}; contenders: ${contenders.map((c) => c.id).join(', ')}.`);
+  return { contender, mode: mode as ConcurrencyMode };
+});
+const results = await measureConcurrency(entries, { agents: options.agents, n: 10, delayMs: 5, rounds: options.rounds });
+process.stdout.write(JSON.stringify(results));

@@ -16,9 +16,9 @@ export interface Environment {
   readonly loadAtStart: number;
   readonly gcExposed: boolean;
   /**
-   * Median µs to create a small file that stays, in the folder where contenders (d) and (e) keep
-   * their stores. A new run creates a file; on a virtual disk this latency swings by an order of
-   * magnitude from one hour to the next, and their cost per run with it.
+   * Median µs to create a small file that stays, in the folder where durable mode (d) keeps
+   * its store. A new run creates files; on a virtual disk this latency swings by an order of
+   * magnitude from one hour to the next, and (d)'s cost per run with it.
    */
   readonly fileCreateUs: number;
 }
@@ -49,7 +49,7 @@ export function describeEnvironment(scratch: string): Environment {
 function measureFileCreation(scratch: string, count = 200): number {
   const dir = mkdtempSync(join(scratch, 'fs-probe-'));
   const creates: number[] = [];
-  // Files that stay, each with a line in it, as runs' logs do; not removed here (see actorloopFileStore.ts).
+  // Files that stay, each with a line in it, as runs' logs do; not removed here (see scenarios/actorloop.ts).
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     const fd = openSync(join(dir, `f${i}`), 'wx');

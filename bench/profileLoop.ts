@@ -9,35 +9,36 @@
  * Bundled rather than run through tsx: tsx puts each module on one line (useless line numbers
  * in the profile) and compiles with keepNames, which adds a defineProperty to every closure.
  *
- * Arguments: contender (`actorloop`, `journal`, `file`, `xstate`, `bare`), N (default 10), seconds (default 8).
+ * Arguments: contender (`actorloop`, `durable`, `xstate`, `bare`), N (default 10), seconds (default 8).
  */
-import { actorloop } from './scenarios/actorloop.ts';
-import { actorloopWithFileStore } from './scenarios/actorloopFileStore.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { actorloop, actorloopDurable } from './scenarios/actorloop.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
 import type { Contender } from './scenarios/types.ts';
-import { xstateMachine } from './scenarios/xstateMachine.ts';
+import { xstateFloor } from './scenarios/xstateFloor.ts';
 
 const [which = 'actorloop', nText = '10', secondsText = '8'] = process.argv.slice(2);
 const n = Number(nText);
-const fileStore = which === 'file' ? actorloopWithFileStore('actorloop_file') : which === 'journal' ? actorloopWithFileStore('actorloop_journal') : undefined;
+const dir = which === 'durable' ? mkdtempSync(join(tmpdir(), 'actorloop-profile-')) : undefined;
 const contenders: Record<string, Contender | undefined> = {
   actorloop,
-  xstate: xstateMachine,
+  xstate: xstateFloor,
   bare: bareLoop,
-  journal: fileStore?.contender,
-  file: fileStore?.contender,
+  durable: dir === undefined ? undefined : actorloopDurable(dir),
 };
 const contender = contenders[which];
-if (contender === undefined) throw new Error(`Unknown contender ${which}: use actorloop, journal, file, xstate or bare.`);
-const runOnce = contender.create({ n, delayMs: 0 });
+if (contender === undefined) throw new Error(`Unknown contender ${which}: use actorloop, durable, xstate or bare.`);
+const prepared = contender.create({ n, delayMs: 0 });
 const started = performance.now();
 let runs = 0;
 try {
   while (performance.now() - started < Number(secondsText) * 1000) {
-    await runOnce();
+    await prepared.run();
     runs++;
   }
 } finally {
-  fileStore?.cleanup();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }
 console.log(`${contender.label}, react-${n}: ${runs} runs, ${(((performance.now() - started) * 1000) / (runs * n)).toFixed(1)} µs per iteration`);

@@ -1,48 +1,55 @@
 /**
- * Contender (a): the loop a developer writes by hand — call the model, run the tools, append,
- * repeat. No gate, no breakers, no events, no limits beyond an iteration cap. The floor.
+ * Floor (a): a bare async loop with the model inline — ask the script, run the tool, append,
+ * repeat. No library on the path, no gate, no events: what the loop itself costs in plain
+ * JavaScript.
  */
-import type { Message } from '../../src/conversation/messages.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
-import { echoTool, expectAnswer, reactModel } from './react.ts';
+import { ANSWER, TASK, expectAnswer, newCounts, nextStep, sleep, type CallCounts } from './react.ts';
 import type { Contender } from './types.ts';
 
-const context: ToolContext = {
-  signal: new AbortController().signal,
-  toolCallId: 'bare',
-  idempotencyKey: 'bare',
-  runId: 'bare',
-  agentId: 'bare',
-};
+interface BareMessage {
+  readonly role: 'user' | 'assistant' | 'tool';
+  readonly content: string | null;
+  readonly toolCall?: { readonly id: string; readonly name: string; readonly arguments: string };
+}
 
 /**
  * @example
  * ```ts
- * const runOnce = bareLoop.create({ n: 10, delayMs: 0 });
- * await runOnce();
+ * const prepared = bareLoop.create({ n: 10, delayMs: 0 });
+ * await prepared.run();
  * ```
  */
 export const bareLoop: Contender = {
   id: 'bare',
-  label: '(a) hand-written async loop',
+  label: '(a) bare async loop, model inline',
   create(config) {
-    const model = reactModel(config);
-    const tools = new Map([[echoTool.name, echoTool]]);
-    const specs = [echoTool.spec];
-    return async () => {
-      const messages: Message[] = [{ role: 'user', content: 'Count with the echo tool.' }];
-      for (let iteration = 0; iteration <= config.n; iteration++) {
-        const reply = await model.complete({ messages, tools: specs });
-        if (reply.toolCalls.length === 0) return expectAnswer(reply.text, 'bare loop');
-        messages.push({ role: 'assistant', content: reply.text, toolCalls: [...reply.toolCalls] });
-        for (const call of reply.toolCalls) {
-          const tool = tools.get(call.name);
-          if (tool === undefined) throw new Error(`unknown tool ${call.name}`);
-          const result = await tool.execute(JSON.parse(call.arguments) as { i: number }, context);
-          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: String(result) });
+    const counts: CallCounts = newCounts();
+    const model = async (messages: readonly BareMessage[]): Promise<BareMessage> => {
+      counts.model++;
+      if (config.delayMs > 0) await sleep(config.delayMs);
+      const last = messages.at(-1);
+      const step = nextStep(last?.role === 'tool' ? (last.content ?? '') : undefined, config.n);
+      return 'call' in step
+        ? { role: 'assistant', content: null, toolCall: { id: `c${step.call}`, name: 'echo', arguments: JSON.stringify({ i: step.call }) } }
+        : { role: 'assistant', content: step.answer };
+    };
+    const echo = async (args: { i: number }): Promise<string> => {
+      counts.tool++;
+      return String(args.i);
+    };
+    return {
+      counts,
+      async run() {
+        const messages: BareMessage[] = [{ role: 'user', content: TASK }];
+        for (let iteration = 0; iteration <= config.n; iteration++) {
+          const reply = await model(messages);
+          messages.push(reply);
+          if (reply.toolCall === undefined) return expectAnswer(reply.content, bareLoop.label);
+          const result = await echo(JSON.parse(reply.toolCall.arguments) as { i: number });
+          messages.push({ role: 'tool', content: result });
         }
-      }
-      throw new Error('bare loop: too many iterations');
+        throw new Error(`${bareLoop.label}: no ${JSON.stringify(ANSWER)} after ${config.n + 1} iterations.`);
+      },
     };
   },
 };

@@ -1,71 +1,75 @@
 /**
- * The react-N scenario shared by every contender: a scripted model that answers instantly (or
- * after `delayMs`) with N−1 calls of an instant tool, then a final answer.
+ * The react-N scenario every contender runs: a stateless scripted model that proposes N−1 calls
+ * of an instant `echo` tool, one per step, then answers "done".
  *
- * The model is stateless across runs — it reads the iteration from the last tool result (the
- * tool echoes its `i` argument) — so one model serves sequential and concurrent runs alike, and
- * every contender pays exactly the same model cost.
+ * Stateless: the model reads the step from the last tool result in the conversation it is given
+ * (the tool echoes its `i` argument), so one model serves sequential and concurrent runs alike,
+ * in-process or behind HTTP, and every framework pays the same model cost. Each framework gets
+ * the script through its own custom-model interface; the counters let the harness check that
+ * every run made exactly N model calls and N−1 tool calls.
  */
-import { z } from 'zod';
-import { defineTool } from '../../src/tools/defineTool.ts';
-import { scriptedModel, type ScriptedModel } from '../../src/testing/scriptedModel.ts';
-import type { ScriptStep } from '../../src/testing/scriptStep.ts';
-import type { Message } from '../../src/conversation/messages.ts';
 
 /** The final answer every run ends with; runners check it so no contender can skip work. */
 export const ANSWER = 'done';
+export const TASK = 'Count with the echo tool.';
+export const TOOL_NAME = 'echo';
+export const TOOL_DESCRIPTION = 'Echo the number back.';
 
-/** Fixed usage on every step: the model skips its chars/4 estimate (not the loop's cost). */
-const USAGE = { promptTokens: 1, completionTokens: 1, totalTokens: 2 } as const;
-
-/** One run of react-N with `n` model calls; `delayMs` per model call (0: answer in a microtask). */
+/** One run of react-N: `n` model calls, each after `delayMs` (0: answered in a microtask). */
 export interface ReactConfig {
   readonly n: number;
   readonly delayMs: number;
 }
 
+/** What the script says at one step: call echo with `i`, or answer. */
+export type ScriptedStep = { readonly call: number } | { readonly answer: string };
+
 /**
- * The instant tool: echoes its argument, synchronously.
+ * The step after the conversation's last tool result (`undefined`: no tool result yet).
  *
  * @example
  * ```ts
- * await echoTool.execute({ i: 3 }, context); // 3
+ * nextStep(undefined, 10); // { call: 0 }
+ * nextStep('8', 10);       // { answer: 'done' }
  * ```
  */
-export const echoTool = defineTool({
-  name: 'echo',
-  description: 'Echo the number back.',
-  input: z.object({ i: z.number().int() }),
-  execute: ({ i }) => i,
-});
-
-/** Iteration index of the next model call, read from the conversation's last message. */
-export function nextIndex(messages: readonly Message[]): number {
-  const last = messages[messages.length - 1];
-  return last !== undefined && last.role === 'tool' ? Number(last.content) + 1 : 0;
+export function nextStep(lastToolResult: string | undefined, n: number): ScriptedStep {
+  const i = lastToolResult === undefined ? 0 : echoed(lastToolResult) + 1;
+  return i < n - 1 ? { call: i } : { answer: ANSWER };
 }
 
+/** The integer a tool result carries, however the framework serialised it (`3`, `"3"`, `{"i":3}`). */
+function echoed(result: string): number {
+  const match = /-?\d+/.exec(result);
+  if (match === null) throw new Error(`react-N: the tool result ${JSON.stringify(result)} carries no number.`);
+  return Number(match[0]);
+}
+
+/** How many model and tool calls a contender's runs made, to check against runs × N and runs × (N−1). */
+export interface CallCounts {
+  model: number;
+  tool: number;
+}
+
+export const newCounts = (): CallCounts => ({ model: 0, tool: 0 });
+
 /**
- * A scripted model answering react-N: call k < N−1 proposes `echo({ i: k })`, call N−1 answers.
+ * Throw unless `counts` are exactly what `runs` runs of react-`n` make.
  *
  * @example
  * ```ts
- * const model = reactModel({ n: 10, delayMs: 0 });
- * (await model.complete({ messages: [{ role: 'user', content: 'go' }] })).toolCalls[0]?.name; // 'echo'
+ * verifyCounts('(a)', { model: 20, tool: 18 }, 2, 10); // passes
  * ```
  */
-export function reactModel(config: ReactConfig): ScriptedModel {
-  const delay = config.delayMs > 0 ? { delayMs: config.delayMs } : {};
-  // Steps are built once; argument strings skip JSON.stringify inside the model.
-  const steps: ScriptStep[] = [];
-  for (let k = 0; k < config.n - 1; k++) {
-    steps.push({ toolCalls: [{ name: 'echo', arguments: `{"i":${k}}` }], usage: USAGE, ...delay });
+export function verifyCounts(who: string, counts: CallCounts, runs: number, n: number): void {
+  if (counts.model !== runs * n || counts.tool !== runs * (n - 1)) {
+    throw new Error(`${who}: ${runs} runs of react-${n} should make ${runs * n} model and ${runs * (n - 1)} tool calls, made ${counts.model} and ${counts.tool}.`);
   }
-  const answer: ScriptStep = { text: ANSWER, usage: USAGE, ...delay };
-  return scriptedModel((request) => steps[nextIndex(request.messages)] ?? answer, { recordCalls: false });
 }
 
 /** Fail loudly when a contender returned something other than the scripted answer. */
-export function expectAnswer(text: string | null | undefined, who: string): void {
+export function expectAnswer(text: unknown, who: string): void {
   if (text !== ANSWER) throw new Error(`${who}: expected the answer ${JSON.stringify(ANSWER)}, got ${JSON.stringify(text)}.`);
 }
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

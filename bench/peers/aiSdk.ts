@@ -1,0 +1,68 @@
+/**
+ * Peer: the Vercel AI SDK's agent loop — `generateText` with a zod tool and
+ * `stopWhen: stepCountIs(N + 1)` — driven by the react-N script through a hand-written
+ * `LanguageModelV3`, the SDK's custom-model interface.
+ */
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import { generateText, stepCountIs, tool } from 'ai';
+import { z } from 'zod';
+import { TASK, TOOL_DESCRIPTION, TOOL_NAME, expectAnswer, newCounts, nextStep, sleep, type CallCounts, type ReactConfig } from '../scenarios/react.ts';
+import type { Contender } from '../scenarios/types.ts';
+
+const usage: LanguageModelV3GenerateResult['usage'] = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 0, text: 0, reasoning: undefined },
+};
+
+function lastToolResult(options: LanguageModelV3CallOptions): string | undefined {
+  const last = options.prompt.at(-1);
+  if (last?.role !== 'tool') return undefined;
+  const part = last.content.at(-1);
+  return part?.type === 'tool-result' ? JSON.stringify(part.output) : undefined;
+}
+
+function scriptedModel(config: ReactConfig, counts: CallCounts): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'bench',
+    modelId: 'react',
+    supportedUrls: {},
+    async doGenerate(options) {
+      counts.model++;
+      if (config.delayMs > 0) await sleep(config.delayMs);
+      const step = nextStep(lastToolResult(options), config.n);
+      return 'call' in step
+        ? { content: [{ type: 'tool-call', toolCallId: `c${step.call}`, toolName: TOOL_NAME, input: JSON.stringify({ i: step.call }) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] }
+        : { content: [{ type: 'text', text: step.answer }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+    },
+    doStream() {
+      throw new Error('The react-N script answers generateText only.');
+    },
+  };
+}
+
+export const aiSdk: Contender = {
+  id: 'ai_sdk',
+  label: 'Vercel AI SDK 6: generateText, custom LanguageModelV3',
+  create(config) {
+    const counts = newCounts();
+    const model = scriptedModel(config, counts);
+    const tools = {
+      [TOOL_NAME]: tool({
+        description: TOOL_DESCRIPTION,
+        inputSchema: z.object({ i: z.number().int() }),
+        execute: ({ i }) => {
+          counts.tool++;
+          return String(i);
+        },
+      }),
+    };
+    return {
+      counts,
+      async run() {
+        const result = await generateText({ model, tools, prompt: TASK, stopWhen: stepCountIs(config.n + 1) });
+        expectAnswer(result.text, aiSdk.label);
+      },
+    };
+  },
+};
