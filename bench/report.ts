@@ -131,10 +131,11 @@ export function renderMarkdown(results: BenchResults): string {
   }
   if (results.http.length > 0) {
     const bare = perIteration(results.http, 'bare_openai', 10);
+    const floor = perIteration(results.http, 'xstate_http', 10);
     out.push('### Loopback HTTP: react-10 against a stateless OpenAI-compatible server in its own process', '');
-    out.push('| contender | µs per iteration median (p10) | CPU µs (this process) | vs the bare openai loop |', '|---|---|---|---|');
+    out.push('| contender | µs per iteration median (p10) | CPU µs (this process) | vs (a) | vs (b) |', '|---|---|---|---|---|');
     for (const r of results.http) {
-      out.push(`| ${r.label} | ${fmt(r.perIterationUs.median)} (${fmt(r.perIterationUs.p10)}) | ${fmt(r.cpuPerIterationUs.median)} | ${show(ratio(r.perIterationUs.median, bare), '×')} |`);
+      out.push(`| ${r.label} | ${fmt(r.perIterationUs.median)} (${fmt(r.perIterationUs.p10)}) | ${fmt(r.cpuPerIterationUs.median)} | ${show(ratio(r.perIterationUs.median, bare), '×')} | ${show(ratio(r.perIterationUs.median, floor), '×')} |`);
     }
     out.push('');
   }

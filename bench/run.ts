@@ -27,7 +27,7 @@ import { measureRounds, type IterationResult, type RoundOptions } from './method
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
 import { actorloop, actorloopDurable } from './scenarios/actorloop.ts';
 import { bareLoop } from './scenarios/bareLoop.ts';
-import { actorloopHttp, bareOpenAI } from './scenarios/http.ts';
+import { actorloopHttp, bareOpenAI, bareProvider, xstateFloorHttp } from './scenarios/http.ts';
 import { verifyCounts } from './scenarios/react.ts';
 import { loadPeers, type Contender, type HttpContender } from './scenarios/types.ts';
 import { xstateFloor } from './scenarios/xstateFloor.ts';
@@ -89,7 +89,7 @@ async function measureAll(scratch: string): Promise<void> {
   const environment = describeEnvironment(scratch);
   const peers = withPeers ? await loadPeers() : { peers: [], httpPeers: [] };
   const contenders: Contender[] = [bareLoop, xstateFloor, actorloop, actorloopDurable(mkdtempSync(join(scratch, 'durable-'))), ...peers.peers];
-  const httpContenders: HttpContender[] = [bareOpenAI, actorloopHttp, ...peers.httpPeers];
+  const httpContenders: HttpContender[] = [bareOpenAI, bareProvider, xstateFloorHttp, actorloopHttp, ...peers.httpPeers];
 
   const iterations: IterationResult[] = [];
   for (const options of settings.iterations) {

@@ -1,15 +1,53 @@
 /**
  * Floor (a): a bare async loop with the model inline — ask the script, run the tool, append,
  * repeat. No library on the path, no gate, no events: what the loop itself costs in plain
- * JavaScript.
+ * JavaScript. Its message shape and phases are shared with the XState floor (b).
  */
-import { ANSWER, TASK, expectAnswer, newCounts, nextStep, sleep, type CallCounts } from './react.ts';
+import { ANSWER, TASK, TOOL_NAME, expectAnswer, newCounts, nextStep, sleep, type CallCounts, type ReactConfig } from './react.ts';
 import type { Contender } from './types.ts';
 
-interface BareMessage {
+/** The floors' own message shape: just what the loop needs. */
+export interface FloorMessage {
   readonly role: 'user' | 'assistant' | 'tool';
   readonly content: string | null;
-  readonly toolCall?: { readonly id: string; readonly name: string; readonly arguments: string };
+  readonly call?: { readonly id: string; readonly name: string; readonly arguments: string };
+}
+
+/** What a floor does per iteration: ask the model for the next message, run the call it carries. */
+export interface FloorPhases {
+  readonly reason: (messages: readonly FloorMessage[]) => Promise<FloorMessage>;
+  readonly act: (call: NonNullable<FloorMessage['call']>) => Promise<FloorMessage>;
+}
+
+/** The react-N script and the echo tool as plain functions, counting their calls. */
+export function scriptedPhases(config: ReactConfig, counts: CallCounts): FloorPhases {
+  return {
+    async reason(messages) {
+      counts.model++;
+      if (config.delayMs > 0) await sleep(config.delayMs);
+      const last = messages.at(-1);
+      const step = nextStep(last?.role === 'tool' ? (last.content ?? '') : undefined, config.n);
+      return 'call' in step
+        ? { role: 'assistant', content: null, call: { id: `c${step.call}`, name: TOOL_NAME, arguments: JSON.stringify({ i: step.call }) } }
+        : { role: 'assistant', content: step.answer };
+    },
+    async act(call) {
+      counts.tool++;
+      return { role: 'tool', content: String((JSON.parse(call.arguments) as { i: number }).i) };
+    },
+  };
+}
+
+/** The bare loop over any phases: floor (a) in-process, and over HTTP on the `openai` client. */
+export async function bareRun(phases: FloorPhases, n: number, label: string): Promise<void> {
+  const messages: FloorMessage[] = [{ role: 'user', content: TASK }];
+  for (let iteration = 0; iteration <= n; iteration++) {
+    const reply = await phases.reason(messages);
+    messages.push(reply);
+    if (reply.call === undefined) return expectAnswer(reply.content, label);
+    messages.push(await phases.act(reply.call));
+  }
+  throw new Error(`${label}: no ${JSON.stringify(ANSWER)} after ${n + 1} iterations.`);
 }
 
 /**
@@ -23,33 +61,8 @@ export const bareLoop: Contender = {
   id: 'bare',
   label: '(a) bare async loop, model inline',
   create(config) {
-    const counts: CallCounts = newCounts();
-    const model = async (messages: readonly BareMessage[]): Promise<BareMessage> => {
-      counts.model++;
-      if (config.delayMs > 0) await sleep(config.delayMs);
-      const last = messages.at(-1);
-      const step = nextStep(last?.role === 'tool' ? (last.content ?? '') : undefined, config.n);
-      return 'call' in step
-        ? { role: 'assistant', content: null, toolCall: { id: `c${step.call}`, name: 'echo', arguments: JSON.stringify({ i: step.call }) } }
-        : { role: 'assistant', content: step.answer };
-    };
-    const echo = async (args: { i: number }): Promise<string> => {
-      counts.tool++;
-      return String(args.i);
-    };
-    return {
-      counts,
-      async run() {
-        const messages: BareMessage[] = [{ role: 'user', content: TASK }];
-        for (let iteration = 0; iteration <= config.n; iteration++) {
-          const reply = await model(messages);
-          messages.push(reply);
-          if (reply.toolCall === undefined) return expectAnswer(reply.content, bareLoop.label);
-          const result = await echo(JSON.parse(reply.toolCall.arguments) as { i: number });
-          messages.push({ role: 'tool', content: result });
-        }
-        throw new Error(`${bareLoop.label}: no ${JSON.stringify(ANSWER)} after ${config.n + 1} iterations.`);
-      },
-    };
+    const counts = newCounts();
+    const phases = scriptedPhases(config, counts);
+    return { counts, run: () => bareRun(phases, config.n, bareLoop.label) };
   },
 };

@@ -5,14 +5,9 @@
  * events and a journal on top.
  */
 import { assign, createActor, fromPromise, setup, toPromise } from 'xstate';
-import { TASK, TOOL_NAME, expectAnswer, newCounts, nextStep, sleep, type CallCounts, type ReactConfig } from './react.ts';
+import { scriptedPhases, type FloorMessage, type FloorPhases } from './bareLoop.ts';
+import { TASK, TOOL_NAME, expectAnswer, newCounts } from './react.ts';
 import type { Contender } from './types.ts';
-
-interface FloorMessage {
-  readonly role: 'user' | 'assistant' | 'tool';
-  readonly content: string | null;
-  readonly call?: { readonly id: string; readonly name: string; readonly arguments: string };
-}
 
 interface FloorContext {
   readonly messages: readonly FloorMessage[];
@@ -20,24 +15,16 @@ interface FloorContext {
   readonly answer: string | null;
 }
 
-function createFloorMachine(config: ReactConfig, counts: CallCounts) {
+/** The floor machine for react-`n`; `phases` are the bodies of its two promise actors. */
+export function createFloorMachine(n: number, phases: FloorPhases) {
   const allowed = new Set([TOOL_NAME]);
   return setup({
     types: { context: {} as FloorContext, output: {} as string | null },
     actors: {
-      reason: fromPromise<FloorMessage, readonly FloorMessage[]>(async ({ input }) => {
-        counts.model++;
-        if (config.delayMs > 0) await sleep(config.delayMs);
-        const last = input.at(-1);
-        const step = nextStep(last?.role === 'tool' ? (last.content ?? '') : undefined, config.n);
-        return 'call' in step
-          ? { role: 'assistant', content: null, call: { id: `c${step.call}`, name: TOOL_NAME, arguments: JSON.stringify({ i: step.call }) } }
-          : { role: 'assistant', content: step.answer };
-      }),
+      reason: fromPromise<FloorMessage, readonly FloorMessage[]>(({ input }) => phases.reason(input)),
       act: fromPromise<FloorMessage, FloorMessage>(async ({ input }) => {
-        counts.tool++;
-        const args = JSON.parse(input.call?.arguments ?? '{}') as { i: number };
-        return { role: 'tool', content: String(args.i) };
+        if (input.call === undefined) throw new Error('act: the last message carries no call');
+        return phases.act(input.call);
       }),
     },
   }).createMachine({
@@ -52,7 +39,7 @@ function createFloorMachine(config: ReactConfig, counts: CallCounts) {
           onDone: [
             {
               // The gate: a tool call goes to act only if the tool is allowed and the iteration cap holds.
-              guard: ({ context, event }) => event.output.call !== undefined && allowed.has(event.output.call.name) && context.iteration < config.n,
+              guard: ({ context, event }) => event.output.call !== undefined && allowed.has(event.output.call.name) && context.iteration < n,
               target: 'act',
               actions: assign(({ context, event }) => ({ messages: [...context.messages, event.output], iteration: context.iteration + 1 })),
             },
@@ -88,7 +75,7 @@ export const xstateFloor: Contender = {
   label: '(b) XState floor: two invoked promise actors per iteration, gate as a guard',
   create(config) {
     const counts = newCounts();
-    const machine = createFloorMachine(config, counts);
+    const machine = createFloorMachine(config.n, scriptedPhases(config, counts));
     return {
       counts,
       async run() {
