@@ -74,6 +74,9 @@ async function timeBatch(entry: ConcurrencyEntry, options: ConcurrencyOptions): 
 
 /** Heap above the baseline while a batch runs, largest sample per agent, KB; `collect` forces a full GC before each sample. */
 async function heapPerAgent(entry: ConcurrencyEntry, options: ConcurrencyOptions, collect: boolean): Promise<number> {
+  // Let the previous batch's background work (file appends, timers) finish, or freeing it
+  // during this batch would hide what this batch holds.
+  await tick(250);
   gc?.();
   gc?.();
   const baseline = heapUsed();
