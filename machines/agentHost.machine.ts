@@ -1,5 +1,5 @@
 /**
- * The agent system (DESIGN.md F15) as two pure statecharts:
+ * The agent system as two pure statecharts:
  *
  * - `agentHostMachine`, one per agent: its mailbox. It receives `agent.tell` / `agent.ask`,
  *   queues them, runs each as a task of its agent (at most `concurrency` at once) and answers by

@@ -1,5 +1,5 @@
 /**
- * The circuit breaker of one tool (DESIGN.md F7) as a pure statechart.
+ * The circuit breaker of one tool as a pure statechart.
  *
  * closed ──N consecutive failures──▶ open ──recoveryTimeout──▶ halfOpen ──success──▶ closed
  *                                     ▲                            │

@@ -3,9 +3,9 @@
  * gate, act) the machine hands it, one at a time, and replies with the phase's result.
  *
  * Why one long-lived actor instead of a promise actor invoked per phase: invoking an actor
- * creates, starts and stops it — three per loop iteration — and that bookkeeping measured more
- * than half of a minimal XState agent loop's cost (bench/RESULTS.md has the figures). The phases stay
- * explicit machine states; only who runs their work changed.
+ * creates, starts and stops it — three per loop iteration — and that bookkeeping is most of a
+ * minimal XState loop's cost. The phases stay explicit machine states; only who runs their work
+ * changed.
  *
  * The phase the machine is in is part of the worker's snapshot (`job`; `null` while a human
  * decides), so a persisted run restores into that phase and the restored worker runs it again,

@@ -1,5 +1,5 @@
 /**
- * The strategy runner as a statechart (DESIGN.md F16–F17):
+ * The strategy runner as a statechart:
  *
  *   init ─▶ step ─▶ decided ─┬─▶ step          (continue | revise)
  *                            ├─▶ branching ─▶ aggregate ─▶ decided …

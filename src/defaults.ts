@@ -65,7 +65,7 @@ export const DEFAULTS = {
     },
   },
   context: {
-    /** Tokens (by the estimator) the conversation sent to the model may take (F9 `contextTokenBudget`). */
+    /** Tokens (by the estimator) the conversation sent to the model may take. */
     tokenBudget: 32_000,
     /** Added per message to the chars/4 estimate: role, separators and framing cost tokens too. */
     messageOverheadTokens: 4,

@@ -1,5 +1,5 @@
 /**
- * `createContextBudget` (F9): a MessagePreparer that keeps the conversation the model sees on
+ * `createContextBudget`: a MessagePreparer that keeps the conversation the model sees on
  * each reason step within a token budget. The stored conversation is never touched; only the
  * view sent to the model is compacted, and only when it is over budget — under budget the
  * preparer returns its input array as is.

@@ -1,5 +1,5 @@
 /**
- * Token estimates for the context budget (F9). The default is deliberately conservative —
+ * Token estimates for the context budget. The default is deliberately conservative —
  * characters / 4, rounded up, plus a per-message overhead — because an underestimate sends a
  * request the provider rejects with "context length exceeded", while an overestimate only
  * compacts a little early. Text in scripts that tokenise densely (CJK, emoji) beats chars/4;

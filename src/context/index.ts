@@ -1,5 +1,5 @@
 /**
- * Context budget (F9): keep the conversation the model sees within a token budget.
+ * Context budget: keep the conversation the model sees within a token budget.
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * The conversation module (F3): message schemas, validation, and serialisation to OpenAI and
+ * The conversation module: message schemas, validation, and serialisation to OpenAI and
  * Anthropic request shapes.
  *
  * @example

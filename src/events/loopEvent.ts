@@ -3,12 +3,6 @@
  * The schema is the contract for journals (records are parsed back through it) and for users
  * subscribing to `events$`. Payloads are small on purpose: events reference calls by id and carry
  * counts and short texts, never copies of the conversation.
- *
- * DESIGN names → event types: Started `run.started`, ReasoningComplete `reasoning.completed`,
- * PolicyEvaluated `policy.evaluated`, ToolsDispatched `tools.dispatched`, ObservationsCollected
- * `observations.collected`, RecoveryTriggered `recovery.triggered`, StepLimitReached
- * `step.limit_reached`, PreHydrationComplete `prehydration.completed`, Terminated
- * `run.terminated`, token deltas `token.delta`.
  */
 import { z } from 'zod';
 

@@ -1,5 +1,5 @@
 /**
- * `createPreHydrator` (F13): before the first model call, find the references in the task,
+ * `createPreHydrator`: before the first model call, find the references in the task,
  * resolve them in parallel within a deadline, trim the results to a token budget, and inject
  * them as one `[PRE_HYDRATED_CONTEXT]` message right before the task. It never fails the run:
  * what cannot be resolved is counted as failed and named in the message.
@@ -33,7 +33,7 @@ export interface PreHydratorOptions {
   /** Budget of the injected message, in estimated tokens (chars / 4). Default 4 000. */
   readonly maxContextTokens?: number;
   /**
-   * Role of the injected message. Default `system` (F13). `user` keeps fetched content out of
+   * Role of the injected message. Default `system`. `user` keeps fetched content out of
    * the system role entirely, for providers or gates that treat system text as trusted.
    */
   readonly role?: 'system' | 'user';

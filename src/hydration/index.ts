@@ -1,5 +1,5 @@
 /**
- * Pre-hydration (F13): resolve the references a task mentions before the first model call.
+ * Pre-hydration: resolve the references a task mentions before the first model call.
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * Reference extraction for pre-hydration (F13): find the URLs, file paths, issues and pull
+ * Reference extraction for pre-hydration: find the URLs, file paths, issues and pull
  * requests a task mentions — plus whatever custom patterns name — so they can be resolved
  * before the model's first turn instead of being discovered one tool call at a time.
  *

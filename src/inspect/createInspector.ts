@@ -1,5 +1,5 @@
 /**
- * `createInspector`: watch agent machines live in the Stately inspector (F23).
+ * `createInspector`: watch agent machines live in the Stately inspector.
  *
  * XState inspection events are turned into the Stately inspector's message format by
  * `@statelyai/inspect`, and sent to every client of a local relay (`relayServer.ts`). Context

@@ -1,5 +1,5 @@
 /**
- * Inspection (F23): watch agent machines live in the Stately inspector, record inspection
+ * Inspection: watch agent machines live in the Stately inspector, record inspection
  * events offline as JSONL, and sanitise anything that leaves the process.
  *
  * @example

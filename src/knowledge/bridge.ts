@@ -1,5 +1,5 @@
 /**
- * The knowledge bridge (F14) as a `MessagePreparer`: before each `reason` step it looks at what
+ * The knowledge bridge as a `MessagePreparer`: before each `reason` step it looks at what
  * the conversation is about — the last user message and the most recent tool results — finds
  * the stored items relevant to it, and shows them to the model in one system message starting
  * `[KNOWLEDGE_CONTEXT]`. Only the view the model gets changes; the stored conversation does not,

@@ -1,5 +1,5 @@
 /**
- * Directory-scoped conventions (F14): the conventions that hold for a directory are those stored
+ * Directory-scoped conventions: the conventions that hold for a directory are those stored
  * for it, then for each parent up to the project root, then the language-level ones — most
  * specific first, so a rule for `src/api` outranks the project-wide one it refines.
  *

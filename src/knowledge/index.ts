@@ -1,5 +1,5 @@
 /**
- * The knowledge bridge (F14): a store of subject–predicate–object items with ranked lexical
+ * The knowledge bridge: a store of subject–predicate–object items with ranked lexical
  * search, the preparer that injects relevant items before each reason step, the
  * `recall_knowledge` / `store_knowledge` tools, directory-scoped conventions, and working memory.
  *

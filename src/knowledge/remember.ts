@@ -1,5 +1,5 @@
 /**
- * Working memory (F14 auto-persist): a run that ends with an answer leaves that answer in the
+ * Working memory: a run that ends with an answer leaves that answer in the
  * knowledge store — subject the task, object the answer (capped) — so a later run on the same
  * or a related task finds it through the bridge or `recall_knowledge`.
  */

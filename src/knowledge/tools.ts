@@ -1,5 +1,5 @@
 /**
- * The knowledge tools (F14): `recall_knowledge` searches the store (or, with `scope:
+ * The knowledge tools: `recall_knowledge` searches the store (or, with `scope:
  * "conventions"` and a `directory`, resolves the conventions that hold there) and
  * `store_knowledge` records a subject–predicate–object fact. Both are ordinary `defineTool`
  * tools, so the gate, breakers and tool profile apply to them like to any other.

@@ -1,5 +1,5 @@
 /**
- * The built-in policy gates (F5) behind one `gates` object: permissive, rules, compose and
+ * The built-in policy gates behind one `gates` object: permissive, rules, compose and
  * fromFunction. Every gate is a plain `PolicyGate`, so user gates compose with these.
  */
 import { ConfigurationError } from '../errors.ts';

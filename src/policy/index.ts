@@ -1,5 +1,5 @@
 /**
- * Policy gates (F5): every proposed tool call is allowed, denied or modified before it runs.
+ * Policy gates: every proposed tool call is allowed, denied or modified before it runs.
  *
  * @example
  * ```ts

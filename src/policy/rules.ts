@@ -1,5 +1,5 @@
 /**
- * The rule-based gate (F5): allow and deny lists of tool-name globs and permission globs.
+ * The rule-based gate: allow and deny lists of tool-name globs and permission globs.
  * Deny rules are checked first, so a deny always wins over an allow.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Progress tracking and stuck detection (DESIGN F12): a per-step `ProgressTracker` for
+ * Progress tracking and stuck detection: a per-step `ProgressTracker` for
  * coordinators, and the in-loop `DoomLoopDetector` behind `createAgent({ stuckDetection })`.
  *
  * @example

@@ -1,6 +1,6 @@
 /**
  * `ProgressTracker`: per-step re-attempt counting and stuck detection for a coordinator that
- * drives a multi-step task (DESIGN F12). It does not run anything itself: the coordinator
+ * drives a multi-step task. It does not run anything itself: the coordinator
  * reports each attempt's outcome and gets back `continue` (try again) or `stop` with the
  * configured action (skip the step, abort the task, or escalate to a human).
  *

@@ -6,7 +6,7 @@
  * A breaker that has never seen a failure is closed with nothing to remember, which needs no
  * machine: its actor is created on the first failure, reset or read of `actor` (at once when an
  * inspector is attached, so the inspector shows every breaker). A thousand agents that never see
- * a failing tool do not pay a thousand actors (measured: 0.5 s of a 1 000-agent run's 5 s).
+ * a failing tool do not pay a thousand actors.
  */
 import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type InspectionEvent, type Observer } from 'xstate';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Resilience: circuit breakers (F7), backoff, and the recovery strategy types (F8).
+ * Resilience: circuit breakers, backoff, and the recovery strategy types.
  *
  * @example
  * ```ts

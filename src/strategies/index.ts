@@ -1,5 +1,5 @@
 /**
- * Reasoning strategies (DESIGN.md F16–F17): the contract, the runner, and the built-ins.
+ * Reasoning strategies: the contract, the runner, and the built-ins.
  *
  * @example
  * ```ts

@@ -79,7 +79,7 @@ export interface StrategyContext {
 type RoundsOf<TOptions> = { bivarianceHack(options: TOptions): number }['bivarianceHack'];
 
 /**
- * A reasoning strategy (DESIGN.md F16). The runner calls `init`, then `step` until a decision
+ * A reasoning strategy. The runner calls `init`, then `step` until a decision
  * says otherwise; after a `branch` it runs the branches as sub-agents and calls `aggregate`
  * with their thoughts. State must be JSON-safe for a run to persist.
  *

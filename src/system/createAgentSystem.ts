@@ -1,5 +1,5 @@
 /**
- * `createAgentSystem` (DESIGN.md F15): agents as actors of one XState system. The root actor
+ * `createAgentSystem`: agents as actors of one XState system. The root actor
  * (`agentSystemMachine`) spawns one host actor (`agentHostMachine`, the agent's mailbox) per agent
  * with `systemId` = the agent id; a host runs each message as a task — one `start()` of the
  * agent — through the `runTask` promise actor provided here. Stopping a host stops its task

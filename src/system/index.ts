@@ -1,5 +1,5 @@
 /**
- * The agent system (DESIGN.md F15): agents as actors of one XState system, messaging and
+ * The agent system: agents as actors of one XState system, messaging and
  * delegating to each other, stopped with their children, observed through one stream.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The public shape of the agent system (DESIGN.md F15): options, the system, and one agent in it.
+ * The public shape of the agent system: options, the system, and one agent in it.
  */
 import type { Actor, ActorRefFrom, InspectionEvent, Observer } from 'xstate';
 import type { Observable } from 'rxjs';

@@ -1,6 +1,6 @@
 /**
  * Parse and validate the raw argument string the model sent, before anything runs
- * (RELIABILITY 6, 7). Every failure comes back as data with an observation written for the
+ *. Every failure comes back as data with an observation written for the
  * model: what was wrong, and what to send instead. Everything echoed from the model's output
  * (keys, names, zod messages that quote them) is truncated and escaped, so a hostile payload
  * cannot blow up the observation.

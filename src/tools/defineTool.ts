@@ -1,6 +1,6 @@
 /**
  * `defineTool`: declare a tool once — name, description, zod input schema, `execute` — and get
- * the JSON Schema the model sees, computed and checked at definition time (F4).
+ * the JSON Schema the model sees, computed and checked at definition time.
  */
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.ts';
@@ -62,7 +62,7 @@ function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /**
- * Extra keys are malformed arguments (RELIABILITY 6), so a plain `z.object` — which would strip
+ * Extra keys are malformed arguments, so a plain `z.object` — which would strip
  * them silently — is validated as its strict variant. `.loose()` / `.catchall()` objects keep
  * their explicit choice. Only the top level is tightened: nested objects keep their own mode.
  */

@@ -1,5 +1,5 @@
 /**
- * Turn anything a tool threw into a short message the model can act on (RELIABILITY 5).
+ * Turn anything a tool threw into a short message the model can act on.
  *
  * Tools throw Errors, strings, `null`, plain objects, errors with 10 MB messages and errors whose
  * messages embed stack traces. The model needs the name and the message — never stack frames,

@@ -1,5 +1,5 @@
 /**
- * Tools (F4): declare them, look them up, validate what the model sends, and turn whatever they
+ * Tools: declare them, look them up, validate what the model sends, and turn whatever they
  * return or throw into bounded observations.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * Tool profile (F11): choose which tools the model sees. Too many tools cost tokens on every
+ * Tool profile: choose which tools the model sees. Too many tools cost tokens on every
  * call and tempt the model into irrelevant ones. Applied once, after every tool source (local,
  * MCP, knowledge) has been merged and before the registry and the model see them; a tool the
  * profile drops is simply unknown to the run ("tool not found" if the model calls it anyway).

@@ -1,5 +1,5 @@
 /**
- * The tools of one agent, looked up by the name the model sent (RELIABILITY 7).
+ * The tools of one agent, looked up by the name the model sent.
  *
  * Backed by a `Map`, so model-chosen names like `__proto__`, `constructor` or `toString` are
  * ordinary unknown names — a plain object would hand back `Object.prototype` members.

@@ -1,7 +1,7 @@
 /**
- * Turn whatever a tool returned into the bounded, well-formed text the model sees (F4,
- * RELIABILITY 16). The same string goes into the conversation, the journal and events, so
- * truncation happens here, once, before any of them.
+ * Turn whatever a tool returned into the bounded, well-formed text the model sees. The same
+ * string goes into the conversation, the journal and events, so truncation happens here, once,
+ * before any of them.
  */
 import { DEFAULTS } from '../defaults.ts';
 import { ConfigurationError } from '../errors.ts';

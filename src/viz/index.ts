@@ -1,5 +1,5 @@
 /**
- * Diagrams of actorloop's state machines (DESIGN.md F23): Mermaid text from a machine's state
+ * Diagrams of actorloop's state machines: Mermaid text from a machine's state
  * node tree, and the files of `visualizations/` that `npm run viz` writes.
  *
  * @example

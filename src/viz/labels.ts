@@ -132,8 +132,8 @@ export function delayName(delay: unknown): string {
 }
 
 /**
- * The name of an invoked actor: its `src` when it is a registered name (the persistable form,
- * STYLE.md rule 9), otherwise the invoke's `id`.
+ * The name of an invoked actor: its `src` when it is a registered name (the persistable
+ * form), otherwise the invoke's `id`.
  *
  * @example
  * ```ts

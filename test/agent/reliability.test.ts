@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md cases 4, 5, 6, 7, 16 and 17, end to end through `createAgent`: what a hostile
+ * End to end through `createAgent`: what a hostile
  * or broken tool, model or loop does to a run, and what the model and the caller see.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -32,7 +32,7 @@ function adder() {
   return { tool, received };
 }
 
-describe('RELIABILITY 4: a tool that hangs', () => {
+describe('a tool that hangs', () => {
   it('times out, aborts the signal, gives the model a timeout observation and the loop goes on', async () => {
     const signals: AbortSignal[] = [];
     const hang = defineTool({
@@ -86,7 +86,7 @@ describe('RELIABILITY 4: a tool that hangs', () => {
   });
 });
 
-describe('RELIABILITY 5: a tool that throws', () => {
+describe('a tool that throws', () => {
   const unhandled = collectUnhandledRejections();
 
   it('turns an Error, a rejected promise, a string and null into sanitised observations, with no unhandled rejection', async () => {
@@ -141,7 +141,7 @@ describe('RELIABILITY 5: a tool that throws', () => {
   });
 });
 
-describe('RELIABILITY 6: malformed tool arguments', () => {
+describe('malformed tool arguments', () => {
   const malformed: Array<[string, string, RegExp]> = [
     ['truncated JSON', '{"a": 1, "b":', /not valid JSON/],
     ['prose', 'please add one and two', /not valid JSON/],
@@ -206,7 +206,7 @@ describe('RELIABILITY 6: malformed tool arguments', () => {
   });
 });
 
-describe('RELIABILITY 7: unknown tool names', () => {
+describe('unknown tool names', () => {
   it('answers __proto__, constructor, toString and near misses with "not found"; nothing runs', async () => {
     const { tool, received } = adder();
     const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'ADD'];
@@ -232,7 +232,7 @@ describe('RELIABILITY 7: unknown tool names', () => {
   });
 });
 
-describe('RELIABILITY 16: huge tool output', () => {
+describe('huge tool output', () => {
   const TEN_MB = 10 * 1024 * 1024;
   const MARKER = /\n\[truncated: showing \d+ of (at least )?\d+ bytes\]$/;
 
@@ -297,7 +297,7 @@ describe('RELIABILITY 16: huge tool output', () => {
   });
 });
 
-describe('RELIABILITY 17: a runaway loop', () => {
+describe('a runaway loop', () => {
   /** The model repeats the same call forever. */
   const forever = (usage?: { totalTokens: number }) =>
     scriptedModel(() => ({ toolCalls: [{ id: 'same', name: 'add', arguments: { a: 1, b: 1 } }], ...(usage === undefined ? {} : { usage }) }));

@@ -1,5 +1,5 @@
 /**
- * The executor (F6): bounded parallel dispatch, per-call timeouts that a hung tool cannot
+ * The executor: bounded parallel dispatch, per-call timeouts that a hung tool cannot
  * defeat, results in call order, cancellation through AbortSignal, and no timers left behind.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -9,7 +9,7 @@
  * handles like any other event. When a path is replayed on a running actor, that event is
  * replaced by advancing a SimulatedClock by the recovery timeout, so the real timer is exercised.
  *
- * Expected states come from `referenceStep` below, written from the specification (F7), not
+ * Expected states come from `referenceStep` below, written from the specification, not
  * from the machine.
  */
 import { getAdjacencyMap, getSimplePaths, type AdjacencyValue } from '@xstate/graph';

@@ -1,5 +1,5 @@
 /**
- * RELIABILITY case 11: a log corrupt in the middle, empty or NUL-filled, and a corrupt, empty or
+ * a log corrupt in the middle, empty or NUL-filled, and a corrupt, empty or
  * NUL-filled meta.json, each give a CorruptFileError naming the file. The file is left byte for
  * byte as it was (the log is also copied aside), nothing is replaced by defaults, and only a
  * missing run reads as "not found" / fresh.

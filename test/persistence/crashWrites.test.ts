@@ -1,5 +1,5 @@
 /**
- * RELIABILITY case 3: a writer killed with SIGKILL at random points of its write loop, 50 times.
+ * a writer killed with SIGKILL at random points of its write loop, 50 times.
  * The log and meta.json must always parse and hold every acknowledged write (the log at most one
  * record more, meta.json the acknowledged value or the one in flight); a stray lowdb temp file is
  * ignored by readers and removed by `resumeRun`.

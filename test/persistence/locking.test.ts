@@ -1,5 +1,5 @@
 /**
- * RELIABILITY cases 13 and 14: one writer per run. A second process (or a second resume in this
+ * one writer per run. A second process (or a second resume in this
  * one) fails fast on the run lock; processes working on their own runs in one store lose no
  * writes; a lock left by a killed process is taken over; the journal never interleaves.
  */

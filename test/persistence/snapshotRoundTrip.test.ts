@@ -1,5 +1,5 @@
 /**
- * RELIABILITY case 15: the agent machine's persisted snapshot survives JSON.stringify/parse (and
+ * the agent machine's persisted snapshot survives JSON.stringify/parse (and
  * the store's snapshot codec). Restoring does not re-run entry actions, re-runs the phase that
  * was in flight, can be persisted and restored again, and every persisted child names its `src`.
  */

@@ -1,5 +1,5 @@
 /**
- * RELIABILITY case 10: a crash while appending leaves a torn last record. The reader drops it
+ * a crash while appending leaves a torn last record. The reader drops it
  * with a warning, the writer cuts it off before appending, and the run resumes to the result an
  * uninterrupted run gives.
  */

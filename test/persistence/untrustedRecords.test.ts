@@ -1,5 +1,5 @@
 /**
- * RELIABILITY case 12: persisted data is untrusted input. Records from a newer schema version
+ * persisted data is untrusted input. Records from a newer schema version
  * give UnsupportedVersionError; schema-invalid records give CorruptFileError; `__proto__` keys
  * (and `constructor.prototype`) anywhere are refused before any value reaches the program, so
  * nothing is polluted.

@@ -17,7 +17,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe('secret canary (RELIABILITY 20)', () => {
+describe('secret canary', () => {
   const dirs: string[] = [];
   afterEach(() => {
     vi.unstubAllEnvs();

@@ -1,5 +1,5 @@
 /**
- * Confine a model-supplied path to a root folder (RELIABILITY 20). Two checks: a lexical one on
+ * Confine a model-supplied path to a root folder. Two checks: a lexical one on
  * the text (no `~`, NUL, Windows forms, `..` or absolute escapes, sibling-prefix folders), then
  * a physical one on the resolved path (realpath, so a symlinked file *or* a symlinked folder on
  * the way that points outside is caught). Callers read the returned real path — never the

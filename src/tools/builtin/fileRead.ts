@@ -1,5 +1,5 @@
 /**
- * `file_read`: the built-in file reader, confined to one root folder (RELIABILITY 20). Every
+ * `file_read`: the built-in file reader, confined to one root folder. Every
  * refusal is a typed error saying what was refused and why; it reaches the model as an
  * observation, so the model can correct the path instead of the run failing.
  */

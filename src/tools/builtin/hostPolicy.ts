@@ -1,5 +1,5 @@
 /**
- * Which URLs and addresses `web_fetch` may reach (RELIABILITY 19). Two checks, both on every
+ * Which URLs and addresses `web_fetch` may reach. Two checks, both on every
  * hop: {@link HostPolicy.checkUrl} before connecting (scheme, credentials, IP literals in any
  * notation, `localhost`, trailing dots) and {@link HostPolicy.checkResolved} on the addresses a
  * host name resolves to, at connect time (see `guardedLookup.ts`).

@@ -1,6 +1,6 @@
 /**
- * Built-in tools: `web_fetch` (SSRF-guarded, RELIABILITY 19) and `file_read` (confined to a
- * root, RELIABILITY 20), plus the pieces they are built from for callers who need their own.
+ * Built-in tools: `web_fetch` (SSRF-guarded) and `file_read` (confined to a
+ * root), plus the pieces they are built from for callers who need their own.
  *
  * @example
  * ```ts

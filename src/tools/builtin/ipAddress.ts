@@ -1,5 +1,5 @@
 /**
- * IP address parsing and classification for the SSRF guard of `web_fetch` (RELIABILITY 19).
+ * IP address parsing and classification for the SSRF guard of `web_fetch`.
  *
  * Addresses are handled as bigints (32 bits for IPv4, 128 for IPv6) so one range check covers
  * every notation: `127.0.0.1`, `2130706433`, `0x7f000001`, `017700000001`, `127.1` and

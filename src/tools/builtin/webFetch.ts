@@ -1,5 +1,5 @@
 /**
- * `web_fetch`: the built-in URL fetcher, safe to hand to a model (RELIABILITY 19). Only
+ * `web_fetch`: the built-in URL fetcher, safe to hand to a model. Only
  * http(s); no loopback, private, link-local, CGNAT, unique-local or otherwise internal address
  * in any spelling, checked at connect time on every redirect hop; bounded in bytes and time.
  */

@@ -1,5 +1,5 @@
 /**
- * RELIABILITY 20, paths: `file_read` stays inside its root against every escape, in a real
+ * Paths: `file_read` stays inside its root against every escape, in a real
  * temporary folder tree with real symlinks; refusals are typed, say why, and never carry the
  * content of the file they protect.
  */

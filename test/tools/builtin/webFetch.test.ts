@@ -1,5 +1,5 @@
 /**
- * RELIABILITY 19, over real sockets: every refused form is refused before a connection (the
+ * Over real sockets: every refused form is refused before a connection (the
  * local server sees no request), on every redirect hop, and at connect time for names; allowed
  * requests work, bounded in bytes and time. Traffic never leaves 127.0.0.1: `guardLoopbackOnly`
  * throws on any other destination, and each test asserts it never had to.
