@@ -2,9 +2,10 @@
  * Pure functions behind the agent machine's guards and assignments. No I/O, no runtime imports:
  * everything here is a function of the context, so it is trivially testable and persistable.
  */
-import type { Message, ToolCall, ToolMessage } from '../src/conversation/messages.ts';
-import type { ErrorData } from '../src/events/loopEvent.ts';
-import type { ActCall, ActOutput, AgentContext, PendingHuman, PlannedCall, Termination, ToolOutcome } from './agent.types.ts';
+import type { Message, ToolCall, ToolMessage } from '../src/core/messages.ts';
+import type { ErrorData } from '../src/core/loopEvent.ts';
+import type { AgentContext } from './agent.types.ts';
+import type { ActCall, ActOutput, PendingHuman, PlannedCall, Termination, ToolOutcome } from '../src/core/run.ts';
 
 /**
  * The calls of the current turn and their outcomes so far: what routing after `gate`, `act` and

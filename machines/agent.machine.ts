@@ -17,19 +17,10 @@
  * ```
  */
 import { assign, emit, sendTo, setup } from 'xstate';
-import type { Message } from '../src/conversation/messages.ts';
-import type { TerminationReason } from '../src/events/loopEvent.ts';
-import type {
-  ActOutput,
-  AgentContext,
-  AgentEmitted,
-  AgentEvent,
-  AgentMachineInput,
-  AgentOutput,
-  GateOutput,
-  PlannedCall,
-  ReasonOutput,
-} from './agent.types.ts';
+import type { Message } from '../src/core/messages.ts';
+import type { TerminationReason } from '../src/core/loopEvent.ts';
+import type { AgentContext, AgentEmitted, AgentEvent, AgentMachineInput, AgentOutput } from './agent.types.ts';
+import type { ActOutput, GateOutput, PlannedCall, ReasonOutput } from '../src/core/run.ts';
 import {
   appendObservations,
   dispatchedCalls,

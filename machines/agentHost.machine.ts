@@ -22,7 +22,7 @@
  * ```
  */
 import { enqueueActions, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent, type EventObject } from 'xstate';
-import type { LoopResult } from '../src/agent/result.ts';
+import type { LoopResult } from '../src/core/run.ts';
 
 /** How a task reached the agent. `ask` and `delegate` expect an answer; `tell` does not. */
 export type HostTaskKind = 'tell' | 'ask' | 'delegate';

@@ -11,10 +11,9 @@
  * it with `SimulatedClock` and the inspector shows it.
  */
 import { assign, setup } from 'xstate';
-import { DEFAULTS } from '../src/defaults.ts';
-
 /**
- * Input of {@link circuitBreakerMachine}; omitted numbers come from `DEFAULTS.breaker`.
+ * Input of {@link circuitBreakerMachine}: the tool's name and every number it runs with (the
+ * runtime's `createCircuitBreaker` fills in the defaults).
  *
  * @example
  * ```ts
@@ -24,12 +23,12 @@ import { DEFAULTS } from '../src/defaults.ts';
 export interface CircuitBreakerInput {
   /** The tool this breaker protects; it names the breaker in messages and the inspector. */
   readonly name: string;
-  /** Consecutive failures that open the breaker (default 3). */
-  readonly failureThreshold?: number;
-  /** How long an open breaker waits before admitting probes, in ms (default 60 000). */
-  readonly recoveryTimeoutMs?: number;
-  /** Probe calls admitted at once while half-open (default 1). */
-  readonly halfOpenMaxCalls?: number;
+  /** Consecutive failures that open the breaker. */
+  readonly failureThreshold: number;
+  /** How long an open breaker waits before admitting probes, in ms. */
+  readonly recoveryTimeoutMs: number;
+  /** Probe calls admitted at once while half-open. */
+  readonly halfOpenMaxCalls: number;
 }
 
 /** The resolved numbers a breaker runs with. */
@@ -116,9 +115,9 @@ export const circuitBreakerMachine = setup({
   context: ({ input }) => ({
     name: input.name,
     config: {
-      failureThreshold: input.failureThreshold ?? DEFAULTS.breaker.failureThreshold,
-      recoveryTimeoutMs: input.recoveryTimeoutMs ?? DEFAULTS.breaker.recoveryTimeoutMs,
-      halfOpenMaxCalls: input.halfOpenMaxCalls ?? DEFAULTS.breaker.halfOpenMaxCalls,
+      failureThreshold: input.failureThreshold,
+      recoveryTimeoutMs: input.recoveryTimeoutMs,
+      halfOpenMaxCalls: input.halfOpenMaxCalls,
     },
     consecutiveFailures: 0,
     probesInFlight: 0,

@@ -10,7 +10,7 @@
  */
 export { agentMachine } from './agent.machine.ts';
 export type { AgentMachine } from './agent.machine.ts';
-export { phase, phaseRunner, phaseRunnerFor } from './phaseRunner.ts';
+export { phase, phaseRunner } from './phaseRunner.ts';
 export type {
   Phase,
   PhaseArgs,
@@ -22,26 +22,8 @@ export type {
   PhaseRunnerLogic,
   PhaseRunnerSnapshot,
 } from './phaseRunner.ts';
-export type {
-  ActCall,
-  ActInput,
-  ActOutput,
-  AgentContext,
-  AgentEvent,
-  AgentMachineInput,
-  AgentOutput,
-  GateInput,
-  GateOutput,
-  HydrateInput,
-  HydrateOutput,
-  PendingHuman,
-  PlannedCall,
-  ReasonInput,
-  ReasonOutput,
-  RunLimits,
-  Termination,
-  ToolOutcome,
-} from './agent.types.ts';
+export type { AgentContext, AgentEvent, AgentMachineInput, AgentOutput } from './agent.types.ts';
+export type { ActCall, ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, PendingHuman, PlannedCall, ReasonInput, ReasonOutput, RunLimits, Termination, ToolOutcome } from '../src/core/run.ts';
 export { circuitBreakerMachine } from './circuitBreaker.machine.ts';
 export { agentHostMachine, agentSystemMachine } from './agentHost.machine.ts';
 export { strategyMachine, type StrategyMachine } from './strategy.machine.ts';

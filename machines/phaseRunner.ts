@@ -19,11 +19,10 @@
  * });
  * ```
  */
-import { getEventListeners } from 'node:events';
 import type { ActorLogic, AnyActorRef, NonReducibleUnknown, Snapshot } from 'xstate';
-import { ConfigurationError } from '../src/errors.ts';
-import type { Cancellation } from '../src/executor/timeout.ts';
-import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from './agent.types.ts';
+import { ConfigurationError } from '../src/core/errors.ts';
+import type { Cancellation } from '../src/core/run.ts';
+import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from '../src/core/run.ts';
 
 /** What a phase implementation receives. */
 export interface PhaseArgs<TInput> {
@@ -89,9 +88,6 @@ export type PhaseRunnerSnapshot = Snapshot<undefined> & {
 /** No input: a worker learns each phase's input from its `phase.run` request. */
 export type PhaseRunnerLogic = ActorLogic<PhaseRunnerSnapshot, PhaseRequest, NonReducibleUnknown>;
 
-/** A run's actor system (XState does not export its type by name). */
-type ActorSystemOf = AnyActorRef['system'];
-
 /** XState's stop event, sent to a child's logic when its state is exited. */
 const STOP = 'xstate.stop';
 
@@ -99,15 +95,13 @@ const STOP = 'xstate.stop';
 interface Worker {
   /** The job in flight: the stop event aborts it. */
   current: PhaseCall<unknown> | undefined;
-  /** The controller of a finished phase, for the next phase to reuse (see `PhaseCall.signal`). */
-  spare: AbortController | undefined;
 }
 const workers = new WeakMap<AnyActorRef, Worker>();
 
 function workerOf(self: AnyActorRef): Worker {
   let worker = workers.get(self);
   if (worker === undefined) {
-    worker = { current: undefined, spare: undefined };
+    worker = { current: undefined };
     workers.set(self, worker);
   }
   return worker;
@@ -122,10 +116,7 @@ class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
   private controller: AbortController | undefined;
   private stopped = false;
 
-  constructor(
-    readonly input: TInput,
-    private readonly worker: Worker,
-  ) {}
+  constructor(readonly input: TInput) {}
 
   get cancellation(): Cancellation {
     return this;
@@ -148,25 +139,12 @@ class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
     this.controller?.signal.removeEventListener(type, listener);
   }
 
-  /**
-   * A finished phase's signal is reused when nothing listens to it any more: phases run one at
-   * a time, and each signal aborts only when the worker stops, so one signal can serve them all.
-   * One that still has a listener (work that subscribed and never unsubscribed, as some HTTP
-   * clients do) is left to that work, and the phase gets a new one: listeners never pile up.
-   */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
-      const spare = this.worker.spare;
-      this.worker.spare = undefined;
-      this.controller = spare !== undefined && getEventListeners(spare.signal, 'abort').length === 0 ? spare : new AbortController();
+      this.controller = new AbortController();
       if (this.stopped) this.controller.abort();
     }
     return this.controller.signal;
-  }
-
-  /** The phase is over: its controller, if it made one, may serve the next phase. */
-  release(): void {
-    if (this.controller !== undefined && !this.stopped) this.worker.spare = this.controller;
   }
 
   stop(): void {
@@ -195,14 +173,14 @@ function implementationOf(implementations: Partial<PhaseImplementations>, phase:
   return phase === 'hydrate' ? injectNothing : notProvided(phase);
 }
 
-/** Run `job`; a failure to even find its implementation (an unbound run) fails the phase. */
-function start(job: PhaseJob, self: AnyActorRef, resolve: (system: ActorSystemOf) => Partial<PhaseImplementations>, system: ActorSystemOf): void {
+/** Run `job`; a failure to even find its implementation fails the phase. */
+function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseImplementations>): void {
   const worker = workerOf(self);
-  const call = new PhaseCall<unknown>(job.input, worker);
+  const call = new PhaseCall<unknown>(job.input);
   worker.current = call;
   let pending: PromiseLike<unknown>;
   try {
-    pending = implementationOf(resolve(system), job.phase)(call as PhaseCall<never>);
+    pending = implementationOf(implementations, job.phase)(call as PhaseCall<never>);
   } catch (error) {
     pending = Promise.reject(error);
   }
@@ -216,7 +194,6 @@ function start(job: PhaseJob, self: AnyActorRef, resolve: (system: ActorSystemOf
 function settle(call: PhaseCall<unknown>, job: PhaseJob, self: AnyActorRef, ok: boolean, value: unknown): void {
   // Only the job in flight replies: a stopped worker's, or a replaced job's, result is dropped.
   if (call.aborted || self.getSnapshot().job !== job) return;
-  call.release();
   workerOf(self).current = undefined;
   // Sent from a promise callback, so the worker's mailbox is idle: the request for the next
   // phase, which the machine sends while handling this reply, reaches the worker (and its
@@ -233,23 +210,25 @@ function replyOf(job: PhaseJob, ok: boolean, value: unknown): PhaseReply {
 }
 
 /**
- * The worker whose phase implementations are looked up per run, from the run's actor system
- * (one provided machine can then serve every agent; see src/agent/sharedMachine.ts).
+ * The worker that runs the phases with `implementations`: what an agent supplies with
+ * `agentMachine.provide({ actors: { phases: phaseRunner(…) } })`. A missing `hydrate` injects
+ * nothing; a missing `reason`, `gate` or `act` fails its phase with an error that says what to
+ * supply.
  *
  * @example
  * ```ts
- * const phases = phaseRunnerFor((system) => runtimes.of(system));
+ * agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
  * ```
  */
-export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<PhaseImplementations>): PhaseRunnerLogic {
+export function phaseRunner(implementations: Partial<PhaseImplementations>): PhaseRunnerLogic {
   return {
-    transition: (snapshot, event, { self, system, defer }) => {
+    transition: (snapshot, event, { self, defer }) => {
       if (snapshot.status !== 'active') return snapshot;
       // Typed as the requests, but XState's own stop event comes this way too.
       switch (event.type as PhaseRequest['type'] | typeof STOP) {
         case 'phase.run': {
           const { job } = event as Extract<PhaseRequest, { type: 'phase.run' }>;
-          defer(() => start(job, self, resolve, system));
+          defer(() => start(job, self, implementations));
           return { ...snapshot, job };
         }
         case 'phase.idle':
@@ -262,9 +241,9 @@ export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<Phase
           return snapshot;
       }
     },
-    start: (snapshot, { self, system }) => {
+    start: (snapshot, { self }) => {
       // A restored worker resumes the phase it was running when the run was persisted.
-      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, resolve, system);
+      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, implementations);
     },
     getInitialSnapshot: () => ({ status: 'active', output: undefined, error: undefined, input: undefined, job: null }),
     getPersistedSnapshot: (snapshot) => snapshot,
@@ -273,18 +252,4 @@ export function phaseRunnerFor(resolve: (system: ActorSystemOf) => Partial<Phase
       return { status: snapshot.status ?? 'active', output: undefined, error: undefined, input: undefined, job: snapshot.job ?? null } as PhaseRunnerSnapshot;
     },
   };
-}
-
-/**
- * The worker for a machine provided with fixed phase implementations (tests, custom runtimes).
- * A missing `hydrate` injects nothing; a missing `reason`, `gate` or `act` fails its phase with
- * an error that says what to supply.
- *
- * @example
- * ```ts
- * agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
- * ```
- */
-export function phaseRunner(implementations: Partial<PhaseImplementations>): PhaseRunnerLogic {
-  return phaseRunnerFor(() => implementations);
 }

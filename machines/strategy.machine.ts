@@ -23,8 +23,8 @@
  * ```
  */
 import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
-import type { Usage } from '../src/inference/provider.ts';
-import type { TerminationReason } from '../src/events/loopEvent.ts';
+import type { Usage } from '../src/core/provider.ts';
+import type { TerminationReason } from '../src/core/loopEvent.ts';
 import type {
   InFlightBranch,
   StrategyBranchInput,
@@ -40,8 +40,8 @@ import type {
   StrategyMachineInput,
   StrategyMachineOutput,
   StrategyTermination,
-} from '../src/strategies/machineTypes.ts';
-import type { Branch, StrategyDecision, Thought } from '../src/strategies/types.ts';
+} from './strategy.types.ts';
+import type { Branch, StrategyDecision, Thought } from '../src/core/strategy.ts';
 
 const notProvided = (name: string) =>
   fromPromise<never, unknown>(async () => {

@@ -15,7 +15,7 @@
 // Agents
 export { createAgent } from './agent/createAgent.ts';
 export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './agent/createAgent.ts';
-export type { LoopResult } from './agent/result.ts';
+export type { LoopResult } from './core/run.ts';
 export {
   MaxIterationsError,
   ModelRepairExhaustedError,
@@ -36,8 +36,8 @@ export { ProgressTracker, similarity } from './progress/index.ts';
 export type { LimitAction, ProgressTrackerOptions, StepDecision, StepOutcome, StuckDetectionOptions } from './progress/index.ts';
 
 // Events
-export { LoopEvent, JournalEntry, Phase, TerminationReason } from './events/loopEvent.ts';
-export type { LoopEventOf, LoopEventType } from './events/loopEvent.ts';
+export { LoopEvent, JournalEntry, Phase, TerminationReason } from './core/loopEvent.ts';
+export type { LoopEventOf, LoopEventType } from './core/loopEvent.ts';
 export { ofType } from './events/eventBus.ts';
 export { MemoryJournal } from './events/memoryJournal.ts';
 
@@ -135,7 +135,7 @@ export type {
   ToolChoice,
   ToolSpec,
   Usage,
-} from './inference/provider.ts';
+} from './core/provider.ts';
 export {
   AuthenticationError,
   BadRequestError,
@@ -152,12 +152,12 @@ export {
 } from './inference/errors.ts';
 
 // Conversation
-export { Message, ToolCall } from './conversation/messages.ts';
+export { Message, ToolCall } from './core/messages.ts';
 export { validateConversation, ConversationError } from './conversation/validate.ts';
 export { toOpenAIMessages } from './conversation/openai.ts';
 export { toAnthropicMessages } from './conversation/anthropic.ts';
 
 // Errors
-export { ActorloopError, ConfigurationError, ModelBehaviorError } from './errors.ts';
-export type { ErrorBlame } from './errors.ts';
-export { DEFAULTS } from './defaults.ts';
+export { ActorloopError, ConfigurationError, ModelBehaviorError } from './core/errors.ts';
+export type { ErrorBlame } from './core/errors.ts';
+export { DEFAULTS } from './core/defaults.ts';

@@ -5,13 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, type Snapshot } from 'xstate';
 import { concat, defer, filter, from } from 'rxjs';
-import type { AgentEvent, AgentMachineInput, AgentOutput, RunLimits } from '../../machines/agent.types.ts';
-import type { PhaseReply } from '../../machines/phaseRunner.ts';
-import type { Message } from '../conversation/messages.ts';
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import type { AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
+import type { RunLimits } from '../core/run.ts';
+import { agentMachine } from '../../machines/agent.machine.ts';
+import { phaseRunner, type PhaseReply } from '../../machines/phaseRunner.ts';
+import type { Message } from '../core/messages.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { EventBus } from '../events/eventBus.ts';
-import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
+import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type CallJournal, type Executor } from '../executor/executor.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
@@ -32,8 +34,8 @@ import { createKnowledge } from '../knowledge/wiring.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import { runAgentStrategy } from './strategyRun.ts';
 import { errorForResult } from './errors.ts';
-import { bindRuntime, sharedAgentMachine } from './sharedMachine.ts';
-import { isResumableFailure, type LoopResult } from './result.ts';
+import { isResumableFailure } from './result.ts';
+import type { LoopResult } from '../core/run.ts';
 
 import type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
 
@@ -106,7 +108,6 @@ export function createAgent(config: AgentConfig): Agent {
     config.experimental_hydrator ??
     (config.preHydration === undefined ? undefined : createPreHydrator({ tools: config.tools ?? [], ...config.preHydration }));
   const system = config.system === undefined ? undefined : redactor.text(config.system);
-  // One machine for the whole process (sharedMachine.ts): each run is bound to these implementations.
   const runtime = agentPhases({
     agentId,
     reasonDeps,
@@ -120,6 +121,8 @@ export function createAgent(config: AgentConfig): Agent {
     redactor,
     scopeOf,
   });
+  // The agent's machine: the agent machine provided with this agent's phase implementations.
+  const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime) } });
 
   function start(task: string, options: RunOptions = {}): AgentRun {
     if (config.strategy !== undefined) {
@@ -223,12 +226,11 @@ export function createAgent(config: AgentConfig): Agent {
       ...(persistence?.journal === undefined ? {} : { persistence }),
       ...(replay === undefined ? {} : { replay }),
     });
-    const actor = createActor(sharedAgentMachine, {
+    const actor = createActor(machine, {
       input,
       ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
       ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
     });
-    bindRuntime(actor, runtime);
     actor.on('*', (event) => {
       if (event.type === 'reasoning.completed') iteration++;
       if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);

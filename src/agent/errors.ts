@@ -2,8 +2,8 @@
  * Why a run did not end with an answer. Each error carries the run's `LoopResult` (partial
  * conversation, usage, iterations) and its `runId`.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
-import type { LoopResult } from './result.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { LoopResult } from '../core/run.ts';
 
 interface RunErrorOptions extends ActorloopErrorOptions {
   readonly result: LoopResult;

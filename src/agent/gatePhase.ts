@@ -4,9 +4,9 @@
  * the call); well-formed calls go through the policy gate, which may deny or modify them;
  * tools that require confirmation wait for a human.
  */
-import type { GateInput, GateOutput, PlannedCall } from '../../machines/agent.types.ts';
-import type { ToolCall } from '../conversation/messages.ts';
-import type { LoopEvent } from '../events/loopEvent.ts';
+import type { GateInput, GateOutput, PlannedCall } from '../core/run.ts';
+import type { ToolCall } from '../core/messages.ts';
+import type { LoopEvent } from '../core/loopEvent.ts';
 import { evaluateGate } from '../policy/evaluateGate.ts';
 import type { GateContext, PolicyGate } from '../policy/types.ts';
 import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';

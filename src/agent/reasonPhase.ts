@@ -4,11 +4,11 @@
  * events so the journal shows every attempt.
  */
 import { setImmediate as onNextTurn } from 'node:timers';
-import type { ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
-import type { ToolCall } from '../conversation/messages.ts';
-import type { LoopEvent } from '../events/loopEvent.ts';
+import type { ReasonInput, ReasonOutput } from '../core/run.ts';
+import type { ToolCall } from '../core/messages.ts';
+import type { LoopEvent } from '../core/loopEvent.ts';
 import type { HookContext, MessagePreparer } from './hooks.ts';
-import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../inference/provider.ts';
+import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../core/provider.ts';
 
 export interface ReasonPhaseDeps {
   readonly provider: InferenceProvider;

@@ -5,7 +5,7 @@
  * where the run was without calling the model, the gate or a hydrator again. The first phase
  * with nothing recorded runs for real, and the run is live from there.
  */
-import type { GateOutput, HydrateOutput, ReasonOutput } from '../../machines/agent.types.ts';
+import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
 import { ReplayMismatchError } from '../persistence/errors.ts';
 import type { ReplayRecord } from '../persistence/records.ts';
 

@@ -8,8 +8,8 @@
  * of the journal, only the runtime's events of that work (a resumed run's machine emits its own
  * events again, and those the journal lacks are kept).
  */
-import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
-import type { JournalEntry, TerminationReason } from '../events/loopEvent.ts';
+import type { ActCall, ToolOutcome } from '../core/run.ts';
+import type { JournalEntry, TerminationReason } from '../core/loopEvent.ts';
 import type { CallKey } from '../executor/callKey.ts';
 import type { CallJournal } from '../executor/executor.ts';
 import type { CallAttempt, RecordedCalls } from '../persistence/recover.ts';

@@ -4,17 +4,8 @@
  * it, recording its reply when the run is persisted, and answering from the record instead when
  * a resumed run replays it.
  */
-import type {
-  ActInput,
-  ActOutput,
-  GateInput,
-  GateOutput,
-  HydrateInput,
-  HydrateOutput,
-  ReasonInput,
-  ReasonOutput,
-} from '../../machines/agent.types.ts';
-import type { LoopEvent } from '../events/loopEvent.ts';
+import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from '../core/run.ts';
+import type { LoopEvent } from '../core/loopEvent.ts';
 import type { CallJournal, Executor } from '../executor/executor.ts';
 import type { PolicyGate } from '../policy/types.ts';
 import type { StuckGuard } from '../progress/stuckGuard.ts';
@@ -25,7 +16,7 @@ import type { Hydrator } from './hooks.ts';
 import { reason, type ReasonPhaseDeps, type ReasonPhaseScope } from './reasonPhase.ts';
 import type { Replay } from './replay.ts';
 import type { RunPersistence } from './runPersistence.ts';
-import { phase, type AgentRuntime } from './sharedMachine.ts';
+import { phase, type PhaseImplementations } from '../../machines/phaseRunner.ts';
 
 /** What the phases of one run reach: its event stream and, when it is persisted, its records. */
 export interface RunScope {
@@ -64,7 +55,7 @@ const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]
  * bindRuntime(createActor(sharedAgentMachine, { input }), agentPhases(options)).start();
  * ```
  */
-export function agentPhases(options: AgentPhasesOptions): AgentRuntime {
+export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
   const { agentId, reasonDeps, hydrator, tools, gate, executor, stuckGuard, redactor, scopeOf } = options;
   const clean = redactor.deep;
   const cleanError = (error: unknown): never => {

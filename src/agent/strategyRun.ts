@@ -3,13 +3,13 @@
  * built from the same configuration (minus the strategy), and reports a `LoopResult` like any
  * run. For a live handle (events, cancel), use `startStrategy` directly.
  */
-import type { Message } from '../conversation/messages.ts';
-import type { JournalEntry } from '../events/loopEvent.ts';
+import type { Message } from '../core/messages.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
 import { startStrategy } from '../strategies/runStrategy.ts';
 import type { StrategyResult } from '../strategies/result.ts';
-import type { ConfiguredStrategy } from '../strategies/types.ts';
+import type { ConfiguredStrategy } from '../core/strategy.ts';
 import type { AgentConfig, RunOptions } from './createAgent.ts';
-import type { LoopResult } from './result.ts';
+import type { LoopResult } from '../core/run.ts';
 
 export function runAgentStrategy(
   config: AgentConfig & { readonly strategy: ConfiguredStrategy<unknown, unknown> },

@@ -5,14 +5,14 @@
 import type { Actor, InspectionEvent, Observer } from 'xstate';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
-import type { RunLimits } from '../../machines/agent.types.ts';
+import type { RunLimits } from '../core/run.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
-import type { Message } from '../conversation/messages.ts';
-import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
+import type { Message } from '../core/messages.ts';
+import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { DeadLetter } from '../executor/memory.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
-import type { InferenceProvider } from '../inference/provider.ts';
+import type { InferenceProvider } from '../core/provider.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import type { PolicyGate } from '../policy/types.ts';
@@ -20,11 +20,11 @@ import type { StuckDetectionOptions } from '../progress/doomLoop.ts';
 import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
-import type { ConfiguredStrategy } from '../strategies/types.ts';
+import type { ConfiguredStrategy } from '../core/strategy.ts';
 import type { ToolProfile } from '../tools/profile.ts';
 import type { Tool } from '../tools/types.ts';
 import type { Hydrator, MessagePreparer } from './hooks.ts';
-import type { LoopResult } from './result.ts';
+import type { LoopResult } from '../core/run.ts';
 
 export interface AgentConfig {
   /** Stable id for journals and the agent system. Default: a random `agent_…` id. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { createAgent, defineTool, gates, openAICompatible } from '../index.ts';
 import { scriptedModel } from '../testing/index.ts';
-import type { InferenceProvider } from '../inference/provider.ts';
+import type { InferenceProvider } from '../core/provider.ts';
 
 const CITIES: ReadonlyMap<string, { population: number; country: string }> = new Map([
   ['tokyo', { population: 37_115_000, country: 'Japan' }],

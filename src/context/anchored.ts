@@ -8,7 +8,7 @@
  * fits, the summary rolls forward over more turns — enough to bring the view under
  * `targetRatio` of the budget, so the next summary is several steps away.
  */
-import type { Message, SystemMessage } from '../conversation/messages.ts';
+import type { Message, SystemMessage } from '../core/messages.ts';
 import { groupTurns, type Turns } from './turns.ts';
 
 /** What one run remembers between steps. Holds no message objects (a WeakSet only identifies them). */

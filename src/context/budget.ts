@@ -9,10 +9,10 @@
  * - system messages, the first and the latest user message, and the newest turn are kept;
  * - when even that does not fit, the view is over budget but still well-formed.
  */
-import type { Message } from '../conversation/messages.ts';
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
-import type { InferenceProvider } from '../inference/provider.ts';
+import type { Message } from '../core/messages.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { InferenceProvider } from '../core/provider.ts';
 import type { MessagePreparer } from '../agent/hooks.ts';
 import { applyAnchoredSummary, type SummaryState } from './anchored.ts';
 import { createTokenCounter, type Tokenizer } from './estimate.ts';

@@ -5,8 +5,8 @@
  * compacts a little early. Text in scripts that tokenise densely (CJK, emoji) beats chars/4;
  * plug in the model's real tokenizer for those.
  */
-import type { Message } from '../conversation/messages.ts';
-import { DEFAULTS } from '../defaults.ts';
+import type { Message } from '../core/messages.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 
 /** Counts the tokens of one piece of text exactly (e.g. a tiktoken encoder's `encode(t).length`). */
 export type Tokenizer = (text: string) => number;

@@ -5,7 +5,7 @@
  * (see turns.ts) and reuse message objects: the output is a new array of the same objects,
  * except for masked results, which are new shallow objects (cached by the caller).
  */
-import type { Message, ToolMessage } from '../conversation/messages.ts';
+import type { Message, ToolMessage } from '../core/messages.ts';
 import { groupTurns } from './turns.ts';
 
 export interface FitOptions {

@@ -3,7 +3,7 @@
  * message's place and call id (so the call still has its answer) and tells the model what is
  * missing — which tool, how much — so it can call again if it needs the detail.
  */
-import type { ToolMessage } from '../conversation/messages.ts';
+import type { ToolMessage } from '../core/messages.ts';
 
 /** Prefix of every masked tool result, for readers (and tests) that look for them. */
 export const MASKED_RESULT_PREFIX = '[masked tool result';

@@ -7,9 +7,9 @@
  * never for the whole history again, so each message is sent to the summariser once and the
  * summariser's input stays bounded however long the run gets.
  */
-import type { Message, SystemMessage } from '../conversation/messages.ts';
-import { DEFAULTS } from '../defaults.ts';
-import type { InferenceProvider } from '../inference/provider.ts';
+import type { Message, SystemMessage } from '../core/messages.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import type { InferenceProvider } from '../core/provider.ts';
 
 /** First line of the summary message. */
 export const SUMMARY_TAG = '[CONVERSATION_SUMMARY]';

@@ -4,7 +4,7 @@
  * send a tool result without the call it answers, or a call without its results — providers
  * reject both with a 400. Every other message is a turn of its own.
  */
-import type { Message } from '../conversation/messages.ts';
+import type { Message } from '../core/messages.ts';
 
 /** A conversation split into turns; arrays indexed by turn, in order of each turn's first message. */
 export interface Turns {

@@ -6,7 +6,7 @@
  * assistant and user turns; and turns must alternate user/assistant, so consecutive tool results
  * (and a user message right after them) become one user turn.
  */
-import type { AssistantMessage, Message, ToolMessage } from './messages.ts';
+import type { AssistantMessage, Message, ToolMessage } from '../core/messages.ts';
 
 export interface AnthropicTextBlock {
   readonly type: 'text';

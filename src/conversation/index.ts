@@ -10,7 +10,7 @@
  */
 
 // Message schemas (each schema and its type share a name).
-export { ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, Message } from './messages.ts';
+export { ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, Message } from '../core/messages.ts';
 
 // Validation.
 export {

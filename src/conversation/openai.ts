@@ -2,7 +2,7 @@
  * Conversation → OpenAI chat-completions messages. One pass, no copies of message bodies.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Message } from './messages.ts';
+import type { Message } from '../core/messages.ts';
 
 /**
  * Serialise a conversation to the `messages` array of an OpenAI chat-completions request.

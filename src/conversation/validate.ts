@@ -4,8 +4,8 @@
  * that break these rules (OpenAI with a 400, Anthropic likewise), so we catch them first and say
  * which message is wrong instead of letting a remote API say "invalid request".
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
-import { Message, type ToolCall } from './messages.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import { Message, type ToolCall } from '../core/messages.ts';
 
 /** What can be wrong with a conversation. */
 export type ConversationIssueCode =

@@ -3,7 +3,7 @@
  * observables out.
  */
 import { config, filter, map, Subject, type Observable } from 'rxjs';
-import type { JournalEntry, LoopEvent, LoopEventOf, LoopEventType } from './loopEvent.ts';
+import type { JournalEntry, LoopEvent, LoopEventOf, LoopEventType } from '../core/loopEvent.ts';
 
 // A throwing subscriber must never take the host down: RxJS reports such errors from a timer,
 // which would crash Node unless someone handles them. Keep a user's handler if one is set.

@@ -10,7 +10,7 @@
  * The columns grow with use up to `capacity`: an agent that never fills its journal (most of
  * them) does not pay for 10 000 empty slots.
  */
-import type { JournalEntry, LoopEvent } from './loopEvent.ts';
+import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
 

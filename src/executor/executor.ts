@@ -4,10 +4,10 @@
  * per failure. Results come back in call order, already serialised and truncated, so nothing
  * unbounded ever reaches the conversation, the journal or the events.
  */
-import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
-import { DEFAULTS } from '../defaults.ts';
-import { describeError } from '../errors.ts';
-import type { LoopEvent, ToolOutcomeStatus } from '../events/loopEvent.ts';
+import type { ActCall, ToolOutcome } from '../core/run.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { describeError } from '../core/errors.ts';
+import type { LoopEvent, ToolOutcomeStatus } from '../core/loopEvent.ts';
 import type { BreakerRegistry } from '../resilience/breakerRegistry.ts';
 import { backoffDelay, sleep } from '../resilience/backoff.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
@@ -17,7 +17,8 @@ import type { Tool } from '../tools/types.ts';
 import { callKey, type CallKey } from './callKey.ts';
 import { DeadLetterQueue, ResultCache } from './memory.ts';
 import { mapBounded } from './pool.ts';
-import { runWithTimeout, type Cancellation } from './timeout.ts';
+import { runWithTimeout } from './timeout.ts';
+import { type Cancellation } from '../core/run.ts';
 
 export interface ExecutorOptions {
   readonly tools: ToolRegistry;

@@ -7,18 +7,7 @@
  * is slow to collect, and most tools never look at theirs. Work that answers synchronously
  * cannot time out, so it gets no timer and no listener either.
  */
-
-/**
- * What running work needs of its caller's cancellation. An AbortSignal is one; an agent's act
- * phase passes its own, which makes the real AbortSignal only when a listener is added, so a
- * phase whose tools answer synchronously never makes one (see machines/phaseRunner.ts).
- */
-export interface Cancellation {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
+import type { Cancellation } from '../core/run.ts';
 
 export type TimedResult<T> =
   | { readonly ok: true; readonly value: T }

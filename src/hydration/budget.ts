@@ -5,7 +5,7 @@
  * they leave is split evenly among the large ones (max-min fairness), so one huge page cannot
  * starve the others.
  */
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import { sliceChars } from '../tools/text.ts';
 
 /**

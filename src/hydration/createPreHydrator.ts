@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Hydrator } from '../agent/hooks.ts';
-import type { Message } from '../conversation/messages.ts';
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import type { Message } from '../core/messages.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { formatToolError } from '../tools/formatError.ts';
 import { serializeToolResult } from '../tools/result.ts';
 import { printable } from '../tools/text.ts';

@@ -3,7 +3,7 @@
  * counted as failed and named in the injected context; these errors are the abort reasons and
  * failure descriptions that explain why.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 /**
  * The pre-hydration deadline passed before a reference resolved. It is the reason of the

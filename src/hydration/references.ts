@@ -8,7 +8,7 @@
  * root, `web_fetch` refuses internal addresses).
  */
 import path from 'node:path';
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 /** One reference found in the task. */
 export interface Reference {

@@ -7,7 +7,7 @@
  * *user* wrote, with resolvers the *developer* configured. That is why a tool that needs a
  * human's confirmation cannot be a resolver.
  */
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
 import type { Reference } from './references.ts';
 

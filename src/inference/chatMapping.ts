@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../conversation/openai.ts';
-import type { ToolCall } from '../conversation/messages.ts';
+import type { ToolCall } from '../core/messages.ts';
 import { classifyHttpError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
 import { InvalidResponseError } from './errors.ts';
-import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } from './provider.ts';
-import { ZERO_USAGE } from './provider.ts';
+import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } from '../core/provider.ts';
+import { ZERO_USAGE } from '../core/provider.ts';
 import { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
 import { costOf } from './usage.ts';
 import type { PriceTable } from './usage.ts';

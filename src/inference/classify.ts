@@ -4,7 +4,7 @@
  * ever see `InferenceError`s with a `retryable` flag.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { ActorloopError, describeError } from '../errors.ts';
+import { ActorloopError, describeError } from '../core/errors.ts';
 import {
   AuthenticationError,
   BadRequestError,

@@ -7,8 +7,8 @@
  * Messages never contain the API key: provider replies that echo it are redacted on the way in.
  */
 import type { z } from 'zod';
-import { ActorloopError, ConfigurationError } from '../errors.ts';
-import type { ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import type { ActorloopErrorOptions } from '../core/errors.ts';
 
 export interface InferenceErrorOptions extends ActorloopErrorOptions {
   /** HTTP status of the failed response, when there was one. */

@@ -12,7 +12,7 @@
  */
 
 // The contract
-export { ZERO_USAGE, addUsage } from './provider.ts';
+export { ZERO_USAGE, addUsage } from '../core/provider.ts';
 export type {
   Completion,
   CompletionRequest,
@@ -24,7 +24,7 @@ export type {
   ToolChoice,
   ToolSpec,
   Usage,
-} from './provider.ts';
+} from '../core/provider.ts';
 
 // The OpenAI-compatible provider
 export { openAICompatible } from './openaiCompatible.ts';

@@ -9,7 +9,7 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { describeError } from '../errors.ts';
+import { describeError } from '../core/errors.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import { buildChatParams, finishCompletion, toRawCompletion } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
@@ -18,7 +18,7 @@ import type { ClassifyContext } from './classify.ts';
 import { DEFAULT_TIMEOUT_MS, resolveConfig } from './config.ts';
 import type { OpenAICompatibleOptions } from './config.ts';
 import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
-import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from './provider.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { withRetry } from './retry.ts';
 import type { RetryOptions } from './retry.ts';
 import { StreamAssembler } from './streamAssembler.ts';

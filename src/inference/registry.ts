@@ -2,8 +2,8 @@
  * Named model providers with a default, so configuration can say `model: 'fast'` and tests can
  * swap a scripted provider in under the same name.
  */
-import { ConfigurationError } from '../errors.ts';
-import type { InferenceProvider } from './provider.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { InferenceProvider } from '../core/provider.ts';
 
 export interface ProviderRegistry {
   /** Add a provider under `name`; the first one registered is the default until `setDefault`. */

@@ -3,12 +3,12 @@
  * (`maxRetries: 0`) so that every attempt goes through here: one place decides, one place
  * reports attempts (`onRetry`, for the journal), one place honours Retry-After.
  */
-import { DEFAULTS } from '../defaults.ts';
-import { describeError } from '../errors.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { describeError } from '../core/errors.ts';
 import { backoffDelay, sleep } from '../resilience/backoff.ts';
 import type { BackoffOptions } from '../resilience/backoff.ts';
 import { InferenceError } from './errors.ts';
-import type { RetryInfo } from './provider.ts';
+import type { RetryInfo } from '../core/provider.ts';
 
 export interface RetryOptions extends BackoffOptions {
   /** Retries after the first attempt (default 3, so at most 4 requests). */

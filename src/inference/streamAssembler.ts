@@ -10,8 +10,8 @@ import { z } from 'zod';
 import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
 import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
-import type { StreamEvent, Usage } from './provider.ts';
-import { ZERO_USAGE } from './provider.ts';
+import type { StreamEvent, Usage } from '../core/provider.ts';
+import { ZERO_USAGE } from '../core/provider.ts';
 
 const ChunkBody = z.object({
   model: z.string().nullish(),

@@ -4,9 +4,9 @@
  */
 import { z } from 'zod';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
-import { ConfigurationError, describeError } from '../errors.ts';
+import { ConfigurationError, describeError } from '../core/errors.ts';
 import { StructuredOutputError } from './errors.ts';
-import type { StructuredOutputSpec } from './provider.ts';
+import type { StructuredOutputSpec } from '../core/provider.ts';
 
 /** JSON Schema per zod schema: converting is not free and the same schema is sent every turn. */
 const jsonSchemas = new WeakMap<object, Record<string, unknown>>();

@@ -2,8 +2,8 @@
  * Token usage and what it costs. Prices are data the user can replace: list prices change and
  * every gateway (OpenRouter, Azure, a local server) charges its own.
  */
-import type { Completion, Usage } from './provider.ts';
-import { ZERO_USAGE, addUsage } from './provider.ts';
+import type { Completion, Usage } from '../core/provider.ts';
+import { ZERO_USAGE, addUsage } from '../core/provider.ts';
 
 /** USD per one million tokens. */
 export interface ModelPrice {

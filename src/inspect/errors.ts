@@ -1,7 +1,7 @@
 /**
  * Errors of the inspector and the inspection recorder.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 /**
  * The inspector's local server could not start (most often: the port is taken).

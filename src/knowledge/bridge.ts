@@ -11,9 +11,9 @@
  */
 import type { HookContext, MessagePreparer } from '../agent/hooks.ts';
 import { estimateMessageTokens, type Tokenizer } from '../context/estimate.ts';
-import type { Message, SystemMessage } from '../conversation/messages.ts';
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import type { Message, SystemMessage } from '../core/messages.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { formatKnowledgeItem } from './format.ts';
 import type { KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
 import { collectTerms } from './terms.ts';

@@ -14,8 +14,8 @@
  * within a level the query orders them (then confidence, then recency). Items saying the same
  * thing are kept once, at their most specific level; the list is cut to `limit`.
  */
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { directoryChain } from './directory.ts';
 import { contentKey, type KnowledgeItem } from './item.ts';
 import type { KnowledgeStore, ScoredKnowledgeItem } from './store.ts';

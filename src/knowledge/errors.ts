@@ -3,7 +3,7 @@
  * persistence errors (`CorruptFileError`, `UnsupportedVersionError`) and is never replaced by
  * an empty store.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 /**
  * Another live process (or another open store in this one) writes the same knowledge file; two

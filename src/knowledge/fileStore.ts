@@ -6,7 +6,7 @@
  * file beside it makes a second open (another process, or this one) fail fast instead of losing
  * writes.
  */
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Low } from 'lowdb';

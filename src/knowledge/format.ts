@@ -4,7 +4,7 @@
  * (the model stores what it read), so every field is flattened to one line and cut: an item can
  * never forge a header, a new line of instructions, or another item.
  */
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import type { KnowledgeItem } from './item.ts';
 
 /**

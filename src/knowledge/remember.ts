@@ -3,8 +3,8 @@
  * knowledge store — subject the task, object the answer (capped) — so a later run on the same
  * or a related task finds it through the bridge or `recall_knowledge`.
  */
-import type { LoopResult } from '../agent/result.ts';
-import { DEFAULTS } from '../defaults.ts';
+import type { LoopResult } from '../core/run.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import type { KnowledgeItem } from './item.ts';
 import type { KnowledgeStore } from './store.ts';
 

@@ -29,7 +29,7 @@
  * frequency and the field: subject and language count double, predicate half).
  */
 import MiniSearch from 'minisearch';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import type { KnowledgeItem } from './item.ts';
 import { termsOf } from './terms.ts';
 

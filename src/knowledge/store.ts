@@ -5,7 +5,7 @@
  * what the file holds.
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { normaliseDirectory } from './directory.ts';
 import { KnowledgeStoreClosedError } from './errors.ts';
 import { contentKey, KnowledgeItem, NewKnowledgeItem, placementKey } from './item.ts';

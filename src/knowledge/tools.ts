@@ -5,7 +5,7 @@
  * tools, so the gate, breakers and tool profile apply to them like to any other.
  */
 import { z } from 'zod';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import { defineTool } from '../tools/defineTool.ts';
 import type { Tool } from '../tools/types.ts';
 import { resolveConventions, type ConventionLevel } from './conventions.ts';

@@ -4,8 +4,8 @@
  * `createAgent({ knowledge })` plugs in.
  */
 import type { MessagePreparer } from '../agent/hooks.ts';
-import type { LoopResult } from '../agent/result.ts';
-import { describeError } from '../errors.ts';
+import type { LoopResult } from '../core/run.ts';
+import { describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
 import { createKnowledgeBridge, type KnowledgeBridgeOptions } from './bridge.ts';
 import type { KnowledgeItem } from './item.ts';

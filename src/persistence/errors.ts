@@ -2,7 +2,7 @@
  * Persistence errors. Each names the file involved and says what to do; none of them ever
  * leads to a file being silently replaced by defaults.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 interface FileErrorOptions extends ActorloopErrorOptions {
   readonly file: string;

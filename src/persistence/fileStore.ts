@@ -23,9 +23,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigurationError } from '../errors.ts';
-import type { JournalEntry } from '../events/loopEvent.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
 import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError } from './errors.ts';
 import { acquireRunLock, currentOwner, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive, type RunLock } from './lock.ts';

@@ -17,8 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, futimesSync, openSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { RunLockedError } from './errors.ts';
 import { discard, isErrno, placeComplete, readLockFile, readOpen, removeQuietly, type LockOwner, type LockState } from './lockFile.ts';
 

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Message, ToolCall } from '../conversation/messages.ts';
-import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../events/loopEvent.ts';
+import { Message, ToolCall } from '../core/messages.ts';
+import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 
 /**
  * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a

@@ -5,8 +5,8 @@
  * `call.finished` records. A run written by an earlier version (snapshots) is restored from its
  * last snapshot, and whatever this version recorded after it is replayed on top.
  */
-import type { ToolOutcome } from '../../machines/agent.types.ts';
-import type { Message } from '../conversation/messages.ts';
+import type { ToolOutcome } from '../core/run.ts';
+import type { Message } from '../core/messages.ts';
 import { CorruptFileError } from './errors.ts';
 import type { LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
 import { applyContextDelta, unpackSnapshot } from './snapshotCodec.ts';

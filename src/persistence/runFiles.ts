@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { LowSync, type SyncAdapter } from 'lowdb';
-import { ActorloopError, describeError } from '../errors.ts';
-import type { ErrorData } from '../events/loopEvent.ts';
+import { ActorloopError, describeError } from '../core/errors.ts';
+import type { ErrorData } from '../core/loopEvent.ts';
 import type { DocumentFile } from './documentFile.ts';
 import { META_VERSION, type CorruptRun, type RunEndRecord, type RunHeaderRecord, type RunMeta } from './records.ts';
 

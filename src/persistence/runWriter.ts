@@ -6,8 +6,8 @@
  * what arrives here is already clean.
  */
 import type { LowSync } from 'lowdb';
-import type { ToolOutcome } from '../../machines/agent.types.ts';
-import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../events/loopEvent.ts';
+import type { ToolOutcome } from '../core/run.ts';
+import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../core/loopEvent.ts';
 import { RunLockedError } from './errors.ts';
 import type { RunLock } from './lock.ts';
 import { finalStatusOf, LOG_VERSION, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';

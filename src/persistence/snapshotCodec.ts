@@ -4,7 +4,7 @@
  * and spliced back here), each after the first holding only the context keys that changed.
  * Logs are now rebuilt from records instead; these are still read and resumed.
  */
-import type { Message } from '../conversation/messages.ts';
+import type { Message } from '../core/messages.ts';
 
 type Json = Record<string, unknown>;
 

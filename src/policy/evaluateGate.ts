@@ -3,7 +3,7 @@
  * that is not a GateDecision denies the call. A broken policy must never let an action through,
  * and must never crash the loop either.
  */
-import { ActorloopError, describeError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, describeError, type ActorloopErrorOptions } from '../core/errors.ts';
 import { toGateDecision } from './decision.ts';
 import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './types.ts';
 

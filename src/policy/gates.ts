@@ -2,7 +2,7 @@
  * The built-in policy gates behind one `gates` object: permissive, rules, compose and
  * fromFunction. Every gate is a plain `PolicyGate`, so user gates compose with these.
  */
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { ALLOW } from './decision.ts';
 import { runGate, type EvaluateGateOptions } from './evaluateGate.ts';
 import { rulesGate } from './rules.ts';

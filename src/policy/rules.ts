@@ -3,7 +3,7 @@
  * Deny rules are checked first, so a deny always wins over an allow.
  */
 import { z } from 'zod';
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { ALLOW } from './decision.ts';
 import { findMatchingGlob, globToRegExp } from './glob.ts';
 import type { GateDecision, PolicyGate, ProposedAction } from './types.ts';

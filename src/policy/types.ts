@@ -2,7 +2,7 @@
  * The policy gate contract: every proposed tool call is allowed, denied (the reason goes back to
  * the model) or modified (the modified arguments are what runs).
  */
-import type { Message } from '../conversation/messages.ts';
+import type { Message } from '../core/messages.ts';
 
 /** A tool call the model proposed, after its arguments parsed and validated. */
 export interface ProposedAction {

@@ -7,9 +7,9 @@
  * runs N times before the loop is ended; the iteration, token and time budgets still bound
  * everything else. One detector per run: it keeps the last call and error it saw.
  */
-import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import type { ActCall, ToolOutcome } from '../core/run.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { ResultCache } from '../executor/memory.ts';
 import { normalizeForComparison, similarity } from './similarity.ts';
 

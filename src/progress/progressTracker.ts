@@ -8,9 +8,9 @@
  * near-identical (normalised Levenshtein similarity ≥ the threshold): retrying something that
  * fails the same way again is not progress.
  */
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
-import type { LoopEvent } from '../events/loopEvent.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { LoopEvent } from '../core/loopEvent.ts';
 import { similarity } from './similarity.ts';
 
 /** What a coordinator should do with a step that hit its limit. */

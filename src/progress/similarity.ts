@@ -9,7 +9,7 @@
  * Why whitespace-normalised: re-indented or re-wrapped output is the same error.
  */
 import { distance } from 'fastest-levenshtein';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 
 /** Options of {@link similarity} and {@link normalizeForComparison}. */
 export interface SimilarityOptions {

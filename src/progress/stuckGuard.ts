@@ -4,8 +4,8 @@
  * `stuck.detected` and turning a stop into `ActOutput.stuck` — which the (pure) agent machine
  * turns into the termination reason `stuck`.
  */
-import type { ActCall, ActOutput, ToolOutcome } from '../../machines/agent.types.ts';
-import type { LoopEvent } from '../events/loopEvent.ts';
+import type { ActCall, ActOutput, ToolOutcome } from '../core/run.ts';
+import type { LoopEvent } from '../core/loopEvent.ts';
 import { DoomLoopDetector, type StuckDetectionOptions } from './doomLoop.ts';
 
 /** Per-run identity and event sink: the detector lives as long as this object does. */

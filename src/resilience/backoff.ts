@@ -2,8 +2,8 @@
  * Exponential backoff with jitter, shared by provider retries and tool recovery so there is
  * one definition of "wait before trying again".
  */
-import { DEFAULTS } from '../defaults.ts';
-import type { Cancellation } from '../executor/timeout.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import type { Cancellation } from '../core/run.ts';
 
 export interface BackoffOptions {
   /** Delay before the first retry, in ms. */

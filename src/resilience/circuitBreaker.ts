@@ -15,7 +15,8 @@ import {
   type CircuitBreakerEvent,
   type CircuitBreakerStateValue,
 } from '../../machines/circuitBreaker.machine.ts';
-import { ConfigurationError, describeError } from '../errors.ts';
+import { ConfigurationError, describeError } from '../core/errors.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 import { circuitOpenMessage } from './circuitOpenError.ts';
 
 /** XState's timer interface (`setTimeout`/`clearTimeout`), which xstate does not export by name. */
@@ -127,7 +128,12 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
   const actorOf = (): Actor<typeof circuitBreakerMachine> => {
     if (started !== undefined) return started;
     const actor = createActor(circuitBreakerMachine, {
-      input: { name, ...parsed.data },
+      input: {
+        name,
+        failureThreshold: parsed.data.failureThreshold ?? DEFAULTS.breaker.failureThreshold,
+        recoveryTimeoutMs: parsed.data.recoveryTimeoutMs ?? DEFAULTS.breaker.recoveryTimeoutMs,
+        halfOpenMaxCalls: parsed.data.halfOpenMaxCalls ?? DEFAULTS.breaker.halfOpenMaxCalls,
+      },
       ...(clock === undefined ? {} : { clock }),
       ...(inspect === undefined ? {} : { inspect }),
     });

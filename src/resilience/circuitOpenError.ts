@@ -3,7 +3,7 @@
  * executor gives its message to the model as the observation, so it says what is going on and
  * what to do instead.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 export interface CircuitOpenDetails {
   /** The tool whose breaker refused the call. */

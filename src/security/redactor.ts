@@ -4,7 +4,7 @@
  * Unlike the inspector's `sanitize`, it never truncates or reshapes data: a redacted snapshot
  * must still restore.
  */
-import type { LoopEvent } from '../events/loopEvent.ts';
+import type { LoopEvent } from '../core/loopEvent.ts';
 import { compileSecretRules, REDACTED, type SecretRuleOptions, type SecretRules } from './secrets.ts';
 
 /** Environment variables whose values are secrets wherever they appear. */

@@ -7,7 +7,7 @@
  * cannot have its prototype replaced. The input is never mutated, and the function never
  * throws: a getter or `toJSON` that throws becomes `'[Unreadable]'`.
  */
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { sliceChars } from '../tools/text.ts';
 import { compileSecretRules, type SecretRuleOptions } from './secrets.ts';
 

@@ -3,10 +3,10 @@
  * call's own AbortSignal, and `complete()` for direct model calls (scoring, critiquing,
  * merging). Usage is counted per call, so the runner can add it to the run's total.
  */
-import type { Message } from '../conversation/messages.ts';
-import { ConfigurationError } from '../errors.ts';
-import { addUsage, ZERO_USAGE, type InferenceProvider, type Usage } from '../inference/provider.ts';
-import type { StrategyContext } from './types.ts';
+import type { Message } from '../core/messages.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import { addUsage, ZERO_USAGE, type InferenceProvider, type Usage } from '../core/provider.ts';
+import type { StrategyContext } from '../core/strategy.ts';
 
 /** Where `complete()` goes. @example `{ model: scriptedModel([{ text: '7' }]) }` */
 export interface CompletionSource {

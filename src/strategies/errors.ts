@@ -2,7 +2,7 @@
  * Why a strategy run did not end with an answer. Each error carries the run's
  * `StrategyResult` (thoughts so far, rounds, usage, events) and its `runId`.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import type { StrategyResult } from './result.ts';
 
 interface StrategyRunErrorOptions extends ActorloopErrorOptions {

@@ -45,5 +45,5 @@ export type { GraphOptions, GraphState, Merger } from './builtins/graph.ts';
 export type { VoteOptions, VoteState } from './builtins/vote.ts';
 export type { Critic, RefineOptions, RefineState } from './builtins/refine.ts';
 export type { AdaptiveOptions, AdaptiveState } from './builtins/adaptive.ts';
-export type { Branch, ConfiguredStrategy, ReasoningStrategy, StrategyContext, StrategyDecision, StrategyDecisionKind, Thought } from './types.ts';
-export type { StrategyEndReason } from './machineTypes.ts';
+export type { Branch, ConfiguredStrategy, ReasoningStrategy, StrategyContext, StrategyDecision, StrategyDecisionKind, Thought } from '../core/strategy.ts';
+export type { StrategyEndReason } from '../../machines/strategy.types.ts';

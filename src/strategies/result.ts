@@ -1,10 +1,10 @@
 /**
  * `StrategyResult`: what a strategy run produced, whichever way it ended.
  */
-import type { ErrorData, JournalEntry } from '../events/loopEvent.ts';
-import type { Usage } from '../inference/provider.ts';
-import type { StrategyEndReason } from './machineTypes.ts';
-import type { Thought } from './types.ts';
+import type { ErrorData, JournalEntry } from '../core/loopEvent.ts';
+import type { Usage } from '../core/provider.ts';
+import type { StrategyEndReason } from '../../machines/strategy.types.ts';
+import type { Thought } from '../core/strategy.ts';
 
 /**
  * @example

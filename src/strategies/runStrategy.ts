@@ -7,10 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
-import { systemBinding, type ActorSystemOf } from '../agent/systemBinding.ts';
-import { ConfigurationError, describeError } from '../errors.ts';
-import type { JournalEntry, LoopEvent } from '../events/loopEvent.ts';
-import { ZERO_USAGE, type InferenceProvider } from '../inference/provider.ts';
+import { ConfigurationError, describeError } from '../core/errors.ts';
+import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
+import { ZERO_USAGE, type InferenceProvider } from '../core/provider.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { createStrategyContext } from './context.ts';
@@ -30,10 +29,10 @@ import type {
   StrategyInitInput,
   StrategyInitOutput,
   StrategyMachineOutput,
-} from './machineTypes.ts';
+} from '../../machines/strategy.types.ts';
 import type { StrategyResult } from './result.ts';
 import { runBranch, type SubAgentSource } from './subAgent.ts';
-import type { ReasoningStrategy } from './types.ts';
+import type { ReasoningStrategy } from '../core/strategy.ts';
 import { checkDecision } from './validate.ts';
 import '../events/eventBus.ts'; // sets RxJS onUnhandledError: a throwing events$ subscriber must not crash the host
 
@@ -45,21 +44,17 @@ interface StrategyRuntime {
   branch(input: StrategyBranchInput, signal: AbortSignal): Promise<StrategyBranchOutput>;
 }
 
-const runtimes = systemBinding<StrategyRuntime>('This strategy-machine actor has no runtime: start strategy runs with startStrategy() or runStrategy().');
-const runtimeOf = (system: ActorSystemOf): StrategyRuntime => runtimes.of(system);
-
-/**
- * One provided strategy machine for the whole process (see src/agent/systemBinding.ts): a
- * machine provided per run was about an eighth of a five-branch vote's CPU time.
- */
-const sharedStrategyMachine = strategyMachine.provide({
-  actors: {
-    init: fromPromise<StrategyInitOutput, StrategyInitInput>(({ signal, system }) => runtimeOf(system).init(signal)),
-    step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal, system }) => runtimeOf(system).step(input, signal)),
-    aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal, system }) => runtimeOf(system).aggregate(input, signal)),
-    branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal, system }) => runtimeOf(system).branch(input, signal)),
-  },
-});
+/** The strategy machine provided with one run's runtime. */
+function providedMachine(runtime: StrategyRuntime) {
+  return strategyMachine.provide({
+    actors: {
+      init: fromPromise<StrategyInitOutput, StrategyInitInput>(({ signal }) => runtime.init(signal)),
+      step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal }) => runtime.step(input, signal)),
+      aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal }) => runtime.aggregate(input, signal)),
+      branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal }) => runtime.branch(input, signal)),
+    },
+  });
+}
 
 /**
  * Options of {@link runStrategy} and {@link startStrategy}.
@@ -225,11 +220,10 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
     branch: (input, signal) => runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }),
   };
 
-  const actor = createActor(sharedStrategyMachine, {
+  const actor = createActor(providedMachine(runtime), {
     input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? opts.model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
     ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
   });
-  runtimes.bind(actor, runtime);
   actor.on('*', (event) => {
     if (event.type === 'strategy.decided') round = event.round;
     record(event);

@@ -5,12 +5,12 @@
  * actor's AbortSignal cancels the run.
  */
 import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
-import type { LoopResult } from '../agent/result.ts';
-import { describeError } from '../errors.ts';
-import type { JournalEntry } from '../events/loopEvent.ts';
-import { ZERO_USAGE } from '../inference/provider.ts';
-import type { StrategyBranchInput, StrategyBranchOutput } from './machineTypes.ts';
-import type { Branch, Thought } from './types.ts';
+import type { LoopResult } from '../core/run.ts';
+import { describeError } from '../core/errors.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import { ZERO_USAGE } from '../core/provider.ts';
+import type { StrategyBranchInput, StrategyBranchOutput } from '../../machines/strategy.types.ts';
+import type { Branch, Thought } from '../core/strategy.ts';
 
 /** Where a branch is in its run. @example `{ runId: 'run-1', round: 2, index: 0 }` */
 export interface BranchInfo {

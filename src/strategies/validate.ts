@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { InvalidDecisionError } from './errors.ts';
-import type { StrategyDecision } from './types.ts';
+import type { StrategyDecision } from '../core/strategy.ts';
 
 const Metadata = z.record(z.string(), z.unknown());
 

@@ -20,9 +20,9 @@ import {
 // Importing createAgent also installs the RxJS `onUnhandledError` guard (events/eventBus.ts):
 // a throwing events$ subscriber is reported, never rethrown into the host.
 import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../agent/createAgent.ts';
-import type { LoopResult } from '../agent/result.ts';
-import { ConfigurationError, describeError } from '../errors.ts';
-import type { JournalEntry } from '../events/loopEvent.ts';
+import type { LoopResult } from '../core/run.ts';
+import { ConfigurationError, describeError } from '../core/errors.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
 import { SYSTEM_DEFAULTS } from './defaults.ts';
 import { createDelegateTool } from './delegateTool.ts';
 import { AgentNotFoundError } from './errors.ts';

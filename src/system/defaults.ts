@@ -2,7 +2,7 @@
  * Defaults of the agent system. Kept beside it until they move into `src/defaults.ts` (which
  * this folder does not own); everything else is read from there.
  */
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 
 /**
  * @example

@@ -4,8 +4,8 @@
  * queued, timed out and cancelled like any ask — and cancelled with the delegating run.
  */
 import { z } from 'zod';
-import type { LoopResult } from '../agent/result.ts';
-import { ConfigurationError } from '../errors.ts';
+import type { LoopResult } from '../core/run.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { defineTool } from '../tools/defineTool.ts';
 import type { Tool } from '../tools/types.ts';
 import { SYSTEM_DEFAULTS } from './defaults.ts';

@@ -2,8 +2,8 @@
  * Errors of the agent system: addressing an agent that is not there, an ask that got no answer
  * in time, and an ask whose agent was stopped before it answered.
  */
-import type { LoopResult } from '../agent/result.ts';
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import type { LoopResult } from '../core/run.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 /**
  * No agent with this id is live in the system (never spawned, or already stopped).

@@ -11,7 +11,7 @@
  * which the journal keeps, is the exact order. Where a run's journal ends is tracked from the entries the
  * system forwards ({@link RunPositions}), so placing a message never scans a journal.
  */
-import type { JournalEntry, LoopEventOf } from '../events/loopEvent.ts';
+import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 
 export type MessageKind = LoopEventOf<'agent.message'>['kind'];

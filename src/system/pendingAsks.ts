@@ -6,7 +6,7 @@
 import type { AgentHostEmitted, HostTask } from '../../machines/agentHost.machine.ts';
 import type { AgentRun } from '../agent/createAgent.ts';
 import { errorForResult } from '../agent/errors.ts';
-import type { LoopResult } from '../agent/result.ts';
+import type { LoopResult } from '../core/run.ts';
 import { AgentStoppedError, AskCancelledError, AskTimeoutError } from './errors.ts';
 
 interface PendingAsk {

@@ -5,8 +5,8 @@ import type { Actor, ActorRefFrom, InspectionEvent, Observer } from 'xstate';
 import type { Observable } from 'rxjs';
 import type { AgentHostMachine, AgentSystemMachine } from '../../machines/agentHost.machine.ts';
 import type { Agent, AgentConfig } from '../agent/createAgent.ts';
-import type { LoopResult } from '../agent/result.ts';
-import type { JournalEntry } from '../events/loopEvent.ts';
+import type { LoopResult } from '../core/run.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
 import type { Tool } from '../tools/types.ts';
 
 /**

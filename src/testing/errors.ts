@@ -2,7 +2,7 @@
  * Errors of the scripted model. They blame the test author (`user`): a script that runs out
  * or is cut on purpose is part of the test, not of the code under test.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 /**
  * The scripted model was called more times than its script has steps.

@@ -3,9 +3,9 @@
  * have returned. Kept apart from the provider so complete() and stream() share one builder and
  * therefore always agree.
  */
-import { ConfigurationError, ModelBehaviorError } from '../errors.ts';
-import type { Message, ToolCall } from '../conversation/messages.ts';
-import type { Completion, CompletionRequest, FinishReason, StructuredOutputSpec, Usage } from '../inference/provider.ts';
+import { ConfigurationError, ModelBehaviorError } from '../core/errors.ts';
+import type { Message, ToolCall } from '../core/messages.ts';
+import type { Completion, CompletionRequest, FinishReason, StructuredOutputSpec, Usage } from '../core/provider.ts';
 
 /** A tool call in a script. Object arguments are sent as their JSON text. */
 export interface ScriptToolCall {

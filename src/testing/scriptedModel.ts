@@ -5,7 +5,7 @@
  * reference (no copies, no re-serialisation of the conversation).
  */
 import { sleep } from '../resilience/backoff.ts';
-import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../inference/provider.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { ScriptExhaustedError, ScriptedStreamCutError } from './errors.ts';
 import { buildCompletion, makeError, type Script, type ScriptStep } from './scriptStep.ts';
 import { completionEvents } from './streamEvents.ts';

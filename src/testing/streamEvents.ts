@@ -3,7 +3,7 @@
  * call as an opening delta (id + name) followed by its arguments in at least two fragments —
  * so consumers are tested against real fragmenting, not one convenient piece — then `done`.
  */
-import type { Completion, StreamEvent } from '../inference/provider.ts';
+import type { Completion, StreamEvent } from '../core/provider.ts';
 
 /** Argument fragments longer than this are split further. */
 const FRAGMENT_CHARS = 16;

@@ -3,7 +3,7 @@
  * the JSON Schema the model sees, computed and checked at definition time.
  */
 import { z } from 'zod';
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { Tool, ToolContext } from './types.ts';
 

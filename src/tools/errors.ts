@@ -4,7 +4,7 @@
  * Blame says who can fix it: the model (a wrong name, malformed arguments — it gets to repair)
  * or the tool (it threw, it hung).
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import { quoteUntrusted, sliceChars, toWellFormed } from './text.ts';
 
 /** One validation problem with tool arguments, as the model is shown it. */

@@ -7,7 +7,7 @@
  * The pipeline, in order: include globs (when non-empty, a tool must match one), exclude globs
  * (a match removes it), `requireVerified`, then `maxTools` (the first N left, in input order).
  */
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { findMatchingGlob } from '../policy/glob.ts';
 
 /**

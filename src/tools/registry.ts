@@ -9,8 +9,8 @@
  * read-only outputs. No `any` alias is needed. The price: `registry.get(n).execute` accepts
  * `unknown` — only ever pass it what `tool.input` parsed (see `parseToolArguments`).
  */
-import { ConfigurationError } from '../errors.ts';
-import type { ToolSpec } from '../inference/provider.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { ToolSpec } from '../core/provider.ts';
 import { TOOL_NAME_PATTERN } from './defineTool.ts';
 import type { Tool } from './types.ts';
 

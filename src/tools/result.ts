@@ -3,8 +3,8 @@
  * string goes into the conversation, the journal and events, so truncation happens here, once,
  * before any of them.
  */
-import { DEFAULTS } from '../defaults.ts';
-import { ConfigurationError } from '../errors.ts';
+import { DEFAULTS } from '../core/defaults.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { BINARY_PREVIEW_BYTES, binaryBytes, describeBinary, textPrefix } from './binary.ts';
 import { stringifyBounded } from './json.ts';
 import { toWellFormed, utf8PrefixLength } from './text.ts';

@@ -2,7 +2,7 @@
  * What a tool is to the runtime. Tools are declared with `defineTool` (see defineTool.ts).
  */
 import type { z } from 'zod';
-import type { ToolSpec } from '../inference/provider.ts';
+import type { ToolSpec } from '../core/provider.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 
 /** Passed to every tool execution. */

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
 import type { AgentRun } from '../../src/agent/createAgent.ts';
-import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { gates } from '../../src/policy/gates.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';

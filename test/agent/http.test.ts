@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { reply, sseBytes, chunksFor, startOpenAIServer, type OpenAIServer, type ReplySpec } from '../support/openaiServer.ts';

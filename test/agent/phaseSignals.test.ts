@@ -6,10 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { createActor, toPromise } from 'xstate';
-import { bindRuntime, sharedAgentMachine } from '../../src/agent/sharedMachine.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
+import { agentMachine } from '../../machines/agent.machine.ts';
+import type { AgentMachineInput } from '../../machines/agent.types.ts';
+import { phaseRunner, type PhaseImplementations } from '../../machines/phaseRunner.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+
+/** An actor of the agent machine provided with `phases` by hand. */
+const runnerActor = (input: AgentMachineInput, phases: Partial<PhaseImplementations>) =>
+  createActor(agentMachine.provide({ actors: { phases: phaseRunner(phases) } }), { input });
 
 const RealAbortController = globalThis.AbortController;
 let made = 0;
@@ -87,11 +93,7 @@ describe('phase abort signals', () => {
     let entered!: () => void;
     const inGate = new Promise<void>((resolve) => (entered = resolve));
     let late: { aborted: boolean; cancellationAborted: boolean } | undefined;
-    const actor = bindRuntime(
-      createActor(sharedAgentMachine, {
-        input: { runId: 'run_late', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: ['echo'] },
-      }),
-      {
+    const actor = runnerActor({ runId: 'run_late', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: ['echo'] }, {
         reason: proposeEcho,
         gate: async (call) => {
           entered();
@@ -100,8 +102,7 @@ describe('phase abort signals', () => {
           return { plan: [] };
         },
         act: async () => ({ outcomes: [] }),
-      },
-    );
+      });
     actor.start();
     await inGate;
     actor.send({ type: 'agent.cancel' });
@@ -116,11 +117,7 @@ describe('phase abort signals', () => {
     const inAct = new Promise<void>((resolve) => (entered = resolve));
     const heard: string[] = [];
     let signal: AbortSignal | undefined;
-    const actor = bindRuntime(
-      createActor(sharedAgentMachine, {
-        input: { runId: 'run_early', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: ['echo'] },
-      }),
-      {
+    const actor = runnerActor({ runId: 'run_early', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: ['echo'] }, {
         reason: proposeEcho,
         gate: async () => ({ plan: [{ call: { id: 'c1', name: 'echo', arguments: '{"i":1}' }, arguments: { i: 1 }, verdict: 'run' }] }),
         act: (call) =>
@@ -130,8 +127,7 @@ describe('phase abort signals', () => {
             call.cancellation.addEventListener('abort', () => heard.push('abort'), { once: true });
             entered();
           }),
-      },
-    );
+      });
     actor.start();
     await inAct;
     actor.send({ type: 'agent.cancel' });

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { z } from 'zod';
-import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { recovery, type RecoveryStrategy } from '../../src/resilience/recovery.ts';
 import { scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';

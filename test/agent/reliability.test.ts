@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MaxIterationsError, ModelRepairExhaustedError, RunTimeoutError, TokenBudgetExceededError } from '../../src/agent/errors.ts';
-import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { agentWithEntries as agentWith, stopTrackedAgents, toolMessages, collectUnhandledRejections } from '../support/agents.ts';

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
 import { MaxIterationsError, StuckLoopError } from '../../src/agent/errors.ts';
-import type { ToolMessage } from '../../src/conversation/messages.ts';
-import { ConfigurationError } from '../../src/errors.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import type { ToolMessage } from '../../src/core/messages.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 

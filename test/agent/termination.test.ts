@@ -15,10 +15,10 @@ import {
   TokenBudgetExceededError,
   UnexpectedRunError,
 } from '../../src/agent/errors.ts';
-import type { LoopResult } from '../../src/agent/result.ts';
-import { ActorloopError } from '../../src/errors.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
-import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../../src/inference/provider.ts';
+import type { LoopResult } from '../../src/core/run.ts';
+import { ActorloopError } from '../../src/core/errors.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../../src/core/provider.ts';
 import { gates } from '../../src/policy/gates.ts';
 import { ScriptExhaustedError, scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';

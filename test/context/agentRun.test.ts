@@ -5,12 +5,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 import { unansweredToolCalls, validateConversation } from '../../src/conversation/validate.ts';
 import { createContextBudget, type ContextBudgetOptions } from '../../src/context/budget.ts';
 import { estimateTokens } from '../../src/context/estimate.ts';
 import { SUMMARY_TAG } from '../../src/context/summary.ts';
-import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { scriptedModel, type ScriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { filler, invariantViolations } from './support.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 import { createContextBudget } from '../../src/context/budget.ts';
 import { estimateTokens } from '../../src/context/estimate.ts';
 import { MASKED_RESULT_PREFIX } from '../../src/context/mask.ts';
 import { SUMMARY_TAG } from '../../src/context/summary.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { hookContext, invariantViolations, toolRun } from './support.ts';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
+import type { Message, ToolMessage } from '../../src/core/messages.ts';
 import { createContextBudget, type ContextBudgetOptions } from '../../src/context/budget.ts';
 import { estimateTokens } from '../../src/context/estimate.ts';
 import { MASKED_RESULT_PREFIX, maskedResultText } from '../../src/context/mask.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
-import { ConfigurationError } from '../../src/errors.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { assistant, call, filler, hookContext, invariantViolations, result, sys, toolRun, user } from './support.ts';
 
 const prepare = async (options: ContextBudgetOptions, messages: readonly Message[]) => {

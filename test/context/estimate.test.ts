@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, estimateMessageTokens, estimateTokens } from '../../src/context/estimate.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { assistant, call, result, sys, user } from './support.ts';
 
 describe('token estimator', () => {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 import { validateConversation } from '../../src/conversation/validate.ts';
 import { createContextBudget, type ContextStrategy } from '../../src/context/budget.ts';
 import { createTokenCounter, estimateTokens } from '../../src/context/estimate.ts';

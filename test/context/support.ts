@@ -2,9 +2,9 @@
  * Builders for conversations and a checker of the context-budget invariants, shared by the
  * context tests.
  */
-import type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from '../../src/conversation/messages.ts';
+import type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from '../../src/core/messages.ts';
 import type { HookContext } from '../../src/agent/hooks.ts';
-import type { LoopEvent, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { LoopEvent, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { MASKED_RESULT_PREFIX } from '../../src/context/mask.ts';
 import { SUMMARY_TAG } from '../../src/context/summary.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toAnthropicMessages, toToolUseInput } from '../../src/conversation/anthropic.ts';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 
 describe('toAnthropicMessages', () => {
   it('splits system messages out and joins them with a blank line', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toOpenAIMessage, toOpenAIMessages } from '../../src/conversation/openai.ts';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 
 describe('toOpenAIMessages', () => {
   it('maps system, user and plain assistant messages one to one', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unansweredToolCalls, validateConversation } from '../../src/conversation/validate.ts';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 
 /** One turn: a user message, an assistant message issuing calls, results for some of them. */
 const turnArb = fc.record({

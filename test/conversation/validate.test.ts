@@ -5,8 +5,8 @@ import {
   unansweredToolCalls,
   validateConversation,
 } from '../../src/conversation/validate.ts';
-import type { Message } from '../../src/conversation/messages.ts';
-import { ActorloopError } from '../../src/errors.ts';
+import type { Message } from '../../src/core/messages.ts';
+import { ActorloopError } from '../../src/core/errors.ts';
 
 const call = (id: string, name = 'add', args = '{"a":1,"b":2}') => ({ id, name, arguments: args });
 

@@ -3,7 +3,7 @@
  * capacity up front.
  */
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { MemoryJournal } from '../../src/events/memoryJournal.ts';
 
 const entry = (sequence: number, runId = 'run_a'): JournalEntry => ({

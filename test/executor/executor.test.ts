@@ -4,10 +4,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { ActCall } from '../../machines/agent.types.ts';
+import type { ActCall } from '../../src/core/run.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { createExecutor, type ExecutionScope, type ExecutorOptions } from '../../src/executor/executor.ts';
 import { createBreakerRegistry } from '../../src/resilience/breakerRegistry.ts';
 import { recovery } from '../../src/resilience/recovery.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import type { LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { LoopEventOf } from '../../src/core/loopEvent.ts';
 import { createPreHydrator } from '../../src/hydration/createPreHydrator.ts';
 import { PRE_HYDRATED_CONTEXT_TAG } from '../../src/hydration/format.ts';
 import { scriptedModel } from '../../src/testing/index.ts';

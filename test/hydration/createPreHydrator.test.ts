@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HookContext } from '../../src/agent/hooks.ts';
-import type { Message } from '../../src/conversation/messages.ts';
-import { ConfigurationError } from '../../src/errors.ts';
-import type { LoopEvent, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { Message } from '../../src/core/messages.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import type { LoopEvent, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { createPreHydrator, type PreHydratorOptions } from '../../src/hydration/createPreHydrator.ts';
 import { PreHydrationTimeoutError } from '../../src/hydration/errors.ts';
 import { PRE_HYDRATED_CONTEXT_TAG } from '../../src/hydration/format.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { extractReferences, type Reference } from '../../src/hydration/references.ts';
 
 const pairs = (references: readonly Reference[]) => references.map(({ kind, value }) => [kind, value]);

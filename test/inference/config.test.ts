@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { MissingConfigurationError, openAICompatible, resolveConfig } from '../../src/inference/index.ts';
 import { reply, startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer } from '../support/openaiServer.ts';

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ActorloopError, ConfigurationError } from '../../src/errors.ts';
+import { ActorloopError, ConfigurationError } from '../../src/core/errors.ts';
 import {
   AuthenticationError,
   BadRequestError,

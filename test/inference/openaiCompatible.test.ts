@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Message } from '../../src/conversation/messages.ts';
+import type { Message } from '../../src/core/messages.ts';
 import {
   AuthenticationError,
   BadRequestError,

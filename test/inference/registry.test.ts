@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { createProviderRegistry } from '../../src/inference/index.ts';
 import type { InferenceProvider } from '../../src/inference/index.ts';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import type { ToolMessage } from '../../src/conversation/messages.ts';
+import type { ToolMessage } from '../../src/core/messages.ts';
 import { createKnowledgeBridge } from '../../src/knowledge/bridge.ts';
 import type { NewKnowledgeItem } from '../../src/knowledge/item.ts';
 import { rememberResult } from '../../src/knowledge/remember.ts';

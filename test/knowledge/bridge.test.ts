@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/conversation/messages.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
-import { ConfigurationError } from '../../src/errors.ts';
+import type { Message } from '../../src/core/messages.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { createKnowledgeBridge, KNOWLEDGE_CONTEXT_MARKER, knowledgeSearchTerms } from '../../src/knowledge/bridge.ts';
 import type { NewKnowledgeItem } from '../../src/knowledge/item.ts';
 import { createMemoryKnowledgeStore } from '../../src/knowledge/store.ts';

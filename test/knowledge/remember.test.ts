@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { LoopResult } from '../../src/agent/result.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
+import type { LoopResult } from '../../src/core/run.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { ANSWERED, rememberResult } from '../../src/knowledge/remember.ts';
 import { createMemoryKnowledgeStore } from '../../src/knowledge/store.ts';
 import { createKnowledge } from '../../src/knowledge/wiring.ts';

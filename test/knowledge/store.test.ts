@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { KnowledgeStoreClosedError } from '../../src/knowledge/errors.ts';
 import type { NewKnowledgeItem } from '../../src/knowledge/item.ts';
 import { createMemoryKnowledgeStore } from '../../src/knowledge/store.ts';

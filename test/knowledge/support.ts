@@ -1,7 +1,7 @@
 /** Shared helpers for the knowledge tests. */
 import type { HookContext } from '../../src/agent/hooks.ts';
-import type { Message, SystemMessage } from '../../src/conversation/messages.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import type { Message, SystemMessage } from '../../src/core/messages.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { isKnowledgeContext } from '../../src/knowledge/bridge.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 

@@ -2,18 +2,10 @@ import { createActor, SimulatedClock, toPromise, waitFor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
-import type {
-  ActInput,
-  ActOutput,
-  AgentMachineInput,
-  GateInput,
-  GateOutput,
-  PlannedCall,
-  ReasonInput,
-  ReasonOutput,
-} from '../../machines/agent.types.ts';
-import type { ToolCall } from '../../src/conversation/messages.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import type { AgentMachineInput } from '../../machines/agent.types.ts';
+import type { ActInput, ActOutput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../src/core/run.ts';
+import type { ToolCall } from '../../src/core/messages.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 
 const usage = (n: number) => ({ promptTokens: n, completionTokens: 0, totalTokens: n });
 const call = (id: string, name = 'echo', args = '{}'): ToolCall => ({ id, name, arguments: args });

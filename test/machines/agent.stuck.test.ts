@@ -7,8 +7,9 @@ import { createActor, toPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
-import type { ActInput, ActOutput, AgentMachineInput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import type { AgentMachineInput } from '../../machines/agent.types.ts';
+import type { ActInput, ActOutput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../src/core/run.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 
 const usage = { promptTokens: 1, completionTokens: 0, totalTokens: 1 };
 

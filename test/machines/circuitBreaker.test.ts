@@ -16,6 +16,8 @@ import { getAdjacencyMap, getSimplePaths, type AdjacencyValue } from '@xstate/gr
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock, type SnapshotFrom } from 'xstate';
 import { circuitBreakerMachine, type CircuitBreakerEvent } from '../../machines/circuitBreaker.machine.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
+import { createCircuitBreaker } from '../../src/resilience/circuitBreaker.ts';
 
 // The event xstate raises when `open`'s `after: { recoveryTimeout }` fires (checked below).
 const AFTER = 'xstate.after.recoveryTimeout.circuitBreaker.open';
@@ -155,7 +157,7 @@ describe('circuit breaker machine', () => {
 
   it('stays open until the full recovery timeout has elapsed', () => {
     const clock = new SimulatedClock();
-    const actor = createActor(circuitBreakerMachine, { input: { name: 't', failureThreshold: 1 }, clock }).start();
+    const actor = createActor(circuitBreakerMachine, { input: { name: 't', failureThreshold: 1, recoveryTimeoutMs: 60_000, halfOpenMaxCalls: 1 }, clock }).start();
     actor.send({ type: 'breaker.failure', at: 0 });
     clock.increment(59_999);
     expect(actor.getSnapshot().value).toBe('open');
@@ -164,10 +166,10 @@ describe('circuit breaker machine', () => {
     actor.stop();
   });
 
-  it('uses DEFAULTS.breaker when the input omits the numbers', () => {
-    const actor = createActor(circuitBreakerMachine, { input: { name: 't' } }).start();
-    expect(actor.getSnapshot().context.config).toEqual({ failureThreshold: 3, recoveryTimeoutMs: 60_000, halfOpenMaxCalls: 1 });
-    actor.stop();
+  it('gets DEFAULTS.breaker through its input when createCircuitBreaker is given no numbers', () => {
+    const breaker = createCircuitBreaker({ name: 't' });
+    expect(breaker.actor.getSnapshot().context.config).toEqual(DEFAULTS.breaker);
+    breaker.actor.stop();
   });
 
   it('describes every state for the inspector', () => {
@@ -178,7 +180,7 @@ describe('circuit breaker machine', () => {
 
   it('restores its state and context from a JSON round trip of its persisted snapshot', () => {
     const clock = new SimulatedClock();
-    const input = { name: 't', failureThreshold: 1, recoveryTimeoutMs: 100 };
+    const input = { name: 't', failureThreshold: 1, recoveryTimeoutMs: 100, halfOpenMaxCalls: 1 };
     const first = createActor(circuitBreakerMachine, { input, clock }).start();
     first.send({ type: 'breaker.failure', at: 5 });
     const persisted: unknown = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));

@@ -10,8 +10,8 @@ import type {
   StrategyInitInput,
   StrategyInitOutput,
   StrategyMachineInput,
-} from '../../src/strategies/machineTypes.ts';
-import type { Branch, StrategyDecision, Thought } from '../../src/strategies/types.ts';
+} from '../../machines/strategy.types.ts';
+import type { Branch, StrategyDecision, Thought } from '../../src/core/strategy.ts';
 
 const ZERO = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 const usage = (n: number) => ({ promptTokens: n, completionTokens: 0, totalTokens: n });

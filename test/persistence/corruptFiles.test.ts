@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { CorruptFileError, RunNotFoundError } from '../../src/persistence/errors.ts';
 import type { RunStore } from '../../src/persistence/fileStore.ts';
 import { scriptedModel } from '../../src/testing/index.ts';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { RunLockedError, RunNotResumableError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';

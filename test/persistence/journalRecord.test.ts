@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { journalEntries, journalLine, type JournalColumns } from '../../src/persistence/runWriter.ts';
 import { LOG_VERSION, LogRecord } from '../../src/persistence/records.ts';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { RunNotResumableError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { JournalSegments, segmentIdOf } from '../../src/persistence/journalSegment.ts';

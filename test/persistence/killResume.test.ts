@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalEntry } from '../../src/events/loopEvent.ts';
+import { JournalEntry } from '../../src/core/loopEvent.ts';
 import { callKey } from '../../src/executor/callKey.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { RunFinishedError, RunLockedError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { scriptedModel } from '../../src/testing/index.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import type { LoopResult } from '../../src/agent/result.ts';
+import type { LoopResult } from '../../src/core/run.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import { RunFinishedError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';

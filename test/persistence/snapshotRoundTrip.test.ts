@@ -7,9 +7,10 @@ import { createActor, toPromise, waitFor, type Snapshot } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import { phase, phaseRunner } from '../../machines/phaseRunner.ts';
-import type { ActInput, ActOutput, AgentMachineInput, AgentOutput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../machines/agent.types.ts';
-import type { Message, ToolCall } from '../../src/conversation/messages.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import type { AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
+import type { ActInput, ActOutput, GateInput, GateOutput, PlannedCall, ReasonInput, ReasonOutput } from '../../src/core/run.ts';
+import type { Message, ToolCall } from '../../src/core/messages.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { unpackSnapshot } from '../../src/persistence/snapshotCodec.ts';
 import { packSnapshot } from './v5Codec.ts';
 

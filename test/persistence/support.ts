@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import type { AgentRun } from '../../src/agent/types.ts';
-import type { LoopResult } from '../../src/agent/result.ts';
+import type { LoopResult } from '../../src/core/run.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION, META_VERSION } from '../../src/persistence/records.ts';
 import { readRunHeader } from '../../src/persistence/runLog.ts';

@@ -6,7 +6,7 @@
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { journalEntries } from '../../src/persistence/runWriter.ts';
 import { LogRecord } from '../../src/persistence/records.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';

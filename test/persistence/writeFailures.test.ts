@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createRunPersistence } from '../../src/agent/runPersistence.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { removeTempDirs, runFiles, tempDir } from './support.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { evaluateGate } from '../../src/policy/evaluateGate.ts';
 import { gates } from '../../src/policy/gates.ts';
 import type { GateContext, GateDecision, PolicyGate, ProposedAction } from '../../src/policy/types.ts';

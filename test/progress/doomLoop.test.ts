@@ -3,9 +3,9 @@
  * errors, in stop and redirect modes, across act phases of one run.
  */
 import { describe, expect, it } from 'vitest';
-import type { ActCall, ToolOutcome } from '../../machines/agent.types.ts';
-import { ConfigurationError } from '../../src/errors.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import type { ActCall, ToolOutcome } from '../../src/core/run.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { DoomLoopDetector } from '../../src/progress/doomLoop.ts';
 import { createStuckGuard } from '../../src/progress/stuckGuard.ts';
 

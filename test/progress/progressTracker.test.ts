@@ -3,9 +3,9 @@
  * consecutive errors, reporting the configured action and `step.limit_reached`.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/defaults.ts';
-import { ConfigurationError } from '../../src/errors.ts';
-import type { LoopEvent } from '../../src/events/loopEvent.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { ProgressTracker, type LimitAction } from '../../src/progress/progressTracker.ts';
 
 const fail = (error: string) => ({ ok: false, error });

@@ -3,7 +3,7 @@
  * prefixes, so its cost stays bounded whatever the size of the outputs.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/defaults.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { normalizeForComparison, similarity } from '../../src/progress/similarity.ts';
 
 /** Deterministic pseudo-random letters: worst case for edit distance (few shared runs). */

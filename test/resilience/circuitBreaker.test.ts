@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock, type InspectionEvent } from 'xstate';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerOptions } from '../../src/resilience/circuitBreaker.ts';
 import { CircuitOpenError } from '../../src/resilience/circuitOpenError.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, ModelBehaviorError } from '../../src/errors.ts';
+import { ConfigurationError, ModelBehaviorError } from '../../src/core/errors.ts';
 import { compileSecretRules, createSanitizer, REDACTED, sanitize } from '../../src/inspect/index.ts';
 
 const KEY = 'sk-proj-0123456789abcdefXYZ';

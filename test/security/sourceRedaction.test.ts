@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createFileStore, defineTool, openAICompatible } from '../../src/index.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { reply, useOpenAIServer } from '../support/openaiServer.ts';
 import { humanAwaited, removeTempDirs, tempDir } from '../persistence/support.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runStrategy, strategies } from '../../src/strategies/index.ts';
-import type { Thought } from '../../src/strategies/types.ts';
+import type { Thought } from '../../src/core/strategy.ts';
 import { answering, judge } from './support.ts';
 
 const scores: Record<string, number> = { g0: 0.2, g1: 0.9, g2: 0.6 };

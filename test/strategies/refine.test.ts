@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runStrategy, strategies } from '../../src/strategies/index.ts';
-import type { Branch } from '../../src/strategies/types.ts';
+import type { Branch } from '../../src/core/strategy.ts';
 import { answering, judge } from './support.ts';
 
 const decisions = (events: readonly { runId: string; event: { type: string; decision?: string; detail?: string } }[]) =>

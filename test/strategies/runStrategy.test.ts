@@ -2,8 +2,8 @@ import { lastValueFrom, toArray } from 'rxjs';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError } from '../../src/errors.ts';
-import { JournalEntry } from '../../src/events/loopEvent.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import { JournalEntry } from '../../src/core/loopEvent.ts';
 import {
   InvalidDecisionError,
   runStrategy,
@@ -13,11 +13,11 @@ import {
   StrategyFailedError,
   StrategyRoundsExceededError,
 } from '../../src/strategies/index.ts';
-import type { ReasoningStrategy } from '../../src/strategies/types.ts';
+import type { ReasoningStrategy } from '../../src/core/strategy.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
-import type { CompletionRequest } from '../../src/inference/provider.ts';
+import type { CompletionRequest } from '../../src/core/provider.ts';
 import { answering, judge, metered } from './support.ts';
 
 /** n branches on the task; the answer joins their thoughts. */
@@ -43,7 +43,7 @@ describe('runStrategy', () => {
     expect(wall).toBeLessThan(3_000);
   });
 
-  it('keeps concurrent runs apart: each run\'s strategy and branches answer for that run only, on one shared machine', async () => {
+  it('keeps concurrent runs apart: each run\'s strategy and branches answer for that run only, on its own provided machine', async () => {
     // Each run's branches answer after a different delay, so the runs interleave in time.
     const runs = [3, 1, 2].map((k) =>
       startStrategy({
@@ -59,8 +59,7 @@ describe('runStrategy', () => {
       expect(result.answer).toBe(Array.from({ length: k }, (_, b) => `task ${k} #${b}`).join(','));
       expect(result.events.every((entry) => entry.runId === result.runId || entry.runId.startsWith(`${result.runId}-`))).toBe(true);
     });
-    // No machine is built per run: every run's actor runs the same provided machine.
-    expect(new Set(runs.map((run) => run.actor.logic)).size).toBe(1);
+    expect(new Set(runs.map((run) => run.actor.logic)).size).toBe(runs.length);
   });
 
   it('never has more than `concurrency` sub-agents calling the model at once', async () => {

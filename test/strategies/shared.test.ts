@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { byScore, firstNumber, mergeOptions, normalizeAnswer } from '../../src/strategies/builtins/shared.ts';
 import { runStrategy, strategies } from '../../src/strategies/index.ts';
 import { answering } from './support.ts';

@@ -2,9 +2,9 @@
  * Shared by the strategy tests: sub-agents answering from a per-branch script, a judge model
  * answering direct completions by prompt, and a provider wrapper that measures parallelism.
  */
-import type { CompletionRequest, InferenceProvider } from '../../src/inference/provider.ts';
+import type { CompletionRequest, InferenceProvider } from '../../src/core/provider.ts';
 import type { BranchInfo, SubAgentSource } from '../../src/strategies/subAgent.ts';
-import type { Branch } from '../../src/strategies/types.ts';
+import type { Branch } from '../../src/core/strategy.ts';
 import { scriptedModel, type ScriptedModel } from '../../src/testing/index.ts';
 import type { ScriptStep } from '../../src/testing/scriptStep.ts';
 

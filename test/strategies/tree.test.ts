@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runStrategy, strategies } from '../../src/strategies/index.ts';
-import type { Branch } from '../../src/strategies/types.ts';
+import type { Branch } from '../../src/core/strategy.ts';
 import { answering, judge } from './support.ts';
 
 /** Scores: the number after "v" in the content (`"t1 v7"` → 7). */

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach } from 'vitest';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import type { Message, ToolMessage } from '../../src/conversation/messages.ts';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { Message, ToolMessage } from '../../src/core/messages.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 
 const tracked: Agent[] = [];
 

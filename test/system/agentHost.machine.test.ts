@@ -13,7 +13,7 @@ import {
   type HostTask,
   type RunTaskInput,
 } from '../../machines/agentHost.machine.ts';
-import type { LoopResult } from '../../src/agent/result.ts';
+import type { LoopResult } from '../../src/core/run.ts';
 
 interface Pending {
   readonly task: HostTask;

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { AgentNotFoundError } from '../../src/system/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { trackedSystem } from './helpers.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
-import type { ToolMessage } from '../../src/conversation/messages.ts';
+import type { ToolMessage } from '../../src/core/messages.ts';
 import { delegateToolName } from '../../src/system/delegateTool.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { messagesIn, nextEvent, trackedSystem } from './helpers.ts';

@@ -3,7 +3,7 @@
  * between agents — and a subscriber that throws breaks nothing.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JournalEntry } from '../../src/events/loopEvent.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { trackedSystem } from './helpers.ts';
 

@@ -5,7 +5,7 @@
 import { afterEach } from 'vitest';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { ActorRefLike, InspectionEvent } from 'xstate';
-import type { JournalEntry, LoopEventOf } from '../../src/events/loopEvent.ts';
+import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { createAgentSystem } from '../../src/system/createAgentSystem.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 

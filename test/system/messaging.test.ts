@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MaxIterationsError, RunCancelledError } from '../../src/agent/errors.ts';
-import type { LoopResult } from '../../src/agent/result.ts';
+import type { LoopResult } from '../../src/core/run.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { messagesIn, nextEvent, trackedSystem } from './helpers.ts';

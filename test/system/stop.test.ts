@@ -3,7 +3,7 @@
  * cancelled, pending asks rejected — and every actor the system ever started is accounted for.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LoopResult } from '../../src/agent/result.ts';
+import type { LoopResult } from '../../src/core/run.ts';
 import { AgentNotFoundError, AgentStoppedError } from '../../src/system/errors.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { scriptedModel } from '../../src/testing/index.ts';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ScriptExhaustedError, ScriptedStreamCutError, scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
-import type { Message } from '../../src/conversation/messages.ts';
-import type { CompletionRequest, StreamEvent } from '../../src/inference/provider.ts';
-import { ConfigurationError, ModelBehaviorError } from '../../src/errors.ts';
+import type { Message } from '../../src/core/messages.ts';
+import type { CompletionRequest, StreamEvent } from '../../src/core/provider.ts';
+import { ConfigurationError, ModelBehaviorError } from '../../src/core/errors.ts';
 
 const messages: Message[] = [{ role: 'user', content: 'What is 1 + 2?' }]; // 14 chars
 

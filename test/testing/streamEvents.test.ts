@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { completionEvents, splitArguments, splitWords } from '../../src/testing/streamEvents.ts';
-import type { Completion } from '../../src/inference/provider.ts';
+import type { Completion } from '../../src/core/provider.ts';
 
 describe('splitWords', () => {
   it('splits after whitespace and keeps every character', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 

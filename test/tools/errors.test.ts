@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActorloopError } from '../../src/errors.ts';
+import { ActorloopError } from '../../src/core/errors.ts';
 import { ToolArgumentsError, ToolExecutionError, ToolNotFoundError, ToolTimeoutError } from '../../src/tools/errors.ts';
 
 function roundTrip(error: ActorloopError): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { formatToolError } from '../../src/tools/formatError.ts';
 
 describe('formatToolError', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError } from '../../src/errors.ts';
-import type { ToolSpec } from '../../src/inference/provider.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import type { ToolSpec } from '../../src/core/provider.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { applyToolProfile, explainToolProfile, type ToolProfile } from '../../src/tools/profile.ts';
 import { createToolRegistry } from '../../src/tools/registry.ts';

@@ -4,7 +4,7 @@
  * decision's `strategy.decided` detail says which one it chose and why.
  */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
-import type { ConfiguredStrategy, StrategyContext, StrategyDecision } from '../types.ts';
+import type { ConfiguredStrategy, StrategyContext, StrategyDecision } from '../../core/strategy.ts';
 import { chain } from './chain.ts';
 import { firstNumber, mergeOptions } from './shared.ts';
 import { tree } from './tree.ts';

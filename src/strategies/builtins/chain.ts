@@ -5,7 +5,7 @@
  * so the steps can use the sub-agent's tools.
  */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
-import type { ConfiguredStrategy, StrategyContext, Thought } from '../types.ts';
+import type { ConfiguredStrategy, StrategyContext, Thought } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, usable } from './shared.ts';
 
 /** Options of {@link chain}. @example `{ steps: 4, via: 'agent' }` */

@@ -5,7 +5,7 @@
  * expanded and merged again. The answer comes from the last merged node.
  */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
-import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../types.ts';
+import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { byScore, clip, count, mergeOptions, scoreAll, usable, type Scorer, type ScoredThought } from './shared.ts';
 
 /**

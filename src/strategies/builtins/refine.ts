@@ -5,7 +5,7 @@
  * draft is the answer.
  */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
-import type { ConfiguredStrategy, StrategyContext, StrategyDecision } from '../types.ts';
+import type { ConfiguredStrategy, StrategyContext, StrategyDecision } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, usable } from './shared.ts';
 
 /**

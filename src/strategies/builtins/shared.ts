@@ -3,8 +3,8 @@
  * for votes, thought filters, and the rule for function-valued options (they cannot live in
  * the strategy's persistable state, so they are bound when the strategy is created).
  */
-import { ConfigurationError } from '../../errors.ts';
-import type { StrategyContext, Thought } from '../types.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { StrategyContext, Thought } from '../../core/strategy.ts';
 
 /**
  * Scores a thought; higher is better (the built-ins' model scorer returns 0–1).

@@ -4,7 +4,7 @@
  * the best `beamWidth`, and stops at `depth`; the answer is the best leaf.
  */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
-import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../types.ts';
+import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { byScore, clip, count, lineage, mergeOptions, scoreAll, usable, type Scorer, type ScoredThought } from './shared.ts';
 
 /** Options of {@link tree}. @example `{ breadth: 3, depth: 2, beamWidth: 2, scorer: 'model' }` */

@@ -4,7 +4,7 @@
  * votes with its score instead of 1 (scored vote). Ties go to the answer seen first.
  */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
-import type { ConfiguredStrategy, StrategyDecision, Thought } from '../types.ts';
+import type { ConfiguredStrategy, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, normalizeAnswer, scoreAll, usable, type Scorer } from './shared.ts';
 
 /** Options of {@link vote}. @example `{ samples: 5, scorer: 'model' }` */

@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigurationError } from '../../errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { FileReadError, PathRefusedError, type PathRefusalReason } from './errors.ts';
 
 /** A root folder, resolved once through its own symlinks. */

@@ -3,7 +3,7 @@
  * observation saying what was refused, why, and what to do instead; the fields let code (and
  * tests) branch on the exact reason without parsing the message.
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../../errors.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../../core/errors.ts';
 import { quoteUntrusted } from '../text.ts';
 
 /** Why `web_fetch` refused a URL before (or instead of) connecting. */

@@ -6,8 +6,8 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { DEFAULTS } from '../../defaults.ts';
-import { ConfigurationError } from '../../errors.ts';
+import { DEFAULTS } from '../../core/defaults.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { defineTool } from '../defineTool.ts';
 import { truncationMarker } from '../result.ts';
 import type { Tool } from '../types.ts';

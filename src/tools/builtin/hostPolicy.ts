@@ -4,7 +4,7 @@
  * notation, `localhost`, trailing dots) and {@link HostPolicy.checkResolved} on the addresses a
  * host name resolves to, at connect time (see `guardedLookup.ts`).
  */
-import { ConfigurationError } from '../../errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { UrlRefusedError } from './errors.ts';
 import { cidrContains, classifyAddress, parseAddress, parseCidr, type Cidr } from './ipAddress.ts';
 

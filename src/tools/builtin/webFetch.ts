@@ -5,8 +5,8 @@
  */
 import { TextDecoder } from 'node:util';
 import { z } from 'zod';
-import { DEFAULTS } from '../../defaults.ts';
-import { ConfigurationError } from '../../errors.ts';
+import { DEFAULTS } from '../../core/defaults.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { defineTool } from '../defineTool.ts';
 import { truncationMarker } from '../result.ts';
 import { printable } from '../text.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../src/agent/createAgent.ts';
-import { ConfigurationError } from '../../../src/errors.ts';
+import { ConfigurationError } from '../../../src/core/errors.ts';
 import { scriptedModel } from '../../../src/testing/index.ts';
 import { FileReadError, PathRefusedError } from '../../../src/tools/builtin/errors.ts';
 import { fileRead } from '../../../src/tools/builtin/fileRead.ts';

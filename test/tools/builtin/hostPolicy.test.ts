@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../src/errors.ts';
+import { ConfigurationError } from '../../../src/core/errors.ts';
 import { UrlRefusedError } from '../../../src/tools/builtin/errors.ts';
 import { guardedLookup } from '../../../src/tools/builtin/guardedLookup.ts';
 import { createHostPolicy } from '../../../src/tools/builtin/hostPolicy.ts';

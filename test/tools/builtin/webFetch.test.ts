@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../src/errors.ts';
+import { ConfigurationError } from '../../../src/core/errors.ts';
 import { UrlRefusedError, WebFetchError } from '../../../src/tools/builtin/errors.ts';
 import { webFetch, type WebFetchOptions } from '../../../src/tools/builtin/webFetch.ts';
 import { guardLoopbackOnly, startLocalServer, toolContext, type LocalServer } from './support.ts';

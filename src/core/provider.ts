@@ -2,7 +2,7 @@
  * The contract every model backend implements. The loop only ever talks to this interface.
  */
 import type { z } from 'zod';
-import type { Message, ToolCall } from '../conversation/messages.ts';
+import type { Message, ToolCall } from './messages.ts';
 
 /** A tool as the model sees it: name, description and the JSON Schema of its arguments. */
 export interface ToolSpec {

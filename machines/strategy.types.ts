@@ -2,9 +2,9 @@
  * Types shared by the strategy runner machine (`machines/strategy.machine.ts`) and the runtime
  * that provides its actors. Types only, so the machine stays free of I/O and runtime imports.
  */
-import type { LoopEventOf } from '../events/loopEvent.ts';
-import type { Usage } from '../inference/provider.ts';
-import type { Branch, StrategyDecision, StrategyDecisionKind, Thought } from './types.ts';
+import type { LoopEventOf } from '../src/core/loopEvent.ts';
+import type { Usage } from '../src/core/provider.ts';
+import type { Branch, StrategyDecision, StrategyDecisionKind, Thought } from '../src/core/strategy.ts';
 
 /**
  * Input of the strategy runner machine; the runtime resolves every default before it starts.

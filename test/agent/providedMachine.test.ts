@@ -1,15 +1,21 @@
 /**
- * One provided agent machine per process: agents share its definition, and each run still
- * reaches its own agent's model, tools, gate and hydrator through the binding of its actor.
+ * Each agent provides the agent machine with its own phases (`provide()`), once: its runs share
+ * that machine, and each run reaches its own agent's model, tools, gate and hydrator.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import { bindRuntime, sharedAgentMachine } from '../../src/agent/sharedMachine.ts';
-import { DEFAULTS } from '../../src/defaults.ts';
+import { agentMachine } from '../../machines/agent.machine.ts';
+import type { AgentMachineInput } from '../../machines/agent.types.ts';
+import { phaseRunner, type PhaseImplementations } from '../../machines/phaseRunner.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+
+/** An actor of the agent machine provided with `phases` by hand. */
+const runnerActor = (input: AgentMachineInput, phases: Partial<PhaseImplementations>) =>
+  createActor(agentMachine.provide({ actors: { phases: phaseRunner(phases) } }), { input });
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -38,12 +44,16 @@ function tagged(tag: string, delayMs: number): Agent {
   return agentWith({ model, tools: [tool] });
 }
 
-describe('shared agent machine', () => {
-  it('runs every agent on one machine definition', () => {
-    const a = tagged('a', 0).start('go');
+describe('provided agent machine', () => {
+  it("runs an agent's runs on its own provided machine, shared between them", () => {
+    const first = tagged('a', 0);
+    const a1 = first.start('go');
+    const a2 = first.start('again');
     const b = tagged('b', 0).start('go');
-    expect(a.actor.logic).toBe(sharedAgentMachine);
-    expect(b.actor.logic).toBe(a.actor.logic);
+    expect(a1.actor.logic).toBe(a2.actor.logic);
+    expect(b.actor.logic).not.toBe(a1.actor.logic);
+    expect(a1.actor.logic).not.toBe(agentMachine);
+    expect(a1.actor.logic.id).toBe(agentMachine.id);
   });
 
   it("keeps concurrent runs of different agents on their own agent's model and tools", async () => {
@@ -69,28 +79,23 @@ describe('shared agent machine', () => {
     expect(h.messages.map((m) => m.content)).toEqual(['[PRE_HYDRATED_CONTEXT] x', 'task', 'hydrated']);
   });
 
-  it('fails a run whose actor was never bound to a runtime, saying how to bind one', async () => {
+  it('fails a run of the machine provided with no phases, saying what to supply', async () => {
     const limits = { ...DEFAULTS.loop };
-    const actor = createActor(sharedAgentMachine, {
+    const actor = createActor(agentMachine, {
       input: { runId: 'run_unbound', agentId: 'nobody', task: 'go', limits, model: 'm', toolNames: [] },
     });
     actor.start();
     const output = await toPromise(actor);
     expect(output.reason).toBe('error');
-    expect(output.errorData?.message).toMatch(/bindRuntime/);
+    expect(output.errorData?.message).toMatch(/agentMachine\.provide/);
   });
 
   it('runs an actor bound by hand', async () => {
-    const actor = bindRuntime(
-      createActor(sharedAgentMachine, {
-        input: { runId: 'run_bound', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: [] },
-      }),
-      {
+    const actor = runnerActor({ runId: 'run_bound', agentId: 'manual', task: 'go', limits: { ...DEFAULTS.loop }, model: 'm', toolNames: [] }, {
         reason: async () => ({ text: 'by hand', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, costUsd: 0 }),
         gate: async () => ({ plan: [] }),
         act: async () => ({ outcomes: [] }),
-      },
-    );
+      });
     actor.start();
     expect((await toPromise(actor)).text).toBe('by hand');
   });

@@ -1,0 +1,138 @@
+/**
+ * The domain of one agent run, shared by the machines and the runtime: its limits, the calls the
+ * gate planned and their outcomes, what each phase takes and returns, and the run's result.
+ * Types only.
+ */
+import type { ErrorData, TerminationReason, ToolOutcomeStatus } from './loopEvent.ts';
+import type { Message, ToolCall } from './messages.ts';
+import type { Usage } from './provider.ts';
+
+export interface RunLimits {
+  readonly maxIterations: number;
+  readonly maxTotalTokens: number;
+  readonly timeoutMs: number;
+  readonly maxRepairTurns: number;
+}
+
+/** What the gate phase decided for one proposed call. */
+export interface PlannedCall {
+  readonly call: ToolCall;
+  /** Validated (and possibly gate-modified) arguments; `undefined` when the call is blocked. */
+  readonly arguments: unknown;
+  /** `run`: execute; `confirm`: wait for a human first; `blocked`: do not run, `note` goes back to the model. */
+  readonly verdict: 'run' | 'confirm' | 'blocked';
+  readonly note?: string;
+  /** Why a call is blocked, when it is: the model's arguments, its tool name, or the policy. */
+  readonly blockedBy?: 'invalid_arguments' | 'unknown_tool' | 'policy';
+}
+
+/** The result of running one call, as it will enter the conversation. */
+export interface ToolOutcome {
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly status: ToolOutcomeStatus;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+export interface PendingHuman {
+  readonly kind: 'confirmation' | 'escalation';
+  readonly toolCallIds: readonly string[];
+}
+
+export interface Termination {
+  readonly reason: TerminationReason;
+  /** The original error when one ended the run (kept for the runtime to rethrow). */
+  readonly error?: unknown;
+  readonly errorData?: ErrorData;
+}
+
+// ---- phase contracts -------------------------------------------------------------------------
+
+export interface HydrateInput {
+  readonly runId: string;
+  readonly task: string;
+  readonly messages: readonly Message[];
+}
+export interface HydrateOutput {
+  /** Messages to insert before the task (e.g. a `[PRE_HYDRATED_CONTEXT]` system message). */
+  readonly inject: readonly Message[];
+}
+
+export interface ReasonInput {
+  readonly runId: string;
+  readonly iteration: number;
+  readonly messages: readonly Message[];
+}
+export interface ReasonOutput {
+  readonly text: string | null;
+  readonly toolCalls: readonly ToolCall[];
+  readonly usage: Usage;
+  readonly costUsd: number;
+}
+
+export interface GateInput {
+  readonly runId: string;
+  readonly iteration: number;
+  readonly calls: readonly ToolCall[];
+  readonly messages: readonly Message[];
+}
+export interface GateOutput {
+  readonly plan: readonly PlannedCall[];
+}
+
+export interface ActCall {
+  readonly index: number;
+  readonly call: ToolCall;
+  readonly arguments: unknown;
+}
+export interface ActInput {
+  readonly runId: string;
+  readonly iteration: number;
+  readonly calls: readonly ActCall[];
+}
+export interface ActOutput {
+  /** One outcome per input call, in the same order. */
+  readonly outcomes: readonly ToolOutcome[];
+  /** Set when the act phase found the run stuck in a loop: the run ends with `stuck` after observing. */
+  readonly stuck?: { readonly reason: string };
+}
+
+/**
+ * What running work needs of its caller's cancellation. An AbortSignal is one; an agent's act
+ * phase passes its own, which makes the real AbortSignal only when a listener is added, so a
+ * phase whose tools answer synchronously never makes one.
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** What a run produced, whichever way it ended. */
+export interface LoopResult {
+  readonly runId: string;
+  readonly agentId: string;
+  /** `done` with a final answer, `failed` on a limit or error, `cancelled` by the caller. */
+  readonly status: 'done' | 'failed' | 'cancelled';
+  readonly reason: TerminationReason;
+  /** The final answer text (the last model reply when the run did not finish). */
+  readonly text: string | null;
+  /** Completed reasoning iterations (model calls). */
+  readonly iterations: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly messages: readonly Message[];
+  readonly durationMs: number;
+  /** What went wrong, JSON-safe, when the run did not finish with an answer. */
+  readonly error?: ErrorData;
+  /** The original thrown value behind `error`, when there was one. */
+  readonly cause?: unknown;
+  /**
+   * The run failed for a reason outside its own logic (the provider was down or refused the
+   * key, the network failed, its wall-clock limit passed) and a store kept it: `agent.resume(runId)`
+   * continues it, with a fresh wall-clock budget, once the cause is gone.
+   */
+  readonly resumable?: true;
+}
