@@ -4,7 +4,7 @@
  * `similarity` (normalised Levenshtein on capped, whitespace-normalised prefixes) and a
  * `ProgressTracker` deciding on the second failure. The cost must not grow with the output.
  */
-import { DEFAULTS } from '../src/defaults.ts';
+import { DEFAULTS } from '../src/core/defaults.ts';
 import { ProgressTracker } from '../src/progress/progressTracker.ts';
 import { similarity } from '../src/progress/similarity.ts';
 import { summarize, type Summary } from './stats.ts';

@@ -25,7 +25,7 @@ export {
   StuckLoopError,
   UnexpectedRunError,
 } from './agent/errors.ts';
-export type { HookContext, Hydrator, MessagePreparer } from './agent/hooks.ts';
+export type { HookContext, Hydrator, MessagePreparer } from './core/hooks.ts';
 
 // Context budget, tool profile, progress and stuck detection
 export { createContextBudget, estimateTokens } from './context/index.ts';

@@ -21,7 +21,7 @@ import { newRunId, type RunInput, type RunOwner } from '../persistence/records.t
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import { machineEventsIn, Replay } from './replay.ts';
 import { agentPhases, type RunScope } from './runtime.ts';
-import type { Hydrator, MessagePreparer } from './hooks.ts';
+import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
 import { gates } from '../policy/gates.ts';
 import { createBreakerRegistry, type BreakerRegistry } from '../resilience/breakerRegistry.ts';
@@ -32,7 +32,6 @@ import { createContextBudget } from '../context/index.ts';
 import { applyToolProfile } from '../tools/profile.ts';
 import { createKnowledge } from '../knowledge/wiring.ts';
 import { createPreHydrator } from '../hydration/index.ts';
-import { runAgentStrategy } from './strategyRun.ts';
 import { errorForResult } from './errors.ts';
 import { isResumableFailure } from './result.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -125,9 +124,6 @@ export function createAgent(config: AgentConfig): Agent {
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime) } });
 
   function start(task: string, options: RunOptions = {}): AgentRun {
-    if (config.strategy !== undefined) {
-      throw new ConfigurationError('An agent with a strategy runs with agent.run(task); for a live handle (events$, cancel) use startStrategy({ strategy, task, subAgent }).');
-    }
     if (typeof task !== 'string' || task.trim() === '') {
       throw new ConfigurationError('A run needs a non-empty task string.');
     }
@@ -303,9 +299,6 @@ export function createAgent(config: AgentConfig): Agent {
     journal,
     tools: registry.names,
     run(task, options) {
-      if (config.strategy !== undefined) {
-        return runAgentStrategy({ ...config, strategy: config.strategy }, agentId, task, options ?? {}, (entry) => bus.publish(entry));
-      }
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));

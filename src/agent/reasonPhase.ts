@@ -7,7 +7,7 @@ import { setImmediate as onNextTurn } from 'node:timers';
 import type { ReasonInput, ReasonOutput } from '../core/run.ts';
 import type { ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
-import type { HookContext, MessagePreparer } from './hooks.ts';
+import type { HookContext, MessagePreparer } from '../core/hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../core/provider.ts';
 
 export interface ReasonPhaseDeps {

@@ -12,7 +12,7 @@ import type { StuckGuard } from '../progress/stuckGuard.ts';
 import type { Redactor } from '../security/redactor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { planCalls } from './gatePhase.ts';
-import type { Hydrator } from './hooks.ts';
+import type { Hydrator } from '../core/hooks.ts';
 import { reason, type ReasonPhaseDeps, type ReasonPhaseScope } from './reasonPhase.ts';
 import type { Replay } from './replay.ts';
 import type { RunPersistence } from './runPersistence.ts';

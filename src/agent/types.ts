@@ -20,10 +20,9 @@ import type { StuckDetectionOptions } from '../progress/doomLoop.ts';
 import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
-import type { ConfiguredStrategy } from '../core/strategy.ts';
 import type { ToolProfile } from '../tools/profile.ts';
 import type { Tool } from '../tools/types.ts';
-import type { Hydrator, MessagePreparer } from './hooks.ts';
+import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 
 export interface AgentConfig {
@@ -81,11 +80,6 @@ export interface AgentConfig {
    * first model call and inject one `[PRE_HYDRATED_CONTEXT]` message. Off by default.
    */
   readonly preHydration?: PreHydratorOptions;
-  /**
-   * A reasoning strategy (`strategies.vote()`, `.tree()`, …): `run(task)` then runs it, with each
-   * branch a sub-agent built from this same configuration. No strategy = the plain loop.
-   */
-  readonly strategy?: ConfiguredStrategy<unknown, unknown>;
 }
 
 export interface RunOptions {

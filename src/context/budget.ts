@@ -13,7 +13,7 @@ import type { Message } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider } from '../core/provider.ts';
-import type { MessagePreparer } from '../agent/hooks.ts';
+import type { MessagePreparer } from '../core/hooks.ts';
 import { applyAnchoredSummary, type SummaryState } from './anchored.ts';
 import { createTokenCounter, type Tokenizer } from './estimate.ts';
 import { fitToBudget } from './fit.ts';

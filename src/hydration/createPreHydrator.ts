@@ -5,7 +5,7 @@
  * what cannot be resolved is counted as failed and named in the message.
  */
 import { randomBytes } from 'node:crypto';
-import type { Hydrator } from '../agent/hooks.ts';
+import type { Hydrator } from '../core/hooks.ts';
 import type { Message } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';

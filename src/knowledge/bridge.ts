@@ -9,7 +9,7 @@
  * is removed, and the fresh one goes right after the leading system messages. When nothing
  * passes the relevance threshold nothing is injected and no event is emitted.
  */
-import type { HookContext, MessagePreparer } from '../agent/hooks.ts';
+import type { HookContext, MessagePreparer } from '../core/hooks.ts';
 import { estimateMessageTokens, type Tokenizer } from '../context/estimate.ts';
 import type { Message, SystemMessage } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';

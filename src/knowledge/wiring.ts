@@ -3,7 +3,7 @@
  * tools, and the completion hook that keeps answers as working memory. This is what
  * `createAgent({ knowledge })` plugs in.
  */
-import type { MessagePreparer } from '../agent/hooks.ts';
+import type { MessagePreparer } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 import { describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';

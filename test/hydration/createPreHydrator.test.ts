@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { HookContext } from '../../src/agent/hooks.ts';
+import type { HookContext } from '../../src/core/hooks.ts';
 import type { Message } from '../../src/core/messages.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { LoopEvent, LoopEventOf } from '../../src/core/loopEvent.ts';

@@ -1,5 +1,5 @@
 /** Shared helpers for the knowledge tests. */
-import type { HookContext } from '../../src/agent/hooks.ts';
+import type { HookContext } from '../../src/core/hooks.ts';
 import type { Message, SystemMessage } from '../../src/core/messages.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { isKnowledgeContext } from '../../src/knowledge/bridge.ts';

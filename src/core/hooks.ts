@@ -3,8 +3,8 @@
  * pre-hydration) and for users who need their own. They run inside the runtime's actors, so the
  * machine stays pure and unchanged.
  */
-import type { Message } from '../core/messages.ts';
-import type { LoopEvent } from '../core/loopEvent.ts';
+import type { Message } from './messages.ts';
+import type { LoopEvent } from './loopEvent.ts';
 
 export interface HookContext {
   readonly runId: string;

@@ -1,0 +1,64 @@
+/**
+ * The layers, enforced by `npm run lint`: core → machines → runtime → orchestration, each
+ * importing only from the layers before it, and no import cycles anywhere.
+ */
+const RUNTIME = '^src/(conversation|context|events|executor|hydration|inference|inspect|knowledge|persistence|policy|progress|resilience|security|testing|tools|viz)/';
+
+export default {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'Files that import each other (types included) cannot be understood or moved one at a time.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-is-the-ground',
+      comment: 'src/core holds the domain types and schemas every layer shares: it imports nothing of ours outside itself.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^(src|machines)/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'machines-are-pure',
+      comment: 'machines/ imports only xstate, zod and src/core, so it bundles for any platform and pastes into Stately Studio.',
+      severity: 'error',
+      from: { path: '^machines/' },
+      to: { pathNot: ['^machines/', '^src/core/', '^node_modules/(xstate|zod)/'] },
+    },
+    {
+      name: 'runtime-below-orchestration',
+      comment: 'The runtime (inference, tools, policy, executor, …) serves agents; it never reaches up into them.',
+      severity: 'error',
+      from: { path: RUNTIME },
+      to: { path: '^src/(agent|strategies|system|cli)/|^src/index\\.ts$' },
+    },
+    {
+      name: 'agent-below-strategies-and-system',
+      comment: 'Strategies and the agent system build on agents; an agent knows neither.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: '^src/(strategies|system|cli)/|^src/index\\.ts$' },
+    },
+    {
+      name: 'strategies-beside-system',
+      comment: 'Strategies and the agent system are independent of each other.',
+      severity: 'error',
+      from: { path: '^src/strategies/' },
+      to: { path: '^src/(system|cli)/|^src/index\\.ts$' },
+    },
+    {
+      name: 'system-below-the-front-door',
+      severity: 'error',
+      from: { path: '^src/system/' },
+      to: { path: '^src/(strategies|cli)/|^src/index\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(bench|test|scripts)/' },
+  },
+};
