@@ -31,19 +31,19 @@ export class TokenBudgetExceededError extends RunError {
 
 /** The run exceeded `limits.timeoutMs` of wall-clock time. */
 export class RunTimeoutError extends RunError {
-  readonly code = 'timeout' as const;
+  readonly code = 'run_timeout' as const;
   readonly blame = 'runtime' as const;
 }
 
 /** The run was cancelled by its caller. */
 export class RunCancelledError extends RunError {
-  readonly code = 'cancelled' as const;
+  readonly code = 'run_cancelled' as const;
   readonly blame = 'user' as const;
 }
 
 /** The model kept sending unusable tool calls after every repair turn. */
 export class ModelRepairExhaustedError extends RunError {
-  readonly code = 'model_behavior' as const;
+  readonly code = 'model_repair_exhausted' as const;
   readonly blame = 'model' as const;
 }
 

@@ -7,7 +7,7 @@
  * Messages never contain the API key: provider replies that echo it are redacted on the way in.
  */
 import type { z } from 'zod';
-import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import { ActorloopError } from '../core/errors.ts';
 import type { ActorloopErrorOptions } from '../core/errors.ts';
 
 export interface InferenceErrorOptions extends ActorloopErrorOptions {
@@ -169,7 +169,7 @@ export class BadRequestError extends InferenceError {
  * ```
  */
 export class ProviderTimeoutError extends InferenceError {
-  readonly code = 'timeout' as const;
+  readonly code = 'provider_timeout' as const;
   readonly blame = 'provider' as const;
   readonly retryable = true;
   constructor(timeoutMs: number | undefined, options: InferenceErrorOptions = {}) {
@@ -256,7 +256,9 @@ export class StructuredOutputError extends InferenceError {
  * try { openAICompatible(); } catch (e) { if (e instanceof MissingConfigurationError) console.log(e.variables); }
  * ```
  */
-export class MissingConfigurationError extends ConfigurationError {
+export class MissingConfigurationError extends ActorloopError {
+  readonly code = 'missing_configuration' as const;
+  readonly blame = 'user' as const;
   readonly retryable = false;
   /** The environment variables that would fix it. */
   readonly variables = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY'] as const;
@@ -321,7 +323,7 @@ export class UnknownProviderError extends InferenceError {
  * ```
  */
 export class CancelledError extends InferenceError {
-  readonly code = 'cancelled' as const;
+  readonly code = 'model_call_cancelled' as const;
   readonly blame = 'user' as const;
   readonly retryable = false;
   constructor(options: InferenceErrorOptions = {}) {

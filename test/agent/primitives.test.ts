@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryKnowledgeStore, defineTool, estimateTokens } from '../../src/index.ts';
+import { createAgent, createMemoryKnowledgeStore, defineTool } from '../../src/index.ts';
+import { estimateTokens } from '../../src/context/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 
 const tool = (name: string, description = `The ${name} tool.`) =>

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError } from '../../src/core/errors.ts';
 import { MissingConfigurationError, openAICompatible, resolveConfig } from '../../src/inference/index.ts';
 import { reply, startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer } from '../support/openaiServer.ts';
@@ -13,7 +12,7 @@ describe('openAICompatible configuration', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(MissingConfigurationError);
-    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ code: 'missing_configuration', blame: 'user' });
     for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY']) expect((error as Error).message).toContain(name);
     expect((error as MissingConfigurationError).variables).toEqual(['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY']);
   });

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ActorloopError, ConfigurationError } from '../../src/core/errors.ts';
+import { ActorloopError } from '../../src/core/errors.ts';
 import {
   AuthenticationError,
   BadRequestError,
@@ -80,7 +80,7 @@ describe('classifyError', () => {
     expect(classifyError(new APIConnectionTimeoutError())).toBeInstanceOf(ProviderTimeoutError);
     expect(classifyError(new DOMException('slow', 'TimeoutError'))).toBeInstanceOf(ProviderTimeoutError);
     expect(classifyError(new APIUserAbortError())).toBeInstanceOf(CancelledError);
-    expect(classifyError(new DOMException('stop', 'AbortError'))).toMatchObject({ code: 'cancelled', retryable: false });
+    expect(classifyError(new DOMException('stop', 'AbortError'))).toMatchObject({ code: 'model_call_cancelled', retryable: false });
     expect(classifyError(new SyntaxError('Unexpected end of JSON input'))).toBeInstanceOf(InvalidResponseError);
     expect(classifyError(new RangeError('bug'))).toBeInstanceOf(UnknownProviderError);
     expect(classifyError(null)).toBeInstanceOf(UnknownProviderError);
@@ -122,13 +122,13 @@ describe('inference errors', () => {
     [new ServerError('x', { status: 500 }), 'server_error', 'provider', true],
     [new ContextLengthError('x'), 'context_length_exceeded', 'user', false],
     [new BadRequestError('x', { status: 400 }), 'bad_request', 'user', false],
-    [new ProviderTimeoutError(10), 'timeout', 'provider', true],
+    [new ProviderTimeoutError(10), 'provider_timeout', 'provider', true],
     [new NetworkError('x'), 'network', 'provider', true],
     [new InvalidResponseError('x'), 'invalid_response', 'provider', true],
     [new StructuredOutputError('out', [], null), 'structured_output', 'model', false],
     [new StreamInterruptedError('x', { deltasYielded: true }), 'stream_interrupted', 'provider', false],
     [new UnknownProviderError('x'), 'provider_unknown', 'provider', false],
-    [new CancelledError(), 'cancelled', 'user', false],
+    [new CancelledError(), 'model_call_cancelled', 'user', false],
   ] as const;
 
   it.each(cases)('%o has its code, blame, retryable flag, name and JSON form', (error, code, blame, retryable) => {
@@ -137,10 +137,10 @@ describe('inference errors', () => {
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ name: error.constructor.name, code, blame, retryable });
   });
 
-  it('MissingConfigurationError is a ConfigurationError naming the variables to set', () => {
+  it("MissingConfigurationError is the user's to fix and names the variables to set", () => {
     const error = new MissingConfigurationError();
-    expect(error).toBeInstanceOf(ConfigurationError);
-    expect(error).toMatchObject({ code: 'configuration', blame: 'user', retryable: false });
+    expect(error).toBeInstanceOf(ActorloopError);
+    expect(error).toMatchObject({ code: 'missing_configuration', blame: 'user', retryable: false });
     for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY']) expect(error.message).toContain(name);
   });
 

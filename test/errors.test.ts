@@ -1,0 +1,54 @@
+/**
+ * `actorloop/errors` is the one place every error class is exported, each with its own literal
+ * code and a blame, so a caller can switch on `code` or `blame` without guessing. Read from the
+ * declarations: constructors differ per class, the literals do not.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as errors from '../src/errors.ts';
+
+interface Declared {
+  readonly name: string;
+  readonly code: string | undefined;
+  readonly blame: string | undefined;
+  readonly abstract: boolean;
+}
+
+/** Every error class declared under `dir` (classes extending …Error), with its literal code and blame. */
+function declared(dir = 'src'): Declared[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return declared(path);
+    if (!entry.name.endsWith('.ts')) return [];
+    const text = readFileSync(path, 'utf8');
+    return [...text.matchAll(/^(export )?(abstract )?class (\w+) extends \w*Error\b[^{]*\{([\s\S]*?)^\}/gm)].map((m) => ({
+      name: m[3] as string,
+      code: /readonly code = '([^']+)'/.exec(m[4] as string)?.[1],
+      blame: /readonly blame = '([^']+)'/.exec(m[4] as string)?.[1],
+      abstract: m[2] !== undefined,
+    }));
+  });
+}
+
+describe('actorloop/errors', () => {
+  const classes = declared();
+  const concrete = classes.filter((c) => !c.abstract && c.name !== 'ActorloopError');
+
+  it('gives every concrete error class its own literal code and a blame', () => {
+    expect(concrete.length).toBeGreaterThan(40);
+    for (const c of concrete) {
+      expect(c.code, c.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
+      expect(['user', 'model', 'provider', 'tool', 'runtime'], c.name).toContain(c.blame);
+    }
+    const codes = concrete.map((c) => c.code);
+    expect(codes.filter((code, i) => codes.indexOf(code) !== i)).toEqual([]);
+  });
+
+  it('exports every error class but the scripted model\'s from actorloop/errors', () => {
+    const exported = new Set(Object.keys(errors));
+    const testing = new Set(declared('src/testing').map((c) => c.name));
+    const internal = new Set(classes.filter((c) => c.abstract && !exported.has(c.name)).map((c) => c.name));
+    expect(classes.filter((c) => !exported.has(c.name) && !testing.has(c.name) && !internal.has(c.name)).map((c) => c.name)).toEqual([]);
+  });
+});
