@@ -122,10 +122,15 @@ function end(reason: StrategyEndReason, message?: string, error?: unknown): Stra
 }
 
 /** Context after a branch settled: its thought recorded, its slot freed. */
-function settle(context: StrategyMachineContext, slot: InFlightBranch, thought: Thought, usage?: Usage) {
+function settle(context: StrategyMachineContext, slot: InFlightBranch, thought: Thought, output?: StrategyBranchOutput) {
   const results = [...context.results];
   results[slot.index] = thought;
-  return { results, inFlight: context.inFlight.filter((f) => f !== slot), usage: addUsage(context.usage, usage) };
+  return {
+    results,
+    inFlight: context.inFlight.filter((f) => f !== slot),
+    usage: addUsage(context.usage, output?.usage),
+    costUsd: context.costUsd + (output?.costUsd ?? 0),
+  };
 }
 
 function slotOf(context: StrategyMachineContext, actorId: string): InFlightBranch | undefined {
@@ -156,6 +161,7 @@ export const strategyMachine = setup({
         state: decision.state,
         decision,
         usage: addUsage(context.usage, output.usage),
+        costUsd: context.costUsd + (output.costUsd ?? 0),
         thoughts: decision.kind === 'continue' ? [...context.thoughts, decision.thought] : context.thoughts,
         answer: decision.kind === 'done' ? decision.answer : context.answer,
         ...(decision.kind === 'error' ? { termination: end('error', decision.reason) } : {}),
@@ -211,7 +217,7 @@ export const strategyMachine = setup({
       }
       const output = event.output as StrategyBranchOutput | undefined;
       const thought = output?.thought ?? errorThought(branch, 'the branch returned no thought');
-      enqueue.assign(settle(context, slot, thought, output?.usage));
+      enqueue.assign(settle(context, slot, thought, output));
       enqueue.emit({
         type: 'branch.finished' as const,
         branchId: branch.id,
@@ -275,6 +281,7 @@ export const strategyMachine = setup({
     inFlight: [],
     peakInFlight: 0,
     usage: ZERO,
+    costUsd: 0,
     answer: null,
     termination: null,
   }),
@@ -304,7 +311,11 @@ export const strategyMachine = setup({
             input: ({ context }) => ({ runId: context.runId, task: context.task }),
             onDone: {
               target: 'step',
-              actions: assign(({ context, event }) => ({ state: event.output.state, usage: addUsage(context.usage, event.output.usage) })),
+              actions: assign(({ context, event }) => ({
+                state: event.output.state,
+                usage: addUsage(context.usage, event.output.usage),
+                costUsd: context.costUsd + (event.output.costUsd ?? 0),
+              })),
             },
             onError: { target: '#strategy.failed', actions: assign({ termination: ({ event }) => end('exception', messageOf(event.error), event.error) }) },
           },
@@ -391,6 +402,7 @@ export const strategyMachine = setup({
     thoughts: context.thoughts,
     rounds: context.round,
     usage: context.usage,
+    costUsd: context.costUsd,
     peakInFlight: context.peakInFlight,
     ...(context.termination?.message === undefined ? {} : { message: context.termination.message }),
     ...(context.termination?.error === undefined ? {} : { error: context.termination.error }),

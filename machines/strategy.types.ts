@@ -39,6 +39,8 @@ export interface StrategyInitInput {
 export interface StrategyInitOutput {
   readonly state: unknown;
   readonly usage: Usage;
+  /** USD of the model calls made, when the model prices them. */
+  readonly costUsd?: number;
 }
 
 /**
@@ -62,6 +64,8 @@ export interface StrategyDecideInput {
 export interface StrategyDecideOutput {
   readonly decision: StrategyDecision<unknown>;
   readonly usage: Usage;
+  /** USD of the model calls made deciding, when the model prices them. */
+  readonly costUsd?: number;
 }
 
 /** Input of one `branch` actor (one sub-agent run). @example `{ runId: 'run-1', round: 1, index: 0, branch: { id: 'b0', prompt: '6 * 7?' } }` */
@@ -85,6 +89,8 @@ export interface StrategyBranchInput {
 export interface StrategyBranchOutput {
   readonly thought: Thought;
   readonly usage: Usage;
+  /** USD of the sub-agent's run. */
+  readonly costUsd?: number;
   readonly durationMs: number;
 }
 
@@ -140,6 +146,8 @@ export interface StrategyMachineContext {
   /** The most branches that were in flight at once (for tests and tuning). */
   readonly peakInFlight: number;
   readonly usage: Usage;
+  /** USD summed over the same calls as `usage`. */
+  readonly costUsd: number;
   readonly answer: string | null;
   readonly termination: StrategyTermination | null;
 }
@@ -181,6 +189,7 @@ export interface StrategyMachineOutput {
   readonly thoughts: readonly Thought[];
   readonly rounds: number;
   readonly usage: Usage;
+  readonly costUsd: number;
   readonly peakInFlight: number;
   readonly message?: string;
   readonly error?: unknown;

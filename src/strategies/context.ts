@@ -19,6 +19,8 @@ export interface CompletionSource {
 export interface MeteredContext {
   readonly context: StrategyContext;
   usage(): Usage;
+  /** USD of those calls, when the model prices them. */
+  cost(): number;
 }
 
 /**
@@ -35,6 +37,7 @@ export function createStrategyContext(
   strategyName: string,
 ): MeteredContext {
   let used: Usage = ZERO_USAGE;
+  let spent = 0;
   const context: StrategyContext = {
     task: base.task,
     runId: base.runId,
@@ -55,8 +58,9 @@ export function createStrategyContext(
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
       });
       used = addUsage(used, completion.usage);
+      spent += completion.costUsd ?? 0;
       return completion.text ?? '';
     },
   };
-  return { context, usage: () => used };
+  return { context, usage: () => used, cost: () => spent };
 }

@@ -27,6 +27,8 @@ export interface StrategyResult {
   readonly rounds: number;
   /** Summed over every branch run and every direct completion (`context.complete`). */
   readonly usage: Usage;
+  /** USD, summed over the same calls as `usage` (zero for a model without prices). */
+  readonly costUsd: number;
   /** The most branches that ran at once. */
   readonly peakConcurrency: number;
   readonly durationMs: number;

@@ -203,19 +203,19 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
 
   const runtime: StrategyRuntime = {
     init: async (signal) => {
-      const { context, usage } = metered(signal);
+      const { context, usage, cost } = metered(signal);
       const state = await strategy.init(options, context);
-      return { state, usage: usage() };
+      return { state, usage: usage(), costUsd: cost() };
     },
     step: async (input, signal) => {
-      const { context, usage } = metered(signal);
+      const { context, usage, cost } = metered(signal);
       const decision = checkDecision(await strategy.step(input.state, context), name, 'step');
-      return { decision, usage: usage() };
+      return { decision, usage: usage(), costUsd: cost() };
     },
     aggregate: async (input, signal) => {
-      const { context, usage } = metered(signal);
+      const { context, usage, cost } = metered(signal);
       const decision = checkDecision(await strategy.aggregate(input.thoughts ?? [], input.state, context), name, 'aggregate');
-      return { decision, usage: usage() };
+      return { decision, usage: usage(), costUsd: cost() };
     },
     branch: (input, signal) => runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }),
   };
@@ -242,6 +242,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       thoughts: [],
       rounds: round,
       usage: ZERO_USAGE,
+      costUsd: 0,
       peakInFlight: 0,
       message: describeError(thrown),
       error: thrown,
@@ -255,6 +256,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       thoughts: out.thoughts,
       rounds: out.rounds,
       usage: out.usage,
+      costUsd: out.costUsd,
       peakConcurrency: out.peakInFlight,
       durationMs: Date.now() - startedAt,
       events: entries,

@@ -101,7 +101,7 @@ export async function runBranch(input: StrategyBranchInput, signal: AbortSignal,
     try {
       const result = await handle.settled;
       if (signal.aborted) throw signal.reason;
-      return { thought: thoughtOf(branch, result), usage: result.usage, durationMs: Date.now() - startedAt };
+      return { thought: thoughtOf(branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - startedAt };
     } finally {
       signal.removeEventListener('abort', onAbort);
       forwarding.unsubscribe();
