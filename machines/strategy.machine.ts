@@ -202,13 +202,15 @@ export const strategyMachine = setup({
       }
     }),
     /**
-     * Record a settled branch and free its slot. A branch that threw, or gave no thought, becomes
-     * an error thought (`metadata.error`): one bad branch never sinks the others.
+     * Record a settled branch, free its slot and remove its finished actor from the runner's
+     * children. A branch that threw, or gave no thought, becomes an error thought
+     * (`metadata.error`): one bad branch never sinks the others.
      */
     settleBranch: enqueueActions(({ context, event, enqueue }) => {
       if (!('actorId' in event)) return;
       const slot = slotOf(context, event.actorId);
       if (slot === undefined) return;
+      enqueue.stopChild(slot.actorId);
       const branch = context.branches[slot.index] as Branch;
       if ('error' in event) {
         enqueue.assign(settle(context, slot, errorThought(branch, event.error)));

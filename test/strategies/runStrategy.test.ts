@@ -285,4 +285,15 @@ describe('runStrategy', () => {
     });
     expect(result.answer).toBe('draft');
   });
+
+  it("removes each finished branch from the runner's children, so none linger after the run", async () => {
+    const run = startStrategy({ strategy: strategies.vote({ samples: 3 }), task: 'x', subAgent: answering(() => ({ text: '42', delayMs: 5 })) });
+    const branchesSeen = new Set<string>();
+    run.actor.subscribe((snapshot) => {
+      for (const id of Object.keys(snapshot.children)) if (id.startsWith('branch:')) branchesSeen.add(id);
+    });
+    expect((await run.settled).status).toBe('done');
+    expect(branchesSeen.size).toBe(3);
+    expect(Object.keys(run.actor.getSnapshot().children)).toEqual([]);
+  });
 });
