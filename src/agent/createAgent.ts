@@ -3,7 +3,7 @@
  * `run`/`start` spawns one actor of the agent machine with the runtime's implementations.
  */
 import { randomUUID } from 'node:crypto';
-import { createActor, type Snapshot } from 'xstate';
+import { createActor, type AnyActorRef, type Snapshot } from 'xstate';
 import { concat, defer, filter, from } from 'rxjs';
 import type { AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
@@ -146,7 +146,7 @@ export function createAgent(config: AgentConfig): Agent {
       input: run,
     });
     const runId = writer?.runId ?? given ?? newRunId();
-    return launch({ runId, agentId, ...run }, writer === undefined ? undefined : createRunPersistence(writer));
+    return launch({ runId, agentId, ...run }, writer === undefined ? undefined : createRunPersistence(writer), undefined, undefined, options.parent);
   }
 
   function resume(runId: string, options: ResumeRunOptions = {}): AgentRun {
@@ -174,7 +174,7 @@ export function createAgent(config: AgentConfig): Agent {
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
-  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
+  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner, parent?: AnyActorRef): AgentRun {
     const { runId } = input;
     const startedAt = Date.now();
     let sequence = recovered?.nextSequence ?? 0;
@@ -226,6 +226,7 @@ export function createAgent(config: AgentConfig): Agent {
       input,
       ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
       ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
+      ...(parent === undefined ? {} : { parent }),
     });
     actor.on('*', (event) => {
       if (event.type === 'reasoning.completed') iteration++;

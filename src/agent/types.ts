@@ -2,7 +2,7 @@
  * The shapes of the front door: what `createAgent` takes (`AgentConfig`), what a run takes
  * (`RunOptions`), and what users hold (`Agent`, `AgentRun`).
  */
-import type { Actor, InspectionEvent, Observer } from 'xstate';
+import type { Actor, InspectionEvent, Observer, AnyActorRef } from 'xstate';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { RunLimits } from '../core/run.ts';
@@ -87,6 +87,11 @@ export interface RunOptions {
   readonly history?: readonly Message[];
   readonly runId?: string;
   readonly limits?: Partial<RunLimits>;
+  /**
+   * Run as a child of this actor: in its actor system (its inspector sees the run's actors) with
+   * it as the run actor's parent. A strategy's branches and the agent system pass their own actor.
+   */
+  readonly parent?: AnyActorRef;
 }
 
 export interface ResumeRunOptions {

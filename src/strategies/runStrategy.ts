@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
-import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromPromise, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
@@ -41,7 +41,7 @@ interface StrategyRuntime {
   init(signal: AbortSignal): Promise<StrategyInitOutput>;
   step(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
   aggregate(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
-  branch(input: StrategyBranchInput, signal: AbortSignal): Promise<StrategyBranchOutput>;
+  branch(input: StrategyBranchInput, signal: AbortSignal, self: AnyActorRef): Promise<StrategyBranchOutput>;
 }
 
 /** The strategy machine provided with one run's runtime. */
@@ -51,7 +51,7 @@ function providedMachine(runtime: StrategyRuntime) {
       init: fromPromise<StrategyInitOutput, StrategyInitInput>(({ signal }) => runtime.init(signal)),
       step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal }) => runtime.step(input, signal)),
       aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal }) => runtime.aggregate(input, signal)),
-      branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal }) => runtime.branch(input, signal)),
+      branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal, self }) => runtime.branch(input, signal, self)),
     },
   });
 }
@@ -217,7 +217,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       const decision = checkDecision(await strategy.aggregate(input.thoughts ?? [], input.state, context), name, 'aggregate');
       return { decision, usage: usage(), costUsd: cost() };
     },
-    branch: (input, signal) => runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }),
+    branch: (input, signal, self) => runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }, self),
   };
 
   const actor = createActor(providedMachine(runtime), {

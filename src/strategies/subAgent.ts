@@ -4,6 +4,7 @@
  * an error thought (`metadata.error`), so one bad branch never sinks the others. The branch
  * actor's AbortSignal cancels the run.
  */
+import type { AnyActorRef } from 'xstate';
 import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
 import type { LoopResult } from '../core/run.ts';
 import { describeError } from '../core/errors.ts';
@@ -65,7 +66,7 @@ function thoughtOf(branch: Branch, result: LoopResult): Thought {
  * out.thought.content; // the sub-agent's answer
  * ```
  */
-export async function runBranch(input: StrategyBranchInput, signal: AbortSignal, deps: BranchDeps): Promise<StrategyBranchOutput> {
+export async function runBranch(input: StrategyBranchInput, signal: AbortSignal, deps: BranchDeps, self?: AnyActorRef): Promise<StrategyBranchOutput> {
   const startedAt = Date.now();
   const { branch } = input;
   const failed = (error: unknown): StrategyBranchOutput => ({
@@ -94,7 +95,8 @@ export async function runBranch(input: StrategyBranchInput, signal: AbortSignal,
   }
 
   try {
-    const handle = agent.start(branch.prompt, { runId: `${input.runId}-r${input.round}-b${input.index}` });
+    // The sub-agent's run joins the runner's actor system as a child of this branch's actor.
+    const handle = agent.start(branch.prompt, { runId: `${input.runId}-r${input.round}-b${input.index}`, ...(self === undefined ? {} : { parent: self }) });
     const forwarding = handle.events$.subscribe({ next: deps.forward, error: () => undefined });
     const onAbort = () => handle.cancel('the strategy stopped this branch');
     signal.addEventListener('abort', onAbort, { once: true });
