@@ -70,10 +70,11 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const asks = createPendingAsks((runId) => liveRuns.get(runId)?.run);
   let closed = false;
 
-  const runTask = fromPromise<LoopResult, RunTaskInput>(async ({ input, signal }) => {
+  const runTask = fromPromise<LoopResult, RunTaskInput>(async ({ input, signal, self }) => {
     const member = members.get(input.agentId);
     if (member === undefined) throw new AgentNotFoundError(input.agentId, [...members.keys()]);
-    const run = member.handle.agent.start(input.task.message, { runId: input.task.runId });
+    // The run joins the system's actors as a child of its task actor, under the agent's host.
+    const run = member.handle.agent.start(input.task.message, { runId: input.task.runId, parent: self });
     liveRuns.set(run.runId, { agentId: input.agentId, run });
     // Stopping the task actor (timeout, caller abort, agent stopped) aborts this signal.
     // The run may have ended already (a cancelled delegation can end it just before).

@@ -1,6 +1,7 @@
 /**
  * Spawning, addressing and listing agents; every misuse is a typed error naming the fix.
  */
+import type { AnyActorRef } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
@@ -29,6 +30,20 @@ describe('agent system', () => {
     expect(system.actor.system.get('b')).toBe(b.actor);
     expect(Object.keys(system.actor.getSnapshot().children).sort()).toEqual(['a', 'b']);
     expect(b.actor.getSnapshot().value).toBe('idle');
+  });
+
+  it("runs a task's agent loop in the system's actor tree, under the agent's host", async () => {
+    const { system, actors } = trackedSystem();
+    const a = system.spawn('a', { model: model() });
+    await system.ask('a', 'go');
+    const runs = [...actors].filter((actor): actor is AnyActorRef => (actor as AnyActorRef).src !== undefined && ((actor as AnyActorRef).src as { id?: string }).id === 'agent');
+    expect(runs).toHaveLength(1);
+    const run = runs[0] as AnyActorRef;
+    expect(run.system).toBe(system.actor.system);
+    const chain: AnyActorRef[] = [];
+    for (let parent = run._parent; parent !== undefined; parent = parent._parent) chain.push(parent);
+    expect(chain).toContain(a.actor);
+    expect(chain.at(-1)).toBe(system.actor);
   });
 
   it('spawns an existing Agent whose id matches, and refuses one whose id does not', () => {
