@@ -20,6 +20,7 @@ export type {
   PhaseReply,
   PhaseRequest,
   PhaseRunnerLogic,
+  PhaseRunnerOptions,
   PhaseRunnerSnapshot,
 } from './phaseRunner.ts';
 export type { AgentContext, AgentEvent, AgentMachineInput, AgentOutput } from './agent.types.ts';

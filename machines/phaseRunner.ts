@@ -95,13 +95,15 @@ const STOP = 'xstate.stop';
 interface Worker {
   /** The job in flight: the stop event aborts it. */
   current: PhaseCall<unknown> | undefined;
+  /** The controller of a finished phase, for the next phase to reuse (see `PhaseCall.signal`). */
+  spare: AbortController | undefined;
 }
 const workers = new WeakMap<AnyActorRef, Worker>();
 
 function workerOf(self: AnyActorRef): Worker {
   let worker = workers.get(self);
   if (worker === undefined) {
-    worker = { current: undefined };
+    worker = { current: undefined, spare: undefined };
     workers.set(self, worker);
   }
   return worker;
@@ -116,7 +118,11 @@ class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
   private controller: AbortController | undefined;
   private stopped = false;
 
-  constructor(readonly input: TInput) {}
+  constructor(
+    readonly input: TInput,
+    private readonly worker: Worker,
+    private readonly listening: PhaseRunnerOptions['listening'],
+  ) {}
 
   get cancellation(): Cancellation {
     return this;
@@ -139,12 +145,25 @@ class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
     this.controller?.signal.removeEventListener(type, listener);
   }
 
+  /**
+   * With `listening`, a finished phase's signal serves the next phase when nothing listens to it
+   * any more: phases run one at a time and each signal aborts only when the worker stops. One
+   * that still has a listener (work that subscribed and never unsubscribed, as some HTTP clients
+   * do) is left to that work, and the phase gets a new one: listeners never pile up.
+   */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
-      this.controller = new AbortController();
+      const spare = this.worker.spare;
+      this.worker.spare = undefined;
+      this.controller = spare !== undefined && this.listening?.(spare.signal) === false ? spare : new AbortController();
       if (this.stopped) this.controller.abort();
     }
     return this.controller.signal;
+  }
+
+  /** The phase is over: its controller, if it made one, may serve the next phase. */
+  release(): void {
+    if (this.controller !== undefined && !this.stopped && this.listening !== undefined) this.worker.spare = this.controller;
   }
 
   stop(): void {
@@ -174,9 +193,9 @@ function implementationOf(implementations: Partial<PhaseImplementations>, phase:
 }
 
 /** Run `job`; a failure to even find its implementation fails the phase. */
-function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseImplementations>): void {
+function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseImplementations>, listening: PhaseRunnerOptions['listening']): void {
   const worker = workerOf(self);
-  const call = new PhaseCall<unknown>(job.input);
+  const call = new PhaseCall<unknown>(job.input, worker, listening);
   worker.current = call;
   let pending: PromiseLike<unknown>;
   try {
@@ -194,6 +213,7 @@ function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseI
 function settle(call: PhaseCall<unknown>, job: PhaseJob, self: AnyActorRef, ok: boolean, value: unknown): void {
   // Only the job in flight replies: a stopped worker's, or a replaced job's, result is dropped.
   if (call.aborted || self.getSnapshot().job !== job) return;
+  call.release();
   workerOf(self).current = undefined;
   // Sent from a promise callback, so the worker's mailbox is idle: the request for the next
   // phase, which the machine sends while handling this reply, reaches the worker (and its
@@ -209,6 +229,16 @@ function replyOf(job: PhaseJob, ok: boolean, value: unknown): PhaseReply {
   return { type: DONE[job.phase], output: value } as PhaseReply;
 }
 
+/** How a worker may recycle its phases' AbortControllers. */
+export interface PhaseRunnerOptions {
+  /**
+   * Whether anything still listens to a finished phase's signal. Given, a signal nobody listens
+   * to serves the next phase instead of a new one (an AbortSignal is dear to make and to collect);
+   * on Node: `(signal) => getEventListeners(signal, 'abort').length > 0`.
+   */
+  readonly listening?: (signal: AbortSignal) => boolean;
+}
+
 /**
  * The worker that runs the phases with `implementations`: what an agent supplies with
  * `agentMachine.provide({ actors: { phases: phaseRunner(…) } })`. A missing `hydrate` injects
@@ -220,7 +250,8 @@ function replyOf(job: PhaseJob, ok: boolean, value: unknown): PhaseReply {
  * agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
  * ```
  */
-export function phaseRunner(implementations: Partial<PhaseImplementations>): PhaseRunnerLogic {
+export function phaseRunner(implementations: Partial<PhaseImplementations>, options: PhaseRunnerOptions = {}): PhaseRunnerLogic {
+  const { listening } = options;
   return {
     transition: (snapshot, event, { self, defer }) => {
       if (snapshot.status !== 'active') return snapshot;
@@ -228,7 +259,7 @@ export function phaseRunner(implementations: Partial<PhaseImplementations>): Pha
       switch (event.type as PhaseRequest['type'] | typeof STOP) {
         case 'phase.run': {
           const { job } = event as Extract<PhaseRequest, { type: 'phase.run' }>;
-          defer(() => start(job, self, implementations));
+          defer(() => start(job, self, implementations, listening));
           return { ...snapshot, job };
         }
         case 'phase.idle':
@@ -243,7 +274,7 @@ export function phaseRunner(implementations: Partial<PhaseImplementations>): Pha
     },
     start: (snapshot, { self }) => {
       // A restored worker resumes the phase it was running when the run was persisted.
-      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, implementations);
+      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, implementations, listening);
     },
     getInitialSnapshot: () => ({ status: 'active', output: undefined, error: undefined, input: undefined, job: null }),
     getPersistedSnapshot: (snapshot) => snapshot,

@@ -3,6 +3,7 @@
  * `run`/`start` spawns one actor of the agent machine with the runtime's implementations.
  */
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { createActor, type AnyActorRef, type Snapshot } from 'xstate';
 import { concat, defer, filter, from } from 'rxjs';
 import type { AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
@@ -49,6 +50,9 @@ export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from 
  * const result = await agent.run('What is 6 * 7?');
  * ```
  */
+/** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
+const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
+
 export function createAgent(config: AgentConfig): Agent {
   if (config === null || typeof config !== 'object' || config.model === undefined) {
     throw new ConfigurationError('createAgent needs a `model` (an InferenceProvider such as openAICompatible() or scriptedModel([...])).');
@@ -121,7 +125,7 @@ export function createAgent(config: AgentConfig): Agent {
     scopeOf,
   });
   // The agent's machine: the agent machine provided with this agent's phase implementations.
-  const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime) } });
+  const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime, { listening }) } });
 
   function start(task: string, options: RunOptions = {}): AgentRun {
     if (typeof task !== 'string' || task.trim() === '') {

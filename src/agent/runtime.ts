@@ -52,7 +52,7 @@ const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]
  *
  * @example
  * ```ts
- * bindRuntime(createActor(sharedAgentMachine, { input }), agentPhases(options)).start();
+ * const machine = agentMachine.provide({ actors: { phases: phaseRunner(agentPhases(options)) } });
  * ```
  */
 export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {

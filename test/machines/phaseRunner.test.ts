@@ -3,6 +3,7 @@
  * phase, and drops what a stopped run's phase produces.
  */
 import { createActor, fromCallback, toPromise, type InspectionEvent } from 'xstate';
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import { phaseRunner, type PhaseImplementations, type PhaseRunnerLogic } from '../../machines/phaseRunner.ts';
@@ -140,6 +141,30 @@ describe('the phases worker', () => {
     expect(new Set(signals).size).toBe(4);
     expect(signals.every((signal) => !signal.aborted)).toBe(true);
     expect(heard).toBe(0);
+  });
+
+  it('with `listening`, hands consecutive phases one signal while nothing listens to it, and a new one once something does', async () => {
+    const signals: AbortSignal[] = [];
+    const leaked = () => undefined;
+    const base = counting(3);
+    const implementations: PhaseImplementations = {
+      ...base,
+      reason: (args) => {
+        signals.push(args.signal);
+        // The second model call subscribes and never unsubscribes (as some HTTP clients do).
+        if (args.input.iteration === 1) args.signal.addEventListener('abort', leaked);
+        return base.reason(args);
+      },
+    };
+    const listening = (signal: AbortSignal) => getEventListeners(signal, 'abort').length > 0;
+    const actor = createActor(agentMachine.provide({ actors: { phases: phaseRunner(implementations, { listening }) } }), { input });
+    actor.start();
+    await toPromise(actor);
+    expect(signals).toHaveLength(4);
+    expect(signals[1]).toBe(signals[0]);
+    expect(signals[2]).not.toBe(signals[1]); // the leaked listener keeps its signal to itself
+    expect(signals[3]).toBe(signals[2]);
+    expect(signals.every((signal) => !signal.aborted)).toBe(true);
   });
 
   it('fails the run, not the host, when the worker itself fails', async () => {
