@@ -4,7 +4,7 @@
  */
 import { createActor, fromCallback, toPromise, type InspectionEvent } from 'xstate';
 import { getEventListeners } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import { phaseRunner, type PhaseImplementations, type PhaseRunnerLogic } from '../../machines/phaseRunner.ts';
 import type { AgentMachineInput } from '../../machines/agent.types.ts';
@@ -168,6 +168,8 @@ describe('the phases worker', () => {
   });
 
   it('fails the run, not the host, when the worker itself fails', async () => {
+    // XState warns that the machine's request reached the failed worker; expected here.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const broken = fromCallback(() => {
       throw new Error('worker broke');
     }) as unknown as PhaseRunnerLogic;
@@ -176,5 +178,6 @@ describe('the phases worker', () => {
     const output = await toPromise(actor);
     expect(output.reason).toBe('error');
     expect(output.errorData?.message).toBe('worker broke');
+    warn.mockRestore();
   });
 });

@@ -51,7 +51,7 @@ describe('system events$', () => {
     expect(thrown).toBe(seen.length);
     expect(seen.filter((e) => e.event.type === 'run.terminated')).toHaveLength(2);
     // RxJS reports subscriber errors from a timer; they reach our handler, not the process.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(thrown));
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('subscriber threw'), expect.objectContaining({ message: 'subscriber bug' }));
     expect(system.get('a').actor.getSnapshot().status).toBe('active');
   });
