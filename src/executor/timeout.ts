@@ -3,8 +3,8 @@
  * aborts on timeout or when the parent aborts; the returned promise settles at that moment even
  * if the work ignores its signal, so a hung tool can never hang the loop.
  *
- * The work's signal is created on first read: on Node 20 an AbortSignal costs microseconds and
- * is slow to collect, and most tools never look at theirs. Work that answers synchronously
+ * The work's signal is created on first read: an AbortSignal is dear to make and slow to
+ * collect, and most tools never look at theirs. Work that answers synchronously
  * cannot time out, so it gets no timer and no listener either.
  */
 import type { Cancellation } from '../core/run.ts';

@@ -3,9 +3,9 @@
  * normalised prefixes.
  *
  * Why capped: edit distance is quadratic-ish (fastest-levenshtein's Myers variant is O(n·m/32)),
- * so two 1 MB tool errors compared whole would take minutes. The start of an error says what
+ * so comparing two large tool errors whole would be far too slow. The start of an error says what
  * went wrong; the tail is usually a stack or a dump. Comparing the first `maxChars` characters
- * keeps the cost bounded (about a millisecond at the 2048-character default) whatever the input.
+ * keeps the cost bounded whatever the input.
  * Why whitespace-normalised: re-indented or re-wrapped output is the same error.
  */
 import { distance } from 'fastest-levenshtein';
