@@ -41,22 +41,27 @@ function scriptedModel(config: ReactConfig, counts: CallCounts): LanguageModelV3
   };
 }
 
+/** The echo tool as AI SDK tools, counting its calls. */
+export function aiSdkTools(counts: { tool: number }) {
+  return {
+    [TOOL_NAME]: tool({
+      description: TOOL_DESCRIPTION,
+      inputSchema: z.object({ i: z.number().int() }),
+      execute: ({ i }) => {
+        counts.tool++;
+        return String(i);
+      },
+    }),
+  };
+}
+
 export const aiSdk: Contender = {
   id: 'ai_sdk',
   label: 'Vercel AI SDK 6: generateText, custom LanguageModelV3',
   create(config) {
     const counts = newCounts();
     const model = scriptedModel(config, counts);
-    const tools = {
-      [TOOL_NAME]: tool({
-        description: TOOL_DESCRIPTION,
-        inputSchema: z.object({ i: z.number().int() }),
-        execute: ({ i }) => {
-          counts.tool++;
-          return String(i);
-        },
-      }),
-    };
+    const tools = aiSdkTools(counts);
     return {
       counts,
       async run() {

@@ -4,14 +4,12 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { Agent, OpenAIChatCompletionsModel, run } from '@openai/agents';
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, stepCountIs } from 'ai';
 import OpenAI from 'openai';
-import { z } from 'zod';
-import { TASK, TOOL_DESCRIPTION, TOOL_NAME, expectAnswer, newCounts } from '../scenarios/react.ts';
+import { TASK, expectAnswer, newCounts, reactN } from '../scenarios/react.ts';
 import type { HttpContender } from '../scenarios/types.ts';
+import { aiSdkTools } from './aiSdk.ts';
 import { agentsEcho } from './openaiAgents.ts';
-
-const n = (target: { model: string }): number => Number(target.model.replace('react-', ''));
 
 export const aiSdkHttp: HttpContender = {
   id: 'ai_sdk_http',
@@ -19,20 +17,11 @@ export const aiSdkHttp: HttpContender = {
   create(target) {
     const counts = newCounts();
     const model = createOpenAICompatible({ name: 'bench', baseURL: target.baseURL, apiKey: 'bench' }).chatModel(target.model);
-    const tools = {
-      [TOOL_NAME]: tool({
-        description: TOOL_DESCRIPTION,
-        inputSchema: z.object({ i: z.number().int() }),
-        execute: ({ i }) => {
-          counts.tool++;
-          return String(i);
-        },
-      }),
-    };
+    const tools = aiSdkTools(counts);
     return {
       counts,
       async run() {
-        const result = await generateText({ model, tools, prompt: TASK, stopWhen: stepCountIs(n(target) + 1) });
+        const result = await generateText({ model, tools, prompt: TASK, stopWhen: stepCountIs(reactN(target) + 1) });
         expectAnswer(result.text, aiSdkHttp.label);
       },
     };
@@ -49,7 +38,7 @@ export const openaiAgentsHttp: HttpContender = {
     return {
       counts,
       async run() {
-        const result = await run(agent, TASK, { maxTurns: n(target) + 1 });
+        const result = await run(agent, TASK, { maxTurns: reactN(target) + 1 });
         expectAnswer(result.finalOutput, openaiAgentsHttp.label);
       },
     };

@@ -8,11 +8,10 @@ import { createActor, toPromise } from 'xstate';
 import { openAICompatible, type Message } from '../../src/index.ts';
 import { echoTool, runAgent } from './actorloop.ts';
 import { bareRun, type FloorMessage, type FloorPhases } from './bareLoop.ts';
-import { TOOL_DESCRIPTION, TOOL_NAME, expectAnswer, newCounts, type CallCounts } from './react.ts';
+import { TOOL_DESCRIPTION, TOOL_NAME, expectAnswer, newCounts, reactN, type CallCounts } from './react.ts';
 import type { HttpContender, HttpTarget } from './types.ts';
 import { createFloorMachine } from './xstateFloor.ts';
 
-const nOf = (target: HttpTarget): number => Number(target.model.replace('react-', ''));
 const parameters = { type: 'object', properties: { i: { type: 'integer' } }, required: ['i'] };
 
 const echo = async (call: NonNullable<FloorMessage['call']>, counts: CallCounts): Promise<FloorMessage> => {
@@ -68,7 +67,7 @@ export const bareOpenAI: HttpContender = {
   create(target) {
     const counts = newCounts();
     const phases = openaiPhases(target, counts);
-    return { counts, run: () => bareRun(phases, nOf(target), bareOpenAI.label) };
+    return { counts, run: () => bareRun(phases, reactN(target), bareOpenAI.label) };
   },
 };
 
@@ -78,7 +77,7 @@ export const bareProvider: HttpContender = {
   create(target) {
     const counts = newCounts();
     const phases = providerPhases(target, counts);
-    return { counts, run: () => bareRun(phases, nOf(target), bareProvider.label) };
+    return { counts, run: () => bareRun(phases, reactN(target), bareProvider.label) };
   },
 };
 
@@ -87,7 +86,7 @@ export const xstateFloorHttp: HttpContender = {
   label: '(b) XState floor on the openai client',
   create(target) {
     const counts = newCounts();
-    const machine = createFloorMachine(nOf(target), openaiPhases(target, counts));
+    const machine = createFloorMachine(reactN(target), openaiPhases(target, counts));
     return {
       counts,
       async run() {
@@ -105,6 +104,6 @@ export const actorloopHttp: HttpContender = {
   create(target) {
     const counts = newCounts();
     const model = openAICompatible({ baseURL: target.baseURL, apiKey: 'bench', model: target.model });
-    return { counts, run: runAgent({ model, tools: [echoTool(counts)], limits: { maxIterations: nOf(target) + 1 } }, actorloopHttp.label) };
+    return { counts, run: runAgent({ model, tools: [echoTool(counts)], limits: { maxIterations: reactN(target) + 1 } }, actorloopHttp.label) };
   },
 };

@@ -72,4 +72,7 @@ export function expectAnswer(text: unknown, who: string): void {
   if (text !== ANSWER) throw new Error(`${who}: expected the answer ${JSON.stringify(ANSWER)}, got ${JSON.stringify(text)}.`);
 }
 
+/** N of an HTTP target's model name `react-N`: the bench server reads it the same way. */
+export const reactN = (target: { readonly model: string }): number => Number(target.model.replace('react-', ''));
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
