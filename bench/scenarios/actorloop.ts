@@ -85,5 +85,5 @@ export const actorloop: Contender = actorloopContender('actorloop', '(c) actorlo
  */
 export const actorloopDurable = (dir: string): Contender =>
   actorloopContender('actorloop_durable', '(d) actorloop, durable: resumable file store (journal, replies, write-ahead tool records)', () => ({
-    store: createFileStore({ dir }),
+    persistence: { store: createFileStore({ dir }) },
   }));

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { createActor, type AnyActorRef, type Snapshot } from 'xstate';
+import { createActor, type Actor, type Snapshot } from 'xstate';
 import { concat, defer, filter, from } from 'rxjs';
-import type { AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
+import type { AgentContext, AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import { agentMachine } from '../../machines/agent.machine.ts';
 import { phaseRunner, type PhaseReply } from '../../machines/phaseRunner.ts';
@@ -35,11 +35,14 @@ import { createKnowledge } from '../knowledge/wiring.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import { errorForResult } from './errors.ts';
 import { isResumableFailure } from './result.ts';
+import { resolveConfig, type AgentSettings } from './config.ts';
 import type { LoopResult } from '../core/run.ts';
 
-import type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
+import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
-export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './types.ts';
+type AgentActor = Actor<typeof agentMachine>;
+
+export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
 
 /**
@@ -54,52 +57,53 @@ export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from 
 const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
 
 export function createAgent(config: AgentConfig): Agent {
-  if (config === null || typeof config !== 'object' || config.model === undefined) {
-    throw new ConfigurationError('createAgent needs a `model` (an InferenceProvider such as openAICompatible() or scriptedModel([...])).');
-  }
-  const agentId = config.id ?? `agent_${randomUUID().slice(0, 8)}`;
+  // Checked and flattened at the edge: everything below reads `settings`, never `config`.
+  const settings = resolveConfig(config);
+  const agentId = settings.id ?? `agent_${randomUUID().slice(0, 8)}`;
   // The profile applies to the merged tool list, before the model ever sees a spec.
-  const knowledge = config.knowledge === undefined ? undefined : createKnowledge(config.knowledge);
-  const allTools = [...(config.tools ?? []), ...(knowledge?.tools ?? [])];
-  const registry = createToolRegistry(config.toolProfile === undefined ? allTools : applyToolProfile(allTools, config.toolProfile));
+  const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
+  const allTools = [...settings.tools, ...(knowledge?.tools ?? [])];
+  const registry = createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what earlier preparers (knowledge, user hooks) injected.
   const preparers: readonly MessagePreparer[] = [
     ...(knowledge?.preparers ?? []),
-    ...(config.experimental_preparers ?? []),
-    ...(config.context === undefined ? [] : [createContextBudget(config.context)]),
+    ...settings.preparers,
+    ...(settings.contextBudget === undefined ? [] : [createContextBudget(settings.contextBudget)]),
   ];
-  const gate = config.gate ?? gates.permissive();
+  const gate = settings.gate ?? gates.permissive();
   const bus = new EventBus();
-  const redactor = createRedactor(config.redact);
-  const journal = new MemoryJournal(config.journalCapacity);
+  const redactor = createRedactor(settings.redact);
+  const journal = new MemoryJournal(settings.journalCapacity);
   bus.attach(journal.write);
+  // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
+  if (settings.events !== undefined) bus.events$.subscribe(settings.events);
   const breakers: BreakerRegistry | undefined =
-    config.breakers === false
+    settings.breakers === false
       ? undefined
-      : createBreakerRegistry(stripPerTool(config.breakers), config.breakers?.perTool, config.inspect === undefined ? {} : { inspect: config.inspect });
+      : createBreakerRegistry(stripPerTool(settings.breakers), settings.breakers?.perTool, settings.inspect === undefined ? {} : { inspect: settings.inspect });
   const executor: Executor = createExecutor({
     tools: registry,
     // Tool results and errors are redacted before the machine, the model or the log sees them.
     redact: redactor.text,
     ...(breakers === undefined ? {} : { breakers }),
-    ...config.executor,
-    ...(config.recovery === undefined ? {} : { recovery: config.recovery }),
+    ...settings.executor,
+    ...(settings.recovery === undefined ? {} : { recovery: settings.recovery }),
   });
-  const stuckGuard = createStuckGuard(config.stuckDetection);
+  const stuckGuard = createStuckGuard(settings.stuckDetection);
   const baseLimits: RunLimits = {
-    maxIterations: config.limits?.maxIterations ?? DEFAULTS.loop.maxIterations,
-    maxTotalTokens: config.limits?.maxTotalTokens ?? DEFAULTS.loop.maxTotalTokens,
-    timeoutMs: config.limits?.timeoutMs ?? DEFAULTS.loop.timeoutMs,
-    maxRepairTurns: config.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
+    maxIterations: settings.limits?.maxIterations ?? DEFAULTS.loop.maxIterations,
+    maxTotalTokens: settings.limits?.maxTotalTokens ?? DEFAULTS.loop.maxTotalTokens,
+    timeoutMs: settings.limits?.timeoutMs ?? DEFAULTS.loop.timeoutMs,
+    maxRepairTurns: settings.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
   };
   const scopes = new Map<string, RunScope>();
   const reasonDeps = {
-    provider: config.model,
+    provider: settings.provider,
     tools: registry.specs,
-    stream: config.stream ?? false,
-    ...(config.modelName === undefined ? {} : { model: config.modelName }),
-    ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
-    ...(config.maxTokens === undefined ? {} : { maxTokens: config.maxTokens }),
+    stream: settings.stream,
+    ...(settings.modelName === undefined ? {} : { model: settings.modelName }),
+    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
     ...(preparers.length === 0 ? {} : { preparers }),
   };
   const scopeOf = (runId: string): RunScope => {
@@ -108,15 +112,15 @@ export function createAgent(config: AgentConfig): Agent {
     return scope;
   };
   const hydrator: Hydrator | undefined =
-    config.experimental_hydrator ??
-    (config.preHydration === undefined ? undefined : createPreHydrator({ tools: config.tools ?? [], ...config.preHydration }));
-  const system = config.system === undefined ? undefined : redactor.text(config.system);
+    settings.hydrator ??
+    (settings.preHydration === undefined ? undefined : createPreHydrator({ tools: settings.tools, ...settings.preHydration }));
+  const system = settings.system === undefined ? undefined : redactor.text(settings.system);
   const runtime = agentPhases({
     agentId,
     reasonDeps,
     ...(hydrator === undefined ? {} : { hydrator }),
     // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
-    recordsHydrate: config.store?.mode === 'resumable',
+    recordsHydrate: settings.store?.mode === 'resumable',
     tools: registry,
     gate,
     executor,
@@ -127,7 +131,8 @@ export function createAgent(config: AgentConfig): Agent {
   // The agent's machine: the agent machine provided with this agent's phase implementations.
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime, { listening }) } });
 
-  function start(task: string, options: RunOptions = {}): AgentRun {
+  /** A new run's machine input and persistence (its log is created here when there is a store). */
+  function begin(task: string, options: RunOptions): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
     if (typeof task !== 'string' || task.trim() === '') {
       throw new ConfigurationError('A run needs a non-empty task string.');
     }
@@ -139,27 +144,37 @@ export function createAgent(config: AgentConfig): Agent {
       ...(system === undefined ? {} : { system }),
       ...(options.history === undefined ? {} : { history: redactor.deep([...options.history]) }),
       limits: { ...baseLimits, ...options.limits },
-      model: config.modelName ?? config.model.defaultModel,
+      model: settings.modelName ?? settings.provider.defaultModel,
       toolNames: [...registry.names],
     };
     // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
-    const writer = config.store?.createRun({
+    const writer = settings.store?.createRun({
       ...(given === undefined ? {} : { runId: given }),
       agentId,
       task: cleanTask,
       input: run,
     });
     const runId = writer?.runId ?? given ?? newRunId();
-    return launch({ runId, agentId, ...run }, writer === undefined ? undefined : createRunPersistence(writer), undefined, undefined, options.parent);
+    return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
+  }
+
+  function start(task: string, options: RunOptions = {}): AgentRun {
+    const { input, persistence } = begin(task, options);
+    return launch(input, persistence);
+  }
+
+  function prepare(task: string, options: RunOptions = {}): PreparedRun {
+    const { input, persistence } = begin(task, options);
+    return { runId: input.runId, logic: machine, input, attach: (actor) => attach(actor, input, persistence) };
   }
 
   function resume(runId: string, options: ResumeRunOptions = {}): AgentRun {
-    if (config.store === undefined) {
-      throw new ConfigurationError('resume() needs a store: createAgent({ store: createFileStore() }).');
+    if (settings.store === undefined) {
+      throw new ConfigurationError('resume() needs a store: createAgent({ persistence: { store: createFileStore() } }).');
     }
     // A live run holds its lock (until after its scope is gone): a second resume, here or in
     // another process, gets RunLockedError from the store.
-    const { writer, recovered, tookOver } = config.store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
+    const { writer, recovered, tookOver } = settings.store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
     // A log of an earlier version restores a snapshot (whose context holds these); a run killed
     // before anything but its header was written starts over from its task.
@@ -172,13 +187,29 @@ export function createAgent(config: AgentConfig): Agent {
           task: context?.task ?? recovered.meta.task,
           ...(context === undefined && system !== undefined ? { system } : {}),
           limits: context?.limits ?? baseLimits,
-          model: context?.model ?? config.modelName ?? config.model.defaultModel,
+          model: context?.model ?? settings.modelName ?? settings.provider.defaultModel,
           toolNames: registry.names,
         };
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
-  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner, parent?: AnyActorRef): AgentRun {
+  /** A root run: its own actor, hooked up before it starts. */
+  function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
+    const actor = createActor(machine, {
+      input,
+      ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
+      ...(settings.inspect === undefined ? {} : { inspect: settings.inspect }),
+    });
+    const handle = attach(actor, input, persistence, recovered, tookOver);
+    actor.start();
+    return handle;
+  }
+
+  /**
+   * Hook a run's actor, not yet started, into the agent: its events into the journal, bus and
+   * store, its end into the result. The actor is a root run's own or one a parent spawned.
+   */
+  function attach(actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
     const { runId } = input;
     const startedAt = Date.now();
     let sequence = recovered?.nextSequence ?? 0;
@@ -226,12 +257,6 @@ export function createAgent(config: AgentConfig): Agent {
       ...(persistence?.journal === undefined ? {} : { persistence }),
       ...(replay === undefined ? {} : { replay }),
     });
-    const actor = createActor(machine, {
-      input,
-      ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
-      ...(config.inspect === undefined ? {} : { inspect: config.inspect }),
-      ...(parent === undefined ? {} : { parent }),
-    });
     actor.on('*', (event) => {
       if (event.type === 'reasoning.completed') iteration++;
       if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);
@@ -252,8 +277,13 @@ export function createAgent(config: AgentConfig): Agent {
       finished = true;
       scopes.delete(runId);
       const snapshot = actor.getSnapshot();
-      const resumable = persistence?.journal !== undefined && isResumableFailure(output?.reason, output?.error);
-      const result = toResult(output, error, { runId, agentId, startedAt, messages: snapshot.context.messages, resumable });
+      // Stopped by its parent actor (XState stops children with their parent): the run is cancelled.
+      const ended = output ?? (snapshot.status === 'stopped' ? stoppedOutput(snapshot.context) : undefined);
+      if (output === undefined && ended !== undefined) {
+        publish({ type: 'run.terminated', reason: 'cancelled', iterations: ended.iterations, usage: { ...ended.usage } });
+      }
+      const resumable = persistence?.journal !== undefined && isResumableFailure(ended?.reason, ended?.error);
+      const result = toResult(ended, error, { runId, agentId, startedAt, messages: snapshot.context.messages, resumable });
       const settle = () => resolveSettled(result);
       // Both never reject; the next run must see this run's remembered answer and final state.
       void Promise.all([
@@ -269,7 +299,6 @@ export function createAgent(config: AgentConfig): Agent {
       // The root error observer: an actor error must never be rethrown into the host.
       error: (error: unknown) => finish(undefined, error),
     });
-    actor.start();
     const result = settled.then((r) => (r.status === 'done' ? r : Promise.reject(errorForResult(r))));
     // `result` is optional to await; an unobserved rejection must not crash the host.
     result.catch(() => undefined);
@@ -303,12 +332,14 @@ export function createAgent(config: AgentConfig): Agent {
     tokens$: bus.tokens$,
     journal,
     tools: registry.names,
+    model: { provider: settings.provider, name: settings.modelName ?? settings.provider.defaultModel },
     run(task, options) {
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
       return handle.result;
     },
+    prepare,
     start(task, options) {
       const handle = start(task, options);
       live.add(handle);
@@ -336,7 +367,7 @@ export function createAgent(config: AgentConfig): Agent {
   };
 }
 
-function stripPerTool(options: AgentConfig['breakers']): Partial<BreakerOptions> | undefined {
+function stripPerTool(options: AgentSettings['breakers']): Partial<BreakerOptions> | undefined {
   if (options === undefined || options === false) return undefined;
   const { perTool: _perTool, ...rest } = options;
   return rest;
@@ -366,6 +397,20 @@ function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: rea
     : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
 }
 
+
+/** The output of a run its parent stopped: cancelled, with what it had done by then. */
+function stoppedOutput(context: AgentContext): AgentOutput {
+  return {
+    runId: context.runId,
+    agentId: context.agentId,
+    reason: 'cancelled',
+    text: null,
+    iterations: context.iteration,
+    usage: context.usage,
+    costUsd: context.costUsd,
+    messages: context.messages,
+  };
+}
 
 function phaseOf(value: unknown): string {
   if (typeof value === 'string') return value;

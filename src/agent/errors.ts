@@ -48,7 +48,7 @@ export class ModelRepairExhaustedError extends RunError {
 }
 
 /**
- * Stuck detection (`createAgent({ stuckDetection })`) ended the run: the model called the same
+ * Stuck detection (`createAgent({ resilience: { stuckDetection } })`) ended the run: the model called the same
  * tool with the same arguments, or hit near-identical tool errors, too many times in a row. The
  * detector's explanation is in `result.error.message`.
  *

@@ -1,10 +1,11 @@
 /**
- * The shapes of the front door: what `createAgent` takes (`AgentConfig`), what a run takes
+ * The shapes of the front door: what `createAgent` takes (`AgentConfig`, grouped by concern), what a run takes
  * (`RunOptions`), and what users hold (`Agent`, `AgentRun`).
  */
-import type { Actor, InspectionEvent, Observer, AnyActorRef } from 'xstate';
+import type { Actor, InspectionEvent, Observer } from 'xstate';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
+import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { Message } from '../core/messages.ts';
@@ -25,61 +26,136 @@ import type { Tool } from '../tools/types.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 
+/**
+ * What `createAgent` takes, grouped by concern: the model and how it is called, what a call may
+ * do (`policy`), how failures are contained (`resilience`), what the model sees (`context`),
+ * where runs are kept (`persistence`) and how to watch them (`observe`). Only `model` is
+ * required; every group is optional and off or permissive by default. The flat keys of earlier
+ * versions (`gate`, `store`, `modelName`, …) are rejected with a message naming their new place.
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent({
+ *   model: { provider: openAICompatible(), name: 'gpt-4o-mini', temperature: 0 },
+ *   system: 'You are a careful assistant.',
+ *   tools: [add],
+ *   policy: { gate: gates.rules({ deny: ['shell_*'] }) },
+ *   resilience: { breakers: { failureThreshold: 3 }, tools: { timeoutMs: 30_000 } },
+ *   limits: { maxIterations: 10 },
+ *   context: { budget: { tokenBudget: 16_000 } },
+ *   persistence: { store: createFileStore() },
+ *   observe: { events: (entry) => console.log(entry.event.type) },
+ * });
+ * ```
+ */
 export interface AgentConfig {
   /** Stable id for journals and the agent system. Default: a random `agent_…` id. */
   readonly id?: string;
-  readonly model: InferenceProvider;
-  /** Model name override for every call (else the provider's default). */
-  readonly modelName?: string;
+  /** The system prompt of every run (redacted like everything else). */
   readonly system?: string;
+  /**
+   * The model backend, and how each call is made. A bare provider is shorthand for
+   * `{ provider }`: its default model, no temperature or token cap, no streaming.
+   */
+  readonly model: InferenceProvider | ModelConfig;
   readonly tools?: readonly Tool[];
-  /** Default: `gates.permissive()`. */
-  readonly gate?: PolicyGate;
+  /** What the model may do: which calls run, which tools it sees, what is scrubbed from logs. */
+  readonly policy?: AgentPolicyConfig;
+  /** How tool failures, slow tools and loops are contained. */
+  readonly resilience?: AgentResilienceConfig;
+  /** Per-run budgets (iterations, tokens, wall clock, repair turns); a run's own limits override these. */
   readonly limits?: Partial<RunLimits>;
-  /** Recovery for tools that declare none. Default: the error goes back to the model. */
-  readonly recovery?: RecoveryStrategy;
-  /** Breaker settings for every tool (`false` turns breakers off), with per-tool overrides. */
-  readonly breakers?: (Partial<BreakerOptions> & { readonly perTool?: Readonly<Record<string, Partial<BreakerOptions>>> }) | false;
-  readonly executor?: { readonly maxConcurrency?: number; readonly timeoutMs?: number; readonly maxResultBytes?: number };
-  /** Stream model replies (token deltas on `tokens$`). Default false. */
-  readonly stream?: boolean;
+  /** What the model sees on each reason step, beyond the conversation itself. */
+  readonly context?: AgentContextConfig;
+  /**
+   * The knowledge bridge: `[KNOWLEDGE_CONTEXT]` before each reason step, the recall/store tools,
+   * and the final answer remembered as working memory. Off by default.
+   */
+  readonly knowledge?: KnowledgeConfig;
+  /** Where runs are kept, so they can be listed, replayed and resumed. In memory only by default. */
+  readonly persistence?: AgentPersistenceConfig;
+  /** Watching the agent: XState inspection, every journal entry, the in-memory journal's size. */
+  readonly observe?: AgentObserveConfig;
+}
+
+/**
+ * The model and the settings of every call to it, kept together because they only mean
+ * something for that provider (a model name of one vendor is not one of another).
+ *
+ * @example
+ * ```ts
+ * createAgent({ model: { provider: openAICompatible(), name: 'gpt-4o', temperature: 0.2, stream: true } });
+ * ```
+ */
+export interface ModelConfig {
+  readonly provider: InferenceProvider;
+  /** Model name for every call. Default: the provider's `defaultModel`. */
+  readonly name?: string;
   readonly temperature?: number;
   readonly maxTokens?: number;
-  /** XState inspection observer for every run's actor (e.g. the Stately inspector). */
-  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-  /** Capacity of the in-memory journal (entries across runs; oldest dropped). Default 10 000. */
-  readonly journalCapacity?: number;
-  /** Persist journals and snapshots so runs can be listed, replayed and resumed (`createFileStore()`). */
-  readonly store?: RunStore;
+  /** Stream replies (token deltas on `tokens$`). Default false. */
+  readonly stream?: boolean;
+}
+
+/** What the model is allowed to do, and what never leaves the process in the clear. */
+export interface AgentPolicyConfig {
+  /** Decides every proposed tool call: allow, deny, or ask a human. Default: `gates.permissive()`. */
+  readonly gate?: PolicyGate;
+  /** Filter the tools the model sees: include/exclude globs, requireVerified, maxTools. Off by default. */
+  readonly toolProfile?: ToolProfile;
   /**
    * Secrets to scrub from events, journals and snapshots, on top of the defaults (API-key shapes,
    * bearer tokens, values under keys like `apiKey`/`password`, and the values of OPENAI_API_KEY
    * and friends from the environment).
    */
   readonly redact?: SecretRuleOptions;
-  /** Unstable: transforms of the conversation the model sees on each reason step. */
-  readonly experimental_preparers?: readonly MessagePreparer[];
-  /** Unstable: what `hydrate` does before the first model call. */
-  readonly experimental_hydrator?: Hydrator;
+}
+
+/** Containment of failures: breakers, recovery, tool execution bounds and loop detection. */
+export interface AgentResilienceConfig {
+  /** Breaker settings for every tool (`false` turns breakers off), with per-tool overrides. */
+  readonly breakers?: (Partial<BreakerOptions> & { readonly perTool?: Readonly<Record<string, Partial<BreakerOptions>>> }) | false;
+  /** Recovery for tools that declare none. Default: the error goes back to the model. */
+  readonly recovery?: RecoveryStrategy;
+  /** Bounds on tool execution: calls at once, time per call, size of a result the model sees. */
+  readonly tools?: { readonly maxConcurrency?: number; readonly timeoutMs?: number; readonly maxResultBytes?: number };
   /**
    * End (or redirect) runs stuck in a loop: the same call with the same arguments, or
    * near-identical tool errors, `maxRepeats` (3) times in a row. Off unless set.
    */
   readonly stuckDetection?: StuckDetectionOptions | false;
+}
+
+/** Shaping the conversation the model sees, before the first call and on every reason step. */
+export interface AgentContextConfig {
   /** Keep what the model sees within a token budget (sliding window, observation masking, anchored summary). Off by default. */
-  readonly context?: ContextBudgetOptions;
-  /** Filter the tools the model sees: include/exclude globs, requireVerified, maxTools. Off by default. */
-  readonly toolProfile?: ToolProfile;
-  /**
-   * The knowledge bridge: `[KNOWLEDGE_CONTEXT]` before each reason step, the recall/store tools,
-   * and the final answer remembered as working memory. Off by default.
-   */
-  readonly knowledge?: KnowledgeConfig;
+  readonly budget?: ContextBudgetOptions;
   /**
    * Resolve references in the task (URLs, paths, `#42`, `PR #55`, custom patterns) before the
    * first model call and inject one `[PRE_HYDRATED_CONTEXT]` message. Off by default.
    */
   readonly preHydration?: PreHydratorOptions;
+  /** Unstable: transforms of the conversation the model sees on each reason step (before the budget). */
+  readonly experimental_preparers?: readonly MessagePreparer[];
+  /** Unstable: what `hydrate` does before the first model call (replaces `preHydration`). */
+  readonly experimental_hydrator?: Hydrator;
+}
+
+export interface AgentPersistenceConfig {
+  /** Persist journals and snapshots so runs can be listed, replayed and resumed (`createFileStore()`). */
+  readonly store?: RunStore;
+}
+
+export interface AgentObserveConfig {
+  /** XState inspection observer for every run's actor (e.g. the Stately inspector). */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Receives every journal entry of every run of this agent, from creation on (the same stream
+   * as `agent.events$`, subscribed for you). A throwing handler is reported, never fatal.
+   */
+  readonly events?: Partial<Observer<JournalEntry>> | ((entry: JournalEntry) => void);
+  /** Capacity of the in-memory journal (entries across runs; oldest dropped). Default 10 000. */
+  readonly journalCapacity?: number;
 }
 
 export interface RunOptions {
@@ -87,11 +163,29 @@ export interface RunOptions {
   readonly history?: readonly Message[];
   readonly runId?: string;
   readonly limits?: Partial<RunLimits>;
-  /**
-   * Run as a child of this actor: in its actor system (its inspector sees the run's actors) with
-   * it as the run actor's parent. A strategy's branches and the agent system pass their own actor.
-   */
-  readonly parent?: AnyActorRef;
+}
+
+/**
+ * A run made ready for a parent actor to spawn as its child, so the run lives in the parent's
+ * actor system and stops with it. Spawn `logic` with `input`, then `attach` the spawned actor
+ * in the same transition (one taken while the parent runs, not its initial entry): XState
+ * starts a spawned child after the transition's actions, so nothing the run emits is missed.
+ *
+ * @example
+ * ```ts
+ * const prepared = agent.prepare('Summarise the report');
+ * // in a machine action of the parent:
+ * const ref = spawn(prepared.logic, { id: 'agent', input: prepared.input });
+ * const run = prepared.attach(ref);
+ * ```
+ */
+export interface PreparedRun {
+  readonly runId: string;
+  /** The agent loop machine, provided with this agent's phases. */
+  readonly logic: typeof agentMachine;
+  readonly input: AgentMachineInput;
+  /** Hook the spawned, not yet started actor into the agent's journal, store and result. */
+  attach(actor: Actor<typeof agentMachine>): AgentRun;
 }
 
 export interface ResumeRunOptions {
@@ -127,16 +221,20 @@ export interface Agent {
   readonly id: string;
   /** Every entry of every run of this agent. */
   readonly events$: Observable<JournalEntry>;
-  /** Streamed text deltas (when `stream: true`). */
+  /** Streamed text deltas (when `model.stream` is true). */
   readonly tokens$: Observable<string>;
   readonly journal: MemoryJournal;
   readonly tools: readonly string[];
+  /** The model this agent calls: its provider and the model name it asks for. */
+  readonly model: { readonly provider: InferenceProvider; readonly name: string };
   /** Run a task to its end. Resolves with the result, or rejects with a typed error carrying it. */
   run(task: string, options?: RunOptions): Promise<LoopResult>;
   /** Start a task and get a handle to watch, approve or cancel it. */
   start(task: string, options?: RunOptions): AgentRun;
+  /** Make a run ready for a parent actor to spawn (see {@link PreparedRun}); `start` spawns its own root actor. */
+  prepare(task: string, options?: RunOptions): PreparedRun;
   /**
-   * Continue a persisted run (needs `store`): one that was interrupted, or one that failed with
+   * Continue a persisted run (needs `persistence.store`): one that was interrupted, or one that failed with
    * `resumable: true`. The run is rebuilt from its log without calling the model or any tool
    * again; an interrupted tool call is made again (with the same idempotency key) only if its
    * tool is idempotent, else it waits for a human. Iterations and tokens continue; the

@@ -76,11 +76,10 @@ async function main(): Promise<void> {
   );
   console.log(`task: ${TASK}\n`);
   const agent = createAgent({
-    model,
+    model: { provider: model, stream: real },
     system: 'You are precise. Use the tools for every fact and every calculation, then answer in one sentence.',
     tools: [lookupCity, add, divide],
-    gate: gates.permissive(),
-    stream: real,
+    policy: { gate: gates.permissive() },
     limits: { maxIterations: 10 },
   });
   agent.events$.subscribe(({ event, iteration }) => {

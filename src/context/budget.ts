@@ -73,9 +73,11 @@ const RUN_STATES = 256;
  * const agent = createAgent({
  *   model,
  *   tools,
- *   experimental_preparers: [
- *     createContextBudget({ strategy: 'anchoredSummary', summarizer: openAICompatible({ model: 'gpt-4o-mini' }), tokenBudget: 16_000 }),
- *   ],
+ *   context: {
+ *     experimental_preparers: [
+ *       createContextBudget({ strategy: 'anchoredSummary', summarizer: openAICompatible({ model: 'gpt-4o-mini' }), tokenBudget: 16_000 }),
+ *     ],
+ *   },
  * });
  * ```
  */

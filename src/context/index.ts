@@ -4,7 +4,8 @@
  * @example
  * ```ts
  * import { createContextBudget, estimateTokens } from './context/index.ts';
- * const agent = createAgent({ model, experimental_preparers: [createContextBudget({ tokenBudget: 16_000 })] });
+ * const agent = createAgent({ model, context: { budget: { tokenBudget: 16_000 } } });
+ * const same = createAgent({ model, context: { experimental_preparers: [createContextBudget({ tokenBudget: 16_000 })] } });
  * estimateTokens(result.messages); // what the full conversation would cost
  * ```
  */

@@ -56,7 +56,7 @@ export const DEFAULTS = {
     onLimitReached: 'skipStep',
     /** Characters of each (whitespace-normalised) output compared: bounds the cost of huge outputs. */
     compareChars: 2_048,
-    /** In-loop stuck detection (off unless `createAgent({ stuckDetection })` is set). */
+    /** In-loop stuck detection (off unless `createAgent({ resilience: { stuckDetection } })` is set). */
     stuck: {
       /** Identical calls (tool + canonical arguments) in a row, or near-identical errors in a row, that count as stuck. */
       maxRepeats: 3,

@@ -89,7 +89,7 @@ function buildMessage(resolved: readonly Resolved[], unavailable: readonly Unava
 }
 
 /**
- * Create the hydrator; pass it as `createAgent({ experimental_hydrator })`. Emits one
+ * Create the hydrator; pass it as `createAgent({ context: { experimental_hydrator } })`. Emits one
  * `prehydration.completed` event per run: `found` (distinct references of configured kinds,
  * before the `maxReferences` cap), `resolved` (in the message), `failed` (errors, timeouts,
  * and resolved ones the budget had no room for) and `tokens` (of the message).
@@ -99,7 +99,7 @@ function buildMessage(resolved: readonly Resolved[], unavailable: readonly Unava
  * const agent = createAgent({
  *   model,
  *   tools: [webFetch(), fileRead({ root: '.' })],
- *   experimental_hydrator: createPreHydrator({ resolvers: { url: webFetch(), file: fileRead({ root: '.' }) } }),
+ *   context: { experimental_hydrator: createPreHydrator({ resolvers: { url: webFetch(), file: fileRead({ root: '.' }) } }) },
  * });
  * await agent.run('Summarise https://example.com/spec and compare with docs/spec.md');
  * ```

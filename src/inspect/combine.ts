@@ -12,7 +12,7 @@ type InspectTarget = Observer<InspectionEvent> | ((event: InspectionEvent) => vo
  *
  * @example
  * ```ts
- * const agent = createAgent({ model, inspect: combineInspectors(inspector.inspect, recorder.inspect) });
+ * const agent = createAgent({ model, observe: { inspect: combineInspectors(inspector.inspect, recorder.inspect) } });
  * ```
  */
 export function combineInspectors(...targets: readonly InspectTarget[]): Observer<InspectionEvent> {

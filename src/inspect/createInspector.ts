@@ -28,7 +28,7 @@ export interface InspectorOptions {
 
 /** A running inspector. */
 export interface Inspector {
-  /** Pass to `createAgent({ inspect })` or `createActor(logic, { inspect })`. */
+  /** Pass to `createAgent({ observe: { inspect } })` or `createActor(logic, { inspect })`. */
   readonly inspect: Observer<InspectionEvent>;
   /** The page to open in a browser. */
   readonly url: string;
@@ -45,7 +45,7 @@ export interface Inspector {
  * ```ts
  * const inspector = await createInspector({ autoOpen: true });
  * console.log(`Inspector: ${inspector.url}`);
- * const agent = createAgent({ model, tools, inspect: inspector.inspect });
+ * const agent = createAgent({ model, tools, observe: { inspect: inspector.inspect } });
  * await agent.run('What is 6 * 7?');
  * await inspector.stop();
  * ```

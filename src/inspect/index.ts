@@ -7,7 +7,7 @@
  * import { createInspector, createJsonlRecorder, combineInspectors } from './inspect/index.ts';
  * const inspector = await createInspector();
  * const recorder = createJsonlRecorder('run.jsonl');
- * const agent = createAgent({ model, inspect: combineInspectors(inspector.inspect, recorder.inspect) });
+ * const agent = createAgent({ model, observe: { inspect: combineInspectors(inspector.inspect, recorder.inspect) } });
  * ```
  */
 export { createInspector } from './createInspector.ts';

@@ -24,7 +24,7 @@ export interface JsonlRecorderOptions {
 
 /** A recording in progress. */
 export interface JsonlRecorder {
-  /** Pass to `createAgent({ inspect })` or `createActor(logic, { inspect })`. */
+  /** Pass to `createAgent({ observe: { inspect } })` or `createActor(logic, { inspect })`. */
   readonly inspect: Observer<InspectionEvent>;
   readonly filePath: string;
   /** Records written (queued on the stream) so far. */
@@ -41,7 +41,7 @@ export interface JsonlRecorder {
  * @example
  * ```ts
  * const recorder = createJsonlRecorder('runs/inspect.jsonl');
- * const agent = createAgent({ model, tools, inspect: recorder.inspect });
+ * const agent = createAgent({ model, tools, observe: { inspect: recorder.inspect } });
  * await agent.run('What is 6 * 7?');
  * await recorder.close();
  * ```

@@ -121,13 +121,13 @@ export function renderKnowledgeContext(results: readonly ScoredKnowledgeItem[], 
 }
 
 /**
- * Create the bridge. Give it to `createAgent({ experimental_preparers: [bridge] })`.
+ * Create the bridge. Give it to `createAgent({ context: { experimental_preparers: [bridge] } })`.
  *
  * @example
  * ```ts
  * const store = await openKnowledgeStore();
  * const bridge = createKnowledgeBridge({ store });
- * const agent = createAgent({ model, experimental_preparers: [bridge], tools: createKnowledgeTools(store) });
+ * const agent = createAgent({ model, context: { experimental_preparers: [bridge] }, tools: createKnowledgeTools(store) });
  * ```
  */
 export function createKnowledgeBridge(options: KnowledgeBridgeOptions): MessagePreparer {

@@ -7,7 +7,7 @@
  * ```ts
  * import { createKnowledge, openKnowledgeStore } from './knowledge/index.ts';
  * const knowledge = createKnowledge({ store: await openKnowledgeStore({ file: '.actorloop/knowledge.json' }) });
- * const agent = createAgent({ model, tools: [...knowledge.tools], experimental_preparers: knowledge.preparers });
+ * const agent = createAgent({ model, tools: [...knowledge.tools], context: { experimental_preparers: knowledge.preparers } });
  * ```
  */
 

@@ -52,7 +52,7 @@ export interface KnowledgeParts {
  * @example
  * ```ts
  * const knowledge = createKnowledge({ store: await openKnowledgeStore() });
- * const agent = createAgent({ model, tools: [...mine, ...knowledge.tools], experimental_preparers: knowledge.preparers });
+ * const agent = createAgent({ model, tools: [...mine, ...knowledge.tools], context: { experimental_preparers: knowledge.preparers } });
  * const result = await agent.run(task);
  * await knowledge.remember(result, task);
  * ```

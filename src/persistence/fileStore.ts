@@ -127,7 +127,7 @@ export interface RunStore {
 /**
  * @example
  * ```ts
- * const agent = createAgent({ model, tools, store: createFileStore({ dir: '.actorloop' }) });
+ * const agent = createAgent({ model, tools, persistence: { store: createFileStore({ dir: '.actorloop' }) } });
  * ```
  */
 export function createFileStore(options: FileStoreOptions = {}): RunStore {

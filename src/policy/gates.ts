@@ -98,7 +98,7 @@ function fromFunction(
  *   gates.rules({ deny: ['shell_*'], permissions: { deny: ['net.*'] } }),
  *   gates.fromFunction('redact', (action) => ({ kind: 'modify', arguments: redact(action.arguments), reason: 'redacted secrets' })),
  * );
- * createAgent({ model, tools, gate });
+ * createAgent({ model, tools, policy: { gate } });
  * ```
  */
 export const gates = {

@@ -1,6 +1,6 @@
 /**
  * Progress tracking and stuck detection: a per-step `ProgressTracker` for
- * coordinators, and the in-loop `DoomLoopDetector` behind `createAgent({ stuckDetection })`.
+ * coordinators, and the in-loop `DoomLoopDetector` behind `createAgent({ resilience: { stuckDetection } })`.
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * The glue between `createAgent({ stuckDetection })` and the act phase: one
+ * The glue between `createAgent({ resilience: { stuckDetection } })` and the act phase: one
  * {@link DoomLoopDetector} per run, fed every act phase's outcomes, announcing each detection as
  * `stuck.detected` and turning a stop into `ActOutput.stuck` — which the (pure) agent machine
  * turns into the termination reason `stuck`.

@@ -25,7 +25,7 @@ export type RecoveryKind = RecoveryStrategy['kind'];
  * @example
  * ```ts
  * defineTool({ name: 'search', …, recovery: recovery.retry({ maxAttempts: 4 }) });
- * createAgent({ …, recovery: recovery.deadLetter() });
+ * createAgent({ …, resilience: { recovery: recovery.deadLetter() } });
  * ```
  */
 export const recovery = {

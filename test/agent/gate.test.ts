@@ -73,7 +73,7 @@ describe('gate phase through createAgent', () => {
     const calls: Array<{ tool: string; path: string }> = [];
     const { read } = fileTools(calls);
     const model = scriptedModel([{ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.txt' } }] }, { text: 'done' }]);
-    const agent = agentWith({ model, tools: [read], gate: gates.fromFunction('open', () => ({ kind: 'allow' })) });
+    const agent = agentWith({ model, tools: [read], policy: { gate: gates.fromFunction('open', () => ({ kind: 'allow' })) } });
     const result = await agent.run('read a.txt');
     expect(result.text).toBe('done');
     expect(calls).toEqual([{ tool: 'read_file', path: 'a.txt' }]);
@@ -100,7 +100,7 @@ describe('gate phase through createAgent', () => {
     const gate = gates.fromFunction('frozen', (action) =>
       action.tool === 'write_file' ? { kind: 'deny', reason: 'writes are frozen today' } : { kind: 'allow' },
     );
-    const agent = agentWith({ model, tools: [write, read], gate });
+    const agent = agentWith({ model, tools: [write, read], policy: { gate } });
     const result = await agent.run('write x, read y');
     expect(calls).toEqual([{ tool: 'read_file', path: 'y' }]);
     expect(model.calls).toHaveLength(2);
@@ -135,7 +135,7 @@ describe('gate phase through createAgent', () => {
       arguments: { ...(action.arguments as { content: string }), path: '/sandbox/passwd' },
       reason: 'writes are redirected to /sandbox',
     }));
-    const agent = agentWith({ model, tools: [write], gate });
+    const agent = agentWith({ model, tools: [write], policy: { gate } });
     const result = await agent.run('write it');
     expect(received).toEqual([{ path: '/sandbox/passwd', content: 'x' }]);
     expect(toolMessages(model.calls[1]?.messages ?? [])[0]).toMatchObject({ toolCallId: 'm1', content: 'written' });
@@ -154,7 +154,7 @@ describe('gate phase through createAgent', () => {
     });
     const model = scriptedModel([{ toolCalls: [{ id: 'b1', name: 'count', arguments: { n: 1 } }] }, { text: 'fine' }]);
     const gate = gates.fromFunction('broken-rewrite', () => ({ kind: 'modify', arguments: { n: 'one' }, reason: 'stringify' }));
-    await agentWith({ model, tools: [tool], gate }).run('count');
+    await agentWith({ model, tools: [tool], policy: { gate } }).run('count');
     expect(executed).toBe(0);
     expect(toolMessages(model.calls[1]?.messages ?? [])[0]?.content).toMatch(/^Denied by policy: the gate's modification \(stringify\)/);
   });
@@ -249,7 +249,7 @@ describe('gate phase through createAgent', () => {
       const { read, write, fetchUrl, shell } = fileTools(calls);
       const model = everyToolOnce();
       const gate = gates.rules({ allow: ['read_*', 'write_*', 'fetch_*'], deny: ['write_*'], permissions: { deny: ['net.*'] } });
-      await agentWith({ model, tools: [read, write, fetchUrl, shell], gate }).run('do everything');
+      await agentWith({ model, tools: [read, write, fetchUrl, shell], policy: { gate } }).run('do everything');
       expect(calls.map((c) => c.tool)).toEqual(['read_file']);
       const seen = toolMessages(model.calls[1]?.messages ?? []);
       expect(seen.map((m) => m.toolCallId)).toEqual(['r', 'w', 'f', 's']);
@@ -265,7 +265,7 @@ describe('gate phase through createAgent', () => {
       const { read, write, fetchUrl, shell } = fileTools(calls);
       const model = everyToolOnce();
       const gate = gates.rules({ permissions: { allow: ['fs.read'] } });
-      await agentWith({ model, tools: [read, write, fetchUrl, shell], gate }).run('do everything');
+      await agentWith({ model, tools: [read, write, fetchUrl, shell], policy: { gate } }).run('do everything');
       expect(calls.map((c) => c.tool)).toEqual(['read_file', 'shell_exec']);
       const seen = toolMessages(model.calls[1]?.messages ?? []);
       expect(seen[1]?.content).toContain('needs permission "fs.write", which no policy rule in permissions.allow grants');

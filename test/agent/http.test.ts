@@ -78,11 +78,13 @@ describe('agent over HTTP with a streaming OpenAI-compatible server', () => {
     server.enqueue(reply.stream(FIRST, everyNBytes(FIRST, 61)), reply.stream(SECOND, everyNBytes(SECOND, 37)), reply.stream(THIRD, everyNBytes(THIRD, 29)));
     const executed: string[] = [];
     const agent = createAgent({
-      model: openAICompatible({ baseURL: server.baseURL, apiKey: 'test', model: 'gpt-4o-mini', env: {}, timeoutMs: 5_000 }),
+      model: {
+        provider: openAICompatible({ baseURL: server.baseURL, apiKey: 'test', model: 'gpt-4o-mini', env: {}, timeoutMs: 5_000 }),
+        stream: true,
+        temperature: 0,
+      },
       system: 'You are a weather assistant.',
       tools: weatherTools(executed),
-      stream: true,
-      temperature: 0,
     });
     const tokens: string[] = [];
     agent.tokens$.subscribe((t) => tokens.push(t));
@@ -177,9 +179,11 @@ describe('agent over HTTP with a streaming OpenAI-compatible server', () => {
     server.enqueue(reply.stream(broken, everyNBytes(broken, 41)), reply.stream({ textPieces: ['Sorry.'] }));
     const executed: string[] = [];
     const agent = createAgent({
-      model: openAICompatible({ baseURL: server.baseURL, apiKey: 'test', model: 'gpt-4o-mini', env: {}, timeoutMs: 5_000 }),
+      model: {
+        provider: openAICompatible({ baseURL: server.baseURL, apiKey: 'test', model: 'gpt-4o-mini', env: {}, timeoutMs: 5_000 }),
+        stream: true,
+      },
       tools: weatherTools(executed),
-      stream: true,
     });
     const result = await agent.run('add 1 and two');
     agent.stop();

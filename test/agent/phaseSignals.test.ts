@@ -55,7 +55,7 @@ describe('phase abort signals', () => {
       const i = last?.role === 'tool' ? Number(last.content) + 1 : 0;
       return i < iterations - 1 ? { toolCalls: [{ name: 'echo', arguments: { i } }] } : { text: 'done' };
     });
-    const agent = createAgent({ model, tools: [echo], breakers: false, limits: { maxIterations: iterations + 1 } });
+    const agent = createAgent({ model, tools: [echo], resilience: { breakers: false }, limits: { maxIterations: iterations + 1 } });
     const result = await counting(() => agent.run('count'));
     expect(result.text).toBe('done');
     expect(result.iterations).toBe(iterations);

@@ -13,7 +13,7 @@ describe('optional primitives through createAgent', () => {
     const agent = createAgent({
       model,
       tools: [tool('fs_read', 'Read a file [verified]'), tool('fs_write', 'Write a file [verified]'), tool('shell'), tool('net_get', 'Fetch [verified]')],
-      toolProfile: { include: ['fs_*', 'net_*', 'shell'], exclude: ['*_write'], requireVerified: true, maxTools: 1 },
+      policy: { toolProfile: { include: ['fs_*', 'net_*', 'shell'], exclude: ['*_write'], requireVerified: true, maxTools: 1 } },
     });
     await agent.run('go');
     expect(model.calls[0]?.tools?.map((t) => t.name)).toEqual(['fs_read']);
@@ -25,7 +25,7 @@ describe('optional primitives through createAgent', () => {
     const model = scriptedModel((request) =>
       request.messages.filter((m) => m.role === 'tool').length >= 12 || n > 40 ? { text: 'done' } : { toolCalls: [{ id: `c${n++}`, name: 'big', arguments: {} }] },
     );
-    const agent = createAgent({ model, tools: [tool('big')], context: { tokenBudget: 3_000, strategy: 'slidingWindow' }, limits: { maxIterations: 60 } });
+    const agent = createAgent({ model, tools: [tool('big')], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 60 } });
     const compacted: number[] = [];
     agent.events$.subscribe(({ event }) => event.type === 'context.compacted' && compacted.push(event.tokensAfter));
     await agent.run('go');
@@ -45,7 +45,7 @@ describe('optional primitives through createAgent', () => {
     const model = scriptedModel([{ text: 'ok' }]);
     const lookup = defineTool({ name: 'lookup_issue', description: 'Issue text', input: z.object({ ref: z.string() }), execute: ({ ref }) => `issue ${ref}: the build is red` });
     const events: string[] = [];
-    const agent = createAgent({ model, system: 'sys', tools: [lookup], preHydration: { resolvers: { issue: 'lookup_issue' } } });
+    const agent = createAgent({ model, system: 'sys', tools: [lookup], context: { preHydration: { resolvers: { issue: 'lookup_issue' } } } });
     agent.events$.subscribe(({ event }) => events.push(event.type));
     await agent.run('Please fix #42 today');
     const sent = model.calls[0]?.messages ?? [];

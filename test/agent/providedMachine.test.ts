@@ -72,7 +72,7 @@ describe('provided agent machine', () => {
     const plain = agentWith({ model: scriptedModel([{ text: 'plain' }]) });
     const hydrated = agentWith({
       model: scriptedModel([{ text: 'hydrated' }]),
-      experimental_hydrator: async () => ({ inject: [{ role: 'system', content: '[PRE_HYDRATED_CONTEXT] x' }] }),
+      context: { experimental_hydrator: async () => ({ inject: [{ role: 'system', content: '[PRE_HYDRATED_CONTEXT] x' }] }) },
     });
     const [p, h] = await Promise.all([plain.run('task'), hydrated.run('task')]);
     expect(p.messages.map((m) => m.role)).toEqual(['user', 'assistant']);

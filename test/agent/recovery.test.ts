@@ -62,7 +62,7 @@ describe('recovery strategies through createAgent', () => {
   it('retry: gives up after maxAttempts and tells the model how many attempts were made', async () => {
     const { tool, state } = flaky('search', 100, recovery.retry({ maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }));
     const model = scriptedModel([call('c1', 'search'), { text: 'giving up' }]);
-    const { agent, entries } = agentWith({ model, tools: [tool], breakers: false });
+    const { agent, entries } = agentWith({ model, tools: [tool], resilience: { breakers: false } });
     const result = await agent.run('search');
     expect(state.calls).toBe(3);
     expect(toolMessages(result.messages)[0]).toMatchObject({ isError: true, content: 'Error: search unavailable (call 3) (gave up after 3 attempts)' });
@@ -235,7 +235,7 @@ describe('recovery strategies through createAgent', () => {
   it('uses the agent-level default strategy for tools that declare none', async () => {
     const { tool } = flaky('notify', 100);
     const model = scriptedModel([call('n1', 'notify'), { text: 'ok' }]);
-    const { agent, entries } = agentWith({ model, tools: [tool], recovery: recovery.deadLetter() });
+    const { agent, entries } = agentWith({ model, tools: [tool], resilience: { recovery: recovery.deadLetter() } });
     await agent.run('notify');
     expect(agent.deadLetters().map((d) => d.toolCallId)).toEqual(['n1']);
     expect(recoveries(entries).map((e) => e.strategy)).toEqual(['deadLetter']);
@@ -277,7 +277,7 @@ describe('circuit breakers through createAgent', () => {
     });
     const steps: ScriptStep[] = [1, 2, 3, 4, 5, 6].map((i) => call(`s${i}`, 'sometimes'));
     const model = scriptedModel([...steps, { text: 'done' }]);
-    const { agent } = agentWith({ model, tools: [sometimes], breakers: { perTool: { sometimes: { failureThreshold: 3 } } } });
+    const { agent } = agentWith({ model, tools: [sometimes], resilience: { breakers: { perTool: { sometimes: { failureThreshold: 3 } } } } });
     const result = await agent.run('go');
     // fail, fail, ok, fail, fail, ok: never 3 in a row, so every call ran.
     expect(n).toBe(6);
@@ -285,7 +285,7 @@ describe('circuit breakers through createAgent', () => {
 
     const { tool, state } = flaky('strict', 100);
     const strictModel = scriptedModel([call('a', 'strict'), call('b', 'strict'), { text: 'done' }]);
-    const strict = agentWith({ model: strictModel, tools: [tool], breakers: { perTool: { strict: { failureThreshold: 1 } } } });
+    const strict = agentWith({ model: strictModel, tools: [tool], resilience: { breakers: { perTool: { strict: { failureThreshold: 1 } } } } });
     const strictResult = await strict.agent.run('go');
     expect(state.calls).toBe(1);
     expect(toolMessages(strictResult.messages)[1]?.content).toContain('circuit breaker is open');

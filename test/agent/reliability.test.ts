@@ -117,7 +117,7 @@ describe('a tool that throws', () => {
       { toolCalls: kinds.map((kind, i) => ({ id: `t${i}`, name: 'thrower', arguments: { kind } })) },
       { text: 'all failed' },
     ]);
-    const { agent, entries } = agentWith({ model, tools: [thrower], breakers: false });
+    const { agent, entries } = agentWith({ model, tools: [thrower], resilience: { breakers: false } });
     const result = await agent.run('fail five ways');
     // Give any stray rejection a chance to be reported.
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -256,7 +256,7 @@ describe('huge tool output', () => {
       { text: 'summarised' },
     ]);
     const maxResultBytes = 4_096;
-    const { agent, entries } = agentWith({ model, tools: [huge], executor: { maxResultBytes } });
+    const { agent, entries } = agentWith({ model, tools: [huge], resilience: { tools: { maxResultBytes } } });
     const result = await agent.run('get everything');
     const seen = toolMessages(result.messages);
     expect(seen).toHaveLength(kinds.length);
@@ -327,7 +327,7 @@ describe('a runaway loop', () => {
       model: scriptedModel(() => ({ toolCalls: [{ id: 'same', name: 'add', arguments: { a: 1, b: 1 } }] }), { recordCalls: false }),
       tools: [tool],
       limits: { timeoutMs: 60, maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER },
-      journalCapacity: 100,
+      observe: { journalCapacity: 100 },
     });
     const started = performance.now();
     const error = await agent.run('loop', { runId: 'run-clock' }).catch((e: unknown) => e);

@@ -49,7 +49,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('stuck detection', () => {
   it('ends a model repeating the same call with StuckLoopError after maxRepeats, carrying the run id and result', async () => {
-    const agent = agentWith({ model: loopForever(), tools: [echo], stuckDetection: { maxRepeats: 3 }, limits: { maxIterations: 20 } });
+    const agent = agentWith({ model: loopForever(), tools: [echo], resilience: { stuckDetection: { maxRepeats: 3 } }, limits: { maxIterations: 20 } });
     const error = await rejection(agent.run('repeat yourself', { runId: 'run-stuck' }));
     expect(error).toBeInstanceOf(StuckLoopError);
     const stuck = error as StuckLoopError;
@@ -70,7 +70,7 @@ describe('stuck detection', () => {
 
   it('ends a run whose tool keeps failing with near-identical errors (different arguments each time)', async () => {
     const model = scriptedModel((_request, i) => ({ toolCalls: [{ name: 'fetch_url', arguments: { url: `https://example.com/page/${i}` } }] }));
-    const agent = agentWith({ model, tools: [fetchUrl], stuckDetection: {}, limits: { maxIterations: 20 } });
+    const agent = agentWith({ model, tools: [fetchUrl], resilience: { stuckDetection: {} }, limits: { maxIterations: 20 } });
     const run = agent.start('fetch the pages');
     const result = await run.settled;
     expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 3 });
@@ -85,7 +85,7 @@ describe('stuck detection', () => {
       if (last?.role === 'tool' && last.content.startsWith('[actorloop]')) return { text: 'Changed approach: the answer is "again".' };
       return { toolCalls: [{ name: 'echo', arguments: { v: 'again' } }] };
     });
-    const agent = agentWith({ model, tools: [echo], stuckDetection: { action: 'redirect' } });
+    const agent = agentWith({ model, tools: [echo], resilience: { stuckDetection: { action: 'redirect' } } });
     const run = agent.start('repeat yourself');
     const result = await run.result;
     expect(result).toMatchObject({ status: 'done', reason: 'final_answer', iterations: 4 });
@@ -100,7 +100,7 @@ describe('stuck detection', () => {
   });
 
   it('in redirect mode stops a model that repeats again after the note', async () => {
-    const agent = agentWith({ model: loopForever(), tools: [echo], stuckDetection: { action: 'redirect' }, limits: { maxIterations: 20 } });
+    const agent = agentWith({ model: loopForever(), tools: [echo], resilience: { stuckDetection: { action: 'redirect' } }, limits: { maxIterations: 20 } });
     const run = agent.start('repeat yourself');
     const result = await run.settled;
     expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 4 });
@@ -113,7 +113,7 @@ describe('stuck detection', () => {
 
   it.each([
     ['not configured', {}],
-    ['false', { stuckDetection: false as const }],
+    ['false', { resilience: { stuckDetection: false as const } }],
   ])('is off when %s: the same runaway model ends with MaxIterationsError instead', async (_label, extra) => {
     const agent = agentWith({ model: loopForever(), tools: [echo], limits: { maxIterations: 6 }, ...extra });
     const run = agent.start('repeat yourself');
@@ -127,6 +127,6 @@ describe('stuck detection', () => {
   });
 
   it('rejects invalid stuckDetection options when the agent is created', () => {
-    expect(() => createAgent({ model: loopForever(), tools: [echo], stuckDetection: { maxRepeats: 1 } })).toThrow(ConfigurationError);
+    expect(() => createAgent({ model: loopForever(), tools: [echo], resilience: { stuckDetection: { maxRepeats: 1 } } })).toThrow(ConfigurationError);
   });
 });

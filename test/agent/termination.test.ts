@@ -201,7 +201,7 @@ describe('never crash the host', () => {
     const gate = gates.fromFunction('buggy', () => {
       throw new Error('gate internals: db password is hunter2');
     });
-    const result = await agentWith({ model, tools: [tool], gate }).run('act');
+    const result = await agentWith({ model, tools: [tool], policy: { gate } }).run('act');
     expect(result.text).toBe('continued');
     expect(executed).toBe(0);
     const denial = toolMessages(model.calls[1]?.messages ?? [])[0];
@@ -222,7 +222,7 @@ describe('never crash the host', () => {
     expect(typed.runId).toBe('run-weird');
     expect(typed.result).toMatchObject({ status: 'failed', reason: 'error', error: { code: 'error' } });
     expect(typed.result.cause).toEqual(thrown());
-    const streaming = agentWith({ model: failingProvider(thrown), stream: true });
+    const streaming = agentWith({ model: { provider: failingProvider(thrown), stream: true } });
     await expect(streaming.run('hi')).rejects.toBeInstanceOf(UnexpectedRunError);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(unhandled).toEqual([]);

@@ -48,9 +48,9 @@ async function longRun(options: ContextBudgetOptions | undefined) {
     model,
     system: 'You fetch pages.',
     tools: [fetchTool],
-    breakers: false,
+    resilience: { breakers: false },
     limits: { maxIterations: ITERATIONS + 5, maxTotalTokens: 1e12, timeoutMs: 120_000 },
-    ...(options === undefined ? {} : { experimental_preparers: [createContextBudget(options)] }),
+    ...(options === undefined ? {} : { context: { experimental_preparers: [createContextBudget(options)] } }),
   });
   agents.push(agent);
   const entries: JournalEntry[] = [];
@@ -130,7 +130,7 @@ describe('context budget in a 200-iteration run', () => {
 
   it('changes nothing when the conversation fits the budget', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'fetch', arguments: { n: 1, k: 0 } }] }, { text: 'done' }]);
-    const agent = createAgent({ model, tools: [fetchTool], experimental_preparers: [createContextBudget()] });
+    const agent = createAgent({ model, tools: [fetchTool], context: { experimental_preparers: [createContextBudget()] } });
     agents.push(agent);
     const entries: JournalEntry[] = [];
     agent.events$.subscribe((entry) => entries.push(entry));

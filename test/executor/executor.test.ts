@@ -112,7 +112,7 @@ describe('executor', () => {
         { toolCalls: Array.from({ length: 10 }, (_, i) => ({ id: `p${i}`, name: 'wait', arguments: { ms: 5 } })) },
         { text: 'done' },
       ]);
-      const agent = createAgent({ model, tools: [tool], executor: { maxConcurrency: 2 } });
+      const agent = createAgent({ model, tools: [tool], resilience: { tools: { maxConcurrency: 2 } } });
       const result = await agent.run('go');
       agent.stop();
       expect(stats.maxInFlight).toBe(2);

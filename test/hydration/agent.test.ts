@@ -55,7 +55,7 @@ describe('pre-hydration in an agent run', () => {
     const agent = createAgent({
       model,
       system: 'You are careful.',
-      experimental_hydrator: createPreHydrator({ resolvers: { url: () => 'SPEC TEXT', issue: () => 'ISSUE TEXT' } }),
+      context: { experimental_hydrator: createPreHydrator({ resolvers: { url: () => 'SPEC TEXT', issue: () => 'ISSUE TEXT' } }) },
     });
     const result = await agent.run(task);
     const first = model.calls[0]!.messages;
@@ -72,7 +72,7 @@ describe('pre-hydration in an agent run', () => {
 
   it('leaves the first request alone when nothing resolves, and the run still succeeds', async () => {
     const model = scriptedModel([{ text: 'done' }]);
-    const agent = createAgent({ model, experimental_hydrator: createPreHydrator({ resolvers: { url: () => Promise.reject(new Error('down')) } }) });
+    const agent = createAgent({ model, context: { experimental_hydrator: createPreHydrator({ resolvers: { url: () => Promise.reject(new Error('down')) } }) } });
     const result = await agent.run('Look at https://a.test/');
     expect(result.status).toBe('done');
     expect(model.calls[0]!.messages).toEqual([{ role: 'user', content: 'Look at https://a.test/' }]);
@@ -82,7 +82,7 @@ describe('pre-hydration in an agent run', () => {
   it('resolves through web_fetch and file_read, and refuses the metadata URL a task slips in', async () => {
     const model = scriptedModel([{ text: 'done' }]);
     const tools = { url: webFetch({ allowHosts: ['127.0.0.1'] }), file: fileRead({ root }) };
-    const agent = createAgent({ model, experimental_hydrator: createPreHydrator({ resolvers: tools }) });
+    const agent = createAgent({ model, context: { experimental_hydrator: createPreHydrator({ resolvers: tools }) } });
     const task = `Compare ${server.url('/spec')} with docs/spec.md, and also read http://169.254.169.254/latest/meta-data/ and ../etc/passwd`;
     const result = await agent.run(task);
     const context = model.calls[0]!.messages[0]!.content!;

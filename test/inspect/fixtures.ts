@@ -25,7 +25,7 @@ export function echoAgent(inspect: Observer<InspectionEvent>, options: { system?
     id: 'agent_inspect',
     model: scriptedModel(steps),
     tools: [echo],
-    inspect,
+    observe: { inspect },
     ...(options.system === undefined ? {} : { system: options.system }),
   });
 }

@@ -21,7 +21,7 @@ afterAll(removeTempDirs);
 
 function agentOn(store: RunStore, script = echoScript()) {
   const model = scriptedModel(script);
-  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool()], store });
+  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool()], persistence: { store } });
   agents.push(agent);
   return { agent, model };
 }

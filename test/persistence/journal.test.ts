@@ -52,7 +52,7 @@ describe('the persisted journal', () => {
       { toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] },
       { text: 'shipped' },
     ]);
-    const agent = agentWith({ id: 'agent_journal', model, tools: [echoTool(), broken, deploy], store });
+    const agent = agentWith({ id: 'agent_journal', model, tools: [echoTool(), broken, deploy], persistence: { store } });
     const emitted: JournalEntry[] = [];
     agent.events$.subscribe((entry) => emitted.push(entry));
 
@@ -109,9 +109,9 @@ describe('the run index', () => {
   it('lists every run with its status, newest first', async () => {
     const store = createFileStore({ dir: tempDir() });
     const tools = [echoTool(), deploy];
-    await agentWith({ model: scriptedModel([{ text: 'ok' }]), tools, store }).start('a', { runId: 'run_done' }).settled;
-    await agentWith({ model: scriptedModel([{ error: new Error('provider down') }]), tools, store }).start('b', { runId: 'run_failed' }).settled;
-    const waiting = agentWith({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }]), tools, store }).start('c', {
+    await agentWith({ model: scriptedModel([{ text: 'ok' }]), tools, persistence: { store } }).start('a', { runId: 'run_done' }).settled;
+    await agentWith({ model: scriptedModel([{ error: new Error('provider down') }]), tools, persistence: { store } }).start('b', { runId: 'run_failed' }).settled;
+    const waiting = agentWith({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }]), tools, persistence: { store } }).start('c', {
       runId: 'run_waiting',
     });
     await vi.waitFor(async () => expect((await store.getRun('run_waiting'))?.status).toBe('awaiting_human'), { timeout: 2_000 });
@@ -131,7 +131,7 @@ describe('run ids', () => {
   it.each([['../x'], ['a/b'], [''], ['x'.repeat(200)], ['..'], ['a b'], ['nul\u0000byte'], ['C:\\x']])('refuses %j as a folder name', async (runId) => {
     const dir = tempDir();
     const store = createFileStore({ dir });
-    const agent = agentWith({ model: scriptedModel([{ text: 'ok' }]), store });
+    const agent = agentWith({ model: scriptedModel([{ text: 'ok' }]), persistence: { store } });
     expect(() => store.createRun({ runId, agentId: 'a', task: 't' })).toThrow(ConfigurationError);
     expect(() => store.resumeRun(runId)).toThrow(ConfigurationError);
     expect(() => store.readJournal(runId)).toThrow(ConfigurationError);
@@ -146,7 +146,7 @@ describe('run ids', () => {
   it('accepts letters, digits, "_" and "-" up to 128 characters', async () => {
     const store = createFileStore({ dir: tempDir() });
     const runId = `Run_1-${'z'.repeat(122)}`;
-    const result = await agentWith({ model: scriptedModel([{ text: 'ok' }]), store }).start('t', { runId }).settled;
+    const result = await agentWith({ model: scriptedModel([{ text: 'ok' }]), persistence: { store } }).start('t', { runId }).settled;
     expect(result.status).toBe('done');
     expect((await store.getRun(runId))?.status).toBe('done');
   });
@@ -162,7 +162,7 @@ describe('write cost', () => {
       const model = scriptedModel((_request, i) => (i < iterations ? { toolCalls: [{ name: 'tick', arguments: { n: i } }] } : { text: 'done' }), {
         recordCalls: false,
       });
-      const agent = agentWith({ model, tools: [tick], store, limits: { maxIterations: iterations + 1, maxTotalTokens: Number.MAX_SAFE_INTEGER } });
+      const agent = agentWith({ model, tools: [tick], persistence: { store }, limits: { maxIterations: iterations + 1, maxTotalTokens: Number.MAX_SAFE_INTEGER } });
       const started = performance.now();
       const result = await agent.start('tick', { runId: `run_${iterations}` }).settled;
       expect(result.reason).toBe('final_answer');

@@ -34,7 +34,7 @@ describe('a journal-only store', () => {
       { toolCalls: [{ name: 'echo', arguments: { word: 'two' } }] },
       { text: 'finished' },
     ];
-    const agent = createAgent({ id: 'agent_j', model: scriptedModel(script), tools: [echoTool()], store });
+    const agent = createAgent({ id: 'agent_j', model: scriptedModel(script), tools: [echoTool()], persistence: { store } });
     agents.push(agent);
     const result = await agent.run('echo twice, key sk-canary-0123456789abcdef', { runId: 'journaled' });
     expect(result.text).toBe('finished');
@@ -85,7 +85,7 @@ describe('a journal-only store', () => {
     expect(() => resumable.resumeRun('cut')).toThrow(RunNotResumableError);
     expect(() => resumable.resumeRun('cut')).toThrow(/journal-only store.*readJournal\('cut'\)/);
     expect(() => journalStore.resumeRun('cut')).toThrow(RunNotResumableError);
-    const agent = createAgent({ model: scriptedModel(echoScript()), tools: [echoTool()], store: resumable });
+    const agent = createAgent({ model: scriptedModel(echoScript()), tools: [echoTool()], persistence: { store: resumable } });
     agents.push(agent);
     expect(() => agent.resume('cut')).toThrow(RunNotResumableError);
     expect(resumable.readJournal('cut').entries.map((e) => e.event)).toEqual([{ type: 'phase.entered', phase: 'reason' }]);
@@ -106,7 +106,7 @@ describe('a journal-only store', () => {
   it('keeps the status of a run waiting for a human in meta.json', async () => {
     const store = createFileStore({ dir: tempDir(), mode: 'journal' });
     const deploy = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
-    const agent = createAgent({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }]), tools: [deploy], store });
+    const agent = createAgent({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }]), tools: [deploy], persistence: { store } });
     agents.push(agent);
     const run = agent.start('deploy it', { runId: 'asks' });
     await humanAwaited(run);

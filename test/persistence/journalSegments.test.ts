@@ -54,7 +54,7 @@ describe('a journal-only store picking run ids', () => {
   it('writes every run, sequential or concurrent, to one segment and reads each back on its own', async () => {
     const dir = tempDir();
     const store = createFileStore({ dir, mode: 'journal' });
-    const agent = createAgent({ id: 'agent_seg', model: countingModel(3, 2), tools: [echo], store });
+    const agent = createAgent({ id: 'agent_seg', model: countingModel(3, 2), tools: [echo], persistence: { store } });
     agents.push(agent);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await agent.run(`sequential ${i}, key sk-canary-0123456789abcdef`)).runId);
@@ -115,7 +115,7 @@ describe('a journal-only store picking run ids', () => {
   it("keeps a segment run's status in meta.json while it waits for a human", async () => {
     const store = createFileStore({ dir: tempDir(), mode: 'journal' });
     const deploy = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
-    const agent = createAgent({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }]), tools: [deploy], store });
+    const agent = createAgent({ model: scriptedModel([{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }]), tools: [deploy], persistence: { store } });
     agents.push(agent);
     const run = agent.start('deploy it');
     expect(segmentIdOf(run.runId)).toBeDefined();
@@ -131,7 +131,7 @@ describe('a journal-only store picking run ids', () => {
   it('starts a new segment once the current one is full', async () => {
     const dir = tempDir();
     const store = createFileStore({ dir, mode: 'journal', journalSegments: { maxChars: 1 } });
-    const agent = createAgent({ model: countingModel(1, 0), tools: [echo], store });
+    const agent = createAgent({ model: countingModel(1, 0), tools: [echo], persistence: { store } });
     agents.push(agent);
     const ids = [(await agent.run('one')).runId, (await agent.run('two')).runId];
     expect(new Set(ids.map(segmentIdOf)).size).toBe(2);
@@ -142,7 +142,7 @@ describe('a journal-only store picking run ids', () => {
   it('closes a segment left idle, and the next run starts a new one', async () => {
     const dir = tempDir();
     const store = createFileStore({ dir, mode: 'journal', journalSegments: { idleMs: 30 } });
-    const agent = createAgent({ model: countingModel(1, 0), tools: [echo], store });
+    const agent = createAgent({ model: countingModel(1, 0), tools: [echo], persistence: { store } });
     agents.push(agent);
     const first = (await agent.run('one')).runId;
     const second = (await agent.run('two')).runId;

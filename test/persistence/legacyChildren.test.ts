@@ -42,7 +42,7 @@ describe('a run persisted with a promise actor per phase', () => {
     writeFileSync(files.log, text);
 
     const executions: string[] = [];
-    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], store: crashed.store });
+    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], persistence: { store: crashed.store } });
     const run = agent.resume(crashed.runId);
     expect(run.phase()).toBe('gate');
     expect(Object.keys(run.actor.getSnapshot().children)).toEqual(['phases']);

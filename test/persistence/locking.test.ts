@@ -50,7 +50,7 @@ function waitTool() {
 }
 
 function agentOn(store: RunStore, tools: ReturnType<typeof waitTool>['tool'][], script = [{ text: 'finished' }]): Agent {
-  const agent = createAgent({ id: 'agent_parent', model: scriptedModel(script), tools, store });
+  const agent = createAgent({ id: 'agent_parent', model: scriptedModel(script), tools, persistence: { store } });
   agents.push(agent);
   return agent;
 }
@@ -117,7 +117,7 @@ describe('two processes on one store', () => {
       execute: ({ n }) => new Promise<string>((resolve) => setTimeout(() => resolve(`tick ${n}`), 1)),
     });
     const model = scriptedModel((_request, i) => (i < iterations ? { toolCalls: [{ name: 'tick', arguments: { n: i } }] } : { text: 'done' }));
-    const agent = createAgent({ id: 'agent_parent', model, tools: [tick], store, limits: { maxIterations: iterations + 1 } });
+    const agent = createAgent({ id: 'agent_parent', model, tools: [tick], persistence: { store }, limits: { maxIterations: iterations + 1 } });
     agents.push(agent);
     const emitted: JournalEntry[] = [];
     agent.events$.subscribe((entry) => emitted.push(entry));

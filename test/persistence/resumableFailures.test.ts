@@ -32,7 +32,7 @@ function httpAgent(store: RunStore, executions: string[] = []): Agent {
     timeoutMs: 10_000,
     retry: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 2 },
   });
-  const agent = createAgent({ id: 'agent_http', model, tools: [echoTool(executions)], store });
+  const agent = createAgent({ id: 'agent_http', model, tools: [echoTool(executions)], persistence: { store } });
   agents.push(agent);
   return agent;
 }
@@ -93,14 +93,14 @@ describe('a run that failed for a reason outside its own logic', () => {
     const executions: string[] = [];
     // The second model call takes a minute; the run's budget is 300 ms.
     const slow = scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { word: 'hi' } }] }, { text: 'late', delayMs: 60_000 }]);
-    const first = createAgent({ id: 'agent_slow', model: slow, tools: [echoTool(executions)], store, limits: { timeoutMs: 300 } });
+    const first = createAgent({ id: 'agent_slow', model: slow, tools: [echoTool(executions)], persistence: { store }, limits: { timeoutMs: 300 } });
     agents.push(first);
     const failed = await first.start('say hi', { runId: 'run_slow' }).settled;
     expect(failed).toMatchObject({ status: 'failed', reason: 'timeout', resumable: true });
     expect(await store.getRun('run_slow')).toMatchObject({ status: 'failed', reason: 'timeout', resumable: true });
 
     const fast = scriptedModel([{ text: 'finished' }]);
-    const second = createAgent({ id: 'agent_slow', model: fast, tools: [echoTool(executions)], store });
+    const second = createAgent({ id: 'agent_slow', model: fast, tools: [echoTool(executions)], persistence: { store } });
     agents.push(second);
     const resumed = await second.resume('run_slow').settled;
     expect(resumed).toMatchObject({ status: 'done', text: 'finished', iterations: 2 });
@@ -130,7 +130,7 @@ describe('a run that ended by its own logic', () => {
     const looping = createAgent({
       model: scriptedModel(() => ({ toolCalls: [{ name: 'echo', arguments: { word: 'again' } }] })),
       tools: [echoTool()],
-      store,
+      persistence: { store },
       limits: { maxIterations: 2 },
     });
     agents.push(looping);

@@ -47,7 +47,7 @@ describe('the files of a new run', () => {
     const store = createFileStore({ dir: tempDir() });
     const wait = gate();
     const script = [{ toolCalls: [{ name: 'wait', arguments: {} }] }, { text: 'finished' }];
-    const agent = createAgent({ id: 'agent_files', model: scriptedModel(script), tools: [wait.tool], store });
+    const agent = createAgent({ id: 'agent_files', model: scriptedModel(script), tools: [wait.tool], persistence: { store } });
     agents.push(agent);
     const run = agent.start('look at my files sk-canary-0123456789abcdef', { runId: 'fresh' });
     await wait.running;
@@ -80,7 +80,7 @@ describe('the files of a new run', () => {
     const store = createFileStore({ dir: tempDir() });
     const confirm = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
     const script = [{ toolCalls: [{ name: 'deploy', arguments: {} }] }, { text: 'shipped' }];
-    const agent = createAgent({ model: scriptedModel(script), tools: [confirm], store });
+    const agent = createAgent({ model: scriptedModel(script), tools: [confirm], persistence: { store } });
     agents.push(agent);
     const run = agent.start('deploy it', { runId: 'asks' });
     await humanAwaited(run);
@@ -127,7 +127,7 @@ describe('the files of a new run', () => {
 describe('the end record', () => {
   async function finishedRun(runId: string) {
     const store = createFileStore({ dir: tempDir() });
-    const agent = createAgent({ model: scriptedModel([{ text: 'done' }]), store });
+    const agent = createAgent({ model: scriptedModel([{ text: 'done' }]), persistence: { store } });
     agents.push(agent);
     await agent.start('answer', { runId }).settled;
     const files = runFiles(store, runId);
@@ -184,7 +184,7 @@ describe('a run in a folder of its own (the layout of earlier versions)', () => 
     renameSync(flat.log, legacy.log);
     renameSync(flat.meta, legacy.meta);
     writeFileSync(legacy.tmp, '{"v":1,"runId":"half-writ'); // a stray lowdb temp file of that layout
-    const other = await createAgent({ model: scriptedModel([{ text: 'hi' }]), store: crashed.store }).start('flat', { runId: 'run_flat' }).settled;
+    const other = await createAgent({ model: scriptedModel([{ text: 'hi' }]), persistence: { store: crashed.store } }).start('flat', { runId: 'run_flat' }).settled;
     expect(other.status).toBe('done');
 
     expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ runId: crashed.runId, status: 'running' });
@@ -194,7 +194,7 @@ describe('a run in a folder of its own (the layout of earlier versions)', () => 
     expect(existsSync(flat.log)).toBe(false);
 
     const executions: string[] = [];
-    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], store: crashed.store });
+    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], persistence: { store: crashed.store } });
     agents.push(agent);
     const result = await agent.resume(crashed.runId).settled;
     expect(result.text).toBe(crashed.reference.text);
@@ -216,7 +216,7 @@ describe('version 1 logs', () => {
     expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ status: 'running' });
 
     const executions: string[] = [];
-    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], store: crashed.store });
+    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], persistence: { store: crashed.store } });
     const result = await agent.resume(crashed.runId).settled;
     expect(result.status).toBe('done');
     expect(result.text).toBe(crashed.reference.text);

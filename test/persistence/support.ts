@@ -94,7 +94,7 @@ export interface InterruptedRun {
 export async function interruptedRun(runId = 'run_crashed', { version = LOG_VERSION }: { version?: 5 | typeof LOG_VERSION } = {}): Promise<InterruptedRun> {
   // The uninterrupted run of the same script: its result is the yardstick.
   const referenceStore = createFileStore({ dir: tempDir() });
-  const reference = await createAgent({ id: 'agent_ref', model: scriptedModel(echoScript()), tools: [echoTool()], store: referenceStore }).start('say hi', {
+  const reference = await createAgent({ id: 'agent_ref', model: scriptedModel(echoScript()), tools: [echoTool()], persistence: { store: referenceStore } }).start('say hi', {
     runId,
   }).settled;
   const source = runFiles(referenceStore, runId);

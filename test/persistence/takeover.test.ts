@@ -25,7 +25,7 @@ afterEach(async () => {
 afterAll(removeTempDirs);
 
 function agentOn(dir: string, script: readonly ScriptStep[] = [{ text: 'finished' }], tools: readonly Tool[] = [echoTool()]): Agent {
-  const agent = createAgent({ id: 'agent_ref', model: scriptedModel(script), tools, store: createFileStore({ dir }) });
+  const agent = createAgent({ id: 'agent_ref', model: scriptedModel(script), tools, persistence: { store: createFileStore({ dir }) } });
   agents.push(agent);
   return agent;
 }

@@ -28,7 +28,7 @@ const shape = (entries: readonly JournalEntry[]) =>
 async function resumeToEnd(crashed: InterruptedRun) {
   const executions: string[] = [];
   const model = scriptedModel([{ text: 'finished' }]);
-  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool(executions)], store: crashed.store });
+  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool(executions)], persistence: { store: crashed.store } });
   const result = await agent.resume(crashed.runId).settled;
   return { result, executions, model };
 }

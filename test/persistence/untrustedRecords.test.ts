@@ -47,7 +47,7 @@ function withLine(crashed: InterruptedRun, index: number, line: string): string 
 /** Resuming must refuse before using anything: the model is never called. */
 function refusedResume(crashed: InterruptedRun): unknown {
   const model = scriptedModel([{ text: 'finished' }]);
-  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool()], store: crashed.store });
+  const agent = createAgent({ id: 'agent_ref', model, tools: [echoTool()], persistence: { store: crashed.store } });
   agents.push(agent);
   const error = thrown(() => agent.resume(crashed.runId));
   expect(model.calls).toHaveLength(0);
@@ -159,7 +159,7 @@ describe('harmless look-alikes', () => {
       execute: ({ prototype, constructor }) => `${constructor.name} built size ${prototype.size}`,
     });
     const model = scriptedModel([{ toolCalls: [{ name: 'build', arguments: { prototype: { size: 3 }, constructor: { name: 'Ada' } } }] }, { text: 'built' }]);
-    const agent = createAgent({ model, tools: [build], store });
+    const agent = createAgent({ model, tools: [build], persistence: { store } });
     agents.push(agent);
     const result = await agent.start('build it', { runId: 'run_build' }).settled;
     expect(result.status).toBe('done');

@@ -61,7 +61,7 @@ describe('redaction at the source', () => {
     );
     // The key comes from the environment, as a user would set it.
     const model = openAICompatible({ baseURL: openai().baseURL, model: 'gpt-4o-mini', timeoutMs: 10_000 });
-    const agent = createAgent({ model, tools: [lookup, login, deploy], store: createFileStore({ dir }) });
+    const agent = createAgent({ model, tools: [lookup, login, deploy], persistence: { store: createFileStore({ dir }) } });
     const entries: JournalEntry[] = [];
     agent.events$.subscribe((entry) => entries.push(entry));
 

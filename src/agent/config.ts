@@ -1,0 +1,230 @@
+/**
+ * The edge of `createAgent`: check the grouped `AgentConfig` a caller wrote (plain checks, so a
+ * JavaScript caller or a config read from elsewhere gets the same messages as a typed one) and
+ * flatten it into the settings the agent is built from. The flat keys of earlier versions are
+ * rejected with their new place, so an old config fails loudly instead of being half ignored.
+ */
+import { ConfigurationError } from '../core/errors.ts';
+import type { InferenceProvider } from '../core/provider.ts';
+import type { RunLimits } from '../core/run.ts';
+import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
+import type { ContextBudgetOptions } from '../context/index.ts';
+import type { PreHydratorOptions } from '../hydration/index.ts';
+import type { KnowledgeConfig } from '../knowledge/wiring.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import type { PolicyGate } from '../policy/types.ts';
+import type { StuckDetectionOptions } from '../progress/doomLoop.ts';
+import type { RecoveryStrategy } from '../resilience/recovery.ts';
+import type { SecretRuleOptions } from '../security/secrets.ts';
+import type { ToolProfile } from '../tools/profile.ts';
+import type { Tool } from '../tools/types.ts';
+import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, ModelConfig } from './types.ts';
+
+/** What the agent is built from: the config, checked and flat (internal; not exported from the package). */
+export interface AgentSettings {
+  readonly id?: string;
+  readonly system?: string;
+  readonly provider: InferenceProvider;
+  /** The model name sent with every call, when the config names one. */
+  readonly modelName?: string;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly stream: boolean;
+  readonly tools: readonly Tool[];
+  readonly gate?: PolicyGate;
+  readonly toolProfile?: ToolProfile;
+  readonly redact?: SecretRuleOptions;
+  readonly breakers?: AgentResilienceConfig['breakers'];
+  readonly recovery?: RecoveryStrategy;
+  /** `resilience.tools`: the executor's bounds. */
+  readonly executor?: AgentResilienceConfig['tools'];
+  readonly stuckDetection?: StuckDetectionOptions | false;
+  readonly limits?: Partial<RunLimits>;
+  readonly contextBudget?: ContextBudgetOptions;
+  readonly preHydration?: PreHydratorOptions;
+  readonly preparers: readonly MessagePreparer[];
+  readonly hydrator?: Hydrator;
+  readonly knowledge?: KnowledgeConfig;
+  readonly store?: RunStore;
+  readonly inspect?: AgentObserveConfig['inspect'];
+  readonly events?: AgentObserveConfig['events'];
+  readonly journalCapacity?: number;
+}
+
+/** The flat keys of earlier versions, and where each one lives now. */
+const MOVED: Readonly<Record<string, string>> = {
+  modelName: 'model.name',
+  temperature: 'model.temperature',
+  maxTokens: 'model.maxTokens',
+  stream: 'model.stream',
+  gate: 'policy.gate',
+  toolProfile: 'policy.toolProfile',
+  redact: 'policy.redact',
+  breakers: 'resilience.breakers',
+  recovery: 'resilience.recovery',
+  executor: 'resilience.tools',
+  stuckDetection: 'resilience.stuckDetection',
+  preHydration: 'context.preHydration',
+  experimental_preparers: 'context.experimental_preparers',
+  experimental_hydrator: 'context.experimental_hydrator',
+  store: 'persistence.store',
+  inspect: 'observe.inspect',
+  journalCapacity: 'observe.journalCapacity',
+};
+
+const TOP = ['id', 'system', 'model', 'tools', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'persistence', 'observe'] as const;
+
+const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
+  policy: ['gate', 'toolProfile', 'redact'],
+  resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
+  context: ['budget', 'preHydration', 'experimental_preparers', 'experimental_hydrator'],
+  persistence: ['store'],
+  observe: ['inspect', 'events', 'journalCapacity'],
+};
+
+/** The options of `ContextBudgetOptions`: a `context` holding these is an old-style budget. */
+const BUDGET_KEYS = new Set(['tokenBudget', 'keepRecent', 'tokenizer', 'messageOverheadTokens', 'strategy', 'summarizer', 'summary']);
+
+type Group = Readonly<Record<string, unknown>>;
+
+const isObject = (value: unknown): value is Group => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A model backend: what `complete` and `stream` are called on. */
+const isProvider = (value: unknown): value is InferenceProvider =>
+  isObject(value) && typeof value['complete'] === 'function' && typeof value['stream'] === 'function';
+
+const fail = (message: string): never => {
+  throw new ConfigurationError(`createAgent: ${message}`);
+};
+
+const list = (keys: readonly string[]): string => keys.map((key) => `\`${key}\``).join(', ');
+
+/** A group, checked: an object (or absent) holding only its known keys. */
+function group(config: Group, name: string): Group | undefined {
+  const value = config[name];
+  if (value === undefined) return undefined;
+  if (!isObject(value)) return fail(`\`${name}\` must be an object with ${list(GROUPS[name] ?? [])} (got ${describe(value)}).`);
+  const known = GROUPS[name] ?? [];
+  const unknown = Object.keys(value).filter((key) => !known.includes(key));
+  if (name === 'context' && unknown.some((key) => BUDGET_KEYS.has(key))) {
+    fail(`the context budget moved from \`context\` to \`context.budget\` (\`context\` now groups ${list(known)}).`);
+  }
+  if (name === 'model' && unknown.includes('modelName')) fail('`model.modelName` is spelled `model.name`.');
+  if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown.map((key) => `${name}.${key}`))}; \`${name}\` takes ${list(known)}.`);
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : typeof value;
+}
+
+function optional<T>(value: unknown, path: string, check: (v: unknown) => boolean, what: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!check(value)) fail(`\`${path}\` must be ${what} (got ${describe(value)}).`);
+  return value as T;
+}
+
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isFiniteNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+const isPositiveInteger = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0;
+const isBoolean = (v: unknown): boolean => typeof v === 'boolean';
+const isObserver = (v: unknown): boolean => typeof v === 'function' || isObject(v);
+const isArray = (v: unknown): boolean => Array.isArray(v);
+const isFunction = (v: unknown): boolean => typeof v === 'function';
+
+function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream'> {
+  const needs = 'an InferenceProvider such as openAICompatible() or scriptedModel([...]), or { provider, name?, temperature?, maxTokens?, stream? }';
+  if (value === undefined) return fail(`needs a \`model\`: ${needs}.`);
+  if (isProvider(value)) return { provider: value, stream: false };
+  if (!isObject(value) || !('provider' in value)) return fail(`\`model\` must be ${needs} (got ${describe(value)}).`);
+  const model = group({ model: value }, 'model') as Partial<ModelConfig>;
+  if (!isProvider(model.provider)) fail(`\`model.provider\` must be an InferenceProvider such as openAICompatible() (got ${describe(model.provider)}).`);
+  const name = optional<string>(model.name, 'model.name', isString, 'a string');
+  const temperature = optional<number>(model.temperature, 'model.temperature', isFiniteNumber, 'a number');
+  const maxTokens = optional<number>(model.maxTokens, 'model.maxTokens', isPositiveInteger, 'a positive integer');
+  const stream = optional<boolean>(model.stream, 'model.stream', isBoolean, 'true or false');
+  return {
+    provider: model.provider as InferenceProvider,
+    stream: stream ?? false,
+    ...(name === undefined ? {} : { modelName: name }),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+  };
+}
+
+/**
+ * Check a config and flatten it. Throws `ConfigurationError` for a config that is not an object,
+ * lacks a model, uses a flat key of an earlier version (naming its new place) or an unknown key,
+ * or holds a value of the wrong kind. Values are checked further where they are used (breaker
+ * options, limits, budgets).
+ *
+ * @example
+ * ```ts
+ * resolveConfig({ model: { provider, name: 'gpt-4o' }, policy: { gate } }); // { provider, modelName: 'gpt-4o', gate, stream: false, … }
+ * resolveConfig({ model: provider, gate }); // throws: `gate` moved to `policy.gate`
+ * ```
+ */
+export function resolveConfig(config: AgentConfig): AgentSettings {
+  const raw: unknown = config;
+  if (!isObject(raw)) return fail(`needs a config object ({ model, … }) (got ${describe(raw)}).`);
+  const moved = Object.keys(raw).filter((key) => Object.hasOwn(MOVED, key));
+  if (moved.length > 0) fail(`${moved.map((key) => `\`${key}\` moved to \`${MOVED[key]}\``).join('; ')}.`);
+  const unknown = Object.keys(raw).filter((key) => !(TOP as readonly string[]).includes(key));
+  if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown)}; a config takes ${list(TOP)}.`);
+
+  const model = resolveModel(raw['model']);
+  const policy = group(raw, 'policy') ?? {};
+  const resilience = group(raw, 'resilience') ?? {};
+  const context = group(raw, 'context') ?? {};
+  const persistence = group(raw, 'persistence') ?? {};
+  const observe = group(raw, 'observe') ?? {};
+  const id = optional<string>(raw['id'], 'id', isString, 'a string');
+  const system = optional<string>(raw['system'], 'system', isString, 'a string');
+  const tools = optional<readonly Tool[]>(raw['tools'], 'tools', isArray, 'an array of tools') ?? [];
+  const limits = optional<Partial<RunLimits>>(raw['limits'], 'limits', isObject, 'an object');
+  const knowledge = optional<KnowledgeConfig>(raw['knowledge'], 'knowledge', isObject, 'an object');
+  const breakers = optional<AgentResilienceConfig['breakers']>(resilience['breakers'], 'resilience.breakers', (v) => v === false || isObject(v), 'breaker options or false');
+  const stuckDetection = optional<StuckDetectionOptions | false>(resilience['stuckDetection'], 'resilience.stuckDetection', (v) => v === false || isObject(v), 'stuck-detection options or false');
+  const preparers = optional<readonly MessagePreparer[]>(context['experimental_preparers'], 'context.experimental_preparers', isArray, 'an array of preparers') ?? [];
+  const entries = {
+    id,
+    system,
+    tools,
+    limits,
+    knowledge,
+    gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
+    toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),
+    redact: optional<SecretRuleOptions>(policy['redact'], 'policy.redact', isObject, 'secret rule options'),
+    breakers,
+    recovery: optional<RecoveryStrategy>(resilience['recovery'], 'resilience.recovery', isObject, 'a RecoveryStrategy (see `recovery`)'),
+    executor: optional<AgentResilienceConfig['tools']>(resilience['tools'], 'resilience.tools', isObject, 'an object'),
+    stuckDetection,
+    contextBudget: optional<ContextBudgetOptions>(context['budget'], 'context.budget', isObject, 'context budget options'),
+    preHydration: optional<PreHydratorOptions>(context['preHydration'], 'context.preHydration', isObject, 'pre-hydration options'),
+    hydrator: optional<Hydrator>(context['experimental_hydrator'], 'context.experimental_hydrator', isFunction, 'a function'),
+    store: optional<RunStore>(persistence['store'], 'persistence.store', isObject, 'a RunStore such as createFileStore()'),
+    inspect: optional<AgentObserveConfig['inspect']>(observe['inspect'], 'observe.inspect', isObserver, 'an inspection observer or function'),
+    events: optional<AgentObserveConfig['events']>(observe['events'], 'observe.events', isObserver, 'an observer or a function of each journal entry'),
+    journalCapacity: optional<number>(observe['journalCapacity'], 'observe.journalCapacity', isPositiveInteger, 'a positive integer'),
+  };
+  // Absent options stay absent, so `settings.x === undefined` means "not configured".
+  const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
+  return { ...present, ...model, tools, preparers };
+}
+
+/**
+ * The config with `observe.inspect` set to `inspect` when it sets none of its own: what a
+ * strategy runner or an agent system hands down to the agents it builds from configs.
+ *
+ * @example
+ * ```ts
+ * createAgent(inheritInspect(config, system.inspect)); // the config's own inspector wins
+ * ```
+ */
+export function inheritInspect(config: AgentConfig, inspect: AgentObserveConfig['inspect']): AgentConfig {
+  if (inspect === undefined || !isObject(config) || config.observe?.inspect !== undefined) return config;
+  return { ...config, observe: { ...config.observe, inspect } };
+}

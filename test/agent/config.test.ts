@@ -1,0 +1,226 @@
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { createAgent, createFileStore, defineTool, gates, type AgentConfig, type JournalEntry } from '../../src/index.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import { resolveConfig } from '../../src/agent/config.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { removeTempDirs, tempDir } from '../persistence/support.ts';
+import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
+
+afterEach(stopTrackedAgents);
+afterAll(removeTempDirs);
+
+const echo = (executed: string[] = []) =>
+  defineTool({ name: 'echo', description: 'Echo', input: z.object({ v: z.string() }), execute: ({ v }) => (executed.push(v), v) });
+const echoOnce = () => scriptedModel([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: { v: 'hi' } }] }, { text: 'done' }]);
+
+/** Build an agent from a config TypeScript would refuse (an old flat config, a config of the wrong kind). */
+const createUntyped = (config: unknown) => createAgent(config as AgentConfig);
+
+describe('the grouped config takes effect', () => {
+  it('sends model.name, model.temperature and model.maxTokens with every call', async () => {
+    const provider = scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { v: 'x' } }] }, { text: 'ok' }]);
+    const agent = trackAgent({ model: { provider, name: 'tiny-model', temperature: 0.25, maxTokens: 64 }, tools: [echo()] });
+    const result = await agent.run('go');
+    expect(provider.calls).toHaveLength(2);
+    for (const call of provider.calls) expect(call).toMatchObject({ model: 'tiny-model', temperature: 0.25, maxTokens: 64 });
+    // The run's recorded model is the configured name, not the provider's default.
+    expect(agent.journal.entries(result.runId)[0]?.event).toMatchObject({ type: 'run.started', model: 'tiny-model' });
+  });
+
+  it('streams with model.stream: deltas arrive on tokens$', async () => {
+    const provider = scriptedModel([{ chunks: ['Hel', 'lo'] }]);
+    const agent = trackAgent({ model: { provider, stream: true } });
+    const tokens: string[] = [];
+    agent.tokens$.subscribe((delta) => tokens.push(delta));
+    expect(await agent.run('greet')).toMatchObject({ text: 'Hello' });
+    expect(tokens).toEqual(['Hel', 'lo']);
+  });
+
+  it('takes a bare provider as shorthand for { provider }: its default model, no sampling settings, no streaming', async () => {
+    const provider = scriptedModel([{ chunks: ['a', 'b'] }]);
+    const agent = trackAgent({ model: provider });
+    const tokens: string[] = [];
+    agent.tokens$.subscribe((delta) => tokens.push(delta));
+    expect(await agent.run('go')).toMatchObject({ status: 'done', text: 'ab' });
+    expect(tokens).toEqual([]);
+    const call = provider.calls[0];
+    expect(call?.model).toBeUndefined();
+    expect(call?.temperature).toBeUndefined();
+    expect(call?.maxTokens).toBeUndefined();
+  });
+
+  it('denies calls through policy.gate', async () => {
+    const executed: string[] = [];
+    const model = echoOnce();
+    const agent = trackAgent({ model, tools: [echo(executed)], policy: { gate: gates.rules({ deny: ['echo'] }) } });
+    await agent.run('echo hi');
+    expect(executed).toEqual([]);
+    const observation = model.calls[1]?.messages.find((m) => m.role === 'tool');
+    expect(observation?.content).toMatch(/^Denied by policy/);
+  });
+
+  it('hides tools with policy.toolProfile and scrubs policy.redact secrets', async () => {
+    const model = scriptedModel([{ text: 'the code is swordfish-42' }]);
+    const agent = trackAgent({ model, tools: [echo()], policy: { toolProfile: { exclude: ['echo'] }, redact: { secrets: ['swordfish-42'] } } });
+    const result = await agent.run('go');
+    expect(model.calls[0]?.tools ?? []).toEqual([]);
+    expect(JSON.stringify(agent.journal.entries(result.runId))).not.toContain('swordfish-42');
+  });
+
+  it('delivers every journal entry to observe.events, from the first run on', async () => {
+    const seen: JournalEntry[] = [];
+    const agent = trackAgent({ model: scriptedModel([{ text: 'one' }, { text: 'two' }]), observe: { events: (entry) => seen.push(entry) } });
+    const first = await agent.run('a');
+    const second = await agent.run('b');
+    expect(seen.map((e) => e.sequence + e.runId)).toEqual([...agent.journal.entries(first.runId), ...agent.journal.entries(second.runId)].map((e) => e.sequence + e.runId));
+    expect(seen[0]?.event.type).toBe('run.started');
+    expect(seen.at(-1)?.event.type).toBe('run.terminated');
+  });
+
+  it('takes an observer object for observe.events too', async () => {
+    const types: string[] = [];
+    const agent = trackAgent({ model: scriptedModel([{ text: 'ok' }]), observe: { events: { next: (entry) => types.push(entry.event.type) } } });
+    await agent.run('go');
+    expect(types).toContain('run.terminated');
+  });
+
+  it('survives an observe.events handler that throws: the run finishes and the error is reported', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      let thrown = 0;
+      const agent = trackAgent({
+        model: scriptedModel([{ text: 'fine' }]),
+        observe: {
+          events: () => {
+            thrown++;
+            throw new Error('handler bug');
+          },
+        },
+      });
+      await expect(agent.run('go')).resolves.toMatchObject({ status: 'done', text: 'fine' });
+      expect(thrown).toBeGreaterThan(0);
+      // RxJS reports subscriber errors from a timer; wait for every one under the spy.
+      await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(thrown));
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('subscriber threw'), expect.objectContaining({ message: 'handler bug' }));
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('keeps runs in persistence.store', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const agent = trackAgent({ model: scriptedModel([{ text: 'kept' }]), persistence: { store } });
+    const result = await agent.run('remember this', { runId: 'run_kept' });
+    expect(result.text).toBe('kept');
+    expect(await store.getRun('run_kept')).toMatchObject({ runId: 'run_kept', status: 'done' });
+  });
+
+  it('resume() without persistence.store says where the store goes', () => {
+    const agent = trackAgent({ model: scriptedModel([{ text: 'x' }]) });
+    expect(() => agent.resume('run_x')).toThrow(/persistence: \{ store/);
+  });
+
+  it('applies context.budget to what the model sees', async () => {
+    let n = 0;
+    const big = defineTool({ name: 'big', description: 'Big', input: z.object({}), execute: () => 'x'.repeat(4_000) });
+    const model = scriptedModel((request) =>
+      request.messages.filter((m) => m.role === 'tool').length >= 8 || n > 30 ? { text: 'done' } : { toolCalls: [{ id: `c${n++}`, name: 'big', arguments: {} }] },
+    );
+    const agent = trackAgent({ model, tools: [big], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 40 } });
+    const compacted: number[] = [];
+    agent.events$.subscribe(({ event }) => event.type === 'context.compacted' && compacted.push(event.tokensAfter));
+    await agent.run('go');
+    expect(compacted.length).toBeGreaterThan(0);
+    for (const tokens of compacted) expect(tokens).toBeLessThanOrEqual(3_000);
+  });
+
+  it('applies resilience.tools, resilience.breakers and observe.journalCapacity', async () => {
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Slow',
+      input: z.object({}),
+      execute: (_input, { signal }) => new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => resolve('late'), 5_000);
+        signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)));
+      }),
+    });
+    const model = scriptedModel([{ toolCalls: [{ id: 's1', name: 'slow', arguments: {} }] }, { text: 'gave up' }]);
+    const agent = trackAgent({ model, tools: [slow], resilience: { tools: { timeoutMs: 30 }, breakers: false }, observe: { journalCapacity: 50 } });
+    const started = performance.now();
+    await agent.run('wait');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(model.calls[1]?.messages.find((m) => m.role === 'tool')?.content).toMatch(/timed out|timeout/i);
+    expect(agent.journal.capacity).toBe(50);
+  });
+});
+
+describe('checking the config', () => {
+  it.each([
+    ['modelName', 'model.name'],
+    ['temperature', 'model.temperature'],
+    ['maxTokens', 'model.maxTokens'],
+    ['stream', 'model.stream'],
+    ['gate', 'policy.gate'],
+    ['toolProfile', 'policy.toolProfile'],
+    ['redact', 'policy.redact'],
+    ['breakers', 'resilience.breakers'],
+    ['recovery', 'resilience.recovery'],
+    ['executor', 'resilience.tools'],
+    ['stuckDetection', 'resilience.stuckDetection'],
+    ['preHydration', 'context.preHydration'],
+    ['experimental_preparers', 'context.experimental_preparers'],
+    ['experimental_hydrator', 'context.experimental_hydrator'],
+    ['store', 'persistence.store'],
+    ['inspect', 'observe.inspect'],
+    ['journalCapacity', 'observe.journalCapacity'],
+  ])('rejects the old flat key `%s`, naming `%s`', (key, place) => {
+    const config = { model: scriptedModel([]), [key]: key === 'stream' ? true : {} };
+    expect(() => createUntyped(config)).toThrow(ConfigurationError);
+    expect(() => createUntyped(config)).toThrow(`\`${key}\` moved to \`${place}\``);
+  });
+
+  it('names every old key of a config at once', () => {
+    expect(() => createUntyped({ model: scriptedModel([]), gate: gates.permissive(), store: {} })).toThrow(
+      'createAgent: `gate` moved to `policy.gate`; `store` moved to `persistence.store`.',
+    );
+  });
+
+  it('rejects an old-style context budget, pointing at context.budget', () => {
+    expect(() => createUntyped({ model: scriptedModel([]), context: { tokenBudget: 1_000 } })).toThrow(/`context\.budget`/);
+  });
+
+  it('rejects unknown keys, at the top and in a group', () => {
+    expect(() => createUntyped({ model: scriptedModel([]), strategy: 'tree' })).toThrow(/unknown option `strategy`/);
+    expect(() => createUntyped({ model: scriptedModel([]), policy: { gates: [] } })).toThrow(/unknown option `policy\.gates`; `policy` takes `gate`/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]), modelName: 'x' } })).toThrow('`model.modelName` is spelled `model.name`');
+  });
+
+  it.each([[null], [undefined], ['gpt-4o'], [42], [[]]])('rejects %j as a config', (config) => {
+    expect(() => createUntyped(config)).toThrow(ConfigurationError);
+    expect(() => createUntyped(config)).toThrow(/needs a config object/);
+  });
+
+  it('rejects a missing or malformed model', () => {
+    expect(() => createUntyped({})).toThrow(/needs a `model`/);
+    expect(() => createUntyped({ model: 'gpt-4o' })).toThrow(/`model` must be an InferenceProvider/);
+    expect(() => createUntyped({ model: { provider: 'openai' } })).toThrow(/`model\.provider` must be an InferenceProvider/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]), temperature: 'hot' } })).toThrow(/`model\.temperature` must be a number/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]), maxTokens: 0 } })).toThrow(/`model\.maxTokens` must be a positive integer/);
+  });
+
+  it('rejects values of the wrong kind in the groups', () => {
+    const model = scriptedModel([]);
+    expect(() => createUntyped({ model, policy: { gate: () => true } })).toThrow(/`policy\.gate` must be a PolicyGate/);
+    expect(() => createUntyped({ model, policy: 'strict' })).toThrow(/`policy` must be an object/);
+    expect(() => createUntyped({ model, observe: { events: 'log' } })).toThrow(/`observe\.events` must be an observer/);
+    expect(() => createUntyped({ model, tools: {} })).toThrow(/`tools` must be an array/);
+  });
+
+  it('flattens a grouped config into settings, leaving what is not set absent', () => {
+    const provider = scriptedModel([]);
+    const gate = gates.permissive();
+    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], preparers: [] });
+    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], preparers: [] });
+  });
+});
