@@ -2,15 +2,21 @@
  * The agent system as two pure statecharts:
  *
  * - `agentHostMachine`, one per agent: its mailbox. It receives `agent.tell` / `agent.ask`,
- *   queues them, runs each as a task of its agent (at most `concurrency` at once) and answers by
- *   emitting `task.done` / `task.failed` / `task.timedOut` / `task.cancelled`. An ask carries a
- *   deadline: a delayed `task.timeout` stops the task's actor, whose AbortSignal cancels the run.
+ *   queues them and runs each as a task of its agent (at most `concurrency` at once). An ask is a
+ *   request whose task id is its correlation id and whose `replyTo` is the asker's actor: when
+ *   the task ends the host sends it `agent.reply` (done, failed, timed out or cancelled). An ask
+ *   carries a deadline: a delayed `task.timeout` stops the task's actor, and with it the run.
  * - `agentSystemMachine`, the root: it spawns one host per agent with `systemId` = the agent id
  *   (so `actor.system.get(id)` finds it), keeps the parent/child tree, and stops an agent together
  *   with all its descendants.
  *
- * Pure: running a task is the promise actor `runTask`, registered by name and provided by the
- * runtime (`src/system/`). Stopping a host stops its task actors, which aborts their signals.
+ * Any actor of the system sends a message as itself with `agent.send` (it looks the target host
+ * up by systemId), and takes replies as `agent.reply`, reporting them with `reply.received`: the
+ * root for code outside the system, a host for its agent's delegations.
+ *
+ * Pure: a task is the actor `runTask`, registered by name and provided by the runtime
+ * (`src/system/`, a `subAgentMachine` whose agent loop runs as its child). Stopping a host stops
+ * its tasks and their runs.
  *
  * @example
  * ```ts
@@ -18,10 +24,10 @@
  * const root = createActor(agentSystemMachine.provide({ actors: { agentHost: host } }), { inspect });
  * root.start();
  * root.send({ type: 'system.spawn', id: 'writer', concurrency: 1 });
- * root.system.get('writer')?.send({ type: 'agent.tell', task });
+ * root.send({ type: 'agent.send', to: 'writer', message: { type: 'agent.tell', task } });
  * ```
  */
-import { enqueueActions, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent, type EventObject } from 'xstate';
+import { emit, enqueueActions, fromPromise, setup, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent, type EventObject } from 'xstate';
 import type { LoopResult } from '../src/core/run.ts';
 
 /** How a task reached the agent. `ask` and `delegate` expect an answer; `tell` does not. */
@@ -42,6 +48,8 @@ export interface HostTask {
   readonly senderRunId?: string;
   /** Asks only: ms after receipt (queueing included) at which the task is cancelled. */
   readonly timeoutMs?: number;
+  /** Asks only: the asker's actor (the system root, or the delegating agent's host); the answer goes there as `agent.reply`. */
+  readonly replyTo?: AnyActorRef;
 }
 
 export interface RunTaskInput {
@@ -62,19 +70,56 @@ export interface AgentHostContext {
   readonly running: readonly HostTask[];
 }
 
-export type AgentHostEvent =
+/** A message for an agent: a tell, or an ask (a request with a correlation id, `task.taskId`). */
+export type AgentMessage =
   | { readonly type: 'agent.tell'; readonly task: HostTask }
-  | { readonly type: 'agent.ask'; readonly task: HostTask & { readonly timeoutMs: number } }
-  | { readonly type: 'agent.cancel'; readonly taskId: string; readonly reason?: string }
-  | { readonly type: 'task.timeout'; readonly taskId: string };
+  | { readonly type: 'agent.ask'; readonly task: HostTask & { readonly timeoutMs: number } };
 
-/** What a host reports; the runtime listens with `hostRef.on(…)`. */
-export type AgentHostEmitted =
-  | { readonly type: 'task.started'; readonly task: HostTask }
+/** How a task ended; for an ask it is also the reply. */
+export type TaskReport =
   | { readonly type: 'task.done'; readonly task: HostTask; readonly result: LoopResult }
   | { readonly type: 'task.failed'; readonly task: HostTask; readonly error: unknown }
   | { readonly type: 'task.timedOut'; readonly task: HostTask; readonly started: boolean }
   | { readonly type: 'task.cancelled'; readonly task: HostTask; readonly started: boolean; readonly reason?: string };
+
+/** What any actor of the system that sends messages understands: send one on, take a reply. */
+export type MessagingEvent =
+  /** Send `message` to the agent `to` (its host's systemId), as this actor. */
+  | { readonly type: 'agent.send'; readonly to: string; readonly message: AgentMessage }
+  /** The answer to an ask this actor sent: `from` is the agent that answered. */
+  | { readonly type: 'agent.reply'; readonly from: string; readonly report: TaskReport };
+
+export type AgentHostEvent =
+  | AgentMessage
+  | MessagingEvent
+  | { readonly type: 'agent.cancel'; readonly taskId: string; readonly reason?: string }
+  | { readonly type: 'task.timeout'; readonly taskId: string };
+
+/** A reply that reached this actor, for the runtime to settle its ask. */
+export type ReplyReceived = { readonly type: 'reply.received'; readonly from: string; readonly report: TaskReport };
+
+/** What a host reports; the runtime listens with `hostRef.on(…)`. */
+export type AgentHostEmitted = { readonly type: 'task.started'; readonly task: HostTask } | TaskReport | ReplyReceived;
+
+/** The host a message goes to, found by systemId (the agent id), and the message. */
+function delivery(system: { get(id: string): AnyActorRef | undefined }, event: EventObject): { to: AnyActorRef; message: AgentMessage } | undefined {
+  if (event.type !== 'agent.send') return undefined;
+  const { to, message } = event as Extract<MessagingEvent, { type: 'agent.send' }>;
+  const target = system.get(to);
+  return target === undefined ? undefined : { to: target, message };
+}
+
+/** A reply in, as reported to the runtime (which settles the ask it answers). */
+function received(event: EventObject): ReplyReceived {
+  const { from, report } = event as Extract<MessagingEvent, { type: 'agent.reply' }>;
+  return { type: 'reply.received', from, report };
+}
+
+/** The reply to an ask, sent to its asker while the asker is there to take it. */
+function replyTo(task: HostTask, from: string, report: TaskReport): { to: AnyActorRef; event: MessagingEvent } | undefined {
+  if (task.kind === 'tell' || task.replyTo === undefined || task.replyTo.getSnapshot().status !== 'active') return undefined;
+  return { to: task.replyTo, event: { type: 'agent.reply', from, report } };
+}
 
 const timerId = (taskId: string): string => `timeout:${taskId}`;
 
@@ -117,9 +162,10 @@ export const agentHostMachine = setup({
     emitted: {} as AgentHostEmitted,
   },
   actors: {
+    /** A task is a sub-agent run: any logic whose output is the task's `LoopResult`; the runtime provides `subAgentMachine`. */
     runTask: fromPromise<LoopResult, RunTaskInput>(async () => {
       throw new Error('The agent host\'s "runTask" actor has no implementation: supply one with agentHostMachine.provide({ actors: { runTask } }).');
-    }),
+    }) as AnyActorLogic,
   },
   delays: {
     askTimeout: ({ event }) => (event.type === 'agent.ask' ? event.task.timeoutMs : 0),
@@ -128,6 +174,12 @@ export const agentHostMachine = setup({
     isBusy: ({ context }) => context.running.length > 0,
   },
   actions: {
+    /** Send a message on to its agent's host: this actor is its sender. */
+    deliver: enqueueActions(({ event, system, enqueue }) => {
+      const found = delivery(system, event);
+      if (found !== undefined) enqueue.sendTo(found.to, found.message);
+    }),
+    receiveReply: emit(({ event }) => received(event)),
     enqueue: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'agent.tell' && event.type !== 'agent.ask') return;
       enqueue.assign({ queue: [...context.queue, event.task] });
@@ -141,7 +193,7 @@ export const agentHostMachine = setup({
       enqueue.assign({ queue: context.queue.slice(starting.length), running: [...context.running, ...starting] });
       for (const task of starting) {
         // The child's id is the task id: its done/error events name it, and stopChild finds it.
-        enqueue.spawnChild('runTask', { id: task.taskId, input: { agentId: context.agentId, task } });
+        enqueue.spawnChild('runTask', { id: task.taskId, input: { agentId: context.agentId, task } satisfies RunTaskInput });
         enqueue.emit({ type: 'task.started', task });
       }
     }),
@@ -155,11 +207,12 @@ export const agentHostMachine = setup({
       // with every task, and each spawn copies it.
       enqueue.stopChild(outcome.taskId);
       if (found.task.kind !== 'tell') enqueue.cancel(timerId(outcome.taskId));
-      enqueue.emit(
-        outcome.ok
-          ? { type: 'task.done', task: found.task, result: outcome.output }
-          : { type: 'task.failed', task: found.task, error: outcome.error },
-      );
+      const report: TaskReport = outcome.ok
+        ? { type: 'task.done', task: found.task, result: outcome.output }
+        : { type: 'task.failed', task: found.task, error: outcome.error };
+      enqueue.emit(report);
+      const reply = replyTo(found.task, context.agentId, report);
+      if (reply !== undefined) enqueue.sendTo(reply.to, reply.event);
     }),
     abortTask: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'task.timeout' && event.type !== 'agent.cancel') return;
@@ -174,12 +227,14 @@ export const agentHostMachine = setup({
         enqueue.stopChild(event.taskId);
       }
       const started = running !== undefined;
-      if (event.type === 'task.timeout') {
-        enqueue.emit({ type: 'task.timedOut', task, started });
-      } else {
-        enqueue.cancel(timerId(event.taskId));
-        enqueue.emit({ type: 'task.cancelled', task, started, ...(event.reason === undefined ? {} : { reason: event.reason }) });
-      }
+      if (event.type === 'agent.cancel') enqueue.cancel(timerId(event.taskId));
+      const report: TaskReport =
+        event.type === 'task.timeout'
+          ? { type: 'task.timedOut', task, started }
+          : { type: 'task.cancelled', task, started, ...(event.reason === undefined ? {} : { reason: event.reason }) };
+      enqueue.emit(report);
+      const reply = replyTo(task, context.agentId, report);
+      if (reply !== undefined) enqueue.sendTo(reply.to, reply.event);
     }),
   },
 }).createMachine({
@@ -196,6 +251,8 @@ export const agentHostMachine = setup({
     'agent.tell': { target: '.dispatch', actions: 'enqueue' },
     'agent.ask': { target: '.dispatch', actions: 'enqueue' },
     'agent.cancel': { target: '.dispatch', actions: 'abortTask' },
+    'agent.send': { actions: 'deliver' },
+    'agent.reply': { actions: 'receiveReply' },
     'task.timeout': { target: '.dispatch', actions: 'abortTask' },
     'xstate.done.actor.*': { target: '.dispatch', actions: 'finishTask' },
     'xstate.error.actor.*': { target: '.dispatch', actions: 'finishTask' },
@@ -225,11 +282,12 @@ export interface AgentSystemContext {
 }
 
 export type AgentSystemEvent =
+  | MessagingEvent
   | { readonly type: 'system.spawn'; readonly id: string; readonly parent?: string; readonly concurrency: number }
   | { readonly type: 'system.stop'; readonly id: string }
   | { readonly type: 'system.stopAll' };
 
-export type AgentSystemEmitted = { readonly type: 'system.agentFailed'; readonly id: string; readonly error: unknown };
+export type AgentSystemEmitted = { readonly type: 'system.agentFailed'; readonly id: string; readonly error: unknown } | ReplyReceived;
 
 /**
  * `id` and every descendant of it, deepest first, so a child never outlives its parent even for
@@ -269,6 +327,12 @@ export const agentSystemMachine = setup({
   },
   actors: { agentHost: agentHostMachine },
   actions: {
+    /** Send a message on to its agent's host: this actor is its sender. */
+    deliver: enqueueActions(({ event, system, enqueue }) => {
+      const found = delivery(system, event);
+      if (found !== undefined) enqueue.sendTo(found.to, found.message);
+    }),
+    receiveReply: emit(({ event }) => received(event)),
     spawnAgent: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'system.spawn') return;
       // The runtime checks first and throws typed errors; this keeps the tree sound regardless.
@@ -315,6 +379,8 @@ export const agentSystemMachine = setup({
         'system.stop': { actions: 'stopAgents' },
         'system.stopAll': { actions: 'stopAgents' },
         'xstate.error.actor.*': { actions: 'dropFailedAgent' },
+        'agent.send': { actions: 'deliver' },
+        'agent.reply': { actions: 'receiveReply' },
       },
     },
   },

@@ -28,3 +28,4 @@ export type { ActCall, ActInput, ActOutput, GateInput, GateOutput, HydrateInput,
 export { circuitBreakerMachine } from './circuitBreaker.machine.ts';
 export { agentHostMachine, agentSystemMachine } from './agentHost.machine.ts';
 export { strategyMachine, type StrategyMachine } from './strategy.machine.ts';
+export { subAgentMachine, type SubAgentAttach, type SubAgentConclude, type SubAgentPrepared, type SubAgentRequest } from './subAgent.machine.ts';

@@ -7,9 +7,10 @@
  *                            └─▶ failed      (error | max rounds | a strategy call threw)
  *   any state ── strategy.cancel ──▶ cancelled   ── timeout ──▶ failed
  *
- * Pure: no I/O. The strategy's `init`, `step` and `aggregate` and each branch's sub-agent run
- * are promise actors registered by name; the runtime supplies them with `.provide()`. Branches
- * are spawned as children of the runner (`spawnChild`, one id per branch), at most
+ * Pure: no I/O. The strategy's `init`, `step` and `aggregate` are promise actors registered by
+ * name; a branch is a `subAgentMachine` whose agent loop runs as its child. The runtime supplies
+ * them with `.provide()`. Branches are spawned as children of the runner (`spawnChild`, one id
+ * per branch), at most
  * `concurrency` at once, the rest queued in order. A failed branch becomes an error thought
  * (`metadata.error`) and the others go on. Every decision is emitted as `strategy.decided`,
  * every branch as `branch.started` / `branch.finished`.
@@ -22,9 +23,8 @@
  * actor.start();
  * ```
  */
-import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromPromise, setup, type AnyActorLogic } from 'xstate';
 import type { Usage } from '../src/core/provider.ts';
-import type { TerminationReason } from '../src/core/loopEvent.ts';
 import type {
   InFlightBranch,
   StrategyBranchInput,
@@ -41,6 +41,7 @@ import type {
   StrategyMachineOutput,
   StrategyTermination,
 } from './strategy.types.ts';
+import { STRATEGY_TERMINATION } from './strategy.types.ts';
 import type { Branch, StrategyDecision, Thought } from '../src/core/strategy.ts';
 
 const notProvided = (name: string) =>
@@ -108,15 +109,6 @@ function durationOf(error: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-const TERMINATION: Readonly<Record<StrategyEndReason, TerminationReason>> = {
-  done: 'final_answer',
-  error: 'error',
-  exception: 'error',
-  max_rounds: 'max_iterations',
-  timeout: 'timeout',
-  cancelled: 'cancelled',
-};
-
 function end(reason: StrategyEndReason, message?: string, error?: unknown): StrategyTermination {
   return { reason, ...(message === undefined ? {} : { message }), ...(error === undefined ? {} : { error }) };
 }
@@ -149,7 +141,8 @@ export const strategyMachine = setup({
     init: notProvided('init') as unknown as ReturnType<typeof fromPromise<StrategyInitOutput, StrategyInitInput>>,
     step: notProvided('step') as unknown as ReturnType<typeof fromPromise<StrategyDecideOutput, StrategyDecideInput>>,
     aggregate: notProvided('aggregate') as unknown as ReturnType<typeof fromPromise<StrategyDecideOutput, StrategyDecideInput>>,
-    branch: notProvided('branch') as unknown as ReturnType<typeof fromPromise<StrategyBranchOutput, StrategyBranchInput>>,
+    /** A branch is a sub-agent run: any logic whose output is the branch's `StrategyBranchOutput`; the runtime provides `subAgentMachine`. */
+    branch: notProvided('branch') as AnyActorLogic,
   },
   actions: {
     /** Record a decision from `step` or `aggregate` and announce it. */
@@ -192,7 +185,7 @@ export const strategyMachine = setup({
         const branch = context.branches[index] as Branch;
         enqueue.spawnChild('branch', {
           id: actorId,
-          input: { runId: context.runId, round: context.round, index, branch },
+          input: { runId: context.runId, round: context.round, index, branch } satisfies StrategyBranchInput,
         });
         enqueue.emit({
           type: 'branch.started' as const,
@@ -235,7 +228,7 @@ export const strategyMachine = setup({
     }),
     emitTerminated: emit(({ context }) => ({
       type: 'run.terminated' as const,
-      reason: TERMINATION[context.termination?.reason ?? 'exception'],
+      reason: STRATEGY_TERMINATION[context.termination?.reason ?? 'exception'],
       iterations: context.round,
       usage: { ...context.usage },
       ...(context.termination === null || context.termination.reason === 'done'

@@ -2,7 +2,7 @@
  * Types shared by the strategy runner machine (`machines/strategy.machine.ts`) and the runtime
  * that provides its actors. Types only, so the machine stays free of I/O and runtime imports.
  */
-import type { LoopEventOf } from '../src/core/loopEvent.ts';
+import type { LoopEventOf, TerminationReason } from '../src/core/loopEvent.ts';
 import type { Usage } from '../src/core/provider.ts';
 import type { Branch, StrategyDecision, StrategyDecisionKind, Thought } from '../src/core/strategy.ts';
 
@@ -110,6 +110,24 @@ export interface InFlightBranch {
  * ```
  */
 export type StrategyEndReason = 'done' | 'error' | 'exception' | 'max_rounds' | 'timeout' | 'cancelled';
+
+/**
+ * The runner's end reasons in the terms every run uses (its `run.terminated` entry, its result):
+ * an exception and an error decision are both `error`, told apart by the result's `cause`.
+ *
+ * @example
+ * ```ts
+ * STRATEGY_TERMINATION.max_rounds; // 'max_iterations'
+ * ```
+ */
+export const STRATEGY_TERMINATION: Readonly<Record<StrategyEndReason, TerminationReason>> = {
+  done: 'final_answer',
+  error: 'error',
+  exception: 'error',
+  max_rounds: 'max_iterations',
+  timeout: 'timeout',
+  cancelled: 'cancelled',
+};
 
 /** Why the run ended, once it has. @example `{ reason: 'error', message: 'every branch failed' }` */
 export interface StrategyTermination {

@@ -1,15 +1,15 @@
 /**
  * One branch as a sub-agent: a real `createAgent` agent (full loop, with tools if configured)
- * started on the branch's prompt. Its answer becomes the branch's thought; a failed run becomes
- * an error thought (`metadata.error`), so one bad branch never sinks the others. The branch
- * actor's AbortSignal cancels the run.
+ * run on the branch's prompt as a child actor of the branch. Its answer becomes the branch's
+ * thought. Stopping the branch (the strategy ended, was cancelled or timed out) stops the run.
  */
-import type { AnyActorRef } from 'xstate';
-import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
+import { fromPromise } from 'xstate';
+import { createAgent, type Agent, type AgentConfig, type AgentRun, type PreparedRun } from '../agent/createAgent.ts';
+import { subAgentMachine, type SubAgentConclude, type SubAgentPrepared, type SubAgentRequest } from '../../machines/subAgent.machine.ts';
+import { inheritInspect } from '../agent/config.ts';
+import type { AgentObserveConfig } from '../agent/types.ts';
 import type { LoopResult } from '../core/run.ts';
-import { describeError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
-import { ZERO_USAGE } from '../core/provider.ts';
 import type { StrategyBranchInput, StrategyBranchOutput } from '../../machines/strategy.types.ts';
 import type { Branch, Thought } from '../core/strategy.ts';
 
@@ -22,22 +22,23 @@ export interface BranchInfo {
 }
 
 /**
- * The sub-agent of each branch: one agent config for all branches, or a factory returning an
- * `Agent` or a config per branch (e.g. a different scripted model per branch in tests). An agent
- * built from a config is stopped when its branch ends; an `Agent` you return is left running.
+ * The sub-agent of each branch: one `Agent` whose runs every branch is (its tools, gate and
+ * journal), one agent config for all branches, or a factory returning an `Agent` or a config
+ * per branch (e.g. a different scripted model per branch in tests). An agent built from a config
+ * is stopped when its branch ends; an `Agent` you pass or return is left running.
  *
  * @example
  * ```ts
  * const subAgent: SubAgentSource = (branch) => ({ model: scriptedModel([{ text: answers[branch.id] }]) });
  * ```
  */
-export type SubAgentSource = AgentConfig | ((branch: Branch, info: BranchInfo) => Agent | AgentConfig);
+export type SubAgentSource = Agent | AgentConfig | ((branch: Branch, info: BranchInfo) => Agent | AgentConfig);
 
 /** What a branch needs from the runner. @example `{ source: { model }, forward: (entry) => entries.push(entry) }` */
 export interface BranchDeps {
   readonly source: SubAgentSource;
-  /** Given to sub-agents built from a config that sets no `inspect` of its own. */
-  readonly inspect?: AgentConfig['inspect'];
+  /** Given to sub-agents built from a config that sets no `observe.inspect` of its own. */
+  readonly inspect?: AgentObserveConfig['inspect'];
   /** Receives every journal entry of the sub-agent's run. */
   readonly forward: (entry: JournalEntry) => void;
 }
@@ -57,61 +58,64 @@ function thoughtOf(branch: Branch, result: LoopResult): Thought {
   return { ...base, metadata: { ...metadata, error: result.error?.message ?? `the sub-agent run ended with ${result.reason}`, reason: result.reason } };
 }
 
+/** One branch's sub-agent: prepared, then attached to its actor. */
+interface BranchRun {
+  readonly request: StrategyBranchInput;
+  readonly prepared: PreparedRun;
+  readonly startedAt: number;
+  /** Stops an agent built for this branch once its run has settled. */
+  readonly release: () => void;
+  /** Set by `attach`: the branch's thought, once the run has settled. */
+  outcome?: Promise<StrategyBranchOutput>;
+}
+
 /**
- * Run one branch to its end.
+ * A branch as an actor: `subAgentMachine` provided with how this strategy run's branches pick
+ * their agent, hook up its run and turn its result into a thought. A factory that throws, or a
+ * run that fails, becomes an error thought (`metadata.error`): one bad branch never sinks the others.
  *
  * @example
  * ```ts
- * const out = await runBranch({ runId: 'run-1', round: 1, index: 0, branch }, signal, { source: config, forward: journal });
- * out.thought.content; // the sub-agent's answer
+ * const branch = branchActor({ source: { model }, forward: (entry) => journal.push(entry) });
+ * strategyMachine.provide({ actors: { branch, init, step, aggregate } });
  * ```
  */
-export async function runBranch(input: StrategyBranchInput, signal: AbortSignal, deps: BranchDeps, self?: AnyActorRef): Promise<StrategyBranchOutput> {
-  const startedAt = Date.now();
-  const { branch } = input;
-  const failed = (error: unknown): StrategyBranchOutput => ({
-    thought: {
-      id: branch.id,
-      content: '',
-      ...(branch.parentId === undefined ? {} : { parentId: branch.parentId }),
-      metadata: { ...branch.metadata, error: describeError(error) },
+export function branchActor(deps: BranchDeps) {
+  const runs = new Map<string, BranchRun>();
+  return subAgentMachine.provide({
+    actors: {
+      prepare: fromPromise<SubAgentPrepared, SubAgentRequest>(async ({ input }) => {
+        const request = input as StrategyBranchInput;
+        const { branch } = request;
+        const made = typeof deps.source === 'function' ? deps.source(branch, { runId: request.runId, round: request.round, index: request.index }) : deps.source;
+        const agent = isAgent(made) ? made : createAgent(inheritInspect(made, deps.inspect));
+        const prepared = agent.prepare(branch.prompt, { runId: `${request.runId}-r${request.round}-b${request.index}` });
+        // An agent built for this branch goes with it; one the factory returned is left running.
+        const release = isAgent(made) ? () => undefined : () => agent.stop();
+        runs.set(prepared.runId, { request, prepared, startedAt: Date.now(), release });
+        return { runId: prepared.runId, logic: prepared.logic, input: prepared.input };
+      }),
+      conclude: fromPromise<unknown, SubAgentConclude>(async ({ input }) => {
+        const outcome = runs.get(input.runId)?.outcome;
+        runs.delete(input.runId);
+        if (outcome === undefined) throw new Error(`Branch run ${input.runId} was never attached to its actor.`);
+        return outcome;
+      }),
     },
-    usage: ZERO_USAGE,
-    durationMs: Date.now() - startedAt,
+    actions: {
+      attach: (_, { runId, actor }) => {
+        const run = runs.get(runId);
+        if (run === undefined) throw new Error(`Branch run ${runId} was not prepared.`);
+        const handle = run.prepared.attach(actor as AgentRun['actor']);
+        const forwarding = handle.events$.subscribe({ next: deps.forward, error: () => undefined });
+        run.outcome = handle.settled.then((result) => {
+          forwarding.unsubscribe();
+          run.release();
+          // Stopped with the strategy: no conclude will come for it.
+          if (handle.actor.getSnapshot().status === 'stopped') runs.delete(runId);
+          return { thought: thoughtOf(run.request.branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - run.startedAt };
+        });
+      },
+    },
   });
-  if (signal.aborted) throw signal.reason;
-
-  let agent: Agent;
-  let owned = false;
-  try {
-    const made = typeof deps.source === 'function' ? deps.source(branch, { runId: input.runId, round: input.round, index: input.index }) : deps.source;
-    if (isAgent(made)) agent = made;
-    else {
-      agent = createAgent(made.inspect === undefined && deps.inspect !== undefined ? { ...made, inspect: deps.inspect } : made);
-      owned = true;
-    }
-  } catch (error) {
-    return failed(error);
-  }
-
-  try {
-    // The sub-agent's run joins the runner's actor system as a child of this branch's actor.
-    const handle = agent.start(branch.prompt, { runId: `${input.runId}-r${input.round}-b${input.index}`, ...(self === undefined ? {} : { parent: self }) });
-    const forwarding = handle.events$.subscribe({ next: deps.forward, error: () => undefined });
-    const onAbort = () => handle.cancel('the strategy stopped this branch');
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const result = await handle.settled;
-      if (signal.aborted) throw signal.reason;
-      return { thought: thoughtOf(branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - startedAt };
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      forwarding.unsubscribe();
-    }
-  } catch (error) {
-    if (signal.aborted) throw error;
-    return failed(error);
-  } finally {
-    if (owned) agent.stop();
-  }
 }

@@ -7,19 +7,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
-import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import { createActor, fromPromise, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import {
   agentHostMachine,
   agentSystemMachine,
   subtree,
+  type AgentHostEmitted,
   type AgentHostMachine,
   type HostTask,
+  type TaskReport,
   type HostTaskKind,
   type RunTaskInput,
 } from '../../machines/agentHost.machine.ts';
 // Importing createAgent also installs the RxJS `onUnhandledError` guard (events/eventBus.ts):
 // a throwing events$ subscriber is reported, never rethrown into the host.
-import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../agent/createAgent.ts';
+import { createAgent, type Agent, type AgentConfig, type AgentRun, type PreparedRun } from '../agent/createAgent.ts';
+import { subAgentMachine, type SubAgentConclude, type SubAgentPrepared, type SubAgentRequest } from '../../machines/subAgent.machine.ts';
+import { inheritInspect } from '../agent/config.ts';
 import type { LoopResult } from '../core/run.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -65,33 +69,48 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const members = new Map<string, Member>();
   /** Runs the system started, by run id, until they settle. */
   const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun }>();
+  /** Runs prepared for a task actor, until it attaches them. */
+  const preparedRuns = new Map<string, { readonly agentId: string; readonly prepared: PreparedRun }>();
   const stream = new Subject<JournalEntry>();
   const positions = new RunPositions();
   const asks = createPendingAsks((runId) => liveRuns.get(runId)?.run);
   let closed = false;
 
-  const runTask = fromPromise<LoopResult, RunTaskInput>(async ({ input, signal, self }) => {
-    const member = members.get(input.agentId);
-    if (member === undefined) throw new AgentNotFoundError(input.agentId, [...members.keys()]);
-    // The run joins the system's actors as a child of its task actor, under the agent's host.
-    const run = member.handle.agent.start(input.task.message, { runId: input.task.runId, parent: self });
-    liveRuns.set(run.runId, { agentId: input.agentId, run });
-    // Stopping the task actor (timeout, caller abort, agent stopped) aborts this signal.
-    // The run may have ended already (a cancelled delegation can end it just before).
-    const cancel = () => {
-      if (run.actor.getSnapshot().status === 'active') run.cancel(describeError(signal.reason));
-    };
-    signal.addEventListener('abort', cancel, { once: true });
-    const result = await run.settled;
-    signal.removeEventListener('abort', cancel);
-    liveRuns.delete(run.runId);
-    return result;
+  // A task is a sub-agent run: its agent loop is spawned as the task actor's child, under the
+  // agent's host, so stopping the host (or timing out the ask) stops the run through XState.
+  const runTask = subAgentMachine.provide({
+    actors: {
+      prepare: fromPromise<SubAgentPrepared, SubAgentRequest>(async ({ input }) => {
+        const { agentId, task } = input as RunTaskInput;
+        const member = members.get(agentId);
+        if (member === undefined) throw new AgentNotFoundError(agentId, [...members.keys()]);
+        const prepared = member.handle.agent.prepare(task.message, { runId: task.runId });
+        preparedRuns.set(prepared.runId, { agentId, prepared });
+        return { runId: prepared.runId, logic: prepared.logic, input: prepared.input };
+      }),
+      conclude: fromPromise<unknown, SubAgentConclude>(async ({ input }) => {
+        const live = liveRuns.get(input.runId);
+        if (live === undefined) throw new Error(`Task run ${input.runId} was never attached to its actor.`);
+        return live.run.settled;
+      }),
+    },
+    actions: {
+      attach: (_, { runId, actor }) => {
+        const ready = preparedRuns.get(runId);
+        if (ready === undefined) throw new Error(`Task run ${runId} was not prepared.`);
+        preparedRuns.delete(runId);
+        const run = ready.prepared.attach(actor as AgentRun['actor']);
+        liveRuns.set(runId, { agentId: ready.agentId, run });
+        void run.settled.then(() => liveRuns.delete(runId));
+      },
+    },
   });
   const root = createActor(agentSystemMachine.provide({ actors: { agentHost: agentHostMachine.provide({ actors: { runTask } }) } }), {
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
   // The root error observer: an actor error must never be rethrown into the process.
   root.subscribe({ error: (error) => console.warn('[actorloop] the agent system actor failed:', error) });
+  root.on('reply.received', ({ from, report }) => onReply(from, report));
   root.on('system.agentFailed', ({ id, error }) => {
     console.warn(`[actorloop] agent ${id}'s host failed and was removed with its children:`, error);
     // The root has already stopped the failed host's subtree; only the bookkeeping is left.
@@ -149,9 +168,12 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     return { task, host };
   }
 
+  /** The actor a message is sent as: its sending agent's host, or the root for code outside the system. */
+  const senderOf = (from: string | undefined): AnyActorRef => (from === undefined ? undefined : members.get(from)?.handle.actor) ?? root;
+
   function tell(to: string, message: string, tellOptions: TellOptions = {}): MessageReceipt {
-    const { task, host } = prepare(to, message, { kind: 'tell', ...(tellOptions.from === undefined ? {} : { from: tellOptions.from }) });
-    host.handle.actor.send({ type: 'agent.tell', task });
+    const { task } = prepare(to, message, { kind: 'tell', ...(tellOptions.from === undefined ? {} : { from: tellOptions.from }) });
+    senderOf(tellOptions.from).send({ type: 'agent.send', to, message: { type: 'agent.tell', task } });
     return { correlationId: task.taskId, runId: task.runId };
   }
 
@@ -173,23 +195,31 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
           host.handle.actor.send({ type: 'agent.cancel', taskId: task.taskId, reason: describeError(reason) });
         }
       });
-      host.handle.actor.send({ type: 'agent.ask', task: { ...task, timeoutMs } });
+      // A request with a correlation id (the task id); the answer comes back to the sender as `agent.reply`.
+      const sender = senderOf(askOptions.from);
+      sender.send({ type: 'agent.send', to, message: { type: 'agent.ask', task: { ...task, timeoutMs, replyTo: sender } } });
       return answer;
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** Record answers as messages, then settle the ask. */
-  function onReport(agentId: string, report: Parameters<typeof asks.onReport>[0]): void {
-    if (report.type === 'task.done' && report.task.kind !== 'tell') {
+  /** A reply reached its asker: record the answer as a message, then settle the ask. */
+  function onReply(agentId: string, report: TaskReport): void {
+    if (report.type === 'task.done') {
       const { task } = report;
       const kind: MessageKind = task.kind === 'delegate' ? 'delegate.result' : 'reply';
       recordMessage([sideOf(agentId, task.runId), sideOf(task.from, task.senderRunId ?? task.runId)], { from: agentId, to: task.from, kind, correlationId: task.taskId }, publish);
-    } else if (report.type === 'task.failed' && report.task.kind === 'tell') {
-      console.warn(`[actorloop] agent ${agentId} could not run a told task (${report.task.taskId}):`, report.error);
     }
     asks.onReport(report);
+  }
+
+  /** What a host reports of its own tasks: a told task that failed has no asker to hear of it. */
+  function onHostReport(agentId: string, report: AgentHostEmitted): void {
+    if (report.type === 'reply.received') onReply(report.from, report.report);
+    else if (report.type === 'task.failed' && report.task.kind === 'tell') {
+      console.warn(`[actorloop] agent ${agentId} could not run a told task (${report.task.taskId}):`, report.error);
+    }
   }
 
   /**
@@ -241,7 +271,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     }
     const agent = isAgent(source)
       ? source
-      : createAgent({ ...source, id, ...(source.inspect === undefined && options.inspect !== undefined ? { inspect: options.inspect } : {}) });
+      : createAgent(inheritInspect({ ...source, id }, options.inspect));
 
     root.send({ type: 'system.spawn', id, concurrency, ...(parent === undefined ? {} : { parent }) });
     // Typed by the machine that spawned it; `system.get` only knows it is some actor.
@@ -264,7 +294,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
           positions.observe(entry);
           stream.next(entry);
         }),
-        actor.on('*', (report) => onReport(id, report)),
+        actor.on('*', (report) => onHostReport(id, report)),
       ],
     });
     return handle;

@@ -3,7 +3,7 @@
  * exactly once — by its answer, its timeout, its caller's abort or its agent being stopped —
  * and a settled ask leaves no listener behind.
  */
-import type { AgentHostEmitted, HostTask } from '../../machines/agentHost.machine.ts';
+import type { HostTask, TaskReport } from '../../machines/agentHost.machine.ts';
 import type { AgentRun } from '../agent/createAgent.ts';
 import { errorForResult } from '../agent/errors.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -25,14 +25,14 @@ interface PendingAsk {
  * ```ts
  * const asks = createPendingAsks((runId) => liveRuns.get(runId));
  * const answer = asks.add('writer', task, 5_000, signal, () => host.send({ type: 'agent.cancel', taskId: task.taskId }));
- * host.on('*', (report) => asks.onReport('writer', report));
+ * root.on('reply.received', ({ report }) => asks.onReport(report));
  * ```
  */
 export interface PendingAsks {
   /** Register an ask before its task is sent; `onAbort` runs when the caller's signal aborts. */
   add(to: string, task: HostTask, timeoutMs: number, signal: AbortSignal | undefined, onAbort: (reason: unknown) => void): Promise<LoopResult>;
-  /** Settle the ask a host report answers (reports of tells and settled asks are ignored). */
-  onReport(report: AgentHostEmitted): void;
+  /** Settle the ask a reply answers (replies to asks already settled are ignored). */
+  onReport(report: TaskReport): void;
   /** Reject every ask addressed to one of `agentIds` with AgentStoppedError. */
   rejectFor(agentIds: ReadonlySet<string>): void;
 }
@@ -86,7 +86,6 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
       });
     },
     onReport(report) {
-      if (report.type === 'task.started') return;
       const ask = take(report.task.taskId);
       if (ask === undefined) return;
       switch (report.type) {

@@ -18,7 +18,7 @@ import type { Tool } from '../tools/types.ts';
 export interface AgentSystemOptions {
   /**
    * XState inspection of the system's actors (root, hosts, tasks); also given to agents spawned
-   * from a config that has no `inspect` of its own, so their runs show up too.
+   * from a config that has no `observe.inspect` of its own, so their runs show up too.
    */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }

@@ -53,7 +53,7 @@ function host(concurrency: number) {
   actor.on('*', (report) => reports.push(report));
   actor.start();
   const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
-  return { actor, pending, clock, reports, flush, kinds: () => reports.map((r) => `${r.type}:${r.task.taskId}`) };
+  return { actor, pending, clock, reports, flush, kinds: () => reports.map((r) => `${r.type}:${'task' in r ? r.task.taskId : r.report.task.taskId}`) };
 }
 
 describe('agentHost machine', () => {

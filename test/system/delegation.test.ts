@@ -66,7 +66,7 @@ describe('delegation', () => {
       const { system } = trackedSystem();
       system.spawn('b', { model: scriptedModel([{ text: 'B found 42' }]) });
       const store = createFileStore({ dir });
-      const a = system.spawn('a', { model: delegating('delegate_to_b', 'find it'), tools: [system.delegateTool('b')], store });
+      const a = system.spawn('a', { model: delegating('delegate_to_b', 'find it'), tools: [system.delegateTool('b')], persistence: { store } });
       const onEvents: string[] = [];
       a.agent.events$.subscribe(({ event }) => event.type === 'agent.message' && onEvents.push(event.kind));
       const result = await system.ask('a', 'solve it');

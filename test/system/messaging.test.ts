@@ -122,8 +122,11 @@ describe('ask', () => {
   it('rejects with RunCancelledError when someone else cancels the task through its host', async () => {
     const { system } = trackedSystem();
     const worker = system.spawn('worker', { model: scriptedModel([{ text: 'late', delayMs: 60_000 }]) });
+    const reasoning = nextEvent(system.events$, 'phase.entered', 'worker');
     const answer = worker.ask('slow task');
     const [task] = worker.actor.getSnapshot().context.running;
+    // The task's run has started (it is past its first phase): cancelling it now ends the run.
+    await reasoning;
     worker.actor.send({ type: 'agent.cancel', taskId: task?.taskId ?? '', reason: 'superseded' });
     await expect(answer).rejects.toBeInstanceOf(RunCancelledError);
   });

@@ -15,6 +15,7 @@ describe('discoverMachines', () => {
       ['agentSystem', 'agentSystemMachine'],
       ['circuitBreaker', 'circuitBreakerMachine'],
       ['strategy', 'strategyMachine'],
+      ['subAgent', 'subAgentMachine'],
     ]);
     expect(found[0]?.machine).toBe(machineExports.agentMachine);
   });
