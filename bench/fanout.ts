@@ -38,7 +38,7 @@ export async function measureFanOut(options: { readonly repeats: number }): Prom
       }),
     });
     const wall = performance.now() - started;
-    if (result.answer !== '42') throw new Error(`fan-out: expected the answer 42, got ${JSON.stringify(result.answer)} (${result.reason}).`);
+    if (result.text !== '42') throw new Error(`fan-out: expected the answer 42, got ${JSON.stringify(result.text)} (${result.reason}).`);
     return wall;
   };
   await once();

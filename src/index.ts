@@ -8,15 +8,15 @@
  * @example
  * ```ts
  * import { createAgent, defineTool, openAICompatible, gates } from 'actorloop';
- * const agent = createAgent({ model: openAICompatible(), tools: [add], gate: gates.permissive() });
+ * const agent = createAgent({ model: openAICompatible(), tools: [add], policy: { gate: gates.permissive() } });
  * const result = await agent.run('What is 6 * 7?');
  * ```
  */
 
 // Agents and their hooks
 export { createAgent } from './agent/createAgent.ts';
-export type { Agent, AgentConfig, AgentRun, ResumeRunOptions, RunOptions } from './agent/createAgent.ts';
-export type { LoopResult } from './core/run.ts';
+export type { Agent, AgentConfig, AgentRun, ModelConfig, ResumeRunOptions, RunOptions } from './agent/createAgent.ts';
+export type { LoopResult, RunResult } from './core/run.ts';
 export type { HookContext, Hydrator, MessagePreparer } from './core/hooks.ts';
 
 // Models
@@ -51,7 +51,6 @@ export { ofType } from './events/eventBus.ts';
 // Persistence
 export { createFileStore } from './persistence/fileStore.ts';
 export type { FileStoreOptions, RunStore } from './persistence/fileStore.ts';
-export type { RunMeta } from './persistence/records.ts';
 
 // Watching
 export { createInspector, createJsonlRecorder, readInspectionRecording } from './inspect/index.ts';

@@ -110,25 +110,41 @@ export interface Cancellation {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** What a run produced, whichever way it ended. */
-export interface LoopResult {
+/**
+ * What any run produced, whichever way it ended: an agent run, a system ask (an agent run on a
+ * host) and a strategy run all resolve with one. One shape, so a caller that only wants the
+ * answer, the outcome and the bill reads the same fields whatever kind of run it started.
+ * `LoopResult` and `StrategyResult` extend it with what only their kind of run has.
+ */
+export interface RunResult {
   readonly runId: string;
+  /** The agent whose run this was: a strategy run's is its runner's (`strategy_<name>` by default). */
   readonly agentId: string;
   /** `done` with a final answer, `failed` on a limit or error, `cancelled` by the caller. */
   readonly status: 'done' | 'failed' | 'cancelled';
+  /** Why it ended, in the journal's terms: the same value as its `run.terminated` entry. */
   readonly reason: TerminationReason;
-  /** The final answer text (the last model reply when the run did not finish). */
+  /**
+   * The final answer text. When an agent run did not finish, its last model reply (it may help
+   * the caller); a strategy has no such reply, so its `text` is `null` unless `status` is `done`.
+   */
   readonly text: string | null;
-  /** Completed reasoning iterations (model calls). */
+  /** Decisions the run made: an agent's model calls, a strategy's rounds (`step`/`aggregate`). */
   readonly iterations: number;
+  /** Every token the run paid for, a strategy's summed over its sub-agent runs and direct calls. */
   readonly usage: Usage;
+  /** USD over the same calls as `usage` (zero for a model without prices). */
   readonly costUsd: number;
-  readonly messages: readonly Message[];
   readonly durationMs: number;
   /** What went wrong, JSON-safe, when the run did not finish with an answer. */
   readonly error?: ErrorData;
   /** The original thrown value behind `error`, when there was one. */
   readonly cause?: unknown;
+}
+
+/** What an agent run (or a system ask) produced: a `RunResult` with its conversation. */
+export interface LoopResult extends RunResult {
+  readonly messages: readonly Message[];
   /**
    * The run failed for a reason outside its own logic (the provider was down or refused the
    * key, the network failed, its wall-clock limit passed) and a store kept it: `agent.resume(runId)`

@@ -1,6 +1,6 @@
 /**
  * Why a strategy run did not end with an answer. Each error carries the run's
- * `StrategyResult` (thoughts so far, rounds, usage, events) and its `runId`.
+ * `StrategyResult` (thoughts so far, iterations, usage, events) and its `runId`.
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import type { StrategyResult } from './result.ts';
@@ -14,7 +14,7 @@ interface StrategyRunErrorOptions extends ActorloopErrorOptions {
  *
  * @example
  * ```ts
- * run.result.catch((e) => { if (e instanceof StrategyRunError) console.log(e.code, e.result.rounds); });
+ * run.result.catch((e) => { if (e instanceof StrategyRunError) console.log(e.code, e.result.reason, e.result.iterations); });
  * ```
  */
 export abstract class StrategyRunError extends ActorloopError {

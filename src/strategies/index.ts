@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { runStrategy, strategies } from 'actorloop';
- * const { answer } = await runStrategy({ strategy: strategies.vote({ samples: 5 }), task: '17 * 23?', subAgent: { model } });
+ * const { text } = await runStrategy({ strategy: strategies.vote({ samples: 5 }), task: '17 * 23?', subAgent: { model } });
  * ```
  */
 import { adaptive } from './builtins/adaptive.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
-import { createActor, fromPromise, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
@@ -22,36 +22,35 @@ import {
   type StrategyRunError,
 } from './errors.ts';
 import type {
-  StrategyBranchInput,
-  StrategyBranchOutput,
   StrategyDecideInput,
   StrategyDecideOutput,
   StrategyInitInput,
   StrategyInitOutput,
   StrategyMachineOutput,
 } from '../../machines/strategy.types.ts';
+import { STRATEGY_TERMINATION } from '../../machines/strategy.types.ts';
 import type { StrategyResult } from './result.ts';
-import { runBranch, type SubAgentSource } from './subAgent.ts';
+import { branchActor, type SubAgentSource } from './subAgent.ts';
 import type { ReasoningStrategy } from '../core/strategy.ts';
+import type { Agent, AgentConfig } from '../agent/createAgent.ts';
 import { checkDecision } from './validate.ts';
 import '../events/eventBus.ts'; // sets RxJS onUnhandledError: a throwing events$ subscriber must not crash the host
 
-/** What one strategy run does in the machine's promise actors: its strategy's calls and its branches. */
+/** What one strategy run does in the machine's promise actors: its strategy's calls. */
 interface StrategyRuntime {
   init(signal: AbortSignal): Promise<StrategyInitOutput>;
   step(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
   aggregate(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
-  branch(input: StrategyBranchInput, signal: AbortSignal, self: AnyActorRef): Promise<StrategyBranchOutput>;
 }
 
-/** The strategy machine provided with one run's runtime. */
-function providedMachine(runtime: StrategyRuntime) {
+/** The strategy machine provided with one run's strategy calls and branches. */
+function providedMachine(runtime: StrategyRuntime, branch: ReturnType<typeof branchActor>) {
   return strategyMachine.provide({
     actors: {
       init: fromPromise<StrategyInitOutput, StrategyInitInput>(({ signal }) => runtime.init(signal)),
       step: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal }) => runtime.step(input, signal)),
       aggregate: fromPromise<StrategyDecideOutput, StrategyDecideInput>(({ input, signal }) => runtime.aggregate(input, signal)),
-      branch: fromPromise<StrategyBranchOutput, StrategyBranchInput>(({ input, signal, self }) => runtime.branch(input, signal, self)),
+      branch,
     },
   });
 }
@@ -70,9 +69,12 @@ export interface RunStrategyOptions<TOptions = unknown, TState = unknown> {
   /** Passed to `strategy.init`; default: the options the strategy carries (`strategies.*`). */
   readonly options?: TOptions;
   readonly task: string;
-  /** The sub-agent each branch runs as: an agent config, or a factory per branch. */
+  /** The sub-agent each branch runs as: an `Agent` (each branch one of its runs), an agent config, or a factory per branch. */
   readonly subAgent: SubAgentSource;
-  /** The model behind `context.complete` (scoring, critique, merging, difficulty). */
+  /**
+   * The model behind `context.complete` (scoring, critique, merging, difficulty). Default: the
+   * sub-agent's, when `subAgent` is an `Agent` or a config.
+   */
   readonly model?: InferenceProvider;
   readonly modelName?: string;
   /** Branches running at once (default 4). */
@@ -135,6 +137,14 @@ function checkOptions(opts: RunStrategyOptions<unknown, unknown>): void {
   }
 }
 
+/** The provider of a sub-agent given as an `Agent` or a config (a factory's is unknown until a branch runs). */
+function subAgentModel(source: SubAgentSource): InferenceProvider | undefined {
+  if (typeof source === 'function') return undefined;
+  if ('start' in source && typeof source.start === 'function') return (source as Agent).model.provider;
+  const model = (source as AgentConfig).model;
+  return model !== null && typeof model === 'object' && 'provider' in model ? model.provider : model;
+}
+
 const FAILURES = {
   error: StrategyFailedError,
   exception: StrategyFailedError,
@@ -183,7 +193,8 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   const maxRounds = positiveInt(opts.maxRounds, ownBound, 'maxRounds');
   const timeoutMs = Math.min(MAX_TIMER_MS, positiveInt(opts.timeoutMs, STRATEGY_DEFAULTS.timeoutMs, 'timeoutMs'));
   const redactor = createRedactor(opts.redact);
-  const completion = { ...(opts.model === undefined ? {} : { model: opts.model }), ...(opts.modelName === undefined ? {} : { modelName: opts.modelName }) };
+  const model = opts.model ?? subAgentModel(opts.subAgent);
+  const completion = { ...(model === undefined ? {} : { model }), ...(opts.modelName === undefined ? {} : { modelName: opts.modelName }) };
   const startedAt = Date.now();
 
   const entries: JournalEntry[] = [];
@@ -217,11 +228,11 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       const decision = checkDecision(await strategy.aggregate(input.thoughts ?? [], input.state, context), name, 'aggregate');
       return { decision, usage: usage(), costUsd: cost() };
     },
-    branch: (input, signal, self) => runBranch(input, signal, { source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) }, self),
   };
+  const branch = branchActor({ source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) });
 
-  const actor = createActor(providedMachine(runtime), {
-    input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? opts.model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
+  const actor = createActor(providedMachine(runtime, branch), {
+    input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
     ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
   });
   actor.on('*', (event) => {
@@ -249,12 +260,13 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
     };
     const base: StrategyResult = {
       runId,
+      agentId,
       strategy: name,
       status: out.reason === 'done' ? 'done' : out.reason === 'cancelled' ? 'cancelled' : 'failed',
-      reason: out.reason,
-      answer: out.reason === 'done' ? out.answer : null,
+      reason: STRATEGY_TERMINATION[out.reason],
+      text: out.reason === 'done' ? out.answer : null,
       thoughts: out.thoughts,
-      rounds: out.rounds,
+      iterations: out.rounds,
       usage: out.usage,
       costUsd: out.costUsd,
       peakConcurrency: out.peakInFlight,
@@ -304,7 +316,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
  *
  * @example
  * ```ts
- * const { answer, thoughts, usage } = await runStrategy({
+ * const { text, thoughts, usage } = await runStrategy({
  *   strategy: strategies.tree({ breadth: 3, depth: 2, beamWidth: 2 }),
  *   task: 'Plan a 3-day trip to Kyoto',
  *   subAgent: { model, tools: [search] },

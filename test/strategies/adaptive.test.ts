@@ -19,7 +19,7 @@ describe('strategies.adaptive', () => {
       task: '2 + 2?',
       subAgent: answering(() => '4'),
     });
-    expect(result.answer).toBe('4');
+    expect(result.text).toBe('4');
     expect(result.events.filter((e) => e.event.type === 'branch.started')).toHaveLength(1);
     expect(firstDetail(result)).toBe('chose vote (easy): difficulty 1/5 from the difficulty function, < 3; 1 independent samples');
   });
@@ -31,7 +31,7 @@ describe('strategies.adaptive', () => {
       model: judge((prompt) => (prompt.startsWith('Rate the difficulty') ? '4' : '0')),
       subAgent: answering((b) => `proof ${b.id}`),
     });
-    expect(result.answer).toBe('proof t0');
+    expect(result.text).toBe('proof t0');
     expect(firstDetail(result)).toBe('chose tree (hard): difficulty 4/5 rated by the model, ≥ 4; depth 1: 2 branches from the task');
   });
 
@@ -56,6 +56,6 @@ describe('strategies.adaptive', () => {
       subAgent: answering(() => 'unused'),
     });
     expect(firstDetail(result)).toMatch(/^chose chain \(easy\): difficulty 2\/5/);
-    expect(result.answer).toBe('done');
+    expect(result.text).toBe('done');
   });
 });

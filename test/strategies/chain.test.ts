@@ -10,7 +10,7 @@ describe('strategies.chain', () => {
       return `thought ${prompts.length}`;
     });
     const result = await runStrategy({ strategy: strategies.chain({ steps: 3 }), task: 'plan', model, subAgent: answering(() => 'unused') });
-    expect(result.answer).toBe('thought 3');
+    expect(result.text).toBe('thought 3');
     expect(result.thoughts.map((t) => [t.id, t.parentId])).toEqual([
       ['step-1', undefined],
       ['step-2', 'step-1'],
@@ -47,8 +47,8 @@ describe('strategies.chain', () => {
         return `agent ${b.id}`;
       }),
     });
-    expect(result.answer).toBe('agent step-2');
+    expect(result.text).toBe('agent step-2');
     expect(seen[1]).toContain('Step 1: agent step-1');
-    expect(result.rounds).toBe(3);
+    expect(result.iterations).toBe(3);
   });
 });

@@ -23,7 +23,7 @@ describe('strategies.graph', () => {
     });
     expect(merged).toHaveLength(1);
     expect(merged[0]?.map((t) => t.id)).toEqual(['g1', 'g2']);
-    expect(result.answer).toBe('idea g1 + idea g2');
+    expect(result.text).toBe('idea g1 + idea g2');
     const node = result.thoughts.find((t) => t.id === 'merge-1');
     expect(node).toMatchObject({ content: 'idea g1 + idea g2', parentId: 'g1', metadata: { mergedFrom: ['g1', 'g2'] } });
     const decisions = result.events.flatMap((e) => (e.event.type === 'strategy.decided' ? [[e.event.decision, e.event.detail]] : []));
@@ -41,7 +41,7 @@ describe('strategies.graph', () => {
       model: judge((prompt) => (prompt.includes('Combine the strengths') && prompt.includes('idea g0') && prompt.includes('idea g1') ? 'both ideas' : '?')),
       subAgent: answering((b) => `idea ${b.id}`),
     });
-    expect(result.answer).toBe('both ideas');
+    expect(result.text).toBe('both ideas');
   });
 
   it('expands the merged node in a further round, keeping it when its rewrites score lower', async () => {
@@ -61,7 +61,7 @@ describe('strategies.graph', () => {
       }),
     });
     expect(parents).toEqual([undefined, undefined, 'merge-1', 'merge-1']);
-    expect(result.answer).toBe('merged(merge-1.0,merge-1.1)');
-    expect(result.rounds).toBe(5);
+    expect(result.text).toBe('merged(merge-1.0,merge-1.1)');
+    expect(result.iterations).toBe(5);
   });
 });

@@ -18,7 +18,7 @@ describe('strategies.refine', () => {
         return b.id === 'draft' ? 'a few' : 'two: Phobos and Deimos';
       }),
     });
-    expect(result.answer).toBe('two: Phobos and Deimos');
+    expect(result.text).toBe('two: Phobos and Deimos');
     expect(branches.map((b) => b.id)).toEqual(['draft', 'revision-1']);
     expect(branches[1]?.parentId).toBe('draft');
     expect(branches[1]?.prompt).toContain('Your previous answer:\na few');
@@ -44,9 +44,9 @@ describe('strategies.refine', () => {
       task: 'q',
       subAgent: answering((b) => `answer of ${b.id}`),
     });
-    expect(result.answer).toBe('answer of revision-2');
+    expect(result.text).toBe('answer of revision-2');
     expect(critiques).toBe(3);
-    expect(result.rounds).toBe(6);
+    expect(result.iterations).toBe(6);
     expect(decisions(result.events).at(-1)).toBe('done: max revisions (2) reached; critic still says: Still wrong.');
   });
 
@@ -57,8 +57,8 @@ describe('strategies.refine', () => {
       model: judge((prompt) => (prompt.includes('Proposed answer:\nhello there') ? 'ACCEPT' : 'Be friendlier.')),
       subAgent: answering((b) => (b.id === 'draft' ? 'hi' : 'hello there')),
     });
-    expect(result.answer).toBe('hello there');
-    expect(result.rounds).toBe(4);
+    expect(result.text).toBe('hello there');
+    expect(result.iterations).toBe(4);
   });
 
   it('keeps the last good draft when a revision fails', async () => {
@@ -67,7 +67,7 @@ describe('strategies.refine', () => {
       task: 'q',
       subAgent: answering((b) => (b.id === 'draft' ? 'first draft' : { error: new Error('down') })),
     });
-    expect(result.answer).toBe('first draft');
+    expect(result.text).toBe('first draft');
     expect(decisions(result.events).at(-1)).toMatch(/^done: revision 1 failed .*keeping draft$/);
   });
 });

@@ -35,9 +35,9 @@ const slow = (ms: number) => scriptedModel(() => ({ text: 'x', delayMs: ms }));
 describe('runStrategy', () => {
   it('runs branches in parallel: 4 branches of 1 s take about 1 s, not 4', async () => {
     const started = performance.now();
-    const result = await runStrategy({ strategy: fanOut(4), task: 'go', subAgent: { model: slow(1_000), breakers: false }, concurrency: 4 });
+    const result = await runStrategy({ strategy: fanOut(4), task: 'go', subAgent: { model: slow(1_000), resilience: { breakers: false } }, concurrency: 4 });
     const wall = performance.now() - started;
-    expect(result.answer).toBe('x,x,x,x');
+    expect(result.text).toBe('x,x,x,x');
     expect(result.peakConcurrency).toBe(4);
     expect(wall).toBeGreaterThanOrEqual(999);
     expect(wall).toBeLessThan(3_000);
@@ -56,7 +56,7 @@ describe('runStrategy', () => {
     const results = await Promise.all(runs.map((run) => run.result));
     results.forEach((result, i) => {
       const k = [3, 1, 2][i] as number;
-      expect(result.answer).toBe(Array.from({ length: k }, (_, b) => `task ${k} #${b}`).join(','));
+      expect(result.text).toBe(Array.from({ length: k }, (_, b) => `task ${k} #${b}`).join(','));
       expect(result.events.every((entry) => entry.runId === result.runId || entry.runId.startsWith(`${result.runId}-`))).toBe(true);
     });
     expect(new Set(runs.map((run) => run.actor.logic)).size).toBe(runs.length);
@@ -65,7 +65,7 @@ describe('runStrategy', () => {
   it('never has more than `concurrency` sub-agents calling the model at once', async () => {
     const shared = metered(slow(40));
     const started = performance.now();
-    const result = await runStrategy({ strategy: fanOut(5), task: 'go', subAgent: { model: shared.model, breakers: false }, concurrency: 2 });
+    const result = await runStrategy({ strategy: fanOut(5), task: 'go', subAgent: { model: shared.model, resilience: { breakers: false } }, concurrency: 2 });
     const wall = performance.now() - started;
     expect(shared.peak()).toBe(2);
     expect(result.peakConcurrency).toBe(2);
@@ -98,10 +98,10 @@ describe('runStrategy', () => {
       subAgent: (_branch, info) => ({
         model: scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: info.index, b: 40 } }] }, { text: `sum ${info.index + 40}` }]),
         tools: [add],
-        breakers: false,
+        resilience: { breakers: false },
       }),
     });
-    expect(result.answer).toBe('sum 40,sum 41');
+    expect(result.text).toBe('sum 40,sum 41');
     expect(calls.sort()).toEqual([40, 41]);
     expect(result.thoughts[0]?.metadata).toMatchObject({ iterations: 2, runId: `${result.runId}-r1-b0` });
     const toolEvents = result.events.filter((e) => e.event.type === 'tool.finished');
@@ -115,7 +115,7 @@ describe('runStrategy', () => {
       subAgent: answering((b) => (b.id === 's1' ? { error: new Error('provider down') } : 'Paris')),
     });
     expect(result.status).toBe('done');
-    expect(result.answer).toBe('Paris');
+    expect(result.text).toBe('Paris');
     const failed = result.thoughts.find((t) => t.id === 's1');
     expect(failed?.metadata?.error).toMatch(/provider down/);
     const finished = result.events.filter((e) => e.event.type === 'branch.finished').map((e) => e.event);
@@ -124,7 +124,7 @@ describe('runStrategy', () => {
 
   it('cancels every branch: their model calls are aborted and no actor is left running', async () => {
     const model = slow(5_000);
-    const run = startStrategy({ strategy: fanOut(4), task: 'go', subAgent: { model, breakers: false }, concurrency: 4 });
+    const run = startStrategy({ strategy: fanOut(4), task: 'go', subAgent: { model, resilience: { breakers: false } }, concurrency: 4 });
     // Wait until all four sub-agents are inside their model call.
     while (model.calls.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
     const started = performance.now();
@@ -143,7 +143,7 @@ describe('runStrategy', () => {
   it('cancels when the caller aborts its signal', async () => {
     const controller = new AbortController();
     const model = slow(5_000);
-    const run = startStrategy({ strategy: fanOut(2), task: 'go', subAgent: { model, breakers: false }, signal: controller.signal });
+    const run = startStrategy({ strategy: fanOut(2), task: 'go', subAgent: { model, resilience: { breakers: false } }, signal: controller.signal });
     while (model.calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort(new Error('deadline'));
     const result = await run.settled;
@@ -169,7 +169,7 @@ describe('runStrategy', () => {
       model: scriptedModel(() => ({ text: 'picked', usage })),
       subAgent: answering(() => ({ text: 'x', usage: { promptTokens: 10, completionTokens: 10, totalTokens: 20 } })),
     });
-    expect(result.answer).toBe('picked');
+    expect(result.text).toBe('picked');
     expect(result.usage).toEqual({ promptTokens: 26, completionTokens: 28, totalTokens: 54 });
   });
 
@@ -213,13 +213,14 @@ describe('runStrategy', () => {
     expect(branches.map((a) => a.id).sort()).toEqual(['branch:1:0:b0', 'branch:1:1:b1', 'branch:1:2:b2']);
     expect(branches.every((a) => a._parent === run.actor)).toBe(true);
     // Sub-agents built from a config inherit the inspector: their loops are visible too.
-    expect(actors.filter((a) => a.getSnapshot()?.context?.runId?.startsWith?.(`${run.runId}-r1-b`))).toHaveLength(3);
+    const loops = actors.filter((a) => (a.src as { id?: string }).id === 'agent');
+    expect(loops.map((a) => (a.getSnapshot() as { context: { runId: string } }).context.runId).sort()).toEqual([0, 1, 2].map((i) => `${run.runId}-r1-b${i}`));
   });
 
   it('accepts a ready Agent for the branches and leaves it running', async () => {
-    const agent = createAgent({ model: scriptedModel(() => ({ text: 'shared' })), breakers: false });
+    const agent = createAgent({ model: scriptedModel(() => ({ text: 'shared' })), resilience: { breakers: false } });
     const result = await runStrategy({ strategy: fanOut(3), task: 'go', subAgent: () => agent });
-    expect(result.answer).toBe('shared,shared,shared');
+    expect(result.text).toBe('shared,shared,shared');
     expect(await agent.run('still usable?')).toMatchObject({ text: 'shared' });
   });
 
@@ -246,7 +247,7 @@ describe('runStrategy', () => {
     const error = await runStrategy({ strategy: endless, task: 'go', subAgent: answering(() => 'x'), maxRounds: 5 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StrategyRoundsExceededError);
     const rounds = error as StrategyRoundsExceededError;
-    expect(rounds.result.rounds).toBe(5);
+    expect(rounds.result.iterations).toBe(5);
     expect(rounds.message).toMatch(/Raise `maxRounds`/);
     expect(rounds.runId).toBe(rounds.result.runId);
   });
@@ -283,7 +284,7 @@ describe('runStrategy', () => {
       model: judge(() => 'ACCEPT'),
       subAgent: answering(() => 'draft'),
     });
-    expect(result.answer).toBe('draft');
+    expect(result.text).toBe('draft');
   });
 
   it("removes each finished branch from the runner's children, so none linger after the run", async () => {

@@ -48,6 +48,6 @@ describe('strategy helpers', () => {
       task: 'q',
       subAgent: answering((b) => b.id),
     });
-    expect(deep.rounds).toBe(13);
+    expect(deep.iterations).toBe(13);
   });
 });

@@ -12,7 +12,7 @@ import type { ScriptStep } from '../../src/testing/scriptStep.ts';
 export function answering(reply: (branch: Branch, info: BranchInfo) => ScriptStep | string): SubAgentSource {
   return (branch, info) => {
     const step = reply(branch, info);
-    return { model: scriptedModel([typeof step === 'string' ? { text: step } : step]), breakers: false };
+    return { model: scriptedModel([typeof step === 'string' ? { text: step } : step]), resilience: { breakers: false } };
   };
 }
 

@@ -22,8 +22,8 @@ describe('strategies.tree', () => {
     expect(branches.map((b) => b.id).sort()).toEqual(['t0', 't1', 't1.0', 't1.1', 't1.2', 't2', 't2.0', 't2.1', 't2.2']);
     expect(new Set(branches.filter((b) => b.parentId !== undefined).map((b) => b.parentId))).toEqual(new Set(['t1', 't2']));
     // Level 2 beam: t1.1 (8), t2.0 (7) → best leaf t1.1. No third level.
-    expect(result.answer).toBe('t1.1 v8');
-    expect(result.rounds).toBe(3);
+    expect(result.text).toBe('t1.1 v8');
+    expect(result.iterations).toBe(3);
     const details = result.events.flatMap((e) => (e.event.type === 'strategy.decided' && e.runId === result.runId ? [e.event.detail] : []));
     expect(details).toEqual([
       'depth 1: 3 branches from the task',
@@ -54,7 +54,7 @@ describe('strategies.tree', () => {
       model: judge((prompt) => (prompt.includes('Candidate:\nsecond') ? '8' : '3')),
       subAgent: answering((b) => (b.id === 't0' ? 'first' : 'second')),
     });
-    expect(result.answer).toBe('second');
+    expect(result.text).toBe('second');
   });
 
   it('answers from the previous level when every branch of a level fails', async () => {
@@ -63,6 +63,6 @@ describe('strategies.tree', () => {
       task: 'solve',
       subAgent: answering((b) => (b.parentId === undefined ? `${b.id} v${b.id === 't1' ? 2 : 1}` : { error: new Error('down') })),
     });
-    expect(result.answer).toBe('t1 v2');
+    expect(result.text).toBe('t1 v2');
   });
 });

@@ -13,8 +13,8 @@ describe('strategies.vote', () => {
       task: 'What is 6 * 7?',
       subAgent: answering((_b, info) => replies[info.index] ?? ''),
     });
-    expect(result.answer).toBe('The answer is **42**.');
-    expect(result.rounds).toBe(2);
+    expect(result.text).toBe('The answer is **42**.');
+    expect(result.iterations).toBe(2);
     expect(detailsOf(result.events)).toEqual(['5 independent samples', '3/5 votes for "42"']);
   });
 
@@ -34,7 +34,7 @@ describe('strategies.vote', () => {
   it('breaks a tie in favour of the answer seen first', async () => {
     const replies = ['red', 'blue', 'blue', 'red'];
     const result = await runStrategy({ strategy: strategies.vote({ samples: 4 }), task: 'colour?', subAgent: answering((_b, i) => replies[i.index] ?? '') });
-    expect(result.answer).toBe('red');
+    expect(result.text).toBe('red');
   });
 
   it('weighs each sample by its score in a scored vote', async () => {
@@ -44,7 +44,7 @@ describe('strategies.vote', () => {
       task: 'q',
       subAgent: answering((_b, i) => replies[i.index] ?? ''),
     });
-    expect(result.answer).toBe('careful answer');
+    expect(result.text).toBe('careful answer');
     expect(detailsOf(result.events)[1]).toBe('"careful answer" won with score 0.90 of 1.30 (1/3 samples)');
   });
 
@@ -56,7 +56,7 @@ describe('strategies.vote', () => {
       model: judge((prompt) => (prompt.includes('Candidate:\nA') ? '10' : '1')),
       subAgent: answering((_b, i) => replies[i.index] ?? ''),
     });
-    expect(result.answer).toBe('A');
+    expect(result.text).toBe('A');
   });
 
   it('still votes when some samples fail, and says how many did', async () => {
@@ -65,7 +65,7 @@ describe('strategies.vote', () => {
       task: 'q',
       subAgent: answering((_b, i) => (i.index === 0 ? { error: new Error('boom') } : 'yes')),
     });
-    expect(result.answer).toBe('yes');
+    expect(result.text).toBe('yes');
     expect(detailsOf(result.events)[1]).toBe('2/2 votes for "yes" (1 failed)');
   });
 

@@ -1,0 +1,32 @@
+/**
+ * The front door stays small: `actorloop` exports at most 80 names (values and types), and no
+ * error class but the base ones — errors live on `actorloop/errors`.
+ */
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+function exportedNames(file: string): string[] {
+  const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowImportingTsExtensions: true, noEmit: true, strict: true });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const symbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+  return symbol === undefined ? [] : checker.getExportsOfModule(symbol).map((s) => s.getName());
+}
+
+describe('the front door', () => {
+  const names = exportedNames(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
+
+  it('exports at most 80 names', () => {
+    expect(names.length).toBeGreaterThan(40);
+    expect(names.length).toBeLessThanOrEqual(80);
+  });
+
+  it('leaves error classes to actorloop/errors', () => {
+    expect(names.filter((name) => name.endsWith('Error'))).toEqual([]);
+  });
+
+  it('offers one result type for every kind of run', () => {
+    expect(names).toEqual(expect.arrayContaining(['RunResult', 'LoopResult', 'StrategyResult', 'JournalEntry']));
+  });
+});
