@@ -1,0 +1,258 @@
+/**
+ * One run of an agent while it lives: what its actor emits becomes numbered, redacted journal
+ * entries (bus, in-memory journal, store), its end becomes a `LoopResult`, and its handle lets
+ * callers watch, approve, reject or cancel it. Shared by root runs and runs a parent spawned.
+ */
+import { concat, defer, filter, from } from 'rxjs';
+import type { Actor } from 'xstate';
+import type { agentMachine } from '../../machines/agent.machine.ts';
+import type { AgentContext, AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
+import type { PhaseReply } from '../../machines/phaseRunner.ts';
+import type { Message } from '../core/messages.ts';
+import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
+import type { LoopResult } from '../core/run.ts';
+import type { EventBus } from '../events/eventBus.ts';
+import type { MemoryJournal } from '../events/memoryJournal.ts';
+import type { CallJournal } from '../executor/executor.ts';
+import type { RecoveredRun } from '../persistence/recover.ts';
+import type { RunOwner } from '../persistence/records.ts';
+import type { Redactor } from '../security/redactor.ts';
+import { errorForResult } from './errors.ts';
+import { machineEventsIn, Replay } from './replay.ts';
+import { isResumableFailure } from './result.ts';
+import type { RunPersistence } from './runPersistence.ts';
+import type { RunScope } from './runtime.ts';
+import type { AgentRun } from './types.ts';
+
+type AgentActor = Actor<typeof agentMachine>;
+
+/** What a run needs of its agent. */
+export interface RunHost {
+  readonly agentId: string;
+  readonly redactor: Redactor;
+  readonly bus: EventBus;
+  readonly journal: MemoryJournal;
+  /** The live runs' scopes, by run id: the phases find their run's through it. */
+  readonly scopes: Map<string, RunScope>;
+  readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
+}
+
+/**
+ * Hook a run's actor, not yet started, into its agent: its events into the journal, bus and
+ * store, its end into the result. The actor is a root run's own or one a parent spawned.
+ *
+ * @example
+ * ```ts
+ * const actor = createActor(machine, { input });
+ * const run = attachRun(host, actor, input, undefined);
+ * actor.start();
+ * ```
+ */
+export function attachRun(
+host: RunHost,
+actor: AgentActor,
+input: AgentMachineInput,
+persistence: RunPersistence | undefined,
+recovered?: RecoveredRun,
+tookOver?: RunOwner,
+): AgentRun {
+const { agentId, redactor, bus, journal, scopes, knowledge } = host;
+  const { runId } = input;
+  const startedAt = Date.now();
+  let sequence = recovered?.nextSequence ?? 0;
+  // A replayed run counts its iterations again; a restored snapshot continues from the journal's.
+  let iteration = recovered?.snapshot === undefined ? 0 : recovered.iteration;
+  const replay = recovered === undefined ? undefined : new Replay(runId, recovered.replay);
+  const publish = (event: LoopEvent): void => {
+    // Redacted before anything sees it: subscribers, the in-memory journal, the file log.
+    const entry: JournalEntry = { sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event: redactor.event(event) };
+    persistence?.record(entry);
+    bus.publish(entry);
+  };
+  // The runtime's own events (tools, policy, provider) come only from work done for real.
+  const emit = (event: LoopEvent): void => {
+    if (replay?.replaying !== true) publish(event);
+  };
+  // The machine emits the same events again while it re-takes recorded steps: as many as the
+  // journal holds are skipped, the rest (emitted after the last write before the crash) are new.
+  let alreadyJournaled = recovered === undefined || recovered.snapshot !== undefined ? 0 : machineEventsIn(recovered.eventCounts);
+  if (replay !== undefined) {
+    publish({
+      type: 'run.resumed',
+      replayed: recovered?.replay.length ?? 0,
+      ...(tookOver === undefined ? {} : { tookOver: { pid: tookOver.pid, ...(tookOver.host === undefined ? {} : { host: tookOver.host }) } }),
+    });
+  }
+  const journalHooks = persistence?.journal;
+  // A call made for real ends the replay: what follows is new work.
+  const callJournal: CallJournal | undefined =
+    journalHooks === undefined || replay === undefined
+      ? journalHooks
+      : {
+          before(call, tool, key) {
+            const recordedOutcome = journalHooks.before(call, tool, key);
+            if (recordedOutcome === undefined) replay.goLive();
+            return recordedOutcome;
+          },
+          after: (call, outcome, key) => journalHooks.after(call, outcome, key),
+        };
+  scopes.set(runId, {
+    emit,
+    reasonScope: { agentId, emit },
+    ...(callJournal === undefined ? {} : { journal: callJournal }),
+    // Only a resumable run records its phases' replies.
+    ...(persistence?.journal === undefined ? {} : { persistence }),
+    ...(replay === undefined ? {} : { replay }),
+  });
+  actor.on('*', (event) => {
+    if (event.type === 'reasoning.completed') iteration++;
+    if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);
+    else if (replay?.replaying === true && event.type === 'run.terminated') replay.goLive();
+    else if (event.type === 'human.decided' && replay?.replaying !== true) {
+      persistence?.reply({ kind: 'human', decision: event.decision, toolCallIds: event.toolCallIds, ...(event.reason === undefined ? {} : { reason: event.reason }) });
+    }
+    if (alreadyJournaled > 0) alreadyJournaled--;
+    else publish(event);
+  });
+  persistence?.onLost((reason) => actor.send({ type: 'agent.cancel', reason: `another process took the run over (${reason})` }));
+
+  let resolveSettled!: (result: LoopResult) => void;
+  const settled = new Promise<LoopResult>((resolve) => (resolveSettled = resolve));
+  let finished = false;
+  const finish = (output: AgentOutput | undefined, error?: unknown) => {
+    if (finished) return;
+    finished = true;
+    scopes.delete(runId);
+    const snapshot = actor.getSnapshot();
+    // Stopped by its parent actor (XState stops children with their parent): the run is cancelled.
+    const ended = output ?? (snapshot.status === 'stopped' ? stoppedOutput(snapshot.context) : undefined);
+    if (output === undefined && ended !== undefined) {
+      publish({ type: 'run.terminated', reason: 'cancelled', iterations: ended.iterations, usage: { ...ended.usage } });
+    }
+    const resumable = persistence?.journal !== undefined && isResumableFailure(ended?.reason, ended?.error);
+    const result = toResult(ended, error, { runId, agentId, startedAt, messages: snapshot.context.messages, resumable });
+    const settle = () => resolveSettled(result);
+    // Both never reject; the next run must see this run's remembered answer and final state.
+    void Promise.all([
+      knowledge?.remember(result, input.task),
+      persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
+    ]).then(settle, settle);
+  };
+  actor.subscribe({
+    next: (snapshot) => {
+      if (persistence !== undefined && snapshot.status === 'active') persistence.onPhase(phaseOf(snapshot.value));
+    },
+    complete: () => finish(actor.getSnapshot().output),
+    // The root error observer: an actor error must never be rethrown into the host.
+    error: (error: unknown) => finish(undefined, error),
+  });
+  const result = settled.then((r) => (r.status === 'done' ? r : Promise.reject(errorForResult(r))));
+  // `result` is optional to await; an unobserved rejection must not crash the host.
+  result.catch(() => undefined);
+
+  return {
+    runId,
+    actor,
+    // Replays what the run emitted before the subscription (start() emits synchronously), then goes live.
+    events$: defer(() => concat(from(journal.entries(runId)), bus.events$.pipe(filter((entry) => entry.runId === runId)))),
+    settled,
+    result,
+    cancel: (reason?: string) => {
+      actor.send(reason === undefined ? { type: 'agent.cancel' } : { type: 'agent.cancel', reason });
+    },
+    approve: (toolCallIds) => actor.send(toolCallIds === undefined ? { type: 'agent.approve' } : { type: 'agent.approve', toolCallIds }),
+    reject: (reason, toolCallIds) =>
+      actor.send({
+        type: 'agent.reject',
+        // It goes back to the model (and the log) as the calls' outcome.
+        ...(reason === undefined ? {} : { reason: redactor.text(reason) }),
+        ...(toolCallIds === undefined ? {} : { toolCallIds }),
+      }),
+    phase: () => phaseOf(actor.getSnapshot().value),
+  };
+}
+
+/**
+ * A resumed run waits for a human again: the decision the log recorded for this wait is applied
+ * again, or, when none was made, the run goes live and waits for one. A log that recorded
+ * something else next does not belong to this run's configuration: the run fails.
+ */
+function replayHuman(replay: Replay, actor: { send(event: AgentEvent | PhaseReply): void }): void {
+  let decision: ReturnType<Replay['human']>;
+  try {
+    decision = replay.human();
+  } catch (error) {
+    queueMicrotask(() => actor.send({ type: 'phase.error', phase: 'act', error }));
+    return;
+  }
+  if (decision !== undefined) queueMicrotask(() => actor.send(humanEvent(decision)));
+}
+
+/** The machine event that applies a recorded human decision again. */
+function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: readonly string[]; reason?: string }) {
+  return decision.decision === 'approve'
+    ? { type: 'agent.approve' as const, toolCallIds: decision.toolCallIds }
+    : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
+}
+
+
+/** The output of a run its parent stopped: cancelled, with what it had done by then. */
+function stoppedOutput(context: AgentContext): AgentOutput {
+  return {
+    runId: context.runId,
+    agentId: context.agentId,
+    reason: 'cancelled',
+    text: null,
+    iterations: context.iteration,
+    usage: context.usage,
+    costUsd: context.costUsd,
+    messages: context.messages,
+  };
+}
+
+function phaseOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object' && 'running' in value) return String((value as { running: unknown }).running);
+  return 'unknown';
+}
+
+function toResult(
+  output: AgentOutput | undefined,
+  error: unknown,
+  meta: { runId: string; agentId: string; startedAt: number; messages: readonly Message[]; resumable: boolean },
+): LoopResult {
+  const durationMs = Date.now() - meta.startedAt;
+  if (output === undefined) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      runId: meta.runId,
+      agentId: meta.agentId,
+      status: 'failed',
+      reason: 'error',
+      text: null,
+      iterations: 0,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      costUsd: 0,
+      messages: meta.messages,
+      durationMs,
+      error: { name: error instanceof Error ? error.name : 'Error', code: 'actor_error', message },
+      cause: error,
+    };
+  }
+  const status = output.reason === 'final_answer' ? 'done' : output.reason === 'cancelled' ? 'cancelled' : 'failed';
+  return {
+    runId: output.runId,
+    agentId: output.agentId,
+    status,
+    reason: output.reason,
+    text: output.text,
+    iterations: output.iterations,
+    usage: output.usage,
+    costUsd: output.costUsd,
+    messages: output.messages,
+    durationMs,
+    ...(output.errorData === undefined ? {} : { error: output.errorData }),
+    ...(output.error === undefined ? {} : { cause: output.error }),
+    ...(meta.resumable ? { resumable: true } : {}),
+  };
+}
