@@ -4,6 +4,7 @@
 import type { ConcurrencyResult } from './concurrency.ts';
 import type { Environment } from './environment.ts';
 import type { FanOutResult } from './fanout.ts';
+import type { McpCallResult } from './mcp.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
 import type { StuckResult } from './stuck.ts';
@@ -26,6 +27,7 @@ export interface BenchResults {
   readonly concurrency: readonly ConcurrencyResult[];
   readonly stuck: readonly StuckResult[];
   readonly fanOut: FanOutResult;
+  readonly mcp: McpCallResult;
   readonly targets: readonly TargetCheck[];
 }
 
@@ -147,6 +149,13 @@ export function renderMarkdown(results: BenchResults): string {
   out.push(
     `| strategy fan-out: vote over ${f.branches} sub-agent branches (${f.branchDelaysMs.join('/')} ms models) | ${fmt(f.wallMs.median)} ms | ${fmt(f.wallMs.p90)} ms | ` +
       `slowest branch ${f.slowestMs} ms, sum ${f.sumMs} ms: ${fmt(f.wallMs.median / f.slowestMs)}× the slowest |`,
+    '',
+    '### A tool call through a stdio MCP server',
+    '',
+    '| tool | µs per call median (p10) | p90 |',
+    '|---|---|---|',
+    `| local echo (\`defineTool\`) | ${fmt(results.mcp.localUs.median)} (${fmt(results.mcp.localUs.p10)}) | ${fmt(results.mcp.localUs.p90)} |`,
+    `| server-everything \`echo\` over stdio | ${fmt(results.mcp.mcpUs.median)} (${fmt(results.mcp.mcpUs.p10)}) | ${fmt(results.mcp.mcpUs.p90)} |`,
     '',
     '### Targets',
     '',

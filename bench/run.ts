@@ -22,6 +22,7 @@ import type { ConcurrencyResult } from './concurrency.ts';
 import type { ConcurrencyChildOptions } from './concurrencyMain.ts';
 import { describeEnvironment } from './environment.ts';
 import { measureFanOut } from './fanout.ts';
+import { measureMcpCall } from './mcp.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -46,6 +47,7 @@ interface Settings {
   readonly stuckRepeats: number;
   readonly stuckCaps: readonly number[];
   readonly fanOutRepeats: number;
+  readonly mcp: { readonly rounds: number; readonly callsPerRound: number };
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -59,6 +61,7 @@ const settings: Settings = quick
       stuckRepeats: 3,
       stuckCaps: [],
       fanOutRepeats: 2,
+      mcp: { rounds: 2, callsPerRound: 20 },
     }
   : {
       iterations: [
@@ -73,6 +76,7 @@ const settings: Settings = quick
       stuckRepeats: 30,
       stuckCaps: [16384],
       fanOutRepeats: 10,
+      mcp: { rounds: 10, callsPerRound: 100 },
     };
 
 async function main(): Promise<void> {
@@ -114,8 +118,10 @@ async function measureAll(scratch: string): Promise<void> {
   const stuck = measureStuck({ repeats: settings.stuckRepeats, extraCaps: settings.stuckCaps });
   log('strategy fan-out');
   const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
+  log('a tool call through a stdio MCP server vs a local tool');
+  const mcp = await measureMcpCall(settings.mcp);
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut };
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);

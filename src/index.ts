@@ -15,7 +15,7 @@
 
 // Agents and their hooks
 export { createAgent } from './agent/createAgent.ts';
-export type { Agent, AgentConfig, AgentRun, ModelConfig, ResumeRunOptions, RunOptions } from './agent/createAgent.ts';
+export type { Agent, AgentConfig, AgentRun, ModelConfig, RunOptions } from './agent/createAgent.ts';
 export type { LoopResult, RunResult } from './core/run.ts';
 export type { HookContext, Hydrator, MessagePreparer } from './core/hooks.ts';
 
@@ -32,6 +32,8 @@ export type { ToolDefinition } from './tools/defineTool.ts';
 export type { Tool, ToolContext } from './tools/types.ts';
 export type { ToolProfile } from './tools/profile.ts';
 export { webFetch, fileRead } from './tools/builtin/index.ts';
+export { connectMcpServer } from './mcp/connect.ts';
+export type { McpServer, McpServerConfig } from './mcp/connect.ts';
 
 // Policy, resilience, limits
 export { gates } from './policy/gates.ts';
@@ -45,7 +47,7 @@ export type { ContextBudgetOptions } from './context/index.ts';
 
 // Events
 export { LoopEvent, JournalEntry, TerminationReason } from './core/loopEvent.ts';
-export type { LoopEventOf, LoopEventType } from './core/loopEvent.ts';
+export type { LoopEventOf } from './core/loopEvent.ts';
 export { ofType } from './events/eventBus.ts';
 
 // Persistence
@@ -59,7 +61,7 @@ export { sanitize } from './security/sanitize.ts';
 export type { SecretRuleOptions } from './security/secrets.ts';
 
 // Knowledge and pre-hydration
-export { createMemoryKnowledgeStore, openKnowledgeStore, createKnowledgeTools } from './knowledge/index.ts';
+export { createMemoryKnowledgeStore, openKnowledgeStore } from './knowledge/index.ts';
 export type { KnowledgeConfig, KnowledgeItem, KnowledgeStore } from './knowledge/index.ts';
 export { createPreHydrator } from './hydration/index.ts';
 export type { PreHydratorOptions } from './hydration/index.ts';

@@ -18,6 +18,7 @@ import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { ToolProfile } from '../tools/profile.ts';
 import type { Tool } from '../tools/types.ts';
+import { checkMcpServerConfig, mcpSecrets, type McpServerConfig } from '../mcp/connect.ts';
 import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, ModelConfig } from './types.ts';
 
 /** What the agent is built from: the config, checked and flat (internal; not exported from the package). */
@@ -49,6 +50,7 @@ export interface AgentSettings {
   readonly inspect?: AgentObserveConfig['inspect'];
   readonly events?: AgentObserveConfig['events'];
   readonly journalCapacity?: number;
+  readonly mcpServers: readonly McpServerConfig[];
 }
 
 /** The flat keys of earlier versions, and where each one lives now. */
@@ -72,7 +74,7 @@ const MOVED: Readonly<Record<string, string>> = {
   journalCapacity: 'observe.journalCapacity',
 };
 
-const TOP = ['id', 'system', 'model', 'tools', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'persistence', 'observe'] as const;
+const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'persistence', 'observe'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
@@ -189,6 +191,14 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   const breakers = optional<AgentResilienceConfig['breakers']>(resilience['breakers'], 'resilience.breakers', (v) => v === false || isObject(v), 'breaker options or false');
   const stuckDetection = optional<StuckDetectionOptions | false>(resilience['stuckDetection'], 'resilience.stuckDetection', (v) => v === false || isObject(v), 'stuck-detection options or false');
   const preparers = optional<readonly MessagePreparer[]>(context['experimental_preparers'], 'context.experimental_preparers', isArray, 'an array of preparers') ?? [];
+  const mcpServers = (optional<readonly unknown[]>(raw['mcpServers'], 'mcpServers', isArray, 'an array of MCP server configs') ?? []).map(checkMcpServerConfig);
+  const names = mcpServers.map((server) => server.name);
+  const twice = names.find((name, at) => names.indexOf(name) !== at);
+  if (twice !== undefined) fail(`two MCP servers are named "${twice}"; their tools would collide. Give each a distinct \`name\`.`);
+  // Values of a server's env and headers are secrets: scrubbed like API keys wherever text goes.
+  const secrets = mcpServers.flatMap(mcpSecrets);
+  const ownRedact = optional<SecretRuleOptions>(policy['redact'], 'policy.redact', isObject, 'secret rule options');
+  const redact = secrets.length === 0 ? ownRedact : { ...ownRedact, secrets: [...(ownRedact?.secrets ?? []), ...secrets] };
   const entries = {
     id,
     system,
@@ -197,7 +207,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     knowledge,
     gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
     toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),
-    redact: optional<SecretRuleOptions>(policy['redact'], 'policy.redact', isObject, 'secret rule options'),
+    redact,
     breakers,
     recovery: optional<RecoveryStrategy>(resilience['recovery'], 'resilience.recovery', isObject, 'a RecoveryStrategy (see `recovery`)'),
     executor: optional<AgentResilienceConfig['tools']>(resilience['tools'], 'resilience.tools', isObject, 'an object'),
@@ -212,7 +222,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   };
   // Absent options stay absent, so `settings.x === undefined` means "not configured".
   const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
-  return { ...present, ...model, tools, preparers };
+  return { ...present, ...model, tools, preparers, mcpServers };
 }
 
 /**

@@ -25,7 +25,8 @@ import { createRedactor } from '../security/redactor.ts';
 import { gates } from '../policy/gates.ts';
 import { createBreakerRegistry, type BreakerRegistry } from '../resilience/breakerRegistry.ts';
 import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
-import { createToolRegistry } from '../tools/registry.ts';
+import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { createLiveTools } from './liveTools.ts';
 import { createStuckGuard } from '../progress/stuckGuard.ts';
 import { createContextBudget } from '../context/index.ts';
 import { applyToolProfile } from '../tools/profile.ts';
@@ -58,7 +59,8 @@ export function createAgent(config: AgentConfig): Agent {
   // The profile applies to the merged tool list, before the model ever sees a spec.
   const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
   const allTools = [...settings.tools, ...(knowledge?.tools ?? [])];
-  const registry = createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
+  const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile);
+  const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what earlier preparers (knowledge, user hooks) injected.
   const preparers: readonly MessagePreparer[] = [
     ...(knowledge?.preparers ?? []),
@@ -117,6 +119,7 @@ export function createAgent(config: AgentConfig): Agent {
     // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
     recordsHydrate: settings.store?.mode === 'resumable',
     tools: registry,
+    ...(mcp === undefined ? {} : { syncTools: mcp.sync }),
     gate,
     executor,
     stuckGuard,
@@ -205,6 +208,11 @@ export function createAgent(config: AgentConfig): Agent {
     attachRun(host, actor, input, persistence, recovered, tookOver);
 
   const live = new Set<AgentRun>();
+  const stopAll = (): void => {
+    // A run that already reached a final state is only settling (persisting, remembering).
+    for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
+    breakers?.stopAll();
+  };
   return {
     id: agentId,
     events$: bus.events$,
@@ -238,11 +246,11 @@ export function createAgent(config: AgentConfig): Agent {
       return true;
     },
     deadLetters: () => executor.deadLetters.list(),
-    stop() {
-      // A run that already reached a final state is only settling (persisting, remembering).
-      for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
-      breakers?.stopAll();
+    async close() {
+      stopAll();
+      await mcp?.close();
     },
+    stop: stopAll,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from '../core/run.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
+import type { ToolSpec } from '../core/provider.ts';
 import type { CallJournal, Executor } from '../executor/executor.ts';
 import type { PolicyGate } from '../policy/types.ts';
 import type { StuckGuard } from '../progress/stuckGuard.ts';
@@ -36,6 +37,8 @@ export interface AgentPhasesOptions {
   /** Provide a hydrate phase even without a hydrator, so that persisted runs record its (empty) reply. */
   readonly recordsHydrate: boolean;
   readonly tools: ToolRegistry;
+  /** Tools that can change between iterations (MCP servers): brought up to date before each model call. */
+  readonly syncTools?: () => Promise<readonly ToolSpec[]>;
   readonly gate: PolicyGate;
   readonly executor: Executor;
   readonly stuckGuard: StuckGuard;
@@ -66,7 +69,8 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
       const scope = scopeOf(input.runId);
       const recorded = scope.replay?.reply('reason', input.iteration);
       if (recorded !== undefined) return Promise.resolve(recorded);
-      return reason(input, reasonDeps, scope.reasonScope, signal).then((output) => {
+      const called = options.syncTools === undefined ? reason(input, reasonDeps, scope.reasonScope, signal) : options.syncTools().then((tools) => reason(input, { ...reasonDeps, tools }, scope.reasonScope, signal));
+      return called.then((output) => {
         const reply = clean(output);
         scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
         return reply;

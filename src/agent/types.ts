@@ -23,6 +23,7 @@ import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { ToolProfile } from '../tools/profile.ts';
 import type { Tool } from '../tools/types.ts';
+import type { McpServerConfig } from '../mcp/connect.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 
@@ -59,6 +60,8 @@ export interface AgentConfig {
    */
   readonly model: InferenceProvider | ModelConfig;
   readonly tools?: readonly Tool[];
+  /** MCP servers whose tools the agent also gets (`<server>_<tool>`), connected on first use; `close()` closes them. */
+  readonly mcpServers?: readonly McpServerConfig[];
   /** What the model may do: which calls run, which tools it sees, what is scrubbed from logs. */
   readonly policy?: AgentPolicyConfig;
   /** How tool failures, slow tools and loops are contained. */
@@ -256,4 +259,6 @@ export interface Agent {
   deadLetters(): DeadLetter[];
   /** Cancel every run in flight and stop the breakers. */
   stop(): void;
+  /** `stop()`, then close the agent's MCP server connections (stopping stdio servers). */
+  close(): Promise<void>;
 }

@@ -220,7 +220,7 @@ describe('checking the config', () => {
   it('flattens a grouped config into settings, leaving what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
-    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], preparers: [] });
-    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], preparers: [] });
+    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], preparers: [], mcpServers: [] });
+    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], preparers: [], mcpServers: [] });
   });
 });

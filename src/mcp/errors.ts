@@ -1,0 +1,72 @@
+/**
+ * Errors of MCP servers. Each names the server and what to do; a server's stderr is quoted only
+ * as a bounded tail, never copied into events or journals whole.
+ */
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+
+/**
+ * A server could not be started or reached, or failed its handshake.
+ *
+ * @example
+ * ```ts
+ * new McpConnectError('files', 'spawn mcp-files ENOENT', '').code; // 'mcp_connect_failed'
+ * ```
+ */
+export class McpConnectError extends ActorloopError {
+  readonly code = 'mcp_connect_failed' as const;
+  readonly blame = 'tool' as const;
+  readonly server: string;
+
+  constructor(server: string, reason: string, stderrTail: string, options?: ActorloopErrorOptions) {
+    super(
+      `MCP server "${server}" could not be connected: ${reason}.${stderrTail === '' ? '' : ` Its stderr ended with: "${stderrTail}".`} Check its command, arguments and environment (or URL and headers), and that it speaks MCP on stdout.`,
+      options,
+    );
+    this.server = server;
+  }
+}
+
+/**
+ * A server went away while a call was in flight (it exited, or its connection closed). The
+ * next call restarts it once; the model gets this as the call's error observation.
+ *
+ * @example
+ * ```ts
+ * new McpServerClosedError('files', '').code; // 'mcp_server_closed'
+ * ```
+ */
+export class McpServerClosedError extends ActorloopError {
+  readonly code = 'mcp_server_closed' as const;
+  readonly blame = 'tool' as const;
+  readonly server: string;
+
+  constructor(server: string, stderrTail: string, options?: ActorloopErrorOptions) {
+    super(
+      `MCP server "${server}" closed while a call was in flight.${stderrTail === '' ? '' : ` Its stderr ended with: "${stderrTail}".`} The next call restarts it once.`,
+      options,
+    );
+    this.server = server;
+  }
+}
+
+/**
+ * A server answered a call with `isError: true`: the tool itself failed. Its text goes back to
+ * the model like any tool error.
+ *
+ * @example
+ * ```ts
+ * new McpToolError('files', 'read_file', 'Access denied').code; // 'mcp_tool_error'
+ * ```
+ */
+export class McpToolError extends ActorloopError {
+  readonly code = 'mcp_tool_error' as const;
+  readonly blame = 'tool' as const;
+  readonly server: string;
+  readonly tool: string;
+
+  constructor(server: string, tool: string, text: string, options?: ActorloopErrorOptions) {
+    super(text === '' ? `MCP tool "${tool}" of server "${server}" reported an error without text.` : text, options);
+    this.server = server;
+    this.tool = tool;
+  }
+}

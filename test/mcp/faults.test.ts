@@ -1,0 +1,134 @@
+/**
+ * MCP servers that fail: do not start, print garbage, die mid-run, hang past a timeout, change
+ * their tool list. The server is a real MCP server built with the official SDK (the fixture), so
+ * each fault is real: a dead process, a cancelled request, a list_changed notification.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/agent/createAgent.ts';
+import { McpConnectError } from '../../src/mcp/errors.ts';
+import { connectMcpServer } from '../../src/mcp/connect.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { controlled, toolResults, until } from './support.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('a server that cannot be used', () => {
+  it('that exits at start: a typed error naming the server, with its stderr', async () => {
+    const error = await connectMcpServer(controlled('flaky', 'crash')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as McpConnectError).server).toBe('flaky');
+    expect((error as Error).message).toContain('missing API token');
+  });
+
+  it('whose command does not exist: a typed error saying what to check', async () => {
+    const error = await connectMcpServer({ name: 'ghost', command: join(tmpdir(), 'no-such-mcp-server') }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as Error).message).toMatch(/ENOENT[\s\S]*Check its command/);
+  });
+
+  it('that writes garbage to stdout: a typed error once the handshake does not come', async () => {
+    const error = await connectMcpServer({ ...controlled('noisy', 'garbage'), connectTimeoutMs: 1_500 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as Error).message).toContain('no handshake within 1500 ms');
+  });
+
+  it('fails the run with that error, and a bad config before any run', async () => {
+    const agent = createAgent({ model: scriptedModel([{ text: 'never' }]), mcpServers: [controlled('flaky', 'crash')] });
+    const result = await agent.start('go').settled;
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('mcp_connect_failed');
+    await agent.close();
+    expect(() => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'bad name!', command: 'x' }] })).toThrow(/MCP server config "bad name!" is invalid/);
+    expect(() => createAgent({ model: scriptedModel([]), mcpServers: [controlled('twin'), controlled('twin')] })).toThrow(/two MCP servers are named "twin"/);
+  });
+});
+
+describe('a server that dies mid-run', () => {
+  it('gives the call in flight a tool-error observation and is restarted by the next call', async () => {
+    const pids: number[] = [];
+    let turn = 0;
+    const model = scriptedModel((request) => {
+      turn += 1;
+      const last = toolResults(request).at(-1);
+      if (last?.name === 'ctl_pid') pids.push(Number(last.content));
+      if (turn === 1) return { toolCalls: [{ name: 'ctl_pid', arguments: {} }] };
+      if (turn === 2) return { toolCalls: [{ name: 'ctl_sleep', arguments: { ms: 600_000 } }] };
+      if (turn === 3) return { toolCalls: [{ name: 'ctl_pid', arguments: {} }] };
+      return { text: 'recovered' };
+    });
+    const agent = createAgent({ model, mcpServers: [controlled('ctl')] });
+    try {
+      const run = agent.start('survive a crash');
+      expect(await until(() => agent.journal.entries().some((e) => e.event.type === 'tool.started' && e.event.tool === 'ctl_sleep'))).toBe(true);
+      process.kill(pids[0] as number, 'SIGKILL');
+      const result = await run.result;
+
+      expect(result.text).toBe('recovered');
+      const died = toolResults(model.calls[2]).at(-1);
+      expect(died?.name).toBe('ctl_sleep');
+      expect(died?.content).toMatch(/closed while a call was in flight/);
+      // The next call started a new server process.
+      expect(pids).toHaveLength(2);
+      expect(pids[1]).not.toBe(pids[0]);
+      expect(alive(pids[1] as number)).toBe(true);
+    } finally {
+      await agent.close();
+    }
+    // Closing the agent stops its servers.
+    expect(await until(() => !alive(pids[1] as number))).toBe(true);
+  });
+});
+
+describe('a call that outlives its timeout', () => {
+  it('is cancelled on the server (MCP cancellation) and the model gets a timeout observation', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-marker-'));
+    dirs.push(dir);
+    const marker = join(dir, 'marker');
+    const model = scriptedModel([{ toolCalls: [{ name: 'ctl_sleep', arguments: { ms: 600_000 } }] }, { text: 'gave up' }]);
+    const agent = createAgent({ model, mcpServers: [controlled('ctl', undefined, { MARKER_FILE: marker })], resilience: { tools: { timeoutMs: 1_000 } } });
+    try {
+      await agent.run('wait');
+      const [observation] = toolResults(model.calls[1]);
+      expect(observation?.content).toMatch(/timed out|timeout/i);
+      expect(await until(() => existsSync(marker))).toBe(true);
+      expect(readFileSync(marker, 'utf8')).toBe('cancelled\n');
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe("a server's tool list that changes", () => {
+  it('is fetched again between iterations: the next model call sees the new tool, and can call it', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'ctl_grow', arguments: {} }] },
+      { toolCalls: [{ name: 'ctl_extra_1', arguments: {} }] },
+      { text: 'grown' },
+    ]);
+    const agent = createAgent({ model, mcpServers: [controlled('ctl')] });
+    try {
+      await agent.run('grow');
+      const names = (call: number) => model.calls[call]?.tools?.map((tool) => tool.name) ?? [];
+      expect(names(0)).not.toContain('ctl_extra_1');
+      expect(names(1)).toContain('ctl_extra_1');
+      expect(toolResults(model.calls[2]).at(-1)).toEqual({ name: 'ctl_extra_1', content: 'extra_1 ran' });
+    } finally {
+      await agent.close();
+    }
+  });
+});
