@@ -2,7 +2,7 @@
  * `connectMcpServer`: one MCP server, over stdio (a child process) or streamable HTTP (falling
  * back to SSE for servers that only have that), with its tools as actorloop tools.
  *
- * A server that dies is restarted lazily, by the next call; `notifications/tools/list_changed`
+ * A server that dies is restarted once, lazily, by the next call; `notifications/tools/list_changed`
  * marks the tool list stale so the next `tools()` fetches it again. A stdio server's stderr is
  * kept as a bounded tail for error messages only.
  */
@@ -136,6 +136,7 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
   let connection: Connection | undefined;
   let opening: Promise<Connection> | undefined;
   let closedByUs = false;
+  let restartFailed: unknown;
   let toolsChanged = true;
   let cached: Tool[] = [];
 
@@ -198,10 +199,15 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     }
   }
 
-  /** The live connection, (re)opened when there is none: a dead server is restarted by the next use. */
+  /**
+   * The live connection. A server that died is restarted once, by the next use; if that restart
+   * fails, later uses fail at once with the restart's error instead of starting it again and again.
+   */
   function live(): Promise<Connection> {
     if (closedByUs) return Promise.reject(new McpServerClosedError(name, ''));
     if (connection?.alive === true) return Promise.resolve(connection);
+    if (restartFailed !== undefined) return Promise.reject(restartFailed);
+    const restarting = connection !== undefined;
     opening ??= open().then(
       (made) => {
         connection = made;
@@ -210,6 +216,7 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
       },
       (error: unknown) => {
         opening = undefined;
+        if (restarting) restartFailed = error;
         throw error;
       },
     );

@@ -3,7 +3,7 @@
  * their tool list. The server is a real MCP server built with the official SDK (the fixture), so
  * each fault is real: a dead process, a cancelled request, a list_changed notification.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,35 @@ describe('a server that dies mid-run', () => {
     }
     // Closing the agent stops its servers.
     expect(await until(() => !alive(pids[1] as number))).toBe(true);
+  });
+});
+
+describe('a server whose restart fails', () => {
+  it('fails later calls at once with the restart error, without starting it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-restart-'));
+    dirs.push(dir);
+    const starts = join(dir, 'starts');
+    const broken = join(dir, 'broken');
+    const server = await connectMcpServer(controlled('ctl', undefined, { START_LOG: starts, CRASH_IF_EXISTS: broken }));
+    const tool = async (name: string) => (await server.tools()).find((t) => t.name === name);
+    const context = () => ({ signal: new AbortController().signal, toolCallId: 'c', idempotencyKey: 'r:c', runId: 'r', agentId: 'a' });
+    try {
+      const pidTool = await tool('ctl_pid');
+      const pid = Number(await pidTool?.execute({}, context()));
+      writeFileSync(broken, 'from now on the server cannot start');
+      process.kill(pid, 'SIGKILL');
+      expect(await until(() => !alive(pid))).toBe(true);
+
+      const restart = await pidTool?.execute({}, context()).catch((e: unknown) => e);
+      expect(restart).toBeInstanceOf(McpConnectError);
+      expect((restart as Error).message).toContain('missing API token');
+      const again = await pidTool?.execute({}, context()).catch((e: unknown) => e);
+      expect(again).toBe(restart);
+      // One first start and one restart attempt: the failed restart is not retried.
+      expect(readFileSync(starts, 'utf8')).toBe('start\nstart\n');
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -76,6 +76,21 @@ describe('server-everything over stdio', () => {
     }
   });
 
+  it("treats the server's env values as secrets: a tool that dumps its environment leaks nothing", async () => {
+    const secret = 'env-secret-9d8c7b6a5f';
+    const model = scriptedModel([{ toolCalls: [{ name: 'everything_get-env', arguments: {} }] }, { text: 'ok' }]);
+    const agent = createAgent({ model, mcpServers: [{ ...everythingStdio, env: { SERVICE_TOKEN: secret } }] });
+    try {
+      await agent.run('show the environment');
+      const [observation] = toolResults(model.calls[1]);
+      expect(observation?.content).toContain('SERVICE_TOKEN');
+      expect(JSON.stringify(model.calls[1]?.messages)).not.toContain(secret);
+      expect(JSON.stringify(agent.journal.entries())).not.toContain(secret);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('summarises an image by type and size and never puts base64 into the conversation', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'everything_get-tiny-image', arguments: {} }] }, { text: 'seen' }]);
     const agent = createAgent({ model, mcpServers: [everythingStdio] });
