@@ -60,6 +60,22 @@ describe('server-everything over stdio', () => {
     }
   });
 
+  it("applies the agent's tool profile to the server's tools", async () => {
+    const model = scriptedModel([{ toolCalls: [{ name: 'everything_echo', arguments: { message: 'kept' } }] }, { text: 'ok' }]);
+    const agent = createAgent({ model, mcpServers: [everythingStdio], policy: { toolProfile: { include: ['everything_echo', 'everything_get-*'], exclude: ['everything_get-env'] } } });
+    try {
+      await agent.run('profiled');
+      const offered = model.calls[0]?.tools?.map((tool) => tool.name) ?? [];
+      expect(offered).toContain('everything_echo');
+      expect(offered).toContain('everything_get-sum');
+      expect(offered).not.toContain('everything_get-env');
+      expect(offered).not.toContain('everything_toggle-simulated-logging');
+      expect(toolResults(model.calls[1])).toEqual([{ name: 'everything_echo', content: 'Echo: kept' }]);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("checks arguments against the tool's JSON Schema before calling, and tells the model what is wrong", async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'everything_get-sum', arguments: { a: 'two', b: 3 } }] }, { text: 'fixed' }]);
     const agent = createAgent({ model, mcpServers: [everythingStdio] });
