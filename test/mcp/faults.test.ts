@@ -110,10 +110,10 @@ describe('a server whose restart fails', () => {
       process.kill(pid, 'SIGKILL');
       expect(await until(() => !alive(pid))).toBe(true);
 
-      const restart = await pidTool?.execute({}, context()).catch((e: unknown) => e);
+      const restart = await Promise.resolve(pidTool?.execute({}, context())).catch((e: unknown) => e);
       expect(restart).toBeInstanceOf(McpConnectError);
       expect((restart as Error).message).toContain('missing API token');
-      const again = await pidTool?.execute({}, context()).catch((e: unknown) => e);
+      const again = await Promise.resolve(pidTool?.execute({}, context())).catch((e: unknown) => e);
       expect(again).toBe(restart);
       // One first start and one restart attempt: the failed restart is not retried.
       expect(readFileSync(starts, 'utf8')).toBe('start\nstart\n');
