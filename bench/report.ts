@@ -5,6 +5,7 @@ import type { ConcurrencyResult } from './concurrency.ts';
 import type { Environment } from './environment.ts';
 import type { FanOutResult } from './fanout.ts';
 import type { McpCallResult } from './mcp.ts';
+import type { CedarResult } from './cedar.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
 import type { StuckResult } from './stuck.ts';
@@ -28,6 +29,7 @@ export interface BenchResults {
   readonly stuck: readonly StuckResult[];
   readonly fanOut: FanOutResult;
   readonly mcp: McpCallResult;
+  readonly cedar: CedarResult;
   readonly targets: readonly TargetCheck[];
 }
 
@@ -65,6 +67,7 @@ export function checkTargets(results: Measured): TargetCheck[] {
   }
   const heaps = modes.map(([what, mode]) => [what, atScale(results.concurrency, 'actorloop', mode, 10000)?.retainedKbPerAgent ?? undefined] as const);
   add('10 000 concurrent agents: ≤ 40 KB retained heap per agent', heaps, (v) => v <= 40, ' KB');
+  add('Cedar gate, 50 policies: ≤ 0.2 ms per decision (median)', [['', results.cedar.perCallUs.median / 1000]], (v) => v <= 0.2, ' ms');
   add('stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
   const f = results.fanOut;
   add('strategy fan-out: wall ≤ 1.1× the slowest branch', [['', f.wallMs.median / f.slowestMs]], (v) => v <= 1.1);
@@ -156,6 +159,12 @@ export function renderMarkdown(results: BenchResults): string {
     '|---|---|---|',
     `| local echo (\`defineTool\`) | ${fmt(results.mcp.localUs.median)} (${fmt(results.mcp.localUs.p10)}) | ${fmt(results.mcp.localUs.p90)} |`,
     `| server-everything \`echo\` over stdio | ${fmt(results.mcp.mcpUs.median)} (${fmt(results.mcp.mcpUs.p10)}) | ${fmt(results.mcp.mcpUs.p90)} |`,
+    '',
+    '### The Cedar gate',
+    '',
+    '| policy set | µs per decision median (p10) | p90 |',
+    '|---|---|---|',
+    `| ${results.cedar.policies} policies (permits by group and argument, forbids on path patterns) | ${fmt(results.cedar.perCallUs.median)} (${fmt(results.cedar.perCallUs.p10)}) | ${fmt(results.cedar.perCallUs.p90)} |`,
     '',
     '### Targets',
     '',

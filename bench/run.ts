@@ -23,6 +23,7 @@ import type { ConcurrencyChildOptions } from './concurrencyMain.ts';
 import { describeEnvironment } from './environment.ts';
 import { measureFanOut } from './fanout.ts';
 import { measureMcpCall } from './mcp.ts';
+import { measureCedar } from './cedar.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -48,6 +49,7 @@ interface Settings {
   readonly stuckCaps: readonly number[];
   readonly fanOutRepeats: number;
   readonly mcp: { readonly rounds: number; readonly callsPerRound: number };
+  readonly cedarCalls: number;
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -62,6 +64,7 @@ const settings: Settings = quick
       stuckCaps: [],
       fanOutRepeats: 2,
       mcp: { rounds: 2, callsPerRound: 20 },
+      cedarCalls: 200,
     }
   : {
       iterations: [
@@ -77,6 +80,7 @@ const settings: Settings = quick
       stuckCaps: [16384],
       fanOutRepeats: 10,
       mcp: { rounds: 10, callsPerRound: 100 },
+      cedarCalls: 5_000,
     };
 
 async function main(): Promise<void> {
@@ -120,8 +124,10 @@ async function measureAll(scratch: string): Promise<void> {
   const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
   log('a tool call through a stdio MCP server vs a local tool');
   const mcp = await measureMcpCall(settings.mcp);
+  log('the Cedar gate on a 50-policy set');
+  const cedar = measureCedar({ policies: 50, calls: settings.cedarCalls });
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp };
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);

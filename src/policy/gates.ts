@@ -2,6 +2,7 @@
  * The built-in policy gates behind one `gates` object: permissive, rules, compose and
  * fromFunction. Every gate is a plain `PolicyGate`, so user gates compose with these.
  */
+import { cedarGate } from './cedar.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { ALLOW } from './decision.ts';
 import { runGate, type EvaluateGateOptions } from './evaluateGate.ts';
@@ -106,6 +107,8 @@ export const gates = {
   permissive: (): PolicyGate => PERMISSIVE,
   /** Allow/deny lists of tool-name and permission globs; deny wins (see `rulesGate`). */
   rules: rulesGate,
+  /** Cedar policies over agent, tool (with groups) and arguments (see `cedarGate`). */
+  cedar: cedarGate,
   compose,
   composeWith,
   fromFunction,
