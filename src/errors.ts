@@ -28,6 +28,7 @@ export { AgentNotFoundError, AgentStoppedError, AskCancelledError } from './syst
 export { InvalidDecisionError, StrategyCancelledError, StrategyRoundsExceededError } from './strategies/errors.ts';
 export { KnowledgeStoreClosedError, KnowledgeStoreLockedError } from './knowledge/errors.ts';
 export { InspectorStartError } from './inspect/errors.ts';
+export { PromptRenderError, PromptVariablesError } from './prompts/errors.ts';
 
 // blame 'model': what the model sent cannot be used.
 export { ModelBehaviorError } from './core/errors.ts';
