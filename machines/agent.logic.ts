@@ -165,6 +165,9 @@ export function appendObservations(context: AgentContext): Message[] {
 function observationFor(planned: PlannedCall, outcome: ToolOutcome | null): ToolMessage {
   const { id, name } = planned.call;
   if (outcome === null) return { role: 'tool', toolCallId: id, name, content: planned.note ?? 'This call was not executed.', isError: true };
+  if (outcome.untrusted !== undefined) {
+    return { role: 'tool', toolCallId: id, name, content: outcome.content, ...(outcome.isError ? { isError: true } : {}), untrusted: outcome.untrusted };
+  }
   if (outcome.isError) return { role: 'tool', toolCallId: id, name, content: outcome.content, isError: true };
   return { role: 'tool', toolCallId: id, name, content: outcome.content };
 }

@@ -17,6 +17,7 @@ import type { StuckDetectionOptions } from '../progress/doomLoop.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { ToolProfile } from '../tools/profile.ts';
+import type { TaintOptions } from '../policy/taint.ts';
 import type { Tool } from '../tools/types.ts';
 import { checkMcpServerConfig, mcpSecrets, type McpServerConfig } from '../mcp/connect.ts';
 import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, ModelConfig } from './types.ts';
@@ -35,6 +36,8 @@ export interface AgentSettings {
   readonly gate?: PolicyGate;
   readonly toolProfile?: ToolProfile;
   readonly redact?: SecretRuleOptions;
+  /** `false`: taint is not tracked. */
+  readonly taint?: TaintOptions | false;
   readonly breakers?: AgentResilienceConfig['breakers'];
   readonly recovery?: RecoveryStrategy;
   /** `resilience.tools`: the executor's bounds. */
@@ -78,7 +81,7 @@ const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilien
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
-  policy: ['gate', 'toolProfile', 'redact'],
+  policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
   context: ['budget', 'preHydration', 'experimental_preparers', 'experimental_hydrator'],
   persistence: ['store'],
@@ -208,6 +211,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
     toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),
     redact,
+    taint: optional<TaintOptions | false>(policy['taint'], 'policy.taint', (v) => v === false || isObject(v), 'taint options ({ onSideEffect, allow }) or false'),
     breakers,
     recovery: optional<RecoveryStrategy>(resilience['recovery'], 'resilience.recovery', isObject, 'a RecoveryStrategy (see `recovery`)'),
     executor: optional<AgentResilienceConfig['tools']>(resilience['tools'], 'resilience.tools', isObject, 'an object'),

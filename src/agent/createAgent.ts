@@ -23,6 +23,7 @@ import { agentPhases, type RunScope } from './runtime.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
 import { gates } from '../policy/gates.ts';
+import { taintPolicy } from '../policy/taint.ts';
 import { createBreakerRegistry, type BreakerRegistry } from '../resilience/breakerRegistry.ts';
 import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
@@ -121,6 +122,8 @@ export function createAgent(config: AgentConfig): Agent {
     tools: registry,
     ...(mcp === undefined ? {} : { syncTools: mcp.sync }),
     gate,
+    // Tracked unless turned off: side effects after untrusted content wait for a human.
+    ...(settings.taint === false ? {} : { taint: taintPolicy(settings.taint) }),
     executor,
     stuckGuard,
     redactor,

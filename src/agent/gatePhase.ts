@@ -9,12 +9,15 @@ import type { ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import { evaluateGate } from '../policy/evaluateGate.ts';
 import type { GateContext, PolicyGate } from '../policy/types.ts';
+import { taintOf, type Taint, type TaintPolicy } from '../policy/taint.ts';
 import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 
 export interface GatePhaseDeps {
   readonly tools: ToolRegistry;
   readonly gate: PolicyGate;
+  /** What side-effect calls get once the run read untrusted content; `undefined`: taint is not tracked. */
+  readonly taint?: TaintPolicy;
 }
 
 export interface GatePhaseScope {
@@ -29,6 +32,7 @@ type PolicyEvaluated = Extract<LoopEvent, { type: 'policy.evaluated' }>;
 interface PlanScope {
   readonly deps: GatePhaseDeps;
   readonly context: GateContext;
+  readonly taint: Taint | undefined;
 }
 
 /**
@@ -36,9 +40,11 @@ interface PlanScope {
  * events are emitted afterwards in call order so the journal reads deterministically.
  */
 export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: GatePhaseScope): Promise<GateOutput> {
+  const taint = deps.taint === undefined ? undefined : taintOf(input.messages);
   const planScope: PlanScope = {
     deps,
-    context: { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages },
+    context: { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages, ...(taint === undefined ? {} : { taint }) },
+    taint,
   };
   // Module-level helpers, not closures per turn: under tsx (esbuild keepNames) every named
   // closure costs an Object.defineProperty each time it is created.
@@ -61,7 +67,7 @@ function evaluated(call: ToolCall, decision: PolicyEvaluated['decision'], reason
   };
 }
 
-async function planOne(call: ToolCall, { deps, context }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
+async function planOne(call: ToolCall, { deps, context, taint }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
   const tool = deps.tools.get(call.name);
   if (tool === undefined) {
     const note = unknownToolObservation(call.name, deps.tools);
@@ -95,6 +101,12 @@ async function planOne(call: ToolCall, { deps, context }: PlanScope): Promise<[P
     args = revalidated.data;
     modifiedReason = decision.reason;
   }
+  // A gate's allow does not clear the taint: side effects after untrusted content need the taint policy's leave.
+  const held = deps.taint?.hold(tool, taint);
+  if (held?.verdict === 'blocked') {
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note: held.reason }, evaluated(call, 'deny', held.reason)];
+  }
+  if (held !== undefined) return [{ call, arguments: args, verdict: 'confirm', note: held.reason }, evaluated(call, 'confirm', held.reason)];
   if (tool.requiresConfirmation) {
     return [{ call, arguments: args, verdict: 'confirm', note: 'Waiting for human confirmation.' }, evaluated(call, 'confirm', modifiedReason)];
   }

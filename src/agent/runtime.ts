@@ -9,6 +9,7 @@ import type { LoopEvent } from '../core/loopEvent.ts';
 import type { ToolSpec } from '../core/provider.ts';
 import type { CallJournal, Executor } from '../executor/executor.ts';
 import type { PolicyGate } from '../policy/types.ts';
+import type { TaintPolicy } from '../policy/taint.ts';
 import type { StuckGuard } from '../progress/stuckGuard.ts';
 import type { Redactor } from '../security/redactor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -40,6 +41,7 @@ export interface AgentPhasesOptions {
   /** Tools that can change between iterations (MCP servers): brought up to date before each model call. */
   readonly syncTools?: () => Promise<readonly ToolSpec[]>;
   readonly gate: PolicyGate;
+  readonly taint?: TaintPolicy;
   readonly executor: Executor;
   readonly stuckGuard: StuckGuard;
   readonly redactor: Redactor;
@@ -98,7 +100,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
       const scope = scopeOf(input.runId);
       const recorded = scope.replay?.reply('gate', input.iteration);
       if (recorded !== undefined) return Promise.resolve(recorded);
-      return planCalls(input, { tools, gate }, { runId: input.runId, agentId, emit: scope.emit }).then((output) => {
+      return planCalls(input, { tools, gate, ...(options.taint === undefined ? {} : { taint: options.taint }) }, { runId: input.runId, agentId, emit: scope.emit }).then((output) => {
         // A gate may rewrite arguments: what it wrote is redacted like what the model wrote.
         const reply = clean(output);
         scope.persistence?.reply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });

@@ -22,6 +22,7 @@ import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { ToolProfile } from '../tools/profile.ts';
+import type { TaintOptions } from '../policy/taint.ts';
 import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../mcp/connect.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
@@ -106,6 +107,12 @@ export interface AgentPolicyConfig {
   readonly gate?: PolicyGate;
   /** Filter the tools the model sees: include/exclude globs, requireVerified, maxTools. Off by default. */
   readonly toolProfile?: ToolProfile;
+  /**
+   * After untrusted content (web pages, MCP results, pre-hydrated references) a side-effect call
+   * waits for a human (`onSideEffect: 'deny'` refuses it; `allow` lists tools exempt). On by
+   * default; `false` turns it off.
+   */
+  readonly taint?: TaintOptions | false;
   /**
    * Secrets to scrub from events, journals and snapshots, on top of the defaults (API-key shapes,
    * bearer tokens, values under keys like `apiKey`/`password`, and the values of OPENAI_API_KEY

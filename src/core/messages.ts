@@ -17,7 +17,12 @@ export type ToolCall = z.infer<typeof ToolCall>;
 export const SystemMessage = z.object({ role: z.literal('system'), content: z.string() });
 export type SystemMessage = z.infer<typeof SystemMessage>;
 
-export const UserMessage = z.object({ role: z.literal('user'), content: z.string() });
+export const UserMessage = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  /** Set when the content came from outside the user's trust (e.g. `pre-hydration`): the run is tainted from here on. */
+  untrusted: z.string().optional(),
+});
 export type UserMessage = z.infer<typeof UserMessage>;
 
 export const AssistantMessage = z.object({
@@ -36,6 +41,8 @@ export const ToolMessage = z.object({
   content: z.string(),
   /** True when the content reports a failure (error, denial, timeout) rather than a result. */
   isError: z.boolean().optional(),
+  /** Set (to the tool's name) when the content came from outside the user's trust: the run is tainted from here on. */
+  untrusted: z.string().optional(),
 });
 export type ToolMessage = z.infer<typeof ToolMessage>;
 

@@ -33,6 +33,8 @@ export interface ToolOutcome {
   readonly status: ToolOutcomeStatus;
   readonly content: string;
   readonly isError: boolean;
+  /** The tool's name when its content comes from outside the user's trust (fenced as data). */
+  readonly untrusted?: string;
 }
 
 export interface PendingHuman {

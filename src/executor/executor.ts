@@ -12,6 +12,7 @@ import type { BreakerRegistry } from '../resilience/breakerRegistry.ts';
 import { backoffDelay, sleep } from '../resilience/backoff.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import { formatToolError, serializeToolResult } from '../tools/result.ts';
+import { fenceUntrusted } from '../policy/taint.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 import { callKey, type CallKey } from './callKey.ts';
@@ -129,7 +130,12 @@ export function createExecutor(options: ExecutorOptions) {
   }
 
   function outcome(call: ActCall, status: ToolOutcomeStatus, content: string, isError: boolean): ToolOutcome {
-    return { toolCallId: call.call.id, tool: call.call.name, status, content: redact === undefined ? content : redact(content), isError };
+    const clean = redact === undefined ? content : redact(content);
+    // What an untrusted tool returned enters the conversation fenced as data, and taints the run.
+    if (options.tools.get(call.call.name)?.untrusted === true) {
+      return { toolCallId: call.call.id, tool: call.call.name, status, content: fenceUntrusted(clean, call.call.name), isError, untrusted: call.call.name };
+    }
+    return { toolCallId: call.call.id, tool: call.call.name, status, content: clean, isError };
   }
 
   function success(call: ActCall, value: unknown, status: ToolOutcomeStatus, prefix = ''): ToolOutcome {

@@ -32,11 +32,6 @@ export interface PreHydratorOptions {
   readonly timeoutMs?: number;
   /** Budget of the injected message, in estimated tokens (chars / 4). Default 4 000. */
   readonly maxContextTokens?: number;
-  /**
-   * Role of the injected message. Default `system`. `user` keeps fetched content out of
-   * the system role entirely, for providers or gates that treat system text as trusted.
-   */
-  readonly role?: 'system' | 'user';
 }
 
 interface Resolved {
@@ -115,7 +110,6 @@ export function createPreHydrator(options: PreHydratorOptions): Hydrator {
   const maxReferences = positiveInteger('maxReferences', options.maxReferences, defaults.maxReferences);
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, defaults.timeoutMs);
   const maxContextTokens = positiveInteger('maxContextTokens', options.maxContextTokens, defaults.maxContextTokens);
-  const role = options.role ?? 'system';
 
   return async ({ task }, context) => {
     let found: Reference[] = [];
@@ -131,7 +125,8 @@ export function createPreHydrator(options: PreHydratorOptions): Hydrator {
         else unavailable.push({ reference: outcome.reference, reason: outcome.timedOut ? `not resolved within ${timeoutMs} ms` : formatToolError(outcome.error, 200) });
       }
       const { text, included } = buildMessage(resolved, unavailable, maxContextTokens);
-      const inject: Message[] = text === undefined ? [] : [{ role, content: text }];
+      // Fetched content is never system text: a user message, marked untrusted, so it taints the run.
+      const inject: Message[] = text === undefined ? [] : [{ role: 'user', content: text, untrusted: 'pre-hydration' }];
       context.emit({
         type: 'prehydration.completed',
         found: found.length,

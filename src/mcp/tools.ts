@@ -139,6 +139,8 @@ export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<
     permissions: Object.freeze(permissionsOf(server, info)),
     verified: false,
     requiresConfirmation: false,
+    // Another party's server: its answers are data, not the user's instructions.
+    untrusted: true,
     // MCP's default is "not idempotent"; a read-only tool is safe to run again.
     idempotent: hints.idempotentHint === true || hints.readOnlyHint === true,
     async execute(input: Record<string, unknown>, context: ToolContext): Promise<string> {

@@ -2,7 +2,7 @@
  * A gate that decides with Cedar policies (`@cedar-policy/cedar-wasm`). Each call is a request:
  * principal `Agent::"<agent id>"`, action `Action::"call"`, resource `Tool::"<tool>"` (attributes
  * `name` and `permissions`, parents the `ToolGroup`s whose globs match it), context `arguments`,
- * `iteration` and `runId`. Policies are parsed (and validated against a schema, when given) once,
+ * `iteration`, `runId` and `tainted` (the run has read untrusted content). Policies are parsed (and validated against a schema, when given) once,
  * when the gate is built: a policy that does not parse is a configuration error naming its line
  * and column, never a deny-all at run time.
  */
@@ -184,7 +184,7 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
         principal: { type: 'Agent', id: context.agentId },
         action: { type: 'Action', id: 'call' },
         resource: { type: 'Tool', id: action.tool },
-        context: { arguments: toCedar(action.arguments) ?? {}, iteration: context.iteration, runId: context.runId },
+        context: { arguments: toCedar(action.arguments) ?? {}, iteration: context.iteration, runId: context.runId, tainted: context.taint !== undefined },
         preparsedPolicySetId: setId,
         ...(schemaName === undefined ? {} : { preparsedSchemaName: schemaName, validateRequest: true }),
         // Only the groups this tool is in: every entity sent is parsed again on each call.

@@ -23,6 +23,8 @@ export interface GateContext {
   readonly agentId: string;
   readonly iteration: number;
   readonly messages: readonly Message[];
+  /** Set once the run read untrusted content: where it came from. */
+  readonly taint?: { readonly source: string };
 }
 
 /** A policy gate. `evaluate` may be sync or async; throwing counts as a denial (fail closed). */

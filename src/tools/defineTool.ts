@@ -45,6 +45,10 @@ export interface ToolDefinition<TSchema extends z.ZodType, TOutput> {
   readonly idempotent?: boolean;
   readonly timeoutMs?: number;
   readonly recovery?: RecoveryStrategy;
+  /** Its results come from outside the user's trust: fenced as data, and they taint the run. */
+  readonly untrusted?: boolean;
+  /** It changes something outside the agent; a tainted run then needs approval to call it. */
+  readonly sideEffects?: boolean;
 }
 
 function fail(name: unknown, problem: string): never {
@@ -165,5 +169,7 @@ export function defineTool<TSchema extends z.ZodType, TOutput>(
     idempotent: definition.idempotent !== false,
     ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
     ...(definition.recovery === undefined ? {} : { recovery: definition.recovery }),
+    ...(definition.untrusted === true ? { untrusted: true } : {}),
+    ...(definition.sideEffects === true ? { sideEffects: true } : {}),
   });
 }

@@ -26,6 +26,13 @@ export interface ToolMetadata {
   readonly requiresConfirmation: boolean;
   /** Safe to run twice with the same idempotency key (re-run after a crash). Default true. */
   readonly idempotent: boolean;
+  /**
+   * Its results come from outside the user's trust (web pages, other services): they enter the
+   * conversation fenced as data and taint the run, so side-effect calls then need approval.
+   */
+  readonly untrusted?: boolean;
+  /** It changes something outside the agent (writes, sends, executes). Also inferred from permissions such as `fs.write`, `email.send`, `shell.exec`. */
+  readonly sideEffects?: boolean;
   /** Per-call timeout overriding the executor default, in ms. */
   readonly timeoutMs?: number;
   /** Recovery strategy for this tool's failures, overriding the agent's default. */

@@ -49,7 +49,7 @@ describe('optional primitives through createAgent', () => {
     agent.events$.subscribe(({ event }) => events.push(event.type));
     await agent.run('Please fix #42 today');
     const sent = model.calls[0]?.messages ?? [];
-    expect(sent.map((m) => m.role)).toEqual(['system', 'system', 'user']);
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'user']);
     expect(String(sent[1]?.content).startsWith('[PRE_HYDRATED_CONTEXT]')).toBe(true);
     expect(sent[1]?.content).toContain('the build is red');
     expect(events).toContain('prehydration.completed');

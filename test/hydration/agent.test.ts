@@ -59,7 +59,7 @@ describe('pre-hydration in an agent run', () => {
     });
     const result = await agent.run(task);
     const first = model.calls[0]!.messages;
-    expect(first.map((m) => m.role)).toEqual(['system', 'system', 'user']);
+    expect(first.map((m) => m.role)).toEqual(['system', 'user', 'user']);
     expect(first[0]!.content).toBe('You are careful.');
     expect(first[1]!.content?.startsWith(PRE_HYDRATED_CONTEXT_TAG)).toBe(true);
     expect(first[1]!.content).toContain('SPEC TEXT');

@@ -24,9 +24,13 @@ export function controlled(name: string, mode?: 'crash' | 'garbage', env?: Recor
   return { name, command: process.execPath, args: ['--import', 'tsx', controlledTs, ...(mode === undefined ? [] : [mode])], ...(env === undefined ? {} : { env }), connectTimeoutMs: 10_000 };
 }
 
-/** The tool messages a request carried, by tool name. */
+const FENCE = /^\[UNTRUSTED CONTENT from [^\]]+\]\n([\s\S]*)\n\[END UNTRUSTED CONTENT\]$/;
+
+/** The tool messages a request carried, by tool name, with the untrusted-content fence taken off. */
 export function toolResults(request: CompletionRequest | undefined): { name: string; content: string }[] {
-  return (request?.messages ?? []).filter((m) => m.role === 'tool').map((m) => ({ name: (m as { name: string }).name, content: String(m.content) }));
+  return (request?.messages ?? [])
+    .filter((m) => m.role === 'tool')
+    .map((m) => ({ name: (m as { name: string }).name, content: FENCE.exec(String(m.content))?.[1] ?? String(m.content) }));
 }
 
 function freePort(): Promise<number> {

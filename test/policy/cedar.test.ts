@@ -83,7 +83,7 @@ describe('gates.cedar', () => {
   it('validates policies against a schema when built', () => {
     const schema = `
       entity Agent; entity ToolGroup; entity Tool in [ToolGroup] { name: String, permissions: Set<String> };
-      action call appliesTo { principal: [Agent], resource: [Tool], context: { arguments: { amount: Long }, iteration: Long, runId: String } };`;
+      action call appliesTo { principal: [Agent], resource: [Tool], context: { arguments: { amount: Long }, iteration: Long, runId: String, tainted: Bool } };`;
     expect(() => gates.cedar({ schema, policies: `permit(principal, action == Action::"call", resource) when { context.arguments.amount < 10 };` })).not.toThrow();
     expect(() => gates.cedar({ schema, policies: `permit(principal, action == Action::"call", resource) when { resource.owner == "x" };` })).toThrow(/do not match the schema/);
   });

@@ -98,6 +98,8 @@ export function webFetch(options: WebFetchOptions = {}): Tool<z.infer<typeof Inp
     description: `Fetch a public web page or file by http(s) URL and return its text (at most ${maxBytes} bytes). Internal, private and loopback addresses are refused.`,
     input: Input,
     permissions: ['net.fetch'],
+    // A page is written by whoever runs the site: what it says is data, never the user's instructions.
+    untrusted: true,
     // Our own deadline fires first, with a message that names the URL.
     timeoutMs: timeoutMs + 1_000,
     execute: async ({ url }, { signal }) => {
