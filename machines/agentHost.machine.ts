@@ -27,7 +27,8 @@
  * root.send({ type: 'agent.send', to: 'writer', message: { type: 'agent.tell', task } });
  * ```
  */
-import { emit, enqueueActions, fromPromise, setup, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent, type EventObject } from 'xstate';
+import { emit, enqueueActions, setup, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent, type EventObject } from 'xstate';
+import { notProvided } from './notProvided.ts';
 import type { LoopResult } from '../src/core/run.ts';
 
 /** How a task reached the agent. `ask` and `delegate` expect an answer; `tell` does not. */
@@ -162,10 +163,8 @@ export const agentHostMachine = setup({
     emitted: {} as AgentHostEmitted,
   },
   actors: {
-    /** A task is a sub-agent run: any logic whose output is the task's `LoopResult`; the runtime provides `subAgentMachine`. */
-    runTask: fromPromise<LoopResult, RunTaskInput>(async () => {
-      throw new Error('The agent host\'s "runTask" actor has no implementation: supply one with agentHostMachine.provide({ actors: { runTask } }).');
-    }) as AnyActorLogic,
+    /** A task is a sub-agent run: logic whose output is the task's `LoopResult`; the runtime provides `subAgentMachine`. */
+    runTask: notProvided<LoopResult, RunTaskInput>('agentHost', 'runTask') as AnyActorLogic,
   },
   delays: {
     askTimeout: ({ event }) => (event.type === 'agent.ask' ? event.task.timeoutMs : 0),

@@ -23,7 +23,8 @@
  * actor.start();
  * ```
  */
-import { assign, emit, enqueueActions, fromPromise, setup, type AnyActorLogic } from 'xstate';
+import { assign, emit, enqueueActions, setup, type AnyActorLogic } from 'xstate';
+import { notProvided } from './notProvided.ts';
 import type { Usage } from '../src/core/provider.ts';
 import type {
   InFlightBranch,
@@ -44,10 +45,6 @@ import type {
 import { STRATEGY_TERMINATION } from './strategy.types.ts';
 import type { Branch, StrategyDecision, Thought } from '../src/core/strategy.ts';
 
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
-    throw new Error(`The strategy machine's "${name}" actor has no implementation: supply one with strategyMachine.provide({ actors: { ${name} } }).`);
-  });
 
 const DETAIL_CHARS = 160;
 const ZERO: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -138,11 +135,11 @@ export const strategyMachine = setup({
     emitted: {} as StrategyEmitted,
   },
   actors: {
-    init: notProvided('init') as unknown as ReturnType<typeof fromPromise<StrategyInitOutput, StrategyInitInput>>,
-    step: notProvided('step') as unknown as ReturnType<typeof fromPromise<StrategyDecideOutput, StrategyDecideInput>>,
-    aggregate: notProvided('aggregate') as unknown as ReturnType<typeof fromPromise<StrategyDecideOutput, StrategyDecideInput>>,
-    /** A branch is a sub-agent run: any logic whose output is the branch's `StrategyBranchOutput`; the runtime provides `subAgentMachine`. */
-    branch: notProvided('branch') as AnyActorLogic,
+    init: notProvided<StrategyInitOutput, StrategyInitInput>('strategy', 'init'),
+    step: notProvided<StrategyDecideOutput, StrategyDecideInput>('strategy', 'step'),
+    aggregate: notProvided<StrategyDecideOutput, StrategyDecideInput>('strategy', 'aggregate'),
+    /** A branch is a sub-agent run: logic whose output is the branch's `StrategyBranchOutput`; the runtime provides `subAgentMachine`. */
+    branch: notProvided<StrategyBranchOutput, StrategyBranchInput>('strategy', 'branch') as AnyActorLogic,
   },
   actions: {
     /** Record a decision from `step` or `aggregate` and announce it. */

@@ -137,15 +137,8 @@ export interface StrategyTermination {
   readonly error?: unknown;
 }
 
-/** The runner's context. @example `actor.getSnapshot().context.round` */
-export interface StrategyMachineContext {
-  readonly runId: string;
-  readonly strategy: string;
-  readonly task: string;
-  readonly model: string;
-  readonly maxRounds: number;
-  readonly concurrency: number;
-  readonly timeoutMs: number;
+/** The runner's context: its input, and what the run has done so far. @example `actor.getSnapshot().context.round` */
+export interface StrategyMachineContext extends StrategyMachineInput {
   /** The strategy's private state (JSON-able for persistence); the runner never reads it. */
   readonly state: unknown;
   /** Decisions made so far. */

@@ -18,7 +18,8 @@
  * const runner = strategyMachine.provide({ actors: { branch, init, step, aggregate } });
  * ```
  */
-import { assign, fromPromise, setup, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { assign, setup, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { notProvided } from './notProvided.ts';
 
 /** The parent's request: a branch, a task. Only `prepare` and `conclude` read it. */
 export type SubAgentRequest = object;
@@ -50,10 +51,6 @@ export interface SubAgentContext {
   readonly output: unknown;
 }
 
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
-    throw new Error(`The sub-agent machine's "${name}" actor has no implementation: supply one with subAgentMachine.provide({ actors: { ${name} } }).`);
-  });
 
 const errorOf = ({ event }: { event: { error: unknown } }): unknown => event.error;
 
@@ -64,8 +61,8 @@ export const subAgentMachine = setup({
     output: {} as unknown,
   },
   actors: {
-    prepare: notProvided('prepare') as unknown as ReturnType<typeof fromPromise<SubAgentPrepared, SubAgentRequest>>,
-    conclude: notProvided('conclude') as unknown as ReturnType<typeof fromPromise<unknown, SubAgentConclude>>,
+    prepare: notProvided<SubAgentPrepared, SubAgentRequest>('subAgent', 'prepare'),
+    conclude: notProvided<unknown, SubAgentConclude>('subAgent', 'conclude'),
   },
   actions: {
     attach: (_, _params: SubAgentAttach) => {

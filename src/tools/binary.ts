@@ -4,7 +4,7 @@
  * Bytes that are UTF-8 text (a file read without an encoding, an HTTP body) are shown as text;
  * anything else becomes a short description — size, a sniffed type, a hex preview — because raw
  * bytes mean nothing to a model and would not survive JSON. Only the first bytes are ever
- * looked at, so a 10 MB buffer costs as much as a 64 KiB one.
+ * looked at, so the work does not grow with the buffer's size.
  *
  * Internal to `src/tools/`; not re-exported from the package.
  */

@@ -2,8 +2,8 @@
  * A JSON serialiser for arbitrary tool results that never throws and never builds more text than
  * the budget needs.
  *
- * `JSON.stringify` throws on cycles and BigInt, turns a nested 10 MB Buffer into a
- * 10-million-element array (~40 MB of text), and always builds the whole string. This writer
+ * `JSON.stringify` throws on cycles and BigInt, turns a nested Buffer into an array
+ * of one number per byte (several times its size as text), and always builds the whole string. This writer
  * emits the same compact JSON for ordinary data, stops *emitting* once the budget is reached and
  * only *counts* the rest (so the truncation marker can state the original size), and renders
  * the awkward cases as data: cycles → `"[Circular]"`, BigInt → its digits, binary →

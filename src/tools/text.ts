@@ -35,8 +35,8 @@ function isLow(code: number): boolean {
 /**
  * Length (in UTF-16 code units) of the longest prefix of `text` whose UTF-8 encoding fits in
  * `maxBytes`, never ending between the two halves of a surrogate pair. Lone surrogates count 3
- * bytes, the size of the U+FFFD that replaces them. Reads at most `maxBytes` code units, so it
- * is cheap on a 10 MB string.
+ * bytes, the size of the U+FFFD that replaces them. Reads at most `maxBytes` code units, so the
+ * work is bounded by the budget, not the string.
  *
  * @example
  * ```ts
