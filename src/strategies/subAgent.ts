@@ -3,9 +3,8 @@
  * run on the branch's prompt as a child actor of the branch. Its answer becomes the branch's
  * thought. Stopping the branch (the strategy ended, was cancelled or timed out) stops the run.
  */
-import { fromPromise } from 'xstate';
-import { createAgent, type Agent, type AgentConfig, type AgentRun, type PreparedRun } from '../agent/createAgent.ts';
-import { subAgentMachine, type SubAgentConclude, type SubAgentPrepared, type SubAgentRequest } from '../../machines/subAgent.machine.ts';
+import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
+import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
 import type { AgentObserveConfig } from '../agent/types.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -58,17 +57,6 @@ function thoughtOf(branch: Branch, result: LoopResult): Thought {
   return { ...base, metadata: { ...metadata, error: result.error?.message ?? `the sub-agent run ended with ${result.reason}`, reason: result.reason } };
 }
 
-/** One branch's sub-agent: prepared, then attached to its actor. */
-interface BranchRun {
-  readonly request: StrategyBranchInput;
-  readonly prepared: PreparedRun;
-  readonly startedAt: number;
-  /** Stops an agent built for this branch once its run has settled. */
-  readonly release: () => void;
-  /** Set by `attach`: the branch's thought, once the run has settled. */
-  outcome?: Promise<StrategyBranchOutput>;
-}
-
 /**
  * A branch as an actor: `subAgentMachine` provided with how this strategy run's branches pick
  * their agent, hook up its run and turn its result into a thought. A factory that throws, or a
@@ -81,41 +69,24 @@ interface BranchRun {
  * ```
  */
 export function branchActor(deps: BranchDeps) {
-  const runs = new Map<string, BranchRun>();
-  return subAgentMachine.provide({
-    actors: {
-      prepare: fromPromise<SubAgentPrepared, SubAgentRequest>(async ({ input }) => {
-        const request = input as StrategyBranchInput;
-        const { branch } = request;
-        const made = typeof deps.source === 'function' ? deps.source(branch, { runId: request.runId, round: request.round, index: request.index }) : deps.source;
-        const agent = isAgent(made) ? made : createAgent(inheritInspect(made, deps.inspect));
-        const prepared = agent.prepare(branch.prompt, { runId: `${request.runId}-r${request.round}-b${request.index}` });
-        // An agent built for this branch goes with it; one the factory returned is left running.
-        const release = isAgent(made) ? () => undefined : () => agent.stop();
-        runs.set(prepared.runId, { request, prepared, startedAt: Date.now(), release });
-        return { runId: prepared.runId, logic: prepared.logic, input: prepared.input };
-      }),
-      conclude: fromPromise<unknown, SubAgentConclude>(async ({ input }) => {
-        const outcome = runs.get(input.runId)?.outcome;
-        runs.delete(input.runId);
-        if (outcome === undefined) throw new Error(`Branch run ${input.runId} was never attached to its actor.`);
-        return outcome;
-      }),
-    },
-    actions: {
-      attach: (_, { runId, actor }) => {
-        const run = runs.get(runId);
-        if (run === undefined) throw new Error(`Branch run ${runId} was not prepared.`);
-        const handle = run.prepared.attach(actor as AgentRun['actor']);
-        const forwarding = handle.events$.subscribe({ next: deps.forward, error: () => undefined });
-        run.outcome = handle.settled.then((result) => {
-          forwarding.unsubscribe();
-          run.release();
-          // Stopped with the strategy: no conclude will come for it.
-          if (handle.actor.getSnapshot().status === 'stopped') runs.delete(runId);
-          return { thought: thoughtOf(run.request.branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - run.startedAt };
-        });
+  return subAgentLogic((input) => {
+    const request = input as StrategyBranchInput;
+    const { branch } = request;
+    const startedAt = Date.now();
+    const made = typeof deps.source === 'function' ? deps.source(branch, { runId: request.runId, round: request.round, index: request.index }) : deps.source;
+    const agent = isAgent(made) ? made : createAgent(inheritInspect(made, deps.inspect));
+    let forwarding: { unsubscribe(): void } | undefined;
+    return {
+      prepared: agent.prepare(branch.prompt, { runId: `${request.runId}-r${request.round}-b${request.index}` }),
+      attached: (run) => {
+        forwarding = run.events$.subscribe({ next: deps.forward, error: () => undefined });
       },
-    },
+      conclude: (result): StrategyBranchOutput => {
+        forwarding?.unsubscribe();
+        // An agent built for this branch goes with it; one the factory returned is left running.
+        if (!isAgent(made)) agent.stop();
+        return { thought: thoughtOf(branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - startedAt };
+      },
+    };
   });
 }

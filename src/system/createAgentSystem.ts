@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
-import { createActor, fromPromise, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import { createActor, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import {
   agentHostMachine,
   agentSystemMachine,
@@ -21,8 +21,8 @@ import {
 } from '../../machines/agentHost.machine.ts';
 // Importing createAgent also installs the RxJS `onUnhandledError` guard (events/eventBus.ts):
 // a throwing events$ subscriber is reported, never rethrown into the host.
-import { createAgent, type Agent, type AgentConfig, type AgentRun, type PreparedRun } from '../agent/createAgent.ts';
-import { subAgentMachine, type SubAgentConclude, type SubAgentPrepared, type SubAgentRequest } from '../../machines/subAgent.machine.ts';
+import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../agent/createAgent.ts';
+import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
 import type { LoopResult } from '../core/run.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
@@ -69,8 +69,6 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const members = new Map<string, Member>();
   /** Runs the system started, by run id, until they settle. */
   const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun }>();
-  /** Runs prepared for a task actor, until it attaches them. */
-  const preparedRuns = new Map<string, { readonly agentId: string; readonly prepared: PreparedRun }>();
   const stream = new Subject<JournalEntry>();
   const positions = new RunPositions();
   const asks = createPendingAsks((runId) => liveRuns.get(runId)?.run);
@@ -78,32 +76,18 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
 
   // A task is a sub-agent run: its agent loop is spawned as the task actor's child, under the
   // agent's host, so stopping the host (or timing out the ask) stops the run through XState.
-  const runTask = subAgentMachine.provide({
-    actors: {
-      prepare: fromPromise<SubAgentPrepared, SubAgentRequest>(async ({ input }) => {
-        const { agentId, task } = input as RunTaskInput;
-        const member = members.get(agentId);
-        if (member === undefined) throw new AgentNotFoundError(agentId, [...members.keys()]);
-        const prepared = member.handle.agent.prepare(task.message, { runId: task.runId });
-        preparedRuns.set(prepared.runId, { agentId, prepared });
-        return { runId: prepared.runId, logic: prepared.logic, input: prepared.input };
-      }),
-      conclude: fromPromise<unknown, SubAgentConclude>(async ({ input }) => {
-        const live = liveRuns.get(input.runId);
-        if (live === undefined) throw new Error(`Task run ${input.runId} was never attached to its actor.`);
-        return live.run.settled;
-      }),
-    },
-    actions: {
-      attach: (_, { runId, actor }) => {
-        const ready = preparedRuns.get(runId);
-        if (ready === undefined) throw new Error(`Task run ${runId} was not prepared.`);
-        preparedRuns.delete(runId);
-        const run = ready.prepared.attach(actor as AgentRun['actor']);
-        liveRuns.set(runId, { agentId: ready.agentId, run });
-        void run.settled.then(() => liveRuns.delete(runId));
+  const runTask = subAgentLogic((input) => {
+    const { agentId, task } = input as RunTaskInput;
+    const member = members.get(agentId);
+    if (member === undefined) throw new AgentNotFoundError(agentId, [...members.keys()]);
+    return {
+      prepared: member.handle.agent.prepare(task.message, { runId: task.runId }),
+      attached: (run) => liveRuns.set(run.runId, { agentId, run }),
+      conclude: (result) => {
+        liveRuns.delete(result.runId);
+        return result;
       },
-    },
+    };
   });
   const root = createActor(agentSystemMachine.provide({ actors: { agentHost: agentHostMachine.provide({ actors: { runTask } }) } }), {
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
