@@ -22,7 +22,7 @@ export { ConfigurationError } from './core/errors.ts';
 export { AuthenticationError, BadRequestError, CancelledError, ContextLengthError, MissingConfigurationError } from './inference/errors.ts';
 export { ConversationError } from './conversation/validate.ts';
 export { PolicyGateError } from './policy/evaluateGate.ts';
-export { RunCancelledError } from './agent/errors.ts';
+export { HookFailedError, ModelCallBlockedError, RunCancelledError } from './agent/errors.ts';
 export { ReplayMismatchError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError, UnsupportedVersionError } from './persistence/errors.ts';
 export { AgentNotFoundError, AgentStoppedError, AskCancelledError } from './system/errors.ts';
 export { InvalidDecisionError, StrategyCancelledError, StrategyRoundsExceededError } from './strategies/errors.ts';

@@ -17,7 +17,7 @@
 export { createAgent } from './agent/createAgent.ts';
 export type { Agent, AgentConfig, AgentRun, ModelConfig, RunOptions } from './agent/createAgent.ts';
 export type { LoopResult, RunResult } from './core/run.ts';
-export type { HookContext, Hydrator, MessagePreparer } from './core/hooks.ts';
+export type { AgentHooks, HookContext, ToolCallProposal } from './core/hooks.ts';
 
 // Models
 export { openAICompatible } from './inference/openaiCompatible.ts';

@@ -7,7 +7,8 @@
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { RunLimits } from '../core/run.ts';
-import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
+import type { AgentHooks, Hydrator } from '../core/hooks.ts';
+import { HookName } from '../core/loopEvent.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
@@ -46,7 +47,7 @@ export interface AgentSettings {
   readonly limits?: Partial<RunLimits>;
   readonly contextBudget?: ContextBudgetOptions;
   readonly preHydration?: PreHydratorOptions;
-  readonly preparers: readonly MessagePreparer[];
+  readonly hooks?: AgentHooks;
   readonly hydrator?: Hydrator;
   readonly knowledge?: KnowledgeConfig;
   readonly store?: RunStore;
@@ -70,20 +71,20 @@ const MOVED: Readonly<Record<string, string>> = {
   executor: 'resilience.tools',
   stuckDetection: 'resilience.stuckDetection',
   preHydration: 'context.preHydration',
-  experimental_preparers: 'context.experimental_preparers',
+  experimental_preparers: 'hooks.beforeModelCall',
   experimental_hydrator: 'context.experimental_hydrator',
   store: 'persistence.store',
   inspect: 'observe.inspect',
   journalCapacity: 'observe.journalCapacity',
 };
 
-const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'persistence', 'observe'] as const;
+const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'persistence', 'observe', 'hooks'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
   policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
-  context: ['budget', 'preHydration', 'experimental_preparers', 'experimental_hydrator'],
+  context: ['budget', 'preHydration', 'experimental_hydrator'],
   persistence: ['store'],
   observe: ['inspect', 'events', 'journalCapacity'],
 };
@@ -116,6 +117,9 @@ function group(config: Group, name: string): Group | undefined {
     fail(`the context budget moved from \`context\` to \`context.budget\` (\`context\` now groups ${list(known)}).`);
   }
   if (name === 'model' && unknown.includes('modelName')) fail('`model.modelName` is spelled `model.name`.');
+  if (name === 'context' && unknown.includes('experimental_preparers')) {
+    fail('`context.experimental_preparers` is replaced by `hooks.beforeModelCall`: return `{ kind: \'modify\', request: { messages } }` from it.');
+  }
   if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown.map((key) => `${name}.${key}`))}; \`${name}\` takes ${list(known)}.`);
   return value;
 }
@@ -193,7 +197,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   const knowledge = optional<KnowledgeConfig>(raw['knowledge'], 'knowledge', isObject, 'an object');
   const breakers = optional<AgentResilienceConfig['breakers']>(resilience['breakers'], 'resilience.breakers', (v) => v === false || isObject(v), 'breaker options or false');
   const stuckDetection = optional<StuckDetectionOptions | false>(resilience['stuckDetection'], 'resilience.stuckDetection', (v) => v === false || isObject(v), 'stuck-detection options or false');
-  const preparers = optional<readonly MessagePreparer[]>(context['experimental_preparers'], 'context.experimental_preparers', isArray, 'an array of preparers') ?? [];
+  const hooks = resolveHooks(raw['hooks']);
   const mcpServers = (optional<readonly unknown[]>(raw['mcpServers'], 'mcpServers', isArray, 'an array of MCP server configs') ?? []).map(checkMcpServerConfig);
   const names = mcpServers.map((server) => server.name);
   const twice = names.find((name, at) => names.indexOf(name) !== at);
@@ -208,6 +212,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     tools,
     limits,
     knowledge,
+    hooks,
     gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
     toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),
     redact,
@@ -226,7 +231,19 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   };
   // Absent options stay absent, so `settings.x === undefined` means "not configured".
   const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
-  return { ...present, ...model, tools, preparers, mcpServers };
+  return { ...present, ...model, tools, mcpServers };
+}
+
+/** `hooks`, checked: known hook names holding functions, and an optional positive `timeoutMs`. */
+function resolveHooks(value: unknown): AgentHooks | undefined {
+  if (value === undefined) return undefined;
+  const known: readonly string[] = [...HookName.options, 'timeoutMs'];
+  if (!isObject(value)) return fail(`\`hooks\` must be an object with ${list(known)} (got ${describe(value)}).`);
+  const unknown = Object.keys(value).filter((key) => !known.includes(key));
+  if (unknown.length > 0) fail(`unknown hook${unknown.length === 1 ? '' : 's'} ${list(unknown.map((key) => `hooks.${key}`))}; \`hooks\` takes ${list(known)}.`);
+  for (const name of HookName.options) optional(value[name], `hooks.${name}`, isFunction, 'a function');
+  optional(value['timeoutMs'], 'hooks.timeoutMs', isPositiveInteger, 'a positive integer (ms)');
+  return value as AgentHooks;
 }
 
 /**

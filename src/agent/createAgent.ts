@@ -34,6 +34,7 @@ import { applyToolProfile } from '../tools/profile.ts';
 import { createKnowledge } from '../knowledge/wiring.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import { resolveConfig, type AgentSettings } from './config.ts';
+import { createHookRunner } from './hooks.ts';
 
 import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
@@ -62,15 +63,15 @@ export function createAgent(config: AgentConfig): Agent {
   const allTools = [...settings.tools, ...(knowledge?.tools ?? [])];
   const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile);
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
-  // The budget runs last, so it measures what earlier preparers (knowledge, user hooks) injected.
+  // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
   const preparers: readonly MessagePreparer[] = [
     ...(knowledge?.preparers ?? []),
-    ...settings.preparers,
     ...(settings.contextBudget === undefined ? [] : [createContextBudget(settings.contextBudget)]),
   ];
   const gate = settings.gate ?? gates.permissive();
   const bus = new EventBus();
   const redactor = createRedactor(settings.redact);
+  const hooks = createHookRunner(settings.hooks, redactor.deep);
   const journal = new MemoryJournal(settings.journalCapacity);
   bus.attach(journal.write);
   // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
@@ -103,6 +104,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
     ...(preparers.length === 0 ? {} : { preparers }),
+    ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
   };
   const scopeOf = (runId: string): RunScope => {
     const scope = scopes.get(runId);
@@ -128,6 +130,7 @@ export function createAgent(config: AgentConfig): Agent {
     stuckGuard,
     redactor,
     scopeOf,
+    ...(hooks === undefined ? {} : { hooks }),
   });
   // The agent's machine: the agent machine provided with this agent's phase implementations.
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime, { listening }) } });
@@ -206,7 +209,7 @@ export function createAgent(config: AgentConfig): Agent {
     return handle;
   }
 
-  const host: RunHost = { agentId, redactor, bus, journal, scopes, ...(knowledge === undefined ? {} : { knowledge }) };
+  const host: RunHost = { agentId, redactor, bus, journal, scopes, ...(knowledge === undefined ? {} : { knowledge }), ...(hooks === undefined ? {} : { hooks }) };
   const attach = (actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun =>
     attachRun(host, actor, input, persistence, recovered, tookOver);
 

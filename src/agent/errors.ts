@@ -4,6 +4,7 @@
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
+import type { HookName } from '../core/loopEvent.ts';
 
 interface RunErrorOptions extends ActorloopErrorOptions {
   readonly result: LoopResult;
@@ -60,6 +61,36 @@ export class ModelRepairExhaustedError extends RunError {
 export class StuckLoopError extends RunError {
   readonly code = 'stuck' as const;
   readonly blame = 'model' as const;
+}
+
+/**
+ * A lifecycle hook threw, did not settle within `hooks.timeoutMs`, or returned something that is
+ * not a decision. The run fails closed (no call the hook was guarding is made); `hook` names it.
+ *
+ * @example
+ * ```ts
+ * try { await agent.run(task); } catch (e) { if (e instanceof HookFailedError) console.log(e.hook, e.cause); }
+ * ```
+ */
+export class HookFailedError extends ActorloopError {
+  readonly code = 'hook_failed' as const;
+  readonly blame = 'user' as const;
+  readonly hook: HookName;
+  constructor(hook: HookName, message: string, options: ActorloopErrorOptions = {}) {
+    super(message, options);
+    this.hook = hook;
+  }
+}
+
+/** A `beforeModelCall` hook blocked the model call; the run ends with its reason. */
+export class ModelCallBlockedError extends ActorloopError {
+  readonly code = 'model_call_blocked' as const;
+  readonly blame = 'user' as const;
+  readonly reason: string;
+  constructor(reason: string, options: ActorloopErrorOptions = {}) {
+    super(`The beforeModelCall hook blocked the model call: ${reason}`, options);
+    this.reason = reason;
+  }
 }
 
 /** A failure that was not one of actorloop's typed errors (a bug in a custom actor, say). */

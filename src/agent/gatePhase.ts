@@ -12,18 +12,24 @@ import type { GateContext, PolicyGate } from '../policy/types.ts';
 import { taintOf, type Taint, type TaintPolicy } from '../policy/taint.ts';
 import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { Tool } from '../tools/types.ts';
+import type { HookRunner, HookScope } from './hooks.ts';
 
 export interface GatePhaseDeps {
   readonly tools: ToolRegistry;
   readonly gate: PolicyGate;
   /** What side-effect calls get once the run read untrusted content; `undefined`: taint is not tracked. */
   readonly taint?: TaintPolicy;
+  /** The user's `beforeToolCall`, for calls the gate let through. */
+  readonly beforeToolCall?: HookRunner['beforeToolCall'];
 }
 
 export interface GatePhaseScope {
   readonly runId: string;
   readonly agentId: string;
   emit(event: LoopEvent): void;
+  /** Where hooks run (their signal made only when read). */
+  readonly hooks?: HookScope;
 }
 
 type PolicyEvaluated = Extract<LoopEvent, { type: 'policy.evaluated' }>;
@@ -33,6 +39,7 @@ interface PlanScope {
   readonly deps: GatePhaseDeps;
   readonly context: GateContext;
   readonly taint: Taint | undefined;
+  readonly hooks: HookScope | undefined;
 }
 
 /**
@@ -45,6 +52,7 @@ export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: Ga
     deps,
     context: { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages, ...(taint === undefined ? {} : { taint }) },
     taint,
+    hooks: scope.hooks,
   };
   // Module-level helpers, not closures per turn: under tsx (esbuild keepNames) every named
   // closure costs an Object.defineProperty each time it is created.
@@ -67,7 +75,47 @@ function evaluated(call: ToolCall, decision: PolicyEvaluated['decision'], reason
   };
 }
 
-async function planOne(call: ToolCall, { deps, context, taint }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
+async function planOne(call: ToolCall, scope: PlanScope): Promise<[PlannedCall, LoopEvent]> {
+  const planned = await gateOne(call, scope);
+  const [entry] = planned;
+  const hook = scope.deps.beforeToolCall;
+  if (hook === undefined || scope.hooks === undefined || entry.verdict === 'blocked') return planned;
+  const tool = scope.deps.tools.get(call.name) as Tool;
+  return askHook(hook, tool, planned, entry.verdict, scope.hooks);
+}
+
+/** The user's `beforeToolCall` on a call the gate let through: it may approve, deny or rewrite it. */
+async function askHook(
+  hook: NonNullable<GatePhaseDeps['beforeToolCall']>,
+  tool: Tool,
+  planned: [PlannedCall, LoopEvent],
+  verdict: 'run' | 'confirm',
+  hooks: HookScope,
+): Promise<[PlannedCall, LoopEvent]> {
+  const [entry, gated] = planned;
+  const { call } = entry;
+  const decision = await hook({ toolCallId: call.id, tool: tool.name, arguments: entry.arguments, permissions: tool.permissions, verdict }, hooks);
+  if (decision === undefined) return planned;
+  if (decision.kind === 'deny') {
+    const note = `Denied by the beforeToolCall hook: ${decision.reason}`;
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', note)];
+  }
+  if (decision.kind === 'approve') {
+    const reason = `Approved by the beforeToolCall hook${decision.reason === undefined ? '' : `: ${decision.reason}`}`;
+    return [{ call, arguments: entry.arguments, verdict: 'run', note: reason }, evaluated(call, 'allow', reason)];
+  }
+  const revalidated = tool.input.safeParse(decision.arguments);
+  if (!revalidated.success) {
+    const note = 'Denied by the beforeToolCall hook: its modification produced arguments the tool does not accept.';
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', note)];
+  }
+  const reason = decision.reason ?? 'modified by the beforeToolCall hook';
+  // A call that waits for a human still does, with the new arguments.
+  if (verdict === 'confirm') return [{ ...entry, arguments: revalidated.data }, gated];
+  return [{ call, arguments: revalidated.data, verdict: 'run', note: reason }, evaluated(call, 'modify', reason)];
+}
+
+async function gateOne(call: ToolCall, { deps, context, taint }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
   const tool = deps.tools.get(call.name);
   if (tool === undefined) {
     const note = unknownToolObservation(call.name, deps.tools);

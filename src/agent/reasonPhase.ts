@@ -7,8 +7,11 @@ import { setImmediate as onNextTurn } from 'node:timers';
 import type { ReasonInput, ReasonOutput } from '../core/run.ts';
 import type { ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
-import type { HookContext, MessagePreparer } from '../core/hooks.ts';
+import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
+import { ModelCallBlockedError } from './errors.ts';
+import type { HookRunner } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../core/provider.ts';
+import type { ModelRequest } from '../core/hooks.ts';
 
 export interface ReasonPhaseDeps {
   readonly provider: InferenceProvider;
@@ -19,6 +22,8 @@ export interface ReasonPhaseDeps {
   readonly maxTokens?: number;
   /** View transforms of the conversation for this call (context budget, knowledge injection). */
   readonly preparers?: readonly MessagePreparer[];
+  /** The user's `beforeModelCall`: sees the request after the preparers, may change or block it. */
+  readonly beforeModelCall?: HookRunner['beforeModelCall'];
 }
 
 export interface ReasonPhaseScope {
@@ -35,16 +40,30 @@ export async function reason(
   if (busyTooLong()) await nextTurn();
   if (signal.aborted) throw signal.reason;
   let messages = input.messages;
+  let context: PreparerContext | undefined;
   if (deps.preparers !== undefined && deps.preparers.length > 0) {
-    const context: HookContext = { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
+    context = { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
     for (const prepare of deps.preparers) messages = await prepare(messages, context);
   }
-  const request: CompletionRequest = {
+  let sent: ModelRequest = {
     messages,
-    ...(deps.tools.length > 0 ? { tools: deps.tools } : {}),
+    tools: deps.tools,
     ...(deps.model === undefined ? {} : { model: deps.model }),
     ...(deps.temperature === undefined ? {} : { temperature: deps.temperature }),
     ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
+  };
+  if (deps.beforeModelCall !== undefined) {
+    context ??= { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
+    const decision = await deps.beforeModelCall(sent, context);
+    if (decision?.kind === 'block') throw new ModelCallBlockedError(decision.reason, { runId: input.runId });
+    if (decision?.kind === 'modify') sent = { ...sent, ...decision.request };
+  }
+  const request: CompletionRequest = {
+    messages: sent.messages,
+    ...(sent.tools.length > 0 ? { tools: sent.tools } : {}),
+    ...(sent.model === undefined ? {} : { model: sent.model }),
+    ...(sent.temperature === undefined ? {} : { temperature: sent.temperature }),
+    ...(sent.maxTokens === undefined ? {} : { maxTokens: sent.maxTokens }),
     signal,
     // A method, not an arrow property: tsx (keepNames) would rename an arrow on every call.
     onRetry(info) {

@@ -21,7 +21,9 @@ import { errorForResult } from './errors.ts';
 import { machineEventsIn, Replay } from './replay.ts';
 import { isResumableFailure } from './result.ts';
 import type { RunPersistence } from './runPersistence.ts';
-import type { RunScope } from './runtime.ts';
+import { endTurn, type RunScope } from './runtime.ts';
+import type { HookRunner } from './hooks.ts';
+import type { TerminationReason } from '../core/loopEvent.ts';
 import type { AgentRun } from './types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
@@ -35,6 +37,7 @@ export interface RunHost {
   /** The live runs' scopes, by run id: the phases find their run's through it. */
   readonly scopes: Map<string, RunScope>;
   readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
+  readonly hooks?: HookRunner;
 }
 
 /**
@@ -56,7 +59,7 @@ persistence: RunPersistence | undefined,
 recovered?: RecoveredRun,
 tookOver?: RunOwner,
 ): AgentRun {
-const { agentId, redactor, bus, journal, scopes, knowledge } = host;
+const { agentId, redactor, bus, journal, scopes, knowledge, hooks } = host;
   const { runId } = input;
   const startedAt = Date.now();
   let sequence = recovered?.nextSequence ?? 0;
@@ -96,14 +99,16 @@ const { agentId, redactor, bus, journal, scopes, knowledge } = host;
           },
           after: (call, outcome, key) => journalHooks.after(call, outcome, key),
         };
-  scopes.set(runId, {
+  const scope: RunScope = {
     emit,
+    turnEnded: 0,
     reasonScope: { agentId, emit },
     ...(callJournal === undefined ? {} : { journal: callJournal }),
     // Only a resumable run records its phases' replies.
     ...(persistence?.journal === undefined ? {} : { persistence }),
     ...(replay === undefined ? {} : { replay }),
-  });
+  };
+  scopes.set(runId, scope);
   actor.on('*', (event) => {
     if (event.type === 'reasoning.completed') iteration++;
     if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);
@@ -132,8 +137,9 @@ const { agentId, redactor, bus, journal, scopes, knowledge } = host;
     const resumable = persistence?.journal !== undefined && isResumableFailure(ended?.reason, ended?.error);
     const result = toResult(ended, error, { runId, agentId, startedAt, messages: snapshot.context.messages, resumable });
     const settle = () => resolveSettled(result);
-    // Both never reject; the next run must see this run's remembered answer and final state.
+    // All never reject; the next run must see this run's remembered answer and final state.
     void Promise.all([
+      ended === undefined ? undefined : lastTurnEnd(hooks, scope, ended),
       knowledge?.remember(result, input.task),
       persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
     ]).then(settle, settle);
@@ -195,6 +201,19 @@ function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: rea
     : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
 }
 
+
+/** Limits checked once a turn's observations are in: a run they end finished its last turn. */
+const AFTER_A_TURN: ReadonlySet<TerminationReason> = new Set(['max_iterations', 'max_tokens', 'stuck', 'model_behavior']);
+
+/**
+ * The `onTurnEnd` of a run's last turn when a limit ended the run after it (a next turn would
+ * have run it). The run is over: a failing hook is journalled and changes nothing.
+ */
+function lastTurnEnd(hooks: HookRunner | undefined, scope: RunScope, ended: AgentOutput): Promise<void> | undefined {
+  if (hooks?.onTurnEnd === undefined || !AFTER_A_TURN.has(ended.reason)) return undefined;
+  const at = { runId: ended.runId, agentId: ended.agentId, iteration: ended.iterations, signal: new AbortController().signal, emit: scope.emit };
+  return endTurn(hooks, scope, at, ended.iterations, ended.messages).catch(() => undefined);
+}
 
 /** The output of a run its parent stopped: cancelled, with what it had done by then. */
 function stoppedOutput(context: AgentContext): AgentOutput {

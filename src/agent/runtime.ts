@@ -19,6 +19,8 @@ import { reason, type ReasonPhaseDeps, type ReasonPhaseScope } from './reasonPha
 import type { Replay } from './replay.ts';
 import type { RunPersistence } from './runPersistence.ts';
 import { phase, type PhaseImplementations } from '../../machines/phaseRunner.ts';
+import type { HookRunner, HookScope } from './hooks.ts';
+import type { Message } from '../core/messages.ts';
 
 /** What the phases of one run reach: its event stream and, when it is persisted, its records. */
 export interface RunScope {
@@ -29,6 +31,8 @@ export interface RunScope {
   readonly persistence?: RunPersistence;
   /** Set while a resumed run re-takes its recorded steps. */
   readonly replay?: Replay;
+  /** The last turn whose `onTurnEnd` hook ran (0: none yet). */
+  turnEnded: number;
 }
 
 export interface AgentPhasesOptions {
@@ -46,6 +50,8 @@ export interface AgentPhasesOptions {
   readonly stuckGuard: StuckGuard;
   readonly redactor: Redactor;
   readonly scopeOf: (runId: string) => RunScope;
+  /** The user's lifecycle hooks (`beforeModelCall` and `beforeToolCall` travel in the phase deps). */
+  readonly hooks?: HookRunner;
 }
 
 const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
@@ -61,54 +67,108 @@ const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]
  * ```
  */
 export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
-  const { agentId, reasonDeps, hydrator, tools, gate, executor, stuckGuard, redactor, scopeOf } = options;
+  const { agentId, reasonDeps, hydrator, tools, gate, executor, stuckGuard, redactor, scopeOf, hooks } = options;
   const clean = redactor.deep;
   const cleanError = (error: unknown): never => {
     throw redactError(error, redactor.text);
   };
+  /** A failed phase: the `onError` hook hears of it (not of a cancellation), then the run fails with it. */
+  const failed =
+    hooks?.onError === undefined
+      ? cleanError
+      : async (error: unknown, scope: HookScope): Promise<never> => {
+          const redacted = redactError(error, redactor.text);
+          if (!scope.signal.aborted) await hooks.onError?.(redacted, scope);
+          throw redacted;
+        };
+  const hookScope = (runId: string, iteration: number, args: { readonly signal: AbortSignal }, emit: RunScope['emit']): HookScope => ({
+    runId,
+    agentId,
+    iteration,
+    // Read only by a hook that wants it: the phase's signal is made on first read.
+    get signal() {
+      return args.signal;
+    },
+    emit,
+  });
+  const modelCall = (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> =>
+    options.syncTools === undefined ? reason(input, reasonDeps, scope.reasonScope, signal) : options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: specs }, scope.reasonScope, signal));
+  /** The turn around the model call when there are turn or reply hooks: the ends and start of turns, and the reply seen. */
+  const hookedModelCall = async (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
+    const at = hookScope(input.runId, input.iteration, { signal }, scope.emit);
+    // The previous turn's observations are in: it has ended.
+    if (input.iteration > scope.turnEnded) await endTurn(hooks, scope, at, input.iteration, input.messages);
+    await hooks?.onTurnStart?.({ iteration: input.iteration + 1, messages: input.messages }, at);
+    const reply = clean(await modelCall(input, signal, scope));
+    await hooks?.afterModelCall?.(reply, at);
+    // A reply without calls is the final answer: its turn ends here.
+    if (reply.toolCalls.length === 0) await endTurn(hooks, scope, at, input.iteration + 1, [...input.messages, { role: 'assistant', content: reply.text ?? '' }]);
+    return reply;
+  };
+  const hooksTheTurn = hooks?.onTurnStart !== undefined || hooks?.onTurnEnd !== undefined || hooks?.afterModelCall !== undefined;
   return {
     reason: phase<ReasonOutput, ReasonInput>(({ input, signal }) => {
       const scope = scopeOf(input.runId);
       const recorded = scope.replay?.reply('reason', input.iteration);
       if (recorded !== undefined) return Promise.resolve(recorded);
-      const called = options.syncTools === undefined ? reason(input, reasonDeps, scope.reasonScope, signal) : options.syncTools().then((tools) => reason(input, { ...reasonDeps, tools }, scope.reasonScope, signal));
-      return called.then((output) => {
-        const reply = clean(output);
-        scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
-        return reply;
-      }, cleanError);
+      const called = hooksTheTurn ? hookedModelCall(input, signal, scope) : modelCall(input, signal, scope).then(clean);
+      return called.then(
+        (reply) => {
+          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
+          return reply;
+        },
+        (error: unknown) => failed(error, hookScope(input.runId, input.iteration, { signal }, scope.emit)),
+      );
     }),
     ...(hydrator === undefined && !options.recordsHydrate
       ? {}
       : {
-          hydrate: phase<HydrateOutput, HydrateInput>(({ input, signal }) => {
+          hydrate: phase<HydrateOutput, HydrateInput>((args) => {
+            const { input } = args;
             const scope = scopeOf(input.runId);
             const recorded = scope.replay?.reply('hydrate');
             if (recorded !== undefined) return Promise.resolve(recorded);
             const hydrated =
               hydrator === undefined
                 ? Promise.resolve(NOTHING_INJECTED)
-                : hydrator({ task: input.task, messages: input.messages }, { runId: input.runId, agentId, iteration: 0, signal, emit: scope.emit });
-            return hydrated.then((output) => {
-              const reply = clean(output);
-              scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject] } });
-              return reply;
-            }, cleanError);
+                : hydrator({ task: input.task, messages: input.messages }, { runId: input.runId, agentId, iteration: 0, signal: args.signal, emit: scope.emit });
+            return hydrated.then(
+              (output) => {
+                const reply = clean(output);
+                scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject] } });
+                return reply;
+              },
+              (error: unknown) => failed(error, hookScope(input.runId, 0, args, scope.emit)),
+            );
           }),
         }),
-    gate: phase<GateOutput, GateInput>(({ input }) => {
+    gate: phase<GateOutput, GateInput>((args) => {
+      const { input } = args;
       const scope = scopeOf(input.runId);
       const recorded = scope.replay?.reply('gate', input.iteration);
       if (recorded !== undefined) return Promise.resolve(recorded);
-      return planCalls(input, { tools, gate, ...(options.taint === undefined ? {} : { taint: options.taint }) }, { runId: input.runId, agentId, emit: scope.emit }).then((output) => {
-        // A gate may rewrite arguments: what it wrote is redacted like what the model wrote.
-        const reply = clean(output);
-        scope.persistence?.reply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });
-        return reply;
-      }, cleanError);
+      const at = hooks === undefined ? undefined : hookScope(input.runId, input.iteration, args, scope.emit);
+      const deps = {
+        tools,
+        gate,
+        ...(options.taint === undefined ? {} : { taint: options.taint }),
+        ...(hooks?.beforeToolCall === undefined ? {} : { beforeToolCall: hooks.beforeToolCall }),
+      };
+      return planCalls(input, deps, { runId: input.runId, agentId, emit: scope.emit, ...(at === undefined ? {} : { hooks: at }) }).then(
+        (output) => {
+          // A gate or hook may rewrite arguments: what it wrote is redacted like what the model wrote.
+          const reply = clean(output);
+          scope.persistence?.reply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });
+          return reply;
+        },
+        (error: unknown) => failed(error, at ?? hookScope(input.runId, input.iteration, args, scope.emit)),
+      );
     }),
-    act: phase<ActOutput, ActInput>(async ({ input, cancellation }) => {
+    act: phase<ActOutput, ActInput>(async (args) => {
+      const { input, cancellation } = args;
       const scope = scopeOf(input.runId);
+      const afterToolCall = hooks?.afterToolCall;
+      const at = hooks === undefined ? undefined : hookScope(input.runId, input.iteration, args, scope.emit);
       const outcomes = await executor
         .run(input.calls, {
           runId: input.runId,
@@ -117,11 +177,27 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
           signal: cancellation,
           emit: scope.emit,
           ...(scope.journal === undefined ? {} : { journal: scope.journal }),
+          ...(afterToolCall === undefined || at === undefined
+            ? {}
+            : {
+                review: (outcome, call) =>
+                  afterToolCall(
+                    { toolCallId: outcome.toolCallId, tool: outcome.tool, arguments: call.arguments, status: outcome.status, content: outcome.content, isError: outcome.isError },
+                    at,
+                  ).then((decision) => (decision === undefined ? outcome : { ...outcome, content: decision.content })),
+              }),
         })
-        .catch(cleanError);
+        .catch((error: unknown) => failed(error, at ?? hookScope(input.runId, input.iteration, args, scope.emit)));
       return stuckGuard.check(scope, input.calls, outcomes);
     }),
   };
+}
+
+/** Run `onTurnEnd` for a turn once; later calls for the same turn do nothing. */
+export async function endTurn(hooks: HookRunner | undefined, scope: RunScope, at: HookScope, iteration: number, messages: readonly Message[]): Promise<void> {
+  if (iteration <= scope.turnEnded) return;
+  scope.turnEnded = iteration;
+  await hooks?.onTurnEnd?.({ iteration, messages }, at);
 }
 
 /** A phase's failure with secrets taken out of its message (it reaches the machine's context and the log). */

@@ -25,7 +25,7 @@ import type { ToolProfile } from '../tools/profile.ts';
 import type { TaintOptions } from '../policy/taint.ts';
 import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../mcp/connect.ts';
-import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
+import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 
 /**
@@ -80,6 +80,11 @@ export interface AgentConfig {
   readonly persistence?: AgentPersistenceConfig;
   /** Watching the agent: XState inspection, every journal entry, the in-memory journal's size. */
   readonly observe?: AgentObserveConfig;
+  /**
+   * Lifecycle hooks into every run: see or change each model request, approve, deny or change
+   * each tool call, rewrite each tool result, hear of turns and failures. See `AgentHooks`.
+   */
+  readonly hooks?: AgentHooks;
 }
 
 /**
@@ -145,8 +150,6 @@ export interface AgentContextConfig {
    * first model call and inject one `[PRE_HYDRATED_CONTEXT]` message. Off by default.
    */
   readonly preHydration?: PreHydratorOptions;
-  /** Unstable: transforms of the conversation the model sees on each reason step (before the budget). */
-  readonly experimental_preparers?: readonly MessagePreparer[];
   /** Unstable: what `hydrate` does before the first model call (replaces `preHydration`). */
   readonly experimental_hydrator?: Hydrator;
 }

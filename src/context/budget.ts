@@ -74,9 +74,7 @@ const RUN_STATES = 256;
  *   model,
  *   tools,
  *   context: {
- *     experimental_preparers: [
- *       createContextBudget({ strategy: 'anchoredSummary', summarizer: openAICompatible({ model: 'gpt-4o-mini' }), tokenBudget: 16_000 }),
- *     ],
+ *     budget: { strategy: 'anchoredSummary', summarizer: openAICompatible({ model: 'gpt-4o-mini' }), tokenBudget: 16_000 },
  *   },
  * });
  * ```

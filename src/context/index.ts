@@ -5,7 +5,7 @@
  * ```ts
  * import { createContextBudget, estimateTokens } from './context/index.ts';
  * const agent = createAgent({ model, context: { budget: { tokenBudget: 16_000 } } });
- * const same = createAgent({ model, context: { experimental_preparers: [createContextBudget({ tokenBudget: 16_000 })] } });
+ * const view = await createContextBudget({ tokenBudget: 16_000 })(messages, context); // what the model would see
  * estimateTokens(result.messages); // what the full conversation would cost
  * ```
  */

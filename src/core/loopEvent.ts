@@ -48,6 +48,10 @@ export const ToolOutcomeStatus = z.enum([
 ]);
 export type ToolOutcomeStatus = z.infer<typeof ToolOutcomeStatus>;
 
+/** The lifecycle hooks a user can give an agent, as their events and errors name them. */
+export const HookName = z.enum(['beforeModelCall', 'afterModelCall', 'beforeToolCall', 'afterToolCall', 'onTurnStart', 'onTurnEnd', 'onError']);
+export type HookName = z.infer<typeof HookName>;
+
 export const RecoveryKindSchema = z.enum(['retry', 'fallback', 'cached', 'askModel', 'escalate', 'deadLetter']);
 
 export const LoopEvent = z.discriminatedUnion('type', [
@@ -141,6 +145,15 @@ export const LoopEvent = z.discriminatedUnion('type', [
     messagesRemoved: z.number(),
   }),
   z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
+  /** A lifecycle hook ran: how long it took and what it decided (`continue` when it only observed). */
+  z.object({
+    type: z.literal('hook.completed'),
+    hook: HookName,
+    decision: z.enum(['continue', 'modify', 'block', 'approve', 'deny', 'rewrite', 'failed']),
+    durationMs: z.number(),
+    toolCallId: z.string().optional(),
+    reason: z.string().optional(),
+  }),
   z.object({ type: z.literal('stuck.detected'), reason: z.string(), action: z.string() }),
   z.object({
     type: z.literal('strategy.decided'),

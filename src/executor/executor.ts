@@ -47,6 +47,12 @@ export interface ExecutionScope {
   emit(event: LoopEvent): void;
   /** Durability hooks (set when the run is persisted); see `CallJournal`. */
   readonly journal?: CallJournal;
+  /**
+   * Sees each outcome of a call made for real (redacted, not yet fenced) and may replace it,
+   * before it is recorded: a resumed run gets the reviewed outcome without reviewing again.
+   * A rejection fails the act phase.
+   */
+  readonly review?: (outcome: ToolOutcome, call: ActCall) => Promise<ToolOutcome>;
 }
 
 /**
@@ -129,13 +135,25 @@ export function createExecutor(options: ExecutorOptions) {
     return { ok: false, status: 'error', message: formatToolError(result.error) };
   }
 
+  /** An outcome with secrets taken out; still unfenced (see `seal`). */
   function outcome(call: ActCall, status: ToolOutcomeStatus, content: string, isError: boolean): ToolOutcome {
     const clean = redact === undefined ? content : redact(content);
-    // What an untrusted tool returned enters the conversation fenced as data, and taints the run.
-    if (options.tools.get(call.call.name)?.untrusted === true) {
-      return { toolCallId: call.call.id, tool: call.call.name, status, content: fenceUntrusted(clean, call.call.name), isError, untrusted: call.call.name };
-    }
     return { toolCallId: call.call.id, tool: call.call.name, status, content: clean, isError };
+  }
+
+  /** What an untrusted tool returned enters the conversation fenced as data, and taints the run. */
+  function seal(result: ToolOutcome): ToolOutcome {
+    if (options.tools.get(result.tool)?.untrusted !== true) return result;
+    return { ...result, content: fenceUntrusted(result.content, result.tool), untrusted: result.tool };
+  }
+
+  /** The scope's review of a fresh outcome; what it wrote is redacted like what the tool wrote. */
+  async function reviewed(result: ToolOutcome, call: ActCall, scope: ExecutionScope): Promise<ToolOutcome> {
+    if (scope.review === undefined) return result;
+    const next = await scope.review(result, call);
+    if (next === result || redact === undefined) return next;
+    const content = redact(next.content);
+    return content === next.content ? next : { ...next, content };
   }
 
   function success(call: ActCall, value: unknown, status: ToolOutcomeStatus, prefix = ''): ToolOutcome {
@@ -155,7 +173,7 @@ export function createExecutor(options: ExecutorOptions) {
         replayed = scope.journal.before(call, tool, key());
       } catch (error) {
         // Unrecorded, a call that takes effect and is interrupted would be made again blindly.
-        return outcome(call, 'error', `The call was not made: recording it durably failed (${describeError(error)}).`, true);
+        return seal(outcome(call, 'error', `The call was not made: recording it durably failed (${describeError(error)}).`, true));
       }
       if (replayed !== undefined) return replayed;
     }
@@ -184,6 +202,7 @@ export function createExecutor(options: ExecutorOptions) {
       status: result.status,
       durationMs: now() - started,
     });
+    result = seal(await reviewed(result, call, scope));
     // Escalations too: after a human's approval the call is made again, a second attempt of its key.
     scope.journal?.after(call, result, key());
     return result;
@@ -264,7 +283,7 @@ export function createExecutor(options: ExecutorOptions) {
   return {
     cache,
     deadLetters,
-    /** Run the calls; one outcome per call, in call order. Rejects only when the run is aborted. */
+    /** Run the calls; one outcome per call, in call order. Rejects only when the run is aborted or a review fails. */
     run(calls: readonly ActCall[], scope: ExecutionScope): Promise<ToolOutcome[]> {
       return mapBounded(calls, maxConcurrency, (call) => runOne(call, scope));
     },

@@ -9,7 +9,7 @@
  * is removed, and the fresh one goes right after the leading system messages. When nothing
  * passes the relevance threshold nothing is injected and no event is emitted.
  */
-import type { HookContext, MessagePreparer } from '../core/hooks.ts';
+import type { PreparerContext, MessagePreparer } from '../core/hooks.ts';
 import { estimateMessageTokens, type Tokenizer } from '../context/estimate.ts';
 import type { Message, SystemMessage } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
@@ -121,13 +121,12 @@ export function renderKnowledgeContext(results: readonly ScoredKnowledgeItem[], 
 }
 
 /**
- * Create the bridge. Give it to `createAgent({ context: { experimental_preparers: [bridge] } })`.
+ * Create the bridge: what `createAgent({ knowledge })` runs before each model call.
  *
  * @example
  * ```ts
- * const store = await openKnowledgeStore();
- * const bridge = createKnowledgeBridge({ store });
- * const agent = createAgent({ model, context: { experimental_preparers: [bridge] }, tools: createKnowledgeTools(store) });
+ * const bridge = createKnowledgeBridge({ store: await openKnowledgeStore() });
+ * const shown = await bridge(messages, context); // the conversation with one [KNOWLEDGE_CONTEXT] message
  * ```
  */
 export function createKnowledgeBridge(options: KnowledgeBridgeOptions): MessagePreparer {
@@ -138,7 +137,7 @@ export function createKnowledgeBridge(options: KnowledgeBridgeOptions): MessageP
   if (!(minRelevance >= 0 && minRelevance <= 1)) throw new ConfigurationError(`knowledge minRelevance must be between 0 and 1 (got ${String(minRelevance)}).`);
   const { store } = options;
 
-  return (messages: readonly Message[], context: HookContext): readonly Message[] => {
+  return (messages: readonly Message[], context: PreparerContext): readonly Message[] => {
     const hasOld = messages.some(isKnowledgeContext);
     const base = hasOld ? messages.filter((m) => !isKnowledgeContext(m)) : messages;
     const terms = knowledgeSearchTerms(base, options);

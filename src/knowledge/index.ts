@@ -5,9 +5,8 @@
  *
  * @example
  * ```ts
- * import { createKnowledge, openKnowledgeStore } from './knowledge/index.ts';
- * const knowledge = createKnowledge({ store: await openKnowledgeStore({ file: '.actorloop/knowledge.json' }) });
- * const agent = createAgent({ model, tools: [...knowledge.tools], context: { experimental_preparers: knowledge.preparers } });
+ * import { openKnowledgeStore } from './knowledge/index.ts';
+ * const agent = createAgent({ model, knowledge: { store: await openKnowledgeStore({ file: '.actorloop/knowledge.json' }) } });
  * ```
  */
 

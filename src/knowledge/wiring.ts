@@ -47,13 +47,12 @@ export interface KnowledgeParts {
 }
 
 /**
- * Build the knowledge parts of an agent.
+ * Build the knowledge parts of an agent: what `createAgent({ knowledge })` wires in.
  *
  * @example
  * ```ts
  * const knowledge = createKnowledge({ store: await openKnowledgeStore() });
- * const agent = createAgent({ model, tools: [...mine, ...knowledge.tools], context: { experimental_preparers: knowledge.preparers } });
- * const result = await agent.run(task);
+ * knowledge.tools; // recall_knowledge, store_knowledge
  * await knowledge.remember(result, task);
  * ```
  */

@@ -106,6 +106,7 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
       return delta === event.delta ? event : { ...event, delta };
     }
     case 'policy.evaluated':
+    case 'hook.completed':
     case 'human.decided': {
       if (event.reason === undefined) return event;
       const reason = text(event.reason);

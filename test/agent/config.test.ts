@@ -169,7 +169,7 @@ describe('checking the config', () => {
     ['executor', 'resilience.tools'],
     ['stuckDetection', 'resilience.stuckDetection'],
     ['preHydration', 'context.preHydration'],
-    ['experimental_preparers', 'context.experimental_preparers'],
+    ['experimental_preparers', 'hooks.beforeModelCall'],
     ['experimental_hydrator', 'context.experimental_hydrator'],
     ['store', 'persistence.store'],
     ['inspect', 'observe.inspect'],
@@ -220,7 +220,7 @@ describe('checking the config', () => {
   it('flattens a grouped config into settings, leaving what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
-    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], preparers: [], mcpServers: [] });
-    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], preparers: [], mcpServers: [] });
+    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], mcpServers: [] });
+    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], mcpServers: [] });
   });
 });

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import type { Message } from '../../src/core/messages.ts';
 import { unansweredToolCalls, validateConversation } from '../../src/conversation/validate.ts';
-import { createContextBudget, type ContextBudgetOptions } from '../../src/context/budget.ts';
+import type { ContextBudgetOptions } from '../../src/context/budget.ts';
 import { estimateTokens } from '../../src/context/estimate.ts';
 import { SUMMARY_TAG } from '../../src/context/summary.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
@@ -50,7 +50,7 @@ async function longRun(options: ContextBudgetOptions | undefined) {
     tools: [fetchTool],
     resilience: { breakers: false },
     limits: { maxIterations: ITERATIONS + 5, maxTotalTokens: 1e12, timeoutMs: 120_000 },
-    ...(options === undefined ? {} : { context: { experimental_preparers: [createContextBudget(options)] } }),
+    ...(options === undefined ? {} : { context: { budget: options } }),
   });
   agents.push(agent);
   const entries: JournalEntry[] = [];
@@ -130,7 +130,7 @@ describe('context budget in a 200-iteration run', () => {
 
   it('changes nothing when the conversation fits the budget', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'fetch', arguments: { n: 1, k: 0 } }] }, { text: 'done' }]);
-    const agent = createAgent({ model, tools: [fetchTool], context: { experimental_preparers: [createContextBudget()] } });
+    const agent = createAgent({ model, tools: [fetchTool], context: { budget: {} } });
     agents.push(agent);
     const entries: JournalEntry[] = [];
     agent.events$.subscribe((entry) => entries.push(entry));

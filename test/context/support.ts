@@ -3,7 +3,7 @@
  * context tests.
  */
 import type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from '../../src/core/messages.ts';
-import type { HookContext } from '../../src/core/hooks.ts';
+import type { PreparerContext } from '../../src/core/hooks.ts';
 import type { LoopEvent, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { MASKED_RESULT_PREFIX } from '../../src/context/mask.ts';
 import { SUMMARY_TAG } from '../../src/context/summary.ts';
@@ -33,7 +33,7 @@ export function toolRun(turns: number, size: number): Message[] {
 }
 
 export interface RecordingContext {
-  readonly context: HookContext;
+  readonly context: PreparerContext;
   readonly events: LoopEvent[];
   readonly compacted: () => LoopEventOf<'context.compacted'>[];
 }

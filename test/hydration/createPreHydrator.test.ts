@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { HookContext } from '../../src/core/hooks.ts';
+import type { PreparerContext } from '../../src/core/hooks.ts';
 import type { Message } from '../../src/core/messages.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { LoopEvent, LoopEventOf } from '../../src/core/loopEvent.ts';
@@ -18,7 +18,7 @@ interface Hydrated {
 
 async function hydrate(options: PreHydratorOptions, task: string, signal: AbortSignal = new AbortController().signal): Promise<Hydrated> {
   const events: LoopEvent[] = [];
-  const context: HookContext = { runId: 'run_1', agentId: 'agent_1', iteration: 0, signal, emit: (event) => events.push(event) };
+  const context: PreparerContext = { runId: 'run_1', agentId: 'agent_1', iteration: 0, signal, emit: (event) => events.push(event) };
   const { inject } = await createPreHydrator(options)({ task, messages: [{ role: 'user', content: task }] }, context);
   expect(events).toHaveLength(1);
   return { inject, event: events[0] as LoopEventOf<'prehydration.completed'> };

@@ -1,16 +1,14 @@
 /**
- * The knowledge bridge end to end: through `createAgent` with the bridge as a preparer and the
+ * The knowledge bridge end to end: through `createAgent` with `knowledge` (the bridge before each step) and the
  * two tools, against a scripted model whose recorded requests show exactly what it saw.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
 import type { ToolMessage } from '../../src/core/messages.ts';
-import { createKnowledgeBridge } from '../../src/knowledge/bridge.ts';
 import type { NewKnowledgeItem } from '../../src/knowledge/item.ts';
 import { rememberResult } from '../../src/knowledge/remember.ts';
 import { createMemoryKnowledgeStore } from '../../src/knowledge/store.ts';
-import { createKnowledgeTools } from '../../src/knowledge/tools.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { knowledgeMessages } from './support.ts';
@@ -37,7 +35,7 @@ describe('knowledge bridge in an agent', () => {
   it('shows the model exactly one [KNOWLEDGE_CONTEXT] per step, updated from the latest tool result', async () => {
     const store = createMemoryKnowledgeStore([fact('France', 'has capital', 'Paris'), fact('Mars', 'has', 'two moons')]);
     const model = scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { topic: 'Mars' } }] }, { text: 'Paris; Mars has two moons.' }]);
-    const agent = agentWith({ model, system: 'Be brief.', tools: [lookup], context: { experimental_preparers: [createKnowledgeBridge({ store })] } });
+    const agent = agentWith({ model, system: 'Be brief.', tools: [lookup], knowledge: { store, tools: false, autoPersist: false } });
     const result = await agent.run('What is the capital of France?');
 
     const [first, second] = model.calls.map((call) => knowledgeMessages(call.messages));
@@ -64,7 +62,7 @@ describe('knowledge bridge in an agent', () => {
       { toolCalls: [{ name: 'recall_knowledge', arguments: { query: 'How many moons does Earth have?' } }] },
       { text: 'Earth has one moon.' },
     ]);
-    const agent = agentWith({ model, tools: createKnowledgeTools(store), context: { experimental_preparers: [createKnowledgeBridge({ store })] } });
+    const agent = agentWith({ model, knowledge: { store, autoPersist: false } });
     const result = await agent.run('Remember that Earth has one moon, then check it.');
 
     const toolResults = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
@@ -80,12 +78,12 @@ describe('knowledge bridge in an agent', () => {
 
   it('feeds a remembered answer into the next run on the same task', async () => {
     const store = createMemoryKnowledgeStore();
-    const first = agentWith({ model: scriptedModel([{ text: 'Paris is the capital of France.' }]), context: { experimental_preparers: [createKnowledgeBridge({ store })] } });
+    const first = agentWith({ model: scriptedModel([{ text: 'Paris is the capital of France.' }]), knowledge: { store, tools: false, autoPersist: false } });
     const result = await first.run('What is the capital of France?');
     expect(await rememberResult(store, result)).toMatchObject({ scope: 'working' });
 
     const model = scriptedModel([{ text: 'Paris.' }]);
-    const second = agentWith({ model, context: { experimental_preparers: [createKnowledgeBridge({ store })] } });
+    const second = agentWith({ model, knowledge: { store, tools: false, autoPersist: false } });
     await second.run('Remind me: what is the capital of France?');
     const [injected] = knowledgeMessages(model.calls[0]?.messages ?? []);
     expect(injected?.content).toContain('What is the capital of France? — answered — Paris is the capital of France. (earlier answer, confidence 0.50)');

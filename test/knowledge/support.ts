@@ -1,12 +1,12 @@
 /** Shared helpers for the knowledge tests. */
-import type { HookContext } from '../../src/core/hooks.ts';
+import type { PreparerContext } from '../../src/core/hooks.ts';
 import type { Message, SystemMessage } from '../../src/core/messages.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { isKnowledgeContext } from '../../src/knowledge/bridge.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 
 /** A hook context that records what the preparer emits. */
-export function hookContext(iteration = 0): HookContext & { readonly events: LoopEvent[] } {
+export function hookContext(iteration = 0): PreparerContext & { readonly events: LoopEvent[] } {
   const events: LoopEvent[] = [];
   return { runId: 'run_test', agentId: 'agent_test', iteration, signal: new AbortController().signal, emit: (e) => events.push(e), events };
 }
