@@ -6,6 +6,7 @@ import type { Environment } from './environment.ts';
 import type { FanOutResult } from './fanout.ts';
 import type { McpCallResult } from './mcp.ts';
 import type { CedarResult } from './cedar.ts';
+import type { HooksResult } from './hooks.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
 import type { StuckResult } from './stuck.ts';
@@ -30,6 +31,7 @@ export interface BenchResults {
   readonly fanOut: FanOutResult;
   readonly mcp: McpCallResult;
   readonly cedar: CedarResult;
+  readonly hooks: HooksResult;
   readonly targets: readonly TargetCheck[];
 }
 
@@ -72,6 +74,14 @@ export function checkTargets(results: Measured): TargetCheck[] {
   const f = results.fanOut;
   add('strategy fan-out: wall ≤ 1.1× the slowest branch', [['', f.wallMs.median / f.slowestMs]], (v) => v <= 1.1);
   return checks;
+}
+
+function hookRows(hooks: HooksResult): string[] {
+  const none = hooks.rows.find((row) => row.id === 'none')?.perIterationUs.median;
+  return hooks.rows.map(
+    (row) =>
+      `| ${row.id === 'none' ? 'none' : row.id === 'all' ? 'all seven' : `\`${row.id}\``} | ${fmt(row.perIterationUs.median)} (${fmt(row.perIterationUs.p10)}) | ${show(ratio(row.perIterationUs.median, none), '×')} | ${row.hookCalls} |`,
+  );
 }
 
 function iterationTable(rows: readonly IterationResult[]): string[] {
@@ -165,6 +175,14 @@ export function renderMarkdown(results: BenchResults): string {
     '| policy set | µs per decision median (p10) | p90 |',
     '|---|---|---|',
     `| ${results.cedar.policies} policies (permits by group and argument, forbids on path patterns) | ${fmt(results.cedar.perCallUs.median)} (${fmt(results.cedar.perCallUs.p10)}) | ${fmt(results.cedar.perCallUs.p90)} |`,
+    '',
+    '### Lifecycle hooks',
+    '',
+    `react-${results.hooks.n}, actorloop with every default on; each hook a sync no-op (\`onError\` never runs in a run that succeeds: its row is the cost of having one).`,
+    '',
+    '| hooks | µs per iteration median (p10) | vs none | hook calls |',
+    '|---|---|---|---|',
+    ...hookRows(results.hooks),
     '',
     '### Targets',
     '',

@@ -24,6 +24,7 @@ import { describeEnvironment } from './environment.ts';
 import { measureFanOut } from './fanout.ts';
 import { measureMcpCall } from './mcp.ts';
 import { measureCedar } from './cedar.ts';
+import { measureHooks } from './hooks.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -50,6 +51,7 @@ interface Settings {
   readonly fanOutRepeats: number;
   readonly mcp: { readonly rounds: number; readonly callsPerRound: number };
   readonly cedarCalls: number;
+  readonly hooks: RoundOptions;
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -65,6 +67,7 @@ const settings: Settings = quick
       fanOutRepeats: 2,
       mcp: { rounds: 2, callsPerRound: 20 },
       cedarCalls: 200,
+      hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
     }
   : {
       iterations: [
@@ -81,6 +84,7 @@ const settings: Settings = quick
       fanOutRepeats: 10,
       mcp: { rounds: 10, callsPerRound: 100 },
       cedarCalls: 5_000,
+      hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
     };
 
 async function main(): Promise<void> {
@@ -127,7 +131,10 @@ async function measureAll(scratch: string): Promise<void> {
   log('the Cedar gate on a 50-policy set');
   const cedar = measureCedar({ policies: 50, calls: settings.cedarCalls });
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar };
+  log('lifecycle hooks: none, one sync hook of each kind, all seven');
+  const hooks = await measureHooks(settings.hooks);
+
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);
