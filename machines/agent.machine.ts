@@ -198,6 +198,7 @@ export const agentMachine = setup({
       task: input.task,
       model: input.model,
       toolNames: input.toolNames,
+      ...(input.mode === undefined ? {} : { mode: input.mode }),
       limits: input.limits,
       messages,
       iteration: 0,
@@ -221,6 +222,7 @@ export const agentMachine = setup({
         task: context.task,
         model: context.model,
         tools: [...context.toolNames],
+        ...(context.mode === undefined ? {} : { mode: context.mode }),
       })),
       after: {
         runTimeout: { target: 'failed', actions: assign({ termination: () => terminate('timeout') }) },

@@ -17,6 +17,8 @@ export interface AgentMachineInput {
   readonly limits: RunLimits;
   readonly model: string;
   readonly toolNames: readonly string[];
+  /** `call`: one model call without tools (`agent.call`); default a run of the loop. */
+  readonly mode?: 'call';
 }
 
 export interface AgentContext {
@@ -25,6 +27,7 @@ export interface AgentContext {
   readonly task: string;
   readonly model: string;
   readonly toolNames: readonly string[];
+  readonly mode?: 'call';
   readonly limits: RunLimits;
   readonly messages: readonly Message[];
   /** Number of completed `reason` phases. */

@@ -216,6 +216,7 @@ export const strategyMachine = setup({
         ok: thought.metadata?.error === undefined,
         ...(thought.score === undefined ? {} : { score: thought.score }),
         durationMs: output?.durationMs ?? 0,
+        ...(output?.runId === undefined ? {} : { runId: output.runId }),
       });
     }),
     /** Stop every branch still running: their AbortSignals fire. */

@@ -92,6 +92,8 @@ export interface StrategyBranchOutput {
   /** USD of the sub-agent's run. */
   readonly costUsd?: number;
   readonly durationMs: number;
+  /** The sub-agent run that produced the thought, when there was one: its journal is the branch's trace. */
+  readonly runId?: string;
 }
 
 /** A branch actor in flight: its child id and its place in the fan-out. @example `{ actorId: 'branch:1:0:b0', index: 0 }` */

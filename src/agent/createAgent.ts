@@ -35,6 +35,7 @@ import { createKnowledge } from '../knowledge/wiring.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import { resolveConfig, type AgentSettings } from './config.ts';
 import { createHookRunner } from './hooks.ts';
+import { createTraces } from '../traces/query.ts';
 
 import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
@@ -136,7 +137,7 @@ export function createAgent(config: AgentConfig): Agent {
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime, { listening }) } });
 
   /** A new run's machine input and persistence (its log is created here when there is a store). */
-  function begin(task: string, options: RunOptions): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
+  function begin(task: string, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
     if (typeof task !== 'string' || task.trim() === '') {
       throw new ConfigurationError('A run needs a non-empty task string.');
     }
@@ -147,9 +148,11 @@ export function createAgent(config: AgentConfig): Agent {
       task: cleanTask,
       ...(system === undefined ? {} : { system }),
       ...(options.history === undefined ? {} : { history: redactor.deep([...options.history]) }),
-      limits: { ...baseLimits, ...options.limits },
+      // A single call is a run of one model call, offered no tools.
+      limits: mode === 'call' ? { ...baseLimits, ...options.limits, maxIterations: 1 } : { ...baseLimits, ...options.limits },
       model: settings.modelName ?? settings.provider.defaultModel,
-      toolNames: [...registry.names],
+      toolNames: mode === 'call' ? [] : [...registry.names],
+      ...(mode === undefined ? {} : { mode }),
     };
     // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
     const writer = settings.store?.createRun({
@@ -162,8 +165,8 @@ export function createAgent(config: AgentConfig): Agent {
     return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
   }
 
-  function start(task: string, options: RunOptions = {}): AgentRun {
-    const { input, persistence } = begin(task, options);
+  function start(task: string, options: RunOptions = {}, mode?: 'call'): AgentRun {
+    const { input, persistence } = begin(task, options, mode);
     return launch(input, persistence);
   }
 
@@ -213,6 +216,7 @@ export function createAgent(config: AgentConfig): Agent {
   const attach = (actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun =>
     attachRun(host, actor, input, persistence, recovered, tookOver);
 
+  const traces = createTraces({ agentId, journal, ...(settings.store === undefined ? {} : { store: settings.store }) });
   const live = new Set<AgentRun>();
   const stopAll = (): void => {
     // A run that already reached a final state is only settling (persisting, remembering).
@@ -232,6 +236,13 @@ export function createAgent(config: AgentConfig): Agent {
       void handle.settled.then(() => live.delete(handle));
       return handle.result;
     },
+    call(prompt, options) {
+      const handle = start(prompt, options, 'call');
+      live.add(handle);
+      void handle.settled.then(() => live.delete(handle));
+      return handle.result;
+    },
+    traces,
     prepare,
     start(task, options) {
       const handle = start(task, options);

@@ -102,6 +102,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks } = host;
   const scope: RunScope = {
     emit,
     turnEnded: 0,
+    ...(input.mode === 'call' ? { toolsOff: true } : {}),
     reasonScope: { agentId, emit },
     ...(callJournal === undefined ? {} : { journal: callJournal }),
     // Only a resumable run records its phases' replies.

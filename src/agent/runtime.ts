@@ -33,6 +33,8 @@ export interface RunScope {
   readonly replay?: Replay;
   /** The last turn whose `onTurnEnd` hook ran (0: none yet). */
   turnEnded: number;
+  /** A single model call (`agent.call`): the model is offered no tools. */
+  readonly toolsOff?: boolean;
 }
 
 export interface AgentPhasesOptions {
@@ -91,8 +93,11 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
     },
     emit,
   });
-  const modelCall = (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> =>
-    options.syncTools === undefined ? reason(input, reasonDeps, scope.reasonScope, signal) : options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: specs }, scope.reasonScope, signal));
+  const modelCall = (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
+    if (scope.toolsOff === true) return reason(input, { ...reasonDeps, tools: [] }, scope.reasonScope, signal);
+    if (options.syncTools === undefined) return reason(input, reasonDeps, scope.reasonScope, signal);
+    return options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: specs }, scope.reasonScope, signal));
+  };
   /** The turn around the model call when there are turn or reply hooks: the ends and start of turns, and the reply seen. */
   const hookedModelCall = async (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
     const at = hookScope(input.runId, input.iteration, { signal }, scope.emit);

@@ -27,6 +27,7 @@ import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../mcp/connect.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
+import type { Traces } from '../traces/query.ts';
 
 /**
  * What `createAgent` takes, grouped by concern: the model and how it is called, what a call may
@@ -242,6 +243,13 @@ export interface Agent {
   readonly model: { readonly provider: InferenceProvider; readonly name: string };
   /** Run a task to its end. Resolves with the result, or rejects with a typed error carrying it. */
   run(task: string, options?: RunOptions): Promise<LoopResult>;
+  /**
+   * One model call, without tools: a run of one step (journalled, traced and persisted like any
+   * run, in `call` mode). Resolves with the result; `result.text` is the reply.
+   */
+  call(prompt: string, options?: RunOptions): Promise<LoopResult>;
+  /** The agent's runs as traces: step DAGs built from their journals (`get`, `list`). */
+  readonly traces: Traces;
   /** Start a task and get a handle to watch, approve or cancel it. */
   start(task: string, options?: RunOptions): AgentRun;
   /** Make a run ready for a parent actor to spawn (see {@link PreparedRun}); `start` spawns its own root actor. */

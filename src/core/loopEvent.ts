@@ -55,7 +55,14 @@ export type HookName = z.infer<typeof HookName>;
 export const RecoveryKindSchema = z.enum(['retry', 'fallback', 'cached', 'askModel', 'escalate', 'deadLetter']);
 
 export const LoopEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('run.started'), task: z.string(), model: z.string(), tools: z.array(z.string()) }),
+  z.object({
+    type: z.literal('run.started'),
+    task: z.string(),
+    model: z.string(),
+    tools: z.array(z.string()),
+    /** `call`: a single model call without tools (`agent.call`). */
+    mode: z.literal('call').optional(),
+  }),
   z.object({ type: z.literal('phase.entered'), phase: Phase }),
   /**
    * A resumed run went live: its machine re-took `replayed` recorded steps (whose events are
@@ -170,6 +177,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     ok: z.boolean(),
     score: z.number().optional(),
     durationMs: z.number(),
+    /** The branch's sub-agent run, whose own entries are its part of the trace. */
+    runId: z.string().optional(),
   }),
   z.object({
     type: z.literal('agent.message'),

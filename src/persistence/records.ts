@@ -126,6 +126,8 @@ export const RunInput = z.object({
   }),
   model: z.string(),
   toolNames: z.array(z.string()),
+  /** `call`: one model call without tools. */
+  mode: z.literal('call').optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
 

@@ -85,7 +85,7 @@ export function branchActor(deps: BranchDeps) {
         forwarding?.unsubscribe();
         // An agent built for this branch goes with it; one the factory returned is left running.
         if (!isAgent(made)) agent.stop();
-        return { thought: thoughtOf(branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - startedAt };
+        return { thought: thoughtOf(branch, result), usage: result.usage, costUsd: result.costUsd, durationMs: Date.now() - startedAt, runId: result.runId };
       },
     };
   });

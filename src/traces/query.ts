@@ -1,0 +1,80 @@
+/**
+ * Looking traces up: an agent's runs, read from its store when it has one (every run, across
+ * processes) or else from its in-memory journal (this process's recent runs).
+ */
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { MemoryJournal } from '../events/memoryJournal.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import { buildTrace, type Trace, type TraceStatus } from './trace.ts';
+
+/** A trace without its steps: what `list` gives. */
+export interface TraceSummary {
+  readonly id: string;
+  readonly mode: Trace['mode'];
+  readonly task: string;
+  readonly status: TraceStatus;
+  readonly created: number;
+  readonly completed?: number;
+}
+
+export interface TraceListOptions {
+  readonly status?: TraceStatus;
+  /** Only runs created at or after this time (epoch ms or a Date). */
+  readonly since?: number | Date;
+  /** At most this many, newest first. Default 50. */
+  readonly limit?: number;
+}
+
+export interface Traces {
+  /** The run's trace, or `undefined` when neither the store nor the in-memory journal has it. */
+  get(runId: string): Promise<Trace | undefined>;
+  /** Summaries of the agent's runs, newest first. */
+  list(options?: TraceListOptions): Promise<TraceSummary[]>;
+}
+
+const summary = (trace: Trace): TraceSummary => ({
+  id: trace.id,
+  mode: trace.mode,
+  task: trace.task,
+  status: trace.status,
+  created: trace.created,
+  ...(trace.completed === undefined ? {} : { completed: trace.completed }),
+});
+
+/**
+ * @example
+ * ```ts
+ * const traces = createTraces({ agentId: agent.id, journal: agent.journal, store });
+ * const recent = await traces.list({ status: 'failed', since: Date.now() - 86_400_000, limit: 10 });
+ * ```
+ */
+export function createTraces(source: { readonly agentId: string; readonly journal: MemoryJournal; readonly store?: RunStore }): Traces {
+  const { agentId, journal, store } = source;
+  const entriesOf = async (runId: string): Promise<readonly JournalEntry[]> => {
+    if (store !== undefined && (await store.getRun(runId)) !== null) return store.readJournal(runId).entries;
+    return journal.entries(runId);
+  };
+  return {
+    async get(runId) {
+      return buildTrace(await entriesOf(runId), runId);
+    },
+    async list(options = {}) {
+      const since = options.since instanceof Date ? options.since.getTime() : (options.since ?? 0);
+      const limit = options.limit ?? 50;
+      const ids = new Map<string, number>();
+      if (store !== undefined) {
+        for (const run of await store.listRuns()) if (run.status !== 'corrupt' && run.agentId === agentId) ids.set(run.runId, run.createdAt);
+      }
+      for (const entry of journal.entries()) if (entry.agentId === agentId && !ids.has(entry.runId)) ids.set(entry.runId, entry.timestamp);
+      const candidates = [...ids].filter(([, created]) => created >= since).sort((a, b) => b[1] - a[1]);
+      const out: TraceSummary[] = [];
+      // Newest first, and only as many traces built as the filter and the limit need.
+      for (const [runId] of candidates) {
+        if (out.length >= limit) break;
+        const trace = buildTrace(await entriesOf(runId), runId);
+        if (trace !== undefined && (options.status === undefined || trace.status === options.status)) out.push(summary(trace));
+      }
+      return out;
+    },
+  };
+}
