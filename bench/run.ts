@@ -25,6 +25,7 @@ import { measureFanOut } from './fanout.ts';
 import { measureMcpCall } from './mcp.ts';
 import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
+import { measureTraceBuilding } from './traces.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -52,6 +53,7 @@ interface Settings {
   readonly mcp: { readonly rounds: number; readonly callsPerRound: number };
   readonly cedarCalls: number;
   readonly hooks: RoundOptions;
+  readonly traceRepeats: number;
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -68,6 +70,7 @@ const settings: Settings = quick
       mcp: { rounds: 2, callsPerRound: 20 },
       cedarCalls: 200,
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
+      traceRepeats: 20,
     }
   : {
       iterations: [
@@ -85,6 +88,7 @@ const settings: Settings = quick
       mcp: { rounds: 10, callsPerRound: 100 },
       cedarCalls: 5_000,
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
+      traceRepeats: 500,
     };
 
 async function main(): Promise<void> {
@@ -133,8 +137,10 @@ async function measureAll(scratch: string): Promise<void> {
 
   log('lifecycle hooks: none, one sync hook of each kind, all seven');
   const hooks = await measureHooks(settings.hooks);
+  log('reading a react-100 run back as a trace');
+  const traces = await measureTraceBuilding({ n: 100, repeats: settings.traceRepeats });
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks };
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);
