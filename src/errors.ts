@@ -35,6 +35,7 @@ export { ModelBehaviorError } from './core/errors.ts';
 export { StructuredOutputError } from './inference/errors.ts';
 export { ModelRepairExhaustedError, StuckLoopError } from './agent/errors.ts';
 export { ToolArgumentsError, ToolNotFoundError } from './tools/errors.ts';
+export { SkillNotFoundError } from './skills/errors.ts';
 export { PathRefusedError, UrlRefusedError } from './tools/builtin/errors.ts';
 export { StrategyFailedError } from './strategies/errors.ts';
 

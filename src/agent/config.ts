@@ -9,6 +9,7 @@ import type { InferenceProvider } from '../core/provider.ts';
 import type { RunLimits } from '../core/run.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import { HookName } from '../core/loopEvent.ts';
+import type { LoadedSkills, Skill } from '../skills/index.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
@@ -49,6 +50,8 @@ export interface AgentSettings {
   readonly preHydration?: PreHydratorOptions;
   readonly hooks?: AgentHooks;
   readonly hydrator?: Hydrator;
+  /** `memory.skills`, as an array (problems of a `loadSkills()` result already reported). */
+  readonly skills?: readonly Skill[];
   readonly knowledge?: KnowledgeConfig;
   readonly store?: RunStore;
   readonly inspect?: AgentObserveConfig['inspect'];
@@ -78,13 +81,14 @@ const MOVED: Readonly<Record<string, string>> = {
   journalCapacity: 'observe.journalCapacity',
 };
 
-const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'persistence', 'observe', 'hooks'] as const;
+const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
   policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
   context: ['budget', 'preHydration', 'experimental_hydrator'],
+  memory: ['skills', 'experiences', 'sessions'],
   persistence: ['store'],
   observe: ['inspect', 'events', 'journalCapacity'],
 };
@@ -189,6 +193,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   const resilience = group(raw, 'resilience') ?? {};
   const context = group(raw, 'context') ?? {};
   const persistence = group(raw, 'persistence') ?? {};
+  const memory = group(raw, 'memory') ?? {};
   const observe = group(raw, 'observe') ?? {};
   const id = optional<string>(raw['id'], 'id', isString, 'a string');
   const system = optional<string>(raw['system'], 'system', isString, 'a string');
@@ -213,6 +218,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     limits,
     knowledge,
     hooks,
+    skills: resolveSkills(memory['skills']),
     gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
     toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),
     redact,
@@ -232,6 +238,20 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   // Absent options stay absent, so `settings.x === undefined` means "not configured".
   const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
   return { ...present, ...model, tools, mcpServers };
+}
+
+/**
+ * `memory.skills`: the skills of a `loadSkills()` result (its skipped files reported once, here,
+ * so a bad skill file is seen without stopping the agent) or an array of skills.
+ */
+function resolveSkills(value: unknown): readonly Skill[] | undefined {
+  if (value === undefined) return undefined;
+  const needs = 'the result of `await loadSkills()` or an array of skills';
+  if (Array.isArray(value)) return value as readonly Skill[];
+  if (!isObject(value) || !Array.isArray(value['skills'])) return fail(`\`memory.skills\` must be ${needs} (got ${describe(value)}).`);
+  const loaded = value as unknown as LoadedSkills;
+  for (const problem of loaded.problems ?? []) console.warn(`[actorloop] skill skipped: ${problem.file}${problem.line === undefined ? '' : `:${problem.line}`}: ${problem.message}`);
+  return loaded.skills;
 }
 
 /** `hooks`, checked: known hook names holding functions, and an optional positive `timeoutMs`. */

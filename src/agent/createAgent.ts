@@ -36,6 +36,8 @@ import { createPreHydrator } from '../hydration/index.ts';
 import { resolveConfig, type AgentSettings } from './config.ts';
 import { createHookRunner } from './hooks.ts';
 import { createTraces } from '../traces/query.ts';
+import { activeSkill, allowedTools, createSkillTool, skillsPromptSection, type Skill } from '../skills/index.ts';
+import type { ToolView } from './gatePhase.ts';
 
 import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
@@ -61,7 +63,8 @@ export function createAgent(config: AgentConfig): Agent {
   const agentId = settings.id ?? `agent_${randomUUID().slice(0, 8)}`;
   // The profile applies to the merged tool list, before the model ever sees a spec.
   const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
-  const allTools = [...settings.tools, ...(knowledge?.tools ?? [])];
+  const skills = settings.skills;
+  const allTools = [...settings.tools, ...(knowledge?.tools ?? []), ...(skills === undefined ? [] : [createSkillTool(skills)])];
   const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile);
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
@@ -115,7 +118,9 @@ export function createAgent(config: AgentConfig): Agent {
   const hydrator: Hydrator | undefined =
     settings.hydrator ??
     (settings.preHydration === undefined ? undefined : createPreHydrator({ tools: settings.tools, ...settings.preHydration }));
-  const system = settings.system === undefined ? undefined : redactor.text(settings.system);
+  // Skills are listed after the user's own system prompt; their bodies load on demand.
+  const composed = [settings.system ?? '', skills === undefined ? '' : skillsPromptSection(skills)].filter((part) => part !== '').join('\n\n');
+  const system = composed === '' ? undefined : redactor.text(composed);
   const runtime = agentPhases({
     agentId,
     reasonDeps,
@@ -132,6 +137,7 @@ export function createAgent(config: AgentConfig): Agent {
     redactor,
     scopeOf,
     ...(hooks === undefined ? {} : { hooks }),
+    ...(skills === undefined ? {} : { toolView: skillToolView(skills) }),
   });
   // The agent's machine: the agent machine provided with this agent's phase implementations.
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime, { listening }) } });
@@ -268,6 +274,15 @@ export function createAgent(config: AgentConfig): Agent {
       await mcp?.close();
     },
     stop: stopAll,
+  };
+}
+
+/** While a skill that names tools is active, only those tools (and `skill`) are offered and allowed. */
+function skillToolView(skills: readonly Skill[]): ToolView {
+  return (messages) => {
+    const skill = activeSkill(messages, skills);
+    if (skill?.tools === undefined) return undefined;
+    return { allows: (tool) => allowedTools(skill, [tool]).length === 1, why: `the skill "${skill.name}" is active (it allows ${skill.tools.length === 0 ? 'no other tools' : skill.tools.join(', ')})` };
   };
 }
 

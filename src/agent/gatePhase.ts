@@ -5,7 +5,7 @@
  * tools that require confirmation wait for a human.
  */
 import type { GateInput, GateOutput, PlannedCall } from '../core/run.ts';
-import type { ToolCall } from '../core/messages.ts';
+import type { Message, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import { evaluateGate } from '../policy/evaluateGate.ts';
 import type { GateContext, PolicyGate } from '../policy/types.ts';
@@ -22,7 +22,12 @@ export interface GatePhaseDeps {
   readonly taint?: TaintPolicy;
   /** The user's `beforeToolCall`, for calls the gate let through. */
   readonly beforeToolCall?: HookRunner['beforeToolCall'];
+  /** Which tools the conversation allows right now (an active skill may narrow them); `undefined`: all. */
+  readonly toolView?: ToolView;
 }
+
+/** The tools a conversation allows, and why, when something narrows them. */
+export type ToolView = (messages: readonly Message[]) => { allows(tool: string): boolean; readonly why: string } | undefined;
 
 export interface GatePhaseScope {
   readonly runId: string;
@@ -40,6 +45,7 @@ interface PlanScope {
   readonly context: GateContext;
   readonly taint: Taint | undefined;
   readonly hooks: HookScope | undefined;
+  readonly view: ReturnType<ToolView>;
 }
 
 /**
@@ -53,6 +59,7 @@ export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: Ga
     context: { runId: scope.runId, agentId: scope.agentId, iteration: input.iteration, messages: input.messages, ...(taint === undefined ? {} : { taint }) },
     taint,
     hooks: scope.hooks,
+    view: deps.toolView?.(input.messages),
   };
   // Module-level helpers, not closures per turn: under tsx (esbuild keepNames) every named
   // closure costs an Object.defineProperty each time it is created.
@@ -115,11 +122,15 @@ async function askHook(
   return [{ call, arguments: revalidated.data, verdict: 'run', note: reason }, evaluated(call, 'modify', reason)];
 }
 
-async function gateOne(call: ToolCall, { deps, context, taint }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
+async function gateOne(call: ToolCall, { deps, context, taint, view }: PlanScope): Promise<[PlannedCall, LoopEvent]> {
   const tool = deps.tools.get(call.name);
   if (tool === undefined) {
     const note = unknownToolObservation(call.name, deps.tools);
     return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'unknown_tool', note }, evaluated(call, 'unknown_tool')];
+  }
+  if (view !== undefined && !view.allows(tool.name)) {
+    const note = `Tool "${tool.name}" is not available while ${view.why}; use the tools you were given.`;
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', note)];
   }
   const parsed = parseToolArguments(tool, call.arguments);
   if (!parsed.ok) {

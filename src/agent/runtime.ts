@@ -13,7 +13,7 @@ import type { TaintPolicy } from '../policy/taint.ts';
 import type { StuckGuard } from '../progress/stuckGuard.ts';
 import type { Redactor } from '../security/redactor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { planCalls } from './gatePhase.ts';
+import { planCalls, type ToolView } from './gatePhase.ts';
 import type { Hydrator } from '../core/hooks.ts';
 import { reason, type ReasonPhaseDeps, type ReasonPhaseScope } from './reasonPhase.ts';
 import type { Replay } from './replay.ts';
@@ -54,6 +54,8 @@ export interface AgentPhasesOptions {
   readonly scopeOf: (runId: string) => RunScope;
   /** The user's lifecycle hooks (`beforeModelCall` and `beforeToolCall` travel in the phase deps). */
   readonly hooks?: HookRunner;
+  /** Narrows the tools offered and allowed from the conversation (an active skill). */
+  readonly toolView?: ToolView;
 }
 
 const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
@@ -93,10 +95,17 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
     },
     emit,
   });
+  const offered = (specs: readonly ToolSpec[], messages: ReasonInput['messages']): readonly ToolSpec[] => {
+    const view = options.toolView?.(messages);
+    return view === undefined ? specs : specs.filter((spec) => view.allows(spec.name));
+  };
   const modelCall = (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
     if (scope.toolsOff === true) return reason(input, { ...reasonDeps, tools: [] }, scope.reasonScope, signal);
-    if (options.syncTools === undefined) return reason(input, reasonDeps, scope.reasonScope, signal);
-    return options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: specs }, scope.reasonScope, signal));
+    if (options.syncTools === undefined) {
+      const specs = offered(reasonDeps.tools, input.messages);
+      return reason(input, specs === reasonDeps.tools ? reasonDeps : { ...reasonDeps, tools: specs }, scope.reasonScope, signal);
+    }
+    return options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: offered(specs, input.messages) }, scope.reasonScope, signal));
   };
   /** The turn around the model call when there are turn or reply hooks: the ends and start of turns, and the reply seen. */
   const hookedModelCall = async (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
@@ -158,6 +167,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
         gate,
         ...(options.taint === undefined ? {} : { taint: options.taint }),
         ...(hooks?.beforeToolCall === undefined ? {} : { beforeToolCall: hooks.beforeToolCall }),
+        ...(options.toolView === undefined ? {} : { toolView: options.toolView }),
       };
       return planCalls(input, deps, { runId: input.runId, agentId, emit: scope.emit, ...(at === undefined ? {} : { hooks: at }) }).then(
         (output) => {

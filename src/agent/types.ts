@@ -28,6 +28,7 @@ import type { McpServerConfig } from '../mcp/connect.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { Traces } from '../traces/query.ts';
+import type { LoadedSkills, Skill } from '../skills/index.ts';
 
 /**
  * What `createAgent` takes, grouped by concern: the model and how it is called, what a call may
@@ -77,6 +78,8 @@ export interface AgentConfig {
    * and the final answer remembered as working memory. Off by default.
    */
   readonly knowledge?: KnowledgeConfig;
+  /** What the agent carries across runs: skills it can load, experiences it learned, sessions. */
+  readonly memory?: AgentMemoryConfig;
   /** Where runs are kept, so they can be listed, replayed and resumed. In memory only by default. */
   readonly persistence?: AgentPersistenceConfig;
   /** Watching the agent: XState inspection, every journal entry, the in-memory journal's size. */
@@ -153,6 +156,16 @@ export interface AgentContextConfig {
   readonly preHydration?: PreHydratorOptions;
   /** Unstable: what `hydrate` does before the first model call (replaces `preHydration`). */
   readonly experimental_hydrator?: Hydrator;
+}
+
+/** What the agent carries across runs. */
+export interface AgentMemoryConfig {
+  /**
+   * Skills (`await loadSkills()`): listed by name and description in the system prompt, loaded
+   * on demand with the `skill` tool; while one is active, the model is offered only the tools it
+   * names. Skipped skill files are reported as warnings, never fatal.
+   */
+  readonly skills?: LoadedSkills | readonly Skill[];
 }
 
 export interface AgentPersistenceConfig {
