@@ -2,9 +2,10 @@
  * A gate that decides with Cedar policies (`@cedar-policy/cedar-wasm`). Each call is a request:
  * principal `Agent::"<agent id>"`, action `Action::"call"`, resource `Tool::"<tool>"` (attributes
  * `name` and `permissions`, parents the `ToolGroup`s whose globs match it), context `arguments`,
- * `iteration`, `runId` and `tainted` (the run has read untrusted content). Policies are parsed (and validated against a schema, when given) once,
- * when the gate is built: a policy that does not parse is a configuration error naming its line
- * and column, never a deny-all at run time.
+ * `iteration`, `runId` and `tainted` (the run has read untrusted content). Policies are parsed (and
+ * validated against a schema, when given) once, when the gate is built: a policy that does not
+ * parse is a configuration error naming its line and column, never a deny-all at run time. A tool
+ * called often is decided by the policies that can apply to it only, with the same outcome.
  */
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { randomUUID } from 'node:crypto';
@@ -38,10 +39,90 @@ export interface CedarGateOptions {
   readonly schema?: string | Record<string, unknown>;
 }
 
-/** `Type::id` of an entity uid in either of Cedar's JSON forms. */
+/** Tools whose groups, entities and policies are kept between calls; the least recently used is dropped. */
+const TOOL_CACHE_LIMIT = 256;
+/** Policy sets made for a subset of the policies, per gate, and the calls a tool takes to get one. */
+const SLICE_LIMIT = 32;
+const SLICE_AFTER_CALLS = 32;
+/** Calls a set must go unused before its slot is given to another. */
+const SLICE_IDLE_CALLS = 1_000;
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// Policy sets in the wasm module outlive the gate that made them unless emptied.
+const released = new FinalizationRegistry<readonly string[]>((ids) => {
+  for (const id of ids) cedar.preparsePolicySet(id, { staticPolicies: {} });
+});
+
+/** A key for an entity uid in either of Cedar's JSON forms (types have no `"`, so it is unambiguous). */
 function uidKey(uid: cedar.EntityUidJson): string {
   const { type, id } = '__entity' in uid ? uid.__entity : uid;
-  return `${type}::${id}`;
+  return `${type}::"${id}"`;
+}
+
+/** `start` and every entity above it, following `parents` of the start then `parentsOf`. */
+function ancestors(start: string, parents: readonly string[], parentsOf: ReadonlyMap<string, readonly string[]>): Set<string> {
+  const seen = new Set([start]);
+  const queue = [...parents];
+  for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    queue.push(...(parentsOf.get(key) ?? []));
+  }
+  return seen;
+}
+
+/** Whether a scope constraint can hold for the entity `self` (a uid key) of `type`, whose ancestors (itself included) are `within`. */
+function inScope(constraint: cedar.ResourceConstraint | undefined, self: string, type: string, within: ReadonlySet<string>): boolean {
+  if (constraint === undefined) return true;
+  const under = (target: cedar.PrincipalOrResourceInConstraint): boolean => !('entity' in target) || within.has(uidKey(target.entity));
+  switch (constraint.op) {
+    case '==':
+      return !('entity' in constraint) || uidKey(constraint.entity) === self;
+    case 'in':
+      return under(constraint);
+    case 'is':
+      return constraint.entity_type === type && (constraint.in === undefined || under(constraint.in));
+    default:
+      return true;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The string `value` is compared with when `attr` is `resource.name`. */
+function nameCompared(attr: unknown, value: unknown): string | undefined {
+  const dot = isRecord(attr) ? attr['.'] : undefined;
+  const isName = isRecord(dot) && dot.attr === 'name' && isRecord(dot.left) && dot.left.Var === 'resource';
+  return isName && isRecord(value) && typeof value.Value === 'string' ? value.Value : undefined;
+}
+
+/** A policy, with what can rule it out for a tool: its resource scope and the tool name it first tests. */
+interface Reach {
+  readonly id: string;
+  readonly text: string;
+  readonly resource?: cedar.ResourceConstraint;
+  readonly name?: string;
+}
+
+/**
+ * Cedar evaluates the scope, then the clauses in order, each `&&` left operand first, stopping at
+ * `false`. Neither the scope nor a leading `resource.name == "…"` can fail, so a policy ruled out
+ * by them is neither satisfied nor in error: leaving it out changes no decision.
+ */
+function reachOf(text: string): Omit<Reach, 'id' | 'text'> {
+  const parsed = cedar.policyToJson(text);
+  if (parsed.type === 'failure') return {};
+  const first = parsed.json.conditions[0];
+  let expr: unknown = first?.kind === 'when' ? first.body : undefined;
+  while (isRecord(expr) && isRecord(expr['&&'])) expr = expr['&&'].left;
+  const equal = isRecord(expr) ? expr['=='] : undefined;
+  const name = isRecord(equal) ? (nameCompared(equal.left, equal.right) ?? nameCompared(equal.right, equal.left)) : undefined;
+  return { resource: parsed.json.resource, ...(name === undefined ? {} : { name }) };
 }
 
 interface NamedPolicy {
@@ -158,11 +239,12 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
     cedar.preparseSchema(schemaName, schema);
   }
   const groups = Object.entries(options.groups ?? {}).map(([group, globs]) => ({ group, patterns: globs.map(globToRegExp) }));
-  const declared = new Set((options.entities ?? []).map((entity) => uidKey(entity.uid)));
-  // Groups the caller did not declare exist as plain entities, so `in ToolGroup::"x"` resolves.
   const given = options.entities ?? [];
+  const declared = new Set(given.map((entity) => uidKey(entity.uid)));
+  const parentsOf = new Map(given.map((entity) => [uidKey(entity.uid), entity.parents.map(uidKey)]));
+  // Groups the caller did not declare exist as plain entities, so `in ToolGroup::"x"` resolves.
   const groupEntity = (group: string): CedarEntity[] =>
-    declared.has(`ToolGroup::${group}`) ? [] : [{ uid: { type: 'ToolGroup', id: group }, attrs: {}, parents: [] }];
+    declared.has(uidKey({ type: 'ToolGroup', id: group })) ? [] : [{ uid: { type: 'ToolGroup', id: group }, attrs: {}, parents: [] }];
 
   const explain = (ids: readonly string[]): string =>
     ids.map((id) => {
@@ -170,25 +252,102 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
       return policy?.reason === undefined ? `"${id}"` : `"${id}" (${policy.reason})`;
     }).join(', ');
 
+  // Per tool: its groups (one glob test per group), the entities of its last request (reused while
+  // the permissions and the agent stay the same) and its policies. Bounded: tool names come from the model.
+  interface OwnPolicies {
+    readonly policies: Record<string, string>;
+    readonly key: string;
+  }
+  interface ToolState {
+    readonly parents: readonly cedar.EntityUidJson[];
+    readonly groupEntities: readonly CedarEntity[];
+    calls: number;
+    /** The policies that can apply to the tool and their key, once it is called often enough; `null`: all of them. */
+    own?: OwnPolicies | null;
+    last?: { readonly permissions: readonly string[]; readonly agentId: string; readonly entities: CedarEntity[] };
+  }
+  const tools = new Map<string, ToolState>();
+  const toolState = (name: string): ToolState => {
+    let state = tools.get(name);
+    if (state !== undefined) {
+      tools.delete(name);
+    } else {
+      const memberOf = groups.filter(({ patterns }) => patterns.some((p) => p.test(name))).map(({ group }) => group);
+      state = { parents: memberOf.map((group) => ({ type: 'ToolGroup', id: group })), groupEntities: memberOf.flatMap(groupEntity), calls: 0 };
+      if (tools.size >= TOOL_CACHE_LIMIT) tools.delete(tools.keys().next().value as string);
+    }
+    tools.set(name, state);
+    return state;
+  };
+  const entitiesFor = (state: ToolState, name: string, permissions: readonly string[], agentId: string): CedarEntity[] => {
+    const last = state.last;
+    if (last !== undefined && last.agentId === agentId && sameStrings(last.permissions, permissions)) return last.entities;
+    const tool: CedarEntity = { uid: { type: 'Tool', id: name }, attrs: { name, permissions: [...permissions] }, parents: [...state.parents] };
+    const agent: CedarEntity[] = declared.has(uidKey({ type: 'Agent', id: agentId })) ? [] : [{ uid: { type: 'Agent', id: agentId }, attrs: {}, parents: [] }];
+    // Only the groups this tool is in: every entity sent is parsed again on each call.
+    const entities = [tool, ...agent, ...state.groupEntities, ...given];
+    state.last = { permissions: [...permissions], agentId, entities };
+    return entities;
+  };
+
+  // Cedar evaluates every policy of a set on each call, so a tool called often gets a set of only the
+  // policies that can apply to it (shared by tools with the same ones). Parsing a set costs as much
+  // as many calls: only tools called a few times get one, and a slot is taken only from an idle set.
+  let reaches: readonly Reach[] | undefined;
+  const ownPolicies = (name: string, state: ToolState): OwnPolicies | null => {
+    reaches ??= Object.entries(byId).map(([id, text]) => ({ id, text, ...reachOf(text) }));
+    const self = uidKey({ type: 'Tool', id: name });
+    const within = ancestors(self, state.parents.map(uidKey), parentsOf);
+    const kept = reaches.filter((reach) => inScope(reach.resource, self, 'Tool', within) && (reach.name === undefined || reach.name === name));
+    if (kept.length === reaches.length) return null;
+    return { policies: Object.fromEntries(kept.map(({ id, text }) => [id, text])), key: kept.map(({ id }) => id).join('\n') };
+  };
+  const slices = new Map<string, { readonly setId: string; lastUsed: number }>();
+  const owned = [setId];
+  let calls = 0;
+  const setFor = (name: string, state: ToolState): string => {
+    calls += 1;
+    state.calls += 1;
+    if (state.calls < SLICE_AFTER_CALLS) return setId;
+    const own = state.own ?? ownPolicies(name, state);
+    state.own = own;
+    if (own === null) return setId;
+    let slice = slices.get(own.key);
+    if (slice === undefined) {
+      let slot: string;
+      if (owned.length <= SLICE_LIMIT) {
+        slot = `${setId}-${owned.length}`;
+        owned.push(slot);
+      } else {
+        let idlest: [string, { readonly setId: string; lastUsed: number }] | undefined;
+        for (const entry of slices) if (idlest === undefined || entry[1].lastUsed < idlest[1].lastUsed) idlest = entry;
+        if (idlest === undefined || calls - idlest[1].lastUsed < SLICE_IDLE_CALLS) return setId;
+        slices.delete(idlest[0]);
+        slot = idlest[1].setId;
+      }
+      if (cedar.preparsePolicySet(slot, { staticPolicies: own.policies }).type === 'failure') return setId;
+      slice = { setId: slot, lastUsed: calls };
+      slices.set(own.key, slice);
+    }
+    slice.lastUsed = calls;
+    return slice.setId;
+  };
+  // A gate dropped by its owner empties its policy sets, which live in the wasm module.
+  released.register(tools, owned);
+
   return {
     name: 'cedar',
     evaluate(action: ProposedAction, context: GateContext): GateDecision {
-      const memberOf = groups.filter(({ patterns }) => patterns.some((p) => p.test(action.tool))).map(({ group }) => group);
-      const tool: CedarEntity = {
-        uid: { type: 'Tool', id: action.tool },
-        attrs: { name: action.tool, permissions: [...action.permissions] },
-        parents: memberOf.map((group) => ({ type: 'ToolGroup', id: group })),
-      };
-      const agent: CedarEntity[] = declared.has(`Agent::${context.agentId}`) ? [] : [{ uid: { type: 'Agent', id: context.agentId }, attrs: {}, parents: [] }];
+      const state = toolState(action.tool);
+      const preparsedPolicySetId = setFor(action.tool, state);
       const answer = cedar.statefulIsAuthorized({
         principal: { type: 'Agent', id: context.agentId },
         action: { type: 'Action', id: 'call' },
         resource: { type: 'Tool', id: action.tool },
         context: { arguments: toCedar(action.arguments) ?? {}, iteration: context.iteration, runId: context.runId, tainted: context.taint !== undefined },
-        preparsedPolicySetId: setId,
+        preparsedPolicySetId,
         ...(schemaName === undefined ? {} : { preparsedSchemaName: schemaName, validateRequest: true }),
-        // Only the groups this tool is in: every entity sent is parsed again on each call.
-        entities: [tool, ...agent, ...memberOf.flatMap(groupEntity), ...given],
+        entities: entitiesFor(state, action.tool, action.permissions, context.agentId),
       });
       if (answer.type === 'failure') {
         return { kind: 'deny', reason: `The Cedar request for "${action.tool}" failed, so the call is denied: ${describeErrors('', answer.errors)}.` };

@@ -1,9 +1,11 @@
 /**
  * The Cedar gate with real Cedar policies (cedar-wasm): argument conditions, `like` patterns,
  * tools in groups (and groups in groups), forbid overriding permit, reasons the model can act on,
- * and policies that are wrong failing when the gate is built.
+ * policies that are wrong failing when the gate is built, and tools called often decided by their
+ * own smaller policy sets exactly as by all the policies.
  */
-import { describe, expect, it } from 'vitest';
+import type * as Cedar from '@cedar-policy/cedar-wasm/nodejs';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
@@ -12,9 +14,33 @@ import type { GateContext, GateDecision, ProposedAction } from '../../src/policy
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 
+// Records the policy sets the gate prepares (id → how many policies) and the set each decision used.
+const sets = vi.hoisted(() => ({ sizes: new Map<string, number>(), used: [] as string[] }));
+vi.mock('@cedar-policy/cedar-wasm/nodejs', async (importOriginal) => {
+  const cedar = await importOriginal<typeof Cedar>();
+  return {
+    ...cedar,
+    preparsePolicySet: ((id, policies) => {
+      const given = policies.staticPolicies;
+      sets.sizes.set(id, typeof given === 'object' ? Object.keys(given).length : -1);
+      return cedar.preparsePolicySet(id, policies);
+    }) as typeof cedar.preparsePolicySet,
+    statefulIsAuthorized: ((call) => {
+      sets.used.push(call.preparsedPolicySetId);
+      return cedar.statefulIsAuthorized(call);
+    }) as typeof cedar.statefulIsAuthorized,
+  };
+});
+
+// More calls than it takes a tool to be decided by a policy set of its own.
+const often = 50;
+
 const context: GateContext = { runId: 'run_1', agentId: 'researcher', iteration: 2, messages: [] };
 const call = (tool: string, args: unknown = {}, permissions: string[] = []): ProposedAction => ({ toolCallId: 'c1', tool, arguments: args, permissions });
 const decide = (gate: ReturnType<typeof gates.cedar>, action: ProposedAction, at: GateContext = context) => gate.evaluate(action, at) as GateDecision;
+// Cedar lists the deciding and the failing policies in no fixed order, not even from call to call.
+const unordered = (decision: GateDecision) =>
+  decision.kind === 'deny' ? { kind: 'deny', parts: decision.reason.replace(/\.$/, '').split(/(?<=\.) |; |, (?=")/).sort() } : decision;
 
 describe('gates.cedar', () => {
   const policies = `
@@ -96,5 +122,85 @@ describe('gates.cedar', () => {
     const observation = model.calls[1]?.messages.at(-1);
     expect(observation?.role).toBe('tool');
     expect(String(observation?.content)).toContain('System files are off limits.');
+  });
+
+  it('decides each call on its own permissions, agent and arguments, however often the tool is called', () => {
+    const hot = gates.cedar({
+      policies: `
+        permit(principal == Agent::"researcher", action, resource) when { resource.name == "fetch" && !resource.permissions.contains("net.write") };
+        @id("big") forbid(principal, action, resource) when { context.arguments has size && context.arguments.size > 10 };
+        permit(principal, action, resource in ToolGroup::"files");`,
+      groups: { files: ['file_*'] },
+    });
+    for (let i = 0; i < often; i++) {
+      const write = i % 2 === 0;
+      const size = i % 3 === 0 ? 50 : 5;
+      const agentId = i % 5 === 0 ? 'writer' : 'researcher';
+      const fetched = decide(hot, call('fetch', { size }, write ? ['net.write'] : ['net.read']), { ...context, agentId });
+      expect(fetched.kind).toBe(!write && size <= 10 && agentId === 'researcher' ? 'allow' : 'deny');
+      expect(decide(hot, call('file_read', { size }, write ? ['net.write'] : [])).kind).toBe(size <= 10 ? 'allow' : 'deny');
+    }
+    // The agent's own entity goes with each call: an undeclared one exists, without attributes.
+    const byRole = gates.cedar({
+      policies: `permit(principal, action, resource) when { principal.role == "admin" };`,
+      entities: [{ uid: { type: 'Agent', id: 'boss' }, attrs: { role: 'admin' }, parents: [] }],
+    });
+    for (let i = 0; i < often; i++) {
+      expect(decide(byRole, call('x'), { ...context, agentId: 'boss' })).toEqual({ kind: 'allow' });
+      expect(decide(byRole, call('x'), { ...context, agentId: 'intern' })).toMatchObject({ kind: 'deny', reason: expect.stringContaining('does not have the attribute `role`') });
+    }
+  });
+
+  it('decides a tool called often by the policies that can apply to it, exactly as by all of them', () => {
+    const options = {
+      policies: `
+        permit(principal, action == Action::"call", resource in ToolGroup::"files");
+        permit(principal, action, resource in ToolGroup::"readonly");
+        permit(principal, action, resource == Tool::"calc");
+        permit(principal, action, resource is Tool in ToolGroup::"search") when { context.arguments has q };
+        permit(principal, action == Action::"other", resource);
+        permit(principal, action, resource) when { resource.name == "transfer" && context.arguments.amount <= 100 };
+        permit(principal, action, resource) when { "pay" == resource.name && context.arguments.amount <= 5 && context.arguments.amount > 0 };
+        @id("checks-n") permit(principal, action, resource) unless { resource.name == "x" } when { context.arguments.n > 1 };
+        @id("no-etc") @reason("System files are off limits.")
+        forbid(principal, action, resource in ToolGroup::"files") when { context.arguments has path && context.arguments.path like "/etc/*" };
+        @id("no-mallory") forbid(principal, action, resource) when { resource.name == "transfer" && context.arguments.to == "mallory" };
+        @id("no-bad-q") forbid(principal, action, resource is Tool in ToolGroup::"search") when { context.arguments has q && context.arguments.q == "bad" };`,
+      groups: { files: ['file_*'], search: ['web_*'] },
+      entities: [
+        { uid: { type: 'ToolGroup', id: 'search' }, attrs: {}, parents: [{ type: 'ToolGroup', id: 'readonly' }] },
+        { uid: { type: 'ToolGroup', id: 'readonly' }, attrs: {}, parents: [] },
+      ],
+    };
+    const tools = ['file_read', 'file_write', 'web_search', 'calc', 'transfer', 'pay', 'shell', 'x'];
+    const cases = [{}, { path: '/etc/passwd' }, { path: '/home/a' }, { amount: 50, to: 'bob' }, { amount: 3, to: 'mallory' }, { q: 'w', n: 2 }, { q: 'bad' }];
+    // A fresh gate decides each tool's few calls by all the policies.
+    const cold = gates.cedar(options);
+    const expected = tools.map((tool) => cases.map((args) => unordered(decide(cold, call(tool, args)))));
+    const hot = gates.cedar(options);
+    sets.sizes.clear();
+    for (let round = 0; round < 3; round++) {
+      for (const tool of tools) for (let i = 0; i < often; i++) decide(hot, call(tool, { n: 0 }));
+      tools.forEach((tool, t) => cases.forEach((args, c) => expect(unordered(decide(hot, call(tool, args)))).toEqual(expected[t]?.[c])));
+    }
+    // The hot tools were decided by smaller sets: a tool in no group, named by no policy, by the two
+    // policies that do not say which tools they are for.
+    expect([...sets.sizes.values()].every((size) => size < 11)).toBe(true);
+    decide(hot, call('shell'));
+    expect(sets.sizes.get(sets.used.at(-1) ?? '')).toBe(2);
+  });
+
+  it('keeps deciding right when more tools are called often than it keeps policy sets for', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    const many = gates.cedar({ policies: names.map((name) => `permit(principal, action, resource) when { resource.name == "${name}" && context.arguments.ok };`).join('\n') });
+    const check = (name: string, i: number) => {
+      const own = decide(many, call(name, { ok: i % 2 === 0 }));
+      expect(own.kind).toBe(i % 2 === 0 ? 'allow' : 'deny');
+    };
+    for (const name of names) for (let i = 0; i < often; i++) check(name, i);
+    // The last tools take over the slots of sets left unused; the first ones then come back.
+    for (let i = 0; i < 1_200; i++) check(names[32 + (i % 8)] ?? '', i);
+    for (const name of names) for (let i = 0; i < often; i++) check(name, i);
+    expect(sets.sizes.get(sets.used.at(-1) ?? '')).toBe(1);
   });
 });
