@@ -29,6 +29,15 @@ export { InvalidDecisionError, StrategyCancelledError, StrategyRoundsExceededErr
 export { KnowledgeStoreClosedError, KnowledgeStoreLockedError } from './knowledge/errors.ts';
 export { InspectorStartError } from './inspect/errors.ts';
 export { PromptRenderError, PromptVariablesError } from './prompts/errors.ts';
+export {
+  InvalidSessionIdError,
+  InvalidSessionKeyError,
+  InvalidSessionTurnError,
+  InvalidSessionValueError,
+  SessionClosedError,
+  SessionLockedError,
+  SessionRunRecordedError,
+} from './sessions/errors.ts';
 
 // blame 'model': what the model sent cannot be used.
 export { ModelBehaviorError } from './core/errors.ts';

@@ -10,6 +10,7 @@ import type { RunLimits } from '../core/run.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import { HookName } from '../core/loopEvent.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
+import type { SessionStore } from '../sessions/index.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
@@ -52,6 +53,8 @@ export interface AgentSettings {
   readonly hydrator?: Hydrator;
   /** `memory.skills`, as an array (problems of a `loadSkills()` result already reported). */
   readonly skills?: readonly Skill[];
+  /** `memory.sessions`: a store, or where a file store keeps them. */
+  readonly sessions?: SessionStore | { readonly dir?: string };
   readonly knowledge?: KnowledgeConfig;
   readonly store?: RunStore;
   readonly inspect?: AgentObserveConfig['inspect'];
@@ -219,6 +222,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     knowledge,
     hooks,
     skills: resolveSkills(memory['skills']),
+    sessions: optional<SessionStore | { readonly dir?: string }>(memory['sessions'], 'memory.sessions', isObject, 'a session store (openSessionStore()) or { dir }'),
     gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
     toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),
     redact,

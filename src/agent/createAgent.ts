@@ -38,6 +38,8 @@ import { createHookRunner } from './hooks.ts';
 import { createTraces } from '../traces/query.ts';
 import { activeSkill, allowedTools, createSkillTool, skillsPromptSection, type Skill } from '../skills/index.ts';
 import type { ToolView } from './gatePhase.ts';
+import { createMemorySessionStore, openSessionStore, type SessionMemory, type SessionStore } from '../sessions/index.ts';
+import { openSession, type SessionHost } from './session.ts';
 
 import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
@@ -218,10 +220,39 @@ export function createAgent(config: AgentConfig): Agent {
     return handle;
   }
 
-  const host: RunHost = { agentId, redactor, bus, journal, scopes, ...(knowledge === undefined ? {} : { knowledge }), ...(hooks === undefined ? {} : { hooks }) };
+  const host: RunHost = {
+    agentId,
+    redactor,
+    bus,
+    journal,
+    scopes,
+    ...(knowledge === undefined ? {} : { knowledge }),
+    ...(hooks === undefined ? {} : { hooks }),
+    sessionOf: (runId) => sessionRuns.get(runId),
+  };
   const attach = (actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun =>
     attachRun(host, actor, input, persistence, recovered, tookOver);
 
+  const sessionRuns = new Map<string, SessionMemory>();
+  const sessionStore: SessionStore | undefined = settings.sessions === undefined || isSessionStore(settings.sessions) ? settings.sessions : openSessionStore({ ...settings.sessions, redact: redactor });
+  let memorySessions: SessionStore | undefined;
+  const sessionHost: SessionHost = {
+    get store() {
+      return sessionStore ?? (memorySessions ??= createMemorySessionStore({ redact: redactor }));
+    },
+    hasSystem: system !== undefined,
+    start(message, options, memory) {
+      const { input, persistence } = begin(message, options);
+      sessionRuns.set(input.runId, memory);
+      const handle = launch(input, persistence);
+      live.add(handle);
+      void handle.settled.then(() => {
+        live.delete(handle);
+        sessionRuns.delete(input.runId);
+      });
+      return handle;
+    },
+  };
   const traces = createTraces({ agentId, journal, ...(settings.store === undefined ? {} : { store: settings.store }) });
   const live = new Set<AgentRun>();
   const stopAll = (): void => {
@@ -249,6 +280,7 @@ export function createAgent(config: AgentConfig): Agent {
       return handle.result;
     },
     traces,
+    session: (id) => openSession(sessionHost, id),
     prepare,
     start(task, options) {
       const handle = start(task, options);
@@ -276,6 +308,8 @@ export function createAgent(config: AgentConfig): Agent {
     stop: stopAll,
   };
 }
+
+const isSessionStore = (value: SessionStore | { readonly dir?: string }): value is SessionStore => typeof (value as { open?: unknown }).open === 'function';
 
 /** While a skill that names tools is active, only those tools (and `skill`) are offered and allowed. */
 function skillToolView(skills: readonly Skill[]): ToolView {

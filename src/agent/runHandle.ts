@@ -23,6 +23,7 @@ import { isResumableFailure } from './result.ts';
 import type { RunPersistence } from './runPersistence.ts';
 import { endTurn, type RunScope } from './runtime.ts';
 import type { HookRunner } from './hooks.ts';
+import type { SessionMemory } from '../sessions/index.ts';
 import type { TerminationReason } from '../core/loopEvent.ts';
 import type { AgentRun } from './types.ts';
 
@@ -38,6 +39,8 @@ export interface RunHost {
   readonly scopes: Map<string, RunScope>;
   readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
   readonly hooks?: HookRunner;
+  /** The session memory of a run that is a session's turn. */
+  sessionOf?(runId: string): SessionMemory | undefined;
 }
 
 /**
@@ -103,6 +106,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks } = host;
     emit,
     turnEnded: 0,
     ...(input.mode === 'call' ? { toolsOff: true } : {}),
+    ...sessionOf(host, runId),
     reasonScope: { agentId, emit },
     ...(callJournal === undefined ? {} : { journal: callJournal }),
     // Only a resumable run records its phases' replies.
@@ -202,6 +206,11 @@ function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: rea
     : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
 }
 
+
+function sessionOf(host: RunHost, runId: string): { session?: SessionMemory } {
+  const session = host.sessionOf?.(runId);
+  return session === undefined ? {} : { session };
+}
 
 /** Limits checked once a turn's observations are in: a run they end finished its last turn. */
 const AFTER_A_TURN: ReadonlySet<TerminationReason> = new Set(['max_iterations', 'max_tokens', 'stuck', 'model_behavior']);

@@ -21,6 +21,7 @@ import type { RunPersistence } from './runPersistence.ts';
 import { phase, type PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { HookRunner, HookScope } from './hooks.ts';
 import type { Message } from '../core/messages.ts';
+import type { SessionMemory } from '../sessions/index.ts';
 
 /** What the phases of one run reach: its event stream and, when it is persisted, its records. */
 export interface RunScope {
@@ -35,6 +36,8 @@ export interface RunScope {
   turnEnded: number;
   /** A single model call (`agent.call`): the model is offered no tools. */
   readonly toolsOff?: boolean;
+  /** The session's memory, when the run is a session's turn. */
+  readonly session?: SessionMemory;
 }
 
 export interface AgentPhasesOptions {
@@ -192,6 +195,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
           signal: cancellation,
           emit: scope.emit,
           ...(scope.journal === undefined ? {} : { journal: scope.journal }),
+          ...(scope.session === undefined ? {} : { session: scope.session }),
           ...(afterToolCall === undefined || at === undefined
             ? {}
             : {

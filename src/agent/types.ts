@@ -29,6 +29,8 @@ import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { Traces } from '../traces/query.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
+import type { SessionStore } from '../sessions/index.ts';
+import type { Session } from './session.ts';
 
 /**
  * What `createAgent` takes, grouped by concern: the model and how it is called, what a call may
@@ -166,6 +168,11 @@ export interface AgentMemoryConfig {
    * names. Skipped skill files are reported as warnings, never fatal.
    */
   readonly skills?: LoadedSkills | readonly Skill[];
+  /**
+   * Where `agent.session(id)` keeps conversations: `{ dir }` for files (across processes; the
+   * agent's secret rules apply), or a store of your own. Default: in memory, for this process.
+   */
+  readonly sessions?: SessionStore | { readonly dir?: string };
 }
 
 export interface AgentPersistenceConfig {
@@ -263,6 +270,11 @@ export interface Agent {
   call(prompt: string, options?: RunOptions): Promise<LoopResult>;
   /** The agent's runs as traces: step DAGs built from their journals (`get`, `list`). */
   readonly traces: Traces;
+  /**
+   * Open a session: a conversation that each `session.run(message)` continues, persisted by
+   * `memory.sessions`, with a memory its tools share (`ctx.session`). One open handle per id.
+   */
+  session(id: string): Promise<Session>;
   /** Start a task and get a handle to watch, approve or cancel it. */
   start(task: string, options?: RunOptions): AgentRun;
   /** Make a run ready for a parent actor to spawn (see {@link PreparedRun}); `start` spawns its own root actor. */

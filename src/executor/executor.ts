@@ -20,6 +20,7 @@ import { DeadLetterQueue, ResultCache } from './memory.ts';
 import { mapBounded } from './pool.ts';
 import { runWithTimeout } from './timeout.ts';
 import { type Cancellation } from '../core/run.ts';
+import type { SessionMemory } from '../sessions/index.ts';
 
 export interface ExecutorOptions {
   readonly tools: ToolRegistry;
@@ -53,6 +54,8 @@ export interface ExecutionScope {
    * A rejection fails the act phase.
    */
   readonly review?: (outcome: ToolOutcome, call: ActCall) => Promise<ToolOutcome>;
+  /** The session's memory, when the run belongs to one: tools get it as `ctx.session`. */
+  readonly session?: SessionMemory;
 }
 
 /**
@@ -113,6 +116,7 @@ export function createExecutor(options: ExecutorOptions) {
           },
           runId: scope.runId,
           agentId: scope.agentId,
+          ...(scope.session === undefined ? {} : { session: scope.session }),
         }),
       tool.timeoutMs ?? defaultTimeoutMs,
       scope.signal,

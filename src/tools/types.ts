@@ -1,6 +1,7 @@
 /**
  * What a tool is to the runtime. Tools are declared with `defineTool` (see defineTool.ts).
  */
+import type { SessionMemory } from '../sessions/index.ts';
 import type { z } from 'zod';
 import type { ToolSpec } from '../core/provider.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
@@ -14,6 +15,8 @@ export interface ToolContext {
   readonly idempotencyKey: string;
   readonly runId: string;
   readonly agentId: string;
+  /** In a session's run (`agent.session(id)`): the session's memory that tools share; absent otherwise. */
+  readonly session?: SessionMemory;
 }
 
 /** Metadata the gate, the executor and the profile read. */

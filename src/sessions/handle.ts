@@ -1,0 +1,267 @@
+/**
+ * An open session: its conversation, its runs and its namespaced memory, held in memory and
+ * written whole through a backend after every change. Changes apply one at a time, in call
+ * order; each resolves once saved, and one whose save fails is not applied, so what the handle
+ * shows is what the backend holds.
+ */
+import type { Message } from '../core/messages.ts';
+import { SESSION_VERSION, type JsonValue, type SessionDocument, type SessionRun } from './document.ts';
+import { InvalidSessionKeyError, SessionClosedError, SessionLockedError, SessionRunRecordedError } from './errors.ts';
+import { checkMemoryName, checkMemoryValue, checkRedactedMessages, checkTurn } from './validate.ts';
+
+/** What one run adds to a session. */
+export interface SessionTurn {
+  readonly runId: string;
+  /** The messages the run added, in order (not the history it was given). */
+  readonly messages: readonly Message[];
+}
+
+/**
+ * One namespace of a session's memory. Reads are synchronous and return copies; writes resolve
+ * once saved.
+ *
+ * @example
+ * ```ts
+ * const notes = session.memory('notes');
+ * await notes.set('plan', { steps: ['search', 'answer'] });
+ * notes.get('plan'); // { steps: ['search', 'answer'] }
+ * ```
+ */
+export interface SessionMemory {
+  readonly namespace: string;
+  /** The value under `key` (as stored, i.e. redacted), or `undefined` when there is none. */
+  get(key: string): JsonValue | undefined;
+  /** Store a JSON value under `key`; rejects with `InvalidSessionValueError` for anything else. */
+  set(key: string, value: JsonValue): Promise<void>;
+  /** Remove `key`; resolves to false when there was nothing to remove. */
+  delete(key: string): Promise<boolean>;
+  /** Every key and value of the namespace, in the order they were first set. */
+  entries(): Array<[string, JsonValue]>;
+}
+
+/**
+ * A session opened for writing: while it is open, no other handle (in this process or another)
+ * can open the same session. Close it to let the next one in.
+ *
+ * @example
+ * ```ts
+ * const session = await store.open('support-42');
+ * try {
+ *   const history = session.messages();
+ *   await session.appendTurn({ runId: 'run_7', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+ * } finally {
+ *   await session.close();
+ * }
+ * ```
+ */
+export interface SessionHandle {
+  readonly id: string;
+  /** The session's file; `undefined` for a memory store. */
+  readonly file: string | undefined;
+  /** The conversation so far, oldest first (a copy). */
+  messages(): Message[];
+  /** The runs that appended turns, oldest first (a copy). */
+  runs(): SessionRun[];
+  /**
+   * Append one run's new messages and record the run; resolves once saved. A run appends once:
+   * again rejects with `SessionRunRecordedError`.
+   */
+  appendTurn(turn: SessionTurn): Promise<void>;
+  /** The memory namespace `namespace` (a view: cheap to ask for again). */
+  memory(namespace: string): SessionMemory;
+  /** Wait for pending writes and release the session. Idempotent; later calls throw `SessionClosedError`. */
+  close(): Promise<void>;
+}
+
+/** Where a handle's document is saved, and how its lock is let go. */
+export interface SessionBackend {
+  readonly file: string | undefined;
+  save(document: SessionDocument): Promise<void>;
+  release(): void;
+  /** Why this handle may no longer write (another process took its lock over), if it may not. */
+  lost(): string | undefined;
+}
+
+/** A stored-value transform applied before anything is kept (see `SessionStoreOptions.redact`). */
+export type RedactFn = <T>(value: T) => T;
+
+interface State {
+  readonly updatedAt: number;
+  readonly messages: readonly Message[];
+  readonly runs: readonly SessionRun[];
+  readonly memory: ReadonlyMap<string, ReadonlyMap<string, JsonValue>>;
+}
+
+/**
+ * A handle over an already-validated document. Internal to the sessions folder (both stores
+ * build on it).
+ *
+ * @example
+ * ```ts
+ * const handle = buildSessionHandle('support-42', document, { file, save, release, lost: () => undefined }, (v) => v);
+ * ```
+ */
+export function buildSessionHandle(id: string, document: SessionDocument, backend: SessionBackend, redact: RedactFn): SessionHandle {
+  const { id: storedId, createdAt } = document;
+  let state: State = {
+    updatedAt: document.updatedAt,
+    messages: document.messages,
+    runs: document.runs,
+    memory: new Map(Object.entries(document.memory).map(([namespace, entries]) => [namespace, new Map(Object.entries(entries))])),
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  let closing: Promise<void> | undefined;
+
+  const assertOpen = (): void => {
+    if (closing !== undefined) throw new SessionClosedError(`Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id });
+  };
+
+  const toDocument = (next: State): SessionDocument => ({
+    v: SESSION_VERSION,
+    id: storedId,
+    createdAt,
+    updatedAt: next.updatedAt,
+    messages: [...next.messages],
+    runs: [...next.runs],
+    memory: Object.fromEntries([...next.memory].map(([namespace, entries]) => [namespace, Object.fromEntries(entries)])),
+  });
+
+  /** Run one change after the previous ones; it takes effect only once saved. */
+  function change<T>(compute: (current: State) => { next: State | undefined; result: T }): Promise<T> {
+    try {
+      assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const run = async (): Promise<T> => {
+      const lost = backend.lost();
+      if (lost !== undefined) {
+        throw new SessionLockedError(`Session "${id}" can no longer be written by this handle: ${lost}. Close it and open the session again.`, {
+          sessionId: id,
+          file: backend.file,
+        });
+      }
+      const { next, result } = compute(state);
+      if (next !== undefined) {
+        await backend.save(toDocument(next));
+        state = next;
+      }
+      return result;
+    };
+    const done = queue.then(run, run);
+    queue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Validate first, so a bad call rejects at once instead of after queued writes. */
+  function prepared<A, T>(prepare: () => A, then: (input: A) => Promise<T>): Promise<T> {
+    let input: A;
+    try {
+      assertOpen();
+      input = prepare();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return then(input);
+  }
+
+  const withNamespace = (current: State, namespace: string, entries: ReadonlyMap<string, JsonValue>): State => {
+    const memory = new Map(current.memory);
+    if (entries.size === 0) memory.delete(namespace);
+    else memory.set(namespace, entries);
+    return { ...current, updatedAt: Date.now(), memory };
+  };
+
+  function memoryView(namespace: string): SessionMemory {
+    return {
+      namespace,
+      get(key) {
+        assertOpen();
+        checkMemoryName('key', key, id);
+        const value = state.memory.get(namespace)?.get(key);
+        return value === undefined ? undefined : structuredClone(value);
+      },
+      set(key, value) {
+        return prepared(
+          () => {
+            checkMemoryName('key', key, id);
+            // The file format refuses this pair of names as it refuses such a pair inside a value.
+            if (namespace === 'constructor' && key === 'prototype') {
+              throw new InvalidSessionKeyError(`Session "${id}": the key "prototype" cannot be stored in the namespace "constructor" (the session file format refuses that pair). Use another key or namespace.`, { sessionId: id });
+            }
+            checkMemoryValue(value, key, id);
+            // A copy, so the caller changing its object later cannot change what was saved.
+            const clean = redact({ [key]: structuredClone(value) })[key];
+            checkMemoryValue(clean, key, id);
+            return clean;
+          },
+          (clean) =>
+            change((current) => {
+              const entries = new Map(current.memory.get(namespace));
+              entries.set(key, clean);
+              return { next: withNamespace(current, namespace, entries), result: undefined };
+            }),
+        );
+      },
+      delete(key) {
+        return prepared(
+          () => checkMemoryName('key', key, id),
+          () =>
+            change((current) => {
+              const entries = current.memory.get(namespace);
+              if (entries?.has(key) !== true) return { next: undefined, result: false };
+              const rest = new Map(entries);
+              rest.delete(key);
+              return { next: withNamespace(current, namespace, rest), result: true };
+            }),
+        );
+      },
+      entries() {
+        assertOpen();
+        return [...(state.memory.get(namespace) ?? [])].map(([key, value]): [string, JsonValue] => [key, structuredClone(value)]);
+      },
+    };
+  }
+
+  return {
+    id,
+    file: backend.file,
+    messages() {
+      assertOpen();
+      return structuredClone([...state.messages]);
+    },
+    runs() {
+      assertOpen();
+      return state.runs.map((run) => ({ ...run }));
+    },
+    appendTurn(turn) {
+      return prepared(
+        () => {
+          const { runId, messages } = checkTurn(turn, id);
+          return { runId, messages: checkRedactedMessages(redact(messages), id) };
+        },
+        ({ runId, messages }) =>
+          change((current) => {
+            if (current.runs.some((run) => run.runId === runId)) {
+              throw new SessionRunRecordedError(
+                `Session "${id}" already holds the turn of run ${runId}; appending it again would repeat its messages. Append each run once, when it ends.`,
+                { sessionId: id, runId },
+              );
+            }
+            const at = Date.now();
+            const next: State = { ...current, updatedAt: at, messages: [...current.messages, ...messages], runs: [...current.runs, { runId, at }] };
+            return { next, result: undefined };
+          }),
+      );
+    },
+    memory(namespace) {
+      assertOpen();
+      checkMemoryName('namespace', namespace, id);
+      return memoryView(namespace);
+    },
+    close() {
+      closing ??= queue.then(() => backend.release());
+      return closing;
+    },
+  };
+}
