@@ -8,6 +8,7 @@ import type { McpCallResult } from './mcp.ts';
 import type { CedarResult } from './cedar.ts';
 import type { HooksResult } from './hooks.ts';
 import type { TraceResult } from './traces.ts';
+import type { ExperienceRetrievalResult } from './experiences.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
 import type { StuckResult } from './stuck.ts';
@@ -34,6 +35,7 @@ export interface BenchResults {
   readonly cedar: CedarResult;
   readonly hooks: HooksResult;
   readonly traces: TraceResult;
+  readonly experiences: ExperienceRetrievalResult;
   readonly targets: readonly TargetCheck[];
 }
 
@@ -75,6 +77,7 @@ export function checkTargets(results: Measured): TargetCheck[] {
   // A run's loop at react-100 is the yardstick (the quick run measures react-10 only).
   const loop = perIteration(results.iterations, 'actorloop', 100) ?? perIteration(results.iterations, 'actorloop', 10);
   add('trace building ≤ 5 % of an iteration', [['', ratio(results.traces.perIterationUs.median, loop)]], (v) => v <= 0.05, '');
+  add('experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences.perQueryMs.median]], (v) => v <= 20, ' ms');
   add('stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
   const f = results.fanOut;
   add('strategy fan-out: wall ≤ 1.1× the slowest branch', [['', f.wallMs.median / f.slowestMs]], (v) => v <= 1.1);
@@ -194,6 +197,12 @@ export function renderMarkdown(results: BenchResults): string {
     '| run read back | entries | µs per iteration median (p10) | p90 |',
     '|---|---|---|---|',
     `| react-${results.traces.n} through actorloop | ${results.traces.entries} | ${fmt(results.traces.perIterationUs.median)} (${fmt(results.traces.perIterationUs.p10)}) | ${fmt(results.traces.perIterationUs.p90)} |`,
+    '',
+    '### Experience retrieval',
+    '',
+    '| store | ms per run start median (p10) | p90 | first query |',
+    '|---|---|---|---|',
+    `| ${results.experiences.items} active experiences, top 5 | ${fmt(results.experiences.perQueryMs.median)} (${fmt(results.experiences.perQueryMs.p10)}) | ${fmt(results.experiences.perQueryMs.p90)} | ${fmt(results.experiences.firstQueryMs)} |`,
     '',
     '### Targets',
     '',

@@ -26,6 +26,7 @@ import { measureMcpCall } from './mcp.ts';
 import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
 import { measureTraceBuilding } from './traces.ts';
+import { measureExperienceRetrieval } from './experiences.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -54,6 +55,7 @@ interface Settings {
   readonly cedarCalls: number;
   readonly hooks: RoundOptions;
   readonly traceRepeats: number;
+  readonly experienceQueries: number;
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -71,6 +73,7 @@ const settings: Settings = quick
       cedarCalls: 200,
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
+      experienceQueries: 20,
     }
   : {
       iterations: [
@@ -89,6 +92,7 @@ const settings: Settings = quick
       cedarCalls: 5_000,
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
       traceRepeats: 500,
+      experienceQueries: 200,
     };
 
 async function main(): Promise<void> {
@@ -139,8 +143,10 @@ async function measureAll(scratch: string): Promise<void> {
   const hooks = await measureHooks(settings.hooks);
   log('reading a react-100 run back as a trace');
   const traces = await measureTraceBuilding({ n: 100, repeats: settings.traceRepeats });
+  log('experience retrieval at 10 000 items');
+  const experiences = await measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries });
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces };
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);

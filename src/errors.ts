@@ -29,6 +29,7 @@ export { InvalidDecisionError, StrategyCancelledError, StrategyRoundsExceededErr
 export { KnowledgeStoreClosedError, KnowledgeStoreLockedError } from './knowledge/errors.ts';
 export { InspectorStartError } from './inspect/errors.ts';
 export { PromptRenderError, PromptVariablesError } from './prompts/errors.ts';
+export { ExperienceNotFoundError, ExperienceStoreClosedError, ExperienceStoreLockedError } from './experiences/errors.ts';
 export {
   InvalidSessionIdError,
   InvalidSessionKeyError,
@@ -45,6 +46,7 @@ export { StructuredOutputError } from './inference/errors.ts';
 export { ModelRepairExhaustedError, StuckLoopError } from './agent/errors.ts';
 export { ToolArgumentsError, ToolNotFoundError } from './tools/errors.ts';
 export { SkillNotFoundError } from './skills/errors.ts';
+export { InvalidExperienceAnswerError } from './experiences/errors.ts';
 export { PathRefusedError, UrlRefusedError } from './tools/builtin/errors.ts';
 export { StrategyFailedError } from './strategies/errors.ts';
 

@@ -11,6 +11,7 @@ import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import { HookName } from '../core/loopEvent.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
 import type { SessionStore } from '../sessions/index.ts';
+import type { ExperiencesConfig } from './experiences.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
@@ -53,6 +54,7 @@ export interface AgentSettings {
   readonly hydrator?: Hydrator;
   /** `memory.skills`, as an array (problems of a `loadSkills()` result already reported). */
   readonly skills?: readonly Skill[];
+  readonly experiences?: ExperiencesConfig;
   /** `memory.sessions`: a store, or where a file store keeps them. */
   readonly sessions?: SessionStore | { readonly dir?: string };
   readonly knowledge?: KnowledgeConfig;
@@ -222,6 +224,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     knowledge,
     hooks,
     skills: resolveSkills(memory['skills']),
+    experiences: optional<ExperiencesConfig>(memory['experiences'], 'memory.experiences', (v) => isObject(v) && isObject(v['store']) && typeof v['store']['relevant'] === 'function', '{ store, topK?, project?, autoAccept?, model? } with an experience store'),
     sessions: optional<SessionStore | { readonly dir?: string }>(memory['sessions'], 'memory.sessions', isObject, 'a session store (openSessionStore()) or { dir }'),
     gate: optional<PolicyGate>(policy['gate'], 'policy.gate', (v) => isObject(v) && typeof v['evaluate'] === 'function', 'a PolicyGate (see `gates`)'),
     toolProfile: optional<ToolProfile>(policy['toolProfile'], 'policy.toolProfile', isObject, 'a tool profile'),

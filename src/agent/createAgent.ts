@@ -40,6 +40,7 @@ import { activeSkill, allowedTools, createSkillTool, skillsPromptSection, type S
 import type { ToolView } from './gatePhase.ts';
 import { createMemorySessionStore, openSessionStore, type SessionMemory, type SessionStore } from '../sessions/index.ts';
 import { openSession, type SessionHost } from './session.ts';
+import { createExperienceMemory } from './experiences.ts';
 
 import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
@@ -79,6 +80,7 @@ export function createAgent(config: AgentConfig): Agent {
   const redactor = createRedactor(settings.redact);
   const hooks = createHookRunner(settings.hooks, redactor.deep);
   const journal = new MemoryJournal(settings.journalCapacity);
+  const traces = createTraces({ agentId, journal, ...(settings.store === undefined ? {} : { store: settings.store }) });
   bus.attach(journal.write);
   // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
   if (settings.events !== undefined) bus.events$.subscribe(settings.events);
@@ -117,9 +119,19 @@ export function createAgent(config: AgentConfig): Agent {
     if (scope === undefined) throw new Error(`No live scope for run ${runId}.`);
     return scope;
   };
-  const hydrator: Hydrator | undefined =
+  const experiences =
+    settings.experiences === undefined
+      ? undefined
+      : createExperienceMemory(settings.experiences, {
+          model: settings.provider,
+          ...(settings.modelName === undefined ? {} : { modelName: settings.modelName }),
+          tools: () => registry.names,
+          traces,
+        });
+  const ownHydrator: Hydrator | undefined =
     settings.hydrator ??
     (settings.preHydration === undefined ? undefined : createPreHydrator({ tools: settings.tools, ...settings.preHydration }));
+  const hydrator = experiences === undefined ? ownHydrator : withExperiences(experiences.hydrator, ownHydrator);
   // Skills are listed after the user's own system prompt; their bodies load on demand.
   const composed = [settings.system ?? '', skills === undefined ? '' : skillsPromptSection(skills)].filter((part) => part !== '').join('\n\n');
   const system = composed === '' ? undefined : redactor.text(composed);
@@ -228,6 +240,7 @@ export function createAgent(config: AgentConfig): Agent {
     scopes,
     ...(knowledge === undefined ? {} : { knowledge }),
     ...(hooks === undefined ? {} : { hooks }),
+    ...(experiences === undefined ? {} : { experiences }),
     sessionOf: (runId) => sessionRuns.get(runId),
   };
   const attach = (actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun =>
@@ -253,7 +266,6 @@ export function createAgent(config: AgentConfig): Agent {
       return handle;
     },
   };
-  const traces = createTraces({ agentId, journal, ...(settings.store === undefined ? {} : { store: settings.store }) });
   const live = new Set<AgentRun>();
   const stopAll = (): void => {
     // A run that already reached a final state is only settling (persisting, remembering).
@@ -281,6 +293,7 @@ export function createAgent(config: AgentConfig): Agent {
     },
     traces,
     session: (id) => openSession(sessionHost, id),
+    experiences: experiences?.api,
     prepare,
     start(task, options) {
       const handle = start(task, options);
@@ -306,6 +319,15 @@ export function createAgent(config: AgentConfig): Agent {
       await mcp?.close();
     },
     stop: stopAll,
+  };
+}
+
+/** The experiences' system text first, then what the agent's own hydrator injects. */
+function withExperiences(first: Hydrator, then: Hydrator | undefined): Hydrator {
+  if (then === undefined) return first;
+  return async (input, context) => {
+    const [a, b] = await Promise.all([first(input, context), then(input, context)]);
+    return { inject: [...a.inject, ...b.inject] };
   };
 }
 

@@ -39,6 +39,8 @@ export interface RunHost {
   readonly scopes: Map<string, RunScope>;
   readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
   readonly hooks?: HookRunner;
+  /** Counts a finished run's outcome for the experiences it was shown. */
+  readonly experiences?: { settle(result: LoopResult): Promise<void> };
   /** The session memory of a run that is a session's turn. */
   sessionOf?(runId: string): SessionMemory | undefined;
 }
@@ -62,7 +64,7 @@ persistence: RunPersistence | undefined,
 recovered?: RecoveredRun,
 tookOver?: RunOwner,
 ): AgentRun {
-const { agentId, redactor, bus, journal, scopes, knowledge, hooks } = host;
+const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences } = host;
   const { runId } = input;
   const startedAt = Date.now();
   let sequence = recovered?.nextSequence ?? 0;
@@ -146,6 +148,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks } = host;
     void Promise.all([
       ended === undefined ? undefined : lastTurnEnd(hooks, scope, ended),
       knowledge?.remember(result, input.task),
+      experiences?.settle(result),
       persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
     ]).then(settle, settle);
   };

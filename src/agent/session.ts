@@ -7,33 +7,10 @@
 import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { SessionHandle, SessionMemory, SessionStore } from '../sessions/index.ts';
-import type { AgentRun, RunOptions } from './types.ts';
+import type { AgentRun, RunOptions, Session } from './types.ts';
 
 /** The namespace of the session memory tools see as `ctx.session`. */
 export const TOOL_NAMESPACE = 'tools';
-
-/**
- * A multi-turn conversation of one agent, persisted by its session store.
- *
- * @example
- * ```ts
- * const session = await agent.session('support-42');
- * await session.run('My order has not arrived.');
- * await session.run('It was order 1234.'); // the model sees the first exchange too
- * await session.close();
- * ```
- */
-export interface Session {
-  readonly id: string;
-  /** Run a message as the next turn: resolves with the result, rejects with a typed error carrying it (like `agent.run`). */
-  run(message: string, options?: Omit<RunOptions, 'history'>): Promise<LoopResult>;
-  /** The conversation so far (a copy): what the next run starts from. */
-  history(): Message[];
-  /** The session's memory in a namespace; tools see the `tools` namespace as `ctx.session`. */
-  memory(namespace: string): SessionMemory;
-  /** Release the session (other processes may then open it). */
-  close(): Promise<void>;
-}
 
 /** What a session needs of its agent. */
 export interface SessionHost {

@@ -29,8 +29,8 @@ import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { Traces } from '../traces/query.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
-import type { SessionStore } from '../sessions/index.ts';
-import type { Session } from './session.ts';
+import type { SessionMemory, SessionStore } from '../sessions/index.ts';
+import type { AgentExperiences, ExperiencesConfig } from './experiences.ts';
 
 /**
  * What `createAgent` takes, grouped by concern: the model and how it is called, what a call may
@@ -169,6 +169,12 @@ export interface AgentMemoryConfig {
    */
   readonly skills?: LoadedSkills | readonly Skill[];
   /**
+   * Experiences: before each run the active ones relevant to its task go in as system text, with
+   * their success rates; each run's outcome updates those rates; `agent.experiences.learn(run)`
+   * proposes new ones (pending until accepted, unless `autoAccept`).
+   */
+  readonly experiences?: ExperiencesConfig;
+  /**
    * Where `agent.session(id)` keeps conversations: `{ dir }` for files (across processes; the
    * agent's secret rules apply), or a store of your own. Default: in memory, for this process.
    */
@@ -275,6 +281,8 @@ export interface Agent {
    * `memory.sessions`, with a memory its tools share (`ctx.session`). One open handle per id.
    */
   session(id: string): Promise<Session>;
+  /** Learning and accepting experiences; `undefined` unless `memory.experiences` is set. */
+  readonly experiences: AgentExperiences | undefined;
   /** Start a task and get a handle to watch, approve or cancel it. */
   start(task: string, options?: RunOptions): AgentRun;
   /** Make a run ready for a parent actor to spawn (see {@link PreparedRun}); `start` spawns its own root actor. */
@@ -303,5 +311,28 @@ export interface Agent {
   /** Cancel every run in flight and stop the breakers. */
   stop(): void;
   /** `stop()`, then close the agent's MCP server connections (stopping stdio servers). */
+  close(): Promise<void>;
+}
+
+/**
+ * A multi-turn conversation of one agent, persisted by its session store.
+ *
+ * @example
+ * ```ts
+ * const session = await agent.session('support-42');
+ * await session.run('My order has not arrived.');
+ * await session.run('It was order 1234.'); // the model sees the first exchange too
+ * await session.close();
+ * ```
+ */
+export interface Session {
+  readonly id: string;
+  /** Run a message as the next turn: resolves with the result, rejects with a typed error carrying it (like `agent.run`). */
+  run(message: string, options?: Omit<RunOptions, 'history'>): Promise<LoopResult>;
+  /** The conversation so far (a copy): what the next run starts from. */
+  history(): Message[];
+  /** The session's memory in a namespace; tools see the `tools` namespace as `ctx.session`. */
+  memory(namespace: string): SessionMemory;
+  /** Release the session (other processes may then open it). */
   close(): Promise<void>;
 }

@@ -1,0 +1,133 @@
+/**
+ * Experiences in an agent: before a run, the active experiences relevant to its task go into the
+ * conversation as system text ("When …, … (success rate N%)"); when it ends, their statistics
+ * count its outcome; `agent.experiences.learn` asks a model what a finished run teaches.
+ */
+import type { Hydrator } from '../core/hooks.ts';
+import type { Message } from '../core/messages.ts';
+import type { InferenceProvider } from '../core/provider.ts';
+import type { LoopResult } from '../core/run.ts';
+import { formatExperiences, learnExperiences, type Experience, type ExperienceStore } from '../experiences/index.ts';
+import type { Trace } from '../traces/trace.ts';
+import type { Traces } from '../traces/query.ts';
+import { ConfigurationError } from '../core/errors.ts';
+
+/** `memory.experiences`. */
+export interface ExperiencesConfig {
+  /** `await openExperienceStore({ redact: … })` or `createMemoryExperienceStore()`. */
+  readonly store: ExperienceStore;
+  /** Experiences shown per run. Default 5. */
+  readonly topK?: number;
+  /** The project the agent works in: experiences scoped to it (or to a folder above it) apply. */
+  readonly project?: string;
+  /** Learned experiences are active at once instead of pending until `accept(id)`. Default false. */
+  readonly autoAccept?: boolean;
+  /** The model `learn` asks. Default: the agent's own. */
+  readonly model?: InferenceProvider;
+}
+
+/** What `agent.experiences` offers. */
+export interface AgentExperiences {
+  readonly store: ExperienceStore;
+  /**
+   * Ask the model for experiences a finished run teaches (its result, or its id: then its trace is
+   * read), and add them to the store: pending unless `autoAccept`. Resolves with what was added.
+   */
+  learn(run: LoopResult | string, options?: { readonly autoAccept?: boolean; readonly signal?: AbortSignal }): Promise<Experience[]>;
+  /** Make a pending experience active (shown to later runs). */
+  accept(id: string): Promise<Experience>;
+}
+
+/** The experiences part of one agent. */
+export interface ExperienceMemory {
+  /** Runs before the agent's own hydrator: the system text of the experiences relevant to the task. */
+  readonly hydrator: Hydrator;
+  /** Count a finished run's outcome for the experiences it was shown. Never rejects. */
+  settle(result: LoopResult): Promise<void>;
+  readonly api: AgentExperiences;
+}
+
+/**
+ * @example
+ * ```ts
+ * const memory = createExperienceMemory(config, { model, modelName, tools: () => registry.names, traces });
+ * ```
+ */
+export function createExperienceMemory(
+  config: ExperiencesConfig,
+  agent: { readonly model: InferenceProvider; readonly modelName?: string; tools(): readonly string[]; readonly traces: Traces },
+): ExperienceMemory {
+  const { store } = config;
+  // Which experiences each live run was shown, for its outcome.
+  const shown = new Map<string, readonly string[]>();
+  return {
+    hydrator: async ({ task }, context) => {
+      const items = store.relevant(task, { topK: config.topK ?? 5, ...(config.project === undefined ? {} : { project: config.project }), tools: [...agent.tools()] });
+      if (items.length === 0) return { inject: [] };
+      shown.set(context.runId, items.map((item) => item.id));
+      return { inject: [{ role: 'system', content: formatExperiences(items) }] };
+    },
+    async settle(result) {
+      const ids = shown.get(result.runId);
+      shown.delete(result.runId);
+      if (ids === undefined || result.status === 'cancelled') return;
+      try {
+        await store.recordOutcome(ids, result.status === 'done' ? 'success' : 'failure');
+      } catch (error) {
+        // Statistics are a side benefit: a failed write must not turn a finished run into a failed one.
+        console.warn(`[actorloop] experiences: the outcome of run ${result.runId} was not recorded: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+    api: {
+      store,
+      async learn(run, options = {}) {
+        const finished = typeof run === 'string' ? await fromTrace(agent.traces, run) : { runId: run.runId, task: taskOf(run.messages), status: run.status, reason: run.reason, messages: [...run.messages] };
+        const learned = await learnExperiences({
+          model: config.model ?? agent.model,
+          run: finished,
+          existing: store.list({ status: 'active' }),
+          ...(config.project === undefined ? {} : { project: config.project }),
+          ...(config.model === undefined && agent.modelName !== undefined ? { modelName: agent.modelName } : {}),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+        const status = (options.autoAccept ?? config.autoAccept) === true ? 'active' : 'pending';
+        const added: Experience[] = [];
+        for (const candidate of learned.candidates) added.push(await store.add(candidate, { status }));
+        return added;
+      },
+      accept: (id) => store.accept(id),
+    },
+  };
+}
+
+function taskOf(messages: readonly Message[]): string {
+  return messages.find((message) => message.role === 'user')?.content ?? '';
+}
+
+async function fromTrace(traces: Traces, runId: string) {
+  const trace = await traces.get(runId);
+  if (trace === undefined) throw new ConfigurationError(`experiences.learn: no run ${runId} in this agent's store or journal. Pass the run's result instead.`);
+  if (trace.status === 'running') throw new ConfigurationError(`experiences.learn: run ${runId} has not finished; learn from it once it has.`);
+  return { runId, task: trace.task, status: trace.status, ...(trace.context.reason === undefined ? {} : { reason: trace.context.reason }), messages: transcriptOf(trace) };
+}
+
+/** A trace told as a conversation: what the model said and did, and how each call came out. */
+function transcriptOf(trace: Trace): Message[] {
+  const messages: Message[] = [{ role: 'user', content: trace.task }];
+  for (const step of trace.steps) {
+    if (step.type !== 'llm_call') continue;
+    const calls = trace.steps.filter((s) => s.type === 'tool_call' && s.parentIds.includes(step.id));
+    const text = typeof step.data['text'] === 'string' ? step.data['text'] : null;
+    if (calls.length === 0) {
+      messages.push({ role: 'assistant', content: text ?? '' });
+      continue;
+    }
+    messages.push({ role: 'assistant', content: text, toolCalls: calls.map((call) => ({ id: String(call.data['toolCallId']), name: String(call.data['tool']), arguments: '{}' })) });
+    for (const call of calls) {
+      const result = trace.steps.find((s) => s.id === call.id.replace(/^call_/, 'result_'));
+      const outcome = result === undefined ? `not run (${String(call.data['decision'] ?? 'blocked')}${call.data['reason'] === undefined ? '' : `: ${String(call.data['reason'])}`})` : String(result.data['status']);
+      messages.push({ role: 'tool', toolCallId: String(call.data['toolCallId']), name: String(call.data['tool']), content: outcome, ...(outcome === 'ok' ? {} : { isError: true }) });
+    }
+  }
+  return messages;
+}

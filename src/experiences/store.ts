@@ -1,0 +1,324 @@
+/**
+ * The experience store: experiences in memory, a search index over their conditions and rules,
+ * and (for the file-backed store) a persist step after every change. Changes are applied one at a
+ * time, in call order; each resolves once persisted, and a failed persist undoes its change, so
+ * what `relevant()` sees is what the file holds.
+ *
+ * Retrieval reuses the knowledge store's index (MiniSearch, BM25+, the same tokenizer and
+ * normalised relevance): an experience is indexed with its condition in the heavily weighted
+ * field, since the condition says when it applies. The index changes only when an experience is
+ * added or removed; accepting one or recording outcomes leaves it alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { ConfigurationError } from '../core/errors.ts';
+import { KnowledgeIndex } from '../knowledge/searchIndex.ts';
+import { collectTerms } from '../knowledge/terms.ts';
+import { EXPERIENCE_DEFAULTS } from './defaults.ts';
+import { ExperienceNotFoundError, ExperienceStoreClosedError } from './errors.ts';
+import {
+  experienceKey,
+  appliesIn,
+  scopeKey,
+  successRateOf,
+  type Experience,
+  type ExperienceOutcome,
+  type ExperienceScope,
+  type ExperienceStatus,
+  type NewExperience,
+} from './experience.ts';
+import { cleanCandidate, normaliseScope, type Redact } from './prepare.ts';
+
+/** Options of `store.add`. */
+export interface ExperienceAddOptions {
+  /** `pending` (default: waits for `accept`) or `active` (auto-accepted: retrieved at once). */
+  readonly status?: ExperienceStatus;
+}
+
+/** Options of `store.list`; each narrows the list. */
+export interface ExperienceListFilter {
+  readonly status?: ExperienceStatus;
+  /** Only experiences of exactly this scope (a project path is compared as stored, resolved). */
+  readonly scope?: ExperienceScope;
+}
+
+/** Options of `store.relevant`. */
+export interface ExperienceRelevantOptions {
+  /** Most experiences returned. Default 5. */
+  readonly topK?: number;
+  /** The run's project directory: project-scoped experiences apply inside it. */
+  readonly project?: string;
+  /** The run's tool names: tool-scoped experiences apply when their tool is among them. */
+  readonly tools?: readonly string[];
+  /** Least normalised relevance (0..1) an experience needs. Default 0.1. */
+  readonly minRelevance?: number;
+}
+
+/**
+ * Learned experiences with retrieval by task. Created by `createMemoryExperienceStore` (tests,
+ * short-lived agents) or `openExperienceStore` (a lowdb JSON file).
+ *
+ * @example
+ * ```ts
+ * const store = createMemoryExperienceStore();
+ * const e = await store.add({ condition: 'the build runs out of memory', rule: 'set NODE_OPTIONS=--max-old-space-size=4096', confidence: 0.8 });
+ * await store.accept(e.id);
+ * store.relevant('the build crashes: JavaScript heap out of memory', { topK: 3 }); // [e, accepted]
+ * ```
+ */
+export interface ExperienceStore {
+  /** Number of experiences, pending and active. */
+  readonly size: number;
+  get(id: string): Experience | undefined;
+  /** Experiences, oldest first, narrowed by `filter`. */
+  list(filter?: ExperienceListFilter): Experience[];
+  /**
+   * Store a candidate; resolves once persisted. One with the same condition and rule (ignoring
+   * case and spacing) in the same scope is merged instead: its evidence and source runs are
+   * added, the higher confidence kept, and it becomes active if either is. Every string passes
+   * through the store's `redact` first. An invalid candidate rejects with a ConfigurationError.
+   */
+  add(candidate: NewExperience, options?: ExperienceAddOptions): Promise<Experience>;
+  /** Make a pending experience active; rejects with ExperienceNotFoundError for an unknown id. */
+  accept(id: string): Promise<Experience>;
+  /** Remove an experience; resolves to false when there was none. */
+  remove(id: string): Promise<boolean>;
+  /** The active experiences that apply (see `scopeApplies`) and match `task`, most relevant first (at most `topK`). */
+  relevant(task: string, options?: ExperienceRelevantOptions): Experience[];
+  /**
+   * Count one finished run for each experience in `ids` (each once, however often listed); ids no
+   * longer stored are skipped. Resolves to the updated experiences once persisted.
+   */
+  recordOutcome(ids: readonly string[], outcome: ExperienceOutcome): Promise<Experience[]>;
+  /** Wait for pending writes and release the file (if any). Later changes reject. */
+  close(): Promise<void>;
+}
+
+/** How a store backend saves the whole list (the memory store saves nothing). */
+export interface ExperiencePersistence {
+  save(items: readonly Experience[]): Promise<void>;
+  close(): void;
+}
+
+/** A seed of `createMemoryExperienceStore`: a candidate, active unless it says otherwise. */
+export type SeedExperience = NewExperience & { readonly status?: ExperienceStatus };
+
+/** Options of the stores. */
+export interface ExperienceStoreOptions {
+  /** Applied to every string before it is stored (e.g. `createRedactor().text`). Default: none. */
+  readonly redact?: Redact;
+}
+
+/**
+ * A store kept in memory only. Seeds are active unless they say otherwise: whoever seeds a store
+ * in code vouches for what it holds.
+ *
+ * @example
+ * ```ts
+ * const store = createMemoryExperienceStore([{ condition: 'a migration fails', rule: 'roll back first', confidence: 0.9 }]);
+ * store.list({ status: 'active' }).length; // 1
+ * ```
+ */
+export function createMemoryExperienceStore(initial: readonly SeedExperience[] = [], options: ExperienceStoreOptions = {}): ExperienceStore {
+  const store = buildExperienceStore([], options);
+  // Synchronous seeding: nothing to persist, and callers want the experiences retrievable at once.
+  for (const { status, ...candidate } of initial) store.seed(candidate, status ?? 'active');
+  return store;
+}
+
+/**
+ * The store over already-validated experiences, with an optional persistence backend. Internal
+ * to the experiences folder (the file store builds on it).
+ *
+ * @example
+ * ```ts
+ * const store = buildExperienceStore(document.items, { redact, persistence: { save: writeFile, close: () => {} } });
+ * ```
+ */
+export function buildExperienceStore(
+  initial: readonly Experience[],
+  options: ExperienceStoreOptions & { readonly persistence?: ExperiencePersistence },
+): ExperienceStore & { seed(candidate: NewExperience, status: ExperienceStatus): void } {
+  const redact = options.redact ?? ((text: string) => text);
+  const persistence = options.persistence;
+  const byId = new Map<string, Experience>();
+  /** Condition + rule + scope → id: what makes two experiences the same. */
+  const byKey = new Map<string, string>();
+  const index = new KnowledgeIndex();
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  /** Store `item`; the index is touched only when its text is new (an update keeps the same text). */
+  const put = (item: Experience): void => {
+    const reindex = !byId.has(item.id);
+    byId.set(item.id, item);
+    byKey.set(experienceKey(item), item.id);
+    // The index takes knowledge items; the fields weigh condition double, rule single.
+    if (reindex) index.add({ id: item.id, subject: item.condition, predicate: '', object: item.rule, confidence: item.confidence, createdAt: item.createdAt });
+  };
+  const drop = (id: string): void => {
+    const item = byId.get(id);
+    if (item === undefined) return;
+    byId.delete(id);
+    if (byKey.get(experienceKey(item)) === id) byKey.delete(experienceKey(item));
+    index.discard(id);
+  };
+  /** Put a fresh experience, or merge it into the one saying the same thing in the same scope. */
+  const upsert = (fresh: Experience): { item: Experience; existing: Experience | undefined } => {
+    const existingId = byKey.get(experienceKey(fresh));
+    const existing = existingId === undefined ? undefined : byId.get(existingId);
+    const item = freeze(existing === undefined ? fresh : merge(existing, fresh));
+    put(item);
+    return { item, existing };
+  };
+  for (const item of initial) put(freeze({ ...item }));
+
+  /** Run one change after the previous ones; persist it, or undo it if persisting fails. */
+  function change<T>(apply: () => { result: T; undo: () => void; changed?: boolean }): Promise<T> {
+    if (closed) return Promise.reject(closedError());
+    const run = async (): Promise<T> => {
+      const { result, undo, changed = true } = apply();
+      if (persistence !== undefined && changed) {
+        try {
+          await persistence.save([...byId.values()]);
+        } catch (error) {
+          undo();
+          throw error;
+        }
+      }
+      return result;
+    };
+    const next = queue.then(run, run);
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Put `items` back as they were (an undo). */
+  const restore = (items: readonly Experience[]): void => {
+    for (const item of items) byId.set(item.id, item);
+  };
+
+  return {
+    get size() {
+      return byId.size;
+    },
+    get: (id) => byId.get(id),
+    list(filter = {}) {
+      const key = filter.scope === undefined ? undefined : scopeKey(normaliseScope(filter.scope, redact));
+      return [...byId.values()].filter((e) => (filter.status === undefined || e.status === filter.status) && (key === undefined || scopeKey(e.scope) === key));
+    },
+    seed: (candidate, status) => void upsert(cleanCandidate(candidate, redact, Date.now(), newId(), status)),
+    add(candidate, addOptions = {}) {
+      let fresh: Experience;
+      try {
+        fresh = cleanCandidate(candidate, redact, Date.now(), newId(), addOptions.status ?? 'pending');
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return change(() => {
+        const { item, existing } = upsert(fresh);
+        return { result: item, undo: () => (existing === undefined ? drop(item.id) : restore([existing])) };
+      });
+    },
+    accept(id) {
+      return change(() => {
+        const existing = byId.get(id);
+        if (existing === undefined) throw new ExperienceNotFoundError(id);
+        if (existing.status === 'active') return { result: existing, undo: () => undefined, changed: false };
+        const item = freeze({ ...existing, status: 'active', updatedAt: Date.now() });
+        put(item);
+        return { result: item, undo: () => restore([existing]) };
+      });
+    },
+    remove(id) {
+      return change(() => {
+        const existing = byId.get(id);
+        if (existing !== undefined) drop(id);
+        return { result: existing !== undefined, undo: () => existing !== undefined && put(existing), changed: existing !== undefined };
+      });
+    },
+    relevant(task, relevantOptions = {}) {
+      const topK = relevantOptions.topK ?? EXPERIENCE_DEFAULTS.topK;
+      const minRelevance = relevantOptions.minRelevance ?? EXPERIENCE_DEFAULTS.minRelevance;
+      if (!(Number.isInteger(topK) && topK >= 0)) throw new ConfigurationError(`relevant() topK must be a non-negative integer (got ${String(topK)}).`);
+      if (!(minRelevance >= 0 && minRelevance <= 1)) throw new ConfigurationError(`relevant() minRelevance must be between 0 and 1 (got ${String(minRelevance)}).`);
+      const terms = new Set<string>();
+      collectTerms(task.slice(0, EXPERIENCE_DEFAULTS.maxTaskChars), terms, EXPERIENCE_DEFAULTS.maxQueryTerms);
+      if (topK === 0 || terms.size === 0) return [];
+      const project = relevantOptions.project === undefined ? undefined : resolve(relevantOptions.project);
+      const tools = new Set(relevantOptions.tools ?? []);
+      const accept = (id: string): boolean => {
+        const item = byId.get(id);
+        return item !== undefined && item.status === 'active' && appliesIn(item.scope, project, tools);
+      };
+      const results: Experience[] = [];
+      for (const hit of index.search([...terms], accept)) {
+        // Sorted by relevance: the first one under the bar ends the list.
+        if (results.length >= topK || hit.relevance < minRelevance) break;
+        const item = byId.get(hit.id);
+        if (item !== undefined) results.push(item);
+      }
+      return results;
+    },
+    recordOutcome(ids, outcome) {
+      if (outcome !== 'success' && outcome !== 'failure') {
+        return Promise.reject(new ConfigurationError(`recordOutcome() outcome must be 'success' or 'failure' (got ${String(outcome)}).`));
+      }
+      return change(() => {
+        const before: Experience[] = [];
+        const after: Experience[] = [];
+        const now = Date.now();
+        for (const id of new Set(ids)) {
+          const existing = byId.get(id);
+          if (existing === undefined) continue;
+          const usageCount = existing.usageCount + 1;
+          const successCount = existing.successCount + (outcome === 'success' ? 1 : 0);
+          const item = freeze({ ...existing, usageCount, successCount, successRate: successRateOf(usageCount, successCount), updatedAt: now });
+          put(item);
+          before.push(existing);
+          after.push(item);
+        }
+        return { result: after, undo: () => restore(before), changed: after.length > 0 };
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue;
+      persistence?.close();
+    },
+  };
+}
+
+/** Merge a fresh duplicate into the stored experience: more evidence, same id and statistics. */
+function merge(existing: Experience, fresh: Experience): Experience {
+  return {
+    ...existing,
+    evidence: union(existing.evidence, fresh.evidence, EXPERIENCE_DEFAULTS.maxEvidence),
+    sourceRunIds: union(existing.sourceRunIds, fresh.sourceRunIds, EXPERIENCE_DEFAULTS.maxSourceRunIds),
+    confidence: Math.max(existing.confidence, fresh.confidence),
+    // Never demoted: an accepted rule stays accepted when a later run proposes it again.
+    status: existing.status === 'active' || fresh.status === 'active' ? 'active' : 'pending',
+    updatedAt: fresh.updatedAt,
+  };
+}
+
+/** `a` then the new entries of `b`, keeping the newest `max`. */
+function union(a: readonly string[], b: readonly string[], max: number): string[] {
+  const all = [...new Set([...a, ...b])];
+  return all.slice(Math.max(0, all.length - max));
+}
+
+/** Frozen, arrays included: what the store hands out is its own state. */
+function freeze(item: Experience): Experience {
+  Object.freeze(item.evidence);
+  Object.freeze(item.sourceRunIds);
+  Object.freeze(item.scope);
+  return Object.freeze(item);
+}
+
+const newId = (): string => `exp_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+
+function closedError(): ExperienceStoreClosedError {
+  return new ExperienceStoreClosedError('The experience store is closed. Open it again (openExperienceStore) before adding, accepting, removing or recording outcomes.');
+}
