@@ -127,6 +127,7 @@ export function createAgent(config: AgentConfig): Agent {
           ...(settings.modelName === undefined ? {} : { modelName: settings.modelName }),
           tools: () => registry.names,
           traces,
+          redact: redactor.deep,
         });
   const ownHydrator: Hydrator | undefined =
     settings.hydrator ??

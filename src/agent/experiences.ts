@@ -55,7 +55,7 @@ export interface ExperienceMemory {
  */
 export function createExperienceMemory(
   config: ExperiencesConfig,
-  agent: { readonly model: InferenceProvider; readonly modelName?: string; tools(): readonly string[]; readonly traces: Traces },
+  agent: { readonly model: InferenceProvider; readonly modelName?: string; tools(): readonly string[]; readonly traces: Traces; redact<T>(value: T): T },
 ): ExperienceMemory {
   const { store } = config;
   // Which experiences each live run was shown, for its outcome.
@@ -92,7 +92,8 @@ export function createExperienceMemory(
         });
         const status = (options.autoAccept ?? config.autoAccept) === true ? 'active' : 'pending';
         const added: Experience[] = [];
-        for (const candidate of learned.candidates) added.push(await store.add(candidate, { status }));
+        // Redacted here too: a store opened without the agent's secret rules must not receive a secret.
+        for (const candidate of learned.candidates) added.push(await store.add(agent.redact(candidate), { status }));
         return added;
       },
       accept: (id) => store.accept(id),

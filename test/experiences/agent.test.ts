@@ -28,7 +28,7 @@ const seeded = () =>
     { condition: 'a deploy to production is requested', rule: 'ask for approval first', confidence: 0.9 },
   ]);
 
-const candidate = { condition: 'run_tests times out', rule: 'split the suite', evidence: ['run_tests: timed out'], scope: 'global', tool: null, confidence: 0.7 };
+const candidate = { condition: 'run_tests times out', rule: 'split the suite', evidence: ['run_tests: timed out with key sk-proj-abcdefghijklmnopqrstuvwxyz012345'], scope: 'global', tool: null, confidence: 0.7 };
 
 describe('experiences in an agent', () => {
   it('shows the relevant ones before the task, and the run outcome updates their rates', async () => {
@@ -61,6 +61,8 @@ describe('experiences in an agent', () => {
     const result = await agent.run('Run the tests');
     const [learned] = (await agent.experiences?.learn(result)) ?? [];
     expect(learned).toMatchObject({ status: 'pending', condition: 'run_tests times out', sourceRunIds: [result.runId] });
+    // The store was opened without secret rules: the agent's own kept the key out.
+    expect(JSON.stringify(store.list())).not.toContain('sk-proj-abcdefghijklmnopqrstuvwxyz012345');
     expect(JSON.stringify(learner.calls[0]?.messages)).toContain('timed out');
     expect((await agent.experiences?.accept(learned?.id ?? ''))?.status).toBe('active');
 

@@ -50,6 +50,8 @@ describe('a run as a trace', () => {
     expect(steps.get('reasoning_1')).toMatchObject({ type: 'reasoning', parentIds: ['llm_1'], data: { text: 'Looking both up.' } });
     expect(steps.get('llm_2')).toMatchObject({ parentIds: ['result_a', 'result_b'], data: { text: 'x! and y!' } });
     expect(trace?.completed).toBeGreaterThanOrEqual(trace?.created ?? Infinity);
+    // A trace is plain data: exported as JSON, it reads back the same.
+    expect(JSON.parse(JSON.stringify(trace))).toEqual(trace);
   });
 
   it('a blocked call ends its own branch: the next model call hangs from it', async () => {
