@@ -23,7 +23,7 @@ import { isResumableFailure } from './result.ts';
 import type { RunPersistence } from './runPersistence.ts';
 import { endTurn, type RunScope } from './runtime.ts';
 import type { HookRunner } from './hooks.ts';
-import type { SessionMemory } from '../sessions/index.ts';
+import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { TerminationReason } from '../core/loopEvent.ts';
 import type { AgentRun } from './types.ts';
 

@@ -21,7 +21,7 @@ import type { RunPersistence } from './runPersistence.ts';
 import { phase, type PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { HookRunner, HookScope } from './hooks.ts';
 import type { Message } from '../core/messages.ts';
-import type { SessionMemory } from '../sessions/index.ts';
+import type { SessionMemory } from '../core/sessionMemory.ts';
 
 /** What the phases of one run reach: its event stream and, when it is persisted, its records. */
 export interface RunScope {

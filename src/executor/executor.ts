@@ -20,7 +20,7 @@ import { DeadLetterQueue, ResultCache } from './memory.ts';
 import { mapBounded } from './pool.ts';
 import { runWithTimeout } from './timeout.ts';
 import { type Cancellation } from '../core/run.ts';
-import type { SessionMemory } from '../sessions/index.ts';
+import type { SessionMemory } from '../core/sessionMemory.ts';
 
 export interface ExecutorOptions {
   readonly tools: ToolRegistry;

@@ -3,6 +3,7 @@
  * wrote it and its namespaced key-value memory. The schema and the type share a name; the
  * document carries a schema version like every persisted record, and readers refuse newer ones.
  */
+import type { JsonValue as JsonValueType } from '../core/sessionMemory.ts';
 import { z } from 'zod';
 import { Message } from '../core/messages.ts';
 
@@ -41,15 +42,8 @@ export const SESSION_LIMITS = {
   valueDepth: 64,
 } as const;
 
-/**
- * A JSON value: what a memory entry holds (and what survives a round trip through the file).
- *
- * @example
- * ```ts
- * const value: JsonValue = { plan: ['search', 'answer'], attempts: 2, done: false, note: null };
- * ```
- */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON value (the type lives with the session-memory contract in core). */
+export type JsonValue = JsonValueType;
 
 /**
  * The zod schema of a JSON value (finite numbers, plain objects and arrays, no `undefined`).

@@ -4,6 +4,7 @@
  * order; each resolves once saved, and one whose save fails is not applied, so what the handle
  * shows is what the backend holds.
  */
+import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { Message } from '../core/messages.ts';
 import { SESSION_VERSION, type JsonValue, type SessionDocument, type SessionRun } from './document.ts';
 import { InvalidSessionKeyError, SessionClosedError, SessionLockedError, SessionRunRecordedError } from './errors.ts';
@@ -16,28 +17,7 @@ export interface SessionTurn {
   readonly messages: readonly Message[];
 }
 
-/**
- * One namespace of a session's memory. Reads are synchronous and return copies; writes resolve
- * once saved.
- *
- * @example
- * ```ts
- * const notes = session.memory('notes');
- * await notes.set('plan', { steps: ['search', 'answer'] });
- * notes.get('plan'); // { steps: ['search', 'answer'] }
- * ```
- */
-export interface SessionMemory {
-  readonly namespace: string;
-  /** The value under `key` (as stored, i.e. redacted), or `undefined` when there is none. */
-  get(key: string): JsonValue | undefined;
-  /** Store a JSON value under `key`; rejects with `InvalidSessionValueError` for anything else. */
-  set(key: string, value: JsonValue): Promise<void>;
-  /** Remove `key`; resolves to false when there was nothing to remove. */
-  delete(key: string): Promise<boolean>;
-  /** Every key and value of the namespace, in the order they were first set. */
-  entries(): Array<[string, JsonValue]>;
-}
+export type { SessionMemory } from '../core/sessionMemory.ts';
 
 /**
  * A session opened for writing: while it is open, no other handle (in this process or another)

@@ -1,7 +1,7 @@
 /**
  * What a tool is to the runtime. Tools are declared with `defineTool` (see defineTool.ts).
  */
-import type { SessionMemory } from '../sessions/index.ts';
+import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { z } from 'zod';
 import type { ToolSpec } from '../core/provider.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
