@@ -95,6 +95,8 @@ export class KnowledgeIndex {
   /** Memos over the corpus statistics; emptied by every add or discard. */
   readonly #idf = new Map<string, number>();
   readonly #itemWeight = new Map<string, number>();
+  /** The same without common terms: two maps, so a lookup per hit builds no key string. */
+  readonly #itemWeightRare = new Map<string, number>();
 
   constructor(options: KnowledgeIndexOptions = {}) {
     this.#commonShare = options.commonTermShare ?? DEFAULTS.knowledge.commonTermShare;
@@ -160,6 +162,7 @@ export class KnowledgeIndex {
   #changed(): void {
     this.#idf.clear();
     this.#itemWeight.clear();
+    this.#itemWeightRare.clear();
   }
 
   #isCommon(term: string): boolean {
@@ -168,13 +171,13 @@ export class KnowledgeIndex {
   }
 
   #weightOfItem(id: string, skipCommon: boolean): number | undefined {
-    const key = skipCommon ? `${id}\u0000` : id;
-    let weight = this.#itemWeight.get(key);
+    const memo = skipCommon ? this.#itemWeightRare : this.#itemWeight;
+    let weight = memo.get(id);
     if (weight === undefined) {
       const terms = this.#terms.get(id);
       if (terms === undefined) return undefined;
       weight = this.#weight(terms, skipCommon);
-      this.#itemWeight.set(key, weight);
+      memo.set(id, weight);
     }
     return weight;
   }
