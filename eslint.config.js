@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.scratch/**', 'node_modules/**', 'visualizations/**', '.actorloop/**', 'coverage/**', 'bench/results/**', 'bench/peers/node_modules/**'] },
+  { ignores: ['.scratch/**', 'node_modules/**', 'visualizations/**', '.actorloop/**', 'coverage/**', 'bench/results/**', 'bench/peers/node_modules/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
