@@ -56,16 +56,17 @@ describe('the npm package', () => {
       const { scriptedModel } = await import('actorloop/testing');
       const { traceToMermaid } = await import('actorloop/memory');
       const { definePrompt } = await import('actorloop/prompts');
+      const { traceEvents } = await import('actorloop/telemetry');
       const { z } = await import('zod');
       const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
       const model = scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: '3' }]);
       const agent = createAgent({ model, tools: [add] });
       const result = await agent.run('1 + 2?');
       const trace = await agent.traces.get(result.runId);
-      console.log(JSON.stringify({ text: result.text, steps: trace.steps.length, chart: traceToMermaid(trace).startsWith('flowchart'), machine: agentMachine.id, errors: typeof ActorloopError, prompt: typeof definePrompt }));
+      console.log(JSON.stringify({ text: result.text, steps: trace.steps.length, chart: traceToMermaid(trace).startsWith('flowchart'), machine: agentMachine.id, errors: typeof ActorloopError, prompt: typeof definePrompt, telemetry: typeof traceEvents }));
     `;
     const out = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], project).trim()) as Record<string, unknown>;
-    expect(out).toEqual({ text: '3', steps: 4, chart: true, machine: 'agent', errors: 'function', prompt: 'function' });
+    expect(out).toEqual({ text: '3', steps: 4, chart: true, machine: 'agent', errors: 'function', prompt: 'function', telemetry: 'function' });
   });
 
   it('typechecks a file that uses it under module: nodenext, declarations included', () => {

@@ -12,6 +12,7 @@ import { HookName } from '../core/loopEvent.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { ExperiencesConfig } from './experiences.ts';
+import type { TelemetryOptions } from '../telemetry/index.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
@@ -62,6 +63,7 @@ export interface AgentSettings {
   readonly inspect?: AgentObserveConfig['inspect'];
   readonly events?: AgentObserveConfig['events'];
   readonly journalCapacity?: number;
+  readonly telemetry?: true | TelemetryOptions;
   readonly mcpServers: readonly McpServerConfig[];
 }
 
@@ -95,7 +97,7 @@ const GROUPS: Readonly<Record<string, readonly string[]>> = {
   context: ['budget', 'preHydration', 'experimental_hydrator'],
   memory: ['skills', 'experiences', 'sessions'],
   persistence: ['store'],
-  observe: ['inspect', 'events', 'journalCapacity'],
+  observe: ['inspect', 'events', 'journalCapacity', 'telemetry'],
 };
 
 /** The options of `ContextBudgetOptions`: a `context` holding these is an old-style budget. */
@@ -241,6 +243,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     inspect: optional<AgentObserveConfig['inspect']>(observe['inspect'], 'observe.inspect', isObserver, 'an inspection observer or function'),
     events: optional<AgentObserveConfig['events']>(observe['events'], 'observe.events', isObserver, 'an observer or a function of each journal entry'),
     journalCapacity: optional<number>(observe['journalCapacity'], 'observe.journalCapacity', isPositiveInteger, 'a positive integer'),
+    telemetry: optional<true | TelemetryOptions>(observe['telemetry'], 'observe.telemetry', (v) => v === true || isObject(v), 'true or { tracer?, agentName? }'),
   };
   // Absent options stay absent, so `settings.x === undefined` means "not configured".
   const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;

@@ -36,6 +36,7 @@ import { createPreHydrator } from '../hydration/index.ts';
 import { resolveConfig, type AgentSettings } from './config.ts';
 import { createHookRunner } from './hooks.ts';
 import { createTraces } from '../traces/query.ts';
+import { traceEvents } from '../telemetry/index.ts';
 import { activeSkill, allowedTools, createSkillTool, skillsPromptSection, type Skill } from '../skills/index.ts';
 import type { ToolView } from './gatePhase.ts';
 import { createMemorySessionStore, openSessionStore, type SessionMemory, type SessionStore } from '../sessions/index.ts';
@@ -84,6 +85,7 @@ export function createAgent(config: AgentConfig): Agent {
   bus.attach(journal.write);
   // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
   if (settings.events !== undefined) bus.events$.subscribe(settings.events);
+  if (settings.telemetry !== undefined) traceEvents(bus.events$, settings.telemetry === true ? {} : settings.telemetry);
   const breakers: BreakerRegistry | undefined =
     settings.breakers === false
       ? undefined

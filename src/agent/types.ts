@@ -28,6 +28,7 @@ import type { McpServerConfig } from '../mcp/connect.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { Traces } from '../traces/query.ts';
+import type { TelemetryOptions } from '../telemetry/index.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
 import type { SessionMemory, SessionStore } from '../sessions/index.ts';
 import type { AgentExperiences, ExperiencesConfig } from './experiences.ts';
@@ -196,6 +197,11 @@ export interface AgentObserveConfig {
   readonly events?: Partial<Observer<JournalEntry>> | ((entry: JournalEntry) => void);
   /** Capacity of the in-memory journal (entries across runs; oldest dropped). Default 10 000. */
   readonly journalCapacity?: number;
+  /**
+   * OpenTelemetry spans for every run (`invoke_agent`, `chat`, `execute_tool`, with `gen_ai.*`
+   * attributes): `true` for the registered tracer provider (a no-op when none is), or a tracer.
+   */
+  readonly telemetry?: true | TelemetryOptions;
 }
 
 export interface RunOptions {
