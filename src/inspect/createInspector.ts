@@ -1,5 +1,6 @@
 /**
- * `createInspector`: watch agent machines live in the Stately inspector.
+ * `createInspector`: watch agent machines live in the Stately inspector, or offline in the
+ * relay's own local page (`page: 'local'`, see `livePage.ts`).
  *
  * XState inspection events are turned into the Stately inspector's message format by
  * `@statelyai/inspect`, and sent to every client of a local relay (`relayServer.ts`). Context
@@ -11,8 +12,13 @@ import { platform } from 'node:os';
 import { createInspector as createStatelyInspector, type StatelyActorEvent, type StatelyInspectionEvent } from '@statelyai/inspect';
 import type { AnyEventObject, InspectionEvent, Observer, Snapshot } from 'xstate';
 import { startRelayServer } from './relayServer.ts';
+import { defaultVizDir } from './vizFiles.ts';
 import { createSanitizer, type JsonValue, type SanitizeOptions, type Sanitizer } from '../security/sanitize.ts';
 
+/**
+ * Options of {@link createInspector}. Whichever page is served, every message is sanitised
+ * before it leaves the process, and only pages served by the relay itself may connect to it.
+ */
 export interface InspectorOptions {
   /** Port on 127.0.0.1. Default 0: the system picks a free one (read it from `url`). */
   readonly port?: number;
@@ -20,8 +26,20 @@ export interface InspectorOptions {
   readonly autoOpen?: boolean;
   /** Extra redaction rules and limits (the defaults always apply). */
   readonly redact?: SanitizeOptions;
-  /** The inspector UI the page embeds. Default `https://stately.ai/inspect`. */
+  /**
+   * The page served at `url`. `'stately'` (default): a bridge that embeds the hosted Stately
+   * inspector (`inspectorUrl`), so it needs the network. `'local'`: a self-contained live view
+   * that makes no request beyond the relay and works offline — the actor tree, each machine
+   * actor's diagram (from `vizDir`) with its current state highlighted, and the recent events.
+   */
+  readonly page?: 'stately' | 'local';
+  /** The inspector UI the `'stately'` page embeds. Default `https://stately.ai/inspect`. */
   readonly inspectorUrl?: string;
+  /**
+   * The folder of pre-rendered `<machine>.svg` diagrams (`npm run viz`) the `'local'` page shows.
+   * Default: the repository's `visualizations/`, when present; without it the page shows no diagrams.
+   */
+  readonly vizDir?: string;
   /** Messages replayed to a client that connects late. Default 1000 (and at most 8 MiB). */
   readonly replayLimit?: number;
 }
@@ -43,7 +61,7 @@ export interface Inspector {
  *
  * @example
  * ```ts
- * const inspector = await createInspector({ autoOpen: true });
+ * const inspector = await createInspector({ autoOpen: true }); // or { page: 'local' } to work offline
  * console.log(`Inspector: ${inspector.url}`);
  * const agent = createAgent({ model, tools, observe: { inspect: inspector.inspect } });
  * await agent.run('What is 6 * 7?');
@@ -57,6 +75,8 @@ export async function createInspector(options: InspectorOptions = {}): Promise<I
     inspectorUrl: options.inspectorUrl ?? 'https://stately.ai/inspect',
     replayLimit: options.replayLimit ?? 1000,
     replayBytes: 8 * 1024 * 1024,
+    page: options.page ?? 'stately',
+    vizDir: options.vizDir ?? (options.page === 'local' ? defaultVizDir() : undefined),
   });
   let stopped = false;
   const stately = createStatelyInspector(

@@ -1,6 +1,7 @@
 /**
- * Inspection: watch agent machines live in the Stately inspector, record inspection
- * events offline as JSONL, and sanitise anything that leaves the process.
+ * Inspection: watch agent machines live in the Stately inspector or in a local offline page
+ * (`createInspector({ page: 'local' })`), record inspection events offline as JSONL, and
+ * sanitise anything that leaves the process.
  *
  * @example
  * ```ts

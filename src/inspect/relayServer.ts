@@ -1,7 +1,7 @@
 /**
  * The inspector's local relay: an HTTP + WebSocket server on 127.0.0.1 that broadcasts
- * inspection messages to every connected client (the Stately inspector page, or any WebSocket
- * client), replaying recent ones to late joiners.
+ * inspection messages to every connected client (the Stately inspector page, the offline live
+ * page of `livePage.ts`, or any WebSocket client), replaying recent ones to late joiners.
  *
  * `@statelyai/inspect/server` has such a server, but it listens on every interface (the agent's
  * context would be readable from the LAN), has no way to learn a system-picked port, and its
@@ -9,10 +9,13 @@
  * from foreign web origins (any page in the user's browser could otherwise read the stream),
  * and closes everything on `stop()`.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { InspectorStartError } from './errors.ts';
+import { livePage } from './livePage.ts';
+import { listDiagrams, readDiagram } from './vizFiles.ts';
 
 export interface RelayServerOptions {
   readonly port: number;
@@ -21,11 +24,15 @@ export interface RelayServerOptions {
   /** Messages kept for late joiners, bounded in count and bytes. */
   readonly replayLimit: number;
   readonly replayBytes: number;
+  /** `'stately'`: the bridge page embedding `inspectorUrl`; `'local'`: the offline live page. Default `'stately'`. */
+  readonly page?: 'stately' | 'local';
+  /** Where the local page's `/viz/<machine>.svg` diagrams are read from; none when undefined. */
+  readonly vizDir?: string;
 }
 
 /** A running relay. */
 export interface RelayServer {
-  /** The bridge page to open in a browser. */
+  /** The page to open in a browser (the Stately bridge or the local live page). */
   readonly url: string;
   /** Where WebSocket clients connect. */
   readonly wsUrl: string;
@@ -49,12 +56,24 @@ const CLOSE_GRACE_MS = 250;
  */
 export async function startRelayServer(options: RelayServerOptions): Promise<RelayServer> {
   let port = options.port;
+  const local = options.page === 'local';
   const http = createServer((request, response) => {
-    if (request.method !== 'GET' || (request.url ?? '/') !== '/') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+    const path = request.url ?? '/';
+    if (request.method === 'GET' && path === '/' && !local) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(bridgePage(port, options.inspectorUrl));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(bridgePage(port, options.inspectorUrl));
+    if (request.method === 'GET' && local) {
+      serveLocal(path, port, options.vizDir).then(
+        (found) => {
+          if (found === undefined) notFound(response);
+          else response.writeHead(200, found.headers).end(found.body);
+        },
+        () => notFound(response),
+      );
+      return;
+    }
+    notFound(response);
   });
   const wss = new WebSocketServer({
     server: http,
@@ -120,6 +139,39 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       http.closeAllConnections();
     });
   }
+}
+
+function notFound(response: ServerResponse): void {
+  response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+}
+
+interface Found {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** The local page at `/` and its diagrams at `/viz/<machine>.svg`; nothing else. */
+async function serveLocal(path: string, port: number, vizDir: string | undefined): Promise<Found | undefined> {
+  if (path === '/') {
+    // A fresh nonce per response: only the page's own inline script may run, and the policy
+    // confines every fetch and socket to this relay, so the page cannot reach the network.
+    const nonce = randomBytes(16).toString('base64');
+    const csp = [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      "style-src 'unsafe-inline'",
+      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+      "img-src 'self' data:",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; ');
+    const body = livePage({ nonce, diagrams: await listDiagrams(vizDir) });
+    return { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': csp }, body };
+  }
+  const svg = await readDiagram(vizDir, path);
+  if (svg === undefined) return undefined;
+  return { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }, body: svg };
 }
 
 /** Non-browser clients send no Origin; browsers may connect only from our own bridge page. */
