@@ -45,6 +45,9 @@ describe('the npm package', () => {
     expect(listing).toContain('package/dist/src/index.d.ts');
     expect(listing).toContain('package/dist/src/index.js.map');
     expect(listing).toContain('package/dist/machines/index.js');
+    // The live view's diagrams ship with the package.
+    expect(listing).toContain('package/visualizations/agent.svg');
+    expect(listing).toContain('package/dist/src/cli/main.js');
     expect(listing.filter((file) => /^package\/(src|test|bench|machines)\//.test(file))).toEqual([]);
   });
 
@@ -67,6 +70,12 @@ describe('the npm package', () => {
     `;
     const out = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], project).trim()) as Record<string, unknown>;
     expect(out).toEqual({ text: '3', steps: 4, chart: true, machine: 'agent', errors: 'function', prompt: 'function', telemetry: 'function' });
+  });
+
+  it('installs the actorloop command, which runs the demo agent', () => {
+    const out = run(path.join(project, 'node_modules/.bin/actorloop'), ['run', 'What is the combined population of Tokyo and Paris?', '--store', path.join(project, 'store')], project);
+    expect(out).toContain('answer');
+    expect(run(path.join(project, 'node_modules/.bin/actorloop'), ['runs', '--json', '--store', path.join(project, 'store')], project)).toMatch(/"status": "done"/);
   });
 
   it('typechecks a file that uses it under module: nodenext, declarations included', () => {

@@ -1,0 +1,133 @@
+/**
+ * Argument parsing for the `actorloop` command, on `node:util` `parseArgs`: each command
+ * declares its flags, and anything else is a usage error (exit 2, usage on stderr).
+ */
+import { parseArgs } from 'node:util';
+import { ActorloopError } from '../core/errors.ts';
+
+/** The command line was wrong: the caller prints the message and the usage, and exits 2. */
+export class UsageError extends ActorloopError {
+  readonly code = 'usage' as const;
+  readonly blame = 'user' as const;
+}
+
+/** A command could not do what was asked (no store, unknown run, run not waiting): exit 1. */
+export class CliError extends ActorloopError {
+  readonly code = 'cli' as const;
+  readonly blame = 'user' as const;
+}
+
+export const USAGE = `Usage: actorloop <command> [options]
+
+Commands:
+  run "<task>"            Run the demo agent on a task
+      --max-iterations N  Stop after N iterations
+      --model NAME        Model name for every call (real models only)
+      --inspect           Start the live view (an offline page on 127.0.0.1) and print its URL
+      --confirm TOOLS     Comma-separated tools whose calls wait for approve/reject
+  runs                    List the runs in the store
+  replay <runId>          Print a run's journal as a timeline
+      --follow            Keep reading until the run ends
+  resume <runId>          Continue an interrupted or resumable run
+  approve <runId>         Approve the calls a run is waiting on
+  reject <runId>          Reject them
+      --reason TEXT       Why (goes back to the model)
+  viz                     Where the state machine diagrams are
+      --print NAME        Print a machine's Mermaid diagram (e.g. agent)
+
+Options for every command:
+  --store DIR             Run store folder (default .actorloop)
+  --json                  Machine-readable output on stdout
+  --debug                 Print stack traces of errors
+  -h, --help              Show this help
+
+A real model is used when OPENAI_API_KEY, OPENAI_BASE_URL or OPENROUTER_API_KEY is set;
+otherwise a scripted, offline model.`;
+
+/** Flags every command takes. */
+export interface CommonFlags {
+  readonly store: string;
+  readonly json: boolean;
+  readonly debug: boolean;
+}
+
+type FlagSpec = Readonly<Record<string, { type: 'string' | 'boolean'; short?: string }>>;
+
+const COMMON: FlagSpec = {
+  store: { type: 'string' },
+  json: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** What one command's arguments parsed to. */
+export interface ParsedCommand {
+  readonly common: CommonFlags;
+  readonly help: boolean;
+  readonly positionals: readonly string[];
+  /** String flags the command declared (absent when not given). */
+  string(name: string): string | undefined;
+  /** Boolean flags the command declared. */
+  flag(name: string): boolean;
+}
+
+/**
+ * Parse a command's arguments against its own flags plus the common ones.
+ *
+ * @example
+ * ```ts
+ * const parsed = parseCommand(['abc', '--follow'], { follow: { type: 'boolean' } });
+ * parsed.flag('follow'); // true
+ * ```
+ */
+export function parseCommand(args: readonly string[], flags: FlagSpec): ParsedCommand {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...args], options: { ...COMMON, ...flags }, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs names the offending flag in its message; keep that, drop its hint about `--`.
+    const message = error instanceof Error ? error.message.split('. To specify')[0] ?? error.message : String(error);
+    throw new UsageError(message);
+  }
+  const values = parsed.values as Readonly<Record<string, string | boolean | undefined>>;
+  const str = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return {
+    common: { store: str('store') ?? '.actorloop', json: values.json === true, debug: values.debug === true },
+    help: values.help === true,
+    positionals: parsed.positionals,
+    string: str,
+    flag: (name) => values[name] === true,
+  };
+}
+
+/**
+ * The one positional a command needs (a run id, a task), or a usage error naming it.
+ *
+ * @example
+ * ```ts
+ * const runId = onePositional(parsed, 'runId', 'replay');
+ * ```
+ */
+export function onePositional(parsed: ParsedCommand, what: string, command: string): string {
+  const [first, ...rest] = parsed.positionals;
+  if (first === undefined || first === '') throw new UsageError(`actorloop ${command} needs <${what}>.`);
+  if (rest.length > 0) throw new UsageError(`actorloop ${command} takes one <${what}>; got also "${rest.join(' ')}" (quote a task with spaces).`);
+  return first;
+}
+
+/**
+ * A positive whole number from a flag, or a usage error.
+ *
+ * @example
+ * ```ts
+ * positiveInt('5', '--max-iterations'); // 5
+ * ```
+ */
+export function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a positive whole number; got "${value}".`);
+  return n;
+}

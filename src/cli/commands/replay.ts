@@ -1,0 +1,71 @@
+/**
+ * `actorloop replay <runId>`: a run's journal as a timeline (time since its start, iteration,
+ * summary); `--follow` keeps reading the journal until the run ends.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JournalEntry } from '../../core/loopEvent.ts';
+import type { RunStore } from '../../persistence/fileStore.ts';
+import { onePositional, parseCommand } from '../args.ts';
+import { summarizeEvent } from '../format.ts';
+import { openStore, requireRun } from '../store.ts';
+
+/** Between reads of a followed journal: often enough to feel live, rare enough to cost nothing. */
+const POLL_MS = 250;
+
+/**
+ * A timeline line for an entry, its time relative to the run's start (undefined for entries
+ * not worth a line, like token deltas).
+ *
+ * @example
+ * ```ts
+ * timelineLine(entry, startedAt); // '+0.012s  [1] phase reason'
+ * ```
+ */
+export function timelineLine(entry: JournalEntry, startedAt: number): string | undefined {
+  const summary = summarizeEvent(entry.event);
+  if (summary === undefined) return undefined;
+  const seconds = ((entry.timestamp - startedAt) / 1000).toFixed(3);
+  return `+${seconds}s`.padEnd(10) + ` [${entry.iteration}] ${summary}`;
+}
+
+/**
+ * `actorloop replay <runId> [--follow] [--json]`.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await replayCommand(['run_123', '--follow']);
+ * ```
+ */
+export async function replayCommand(args: readonly string[]): Promise<number> {
+  const parsed = parseCommand(args, { follow: { type: 'boolean' } });
+  const runId = onePositional(parsed, 'runId', 'replay');
+  const store = openStore(parsed.common.store, true);
+  await requireRun(store, runId);
+  const print = (entry: JournalEntry, startedAt: number): void => {
+    if (parsed.common.json) {
+      process.stdout.write(`${JSON.stringify(entry)}\n`);
+      return;
+    }
+    const line = timelineLine(entry, startedAt);
+    if (line !== undefined) process.stdout.write(`${line}\n`);
+  };
+  await replay(store, runId, parsed.flag('follow'), print);
+  return 0;
+}
+
+async function replay(store: RunStore, runId: string, follow: boolean, print: (entry: JournalEntry, startedAt: number) => void): Promise<void> {
+  let printed = -1;
+  let startedAt: number | undefined;
+  for (;;) {
+    const { entries } = store.readJournal(runId);
+    startedAt ??= entries[0]?.timestamp;
+    for (const entry of entries) {
+      if (entry.sequence <= printed) continue;
+      printed = entry.sequence;
+      print(entry, startedAt ?? entry.timestamp);
+    }
+    // A resumed run appends after an earlier run.terminated only when it was resumable; the last entry decides.
+    if (!follow || entries.at(-1)?.event.type === 'run.terminated') return;
+    await sleep(POLL_MS);
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The demo agent shared by `npm start` and the `actorloop` command: three small tools (city
+ * lookup, add, divide) and a model — a real one when OPENAI_API_KEY, OPENAI_BASE_URL or
+ * OPENROUTER_API_KEY is set, else a scripted one that works offline.
+ */
+import { z } from 'zod';
+// Direct imports, not the front door: the CLI should not load modules a command does not use.
+import { createAgent } from '../agent/createAgent.ts';
+import { openAICompatible } from '../inference/openaiCompatible.ts';
+import { gates } from '../policy/gates.ts';
+import { defineTool } from '../tools/defineTool.ts';
+import { scriptedModel } from '../testing/index.ts';
+import type { Agent } from '../agent/types.ts';
+import type { InferenceProvider } from '../core/provider.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import type { Inspector } from '../inspect/index.ts';
+
+const CITIES: ReadonlyMap<string, { population: number; country: string }> = new Map([
+  ['tokyo', { population: 37_115_000, country: 'Japan' }],
+  ['paris', { population: 11_277_000, country: 'France' }],
+  ['lagos', { population: 16_536_000, country: 'Nigeria' }],
+  ['lima', { population: 11_362_000, country: 'Peru' }],
+]);
+
+/** The task `npm start` runs. */
+export const DEMO_TASK = 'What is the combined population of Tokyo and Paris, in millions (two decimals)?';
+
+/** The scripted model's replies, one per model call of the demo task. */
+const SCRIPT = [
+  {
+    text: 'I will look up both cities.',
+    toolCalls: [
+      { name: 'lookup_city', arguments: { city: 'Tokyo' } },
+      { name: 'lookup_city', arguments: { city: 'Paris' } },
+    ],
+  },
+  { toolCalls: [{ name: 'add', arguments: { numbers: [37_115_000, 11_277_000] } }] },
+  { toolCalls: [{ name: 'divide', arguments: { a: 48_392_000, b: 1_000_000 } }] },
+  { text: 'Tokyo (37.12 M) and Paris (11.28 M) together have about 48.39 million people.' },
+] as const;
+
+function demoTools(confirm: ReadonlySet<string>) {
+  const lookupCity = defineTool({
+    name: 'lookup_city',
+    description: 'Look up the metropolitan population and country of a city. [verified]',
+    input: z.object({ city: z.string().describe('City name, e.g. "Tokyo"') }),
+    requiresConfirmation: confirm.has('lookup_city'),
+    execute: ({ city }) => {
+      const found = CITIES.get(city.trim().toLowerCase());
+      if (found === undefined) throw new Error(`Unknown city "${city}". Known: ${[...CITIES.keys()].join(', ')}.`);
+      return { city, ...found };
+    },
+  });
+  const add = defineTool({
+    name: 'add',
+    description: 'Add a list of numbers.',
+    input: z.object({ numbers: z.array(z.number()).min(1) }),
+    requiresConfirmation: confirm.has('add'),
+    execute: ({ numbers }) => numbers.reduce((sum, n) => sum + n, 0),
+  });
+  const divide = defineTool({
+    name: 'divide',
+    description: 'Divide a by b.',
+    input: z.object({ a: z.number(), b: z.number() }),
+    requiresConfirmation: confirm.has('divide'),
+    execute: ({ a, b }) => {
+      if (b === 0) throw new Error('Division by zero.');
+      return a / b;
+    },
+  });
+  return [lookupCity, add, divide];
+}
+
+/** The names of the demo agent's tools (what `--confirm` accepts). */
+export const DEMO_TOOL_NAMES: readonly string[] = ['lookup_city', 'add', 'divide'];
+
+/**
+ * The model the demo uses: a real one from the environment, else the scripted one.
+ *
+ * @example
+ * ```ts
+ * const { model, real } = chooseDemoModel();
+ * if (!real) console.log('offline: scripted model');
+ * ```
+ */
+export function chooseDemoModel(env: NodeJS.ProcessEnv = process.env): { model: InferenceProvider; real: boolean } {
+  if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.OPENROUTER_API_KEY) {
+    return { model: openAICompatible(), real: true };
+  }
+  // Pick the reply from the conversation, not the call count, so a run resumed in a new
+  // process (whose model has made no call yet) continues where the script left off.
+  const model = scriptedModel((request) => SCRIPT[request.messages.filter((m) => m.role === 'assistant').length]);
+  return { model, real: false };
+}
+
+export interface DemoAgentOptions {
+  readonly store?: RunStore;
+  readonly maxIterations?: number;
+  /** Model name for every call (the provider's default otherwise). */
+  readonly modelName?: string;
+  /** Tools whose calls wait for a human (`approve`/`reject`). */
+  readonly confirm?: readonly string[];
+  readonly inspector?: Inspector;
+}
+
+/**
+ * Build the demo agent.
+ *
+ * @example
+ * ```ts
+ * const { agent } = createDemoAgent({ store: createFileStore({ dir: '.actorloop' }) });
+ * const result = await agent.run(DEMO_TASK);
+ * ```
+ */
+export function createDemoAgent(options: DemoAgentOptions = {}): { agent: Agent; real: boolean } {
+  const { model, real } = chooseDemoModel();
+  const agent = createAgent({
+    model: { provider: model, stream: real, ...(options.modelName === undefined ? {} : { name: options.modelName }) },
+    system: 'You are precise. Use the tools for every fact and every calculation, then answer in one sentence.',
+    tools: demoTools(new Set(options.confirm ?? [])),
+    policy: { gate: gates.permissive() },
+    limits: { maxIterations: options.maxIterations ?? 10 },
+    ...(options.store === undefined ? {} : { persistence: { store: options.store } }),
+    ...(options.inspector === undefined ? {} : { observe: { inspect: options.inspector.inspect } }),
+  });
+  return { agent, real };
+}

@@ -1,0 +1,109 @@
+/**
+ * Driving a run started or resumed by the CLI to where the command stops: its end, or a wait
+ * for a human. Shared by `run`, `resume`, `approve` and `reject`, so they print alike.
+ */
+import type { AgentRun } from '../agent/types.ts';
+import type { LoopResult } from '../core/run.ts';
+import { createReporter, type ReporterMode } from './liveView.ts';
+import { formatCost } from './format.ts';
+
+/** How a followed run stopped: ended (with its result), or parked waiting for a human. */
+export type FollowOutcome = { readonly kind: 'settled'; readonly result: LoopResult } | { readonly kind: 'waiting' };
+
+/** What the command prints and its exit code. */
+export interface FollowReport {
+  readonly outcome: FollowOutcome;
+  readonly exitCode: number;
+}
+
+export interface FollowOptions {
+  readonly mode: ReporterMode;
+  /** Run once the run first waits for a human (approve or reject); without it the command stops there. */
+  readonly decide?: (run: AgentRun) => void;
+}
+
+/**
+ * Follow a run: report its events, apply `decide` at its first wait for a human, and print
+ * how it ended (the answer, or one line on stderr when it failed).
+ *
+ * @example
+ * ```ts
+ * const { exitCode } = await followRun(agent.start(task), { mode: 'plain' });
+ * ```
+ */
+export async function followRun(run: AgentRun, options: FollowOptions): Promise<FollowReport> {
+  const reporter = createReporter(options.mode, process.stdout);
+  const subscription = run.events$.subscribe((entry) => reporter.entry(entry));
+  let decide = options.decide;
+  let outcome: FollowOutcome;
+  for (;;) {
+    outcome = await nextStop(run);
+    if (outcome.kind === 'settled' || decide === undefined) break;
+    decide(run);
+    decide = undefined;
+    await phaseLeft(run, 'awaitingHuman');
+  }
+  subscription.unsubscribe();
+  reporter.close();
+  return { outcome, exitCode: printOutcome(run.runId, outcome, options.mode === 'json') };
+}
+
+function printOutcome(runId: string, outcome: FollowOutcome, json: boolean): number {
+  if (outcome.kind === 'waiting') {
+    // stdout stays JSON-only under --json; the hint is for a person.
+    const hint = `run ${runId} is waiting for a human: actorloop approve ${runId}   or   actorloop reject ${runId} --reason "…"`;
+    if (json) process.stderr.write(`${hint}\n`);
+    else process.stdout.write(`\n${hint}\n`);
+    return 0;
+  }
+  const { result } = outcome;
+  if (result.status !== 'done') {
+    const why = result.error === undefined ? '' : `: ${result.error.message}`;
+    const resume = result.resumable === true ? ` Continue it with: actorloop resume ${runId}` : '';
+    process.stderr.write(`run ${runId} ${result.status} (${result.reason})${why}${resume}\n`);
+    return 1;
+  }
+  if (!json) {
+    process.stdout.write(`\nanswer: ${result.text ?? ''}\n`);
+    process.stdout.write(
+      `run ${runId}: ${result.iterations} iterations, ${result.usage.totalTokens} tokens, ${formatCost(result.costUsd)}, ${result.durationMs} ms\n`,
+    );
+  }
+  return 0;
+}
+
+/** Resolves when the run ends or waits for a human, whichever comes first. */
+function nextStop(run: AgentRun): Promise<FollowOutcome> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (outcome: FollowOutcome): void => {
+      if (done) return;
+      done = true;
+      queueMicrotask(() => subscription.unsubscribe());
+      resolve(outcome);
+    };
+    const check = (): void => {
+      if (run.phase() === 'awaitingHuman') finish({ kind: 'waiting' });
+    };
+    const subscription = run.actor.subscribe({ next: check, error: () => undefined });
+    void run.settled.then((result) => finish({ kind: 'settled', result }));
+    check();
+  });
+}
+
+/** Resolves once the run is no longer in `phase` (a decision moves it on). */
+function phaseLeft(run: AgentRun, phase: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (run.phase() !== phase) return resolve();
+    const subscription = run.actor.subscribe({
+      next: () => {
+        if (run.phase() !== phase) {
+          queueMicrotask(() => subscription.unsubscribe());
+          resolve();
+        }
+      },
+      error: () => resolve(),
+      complete: () => resolve(),
+    });
+  });
+}

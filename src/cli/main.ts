@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+/**
+ * The `actorloop` command: run the demo agent, list, replay, resume, approve and reject runs
+ * kept in a file store, and find the machine diagrams. Exit codes: 0 done, 1 failed (one line
+ * on stderr; the stack only with `--debug`), 2 bad usage (usage on stderr).
+ *
+ * @example
+ * ```sh
+ * actorloop run "What is the combined population of Tokyo and Paris?"
+ * actorloop runs
+ * actorloop replay run_… --follow
+ * ```
+ */
+import { ActorloopError } from '../core/errors.ts';
+import { USAGE, UsageError } from './args.ts';
+import { continueCommand, runCommand, type AgentCommandResult } from './commands/run.ts';
+import { replayCommand } from './commands/replay.ts';
+import { runsCommand } from './commands/runs.ts';
+import { vizCommand } from './commands/viz.ts';
+
+const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number | AgentCommandResult>>> = {
+  run: runCommand,
+  resume: (args) => continueCommand('resume', args),
+  approve: (args) => continueCommand('approve', args),
+  reject: (args) => continueCommand('reject', args),
+  runs: runsCommand,
+  replay: replayCommand,
+  viz: vizCommand,
+};
+
+/**
+ * Run the command line `argv` (without node and the script) and return the exit code.
+ *
+ * @example
+ * ```ts
+ * const code = await main(['runs', '--json']);
+ * ```
+ */
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...args] = argv;
+  const debug = argv.includes('--debug');
+  try {
+    if (command === undefined) throw new UsageError('No command given.');
+    if (command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (args.includes('--help') || args.includes('-h')) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const handler = COMMANDS[command];
+    if (handler === undefined) throw new UsageError(`Unknown command "${command}".`);
+    const outcome = await handler(args);
+    if (typeof outcome === 'number') return outcome;
+    await outcome.cleanup();
+    return outcome.exitCode;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`actorloop: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    const message = error instanceof ActorloopError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`actorloop: ${message}\n`);
+    if (debug && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}
+
+// A reader that stops early (`| head`) closes the pipe: not a failure of the command.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+// Exit explicitly: a run parked for a human keeps its writer's timers, which would hold the process open.
+process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,49 @@
+/**
+ * Runs the `actorloop` command as a child process, from the repository's sources through tsx,
+ * in a temp folder (where its default store goes), without any model key in the environment
+ * so the scripted model answers.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+/** tsx's loader by file URL: `--import tsx` would resolve from the temp folder, which has no node_modules. */
+export const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The environment minus model keys, so the scripted model is used. */
+export function offlineEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OPENAI_') && !key.startsWith('OPENROUTER_')));
+}
+
+/**
+ * Run `actorloop <args>` in `cwd`.
+ *
+ * @example
+ * ```ts
+ * const { code, stdout } = await runCli(['runs', '--json'], dir);
+ * ```
+ */
+export function runCli(args: readonly string[], cwd: string): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', TSX_LOADER, MAIN, ...args], { cwd, env: offlineEnv() }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A fresh temp folder, and a function that removes it. */
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'actorloop-cli-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
