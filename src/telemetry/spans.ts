@@ -18,6 +18,7 @@ export interface TelemetryOptions {
 }
 
 const OK_STATUSES = new Set(['ok', 'cached', 'fallback']);
+const MAX_PENDING_ASKS = 1_024;
 
 interface RunSpans {
   readonly span: Span;
@@ -26,8 +27,19 @@ interface RunSpans {
   readonly tools: Map<string, Span>;
 }
 
-/** Which earlier run a run belongs to: a strategy names its branches' runs after its own. */
-function parentOf(runId: string, runs: ReadonlyMap<string, RunSpans>): RunSpans | undefined {
+/** Asks whose task never starts must not pile up: the oldest is forgotten. */
+function remember(map: Map<string, string>, key: string, value: string): void {
+  map.set(key, value);
+  if (map.size > MAX_PENDING_ASKS) map.delete(map.keys().next().value as string);
+}
+
+/**
+ * Which earlier run a run belongs to: the run that delegated it (an ask or delegation names the
+ * task's run as its correlation id), or a strategy's (it names its branches' runs after its own).
+ */
+function parentOf(runId: string, runs: ReadonlyMap<string, RunSpans>, delegatedFrom: ReadonlyMap<string, string>): RunSpans | undefined {
+  const delegator = delegatedFrom.get(runId);
+  if (delegator !== undefined && runs.has(delegator)) return runs.get(delegator);
   let best: [string, RunSpans] | undefined;
   for (const entry of runs) {
     if (runId.startsWith(`${entry[0]}-`) && (best === undefined || entry[0].length > best[0].length)) best = entry;
@@ -48,12 +60,17 @@ export function traceEvents(events$: Observable<JournalEntry>, options: Telemetr
   const tracer = options.tracer ?? trace.getTracer('actorloop');
   const nameOf = options.agentName ?? ((agentId: string) => agentId);
   const runs = new Map<string, RunSpans>();
+  // An ask is journalled twice under one correlation id: in the asking run, then in the task's
+  // run just before it starts. Task id → asking run, then task run → asking run.
+  const askedBy = new Map<string, string>();
+  const delegatedFrom = new Map<string, string>();
 
   const child = (run: RunSpans, name: string, kind: SpanKind, startTime: number, attributes: Record<string, string | number>): Span =>
     tracer.startSpan(name, { kind, startTime, attributes }, trace.setSpan(otelContext.active(), run.span));
 
   const started = (entry: JournalEntry, event: LoopEventOf<'run.started'>): void => {
-    const parent = parentOf(entry.runId, runs);
+    const parent = parentOf(entry.runId, runs, delegatedFrom);
+    delegatedFrom.delete(entry.runId);
     const agentName = nameOf(entry.agentId);
     const span = tracer.startSpan(
       `invoke_agent ${agentName}`,
@@ -92,6 +109,16 @@ export function traceEvents(events$: Observable<JournalEntry>, options: Telemetr
   const next = (entry: JournalEntry): void => {
     const { event } = entry;
     if (event.type === 'run.started') return started(entry, event);
+    if (event.type === 'agent.message') {
+      if ((event.kind !== 'delegate' && event.kind !== 'ask') || event.correlationId === undefined) return;
+      const asker = askedBy.get(event.correlationId);
+      if (event.from === entry.agentId && runs.has(entry.runId)) remember(askedBy, event.correlationId, entry.runId);
+      else if (event.to === entry.agentId && asker !== undefined) {
+        askedBy.delete(event.correlationId);
+        remember(delegatedFrom, entry.runId, asker);
+      }
+      return;
+    }
     const run = runs.get(entry.runId);
     if (run === undefined) return;
     switch (event.type) {

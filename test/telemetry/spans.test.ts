@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
 import { startStrategy, strategies } from '../../src/strategies/index.ts';
+import { createAgentSystem } from '../../src/system/index.ts';
 import { traceEvents } from '../../src/telemetry/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -92,6 +93,23 @@ describe('OpenTelemetry spans', () => {
     const chats = byName(exporter.getFinishedSpans(), 'chat ');
     expect(chats).toHaveLength(3);
     expect(chats.every((chat) => branches.some((branch) => branch.spanContext().spanId === parentId(chat)))).toBe(true);
+  });
+
+  it('a delegated task: the helper run is a child of the run that delegated it', async () => {
+    const { exporter, tracer } = tracing();
+    const system = createAgentSystem();
+    traceEvents(system.events$, { tracer });
+    system.spawn('helper', { model: scriptedModel([{ text: 'helper found 42' }]) });
+    system.spawn('lead', {
+      model: scriptedModel([{ toolCalls: [{ name: 'delegate_to_helper', arguments: { task: 'find it' } }] }, { text: 'lead is done' }]),
+      tools: [system.delegateTool('helper')],
+    });
+    await system.ask('lead', 'solve it');
+    const runs = byName(exporter.getFinishedSpans(), 'invoke_agent');
+    const lead = runs.find((span) => span.attributes['gen_ai.agent.id'] === 'lead');
+    const helper = runs.find((span) => span.attributes['gen_ai.agent.id'] === 'helper');
+    expect(parentId(helper as ReadableSpan)).toBe(lead?.spanContext().spanId);
+    system.stopAll();
   });
 
   it('uses the registered provider when given none, and is a no-op without one', async () => {
