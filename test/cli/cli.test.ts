@@ -103,4 +103,20 @@ describe('actorloop bad input', () => {
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^actorloop: No run store at .*missing-store/)]);
   }, TIMEOUT);
+
+  it('adds the stack trace to that line only with --debug', async () => {
+    const { code, stderr } = await runCli(['replay', 'run_nope', '--debug'], temp.dir);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^actorloop: No run run_nope/);
+    expect(stderr).toMatch(/\n\s+at /);
+  }, TIMEOUT);
+
+  it('prints a machine diagram with viz --print, and lists the diagrams with viz', async () => {
+    const printed = await runCli(['viz', '--print', 'agent'], temp.dir);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^(stateDiagram-v2|flowchart)/m);
+    const listed = await runCli(['viz'], temp.dir);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('agent.svg');
+  }, TIMEOUT);
 });
