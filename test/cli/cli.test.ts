@@ -104,6 +104,13 @@ describe('actorloop bad input', () => {
     expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^actorloop: No run store at .*missing-store/)]);
   }, TIMEOUT);
 
+  it('starts the live view with --inspect, prints its loopback URL, and still exits when the run ends', async () => {
+    const { code, stderr, stdout } = await runCli(['run', 'What is the combined population of Tokyo and Paris?', '--inspect', '--model', 'gpt-demo'], temp.dir);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/inspector: http:\/\/127\.0\.0\.1:\d+\//);
+    expect(stdout).toContain('answer');
+  }, TIMEOUT);
+
   it('adds the stack trace to that line only with --debug', async () => {
     const { code, stderr } = await runCli(['replay', 'run_nope', '--debug'], temp.dir);
     expect(code).toBe(1);
