@@ -49,6 +49,8 @@ type AgentActor = Actor<typeof agentMachine>;
 
 export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
+/** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
+const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
 
 /**
  * @example
@@ -58,9 +60,6 @@ export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunO
  * const result = await agent.run('What is 6 * 7?');
  * ```
  */
-/** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
-const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
-
 export function createAgent(config: AgentConfig): Agent {
   // Checked and flattened at the edge: everything below reads `settings`, never `config`.
   const settings = resolveConfig(config);
