@@ -25,7 +25,7 @@ import type { ToolProfile } from '../tools/profile.ts';
 import type { TaintOptions } from '../policy/taint.ts';
 import type { Tool } from '../tools/types.ts';
 import { checkMcpServerConfig, mcpSecrets, type McpServerConfig } from '../mcp/connect.ts';
-import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, ModelConfig } from './types.ts';
+import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, AgentRuntime, ModelConfig } from './types.ts';
 
 /** What the agent is built from: the config, checked and flat (internal; not exported from the package). */
 export interface AgentSettings {
@@ -65,6 +65,7 @@ export interface AgentSettings {
   readonly journalCapacity?: number;
   readonly telemetry?: true | TelemetryOptions;
   readonly mcpServers: readonly McpServerConfig[];
+  readonly runtime?: AgentRuntime;
 }
 
 /** The flat keys of earlier versions, and where each one lives now. */
@@ -88,7 +89,7 @@ const MOVED: Readonly<Record<string, string>> = {
   journalCapacity: 'observe.journalCapacity',
 };
 
-const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks'] as const;
+const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
@@ -218,7 +219,15 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   const secrets = mcpServers.flatMap(mcpSecrets);
   const ownRedact = optional<SecretRuleOptions>(policy['redact'], 'policy.redact', isObject, 'secret rule options');
   const redact = secrets.length === 0 ? ownRedact : { ...ownRedact, secrets: [...(ownRedact?.secrets ?? []), ...secrets] };
+  const runtime = optional<AgentRuntime>(raw['runtime'], 'runtime', (v) => isObject(v) && typeof v['bind'] === 'function', 'a runtime such as createPostgresRuntime()');
+  if (runtime !== undefined) {
+    // A durable run is replayed by whichever worker takes its next event: everything it depends on must live in the database.
+    if (persistence['store'] !== undefined) fail('`runtime` keeps its runs itself; drop `persistence.store`.');
+    if (mcpServers.length > 0) fail('`mcpServers` are not available with `runtime` yet: wrap the MCP tools you need as tools.');
+    if (memory['sessions'] !== undefined || memory['experiences'] !== undefined) fail('`memory.sessions` and `memory.experiences` are not available with `runtime` yet.');
+  }
   const entries = {
+    runtime,
     id,
     system,
     tools,

@@ -67,7 +67,23 @@ export function createAgent(config: AgentConfig): Agent {
   // The profile applies to the merged tool list, before the model ever sees a spec.
   const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
   const skills = settings.skills;
-  const allTools = [...settings.tools, ...(knowledge?.tools ?? []), ...(skills === undefined ? [] : [createSkillTool(skills)])];
+  const ownTools = [...settings.tools, ...(knowledge?.tools ?? []), ...(skills === undefined ? [] : [createSkillTool(skills)])];
+  // A durable runtime calls the model and the tools through itself: each call becomes a job of its own.
+  let self: Agent | undefined;
+  const redactor = createRedactor(settings.redact);
+  const durable = settings.runtime?.bind({
+    agentId,
+    provider: settings.provider,
+    tools: ownTools,
+    redact: redactor.deep,
+    agent: () => {
+      if (self === undefined) throw new Error(`Agent ${agentId} is still being created.`);
+      return self;
+    },
+  });
+  const allTools = durable?.tools ?? ownTools;
+  const store = durable?.store ?? settings.store;
+  const provider = durable?.provider ?? settings.provider;
   const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile);
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
@@ -77,10 +93,9 @@ export function createAgent(config: AgentConfig): Agent {
   ];
   const gate = settings.gate ?? gates.permissive();
   const bus = new EventBus();
-  const redactor = createRedactor(settings.redact);
   const hooks = createHookRunner(settings.hooks, redactor.deep);
   const journal = new MemoryJournal(settings.journalCapacity);
-  const traces = createTraces({ agentId, journal, ...(settings.store === undefined ? {} : { store: settings.store }) });
+  const traces = createTraces({ agentId, journal, ...(store === undefined ? {} : { store }) });
   bus.attach(journal.write);
   // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
   if (settings.events !== undefined) bus.events$.subscribe(settings.events);
@@ -106,7 +121,7 @@ export function createAgent(config: AgentConfig): Agent {
   };
   const scopes = new Map<string, RunScope>();
   const reasonDeps = {
-    provider: settings.provider,
+    provider,
     tools: registry.specs,
     stream: settings.stream,
     ...(settings.modelName === undefined ? {} : { model: settings.modelName }),
@@ -142,7 +157,7 @@ export function createAgent(config: AgentConfig): Agent {
     reasonDeps,
     ...(hydrator === undefined ? {} : { hydrator }),
     // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
-    recordsHydrate: settings.store?.mode === 'resumable',
+    recordsHydrate: store?.mode === 'resumable',
     tools: registry,
     ...(mcp === undefined ? {} : { syncTools: mcp.sync }),
     gate,
@@ -156,7 +171,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(skills === undefined ? {} : { toolView: skillToolView(skills) }),
   });
   // The agent's machine: the agent machine provided with this agent's phase implementations.
-  const machine = agentMachine.provide({ actors: { phases: phaseRunner(runtime, { listening }) } });
+  const machine = agentMachine.provide({ actors: { phases: phaseRunner(durable === undefined ? runtime : durable.phases(runtime), { listening }) } });
 
   /** A new run's machine input and persistence (its log is created here when there is a store). */
   function begin(task: string, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
@@ -177,7 +192,7 @@ export function createAgent(config: AgentConfig): Agent {
       ...(mode === undefined ? {} : { mode }),
     };
     // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
-    const writer = settings.store?.createRun({
+    const writer = store?.createRun({
       ...(given === undefined ? {} : { runId: given }),
       agentId,
       task: cleanTask,
@@ -198,12 +213,12 @@ export function createAgent(config: AgentConfig): Agent {
   }
 
   function resume(runId: string, options: ResumeRunOptions = {}): AgentRun {
-    if (settings.store === undefined) {
+    if (store === undefined) {
       throw new ConfigurationError('resume() needs a store: createAgent({ persistence: { store: createFileStore() } }).');
     }
     // A live run holds its lock (until after its scope is gone): a second resume, here or in
     // another process, gets RunLockedError from the store.
-    const { writer, recovered, tookOver } = settings.store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
+    const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
     // A log of an earlier version restores a snapshot (whose context holds these); a run killed
     // before anything but its header was written starts over from its task.
@@ -274,14 +289,15 @@ export function createAgent(config: AgentConfig): Agent {
     for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
     breakers?.stopAll();
   };
-  return {
+  self = {
     id: agentId,
-    events$: bus.events$,
+    events$: durable?.events$ ?? bus.events$,
     tokens$: bus.tokens$,
     journal,
     tools: registry.names,
     model: { provider: settings.provider, name: settings.modelName ?? settings.provider.defaultModel },
     run(task, options) {
+      if (durable !== undefined) return durable.run(task, options ?? {});
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -322,6 +338,7 @@ export function createAgent(config: AgentConfig): Agent {
     },
     stop: stopAll,
   };
+  return self;
 }
 
 /** The experiences' system text first, then what the agent's own hydrator injects. */

@@ -5,6 +5,7 @@
 import type { Actor, InspectionEvent, Observer } from 'xstate';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
+import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
@@ -92,6 +93,40 @@ export interface AgentConfig {
    * each tool call, rewrite each tool result, hear of turns and failures. See `AgentHooks`.
    */
   readonly hooks?: AgentHooks;
+  /**
+   * Where the agent's runs execute when they must outlive a process: `createPostgresRuntime()`
+   * makes each run a durable actor in PostgreSQL, advanced by any number of worker processes.
+   * `agent.run()` then queues the run and resolves when a worker finishes it. In process by default.
+   */
+  readonly runtime?: AgentRuntime;
+}
+
+/** A runtime that runs an agent's runs elsewhere than in the calling process (see `createPostgresRuntime`). */
+export interface AgentRuntime {
+  /** Called once by `createAgent` with what the runtime needs; returns what the agent uses instead of its own. */
+  bind(agent: AgentBinding): BoundRuntime;
+}
+
+/** What `createAgent` hands a runtime about one agent. */
+export interface AgentBinding {
+  readonly agentId: string;
+  readonly provider: InferenceProvider;
+  readonly tools: readonly Tool[];
+  /** The agent's secret rules, over any JSON value: what the runtime stores passes through them. */
+  readonly redact: <T>(value: T) => T;
+  /** The agent, once built: a worker starts and resumes its runs. */
+  readonly agent: () => Agent;
+}
+
+/** What a runtime gives an agent: its store, its model and tools as the runtime calls them, its runs and events. */
+export interface BoundRuntime {
+  readonly store: RunStore;
+  readonly provider: InferenceProvider;
+  readonly tools: readonly Tool[];
+  phases(phases: PhaseImplementations): PhaseImplementations;
+  run(task: string, options: RunOptions): Promise<LoopResult>;
+  /** Every journal entry of the agent's runs, from whichever process ran them. */
+  readonly events$: Observable<JournalEntry>;
 }
 
 /**

@@ -59,11 +59,11 @@ export function readRunLog(file: string, select?: (line: string) => boolean): Re
   return { records, warnings, validBytes: buffer.length };
 }
 
-type ParsedLine =
+export type ParsedLine =
   | { readonly ok: true; readonly value: LogRecord }
   | { readonly ok: false; readonly reason: string; readonly future?: number };
 
-function parseLine(line: string): ParsedLine {
+export function parseLine(line: string): ParsedLine {
   const json = safeJsonParse(line);
   if (!json.ok) return { ok: false, reason: json.reason };
   const version = (json.value as { v?: unknown } | null)?.v;

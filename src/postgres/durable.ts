@@ -1,0 +1,174 @@
+/**
+ * How a durable run calls its model and tools. Inside a worker's step, each call is an effect
+ * with a key that the same run, replayed, asks for again: the recorded outcome answers it when
+ * there is one; otherwise the call is noted for the step to queue as a job of its own, and the
+ * run waits for it (the step then ends). Outside a step (the agent's own `call`, its learner)
+ * calls go straight through.
+ *
+ * Keys are made from what a replay reproduces exactly: the run, the length of the conversation
+ * the model is asked about (it grows with every turn), the tool call's idempotency key (run,
+ * call id and arguments), and the count of such calls within the phase (a retry is another call).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { z } from 'zod';
+import type { PhaseArgs, PhaseImplementations } from '../../machines/phaseRunner.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
+import type { Tool, ToolContext } from '../tools/types.ts';
+import { EffectFailedError } from './errors.ts';
+import type { StepRun } from './stepStore.ts';
+
+/** A call's outcome as the effects table keeps it. */
+export const EffectOutcome = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: z.object({ name: z.string(), message: z.string(), code: z.string().optional() }) }),
+]);
+export type EffectOutcome = z.infer<typeof EffectOutcome>;
+
+/** What a model effect's job sends: the request without its signal and callbacks. */
+export const ModelEffectRequest = z.object({
+  kind: z.literal('model'),
+  agentId: z.string(),
+  request: z.object({
+    messages: z.array(z.unknown()),
+    tools: z.array(z.unknown()).optional(),
+    toolChoice: z.unknown().optional(),
+    model: z.string().optional(),
+    temperature: z.number().optional(),
+    maxTokens: z.number().optional(),
+  }),
+});
+
+/** What a tool effect's job runs. */
+export const ToolEffectRequest = z.object({
+  kind: z.literal('tool'),
+  agentId: z.string(),
+  tool: z.string(),
+  input: z.unknown(),
+  toolCallId: z.string(),
+  idempotencyKey: z.string(),
+  runId: z.string(),
+});
+export const EffectRequest = z.discriminatedUnion('kind', [ModelEffectRequest, ToolEffectRequest]);
+export type EffectRequest = z.infer<typeof EffectRequest>;
+
+/** One step of one durable run: the outcomes it may replay, and the calls it still needs. */
+export class StepContext {
+  readonly requested = new Map<string, EffectRequest>();
+  constructor(
+    readonly run: StepRun,
+    readonly outcomes: ReadonlyMap<string, EffectOutcome>,
+  ) {}
+
+  /** Changes whenever the run writes or asks for something: at rest, it stays put. */
+  get progress(): number {
+    return this.run.progress + this.requested.size;
+  }
+
+  effect(key: string, request: () => EffectRequest, signal: AbortSignal | undefined): Promise<unknown> {
+    const outcome = this.outcomes.get(key);
+    if (outcome !== undefined) {
+      if (outcome.ok) return Promise.resolve(outcome.value);
+      const { message, code } = outcome.error;
+      return Promise.reject(new EffectFailedError(message, { runId: this.run.runId, ...(code === undefined ? {} : { originalCode: code }) }));
+    }
+    if (!this.requested.has(key)) this.requested.set(key, request());
+    // Settled by the effect's job, in a later step: here it only ever ends with the run's cancellation.
+    return new Promise((_resolve, reject) => {
+      if (signal === undefined) return;
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+}
+
+interface Frame {
+  readonly step: StepContext;
+  readonly runId: string;
+  readonly agentId: string;
+  /** The conversation's length when the phase started. */
+  readonly turn: number;
+  modelCalls: number;
+  readonly toolCalls: Map<string, number>;
+}
+
+const frames = new AsyncLocalStorage<Frame>();
+
+/** Run each phase of a durable run's step inside its frame, so the calls it makes find their step. */
+export function durablePhases(agentId: string, phases: PhaseImplementations, stepOf: (runId: string) => StepContext | undefined): PhaseImplementations {
+  const wrap = <TOutput, TInput extends { readonly runId: string; readonly messages?: readonly unknown[]; readonly calls?: readonly unknown[] }>(
+    implementation: (args: PhaseArgs<TInput>) => PromiseLike<TOutput>,
+  ) => {
+    return (args: PhaseArgs<TInput>): PromiseLike<TOutput> => {
+      const step = stepOf(args.input.runId);
+      if (step === undefined) return implementation(args);
+      const frame: Frame = { step, runId: args.input.runId, agentId, turn: args.input.messages?.length ?? 0, modelCalls: 0, toolCalls: new Map() };
+      return frames.run(frame, () => implementation(args));
+    };
+  };
+  return {
+    ...(phases.hydrate === undefined ? {} : { hydrate: wrap(phases.hydrate) }),
+    reason: wrap(phases.reason),
+    gate: phases.gate,
+    act: wrap(phases.act),
+  };
+}
+
+/** The agent's provider, with each call inside a step made an effect. */
+export function durableProvider(inner: InferenceProvider): InferenceProvider {
+  const call = (frame: Frame, request: CompletionRequest): Promise<Completion> => {
+    const key = `${frame.runId}:model:${frame.turn}:${frame.modelCalls++}`;
+    const { messages, tools, toolChoice, model, temperature, maxTokens } = request;
+    const effect = (): EffectRequest => ({
+      kind: 'model',
+      agentId: frame.agentId,
+      request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens })) as ModelRequestJson,
+    });
+    return frame.step.effect(key, effect, request.signal) as Promise<Completion>;
+  };
+  return {
+    name: inner.name,
+    defaultModel: inner.defaultModel,
+    supportsNativeTools: inner.supportsNativeTools,
+    supportsStructuredOutput: inner.supportsStructuredOutput,
+    complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
+      const frame = frames.getStore();
+      if (frame === undefined || request.output !== undefined) return inner.complete(request);
+      return call(frame, request) as Promise<Completion<TOutput>>;
+    },
+    stream<TOutput>(request: CompletionRequest<TOutput>): AsyncIterable<StreamEvent<TOutput>> {
+      const frame = frames.getStore();
+      if (frame === undefined || request.output !== undefined) return inner.stream(request);
+      // A durable call's tokens arrive in another process: the reply comes whole.
+      const completion = call(frame, request);
+      return (async function* () {
+        yield { type: 'done', completion: (await completion) as Completion<TOutput> } as StreamEvent<TOutput>;
+      })();
+    },
+  };
+}
+
+type ModelRequestJson = z.infer<typeof ModelEffectRequest>['request'];
+
+/** The tool, with each execution inside a step made an effect. */
+export function durableTool(tool: Tool): Tool {
+  return {
+    ...tool,
+    execute(input: unknown, context: ToolContext) {
+      const frame = frames.getStore();
+      if (frame === undefined) return tool.execute(input, context);
+      const base = `${context.idempotencyKey}`;
+      const count = frame.toolCalls.get(base) ?? 0;
+      frame.toolCalls.set(base, count + 1);
+      const effect = (): EffectRequest => ({
+        kind: 'tool',
+        agentId: context.agentId,
+        tool: tool.name,
+        input: JSON.parse(JSON.stringify(input ?? null)) as unknown,
+        toolCallId: context.toolCallId,
+        idempotencyKey: context.idempotencyKey,
+        runId: context.runId,
+      });
+      return frame.step.effect(`${base}:tool:${count}`, effect, context.signal);
+    },
+  };
+}

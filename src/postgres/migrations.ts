@@ -1,0 +1,138 @@
+/**
+ * The runtime's tables, as numbered migrations applied in order, each once, in one transaction
+ * under an advisory lock (so workers starting together do not race). graphile-worker's own
+ * schema is migrated by graphile-worker first.
+ */
+import type pg from 'pg';
+import { Logger, runMigrations } from 'graphile-worker';
+import { DatabaseSchemaError } from './errors.ts';
+
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const SCHEMA = 'actorloop';
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'actors, their logs, effects, inbox and workers',
+    sql: `
+      CREATE TABLE ${SCHEMA}.actors (
+        id text PRIMARY KEY,
+        agent_id text NOT NULL,
+        status text NOT NULL,
+        version bigint NOT NULL DEFAULT 0,
+        task text NOT NULL,
+        options jsonb NOT NULL DEFAULT '{}',
+        result jsonb,
+        log_length integer NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX actors_agent_created ON ${SCHEMA}.actors (agent_id, created_at DESC);
+      CREATE TABLE ${SCHEMA}.log (
+        actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
+        seq integer NOT NULL,
+        line text NOT NULL,
+        PRIMARY KEY (actor_id, seq)
+      );
+      CREATE TABLE ${SCHEMA}.effects (
+        actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        kind text NOT NULL,
+        status text NOT NULL,
+        request jsonb NOT NULL,
+        outcome jsonb,
+        attempts integer NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz,
+        PRIMARY KEY (actor_id, key)
+      );
+      CREATE TABLE ${SCHEMA}.inbox (
+        actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
+        event_id text NOT NULL,
+        version bigint NOT NULL,
+        worker text NOT NULL,
+        started_at timestamptz NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (actor_id, event_id)
+      );
+      CREATE TABLE ${SCHEMA}.workers (
+        id text PRIMARY KEY,
+        queue_workers text[] NOT NULL DEFAULT '{}',
+        host text NOT NULL,
+        pid integer NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
+];
+
+/** The newest schema version this actorloop knows. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+export interface MigrationReport {
+  readonly from: number;
+  readonly to: number;
+  readonly applied: readonly string[];
+}
+
+/** Bring the database to this actorloop's schema (graphile-worker's, then ours). Idempotent. */
+export async function migrate(pool: pg.Pool): Promise<MigrationReport> {
+  await runMigrations({ pgPool: pool, logger: quietLogger });
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('${SCHEMA}.migrations'))`);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const from = await currentVersion(client);
+    if (from > SCHEMA_VERSION) {
+      throw new DatabaseSchemaError(
+        `The database's actorloop schema is at version ${from}; this actorloop knows up to ${SCHEMA_VERSION}. Upgrade actorloop on this host.`,
+      );
+    }
+    const applied: string[] = [];
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= from) continue;
+      await client.query(migration.sql);
+      await client.query(`INSERT INTO ${SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      applied.push(`${migration.version}: ${migration.name}`);
+    }
+    await client.query('COMMIT');
+    return { from, to: SCHEMA_VERSION, applied };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Refuse to run against a database that was not migrated to this version. */
+export async function checkSchema(pool: pg.Pool): Promise<void> {
+  const result = await pool.query<{ exists: boolean }>(`SELECT to_regclass('${SCHEMA}.schema_migrations') IS NOT NULL AS exists`);
+  const version = result.rows[0]?.exists === true ? await currentVersion(pool) : 0;
+  if (version !== SCHEMA_VERSION) {
+    throw new DatabaseSchemaError(
+      version < SCHEMA_VERSION
+        ? `The database's actorloop schema is at version ${version}, this actorloop needs ${SCHEMA_VERSION}: run \`actorloop db migrate --database-url …\` (or migrate: true).`
+        : `The database's actorloop schema is at version ${version}; this actorloop knows up to ${SCHEMA_VERSION}. Upgrade actorloop on this host.`,
+    );
+  }
+}
+
+async function currentVersion(client: pg.Pool | pg.PoolClient): Promise<number> {
+  const result = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA}.schema_migrations`);
+  return result.rows[0]?.version ?? 0;
+}
+
+/** graphile-worker logs every job at info level; only its warnings and errors matter here. */
+export const quietLogger = new Logger(() => (level, message) => {
+  if (level === 'error' || level === 'warning') console.warn(`[actorloop worker] ${message}`);
+});

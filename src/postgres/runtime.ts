@@ -1,0 +1,284 @@
+/**
+ * `createPostgresRuntime`: agents whose runs are durable actors in PostgreSQL. Give it to
+ * `createAgent({ runtime })` in every process that runs or serves the agent; `agent.run()` queues
+ * a run (its row and its first event, in one transaction) and resolves when a worker finishes it;
+ * `runWorker({ runtime })` advances runs, one event at a time per run, in as many processes as
+ * you like. Each run's mailbox is the graphile-worker queue `actor:<runId>`.
+ */
+import pg from 'pg';
+import { Observable, Subject } from 'rxjs';
+import { ConfigurationError } from '../core/errors.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { LoopResult } from '../core/run.ts';
+import type { AgentRuntime, BoundRuntime, RunOptions } from '../agent/types.ts';
+import { errorForResult } from '../agent/errors.ts';
+import { newRunId, RUN_ID_PATTERN } from '../persistence/records.ts';
+import { journalEntries } from '../persistence/runWriter.ts';
+import { parseLine } from '../persistence/runLog.ts';
+import { durablePhases, durableProvider, durableTool } from './durable.ts';
+import { CHANNEL, STEP_TASK, queueOf, type Engine } from './engine.ts';
+import { CorruptRowError, DurableRunError } from './errors.ts';
+import { checkSchema, migrate, SCHEMA, type MigrationReport } from './migrations.ts';
+import { createStepStore } from './stepStore.ts';
+import { FINAL } from './step.ts';
+
+export interface PostgresRuntimeOptions {
+  /** `postgres://…`; default `DATABASE_URL`. */
+  readonly connectionString?: string;
+  /** Connections this process keeps (default 10): a worker needs one per job it runs at once. */
+  readonly poolSize?: number;
+  /** Migrate the database on first use instead of requiring `actorloop db migrate` (default false). */
+  readonly migrate?: boolean;
+}
+
+/** A durable run as its row says. */
+export interface DurableRunInfo {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly status: string;
+  readonly task: string;
+  /** Events applied so far. */
+  readonly version: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface PostgresRuntime extends AgentRuntime {
+  /** Bring the database to this actorloop's schema (what `actorloop db migrate` does). */
+  migrate(): Promise<MigrationReport>;
+  /** A run's journal, from any process. */
+  journal(runId: string): Promise<JournalEntry[]>;
+  /** A run's row, or null. */
+  getRun(runId: string): Promise<DurableRunInfo | null>;
+  /** Runs, newest first. */
+  listRuns(options?: { readonly agentId?: string; readonly status?: string; readonly limit?: number }): Promise<DurableRunInfo[]>;
+  /** Stop listening and close the connections. */
+  close(): Promise<void>;
+}
+
+const engines = new WeakMap<PostgresRuntime, Engine>();
+
+/** The shared state of a runtime (for `runWorker`). */
+export function engineOf(runtime: PostgresRuntime): Engine {
+  const engine = engines.get(runtime);
+  if (engine === undefined) throw new ConfigurationError('runWorker needs a runtime made by createPostgresRuntime().');
+  return engine;
+}
+
+interface Notice {
+  readonly actor: string;
+  readonly agent: string;
+  readonly status: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * @example
+ * ```ts
+ * const runtime = createPostgresRuntime({ connectionString: process.env.DATABASE_URL });
+ * const agent = createAgent({ id: 'researcher', model, tools, runtime });
+ * const result = await agent.run('Summarise the changelog'); // a worker process runs it
+ * ```
+ */
+export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): PostgresRuntime {
+  const connectionString = options.connectionString ?? process.env['DATABASE_URL'];
+  if (connectionString === undefined || connectionString === '') {
+    throw new ConfigurationError('createPostgresRuntime needs a connectionString (or DATABASE_URL), e.g. postgres://user@127.0.0.1:5432/app.');
+  }
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+  // A connection the server dropped must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  let readiness: Promise<void> | undefined;
+  const ready = (): Promise<void> => (readiness ??= options.migrate === true ? migrate(pool).then(() => undefined) : checkSchema(pool));
+
+  const engine: Engine = { pool, agents: new Map(), store: createStepStore(), steps: new Map(), ready };
+
+  // One listening connection, opened on first need: run results and journal entries as they commit.
+  let listener: Promise<pg.Client> | undefined;
+  const waiters = new Map<string, (status: string) => void>();
+  const feeds = new Map<string, Subject<JournalEntry>>();
+  /** Entries are read in notification order, one batch at a time, so each feed stays in order. */
+  let reading = Promise.resolve();
+  const listen = (): Promise<pg.Client> =>
+    (listener ??= (async () => {
+      const client = new pg.Client({ connectionString });
+      client.on('error', () => {
+        listener = undefined;
+      });
+      client.on('notification', (message) => {
+        const notice = parseNotice(message.payload);
+        if (notice === undefined) return;
+        if (FINAL.has(notice.status) || notice.status === 'awaiting_human') waiters.get(notice.actor)?.(notice.status);
+        const feed = feeds.get(notice.agent);
+        if (feed !== undefined && notice.to > notice.from) reading = reading.then(() => emitEntries(feed, notice), () => emitEntries(feed, notice));
+      });
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      return client;
+    })());
+
+  const emitEntries = async (feed: Subject<JournalEntry>, notice: Notice): Promise<void> => {
+    const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
+      notice.actor,
+      notice.from,
+      notice.to,
+    ]);
+    for (const entry of journalEntries(lines.rows.map((row) => parseRow(notice.actor, row)))) feed.next(entry);
+  };
+
+  const readResult = async (runId: string): Promise<{ status: string; result: LoopResult | null }> => {
+    const found = await pool.query<{ status: string; result: LoopResult | null }>(`SELECT status, result FROM ${SCHEMA}.actors WHERE id = $1`, [runId]);
+    const row = found.rows[0];
+    if (row === undefined) throw new DurableRunError(`No durable run ${runId}.`, { runId });
+    return row;
+  };
+
+  /** Resolves when the run ends (a notification, or the slow check that covers a lost connection). */
+  const finished = async (runId: string): Promise<LoopResult> => {
+    await listen();
+    for (;;) {
+      const { status, result } = await readResult(runId);
+      if (FINAL.has(status) && result !== null) return { ...result, messages: result.messages ?? [] };
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5_000);
+        waiters.set(runId, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      waiters.delete(runId);
+    }
+  };
+
+  const submit = async (agentId: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions): Promise<LoopResult> => {
+    if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError('A run needs a non-empty task string.');
+    const runId = runOptions.runId ?? newRunId();
+    if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
+    await ready();
+    await listen();
+    const stored = redact({ ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }), ...(runOptions.history === undefined ? {} : { history: runOptions.history }) });
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const inserted = await client.query(
+        `INSERT INTO ${SCHEMA}.actors (id, agent_id, status, task, options) VALUES ($1, $2, 'queued', $3, $4) ON CONFLICT DO NOTHING RETURNING 1`,
+        [runId, agentId, redact(task), JSON.stringify(stored)],
+      );
+      if (inserted.rowCount === 0) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
+      await client.query(`SELECT graphile_worker.add_job($1, json_build_object('actor', $2::text, 'event', json_build_object('id', 'start')), queue_name := $3)`, [
+        STEP_TASK,
+        runId,
+        queueOf(runId),
+      ]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    const result = await finished(runId);
+    if (result.status === 'done') return result;
+    throw errorForResult(result);
+  };
+
+  const info = (row: InfoRow): DurableRunInfo => ({
+    runId: row.id,
+    agentId: row.agent_id,
+    status: row.status,
+    task: row.task,
+    version: Number(row.version),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  const runtime: PostgresRuntime = {
+    bind(binding): BoundRuntime {
+      if (engine.agents.has(binding.agentId)) throw new ConfigurationError(`An agent "${binding.agentId}" is already bound to this runtime: give each agent its own id.`);
+      engine.agents.set(binding.agentId, {
+        agentId: binding.agentId,
+        provider: binding.provider,
+        tools: new Map(binding.tools.map((tool) => [tool.name, tool])),
+        redact: binding.redact,
+        agent: binding.agent,
+      });
+      let feed: Subject<JournalEntry> | undefined;
+      const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
+        feed ??= new Subject<JournalEntry>();
+        feeds.set(binding.agentId, feed);
+        void listen().catch((error: unknown) => subscriber.error(error));
+        return feed.subscribe(subscriber);
+      });
+      return {
+        store: engine.store,
+        provider: durableProvider(binding.provider),
+        tools: binding.tools.map(durableTool),
+        phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
+        run: (task, runOptions) => submit(binding.agentId, binding.redact, task, runOptions),
+        events$,
+      };
+    },
+    migrate: () => migrate(pool),
+    async journal(runId) {
+      await ready();
+      const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 ORDER BY seq`, [runId]);
+      return journalEntries(lines.rows.map((row) => parseRow(runId, row)));
+    },
+    async getRun(runId) {
+      await ready();
+      const found = await pool.query<InfoRow>(`SELECT id, agent_id, status, task, version, created_at, updated_at FROM ${SCHEMA}.actors WHERE id = $1`, [runId]);
+      return found.rows[0] === undefined ? null : info(found.rows[0]);
+    },
+    async listRuns({ agentId, status, limit = 100 } = {}) {
+      await ready();
+      const found = await pool.query<InfoRow>(
+        `SELECT id, agent_id, status, task, version, created_at, updated_at FROM ${SCHEMA}.actors
+         WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT $3`,
+        [agentId ?? null, status ?? null, limit],
+      );
+      return found.rows.map(info);
+    },
+    async close() {
+      const client = listener;
+      listener = undefined;
+      for (const feed of feeds.values()) feed.complete();
+      await client?.then((c) => c.end()).catch(() => undefined);
+      await pool.end();
+    },
+  };
+  engines.set(runtime, engine);
+  return runtime;
+}
+
+interface InfoRow {
+  readonly id: string;
+  readonly agent_id: string;
+  readonly status: string;
+  readonly task: string;
+  readonly version: string;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+function parseNotice(payload: string | undefined): Notice | undefined {
+  try {
+    const value = JSON.parse(payload ?? '') as Partial<Notice>;
+    return typeof value.actor === 'string' && typeof value.agent === 'string' && typeof value.status === 'string' ? (value as Notice) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseRow(runId: string, { seq, line }: { seq: number; line: string }) {
+  const parsed = parseLine(line);
+  if (!parsed.ok) {
+    throw new CorruptRowError(`Row actor_id=${runId}, seq=${seq} of ${SCHEMA}.log is corrupt (${parsed.reason}); it was left untouched.`, {
+      table: `${SCHEMA}.log`,
+      row: `actor_id=${runId}, seq=${seq}`,
+      runId,
+    });
+  }
+  return parsed.value;
+}

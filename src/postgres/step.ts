@@ -1,0 +1,192 @@
+/**
+ * Applying one event to a durable run, in one transaction: lock the run's row, skip an event
+ * already applied (the inbox), replay the run from its log with the outcomes of its model and
+ * tool calls, let it go on until it ends, waits for a human, or needs calls not yet made; then
+ * append what it wrote to its log, record and queue those calls (an outbox: their jobs are
+ * added in the same transaction), bump the run's version and notify listeners.
+ */
+import type pg from 'pg';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ActorloopError } from '../core/errors.ts';
+import type { LoopResult } from '../core/run.ts';
+import { parseLine } from '../persistence/runLog.ts';
+import type { LogRecord } from '../persistence/records.ts';
+import type { AgentRun } from '../agent/types.ts';
+import { EffectOutcome, StepContext } from './durable.ts';
+import { CHANNEL, EFFECT_TASK, queueOf, type Engine } from './engine.ts';
+import { CorruptRowError, DurableRunError } from './errors.ts';
+import { StepRun } from './stepStore.ts';
+import { SCHEMA } from './migrations.ts';
+
+export interface StepEvent {
+  /** Unique per event: an event delivered twice is applied once. */
+  readonly id: string;
+}
+
+interface ActorRow {
+  readonly id: string;
+  readonly agent_id: string;
+  readonly status: string;
+  readonly version: string;
+  readonly task: string;
+  readonly options: unknown;
+  readonly log_length: number;
+  readonly created_at: Date;
+}
+
+/** Turns of the event loop without progress after which a run that waits on calls is at rest. */
+const REST_TURNS = 3;
+
+export const FINAL = new Set(['done', 'failed', 'cancelled']);
+
+export async function applyStep(engine: Engine, workerId: string, actorId: string, event: StepEvent): Promise<void> {
+  const started = new Date();
+  const client = await engine.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const found = await client.query<ActorRow>(
+      `SELECT id, agent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
+      [actorId],
+    );
+    const row = found.rows[0];
+    if (row === undefined) throw new DurableRunError(`No durable run ${actorId}: its row is gone (deleted?). The event ${event.id} is dropped.`, { runId: actorId });
+    const version = Number(row.version) + 1;
+    const fresh = await client.query(
+      `INSERT INTO ${SCHEMA}.inbox (actor_id, event_id, version, worker, started_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
+      [actorId, event.id, version, workerId, started],
+    );
+    if (fresh.rowCount === 0 || FINAL.has(row.status)) {
+      await client.query('COMMIT');
+      return;
+    }
+    const bound = engine.agents.get(row.agent_id);
+    if (bound === undefined) {
+      throw new DurableRunError(`Run ${actorId} belongs to agent "${row.agent_id}", which this worker does not have: create it with this runtime before runWorker().`, { runId: actorId });
+    }
+    const records = await loadLog(client, actorId);
+    const outcomes = await loadOutcomes(client, actorId);
+    const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
+    const step = new StepContext(run, outcomes);
+    engine.store.begin(run);
+    engine.steps.set(actorId, step);
+    let ending: Ending;
+    try {
+      const agent = bound.agent();
+      const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row.options), runId: actorId }) : agent.resume(actorId);
+      ending = await advance(handle, step);
+    } finally {
+      engine.store.end(actorId);
+      engine.steps.delete(actorId);
+    }
+    const from = row.log_length;
+    const lines = run.added;
+    if (lines.length > 0) {
+      await client.query(
+        `INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord)`,
+        [actorId, from, lines],
+      );
+    }
+    const keys = [...step.requested.keys()];
+    if (keys.length > 0) {
+      const requests = keys.map((key) => bound.redact(step.requested.get(key)));
+      await client.query(
+        `WITH added AS (
+           INSERT INTO ${SCHEMA}.effects (actor_id, key, kind, status, request)
+           SELECT $1, key, request->>'kind', 'pending', request FROM unnest($2::text[], $3::jsonb[]) AS t(key, request)
+           ON CONFLICT DO NOTHING RETURNING key
+         )
+         SELECT graphile_worker.add_job($4, json_build_object('actor', $1::text, 'key', key)) FROM added`,
+        [actorId, keys, requests.map((request) => JSON.stringify(request)), EFFECT_TASK],
+      );
+    }
+    const status = ending.kind === 'ended' ? ending.result.status : run.status;
+    const result = ending.kind === 'ended' ? JSON.stringify(storedResult(ending.result)) : null;
+    await client.query(
+      `UPDATE ${SCHEMA}.actors SET version = $2, status = $3, result = COALESCE($4::jsonb, result), log_length = $5, updated_at = now() WHERE id = $1`,
+      [actorId, version, status, result, from + lines.length],
+    );
+    await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status, from, to: from + lines.length })]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
+
+/**
+ * Let the run go on until it ends, waits for a human, or waits only on calls this step asked
+ * for (nothing it writes or asks for changes for a few turns of the event loop). A run that is
+ * not over is then sealed (nothing it writes afterwards counts) and stopped.
+ */
+async function advance(handle: AgentRun, step: StepContext): Promise<Ending> {
+  let ended: LoopResult | undefined;
+  void handle.settled.then((result) => (ended = result));
+  let seen = -1;
+  let still = 0;
+  for (;;) {
+    await nextTurn();
+    if (ended !== undefined) return { kind: 'ended', result: ended };
+    if (handle.phase() === 'awaitingHuman') break;
+    const progress = step.progress;
+    if (progress !== seen) {
+      seen = progress;
+      still = 0;
+    } else if (step.requested.size > 0 && ++still >= REST_TURNS) break;
+  }
+  const calls = [...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request] : []));
+  step.run.seal({ keys: new Set(calls.map((call) => call.idempotencyKey)), callIds: new Set(calls.map((call) => call.toolCallId)) });
+  handle.cancel('the step ended: the run waits for its next event');
+  await handle.settled;
+  return { kind: 'rest' };
+}
+
+async function loadLog(client: pg.PoolClient, actorId: string): Promise<LogRecord[]> {
+  const result = await client.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 ORDER BY seq`, [actorId]);
+  return result.rows.map(({ seq, line }, index) => {
+    if (seq !== index) throw corruptLog(actorId, seq, `a gap in the sequence (expected ${index})`);
+    const parsed = parseLine(line);
+    if (!parsed.ok) throw corruptLog(actorId, seq, parsed.reason);
+    return parsed.value;
+  });
+}
+
+function corruptLog(actorId: string, seq: number, why: string): CorruptRowError {
+  return new CorruptRowError(
+    `Row actor_id=${actorId}, seq=${seq} of ${SCHEMA}.log is corrupt (${why}); the run cannot be replayed. It was left untouched: restore it from a backup, or delete the run.`,
+    { table: `${SCHEMA}.log`, row: `actor_id=${actorId}, seq=${seq}`, runId: actorId },
+  );
+}
+
+async function loadOutcomes(client: pg.PoolClient, actorId: string): Promise<Map<string, EffectOutcome>> {
+  const result = await client.query<{ key: string; outcome: unknown }>(`SELECT key, outcome FROM ${SCHEMA}.effects WHERE actor_id = $1 AND status = 'done'`, [actorId]);
+  const outcomes = new Map<string, EffectOutcome>();
+  for (const { key, outcome } of result.rows) {
+    const parsed = EffectOutcome.safeParse(outcome);
+    if (!parsed.success) {
+      throw new CorruptRowError(
+        `Row actor_id=${actorId}, key=${key} of ${SCHEMA}.effects has an outcome that is not one (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched: fix or delete it.`,
+        { table: `${SCHEMA}.effects`, row: `actor_id=${actorId}, key=${key}`, runId: actorId },
+      );
+    }
+    outcomes.set(key, parsed.data);
+  }
+  return outcomes;
+}
+
+/** The run options a queued run was given (checked when it was queued). */
+function runOptions(options: unknown): { limits?: Record<string, number>; history?: never[] } {
+  return typeof options === 'object' && options !== null ? (options as { limits?: Record<string, number>; history?: never[] }) : {};
+}
+
+/** A result as the actors table keeps it: JSON, the thrown cause reduced to its error data. */
+function storedResult(result: LoopResult): Omit<LoopResult, 'cause'> {
+  const { cause, ...rest } = result;
+  if (rest.error !== undefined || !(cause instanceof ActorloopError)) return rest;
+  return { ...rest, error: cause.toJSON() };
+}
+
+export { queueOf };

@@ -1,0 +1,172 @@
+/**
+ * The run store a worker's agents write through while it applies one event to a durable run:
+ * the run's log, loaded from the database, and the lines the step adds, in memory until the
+ * step's transaction commits them. Outside a step there is nothing to write to: a durable
+ * agent's runs start with `agent.run()`, which queues them.
+ */
+import { LowSync } from 'lowdb';
+import { ConfigurationError } from '../core/errors.ts';
+import { currentOwner } from '../persistence/lock.ts';
+import { recover } from '../persistence/recover.ts';
+import { LOG_VERSION, META_VERSION, type LogRecord, type RunMeta, type RunStatus } from '../persistence/records.ts';
+import type { RunLog } from '../persistence/runLog.ts';
+import { RunWriter, type RunStore } from '../persistence/fileStore.ts';
+import { journalEntries } from '../persistence/runWriter.ts';
+import { RunFinishedError } from '../persistence/errors.ts';
+
+/** One durable run as a step sees it: what its log held, and what the step appends. */
+export class StepRun {
+  /** Lines appended in this step, in order; frozen once the step ends (`seal`). */
+  readonly added: string[] = [];
+  /** The status the run last wrote (`awaiting_human` while it waits for a human). */
+  status: RunStatus = 'running';
+  /** Bumped by every append: the step watches it to tell a run at rest from one at work. */
+  progress = 0;
+  #sealed = false;
+
+  constructor(
+    readonly runId: string,
+    readonly agentId: string,
+    readonly task: string,
+    readonly createdAt: number,
+    /** The log's records so far, parsed. */
+    readonly records: readonly LogRecord[],
+  ) {}
+
+  get sealed(): boolean {
+    return this.#sealed;
+  }
+
+  /** Writes what the run's writer still buffers (its journal) into `added`. */
+  flush: () => void = () => undefined;
+
+  /**
+   * Stop taking lines: what a run writes after the step decided to end is not the run's history.
+   * Calls still in flight leave no trace of this step: their write-ahead records (by call key)
+   * and `tool.started` entries (by call id) are dropped. The effects' rows say they are in flight,
+   * their jobs decide what an interruption means, and the step that gets their outcomes starts
+   * them in the journal.
+   */
+  seal(inFlight: { readonly keys: ReadonlySet<string>; readonly callIds: ReadonlySet<string> } = { keys: new Set(), callIds: new Set() }): void {
+    if (this.#sealed) return;
+    this.flush();
+    this.#sealed = true;
+    if (inFlight.keys.size === 0) return;
+    const kept: string[] = [];
+    for (const line of this.added) {
+      if (line.includes('"kind":"call.started"') && inFlight.keys.has((JSON.parse(line) as { key: string }).key)) continue;
+      kept.push(line.includes('"kind":"journal"') && line.includes('"tool.started"') ? withoutStarts(line, inFlight.callIds) : line);
+    }
+    this.added.splice(0, this.added.length, ...kept);
+  }
+
+  append(line: string): void {
+    if (this.#sealed) return;
+    this.added.push(line);
+    this.progress++;
+  }
+
+  /** Header and meta of the run, as a file store's header would give them. */
+  meta(): RunMeta {
+    return { v: META_VERSION, runId: this.runId, agentId: this.agentId, task: this.task, status: this.status, createdAt: this.createdAt, updatedAt: Date.now() };
+  }
+}
+
+interface JournalLine {
+  sequence: number[];
+  elapsed: number[];
+  iteration: number[];
+  events: { type: string; toolCallId?: string }[];
+}
+
+/** A journal line without the `tool.started` entries of the given calls. */
+function withoutStarts(line: string, callIds: ReadonlySet<string>): string {
+  const record = JSON.parse(line) as JournalLine;
+  const keep = record.events.map((event) => !(event.type === 'tool.started' && event.toolCallId !== undefined && callIds.has(event.toolCallId)));
+  if (keep.every(Boolean)) return line;
+  const pick = <T>(column: T[]): T[] => column.filter((_, index) => keep[index]);
+  return JSON.stringify({ ...record, sequence: pick(record.sequence), elapsed: pick(record.elapsed), iteration: pick(record.iteration), events: pick(record.events) });
+}
+
+/** A RunLog over a StepRun: appends are lines in memory; writing them is the step's commit. */
+function stepLog(run: StepRun): RunLog {
+  return {
+    file: `postgres:actorloop.log/${run.runId}`,
+    append: (record) => run.append(JSON.stringify(record)),
+    appendLine: (json) => run.append(json),
+    flush: async () => undefined,
+    flushSync: (head) => {
+      if (head !== undefined) run.append(head);
+    },
+    flushBehind: async (collect) => collect?.(),
+    close: async () => undefined,
+    abandon: () => run.seal(),
+  };
+}
+
+function stepWriter(run: StepRun): RunWriter {
+  const meta = run.meta();
+  const openMeta = () =>
+    new LowSync<RunMeta>(
+      {
+        read: () => run.meta(),
+        write: (data) => {
+          if (!run.sealed) run.status = data.status;
+        },
+      },
+      meta,
+    );
+  const writer = new RunWriter(stepLog(run), openMeta, meta, { file: '', gen: 0, release: () => undefined }, true);
+  run.flush = () => writer.flushSync();
+  return writer;
+}
+
+export interface StepStore extends RunStore {
+  /** Make `run` the store's answer for its id until `end`. */
+  begin(run: StepRun): void;
+  end(runId: string): void;
+}
+
+export function createStepStore(): StepStore {
+  const runs = new Map<string, StepRun>();
+  const inStep = (runId: string | undefined, what: string): StepRun => {
+    const run = runId === undefined ? undefined : runs.get(runId);
+    if (run === undefined) {
+      throw new ConfigurationError(
+        `${what}: a durable agent's runs are started with agent.run() (which queues them) and advanced by workers (runWorker); start, prepare, resume and sessions are not available on it.`,
+      );
+    }
+    return run;
+  };
+  return {
+    dir: 'postgres',
+    mode: 'resumable',
+    begin: (run) => void runs.set(run.runId, run),
+    end: (runId) => void runs.delete(runId),
+    createRun({ runId, agentId, input }) {
+      const run = inStep(runId, 'Starting a run outside a worker');
+      run.append(JSON.stringify({ v: LOG_VERSION, kind: 'run', runId: run.runId, agentId, task: run.task.slice(0, 1000), createdAt: run.createdAt, owner: currentOwner() }));
+      if (input !== undefined) run.append(JSON.stringify({ v: LOG_VERSION, kind: 'start', input }));
+      return stepWriter(run);
+    },
+    resumeRun(runId) {
+      const run = inStep(runId, 'Resuming a run outside a worker');
+      const end = run.records.at(-1);
+      if (end?.kind === 'end' && end.resumable !== true) {
+        throw new RunFinishedError(`Run ${runId} already ended (${end.status}).`, { file: `postgres:actorloop.log/${runId}`, runId });
+      }
+      const recovered = recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`);
+      return { writer: stepWriter(run), recovered };
+    },
+    async listRuns() {
+      return [...runs.values()].map((run) => run.meta());
+    },
+    async getRun(runId) {
+      return runs.get(runId)?.meta() ?? null;
+    },
+    readJournal(runId) {
+      const run = inStep(runId, 'Reading a durable run\'s journal synchronously');
+      return { entries: journalEntries(run.records), warnings: [] };
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * `runWorker`: a process's share of the work of a durable runtime. It runs graphile-worker over
+ * the runtime's database with two tasks — apply an event to a run (serially per run: each run's
+ * events share the queue `actor:<runId>`), and make a model or tool call — for the agents this
+ * process created with the runtime.
+ *
+ * graphile-worker leaves the jobs of a worker that died locked for hours; so each worker keeps a
+ * heartbeat row, and every worker unlocks the jobs of those whose heartbeat went stale, which
+ * other workers then take (their steps and calls are safe to run again).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { makeWorkerUtils, run, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import { z } from 'zod';
+import { ConfigurationError } from '../core/errors.ts';
+import { runEffect } from './effects.ts';
+import { EFFECT_TASK, STEP_TASK, type Engine } from './engine.ts';
+import { quietLogger, SCHEMA } from './migrations.ts';
+import { engineOf, type PostgresRuntime } from './runtime.ts';
+import { applyStep } from './step.ts';
+
+export interface WorkerOptions {
+  readonly runtime: PostgresRuntime;
+  /** Jobs run at once in this process (default 10): steps of different runs, and calls. */
+  readonly concurrency?: number;
+  /** How often the heartbeat is written, in ms (default 5 s). */
+  readonly heartbeatMs?: number;
+  /** A worker whose heartbeat is older than this, in ms, is dead: its jobs are unlocked for others (default 30 s). */
+  readonly staleAfterMs?: number;
+  /** How often graphile-worker polls for jobs it was not told of (retries), in ms (default 2 s). */
+  readonly pollIntervalMs?: number;
+}
+
+export interface DurableWorker {
+  readonly id: string;
+  /** Finish the jobs in hand, then stop. */
+  stop(): Promise<void>;
+}
+
+const StepPayload = z.object({ actor: z.string(), event: z.object({ id: z.string() }) });
+const EffectPayload = z.object({ actor: z.string(), key: z.string() });
+
+/**
+ * @example
+ * ```ts
+ * const runtime = createPostgresRuntime({ connectionString });
+ * createAgent({ id: 'researcher', model, tools, runtime }); // the same agents as the callers
+ * const worker = await runWorker({ runtime, concurrency: 20 });
+ * process.on('SIGTERM', () => void worker.stop());
+ * ```
+ */
+export async function runWorker(options: WorkerOptions): Promise<DurableWorker> {
+  const engine = engineOf(options.runtime);
+  const concurrency = positive(options.concurrency, 'concurrency') ?? 10;
+  const heartbeatMs = positive(options.heartbeatMs, 'heartbeatMs') ?? 5_000;
+  const staleAfterMs = positive(options.staleAfterMs, 'staleAfterMs') ?? 30_000;
+  if (staleAfterMs <= heartbeatMs * 2) throw new ConfigurationError('runWorker: staleAfterMs must be more than twice heartbeatMs, or live workers are taken for dead.');
+  await engine.ready();
+  const id = `worker_${randomUUID()}`;
+  await engine.pool.query(`INSERT INTO ${SCHEMA}.workers (id, host, pid) VALUES ($1, $2, $3)`, [id, hostname(), process.pid]);
+
+  const step: Task = async (payload) => {
+    const { actor, event } = StepPayload.parse(payload);
+    await applyStep(engine, id, actor, event);
+  };
+  const effect: Task = async (payload, helpers) => {
+    const { actor, key } = EffectPayload.parse(payload);
+    await runEffect(engine, actor, key, helpers.abortSignal);
+  };
+  const queueWorkers: string[] = [];
+  const runner: Runner = await run({
+    pgPool: engine.pool,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: options.pollIntervalMs ?? 2_000,
+    logger: quietLogger,
+    taskList: { [STEP_TASK]: step, [EFFECT_TASK]: effect },
+  });
+  runner.events.on('worker:create', ({ worker }) => {
+    queueWorkers.push(worker.workerId);
+    void beat();
+  });
+  const utils: WorkerUtils = await makeWorkerUtils({ pgPool: engine.pool, logger: quietLogger });
+
+  const beat = async (): Promise<void> => {
+    await engine.pool.query(`UPDATE ${SCHEMA}.workers SET heartbeat_at = now(), queue_workers = $2 WHERE id = $1`, [id, queueWorkers]);
+  };
+  const sweep = async (): Promise<void> => {
+    const stale = await engine.pool.query<{ id: string; queue_workers: string[] }>(
+      `DELETE FROM ${SCHEMA}.workers WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000) AND id <> $2 RETURNING id, queue_workers`,
+      [staleAfterMs, id],
+    );
+    const ids = stale.rows.flatMap((row) => row.queue_workers);
+    if (ids.length > 0) await utils.forceUnlockWorkers(ids);
+  };
+  await beat();
+  const timer = setInterval(() => {
+    beat()
+      .then(sweep)
+      .catch((error: unknown) => console.warn(`[actorloop worker] heartbeat failed: ${error instanceof Error ? error.message : String(error)}`));
+  }, heartbeatMs);
+  timer.unref();
+  let stopping: Promise<void> | undefined;
+  return {
+    id,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(timer);
+        await runner.stop();
+        await utils.release();
+        await engine.pool.query(`DELETE FROM ${SCHEMA}.workers WHERE id = $1`, [id]).catch(() => undefined);
+      })()),
+  };
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`runWorker: ${name} must be a positive number (got ${String(value)}).`);
+  return value;
+}
+
+export type { Engine };
