@@ -10,7 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { makeWorkerUtils, run, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { makeWorkerUtils, run, type Runner, type Task, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import { runEffect } from './effects.ts';
@@ -68,17 +69,19 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     await runEffect(engine, actor, key, helpers.abortSignal);
   };
   const queueWorkers: string[] = [];
+  // Listened to before `run`, which creates the pool's workers before it returns.
+  const events = new EventEmitter() as WorkerEvents;
+  // Jobs are locked in the name of the pool that fetched them (and queues in the name of its workers).
+  events.on('pool:create', ({ workerPool }) => void queueWorkers.push(workerPool.id));
+  events.on('worker:create', ({ worker }) => void queueWorkers.push(worker.workerId));
   const runner: Runner = await run({
+    events,
     pgPool: engine.pool,
     concurrency,
     noHandleSignals: true,
     pollInterval: options.pollIntervalMs ?? 2_000,
     logger: quietLogger,
     taskList: { [STEP_TASK]: step, [EFFECT_TASK]: effect },
-  });
-  runner.events.on('worker:create', ({ worker }) => {
-    queueWorkers.push(worker.workerId);
-    void beat();
   });
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: engine.pool, logger: quietLogger });
 
