@@ -312,7 +312,7 @@ export function createAgent(config: AgentConfig): Agent {
     traces,
     session: (id) => openSession(sessionHost, id),
     experiences: experiences?.api,
-    prepare,
+    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(task, options ?? {})),
     start(task, options) {
       const handle = start(task, options);
       live.add(handle);

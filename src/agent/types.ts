@@ -125,6 +125,8 @@ export interface BoundRuntime {
   readonly tools: readonly Tool[];
   phases(phases: PhaseImplementations): PhaseImplementations;
   run(task: string, options: RunOptions): Promise<LoopResult>;
+  /** A run for a parent actor to spawn (a strategy's branch), as this runtime runs it. */
+  prepare(task: string, options: RunOptions): PreparedRun;
   /** Every journal entry of the agent's runs, from whichever process ran them. */
   readonly events$: Observable<JournalEntry>;
 }

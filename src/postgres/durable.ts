@@ -48,7 +48,15 @@ export const ToolEffectRequest = z.object({
   idempotencyKey: z.string(),
   runId: z.string(),
 });
-export const EffectRequest = z.discriminatedUnion('kind', [ModelEffectRequest, ToolEffectRequest]);
+/** A sub-agent run a durable parent (a strategy's branch) waits for: a durable run of its own. */
+export const ChildEffectRequest = z.object({
+  kind: z.literal('child'),
+  agentId: z.string(),
+  runId: z.string(),
+  task: z.string(),
+  parentId: z.string(),
+});
+export const EffectRequest = z.discriminatedUnion('kind', [ModelEffectRequest, ToolEffectRequest, ChildEffectRequest]);
 export type EffectRequest = z.infer<typeof EffectRequest>;
 
 /** One step of one durable run: the outcomes it may replay, and the calls it still needs. */
@@ -81,7 +89,7 @@ export class StepContext {
   }
 }
 
-interface Frame {
+export interface Frame {
   readonly step: StepContext;
   readonly runId: string;
   readonly agentId: string;
@@ -91,7 +99,12 @@ interface Frame {
   readonly toolCalls: Map<string, number>;
 }
 
-const frames = new AsyncLocalStorage<Frame>();
+export const frames = new AsyncLocalStorage<Frame>();
+
+/** Run `work` (a strategy run, say) as the whole of a durable run's step: its calls find the step. */
+export function inFrame<T>(step: StepContext, runId: string, agentId: string, work: () => T): T {
+  return frames.run({ step, runId, agentId, turn: 0, modelCalls: 0, toolCalls: new Map() }, work);
+}
 
 /** Run each phase of a durable run's step inside its frame, so the calls it makes find their step. */
 export function durablePhases(agentId: string, phases: PhaseImplementations, stepOf: (runId: string) => StepContext | undefined): PhaseImplementations {

@@ -8,7 +8,8 @@ import { DEFAULTS } from '../core/defaults.ts';
 import { runWithTimeout } from '../executor/timeout.ts';
 import type { CompletionRequest } from '../core/provider.ts';
 import { EffectRequest, type EffectOutcome } from './durable.ts';
-import { STEP_TASK, queueOf, type BoundAgent, type Engine } from './engine.ts';
+import { callerOf, type Caller, type Engine } from './engine.ts';
+import { settleEffect } from './outbox.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { SCHEMA } from './migrations.ts';
 
@@ -25,7 +26,9 @@ export async function runEffect(engine: Engine, actorId: string, key: string, ab
     });
   }
   const request = parsed.data;
-  const bound = engine.agents.get(request.agentId);
+  // A sub-agent run settles its parent's wait itself, when it ends.
+  if (request.kind === 'child') return;
+  const bound = callerOf(engine, request.agentId);
   if (bound === undefined) throw new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`, { runId: actorId });
   let outcome: EffectOutcome;
   const tool = request.kind === 'tool' ? bound.tools.get(request.tool) : undefined;
@@ -39,16 +42,10 @@ export async function runEffect(engine: Engine, actorId: string, key: string, ab
     await engine.pool.query(`UPDATE ${SCHEMA}.effects SET status = 'running', attempts = attempts + 1 WHERE actor_id = $1 AND key = $2`, [actorId, key]);
     outcome = bound.redact(await call(bound, request, abort));
   }
-  await engine.pool.query(
-    `WITH done AS (
-       UPDATE ${SCHEMA}.effects SET status = 'done', outcome = $3, finished_at = now() WHERE actor_id = $1 AND key = $2 AND status <> 'done' RETURNING 1
-     )
-     SELECT graphile_worker.add_job($4, json_build_object('actor', $1::text, 'event', json_build_object('id', 'effect:' || $2::text)), queue_name := $5) FROM done`,
-    [actorId, key, JSON.stringify(outcome), STEP_TASK, queueOf(actorId)],
-  );
+  await settleEffect(engine.pool, actorId, key, outcome);
 }
 
-async function call(bound: BoundAgent, request: EffectRequest, abort: AbortSignal): Promise<EffectOutcome> {
+async function call(bound: Caller, request: Exclude<EffectRequest, { kind: 'child' }>, abort: AbortSignal): Promise<EffectOutcome> {
   if (request.kind === 'model') {
     try {
       const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), signal: abort });

@@ -4,21 +4,31 @@ import type { Agent } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
 import type { StepContext } from './durable.ts';
+import type { DurableStrategyDefinition } from './strategies.ts';
 import type { StepStore } from './stepStore.ts';
 
-/** An agent created with the runtime in this process: what its steps and effects need. */
-export interface BoundAgent {
+/** What effect jobs need of an agent or strategy: the model and tools themselves (not wrapped), and its secret rules. */
+export interface Caller {
   readonly agentId: string;
-  /** The model and tools themselves (not wrapped): what effect jobs call. */
   readonly provider: InferenceProvider;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly redact: <T>(value: T) => T;
+}
+
+/** An agent created with the runtime in this process. */
+export interface BoundAgent extends Caller {
   readonly agent: () => Agent;
+}
+
+/** A strategy defined with the runtime in this process (`runtime.strategy`). */
+export interface BoundStrategy extends Caller {
+  readonly definition: DurableStrategyDefinition;
 }
 
 export interface Engine {
   readonly pool: pg.Pool;
   readonly agents: Map<string, BoundAgent>;
+  readonly strategies: Map<string, BoundStrategy>;
   readonly store: StepStore;
   /** The step each run being advanced in this process is in. */
   readonly steps: Map<string, StepContext>;
@@ -32,3 +42,6 @@ export const EFFECT_TASK = 'actorloop_effect';
 export const queueOf = (actorId: string): string => `actor:${actorId}`;
 /** The channel steps notify on: `{ actor, agent, status, from, to }`. */
 export const CHANNEL = 'actorloop';
+
+/** The agent or strategy whose calls these are. */
+export const callerOf = (engine: Engine, id: string): Caller | undefined => engine.agents.get(id) ?? engine.strategies.get(id);

@@ -22,7 +22,9 @@ const MIGRATIONS: readonly Migration[] = [
     sql: `
       CREATE TABLE ${SCHEMA}.actors (
         id text PRIMARY KEY,
+        kind text NOT NULL DEFAULT 'agent',
         agent_id text NOT NULL,
+        parent_id text,
         status text NOT NULL,
         version bigint NOT NULL DEFAULT 0,
         task text NOT NULL,
@@ -33,6 +35,7 @@ const MIGRATIONS: readonly Migration[] = [
         updated_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX actors_agent_created ON ${SCHEMA}.actors (agent_id, created_at DESC);
+      CREATE INDEX actors_parent ON ${SCHEMA}.actors (parent_id) WHERE parent_id IS NOT NULL;
       CREATE TABLE ${SCHEMA}.log (
         actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
         seq integer NOT NULL,
@@ -58,7 +61,8 @@ const MIGRATIONS: readonly Migration[] = [
         worker text NOT NULL,
         started_at timestamptz NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        PRIMARY KEY (actor_id, event_id)
+        PRIMARY KEY (actor_id, event_id),
+        UNIQUE (actor_id, version)
       );
       CREATE TABLE ${SCHEMA}.workers (
         id text PRIMARY KEY,

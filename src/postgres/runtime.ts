@@ -16,7 +16,12 @@ import { newRunId, RUN_ID_PATTERN } from '../persistence/records.ts';
 import { journalEntries } from '../persistence/runWriter.ts';
 import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
-import { CHANNEL, STEP_TASK, queueOf, type Engine } from './engine.ts';
+import { durablePrepare } from './children.ts';
+import { CHANNEL, type Engine } from './engine.ts';
+import { queueStart } from './outbox.ts';
+import type { DurableStrategy, DurableStrategyDefinition } from './strategies.ts';
+import type { StrategyResult } from '../strategies/result.ts';
+import { StrategyCancelledError, StrategyFailedError } from '../strategies/errors.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { checkSchema, migrate, SCHEMA, type MigrationReport } from './migrations.ts';
 import { createStepStore } from './stepStore.ts';
@@ -44,6 +49,8 @@ export interface DurableRunInfo {
 }
 
 export interface PostgresRuntime extends AgentRuntime {
+  /** Name a strategy whose runs are durable (define it the same way in every process). */
+  strategy<TOptions, TState>(id: string, definition: DurableStrategyDefinition<TOptions, TState>): DurableStrategy;
   /** Bring the database to this actorloop's schema (what `actorloop db migrate` does). */
   migrate(): Promise<MigrationReport>;
   /** A run's journal, from any process. */
@@ -93,7 +100,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   let readiness: Promise<void> | undefined;
   const ready = (): Promise<void> => (readiness ??= options.migrate === true ? migrate(pool).then(() => undefined) : checkSchema(pool));
 
-  const engine: Engine = { pool, agents: new Map(), store: createStepStore(), steps: new Map(), ready };
+  const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), steps: new Map(), ready };
 
   // One listening connection, opened on first need: run results and journal entries as they commit.
   let listener: Promise<pg.Client> | undefined;
@@ -128,19 +135,19 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     for (const entry of journalEntries(lines.rows.map((row) => parseRow(notice.actor, row)))) feed.next(entry);
   };
 
-  const readResult = async (runId: string): Promise<{ status: string; result: LoopResult | null }> => {
-    const found = await pool.query<{ status: string; result: LoopResult | null }>(`SELECT status, result FROM ${SCHEMA}.actors WHERE id = $1`, [runId]);
+  const readResult = async (runId: string): Promise<{ status: string; result: StoredResult | null }> => {
+    const found = await pool.query<{ status: string; result: StoredResult | null }>(`SELECT status, result FROM ${SCHEMA}.actors WHERE id = $1`, [runId]);
     const row = found.rows[0];
     if (row === undefined) throw new DurableRunError(`No durable run ${runId}.`, { runId });
     return row;
   };
 
   /** Resolves when the run ends (a notification, or the slow check that covers a lost connection). */
-  const finished = async (runId: string): Promise<LoopResult> => {
+  const finished = async (runId: string): Promise<StoredResult> => {
     await listen();
     for (;;) {
       const { status, result } = await readResult(runId);
-      if (FINAL.has(status) && result !== null) return { ...result, messages: result.messages ?? [] };
+      if (FINAL.has(status) && result !== null) return result;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 5_000);
         waiters.set(runId, () => {
@@ -152,7 +159,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     }
   };
 
-  const submit = async (agentId: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions): Promise<LoopResult> => {
+  /** Queue a run (its row and its first event, in one transaction) and wait for its stored result. */
+  const submit = async (kind: 'agent' | 'strategy', id: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions): Promise<StoredResult> => {
     if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError('A run needs a non-empty task string.');
     const runId = runOptions.runId ?? newRunId();
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
@@ -163,15 +171,11 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     try {
       await client.query('BEGIN');
       const inserted = await client.query(
-        `INSERT INTO ${SCHEMA}.actors (id, agent_id, status, task, options) VALUES ($1, $2, 'queued', $3, $4) ON CONFLICT DO NOTHING RETURNING 1`,
-        [runId, agentId, redact(task), JSON.stringify(stored)],
+        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
+        [runId, kind, id, redact(task), JSON.stringify(stored)],
       );
       if (inserted.rowCount === 0) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
-      await client.query(`SELECT graphile_worker.add_job($1, json_build_object('actor', $2::text, 'event', json_build_object('id', 'start')), queue_name := $3)`, [
-        STEP_TASK,
-        runId,
-        queueOf(runId),
-      ]);
+      await queueStart(client, [runId]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -179,9 +183,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     } finally {
       client.release();
     }
-    const result = await finished(runId);
-    if (result.status === 'done') return result;
-    throw errorForResult(result);
+    return finished(runId);
   };
 
   const info = (row: InfoRow): DurableRunInfo => ({
@@ -216,8 +218,29 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: durableProvider(binding.provider),
         tools: binding.tools.map(durableTool),
         phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
-        run: (task, runOptions) => submit(binding.agentId, binding.redact, task, runOptions),
+        run: async (task, runOptions) => {
+          const stored = (await submit('agent', binding.agentId, binding.redact, task, runOptions)) as LoopResult;
+          const result = { ...stored, messages: stored.messages ?? [] };
+          if (result.status === 'done') return result;
+          throw errorForResult(result);
+        },
+        prepare: durablePrepare(binding.agentId, binding.redact),
         events$,
+      };
+    },
+    strategy(id, definition) {
+      if (engine.strategies.has(id) || engine.agents.has(id)) throw new ConfigurationError(`"${id}" is already defined on this runtime: give each strategy and agent its own id.`);
+      const sub = engine.agents.get(definition.subAgent?.id);
+      if (sub === undefined) throw new ConfigurationError(`runtime.strategy("${id}"): subAgent must be an agent created with this runtime (createAgent({ runtime })).`);
+      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tools: new Map(), redact: sub.redact, definition: definition as DurableStrategyDefinition });
+      return {
+        id,
+        async run(task, runOptions = {}) {
+          const result = (await submit('strategy', id, sub.redact, task, runOptions)) as StrategyResult;
+          if (result.status === 'done') return result;
+          const Failure = result.status === 'cancelled' ? StrategyCancelledError : StrategyFailedError;
+          throw new Failure(result.error?.message ?? `Strategy run ${result.runId} ended with ${result.reason}.`, { result });
+        },
       };
     },
     migrate: () => migrate(pool),
@@ -251,6 +274,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   engines.set(runtime, engine);
   return runtime;
 }
+
+/** A run's result as its row keeps it: an agent's `LoopResult` or a strategy's `StrategyResult`, as JSON. */
+type StoredResult = LoopResult | StrategyResult;
 
 interface InfoRow {
   readonly id: string;

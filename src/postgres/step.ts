@@ -13,7 +13,9 @@ import { parseLine } from '../persistence/runLog.ts';
 import type { LogRecord } from '../persistence/records.ts';
 import type { AgentRun } from '../agent/types.ts';
 import { EffectOutcome, StepContext } from './durable.ts';
-import { CHANNEL, EFFECT_TASK, queueOf, type Engine } from './engine.ts';
+import { CHANNEL, type Engine } from './engine.ts';
+import { requestEffects, settleEffect } from './outbox.ts';
+import { advanceStrategy } from './strategies.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
@@ -25,7 +27,9 @@ export interface StepEvent {
 
 interface ActorRow {
   readonly id: string;
+  readonly kind: string;
   readonly agent_id: string;
+  readonly parent_id: string | null;
   readonly status: string;
   readonly version: string;
   readonly task: string;
@@ -40,71 +44,55 @@ const REST_TURNS = 3;
 export const FINAL = new Set(['done', 'failed', 'cancelled']);
 
 export async function applyStep(engine: Engine, workerId: string, actorId: string, event: StepEvent): Promise<void> {
-  const started = new Date();
+  const started = Date.now();
   const client = await engine.pool.connect();
   try {
     await client.query('BEGIN');
     const found = await client.query<ActorRow>(
-      `SELECT id, agent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
+      `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
       [actorId],
     );
     const row = found.rows[0];
     if (row === undefined) throw new DurableRunError(`No durable run ${actorId}: its row is gone (deleted?). The event ${event.id} is dropped.`, { runId: actorId });
-    const version = Number(row.version) + 1;
-    const fresh = await client.query(
-      `INSERT INTO ${SCHEMA}.inbox (actor_id, event_id, version, worker, started_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
-      [actorId, event.id, version, workerId, started],
-    );
-    if (fresh.rowCount === 0 || FINAL.has(row.status)) {
+    // A run that ended takes no more events (calls it asked for may still report in).
+    if (FINAL.has(row.status)) {
       await client.query('COMMIT');
       return;
     }
-    const bound = engine.agents.get(row.agent_id);
-    if (bound === undefined) {
-      throw new DurableRunError(`Run ${actorId} belongs to agent "${row.agent_id}", which this worker does not have: create it with this runtime before runWorker().`, { runId: actorId });
+    const version = Number(row.version) + 1;
+    const fresh = await client.query(`INSERT INTO ${SCHEMA}.inbox (actor_id, event_id, version, worker, started_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`, [
+      actorId,
+      event.id,
+      version,
+      workerId,
+      new Date(started),
+    ]);
+    if (fresh.rowCount === 0) {
+      await client.query('COMMIT');
+      return;
     }
-    const records = await loadLog(client, actorId);
-    const outcomes = await loadOutcomes(client, actorId);
-    const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
-    const step = new StepContext(run, outcomes);
-    engine.store.begin(run);
-    engine.steps.set(actorId, step);
-    let ending: Ending;
-    try {
-      const agent = bound.agent();
-      const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row.options), runId: actorId }) : agent.resume(actorId);
-      ending = await advance(handle, step);
-    } finally {
-      engine.store.end(actorId);
-      engine.steps.delete(actorId);
-    }
+    const outcome = await advance(engine, client, row);
+    const { lines, step } = outcome;
     const from = row.log_length;
-    const lines = run.added;
     if (lines.length > 0) {
-      await client.query(
-        `INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord)`,
-        [actorId, from, lines],
-      );
+      await client.query(`INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord)`, [
+        actorId,
+        from,
+        lines,
+      ]);
     }
-    const keys = [...step.requested.keys()];
-    if (keys.length > 0) {
-      const requests = keys.map((key) => bound.redact(step.requested.get(key)));
-      await client.query(
-        `WITH added AS (
-           INSERT INTO ${SCHEMA}.effects (actor_id, key, kind, status, request)
-           SELECT $1, key, request->>'kind', 'pending', request FROM unnest($2::text[], $3::jsonb[]) AS t(key, request)
-           ON CONFLICT DO NOTHING RETURNING key
-         )
-         SELECT graphile_worker.add_job($4, json_build_object('actor', $1::text, 'key', key)) FROM added`,
-        [actorId, keys, requests.map((request) => JSON.stringify(request)), EFFECT_TASK],
-      );
-    }
-    const status = ending.kind === 'ended' ? ending.result.status : run.status;
-    const result = ending.kind === 'ended' ? JSON.stringify(storedResult(ending.result)) : null;
-    await client.query(
-      `UPDATE ${SCHEMA}.actors SET version = $2, status = $3, result = COALESCE($4::jsonb, result), log_length = $5, updated_at = now() WHERE id = $1`,
-      [actorId, version, status, result, from + lines.length],
+    await requestEffects(client, actorId, step.requested);
+    const result = outcome.result;
+    const status = result?.status ?? step.run.status;
+    const updated = await client.query(
+      `UPDATE ${SCHEMA}.actors SET version = $2, status = $3, result = COALESCE($4::jsonb, result), log_length = $5, updated_at = now() WHERE id = $1 AND version = $2 - 1`,
+      [actorId, version, status, result === undefined ? null : JSON.stringify(result), from + lines.length],
     );
+    // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
+    if (updated.rowCount !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
+    // A sub-agent run that ended wakes the run that waits for it.
+    if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
+    await client.query(`UPDATE ${SCHEMA}.inbox SET applied_at = $3 WHERE actor_id = $1 AND event_id = $2`, [actorId, event.id, new Date()]);
     await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status, from, to: from + lines.length })]);
     await client.query('COMMIT');
   } catch (error) {
@@ -115,6 +103,45 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
   }
 }
 
+interface Advanced {
+  readonly step: StepContext;
+  readonly lines: readonly string[];
+  /** The run's result (JSON), once it ended. */
+  readonly result?: { readonly status: string };
+}
+
+/** Replay the run in this process and let it go on as far as it can without a new event. */
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow): Promise<Advanced> {
+  const actorId = row.id;
+  const records = await loadLog(client, actorId);
+  const outcomes = await loadOutcomes(client, actorId);
+  const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
+  const step = new StepContext(run, outcomes);
+  if (row.kind === 'strategy') {
+    const bound = engine.strategies.get(row.agent_id);
+    if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');
+    const advanced = await advanceStrategy(bound, actorId, row.task, step);
+    return { step, lines: advanced.lines, ...(advanced.result === undefined ? {} : { result: advanced.result }) };
+  }
+  const bound = engine.agents.get(row.agent_id);
+  if (bound === undefined) throw notHere(actorId, 'agent', row.agent_id, 'createAgent({ runtime })');
+  engine.store.begin(run);
+  engine.steps.set(actorId, step);
+  try {
+    const agent = bound.agent();
+    const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row.options), runId: actorId }) : agent.resume(actorId);
+    const ending = await advanceRun(handle, step);
+    return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
+  } finally {
+    engine.store.end(actorId);
+    engine.steps.delete(actorId);
+  }
+}
+
+function notHere(runId: string, kind: string, id: string, how: string): DurableRunError {
+  return new DurableRunError(`Run ${runId} belongs to the ${kind} "${id}", which this worker does not have: define it with ${how} before runWorker().`, { runId });
+}
+
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
 
 /**
@@ -122,7 +149,7 @@ type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readon
  * for (nothing it writes or asks for changes for a few turns of the event loop). A run that is
  * not over is then sealed (nothing it writes afterwards counts) and stopped.
  */
-async function advance(handle: AgentRun, step: StepContext): Promise<Ending> {
+async function advanceRun(handle: AgentRun, step: StepContext): Promise<Ending> {
   let ended: LoopResult | undefined;
   void handle.settled.then((result) => (ended = result));
   let seen = -1;
@@ -189,4 +216,3 @@ function storedResult(result: LoopResult): Omit<LoopResult, 'cause'> {
   return { ...rest, error: cause.toJSON() };
 }
 
-export { queueOf };

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { counterAgent, prepareEffectTables } from './fixtures/agents.ts';
+import { counterAgent, prepareEffectTables, voteStrategy } from './fixtures/agents.ts';
 
 const missing = postgresMissing();
 if (missing !== '') console.info(missing);
@@ -39,5 +39,24 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const journal = await runtime.journal(result.runId);
     expect(journal.filter((entry) => entry.event.type === 'run.terminated')).toHaveLength(1);
     expect(journal.filter((entry) => entry.event.type === 'tool.finished')).toHaveLength(3);
+  });
+
+  it('runs a strategy whose branches are durable runs of their own, and its scorer calls as jobs', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'sampler', calls: 1 });
+    const vote = voteStrategy(runtime, agent);
+    const result = await vote.run('Record one number.');
+    expect(result.status).toBe('done');
+    expect(result.text).toBe('recorded 1');
+    expect(result.thoughts).toHaveLength(3);
+    const children = await pool.query<{ id: string; status: string }>('SELECT id, status FROM actorloop.actors WHERE parent_id = $1 ORDER BY id', [result.runId]);
+    expect(children.rows.map((row) => row.status)).toEqual(['done', 'done', 'done']);
+    expect(children.rows.map((row) => row.id)).toEqual([0, 1, 2].map((i) => `${result.runId}-r1-b${i}`));
+    const own = await pool.query<{ kind: string; n: number }>('SELECT kind, count(*)::int AS n FROM actorloop.effects WHERE actor_id = $1 GROUP BY kind ORDER BY kind', [result.runId]);
+    expect(own.rows).toEqual([{ kind: 'child', n: 3 }, { kind: 'model', n: 3 }]);
+    const journal = await runtime.journal(result.runId);
+    const types = journal.map((entry) => entry.event.type);
+    expect(types.filter((type) => type === 'branch.finished')).toHaveLength(3);
+    expect(types.filter((type) => type === 'run.terminated')).toHaveLength(1);
+    expect(journal.map((entry) => entry.sequence)).toEqual(journal.map((_, i) => i));
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { TSX_LOADER } from '../cli/runCli.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { counterAgent, prepareEffectTables, type FixtureOptions } from './fixtures/agents.ts';
+import { counterAgent, prepareEffectTables, voteStrategy, type FixtureOptions } from './fixtures/agents.ts';
 import type { JournalEntry } from '../../src/index.ts';
 
 const WORKER = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
@@ -56,13 +56,16 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime across worker processes'
     await Promise.all(workers.map(stop));
   });
 
-  it('200 runs across two workers: all finish, each event is applied once, and one run never has two steps at once', async () => {
+  it('200 agent runs, 150 of them branches of 50 strategy runs, across two workers: all finish, each event is applied once, one run never has two steps at once', async () => {
     const options = { calls: 2, modelDelayMs: 5 };
     const agent = counterAgent(runtime, pool, options);
+    const vote = voteStrategy(runtime, agent);
     const seen: JournalEntry[] = [];
     const subscription = agent.events$.subscribe((entry) => seen.push(entry));
     workers.push(await startWorker(url, { ...options, concurrency: 8 }), await startWorker(url, { ...options, concurrency: 8 }));
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => agent.run(`Record two numbers (${i}).`)));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? agent.run(`Record two numbers (${i}).`) : vote.run(`Record two numbers (${i}).`))),
+    );
     expect(results.every((result) => result.status === 'done' && result.text === 'recorded 2')).toBe(true);
     const effects = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM test_effects');
     expect(effects.rows[0]?.n).toBe(400);
@@ -77,7 +80,12 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime across worker processes'
     );
     const byActor = new Map<string, (typeof steps.rows)[number][]>();
     for (const row of steps.rows) byActor.set(row.actor_id, [...(byActor.get(row.actor_id) ?? []), row]);
-    expect(byActor.size).toBe(200);
+    expect(byActor.size).toBe(250);
+    const kinds = await pool.query<{ kind: string; status: string; n: number }>('SELECT kind, status, count(*)::int AS n FROM actorloop.actors GROUP BY kind, status ORDER BY kind');
+    expect(kinds.rows).toEqual([
+      { kind: 'agent', status: 'done', n: 200 },
+      { kind: 'strategy', status: 'done', n: 50 },
+    ]);
     for (const rows of byActor.values()) {
       expect(rows.map((row) => Number(row.version))).toEqual(rows.map((_, i) => i + 1));
       for (let i = 1; i < rows.length; i++) expect(rows[i]!.started_at.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.applied_at.getTime());

@@ -1,0 +1,97 @@
+/**
+ * Durable strategy runs: `runtime.strategy(id, definition)` names a strategy whose runs are
+ * durable actors; each branch is a durable run of the sub-agent, on its own queue, in whichever
+ * worker takes it. A step replays the strategy from its start with the outcomes of its branches
+ * and model calls (so its `init`, `step` and `aggregate` must decide the same way given the same
+ * thoughts), journals the entries it had not journaled yet, and rests while branches run.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { InferenceProvider } from '../core/provider.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { ReasoningStrategy } from '../core/strategy.ts';
+import type { Agent } from '../agent/types.ts';
+import { startStrategy } from '../strategies/runStrategy.ts';
+import type { StrategyResult } from '../strategies/result.ts';
+import { LOG_VERSION } from '../persistence/records.ts';
+import { durableProvider, inFrame, type StepContext } from './durable.ts';
+import type { BoundStrategy } from './engine.ts';
+
+export interface DurableStrategyDefinition<TOptions = unknown, TState = unknown> {
+  /** A strategy, e.g. `strategies.vote({ samples: 3 })`. */
+  readonly strategy: ReasoningStrategy<TOptions, TState>;
+  readonly options?: TOptions;
+  /** An agent created with the same runtime: each branch is one of its durable runs. */
+  readonly subAgent: Agent;
+  /** The model behind `context.complete`; default the sub-agent's. */
+  readonly model?: InferenceProvider;
+  readonly modelName?: string;
+  readonly concurrency?: number;
+  readonly maxRounds?: number;
+  /** Wall-clock budget of each step's replay, in ms. */
+  readonly timeoutMs?: number;
+}
+
+/** A strategy's durable runs. */
+export interface DurableStrategy {
+  readonly id: string;
+  /** Queue a run and resolve with its result when a worker finishes it; rejects with a typed `StrategyRunError` otherwise. */
+  run(task: string, options?: { readonly runId?: string }): Promise<StrategyResult>;
+}
+
+/** What a strategy step leaves: new journal lines, and its result once it ended. */
+export interface StrategyAdvance {
+  readonly lines: readonly string[];
+  readonly result?: StrategyResult;
+}
+
+const REST_TURNS = 3;
+
+export async function advanceStrategy(bound: BoundStrategy, runId: string, task: string, step: StepContext): Promise<StrategyAdvance> {
+  const { definition } = bound;
+  const logged = step.run.records.filter((record) => record.kind === 'event').length;
+  const entries: JournalEntry[] = [];
+  const run = inFrame(step, runId, bound.agentId, () =>
+    startStrategy({
+      strategy: definition.strategy,
+      ...(definition.options === undefined ? {} : { options: definition.options }),
+      task,
+      subAgent: definition.subAgent,
+      model: durableProvider(bound.provider),
+      ...(definition.modelName === undefined ? {} : { modelName: definition.modelName }),
+      ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
+      ...(definition.maxRounds === undefined ? {} : { maxRounds: definition.maxRounds }),
+      ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
+      runId,
+      agentId: bound.agentId,
+    }),
+  );
+  let sealed = false;
+  // Only the runner's own entries: its branches journal their own runs.
+  const subscription = run.events$.subscribe((entry) => {
+    if (!sealed && entry.runId === runId) entries.push(entry);
+  });
+  let ended: StrategyResult | undefined;
+  void run.settled.then((result) => (ended = result));
+  let seen = -1;
+  let still = 0;
+  for (;;) {
+    await nextTurn();
+    if (ended !== undefined) break;
+    const progress = entries.length + step.requested.size;
+    if (progress !== seen) {
+      seen = progress;
+      still = 0;
+    } else if (step.requested.size > 0 && ++still >= REST_TURNS) break;
+  }
+  sealed = true;
+  const result = ended;
+  if (result === undefined) {
+    run.cancel('the step ended: the run waits for its branches');
+    await run.settled;
+  }
+  subscription.unsubscribe();
+  const lines = entries.slice(logged).map((entry) => JSON.stringify({ v: LOG_VERSION, kind: 'event', entry }));
+  if (result === undefined) return { lines };
+  const { events: _events, cause: _cause, ...rest } = result;
+  return { lines, result: { ...rest, events: [] } };
+}
