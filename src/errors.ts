@@ -66,3 +66,4 @@ export { CorruptFileError } from './persistence/errors.ts';
 export { AskTimeoutError } from './system/errors.ts';
 export { StrategyTimeoutError } from './strategies/errors.ts';
 export { InspectionRecordingError } from './inspect/errors.ts';
+export { CorruptRowError, DatabaseSchemaError, DurableRunError, EffectFailedError } from './postgres/errors.ts';

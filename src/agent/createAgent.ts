@@ -69,7 +69,7 @@ export function createAgent(config: AgentConfig): Agent {
   const skills = settings.skills;
   const ownTools = [...settings.tools, ...(knowledge?.tools ?? []), ...(skills === undefined ? [] : [createSkillTool(skills)])];
   // A durable runtime calls the model and the tools through itself: each call becomes a job of its own.
-  let self: Agent | undefined;
+  const built: { agent?: Agent } = {};
   const redactor = createRedactor(settings.redact);
   const durable = settings.runtime?.bind({
     agentId,
@@ -77,8 +77,8 @@ export function createAgent(config: AgentConfig): Agent {
     tools: ownTools,
     redact: redactor.deep,
     agent: () => {
-      if (self === undefined) throw new Error(`Agent ${agentId} is still being created.`);
-      return self;
+      if (built.agent === undefined) throw new Error(`Agent ${agentId} is still being created.`);
+      return built.agent;
     },
   });
   const allTools = durable?.tools ?? ownTools;
@@ -289,7 +289,7 @@ export function createAgent(config: AgentConfig): Agent {
     for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
     breakers?.stopAll();
   };
-  self = {
+  const agent: Agent = {
     id: agentId,
     events$: durable?.events$ ?? bus.events$,
     tokens$: bus.tokens$,
@@ -338,7 +338,8 @@ export function createAgent(config: AgentConfig): Agent {
     },
     stop: stopAll,
   };
-  return self;
+  built.agent = agent;
+  return agent;
 }
 
 /** The experiences' system text first, then what the agent's own hydrator injects. */

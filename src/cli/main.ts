@@ -17,6 +17,8 @@ import { continueCommand, runCommand, type AgentCommandResult } from './commands
 import { replayCommand } from './commands/replay.ts';
 import { runsCommand } from './commands/runs.ts';
 import { vizCommand } from './commands/viz.ts';
+import { workerCommand } from './commands/worker.ts';
+import { dbCommand } from './commands/db.ts';
 
 const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number | AgentCommandResult>>> = {
   run: runCommand,
@@ -26,6 +28,8 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<num
   runs: runsCommand,
   replay: replayCommand,
   viz: vizCommand,
+  worker: workerCommand,
+  db: dbCommand,
 };
 
 /**

@@ -4,7 +4,7 @@ import type { Agent } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
 import type { StepContext } from './durable.ts';
-import type { DurableStrategyDefinition } from './strategies.ts';
+import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 
 /** What effect jobs need of an agent or strategy: the model and tools themselves (not wrapped), and its secret rules. */

@@ -13,6 +13,10 @@ export class CorruptRowError extends ActorloopError {
     this.table = options.table;
     this.row = options.row;
   }
+
+  override toJSON(): ReturnType<ActorloopError['toJSON']> & { table: string; row: string } {
+    return { ...super.toJSON(), table: this.table, row: this.row };
+  }
 }
 
 /** The database's schema is older or newer than this actorloop's, or could not be reached. */

@@ -19,7 +19,7 @@ import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
 import { queueStart } from './outbox.ts';
-import type { DurableStrategy, DurableStrategyDefinition } from './strategies.ts';
+import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { StrategyCancelledError, StrategyFailedError } from '../strategies/errors.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
@@ -220,7 +220,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
         run: async (task, runOptions) => {
           const stored = (await submit('agent', binding.agentId, binding.redact, task, runOptions)) as LoopResult;
-          const result = { ...stored, messages: stored.messages ?? [] };
+          const cause = restoredError(stored);
+          const result: LoopResult = { ...stored, messages: stored.messages ?? [], ...(cause === undefined ? {} : { cause }) };
           if (result.status === 'done') return result;
           throw errorForResult(result);
         },
@@ -286,6 +287,13 @@ interface InfoRow {
   readonly version: string;
   readonly created_at: Date;
   readonly updated_at: Date;
+}
+
+/** The typed error a worker stored for a run that failed outside its loop (a corrupt row), as thrown there. */
+function restoredError(result: LoopResult): Error | undefined {
+  const error = result.error as { code?: string; message?: string; table?: string; row?: string } | undefined;
+  if (error?.code !== 'corrupt_row') return undefined;
+  return new CorruptRowError(error.message ?? 'A row is corrupt.', { table: error.table ?? '', row: error.row ?? '', runId: result.runId });
 }
 
 function parseNotice(payload: string | undefined): Notice | undefined {

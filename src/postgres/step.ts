@@ -142,6 +142,48 @@ function notHere(runId: string, kind: string, id: string, how: string): DurableR
   return new DurableRunError(`Run ${runId} belongs to the ${kind} "${id}", which this worker does not have: define it with ${how} before runWorker().`, { runId });
 }
 
+/**
+ * End a run that cannot be replayed (a corrupt row): it fails with the error, which names the
+ * row, and a parent waiting for it hears so. The rows are left as they are.
+ */
+export async function failRun(engine: Engine, actorId: string, error: CorruptRowError): Promise<void> {
+  const client = await engine.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const found = await client.query<Pick<ActorRow, 'agent_id' | 'parent_id' | 'status' | 'log_length'>>(
+      `SELECT agent_id, parent_id, status, log_length FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
+      [actorId],
+    );
+    const row = found.rows[0];
+    if (row === undefined || FINAL.has(row.status)) {
+      await client.query('COMMIT');
+      return;
+    }
+    const result = {
+      runId: actorId,
+      agentId: row.agent_id,
+      status: 'failed',
+      reason: 'error',
+      text: null,
+      iterations: 0,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      costUsd: 0,
+      durationMs: 0,
+      messages: [],
+      error: error.toJSON(),
+    };
+    await client.query(`UPDATE ${SCHEMA}.actors SET status = 'failed', result = $2, version = version + 1, updated_at = now() WHERE id = $1`, [actorId, JSON.stringify(result)]);
+    if (row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
+    await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status: 'failed', from: row.log_length, to: row.log_length })]);
+    await client.query('COMMIT');
+  } catch (failure) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw failure;
+  } finally {
+    client.release();
+  }
+}
+
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
 
 /**

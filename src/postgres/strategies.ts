@@ -6,37 +6,12 @@
  * thoughts), journals the entries it had not journaled yet, and rests while branches run.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { InferenceProvider } from '../core/provider.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
-import type { ReasoningStrategy } from '../core/strategy.ts';
-import type { Agent } from '../agent/types.ts';
 import { startStrategy } from '../strategies/runStrategy.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { LOG_VERSION } from '../persistence/records.ts';
 import { durableProvider, inFrame, type StepContext } from './durable.ts';
 import type { BoundStrategy } from './engine.ts';
-
-export interface DurableStrategyDefinition<TOptions = unknown, TState = unknown> {
-  /** A strategy, e.g. `strategies.vote({ samples: 3 })`. */
-  readonly strategy: ReasoningStrategy<TOptions, TState>;
-  readonly options?: TOptions;
-  /** An agent created with the same runtime: each branch is one of its durable runs. */
-  readonly subAgent: Agent;
-  /** The model behind `context.complete`; default the sub-agent's. */
-  readonly model?: InferenceProvider;
-  readonly modelName?: string;
-  readonly concurrency?: number;
-  readonly maxRounds?: number;
-  /** Wall-clock budget of each step's replay, in ms. */
-  readonly timeoutMs?: number;
-}
-
-/** A strategy's durable runs. */
-export interface DurableStrategy {
-  readonly id: string;
-  /** Queue a run and resolve with its result when a worker finishes it; rejects with a typed `StrategyRunError` otherwise. */
-  run(task: string, options?: { readonly runId?: string }): Promise<StrategyResult>;
-}
 
 /** What a strategy step leaves: new journal lines, and its result once it ended. */
 export interface StrategyAdvance {

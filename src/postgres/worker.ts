@@ -18,7 +18,8 @@ import { runEffect } from './effects.ts';
 import { EFFECT_TASK, STEP_TASK, type Engine } from './engine.ts';
 import { quietLogger, SCHEMA } from './migrations.ts';
 import { engineOf, type PostgresRuntime } from './runtime.ts';
-import { applyStep } from './step.ts';
+import { applyStep, failRun } from './step.ts';
+import { CorruptRowError } from './errors.ts';
 
 export interface WorkerOptions {
   readonly runtime: PostgresRuntime;
@@ -34,6 +35,8 @@ export interface WorkerOptions {
 
 export interface DurableWorker {
   readonly id: string;
+  /** The agents and strategies it serves: those created with its runtime in this process. */
+  readonly agents: readonly string[];
   /** Finish the jobs in hand, then stop. */
   stop(): Promise<void>;
 }
@@ -53,6 +56,11 @@ const EffectPayload = z.object({ actor: z.string(), key: z.string() });
 export async function runWorker(options: WorkerOptions): Promise<DurableWorker> {
   const engine = engineOf(options.runtime);
   const concurrency = positive(options.concurrency, 'concurrency') ?? 10;
+  // Each job holds a connection while it runs, and graphile-worker needs a couple of its own.
+  const poolSize = engine.pool.options.max ?? 10;
+  if (concurrency + 2 > poolSize) {
+    throw new ConfigurationError(`runWorker: concurrency ${concurrency} needs a runtime with poolSize ≥ ${concurrency + 2} (it has ${poolSize}): createPostgresRuntime({ poolSize }).`);
+  }
   const heartbeatMs = positive(options.heartbeatMs, 'heartbeatMs') ?? 5_000;
   const staleAfterMs = positive(options.staleAfterMs, 'staleAfterMs') ?? 30_000;
   if (staleAfterMs <= heartbeatMs * 2) throw new ConfigurationError('runWorker: staleAfterMs must be more than twice heartbeatMs, or live workers are taken for dead.');
@@ -62,7 +70,13 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
 
   const step: Task = async (payload) => {
     const { actor, event } = StepPayload.parse(payload);
-    await applyStep(engine, id, actor, event);
+    try {
+      await applyStep(engine, id, actor, event);
+    } catch (error) {
+      // Retrying cannot mend a corrupt row: the run fails, naming it.
+      if (!(error instanceof CorruptRowError)) throw error;
+      await failRun(engine, actor, error);
+    }
   };
   const effect: Task = async (payload, helpers) => {
     const { actor, key } = EffectPayload.parse(payload);
@@ -106,6 +120,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
   let stopping: Promise<void> | undefined;
   return {
     id,
+    agents: [...engine.agents.keys(), ...engine.strategies.keys()],
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(timer);

@@ -1,0 +1,20 @@
+/** `actorloop db migrate`: bring a database to this actorloop's schema (graphile-worker's and ours). */
+import { createPostgresRuntime } from '../../postgres/index.ts';
+import { onePositional, parseCommand, UsageError } from '../args.ts';
+import { databaseUrl } from './worker.ts';
+
+export async function dbCommand(args: readonly string[]): Promise<number> {
+  const parsed = parseCommand(args, { 'database-url': { type: 'string' } });
+  const action = onePositional(parsed, 'action', 'db');
+  if (action !== 'migrate') throw new UsageError(`actorloop db knows "migrate", not "${action}".`);
+  const runtime = createPostgresRuntime({ connectionString: databaseUrl(parsed), poolSize: 2 });
+  try {
+    const report = await runtime.migrate();
+    if (parsed.common.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+    else if (report.applied.length === 0) process.stdout.write(`The actorloop schema is up to date (version ${report.to}).\n`);
+    else process.stdout.write(`Migrated the actorloop schema from version ${report.from} to ${report.to}:\n${report.applied.map((line) => `  ${line}`).join('\n')}\n`);
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}

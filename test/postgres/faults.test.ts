@@ -1,0 +1,92 @@
+import pg from 'pg';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, defineTool } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { CorruptRowError, createPostgresRuntime, DatabaseSchemaError, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { engineOf } from '../../src/postgres/runtime.ts';
+import { runEffect } from '../../src/postgres/effects.ts';
+import { freshDatabase, postgresMissing } from '../support/postgres.ts';
+
+const missing = postgresMissing();
+
+/** A model that calls `tool` once, then answers. */
+const callOnce = (tool: string) =>
+  scriptedModel((request) => (request.messages.some((message) => message.role === 'tool') ? { text: 'done' } : { toolCalls: [{ id: 'c1', name: tool, arguments: {} }] }), {
+    recordCalls: false,
+  });
+
+describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
+  let url: string;
+  let pool: pg.Pool;
+  let runtime: PostgresRuntime;
+  let worker: DurableWorker | undefined;
+
+  beforeAll(async () => {
+    url = await freshDatabase('faults');
+    pool = new pg.Pool({ connectionString: url, max: 2 });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await runtime?.close();
+    await pool?.end();
+  });
+
+  it('refuses a database it was not migrated to, saying how to migrate it', async () => {
+    const unmigrated = createPostgresRuntime({ connectionString: url, poolSize: 2 });
+    const agent = createAgent({ id: 'early', model: callOnce('none'), runtime: unmigrated });
+    await expect(agent.run('Anything.')).rejects.toThrow(DatabaseSchemaError);
+    await expect(agent.run('Anything.')).rejects.toThrow(/actorloop db migrate/);
+    await unmigrated.close();
+    runtime = createPostgresRuntime({ connectionString: url, poolSize: 8 });
+    expect((await runtime.migrate()).applied).toHaveLength(1);
+    expect((await runtime.migrate()).applied).toHaveLength(0);
+  });
+
+  it('a corrupt log row fails the run with a typed error naming the row, and leaves the row as it was', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const hold = defineTool({ name: 'hold', description: 'Wait.', input: z.object({}), execute: async () => (await gate, 'held') });
+    const agent = createAgent({ id: 'holder', model: callOnce('hold'), tools: [hold], runtime });
+    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
+    const runId = 'run_corrupt';
+    const running = agent.run('Hold on.', { runId });
+    running.catch(() => undefined);
+    await expect
+      .poll(async () => (await pool.query("SELECT status FROM actorloop.effects WHERE actor_id = $1 AND kind = 'tool'", [runId])).rows[0]?.status, { timeout: 10_000 })
+      .toBe('running');
+    await pool.query("UPDATE actorloop.log SET line = '{not json' WHERE actor_id = $1 AND seq = 1", [runId]);
+    release();
+    const error = await running.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(CorruptRowError);
+    expect(error).toMatchObject({ code: 'corrupt_row', table: 'actorloop.log', row: `actor_id=${runId}, seq=1` });
+    expect((error as Error).message).toContain('left untouched');
+    await expect(runtime.journal(runId)).rejects.toThrow(CorruptRowError);
+    const row = await pool.query('SELECT line FROM actorloop.log WHERE actor_id = $1 AND seq = 1', [runId]);
+    expect(row.rows[0]).toEqual({ line: '{not json' });
+  });
+
+  it('does not make again a call of a tool that is not idempotent when its worker died while making it', async () => {
+    let made = 0;
+    const charge = defineTool({ name: 'charge', description: 'Charge a card.', input: z.object({}), idempotent: false, execute: () => ++made });
+    createAgent({ id: 'payer', model: callOnce('charge'), tools: [charge], runtime });
+    await pool.query("INSERT INTO actorloop.actors (id, agent_id, status, task) VALUES ('run_payer', 'payer', 'running', 'Pay.')");
+    const request = { kind: 'tool', agentId: 'payer', tool: 'charge', input: {}, toolCallId: 'c1', idempotencyKey: 'run_payer:k', runId: 'run_payer' };
+    await pool.query("INSERT INTO actorloop.effects (actor_id, key, kind, status, request) VALUES ('run_payer', 'k', 'tool', 'running', $1)", [JSON.stringify(request)]);
+    await runEffect(engineOf(runtime), 'run_payer', 'k', new AbortController().signal);
+    expect(made).toBe(0);
+    const effect = await pool.query<{ status: string; outcome: { ok: boolean; error: { message: string } } }>("SELECT status, outcome FROM actorloop.effects WHERE key = 'k'");
+    expect(effect.rows[0]?.status).toBe('done');
+    expect(effect.rows[0]?.outcome.ok).toBe(false);
+    expect(effect.rows[0]?.outcome.error.message).toMatch(/not idempotent: it may already have taken effect/);
+  });
+
+  it('a worker needs more connections than jobs at once', async () => {
+    const small = createPostgresRuntime({ connectionString: url, poolSize: 3 });
+    await expect(runWorker({ runtime: small, concurrency: 4 })).rejects.toThrow(/poolSize ≥ 6/);
+    await small.close();
+  });
+});
