@@ -5,6 +5,7 @@
  * `runWorker({ runtime })` advances runs, one event at a time per run, in as many processes as
  * you like. Each run's mailbox is the graphile-worker queue `actor:<runId>`.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Observable, Subject } from 'rxjs';
 import { ConfigurationError } from '../core/errors.ts';
@@ -17,7 +18,8 @@ import { journalEntries } from '../persistence/runWriter.ts';
 import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
-import { CHANNEL, type Engine } from './engine.ts';
+import { CHANNEL, STEP_TASK, type Engine } from './engine.ts';
+import type { HumanDecision } from './step.ts';
 import { queueStart } from './outbox.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
@@ -59,6 +61,10 @@ export interface PostgresRuntime extends AgentRuntime {
   getRun(runId: string): Promise<DurableRunInfo | null>;
   /** Runs, newest first. */
   listRuns(options?: { readonly agentId?: string; readonly status?: string; readonly limit?: number }): Promise<DurableRunInfo[]>;
+  /** Approve the calls a run waits on (all, or those given); the run goes on in a worker. */
+  approve(runId: string, toolCallIds?: readonly string[]): Promise<void>;
+  /** Reject them; the reason goes back to the model. */
+  reject(runId: string, reason?: string, toolCallIds?: readonly string[]): Promise<void>;
   /** Stop listening and close the connections. */
   close(): Promise<void>;
 }
@@ -186,6 +192,20 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     return finished(runId);
   };
 
+  /** Queue a human's decision for a run that waits for one. */
+  const decide = async (runId: string, decision: HumanDecision): Promise<void> => {
+    await ready();
+    const queued = await pool.query(
+      `SELECT graphile_worker.add_job($1, json_build_object('actor', id, 'event', json_build_object('id', $2::text, 'decision', $3::jsonb)), queue_name := 'actor:' || id)
+       FROM ${SCHEMA}.actors WHERE id = $4 AND status = 'awaiting_human'`,
+      [STEP_TASK, `human:${randomUUID()}`, JSON.stringify(decision), runId],
+    );
+    if (queued.rowCount === 0) {
+      const run = await readResult(runId);
+      throw new ConfigurationError(`Run ${runId} is not waiting for a human (it is ${run.status}).`, { runId });
+    }
+  };
+
   const info = (row: InfoRow): DurableRunInfo => ({
     runId: row.id,
     agentId: row.agent_id,
@@ -244,6 +264,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         },
       };
     },
+    approve: (runId, toolCallIds) => decide(runId, { approve: true, ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
+    reject: (runId, reason, toolCallIds) =>
+      decide(runId, { approve: false, ...(reason === undefined ? {} : { reason }), ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
     migrate: () => migrate(pool),
     async journal(runId) {
       await ready();

@@ -23,6 +23,14 @@ import { SCHEMA } from './migrations.ts';
 export interface StepEvent {
   /** Unique per event: an event delivered twice is applied once. */
   readonly id: string;
+  /** A human's answer to the calls the run waits on. */
+  readonly decision?: HumanDecision;
+}
+
+export interface HumanDecision {
+  readonly approve: boolean;
+  readonly toolCallIds?: readonly string[];
+  readonly reason?: string;
 }
 
 interface ActorRow {
@@ -71,7 +79,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       await client.query('COMMIT');
       return;
     }
-    const outcome = await advance(engine, client, row);
+    const outcome = await advance(engine, client, row, event.decision);
     const { lines, step } = outcome;
     const from = row.log_length;
     if (lines.length > 0) {
@@ -111,7 +119,7 @@ interface Advanced {
 }
 
 /** Replay the run in this process and let it go on as far as it can without a new event. */
-async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow): Promise<Advanced> {
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, decision: HumanDecision | undefined): Promise<Advanced> {
   const actorId = row.id;
   const records = await loadLog(client, actorId);
   const outcomes = await loadOutcomes(client, actorId);
@@ -130,7 +138,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow): Pr
   try {
     const agent = bound.agent();
     const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row.options), runId: actorId }) : agent.resume(actorId);
-    const ending = await advanceRun(handle, step);
+    const ending = await advanceRun(handle, step, decision);
     return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
   } finally {
     engine.store.end(actorId);
@@ -191,15 +199,23 @@ type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readon
  * for (nothing it writes or asks for changes for a few turns of the event loop). A run that is
  * not over is then sealed (nothing it writes afterwards counts) and stopped.
  */
-async function advanceRun(handle: AgentRun, step: StepContext): Promise<Ending> {
+async function advanceRun(handle: AgentRun, step: StepContext, decision: HumanDecision | undefined): Promise<Ending> {
   let ended: LoopResult | undefined;
+  let undecided = decision;
   void handle.settled.then((result) => (ended = result));
   let seen = -1;
   let still = 0;
   for (;;) {
     await nextTurn();
     if (ended !== undefined) return { kind: 'ended', result: ended };
-    if (handle.phase() === 'awaitingHuman') break;
+    if (handle.phase() === 'awaitingHuman') {
+      // The event's decision answers the first wait the replay reaches that it has no answer for; a later wait rests.
+      if (undecided === undefined) break;
+      if (undecided.approve) handle.approve(undecided.toolCallIds);
+      else handle.reject(undecided.reason, undecided.toolCallIds);
+      undecided = undefined;
+      continue;
+    }
     const progress = step.progress;
     if (progress !== seen) {
       seen = progress;

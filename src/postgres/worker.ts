@@ -41,7 +41,13 @@ export interface DurableWorker {
   stop(): Promise<void>;
 }
 
-const StepPayload = z.object({ actor: z.string(), event: z.object({ id: z.string() }) });
+const StepPayload = z.object({
+  actor: z.string(),
+  event: z.object({
+    id: z.string(),
+    decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }).optional(),
+  }),
+});
 const EffectPayload = z.object({ actor: z.string(), key: z.string() });
 
 /**

@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { z } from 'zod';
+import { createAgent, defineTool } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
@@ -58,5 +61,33 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(types.filter((type) => type === 'branch.finished')).toHaveLength(3);
     expect(types.filter((type) => type === 'run.terminated')).toHaveLength(1);
     expect(journal.map((entry) => entry.sequence)).toEqual(journal.map((_, i) => i));
+  });
+
+  it('a run that waits for a human goes on when the runtime is told the decision, from any process', async () => {
+    let sent = 0;
+    const send = defineTool({ name: 'send', description: 'Send the mail.', input: z.object({}), requiresConfirmation: true, execute: () => `sent #${++sent}` });
+    const model = scriptedModel(
+      (request) => {
+        const reply = request.messages.findLast((message) => message.role === 'tool');
+        return reply === undefined ? { toolCalls: [{ id: 's1', name: 'send', arguments: {} }] } : { text: `tool said: ${String(reply.content)}` };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'sender', model, tools: [send], runtime });
+    const waiting = async (runId: string) => (await runtime.getRun(runId))?.status;
+
+    const approved = agent.run('Send it.', { runId: 'run_approve' });
+    await expect.poll(() => waiting('run_approve'), { timeout: 10_000 }).toBe('awaiting_human');
+    expect(sent).toBe(0);
+    await runtime.approve('run_approve');
+    expect(await approved).toMatchObject({ status: 'done', text: 'tool said: sent #1' });
+
+    const rejected = agent.run('Send it.', { runId: 'run_reject' });
+    await expect.poll(() => waiting('run_reject'), { timeout: 10_000 }).toBe('awaiting_human');
+    await runtime.reject('run_reject', 'not on a Sunday');
+    const result = await rejected;
+    expect(result.text).toContain('not on a Sunday');
+    expect(sent).toBe(1);
+    await expect(runtime.approve('run_approve')).rejects.toThrow(/not waiting for a human \(it is done\)/);
   });
 });
