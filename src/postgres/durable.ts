@@ -65,6 +65,8 @@ export class StepContext {
   constructor(
     readonly run: StepRun,
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
+    /** The agent's secret rules: a call's request is stored, so it is scrubbed like the journal. */
+    private readonly redact: <T>(value: T) => T,
   ) {}
 
   /** Changes whenever the run writes or asks for something: at rest, it stays put. */
@@ -79,7 +81,7 @@ export class StepContext {
       const { message, code } = outcome.error;
       return Promise.reject(new EffectFailedError(message, { runId: this.run.runId, ...(code === undefined ? {} : { originalCode: code }) }));
     }
-    if (!this.requested.has(key)) this.requested.set(key, request());
+    if (!this.requested.has(key)) this.requested.set(key, this.redact(request()));
     // Settled by the effect's job, in a later step: here it only ever ends with the run's cancellation.
     return new Promise((_resolve, reject) => {
       if (signal === undefined) return;

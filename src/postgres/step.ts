@@ -124,15 +124,16 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, dec
   const records = await loadLog(client, actorId);
   const outcomes = await loadOutcomes(client, actorId);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
-  const step = new StepContext(run, outcomes);
   if (row.kind === 'strategy') {
     const bound = engine.strategies.get(row.agent_id);
     if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');
+    const step = new StepContext(run, outcomes, bound.redact);
     const advanced = await advanceStrategy(bound, actorId, row.task, step);
     return { step, lines: advanced.lines, ...(advanced.result === undefined ? {} : { result: advanced.result }) };
   }
   const bound = engine.agents.get(row.agent_id);
   if (bound === undefined) throw notHere(actorId, 'agent', row.agent_id, 'createAgent({ runtime })');
+  const step = new StepContext(run, outcomes, bound.redact);
   engine.store.begin(run);
   engine.steps.set(actorId, step);
   try {

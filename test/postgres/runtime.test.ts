@@ -22,6 +22,8 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     runtime = createPostgresRuntime({ connectionString: url, migrate: true });
     await runtime.migrate();
     await prepareEffectTables(pool);
+    // Serves every agent created with `runtime` in this process, whenever it was created.
+    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -31,7 +33,6 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
 
   it('runs an agent to its answer: every model and tool call is a job of its own, made once', async () => {
     const agent = counterAgent(runtime, pool, { calls: 3 });
-    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
     const result = await agent.run('Record three numbers.');
     expect(result.status).toBe('done');
     expect(result.text).toBe('recorded 3');
@@ -89,5 +90,30 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(result.text).toContain('not on a Sunday');
     expect(sent).toBe(1);
     await expect(runtime.approve('run_approve')).rejects.toThrow(/not waiting for a human \(it is done\)/);
+  });
+
+  it('keeps the agent\'s secrets out of every table: task, calls, results and journal', async () => {
+    const secret = 'hunter2-token-4711';
+    const lookup = defineTool({ name: 'lookup', description: 'Look up.', input: z.object({ q: z.string() }), execute: ({ q }) => `found ${q} and ${secret}` });
+    const model = scriptedModel(
+      (request) => {
+        const reply = request.messages.findLast((message) => message.role === 'tool');
+        const task = String(request.messages.findLast((message) => message.role === 'user')?.content ?? '');
+        return reply === undefined ? { toolCalls: [{ id: 'l1', name: 'lookup', arguments: { q: task } }] } : { text: `answer: ${String(reply.content)}` };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'keeper', model, tools: [lookup], policy: { redact: { secrets: [secret] } }, runtime });
+    const result = await agent.run(`Find ${secret}`);
+    expect(result.status).toBe('done');
+    const dump = await pool.query<{ text: string }>(
+      `SELECT string_agg(t, ' ') AS text FROM (
+         SELECT task || coalesce(result::text, '') || options::text AS t FROM actorloop.actors WHERE id = $1
+         UNION ALL SELECT line FROM actorloop.log WHERE actor_id = $1
+         UNION ALL SELECT request::text || coalesce(outcome::text, '') FROM actorloop.effects WHERE actor_id = $1) AS all_text`,
+      [result.runId],
+    );
+    expect(dump.rows[0]?.text.length).toBeGreaterThan(100);
+    expect(dump.rows[0]?.text).not.toContain(secret);
   });
 });
