@@ -1,26 +1,37 @@
 /**
- * A durable agent's runs prepared by a parent in a worker's step (a strategy's branches): each is
- * a durable run of its own, on its own queue, that the parent waits for. Its outcome comes back
- * as the parent's effect `child:<runId>` when it ends (its last step settles it and wakes the
- * parent). In the parent's actor tree it is a promise actor standing for the run.
+ * A durable agent's runs prepared by a parent: each is a durable run of its own, on its own
+ * queue, that the parent waits for. In a worker's step (a strategy's branches) its outcome comes
+ * back as the parent's effect `child:<runId>` when it ends (its last step settles it and wakes
+ * the parent); elsewhere (an agent system's task) it is queued like `agent.run()`. In the
+ * parent's actor tree it is a promise actor standing for the run.
  */
 import { EMPTY } from 'rxjs';
 import { fromPromise } from 'xstate';
-import { ConfigurationError } from '../core/errors.ts';
+import { ActorloopError, ConfigurationError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { AgentRun, PreparedRun, RunOptions } from '../agent/types.ts';
 import { newRunId } from '../persistence/records.ts';
 import { frames } from './durable.ts';
 
-export function durablePrepare(agentId: string, redact: <T>(value: T) => T) {
+export function durablePrepare(
+  agentId: string,
+  redact: <T>(value: T) => T,
+  submit: (task: string, options: RunOptions) => Promise<LoopResult>,
+  cancel: (runId: string, reason: string) => Promise<void>,
+) {
   return (task: string, options: RunOptions = {}): PreparedRun => {
     const frame = frames.getStore();
-    if (frame === undefined) {
-      throw new ConfigurationError(`A durable agent's runs are prepared by a durable parent (a strategy defined with runtime.strategy()) inside a worker; agent ${agentId} was asked outside one.`);
-    }
     const runId = options.runId ?? newRunId();
-    const outcome = frame.step.effect(`child:${runId}`, () => ({ kind: 'child', agentId, runId, task: redact(task), parentId: frame.runId }), undefined) as Promise<LoopResult>;
-    const logic = fromPromise<LoopResult>(() => outcome);
+    // A parent outside any durable run (an agent system's task) queues the run now; stopping the
+    // actor that stands for it cancels it. A durable parent asks for it as one of its effects.
+    const outcome: Promise<LoopResult> =
+      frame === undefined
+        ? submit(task, { ...options, runId }).catch((error: unknown) => failureResult(error, runId, agentId))
+        : (frame.step.effect(`child:${runId}`, () => ({ kind: 'child', agentId, runId, task: redact(task), parentId: frame.runId }), undefined) as Promise<LoopResult>);
+    const logic = fromPromise<LoopResult>(({ signal }) => {
+      if (frame === undefined) signal.addEventListener('abort', () => void cancel(runId, 'its parent stopped it').catch(() => undefined), { once: true });
+      return outcome;
+    });
     let status = 'running';
     const settled = outcome.then((result) => {
       status = result.status;
@@ -47,5 +58,26 @@ export function durablePrepare(agentId: string, redact: <T>(value: T) => T) {
         phase: () => status,
       }),
     };
+  };
+}
+
+/** The result a failed queued run rejected with (every failure carries one), or one made from the error. */
+function failureResult(error: unknown, runId: string, agentId: string): LoopResult {
+  const carried = (error as { result?: LoopResult } | null)?.result;
+  if (carried !== undefined) return carried;
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    runId,
+    agentId,
+    status: 'failed',
+    reason: 'error',
+    text: null,
+    iterations: 0,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    costUsd: 0,
+    durationMs: 0,
+    messages: [],
+    error: error instanceof ActorloopError ? error.toJSON() : { name: 'Error', code: 'unexpected', blame: 'runtime', message },
+    cause: error,
   };
 }

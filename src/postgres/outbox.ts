@@ -59,3 +59,20 @@ export async function requestEffects(db: Db, actorId: string, requests: Readonly
   );
   await queueStart(db, made.rows.map((row) => row.id));
 }
+
+/** Queue a cancellation for a run (as a step event: it applies once the run is replayed). */
+export async function queueCancel(db: Db, actorIds: readonly string[], reason: string): Promise<number> {
+  if (actorIds.length === 0) return 0;
+  const queued = await db.query(
+    `SELECT graphile_worker.add_job($1, json_build_object('actor', id, 'event', json_build_object('id', 'cancel:' || gen_random_uuid(), 'cancel', $2::text)), queue_name := 'actor:' || id)
+     FROM ${SCHEMA}.actors WHERE id = ANY($3::text[]) AND status NOT IN ('done', 'failed', 'cancelled')`,
+    [STEP_TASK, reason, actorIds],
+  );
+  return queued.rowCount ?? 0;
+}
+
+/** Cancel the runs a cancelled run was waiting for. */
+export async function cancelChildren(db: Db, parentId: string): Promise<void> {
+  const children = await db.query<{ id: string }>(`SELECT id FROM ${SCHEMA}.actors WHERE parent_id = $1 AND status NOT IN ('done', 'failed', 'cancelled')`, [parentId]);
+  await queueCancel(db, children.rows.map((row) => row.id), `its parent ${parentId} was cancelled`);
+}

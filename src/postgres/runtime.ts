@@ -20,7 +20,7 @@ import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
 import { CHANNEL, STEP_TASK, type Engine } from './engine.ts';
 import type { HumanDecision } from './step.ts';
-import { queueStart } from './outbox.ts';
+import { queueCancel, queueStart } from './outbox.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { StrategyCancelledError, StrategyFailedError } from '../strategies/errors.ts';
@@ -65,6 +65,8 @@ export interface PostgresRuntime extends AgentRuntime {
   approve(runId: string, toolCallIds?: readonly string[]): Promise<void>;
   /** Reject them; the reason goes back to the model. */
   reject(runId: string, reason?: string, toolCallIds?: readonly string[]): Promise<void>;
+  /** Cancel a run (and the sub-agent runs it waits for); its `run()` rejects with the cancellation. */
+  cancel(runId: string, reason?: string): Promise<void>;
   /** Stop listening and close the connections. */
   close(): Promise<void>;
 }
@@ -233,7 +235,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         void listen().catch((error: unknown) => subscriber.error(error));
         return feed.subscribe(subscriber);
       });
-      return {
+      const bound: BoundRuntime = {
         store: engine.store,
         provider: durableProvider(binding.provider),
         tools: binding.tools.map(durableTool),
@@ -245,9 +247,10 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
           if (result.status === 'done') return result;
           throw errorForResult(result);
         },
-        prepare: durablePrepare(binding.agentId, binding.redact),
+        prepare: durablePrepare(binding.agentId, binding.redact, (task, runOptions) => bound.run(task, runOptions), (runId, reason) => runtime.cancel(runId, reason)),
         events$,
       };
+      return bound;
     },
     strategy(id, definition) {
       if (engine.strategies.has(id) || engine.agents.has(id)) throw new ConfigurationError(`"${id}" is already defined on this runtime: give each strategy and agent its own id.`);
@@ -267,6 +270,13 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     approve: (runId, toolCallIds) => decide(runId, { approve: true, ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
     reject: (runId, reason, toolCallIds) =>
       decide(runId, { approve: false, ...(reason === undefined ? {} : { reason }), ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
+    async cancel(runId, reason = 'cancelled') {
+      await ready();
+      if ((await queueCancel(pool, [runId], reason)) === 0) {
+        const run = await readResult(runId);
+        throw new ConfigurationError(`Run ${runId} already ended (${run.status}); there is nothing to cancel.`, { runId });
+      }
+    },
     migrate: () => migrate(pool),
     async journal(runId) {
       await ready();

@@ -14,7 +14,7 @@ import type { LogRecord } from '../persistence/records.ts';
 import type { AgentRun } from '../agent/types.ts';
 import { EffectOutcome, StepContext } from './durable.ts';
 import { CHANNEL, type Engine } from './engine.ts';
-import { requestEffects, settleEffect } from './outbox.ts';
+import { cancelChildren, requestEffects, settleEffect } from './outbox.ts';
 import { advanceStrategy } from './strategies.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
@@ -25,6 +25,8 @@ export interface StepEvent {
   readonly id: string;
   /** A human's answer to the calls the run waits on. */
   readonly decision?: HumanDecision;
+  /** Cancel the run, for this reason, once it is replayed. */
+  readonly cancel?: string;
 }
 
 export interface HumanDecision {
@@ -79,7 +81,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       await client.query('COMMIT');
       return;
     }
-    const outcome = await advance(engine, client, row, event.decision);
+    const outcome = await advance(engine, client, row, event);
     const { lines, step } = outcome;
     const from = row.log_length;
     if (lines.length > 0) {
@@ -89,8 +91,9 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
         lines,
       ]);
     }
-    await requestEffects(client, actorId, step.requested);
     const result = outcome.result;
+    // A run that ended needs none of the calls it asked for on its way (a cancelled one).
+    if (result === undefined) await requestEffects(client, actorId, step.requested);
     const status = result?.status ?? step.run.status;
     const updated = await client.query(
       `UPDATE ${SCHEMA}.actors SET version = $2, status = $3, result = COALESCE($4::jsonb, result), log_length = $5, updated_at = now() WHERE id = $1 AND version = $2 - 1`,
@@ -98,6 +101,8 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     );
     // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
     if (updated.rowCount !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
+    // A cancelled run's sub-agent runs are cancelled with it.
+    if (result?.status === 'cancelled') await cancelChildren(client, actorId);
     // A sub-agent run that ended wakes the run that waits for it.
     if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
     await client.query(`UPDATE ${SCHEMA}.inbox SET applied_at = $3 WHERE actor_id = $1 AND event_id = $2`, [actorId, event.id, new Date()]);
@@ -119,7 +124,7 @@ interface Advanced {
 }
 
 /** Replay the run in this process and let it go on as far as it can without a new event. */
-async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, decision: HumanDecision | undefined): Promise<Advanced> {
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, event: StepEvent): Promise<Advanced> {
   const actorId = row.id;
   const records = await loadLog(client, actorId);
   const outcomes = await loadOutcomes(client, actorId);
@@ -128,7 +133,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, dec
     const bound = engine.strategies.get(row.agent_id);
     if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');
     const step = new StepContext(run, outcomes, bound.redact);
-    const advanced = await advanceStrategy(bound, actorId, row.task, step);
+    const advanced = await advanceStrategy(bound, actorId, row.task, step, event.cancel);
     return { step, lines: advanced.lines, ...(advanced.result === undefined ? {} : { result: advanced.result }) };
   }
   const bound = engine.agents.get(row.agent_id);
@@ -139,7 +144,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, dec
   try {
     const agent = bound.agent();
     const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row.options), runId: actorId }) : agent.resume(actorId);
-    const ending = await advanceRun(handle, step, decision);
+    const ending = await advanceRun(handle, step, event);
     return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
   } finally {
     engine.store.end(actorId);
@@ -200,18 +205,17 @@ type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readon
  * for (nothing it writes or asks for changes for a few turns of the event loop). A run that is
  * not over is then sealed (nothing it writes afterwards counts) and stopped.
  */
-async function advanceRun(handle: AgentRun, step: StepContext, decision: HumanDecision | undefined): Promise<Ending> {
+async function advanceRun(handle: AgentRun, step: StepContext, event: StepEvent): Promise<Ending> {
   let ended: LoopResult | undefined;
-  let undecided = decision;
+  let undecided = event.decision;
   void handle.settled.then((result) => (ended = result));
   let seen = -1;
   let still = 0;
   for (;;) {
     await nextTurn();
     if (ended !== undefined) return { kind: 'ended', result: ended };
-    if (handle.phase() === 'awaitingHuman') {
+    if (handle.phase() === 'awaitingHuman' && undecided !== undefined) {
       // The event's decision answers the first wait the replay reaches that it has no answer for; a later wait rests.
-      if (undecided === undefined) break;
       if (undecided.approve) handle.approve(undecided.toolCallIds);
       else handle.reject(undecided.reason, undecided.toolCallIds);
       undecided = undefined;
@@ -221,7 +225,13 @@ async function advanceRun(handle: AgentRun, step: StepContext, decision: HumanDe
     if (progress !== seen) {
       seen = progress;
       still = 0;
-    } else if (step.requested.size > 0 && ++still >= REST_TURNS) break;
+      continue;
+    }
+    if (handle.phase() !== 'awaitingHuman' && (step.requested.size === 0 || ++still < REST_TURNS)) continue;
+    // At rest: a cancellation ends the run here, with what it did so far; otherwise it waits for its next event.
+    if (event.cancel === undefined) break;
+    handle.cancel(event.cancel);
+    return { kind: 'ended', result: await handle.settled };
   }
   const calls = [...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request] : []));
   step.run.seal({ keys: new Set(calls.map((call) => call.idempotencyKey)), callIds: new Set(calls.map((call) => call.toolCallId)) });

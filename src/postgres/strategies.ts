@@ -21,7 +21,7 @@ export interface StrategyAdvance {
 
 const REST_TURNS = 3;
 
-export async function advanceStrategy(bound: BoundStrategy, runId: string, task: string, step: StepContext): Promise<StrategyAdvance> {
+export async function advanceStrategy(bound: BoundStrategy, runId: string, task: string, step: StepContext, cancel?: string): Promise<StrategyAdvance> {
   const { definition } = bound;
   const logged = step.run.records.filter((record) => record.kind === 'event').length;
   const entries: JournalEntry[] = [];
@@ -56,7 +56,12 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
     if (progress !== seen) {
       seen = progress;
       still = 0;
-    } else if (step.requested.size > 0 && ++still >= REST_TURNS) break;
+    } else if (step.requested.size > 0 && ++still >= REST_TURNS) {
+      if (cancel === undefined) break;
+      // At rest: a cancellation ends the run here, with what it did so far.
+      run.cancel(cancel);
+      await run.settled;
+    }
   }
   sealed = true;
   const result = ended;

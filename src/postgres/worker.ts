@@ -46,6 +46,7 @@ const StepPayload = z.object({
   event: z.object({
     id: z.string(),
     decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }).optional(),
+    cancel: z.string().optional(),
   }),
 });
 const EffectPayload = z.object({ actor: z.string(), key: z.string() });

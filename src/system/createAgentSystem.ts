@@ -255,7 +255,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     }
     const agent = isAgent(source)
       ? source
-      : createAgent(inheritInspect({ ...source, id }, options.inspect));
+      : createAgent(inheritInspect({ ...(options.runtime === undefined ? {} : { runtime: options.runtime }), ...source, id }, options.inspect));
 
     root.send({ type: 'system.spawn', id, concurrency, ...(parent === undefined ? {} : { parent }) });
     // Typed by the machine that spawned it; `system.get` only knows it is some actor.

@@ -5,6 +5,7 @@ import type { Actor, ActorRefFrom, InspectionEvent, Observer } from 'xstate';
 import type { Observable } from 'rxjs';
 import type { AgentHostMachine, AgentSystemMachine } from '../../machines/agentHost.machine.ts';
 import type { Agent, AgentConfig } from '../agent/createAgent.ts';
+import type { AgentRuntime } from '../agent/types.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { Tool } from '../tools/types.ts';
@@ -21,6 +22,11 @@ export interface AgentSystemOptions {
    * from a config that has no `observe.inspect` of its own, so their runs show up too.
    */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Where the runs of agents spawned from a config execute (see `createPostgresRuntime`): each
+   * task is then a durable run that any worker advances. A config's own `runtime` wins.
+   */
+  readonly runtime?: AgentRuntime;
 }
 
 /**

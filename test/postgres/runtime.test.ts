@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { z } from 'zod';
-import { createAgent, defineTool } from '../../src/index.ts';
+import { createAgent, createAgentSystem, defineTool, strategies } from '../../src/index.ts';
+import { RunCancelledError } from '../../src/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
@@ -115,5 +116,53 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     );
     expect(dump.rows[0]?.text.length).toBeGreaterThan(100);
     expect(dump.rows[0]?.text).not.toContain(secret);
+  });
+
+  it('an agent system over the runtime: each task and each delegation is a durable run of its own', async () => {
+    const system = createAgentSystem({ runtime });
+    system.spawn('researcher', { model: scriptedModel(() => ({ text: 'the actor model dates from 1973' }), { recordCalls: false }) });
+    const delegate = system.delegateTool('researcher');
+    const writerModel = scriptedModel(
+      (request) => {
+        const reply = request.messages.findLast((message) => message.role === 'tool');
+        return reply === undefined ? { toolCalls: [{ id: 'd1', name: delegate.name, arguments: { task: 'When is the actor model from?' } }] } : { text: `wrote: ${String(reply.content)}` };
+      },
+      { recordCalls: false },
+    );
+    system.spawn('writer', { model: writerModel, tools: [delegate] });
+    const result = await system.ask('writer', 'One line on the actor model.', { timeoutMs: 30_000 });
+    expect(result.text).toContain('1973');
+    const runs = await pool.query<{ agent_id: string; status: string }>("SELECT agent_id, status FROM actorloop.actors WHERE agent_id IN ('writer', 'researcher') ORDER BY agent_id");
+    expect(runs.rows).toEqual([
+      { agent_id: 'researcher', status: 'done' },
+      { agent_id: 'writer', status: 'done' },
+    ]);
+    system.stopAll();
+  });
+
+  it('cancels a durable run, and the branches of a cancelled strategy run with it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const wait = defineTool({ name: 'wait', description: 'Wait.', input: z.object({}), execute: async () => (await gate, 'waited') });
+    const model = scriptedModel(
+      (request) => (request.tools === undefined ? { text: '5' } : request.messages.some((m) => m.role === 'tool') ? { text: 'waited' } : { toolCalls: [{ id: 'w1', name: 'wait', arguments: {} }] }),
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'waiter', model, tools: [wait], runtime });
+    const status = async (runId: string) => (await runtime.getRun(runId))?.status;
+    const single = agent.run('Wait.', { runId: 'run_cancel_one' });
+    await expect.poll(() => pool.query("SELECT 1 FROM actorloop.effects WHERE actor_id = 'run_cancel_one' AND kind = 'tool'").then((r) => r.rowCount), { timeout: 10_000 }).toBe(1);
+    await runtime.cancel('run_cancel_one', 'changed my mind');
+    await expect(single).rejects.toThrow(RunCancelledError);
+
+    const vote = runtime.strategy('vote_waiters', { strategy: strategies.vote({ samples: 2 }), subAgent: agent });
+    const voting = vote.run('Wait twice.', { runId: 'run_cancel_vote' });
+    voting.catch(() => undefined);
+    await expect.poll(() => status('run_cancel_vote-r1-b1'), { timeout: 10_000 }).toBe('running');
+    await runtime.cancel('run_cancel_vote');
+    await expect(voting).rejects.toMatchObject({ code: 'strategy_cancelled' });
+    await expect.poll(async () => [await status('run_cancel_vote-r1-b0'), await status('run_cancel_vote-r1-b1')], { timeout: 10_000 }).toEqual(['cancelled', 'cancelled']);
+    await expect(runtime.cancel('run_cancel_vote')).rejects.toThrow(/already ended \(cancelled\)/);
+    release();
   });
 });
