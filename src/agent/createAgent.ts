@@ -98,8 +98,10 @@ export function createAgent(config: AgentConfig): Agent {
   const traces = createTraces({ agentId, journal, ...(store === undefined ? {} : { store }) });
   bus.attach(journal.write);
   // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
-  if (settings.events !== undefined) bus.events$.subscribe(settings.events);
-  if (settings.telemetry !== undefined) traceEvents(bus.events$, settings.telemetry === true ? {} : settings.telemetry);
+  // A durable agent's entries are those its runs committed, wherever they ran (a worker's steps replay them locally).
+  const entries$ = durable?.events$ ?? bus.events$;
+  if (settings.events !== undefined) entries$.subscribe(settings.events);
+  if (settings.telemetry !== undefined) traceEvents(entries$, settings.telemetry === true ? {} : settings.telemetry);
   const breakers: BreakerRegistry | undefined =
     settings.breakers === false
       ? undefined
@@ -291,7 +293,7 @@ export function createAgent(config: AgentConfig): Agent {
   };
   const agent: Agent = {
     id: agentId,
-    events$: durable?.events$ ?? bus.events$,
+    events$: entries$,
     tokens$: bus.tokens$,
     journal,
     tools: registry.names,

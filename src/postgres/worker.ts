@@ -31,6 +31,8 @@ export interface WorkerOptions {
   readonly staleAfterMs?: number;
   /** How often graphile-worker polls for jobs it was not told of (retries), in ms (default 2 s). */
   readonly pollIntervalMs?: number;
+  /** How often the empty queues of finished runs are removed, in ms (default 60 s). */
+  readonly cleanupEveryMs?: number;
 }
 
 export interface DurableWorker {
@@ -117,6 +119,12 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     const ids = stale.rows.flatMap((row) => row.queue_workers);
     if (ids.length > 0) await utils.forceUnlockWorkers(ids);
   };
+  // One queue per run: graphile-worker keeps a row per queue until it is collected.
+  const cleanupEveryMs = positive(options.cleanupEveryMs, 'cleanupEveryMs') ?? 60_000;
+  const collector = setInterval(() => {
+    utils.cleanup({ tasks: ['GC_JOB_QUEUES'] }).catch((error: unknown) => console.warn(`[actorloop worker] queue cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
+  }, cleanupEveryMs);
+  collector.unref();
   await beat();
   const timer = setInterval(() => {
     beat()
@@ -131,6 +139,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(timer);
+        clearInterval(collector);
         await runner.stop();
         await utils.release();
         await engine.pool.query(`DELETE FROM ${SCHEMA}.workers WHERE id = $1`, [id]).catch(() => undefined);

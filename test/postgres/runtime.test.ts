@@ -24,7 +24,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await runtime.migrate();
     await prepareEffectTables(pool);
     // Serves every agent created with `runtime` in this process, whenever it was created.
-    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
+    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200, cleanupEveryMs: 500 });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -164,5 +164,12 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await expect.poll(async () => [await status('run_cancel_vote-r1-b0'), await status('run_cancel_vote-r1-b1')], { timeout: 10_000 }).toEqual(['cancelled', 'cancelled']);
     await expect(runtime.cancel('run_cancel_vote')).rejects.toThrow(/already ended \(cancelled\)/);
     release();
+  });
+
+  it('removes the queues of runs that have nothing left to do', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'tidy', calls: 1 });
+    await Promise.all([agent.run('One.'), agent.run('Two.')]);
+    const queues = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_job_queues')).rows[0]?.n;
+    await expect.poll(queues, { timeout: 10_000 }).toBe(0);
   });
 });
