@@ -6,6 +6,8 @@
  * added in the same transaction), bump the run's version and notify listeners.
  */
 import type pg from 'pg';
+import { z } from 'zod';
+import { Message } from '../core/messages.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ActorloopError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -143,7 +145,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   engine.steps.set(actorId, step);
   try {
     const agent = bound.agent();
-    const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row.options), runId: actorId }) : agent.resume(actorId);
+    const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row), runId: actorId }) : agent.resume(actorId);
     const ending = await advanceRun(handle, step, event);
     return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
   } finally {
@@ -273,9 +275,19 @@ async function loadOutcomes(client: pg.PoolClient, actorId: string): Promise<Map
   return outcomes;
 }
 
-/** The run options a queued run was given (checked when it was queued). */
-function runOptions(options: unknown): { limits?: Record<string, number>; history?: never[] } {
-  return typeof options === 'object' && options !== null ? (options as { limits?: Record<string, number>; history?: never[] }) : {};
+/** The options a run was queued with (limits, history), as its row keeps them. */
+const QueuedOptions = z.object({
+  limits: z.object({ maxIterations: z.number(), maxTotalTokens: z.number(), timeoutMs: z.number(), maxRepairTurns: z.number() }).partial().optional(),
+  history: z.array(Message).optional(),
+});
+
+function runOptions(row: ActorRow): z.infer<typeof QueuedOptions> {
+  const parsed = QueuedOptions.safeParse(row.options);
+  if (parsed.success) return parsed.data;
+  throw new CorruptRowError(
+    `Row id=${row.id} of ${SCHEMA}.actors has options that are not a run's (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`,
+    { table: `${SCHEMA}.actors`, row: `id=${row.id}`, runId: row.id },
+  );
 }
 
 /** A result as the actors table keeps it: JSON, the thrown cause reduced to its error data. */

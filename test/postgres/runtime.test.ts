@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { z } from 'zod';
 import { createAgent, createAgentSystem, defineTool, strategies } from '../../src/index.ts';
-import { RunCancelledError } from '../../src/errors.ts';
+import { MaxIterationsError, RunCancelledError } from '../../src/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
@@ -171,5 +171,12 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await Promise.all([agent.run('One.'), agent.run('Two.')]);
     const queues = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_job_queues')).rows[0]?.n;
     await expect.poll(queues, { timeout: 10_000 }).toBe(0);
+  });
+
+  it('a run queued with limits keeps them in the worker, and fails with the same typed error as in memory', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'limited', calls: 3 });
+    const error = await agent.run('Record three numbers.', { limits: { maxIterations: 1 } }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(MaxIterationsError);
+    expect(error).toMatchObject({ result: { status: 'failed', reason: 'max_iterations', iterations: 1 } });
   });
 });
