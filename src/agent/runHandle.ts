@@ -84,7 +84,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   // The machine emits the same events again while it re-takes recorded steps: as many as the
   // journal holds are skipped, the rest (emitted after the last write before the crash) are new.
   let alreadyJournaled = recovered === undefined || recovered.snapshot !== undefined ? 0 : machineEventsIn(recovered.eventCounts);
-  if (replay !== undefined) {
+  if (replay !== undefined && recovered?.continued !== true) {
     publish({
       type: 'run.resumed',
       replayed: recovered?.replay.length ?? 0,

@@ -48,6 +48,8 @@ export interface RecoveredRun {
   /** The iteration of the last journal entry. */
   readonly iteration: number;
   readonly warnings: readonly string[];
+  /** The run goes on by design, not after an interruption (a durable run's next step): no `run.resumed` entry. */
+  readonly continued?: true;
 }
 
 /**

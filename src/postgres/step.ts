@@ -235,8 +235,8 @@ async function advanceRun(handle: AgentRun, step: StepContext, event: StepEvent)
     handle.cancel(event.cancel);
     return { kind: 'ended', result: await handle.settled };
   }
-  const calls = [...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request] : []));
-  step.run.seal({ keys: new Set(calls.map((call) => call.idempotencyKey)), callIds: new Set(calls.map((call) => call.toolCallId)) });
+  const inFlight = new Set([...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request.idempotencyKey] : [])));
+  step.run.seal(inFlight, handle.phase() === 'awaitingHuman');
   handle.cancel('the step ended: the run waits for its next event');
   await handle.settled;
   return { kind: 'rest' };

@@ -11,7 +11,9 @@ import { recover } from '../persistence/recover.ts';
 import { LOG_VERSION, META_VERSION, type LogRecord, type RunMeta, type RunStatus } from '../persistence/records.ts';
 import type { RunLog } from '../persistence/runLog.ts';
 import { RunWriter, type RunStore } from '../persistence/fileStore.ts';
-import { journalEntries } from '../persistence/runWriter.ts';
+import { journalEntries, type ReplyRecord } from '../persistence/runWriter.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { ToolOutcome } from '../core/run.ts';
 import { RunFinishedError } from '../persistence/errors.ts';
 
 /** One durable run as a step sees it: what its log held, and what the step appends. */
@@ -39,23 +41,34 @@ export class StepRun {
 
   /** Writes what the run's writer still buffers (its journal) into `added`. */
   flush: () => void = () => undefined;
+  /**
+   * The sequence of the last journal entry before the run's last durable record (a phase reply,
+   * a human decision, a finished call): what a replay will not emit again.
+   */
+  settledSequence = Number.NEGATIVE_INFINITY;
 
   /**
    * Stop taking lines: what a run writes after the step decided to end is not the run's history.
-   * Calls still in flight leave no trace of this step: their write-ahead records (by call key)
-   * and `tool.started` entries (by call id) are dropped. The effects' rows say they are in flight,
-   * their jobs decide what an interruption means, and the step that gets their outcomes starts
-   * them in the journal.
+   * Work still in flight leaves no trace: the journal entries after the last durable record (the
+   * next step does that work again, and journals it then), and the write-ahead records of calls
+   * in flight (`inFlight`, by call key: their effects' rows say they are in flight, and their jobs
+   * decide what an interruption means). A run that waits for a human is settled where it is:
+   * everything it journaled stays.
    */
-  seal(inFlight: { readonly keys: ReadonlySet<string>; readonly callIds: ReadonlySet<string> } = { keys: new Set(), callIds: new Set() }): void {
+  seal(inFlight: ReadonlySet<string> = new Set(), waitsForHuman = false): void {
     if (this.#sealed) return;
     this.flush();
     this.#sealed = true;
-    if (inFlight.keys.size === 0) return;
+    const cut = waitsForHuman ? Number.POSITIVE_INFINITY : this.settledSequence;
     const kept: string[] = [];
     for (const line of this.added) {
-      if (line.includes('"kind":"call.started"') && inFlight.keys.has((JSON.parse(line) as { key: string }).key)) continue;
-      kept.push(line.includes('"kind":"journal"') && line.includes('"tool.started"') ? withoutStarts(line, inFlight.callIds) : line);
+      if (line.includes('"kind":"call.started"') && inFlight.has((JSON.parse(line) as { key: string }).key)) continue;
+      if (line.includes('"kind":"journal"')) {
+        const trimmed = journalUpTo(line, cut);
+        if (trimmed !== undefined) kept.push(trimmed);
+      } else if (line.includes('"kind":"event"')) {
+        if ((JSON.parse(line) as { entry: { sequence: number } }).entry.sequence <= cut) kept.push(line);
+      } else kept.push(line);
     }
     this.added.splice(0, this.added.length, ...kept);
   }
@@ -76,14 +89,15 @@ interface JournalLine {
   sequence: number[];
   elapsed: number[];
   iteration: number[];
-  events: { type: string; toolCallId?: string }[];
+  events: unknown[];
 }
 
-/** A journal line without the `tool.started` entries of the given calls. */
-function withoutStarts(line: string, callIds: ReadonlySet<string>): string {
+/** A journal line with only its entries up to `cut`; undefined when none is left. */
+function journalUpTo(line: string, cut: number): string | undefined {
   const record = JSON.parse(line) as JournalLine;
-  const keep = record.events.map((event) => !(event.type === 'tool.started' && event.toolCallId !== undefined && callIds.has(event.toolCallId)));
+  const keep = record.sequence.map((sequence) => sequence <= cut);
   if (keep.every(Boolean)) return line;
+  if (!keep.some(Boolean)) return undefined;
   const pick = <T>(column: T[]): T[] => column.filter((_, index) => keep[index]);
   return JSON.stringify({ ...record, sequence: pick(record.sequence), elapsed: pick(record.elapsed), iteration: pick(record.iteration), events: pick(record.events) });
 }
@@ -104,6 +118,29 @@ function stepLog(run: StepRun): RunLog {
   };
 }
 
+/** A RunWriter that notes where the run's durable records stand in its journal. */
+class StepWriter extends RunWriter {
+  #lastSequence = Number.NEGATIVE_INFINITY;
+  constructor(
+    private readonly run: StepRun,
+    ...args: ConstructorParameters<typeof RunWriter>
+  ) {
+    super(...args);
+  }
+  override event(entry: JournalEntry): void {
+    this.#lastSequence = entry.sequence;
+    super.event(entry);
+  }
+  override reply(record: ReplyRecord): void {
+    this.run.settledSequence = this.#lastSequence;
+    super.reply(record);
+  }
+  override callFinished(key: string, outcome: ToolOutcome): void {
+    this.run.settledSequence = this.#lastSequence;
+    super.callFinished(key, outcome);
+  }
+}
+
 function stepWriter(run: StepRun): RunWriter {
   const meta = run.meta();
   const openMeta = () =>
@@ -116,7 +153,7 @@ function stepWriter(run: StepRun): RunWriter {
       },
       meta,
     );
-  const writer = new RunWriter(stepLog(run), openMeta, meta, { file: '', gen: 0, release: () => undefined }, true);
+  const writer = new StepWriter(run, stepLog(run), openMeta, meta, { file: '', gen: 0, release: () => undefined }, true);
   run.flush = () => writer.flushSync();
   return writer;
 }
@@ -155,7 +192,7 @@ export function createStepStore(): StepStore {
       if (end?.kind === 'end' && end.resumable !== true) {
         throw new RunFinishedError(`Run ${runId} already ended (${end.status}).`, { file: `postgres:actorloop.log/${runId}`, runId });
       }
-      const recovered = recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`);
+      const recovered = { ...recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`), continued: true as const };
       return { writer: stepWriter(run), recovered };
     },
     async listRuns() {

@@ -44,6 +44,14 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const journal = await runtime.journal(result.runId);
     expect(journal.filter((entry) => entry.event.type === 'run.terminated')).toHaveLength(1);
     expect(journal.filter((entry) => entry.event.type === 'tool.finished')).toHaveLength(3);
+    // Read like a run made in one go: in order, without gaps, each tool started once, no entry per step.
+    expect(journal.map((entry) => entry.sequence)).toEqual(journal.map((_, i) => i));
+    expect(journal.filter((entry) => entry.event.type === 'tool.started')).toHaveLength(3);
+    expect(journal.filter((entry) => entry.event.type === 'run.resumed')).toHaveLength(0);
+    // The same entries, kind for kind, as the same agent run in memory.
+    const local = counterAgent(undefined, pool, { id: 'counter_in_memory', calls: 3 });
+    const inMemory = await local.run('Record three numbers.');
+    expect(journal.map((entry) => entry.event.type)).toEqual(local.journal.entries(inMemory.runId).map((entry) => entry.event.type));
   });
 
   it('runs a strategy whose branches are durable runs of their own, and its scorer calls as jobs', async () => {
@@ -81,6 +89,8 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const approved = agent.run('Send it.', { runId: 'run_approve' });
     await expect.poll(() => waiting('run_approve'), { timeout: 10_000 }).toBe('awaiting_human');
     expect(sent).toBe(0);
+    // The wait is in the journal while it lasts, for whoever watches the run.
+    expect((await runtime.journal('run_approve')).map((entry) => entry.event.type)).toContain('human.awaiting');
     await runtime.approve('run_approve');
     expect(await approved).toMatchObject({ status: 'done', text: 'tool said: sent #1' });
 
@@ -178,5 +188,22 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const error = await agent.run('Record three numbers.', { limits: { maxIterations: 1 } }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(MaxIterationsError);
     expect(error).toMatchObject({ result: { status: 'failed', reason: 'max_iterations', iterations: 1 } });
+  });
+
+  it('journals each hook and each call once, as the same agent in memory does', async () => {
+    const hooks = { beforeModelCall: () => undefined, beforeToolCall: () => undefined, afterToolCall: () => undefined, onTurnStart: () => undefined };
+    const model = scriptedModel(
+      (request) => (request.messages.filter((m) => m.role === 'tool').length >= 2 ? { text: 'two' } : { toolCalls: [{ id: `e${request.messages.length}`, name: 'echo', arguments: { v: 'x' } }] }),
+      { recordCalls: false },
+    );
+    const echo = defineTool({ name: 'echo', description: 'Echo.', input: z.object({ v: z.string() }), execute: ({ v }) => v });
+    const durable = createAgent({ id: 'hooked', model, tools: [echo], hooks, runtime });
+    const local = createAgent({ id: 'hooked_in_memory', model, tools: [echo], hooks });
+    const remote = await durable.run('Echo twice.');
+    const here = await local.run('Echo twice.');
+    const types = (entries: readonly { event: { type: string } }[]) => entries.map((entry) => entry.event.type);
+    const journal = await runtime.journal(remote.runId);
+    expect(types(journal).filter((type) => type === 'hook.completed').length).toBeGreaterThanOrEqual(7);
+    expect(types(journal)).toEqual(types(local.journal.entries(here.runId)));
   });
 });
