@@ -1,7 +1,8 @@
 /**
  * `npm run bench` — actorloop beside two floors, (a) a bare async loop with the model inline and
  * (b) the leanest XState loop, in one run: cost per loop iteration (react-10, react-100), durable
- * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection and strategy fan-out.
+ * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection, strategy fan-out
+ * and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
  * `npm run bench:peers` adds the Vercel AI SDK, OpenAI Agents JS and LangGraph.js (installed
  * into bench/peers on first use) and writes bench/RESULTS.md. Figures, not a test: nothing here
  * fails on a threshold; every run is checked for its answer and call counts.
@@ -27,6 +28,7 @@ import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
 import { measureTraceBuilding } from './traces.ts';
 import { measureExperienceRetrieval } from './experiences.ts';
+import { measurePostgres } from './postgres.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -56,6 +58,8 @@ interface Settings {
   readonly hooks: RoundOptions;
   readonly traceRepeats: number;
   readonly experienceQueries: number;
+  /** The PostgreSQL section: agents submitted at once per throughput run, and sequential runs timed. */
+  readonly postgres: { readonly agents: number; readonly sequentialRuns: number };
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -74,6 +78,7 @@ const settings: Settings = quick
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
       experienceQueries: 20,
+      postgres: { agents: 100, sequentialRuns: 5 },
     }
   : {
       iterations: [
@@ -93,6 +98,7 @@ const settings: Settings = quick
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
       traceRepeats: 500,
       experienceQueries: 200,
+      postgres: { agents: 2000, sequentialRuns: 20 },
     };
 
 async function main(): Promise<void> {
@@ -145,8 +151,11 @@ async function measureAll(scratch: string): Promise<void> {
   const traces = await measureTraceBuilding({ n: 100, repeats: settings.traceRepeats });
   log('experience retrieval at 10 000 items');
   const experiences = await measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries });
+  log('the durable runtime on PostgreSQL: throughput on one and two worker processes, step latency, cost per iteration');
+  const postgres = await measurePostgres({ ...settings.postgres, log });
+  if ('skipped' in postgres) log(postgres.skipped);
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences };
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences, postgres };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);

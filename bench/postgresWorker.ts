@@ -1,0 +1,26 @@
+/**
+ * A worker process of the PostgreSQL section: `node <bench flags> postgresWorker.ts <url> <options json>`.
+ * It prints `ready` once it takes jobs, and stops cleanly on SIGTERM.
+ */
+import { createPostgresRuntime, runWorker } from '../src/postgres/index.ts';
+import { benchAgent } from './postgresAgents.ts';
+
+export interface PostgresWorkerOptions {
+  readonly concurrency: number;
+  readonly delayMs: number;
+}
+
+const [url, json] = process.argv.slice(2);
+const options = JSON.parse(json ?? '{}') as PostgresWorkerOptions;
+// graphile-worker needs a few connections of its own besides one per job.
+const runtime = createPostgresRuntime({ connectionString: url, poolSize: options.concurrency + 4 });
+benchAgent(runtime, { delayMs: options.delayMs });
+const worker = await runWorker({ runtime, concurrency: options.concurrency, pollIntervalMs: 500 });
+process.stdout.write(`ready ${worker.id}\n`);
+process.on('SIGTERM', () => {
+  void (async () => {
+    await worker.stop();
+    await runtime.close();
+    process.exit(0);
+  })();
+});
