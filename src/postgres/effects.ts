@@ -39,7 +39,8 @@ export async function runEffect(engine: Engine, actorId: string, key: string, ab
       new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`),
     );
   } else {
-    await engine.pool.query(`UPDATE ${SCHEMA}.effects SET status = 'running', attempts = attempts + 1 WHERE actor_id = $1 AND key = $2`, [actorId, key]);
+    // Only a call that must not be made twice needs to be known as begun before it is made.
+    if (tool !== undefined && !tool.idempotent) await engine.pool.query(`UPDATE ${SCHEMA}.effects SET status = 'running', attempts = attempts + 1 WHERE actor_id = $1 AND key = $2`, [actorId, key]);
     outcome = bound.redact(await call(bound, request, abort));
   }
   await settleEffect(engine.pool, actorId, key, outcome);

@@ -112,7 +112,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   // One listening connection, opened on first need: run results and journal entries as they commit.
   let listener: Promise<pg.Client> | undefined;
-  const waiters = new Map<string, (status: string) => void>();
+  /** Who waits for news of a run: each is called once with the next notice about it. */
+  const waiters = new Map<string, Set<() => void>>();
   const feeds = new Map<string, Subject<JournalEntry>>();
   /** Entries are read in notification order, one batch at a time, so each feed stays in order. */
   let reading = Promise.resolve();
@@ -125,7 +126,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       client.on('notification', (message) => {
         const notice = parseNotice(message.payload);
         if (notice === undefined) return;
-        if (FINAL.has(notice.status) || notice.status === 'awaiting_human') waiters.get(notice.actor)?.(notice.status);
+        if (FINAL.has(notice.status) || notice.status === 'awaiting_human') for (const wake of waiters.get(notice.actor) ?? []) wake();
         const feed = feeds.get(notice.agent);
         if (feed !== undefined && notice.to > notice.from) reading = reading.then(() => emitEntries(feed, notice), () => emitEntries(feed, notice));
       });
@@ -154,16 +155,21 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   const finished = async (runId: string): Promise<StoredResult> => {
     await listen();
     for (;;) {
-      const { status, result } = await readResult(runId);
-      if (FINAL.has(status) && result !== null) return result;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 5_000);
-        waiters.set(runId, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      waiters.delete(runId);
+      // Listening before reading: a notice that arrives while the row is read is not lost.
+      let wake!: () => void;
+      const news = new Promise<void>((resolve) => (wake = resolve));
+      const timer = setTimeout(wake, 5_000);
+      const waiting = waiters.get(runId) ?? new Set();
+      waiters.set(runId, waiting.add(wake));
+      try {
+        const { status, result } = await readResult(runId);
+        if (FINAL.has(status) && result !== null) return result;
+        await news;
+      } finally {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        if (waiting.size === 0 && waiters.get(runId) === waiting) waiters.delete(runId);
+      }
     }
   };
 

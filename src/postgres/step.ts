@@ -11,11 +11,10 @@ import { Message } from '../core/messages.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ActorloopError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
-import { parseLine } from '../persistence/runLog.ts';
-import type { LogRecord } from '../persistence/records.ts';
 import type { AgentRun } from '../agent/types.ts';
-import { EffectOutcome, StepContext } from './durable.ts';
-import { CHANNEL, type Engine } from './engine.ts';
+import { StepContext, type EffectRequest } from './durable.ts';
+import { loadRun } from './load.ts';
+import { CHANNEL, EFFECT_TASK, type Engine } from './engine.ts';
 import { cancelChildren, requestEffects, settleEffect } from './outbox.ts';
 import { advanceStrategy } from './strategies.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
@@ -60,55 +59,71 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
   const client = await engine.pool.connect();
   try {
     await client.query('BEGIN');
-    const found = await client.query<ActorRow>(
-      `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
-      [actorId],
+    const found = await client.query<ActorRow & { applied: boolean }>(
+      `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at,
+              EXISTS (SELECT 1 FROM ${SCHEMA}.inbox WHERE actor_id = $1 AND event_id = $2) AS applied
+       FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
+      [actorId, event.id],
     );
     const row = found.rows[0];
     if (row === undefined) throw new DurableRunError(`No durable run ${actorId}: its row is gone (deleted?). The event ${event.id} is dropped.`, { runId: actorId });
-    // A run that ended takes no more events (calls it asked for may still report in).
-    if (FINAL.has(row.status)) {
+    // An event applied before (delivered twice), or one for a run that ended (calls it asked for may still report in).
+    if (row.applied || FINAL.has(row.status)) {
       await client.query('COMMIT');
       return;
     }
     const version = Number(row.version) + 1;
-    const fresh = await client.query(`INSERT INTO ${SCHEMA}.inbox (actor_id, event_id, version, worker, started_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`, [
-      actorId,
-      event.id,
-      version,
-      workerId,
-      new Date(started),
-    ]);
-    if (fresh.rowCount === 0) {
-      await client.query('COMMIT');
-      return;
-    }
     const outcome = await advance(engine, client, row, event);
     const { lines, step } = outcome;
     const from = row.log_length;
-    if (lines.length > 0) {
-      await client.query(`INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord)`, [
+    const result = outcome.result;
+    const status = result?.status ?? step.run.status;
+    // A run that ended needs none of the calls it asked for on its way (a cancelled one).
+    const requested = result === undefined ? step.requested : new Map<string, EffectRequest>();
+    const children = [...requested.values()].some((request) => request.kind === 'child');
+    // Everything but a parent's children in one statement: the log, the calls and their jobs, the inbox, the row, the notification.
+    const written = await client.query<{ updated: number }>(
+      `WITH logged AS (
+         INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) RETURNING 1
+       ), calls AS (
+         INSERT INTO ${SCHEMA}.effects (actor_id, key, kind, status, request)
+         SELECT $1, key, request->>'kind', 'pending', request FROM unnest($4::text[], $5::jsonb[]) AS t(key, request)
+         WHERE request->>'kind' <> 'child'
+         ON CONFLICT DO NOTHING RETURNING key
+       ), jobs AS (
+         SELECT graphile_worker.add_job($6, json_build_object('actor', $1::text, 'key', key)) FROM calls
+       ), inboxed AS (
+         INSERT INTO ${SCHEMA}.inbox (actor_id, event_id, version, worker, started_at, applied_at) VALUES ($1, $7, $8, $9, $10, $11) RETURNING 1
+       ), updated AS (
+         UPDATE ${SCHEMA}.actors SET version = $8, status = $12, result = COALESCE($13::jsonb, result), log_length = $2::int + cardinality($3::text[]), updated_at = now()
+         WHERE id = $1 AND version = $8 - 1 RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM jobs) AS jobs, pg_notify($14, $15)`,
+      [
         actorId,
         from,
         lines,
-      ]);
-    }
-    const result = outcome.result;
-    // A run that ended needs none of the calls it asked for on its way (a cancelled one).
-    if (result === undefined) await requestEffects(client, actorId, step.requested);
-    const status = result?.status ?? step.run.status;
-    const updated = await client.query(
-      `UPDATE ${SCHEMA}.actors SET version = $2, status = $3, result = COALESCE($4::jsonb, result), log_length = $5, updated_at = now() WHERE id = $1 AND version = $2 - 1`,
-      [actorId, version, status, result === undefined ? null : JSON.stringify(result), from + lines.length],
+        [...requested.keys()],
+        [...requested.values()].map((request) => JSON.stringify(request)),
+        EFFECT_TASK,
+        event.id,
+        version,
+        workerId,
+        new Date(started),
+        new Date(),
+        status,
+        result === undefined ? null : JSON.stringify(result),
+        CHANNEL,
+        JSON.stringify({ actor: actorId, agent: row.agent_id, status, from, to: from + lines.length }),
+      ],
     );
     // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
-    if (updated.rowCount !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
+    if (written.rows[0]?.updated !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
+    if (children) await requestEffects(client, actorId, new Map([...requested].filter(([, request]) => request.kind === 'child')));
     // A cancelled run's sub-agent runs are cancelled with it.
     if (result?.status === 'cancelled') await cancelChildren(client, actorId);
     // A sub-agent run that ended wakes the run that waits for it.
     if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
-    await client.query(`UPDATE ${SCHEMA}.inbox SET applied_at = $3 WHERE actor_id = $1 AND event_id = $2`, [actorId, event.id, new Date()]);
-    await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status, from, to: from + lines.length })]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -128,8 +143,7 @@ interface Advanced {
 /** Replay the run in this process and let it go on as far as it can without a new event. */
 async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, event: StepEvent): Promise<Advanced> {
   const actorId = row.id;
-  const records = await loadLog(client, actorId);
-  const outcomes = await loadOutcomes(client, actorId);
+  const { records, outcomes } = await loadRun(client, actorId);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
   if (row.kind === 'strategy') {
     const bound = engine.strategies.get(row.agent_id);
@@ -143,11 +157,20 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   const step = new StepContext(run, outcomes, bound.redact);
   engine.store.begin(run);
   engine.steps.set(actorId, step);
+  let handle: AgentRun | undefined;
   try {
     const agent = bound.agent();
-    const handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row), runId: actorId }) : agent.resume(actorId);
+    handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row), runId: actorId }) : agent.resume(actorId);
     const ending = await advanceRun(handle, step, event);
     return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
+  } catch (error) {
+    // Nothing of a failed step is kept; its run must not live on here either (its retry starts it again).
+    if (handle !== undefined) {
+      run.seal();
+      handle.cancel('the step failed');
+      await handle.settled;
+    }
+    throw error;
   } finally {
     engine.store.end(actorId);
     engine.steps.delete(actorId);
@@ -240,39 +263,6 @@ async function advanceRun(handle: AgentRun, step: StepContext, event: StepEvent)
   handle.cancel('the step ended: the run waits for its next event');
   await handle.settled;
   return { kind: 'rest' };
-}
-
-async function loadLog(client: pg.PoolClient, actorId: string): Promise<LogRecord[]> {
-  const result = await client.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 ORDER BY seq`, [actorId]);
-  return result.rows.map(({ seq, line }, index) => {
-    if (seq !== index) throw corruptLog(actorId, seq, `a gap in the sequence (expected ${index})`);
-    const parsed = parseLine(line);
-    if (!parsed.ok) throw corruptLog(actorId, seq, parsed.reason);
-    return parsed.value;
-  });
-}
-
-function corruptLog(actorId: string, seq: number, why: string): CorruptRowError {
-  return new CorruptRowError(
-    `Row actor_id=${actorId}, seq=${seq} of ${SCHEMA}.log is corrupt (${why}); the run cannot be replayed. It was left untouched: restore it from a backup, or delete the run.`,
-    { table: `${SCHEMA}.log`, row: `actor_id=${actorId}, seq=${seq}`, runId: actorId },
-  );
-}
-
-async function loadOutcomes(client: pg.PoolClient, actorId: string): Promise<Map<string, EffectOutcome>> {
-  const result = await client.query<{ key: string; outcome: unknown }>(`SELECT key, outcome FROM ${SCHEMA}.effects WHERE actor_id = $1 AND status = 'done'`, [actorId]);
-  const outcomes = new Map<string, EffectOutcome>();
-  for (const { key, outcome } of result.rows) {
-    const parsed = EffectOutcome.safeParse(outcome);
-    if (!parsed.success) {
-      throw new CorruptRowError(
-        `Row actor_id=${actorId}, key=${key} of ${SCHEMA}.effects has an outcome that is not one (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched: fix or delete it.`,
-        { table: `${SCHEMA}.effects`, row: `actor_id=${actorId}, key=${key}`, runId: actorId },
-      );
-    }
-    outcomes.set(key, parsed.data);
-  }
-  return outcomes;
 }
 
 /** The options a run was queued with (limits, history), as its row keeps them. */

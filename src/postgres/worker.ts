@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { makeWorkerUtils, run, type Runner, type Task, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
@@ -89,7 +89,18 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
   };
   const effect: Task = async (payload, helpers) => {
     const { actor, key } = EffectPayload.parse(payload);
-    await runEffect(engine, actor, key, helpers.abortSignal);
+    // The pool's shutdown signal is shared by every job: one listener per job in hand, and each
+    // call gets a signal of its own for whatever the model or tool hangs on it.
+    setMaxListeners(concurrency + 10, helpers.abortSignal);
+    const controller = new AbortController();
+    const forward = (): void => controller.abort(helpers.abortSignal.reason);
+    if (helpers.abortSignal.aborted) forward();
+    else helpers.abortSignal.addEventListener('abort', forward, { once: true });
+    try {
+      await runEffect(engine, actor, key, controller.signal);
+    } finally {
+      helpers.abortSignal.removeEventListener('abort', forward);
+    }
   };
   const queueWorkers: string[] = [];
   // Listened to before `run`, which creates the pool's workers before it returns.

@@ -1,0 +1,24 @@
+import pg from 'pg';
+import { it } from 'vitest';
+import { createPostgresRuntime, runWorker } from '../../src/postgres/index.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { benchAgent } from '../../bench/postgresAgents.ts';
+it('prof', async () => {
+  const url = await freshDatabase('prof');
+  const pool = new pg.Pool({ connectionString: url });
+  const runtime = createPostgresRuntime({ connectionString: url, migrate: true });
+  await runtime.migrate();
+  const agent = benchAgent(runtime, { delayMs: 0 });
+  const w = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
+  await agent.run('warm');
+  const t0 = performance.now();
+  const r = await agent.run('Call the noop tool ten times, then answer.');
+  const total = performance.now() - t0;
+  const steps = (await pool.query("SELECT extract(epoch from started_at)*1000 AS s, extract(epoch from applied_at)*1000 AS a FROM actorloop.inbox WHERE actor_id=$1 ORDER BY version", [r.runId])).rows;
+  const effects = (await pool.query("SELECT key, extract(epoch from created_at)*1000 AS c, extract(epoch from finished_at)*1000 AS f FROM actorloop.effects WHERE actor_id=$1 ORDER BY created_at", [r.runId])).rows;
+  const t = Number(steps[0].s);
+  console.log('total', total.toFixed(1));
+  console.log('steps', steps.map((x) => `${(x.s - t).toFixed(1)}-${(x.a - t).toFixed(1)}`).join(' '));
+  console.log('effects', effects.map((x) => `${(x.c - t).toFixed(1)}-${(x.f - t).toFixed(1)}`).join(' '));
+  await w.stop(); await runtime.close(); await pool.end();
+});
