@@ -95,7 +95,7 @@ export function createAgent(config: AgentConfig): Agent {
   const bus = new EventBus();
   const hooks = createHookRunner(settings.hooks, redactor.deep);
   const journal = new MemoryJournal(settings.journalCapacity);
-  const traces = createTraces({ agentId, journal, ...(store === undefined ? {} : { store }) });
+  const traces = createTraces({ agentId, journal, ...(durable !== undefined ? { runs: durable.runs } : store === undefined ? {} : { store }) });
   bus.attach(journal.write);
   // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
   // A durable agent's entries are those its runs committed, wherever they ran (a worker's steps replay them locally).

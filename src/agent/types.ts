@@ -28,7 +28,7 @@ import type { Tool } from '../tools/types.ts';
 import type { McpServerConfig } from '../mcp/connect.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
-import type { Traces } from '../traces/query.ts';
+import type { RunSource, Traces } from '../traces/query.ts';
 import type { TelemetryOptions } from '../telemetry/index.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
 import type { SessionMemory, SessionStore } from '../sessions/index.ts';
@@ -129,6 +129,8 @@ export interface BoundRuntime {
   prepare(task: string, options: RunOptions): PreparedRun;
   /** Every journal entry of the agent's runs, from whichever process ran them. */
   readonly events$: Observable<JournalEntry>;
+  /** The agent's runs and their journals, for its traces. */
+  readonly runs: RunSource;
 }
 
 /**

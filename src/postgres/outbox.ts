@@ -6,13 +6,14 @@ import type { EffectOutcome, EffectRequest } from './durable.ts';
 
 type Db = pg.Pool | pg.PoolClient;
 
-/** Record an outcome once and queue the event that wakes the run waiting for it. */
+/** Record an outcome once and queue the event that wakes the run waiting for it (unless it ended: it needs no more events). */
 export async function settleEffect(db: Db, actorId: string, key: string, outcome: EffectOutcome): Promise<void> {
   await db.query(
     `WITH done AS (
        UPDATE ${SCHEMA}.effects SET status = 'done', outcome = $3, finished_at = now() WHERE actor_id = $1 AND key = $2 AND status <> 'done' RETURNING 1
      )
-     SELECT graphile_worker.add_job($4, json_build_object('actor', $1::text, 'event', json_build_object('id', $2::text)), queue_name := $5) FROM done`,
+     SELECT graphile_worker.add_job($4, json_build_object('actor', $1::text, 'event', json_build_object('id', $2::text)), queue_name := $5)
+     FROM done, ${SCHEMA}.actors AS actors WHERE actors.id = $1 AND actors.status NOT IN ('done', 'failed', 'cancelled')`,
     [actorId, key, JSON.stringify(outcome), STEP_TASK, queueOf(actorId)],
   );
 }

@@ -122,13 +122,19 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const client = new pg.Client({ connectionString });
       client.on('error', () => {
         listener = undefined;
+        // Subscribers keep following: listen again (entries committed meanwhile are not replayed to them).
+        if (feeds.size > 0) setTimeout(() => void listen().catch(() => undefined), 1_000).unref();
       });
       client.on('notification', (message) => {
         const notice = parseNotice(message.payload);
         if (notice === undefined) return;
         if (FINAL.has(notice.status) || notice.status === 'awaiting_human') for (const wake of waiters.get(notice.actor) ?? []) wake();
         const feed = feeds.get(notice.agent);
-        if (feed !== undefined && notice.to > notice.from) reading = reading.then(() => emitEntries(feed, notice), () => emitEntries(feed, notice));
+        if (feed !== undefined && notice.to > notice.from) {
+          reading = reading
+            .then(() => emitEntries(feed, notice))
+            .catch((error: unknown) => console.warn(`[actorloop] events of run ${notice.actor} could not be read: ${error instanceof Error ? error.message : String(error)}`));
+        }
       });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
@@ -252,6 +258,10 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
           const result: LoopResult = { ...stored, messages: stored.messages ?? [], ...(cause === undefined ? {} : { cause }) };
           if (result.status === 'done') return result;
           throw errorForResult(result);
+        },
+        runs: {
+          list: async () => (await runtime.listRuns({ agentId: binding.agentId, limit: 1_000 })).map((run) => ({ runId: run.runId, createdAt: run.createdAt.getTime() })),
+          entries: (runId) => runtime.journal(runId),
         },
         prepare: durablePrepare(binding.agentId, binding.redact, (task, runOptions) => bound.run(task, runOptions), (runId, reason) => runtime.cancel(runId, reason)),
         events$,

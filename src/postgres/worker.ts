@@ -133,7 +133,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
   // One queue per run: graphile-worker keeps a row per queue until it is collected.
   const cleanupEveryMs = positive(options.cleanupEveryMs, 'cleanupEveryMs') ?? 60_000;
   const collector = setInterval(() => {
-    utils.cleanup({ tasks: ['GC_JOB_QUEUES'] }).catch((error: unknown) => console.warn(`[actorloop worker] queue cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
+    collectQueues(engine, cleanupEveryMs).catch((error: unknown) => console.warn(`[actorloop worker] queue cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
   }, cleanupEveryMs);
   collector.unref();
   await beat();
@@ -156,6 +156,23 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
         await engine.pool.query(`DELETE FROM ${SCHEMA}.workers WHERE id = $1`, [id]).catch(() => undefined);
       })()),
   };
+}
+
+/**
+ * Remove the queues of runs that ended at least `afterMs` ago and hold no job. Not
+ * graphile-worker's own collector: it removes any empty queue, also one a transaction still open
+ * is adding a job to, and that job then never runs. A run that ended gets no more jobs (its
+ * calls' late results are not queued), so its queue can go once the transactions of its last
+ * moments are over.
+ */
+export async function collectQueues(engine: Engine, afterMs: number): Promise<void> {
+  await engine.pool.query(
+    `DELETE FROM graphile_worker._private_job_queues AS queues USING ${SCHEMA}.actors AS actors
+     WHERE queues.queue_name = 'actor:' || actors.id AND actors.status IN ('done', 'failed', 'cancelled')
+       AND actors.updated_at < now() - make_interval(secs => $1::double precision / 1000) AND queues.locked_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs AS jobs WHERE jobs.job_queue_id = queues.id)`,
+    [afterMs],
+  );
 }
 
 function positive(value: number | undefined, name: string): number | undefined {

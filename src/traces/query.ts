@@ -1,6 +1,7 @@
 /**
  * Looking traces up: an agent's runs, read from its store when it has one (every run, across
- * processes) or else from its in-memory journal (this process's recent runs).
+ * processes) or else from its in-memory journal (this process's recent runs); a durable agent's
+ * from its runtime's database.
  */
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
@@ -23,6 +24,14 @@ export interface TraceListOptions {
   readonly since?: number | Date;
   /** At most this many, newest first. Default 50. */
   readonly limit?: number;
+}
+
+/** Where a runtime that keeps runs elsewhere (in a database) reads an agent's runs from. */
+export interface RunSource {
+  /** The agent's runs, with when each was created (epoch ms). */
+  list(): Promise<readonly { readonly runId: string; readonly createdAt: number }[]>;
+  /** A run's journal; empty when there is no such run. */
+  entries(runId: string): Promise<readonly JournalEntry[]>;
 }
 
 export interface Traces {
@@ -48,9 +57,10 @@ const summary = (trace: Trace): TraceSummary => ({
  * const recent = await traces.list({ status: 'failed', since: Date.now() - 86_400_000, limit: 10 });
  * ```
  */
-export function createTraces(source: { readonly agentId: string; readonly journal: MemoryJournal; readonly store?: RunStore }): Traces {
-  const { agentId, journal, store } = source;
+export function createTraces(source: { readonly agentId: string; readonly journal: MemoryJournal; readonly store?: RunStore; readonly runs?: RunSource }): Traces {
+  const { agentId, journal, store, runs } = source;
   const entriesOf = async (runId: string): Promise<readonly JournalEntry[]> => {
+    if (runs !== undefined) return runs.entries(runId);
     if (store !== undefined && (await store.getRun(runId)) !== null) return store.readJournal(runId).entries;
     return journal.entries(runId);
   };
@@ -62,10 +72,11 @@ export function createTraces(source: { readonly agentId: string; readonly journa
       const since = options.since instanceof Date ? options.since.getTime() : (options.since ?? 0);
       const limit = options.limit ?? 50;
       const ids = new Map<string, number>();
-      if (store !== undefined) {
+      if (runs !== undefined) for (const run of await runs.list()) ids.set(run.runId, run.createdAt);
+      else if (store !== undefined) {
         for (const run of await store.listRuns()) if (run.status !== 'corrupt' && run.agentId === agentId) ids.set(run.runId, run.createdAt);
       }
-      for (const entry of journal.entries()) if (entry.agentId === agentId && !ids.has(entry.runId)) ids.set(entry.runId, entry.timestamp);
+      if (runs === undefined) for (const entry of journal.entries()) if (entry.agentId === agentId && !ids.has(entry.runId)) ids.set(entry.runId, entry.timestamp);
       const candidates = [...ids].filter(([, created]) => created >= since).sort((a, b) => b[1] - a[1]);
       const out: TraceSummary[] = [];
       // Newest first, and only as many traces built as the filter and the limit need.

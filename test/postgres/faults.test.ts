@@ -6,6 +6,7 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { CorruptRowError, createPostgresRuntime, DatabaseSchemaError, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
 import { runEffect } from '../../src/postgres/effects.ts';
+import { collectQueues } from '../../src/postgres/worker.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 
 const missing = postgresMissing();
@@ -96,5 +97,25 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     const small = createPostgresRuntime({ connectionString: url, poolSize: 3 });
     await expect(runWorker({ runtime: small, concurrency: 4 })).rejects.toThrow(/poolSize ≥ 6/);
     await small.close();
+  });
+
+  it('collects the queues of runs that ended long enough ago, never one a transaction still adds a job to', async () => {
+    await pool.query("INSERT INTO actorloop.actors (id, agent_id, status, task, updated_at) VALUES ('run_q_live', 'x', 'running', 't', now() - interval '1 hour'), ('run_q_old', 'x', 'done', 't', now() - interval '1 hour'), ('run_q_new', 'x', 'done', 't', now())");
+    await pool.query("INSERT INTO graphile_worker._private_job_queues (queue_name) VALUES ('actor:run_q_live'), ('actor:run_q_old'), ('actor:run_q_new')");
+    const adding = await pool.connect();
+    try {
+      await adding.query('BEGIN');
+      // graphile-worker's own collector would remove this empty queue now, and the job would never run.
+      await adding.query("SELECT graphile_worker.add_job('actorloop_noop', '{}', queue_name := 'actor:run_q_live')");
+      await collectQueues(engineOf(runtime), 60_000);
+      await adding.query('COMMIT');
+    } finally {
+      adding.release();
+    }
+    const queues = await pool.query<{ queue_name: string }>("SELECT queue_name FROM graphile_worker._private_job_queues WHERE queue_name LIKE 'actor:run_q_%' ORDER BY 1");
+    expect(queues.rows.map((row) => row.queue_name)).toEqual(['actor:run_q_live', 'actor:run_q_new']);
+    const job = await pool.query('SELECT 1 FROM graphile_worker._private_jobs AS jobs JOIN graphile_worker._private_job_queues AS queues ON queues.id = jobs.job_queue_id WHERE queues.queue_name = $1', ['actor:run_q_live']);
+    expect(job.rowCount).toBe(1);
+    await pool.query("DELETE FROM graphile_worker._private_jobs WHERE task_id IN (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'actorloop_noop')");
   });
 });

@@ -48,6 +48,11 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(journal.map((entry) => entry.sequence)).toEqual(journal.map((_, i) => i));
     expect(journal.filter((entry) => entry.event.type === 'tool.started')).toHaveLength(3);
     expect(journal.filter((entry) => entry.event.type === 'run.resumed')).toHaveLength(0);
+    // Its trace reads from the database: four model calls, three tool calls and their results.
+    const trace = await agent.traces.get(result.runId);
+    expect(trace?.steps.filter((step) => step.type === 'llm_call')).toHaveLength(4);
+    expect(trace?.steps.filter((step) => step.type === 'tool_result')).toHaveLength(3);
+    expect((await agent.traces.list()).map((summary) => summary.id)).toContain(result.runId);
     // The same entries, kind for kind, as the same agent run in memory.
     const local = counterAgent(undefined, pool, { id: 'counter_in_memory', calls: 3 });
     const inMemory = await local.run('Record three numbers.');
