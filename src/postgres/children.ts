@@ -5,28 +5,33 @@
  * the parent); elsewhere (an agent system's task) it is queued like `agent.run()`. In the
  * parent's actor tree it is a promise actor standing for the run.
  */
+import { createHash } from 'node:crypto';
 import { EMPTY } from 'rxjs';
 import { fromPromise } from 'xstate';
 import { ActorloopError, ConfigurationError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { AgentRun, PreparedRun, RunOptions } from '../agent/types.ts';
 import { newRunId } from '../persistence/records.ts';
-import { frames } from './durable.ts';
+import { calls, frames } from './durable.ts';
 
 export function durablePrepare(
   agentId: string,
   redact: <T>(value: T) => T,
-  submit: (task: string, options: RunOptions) => Promise<LoopResult>,
+  /** Queue a run; `join`: a run of that id that exists already is the one to wait for. */
+  submit: (task: string, options: RunOptions, join: boolean) => Promise<LoopResult>,
   cancel: (runId: string, reason: string) => Promise<void>,
 ) {
   return (task: string, options: RunOptions = {}): PreparedRun => {
     const frame = frames.getStore();
-    const runId = options.runId ?? newRunId();
+    // A run a worker's tool call starts (a delegation) is named after the call: the call made
+    // again after its worker died finds that run instead of starting a second one.
+    const call = frame === undefined ? calls.getStore() : undefined;
+    const runId = call === undefined ? (options.runId ?? newRunId()) : runIdOf(call.key, call.started++);
     // A parent outside any durable run (an agent system's task) queues the run now; stopping the
     // actor that stands for it cancels it. A durable parent asks for it as one of its effects.
     const outcome: Promise<LoopResult> =
       frame === undefined
-        ? submit(task, { ...options, runId }).catch((error: unknown) => failureResult(error, runId, agentId))
+        ? submit(task, { ...options, runId }, call !== undefined).catch((error: unknown) => failureResult(error, runId, agentId))
         : (frame.step.effect(`child:${runId}`, () => ({ kind: 'child', agentId, runId, task: redact(task), parentId: frame.runId }), undefined) as Promise<LoopResult>);
     const logic = fromPromise<LoopResult>(({ signal }) => {
       if (frame === undefined) signal.addEventListener('abort', () => void cancel(runId, 'its parent stopped it').catch(() => undefined), { once: true });
@@ -80,4 +85,9 @@ function failureResult(error: unknown, runId: string, agentId: string): LoopResu
     error: error instanceof ActorloopError ? error.toJSON() : { name: 'Error', code: 'unexpected', blame: 'runtime', message },
     cause: error,
   };
+}
+
+/** The id of the `n`th run a call starts. */
+function runIdOf(callKey: string, n: number): string {
+  return `run_${createHash('sha256').update(`${callKey}#${n}`).digest('hex').slice(0, 40)}`;
 }

@@ -103,6 +103,15 @@ export interface Frame {
 
 export const frames = new AsyncLocalStorage<Frame>();
 
+/** The tool call a worker's call job is making, for the runs it starts (a delegation's). */
+export interface CallScope {
+  /** The call's idempotency key. */
+  readonly key: string;
+  /** Runs it started so far. */
+  started: number;
+}
+export const calls = new AsyncLocalStorage<CallScope>();
+
 /** Run `work` (a strategy run, say) as the whole of a durable run's step: its calls find the step. */
 export function inFrame<T>(step: StepContext, runId: string, agentId: string, work: () => T): T {
   return frames.run({ step, runId, agentId, turn: 0, modelCalls: 0, toolCalls: new Map() }, work);

@@ -7,7 +7,7 @@
 import { DEFAULTS } from '../core/defaults.ts';
 import { runWithTimeout } from '../executor/timeout.ts';
 import type { CompletionRequest } from '../core/provider.ts';
-import { EffectRequest, type EffectOutcome } from './durable.ts';
+import { calls, EffectRequest, type EffectOutcome } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
 import { settleEffect } from './outbox.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
@@ -59,15 +59,17 @@ async function call(bound: Caller, request: Exclude<EffectRequest, { kind: 'chil
   if (tool === undefined) return failure(new Error(`no tool ${request.tool}`));
   const timed = await runWithTimeout(
     (signal) =>
-      tool.execute(request.input as never, {
-        get signal() {
-          return signal();
-        },
-        toolCallId: request.toolCallId,
-        idempotencyKey: request.idempotencyKey,
-        runId: request.runId,
-        agentId: request.agentId,
-      }),
+      calls.run({ key: request.idempotencyKey, started: 0 }, () =>
+        tool.execute(request.input as never, {
+          get signal() {
+            return signal();
+          },
+          toolCallId: request.toolCallId,
+          idempotencyKey: request.idempotencyKey,
+          runId: request.runId,
+          agentId: request.agentId,
+        }),
+      ),
     tool.timeoutMs ?? DEFAULTS.tools.timeoutMs,
     abort,
   );

@@ -180,7 +180,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   };
 
   /** Queue a run (its row and its first event, in one transaction) and wait for its stored result. */
-  const submit = async (kind: 'agent' | 'strategy', id: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions): Promise<StoredResult> => {
+  const submit = async (kind: 'agent' | 'strategy', id: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions, join = false): Promise<StoredResult> => {
     if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError('A run needs a non-empty task string.');
     const runId = runOptions.runId ?? newRunId();
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
@@ -194,8 +194,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
         [runId, kind, id, redact(task), JSON.stringify(stored)],
       );
-      if (inserted.rowCount === 0) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
-      await queueStart(client, [runId]);
+      if (inserted.rowCount === 1) await queueStart(client, [runId]);
+      else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -240,6 +240,13 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         redact: binding.redact,
         agent: binding.agent,
       });
+      const runAgent = async (task: string, runOptions: RunOptions, join: boolean): Promise<LoopResult> => {
+        const stored = (await submit('agent', binding.agentId, binding.redact, task, runOptions, join)) as LoopResult;
+        const cause = restoredError(stored);
+        const result: LoopResult = { ...stored, messages: stored.messages ?? [], ...(cause === undefined ? {} : { cause }) };
+        if (result.status === 'done') return result;
+        throw errorForResult(result);
+      };
       let feed: Subject<JournalEntry> | undefined;
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
         feed ??= new Subject<JournalEntry>();
@@ -252,18 +259,12 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: durableProvider(binding.provider),
         tools: binding.tools.map(durableTool),
         phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
-        run: async (task, runOptions) => {
-          const stored = (await submit('agent', binding.agentId, binding.redact, task, runOptions)) as LoopResult;
-          const cause = restoredError(stored);
-          const result: LoopResult = { ...stored, messages: stored.messages ?? [], ...(cause === undefined ? {} : { cause }) };
-          if (result.status === 'done') return result;
-          throw errorForResult(result);
-        },
+        run: (task, runOptions) => runAgent(task, runOptions, false),
         runs: {
           list: async () => (await runtime.listRuns({ agentId: binding.agentId, limit: 1_000 })).map((run) => ({ runId: run.runId, createdAt: run.createdAt.getTime() })),
           entries: (runId) => runtime.journal(runId),
         },
-        prepare: durablePrepare(binding.agentId, binding.redact, (task, runOptions) => bound.run(task, runOptions), (runId, reason) => runtime.cancel(runId, reason)),
+        prepare: durablePrepare(binding.agentId, binding.redact, (task, runOptions, join) => runAgent(task, runOptions, join), (runId, reason) => runtime.cancel(runId, reason)),
         events$,
       };
       return bound;

@@ -5,6 +5,8 @@ import { MaxIterationsError, RunCancelledError } from '../../src/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { engineOf } from '../../src/postgres/runtime.ts';
+import { runEffect } from '../../src/postgres/effects.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { counterAgent, prepareEffectTables, voteStrategy } from './fixtures/agents.ts';
 
@@ -152,6 +154,17 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
       { agent_id: 'researcher', status: 'done' },
       { agent_id: 'writer', status: 'done' },
     ]);
+    // The delegating call made again, as after its worker died mid-call: it finds the run it started, and starts no second one.
+    const call = await pool.query<{ actor_id: string; key: string }>(
+      "SELECT e.actor_id, e.key FROM actorloop.effects e JOIN actorloop.actors a ON a.id = e.actor_id WHERE a.agent_id = 'writer' AND e.kind = 'tool'",
+    );
+    const { actor_id: writerRun, key } = call.rows[0]!;
+    await pool.query("UPDATE actorloop.effects SET status = 'pending', outcome = NULL WHERE actor_id = $1 AND key = $2", [writerRun, key]);
+    await runEffect(engineOf(runtime), writerRun, key, new AbortController().signal);
+    const again = await pool.query<{ outcome: { ok: boolean; value: string } }>('SELECT outcome FROM actorloop.effects WHERE actor_id = $1 AND key = $2', [writerRun, key]);
+    expect(again.rows[0]?.outcome).toEqual({ ok: true, value: 'the actor model dates from 1973' });
+    const researched = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.actors WHERE agent_id = 'researcher'");
+    expect(researched.rows[0]?.n).toBe(1);
     system.stopAll();
   });
 
