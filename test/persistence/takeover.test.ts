@@ -4,7 +4,9 @@
  * was taken from stops writing. A run killed before it recorded anything but its start resumes
  * from there.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
@@ -101,7 +103,9 @@ describe('a run killed before it recorded a step', () => {
     const dir = tempDir();
     const store = createFileStore({ dir });
     store.createRun({ runId: 'run_other', agentId: 'x', task: 'make runs/' });
-    const v5 = readFileSync(`${FIXTURES}/logs/v5-echo-run.jsonl`, 'utf8').split('\n')[0] as string;
+    // Its writer: a process of this host that has exited (the fixture's own pid may be alive here).
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const v5 = (readFileSync(`${FIXTURES}/logs/v5-echo-run.jsonl`, 'utf8').split('\n')[0] as string).replace(/"owner":\{[^}]*\}/, JSON.stringify({ owner: { pid: gone, host: hostname() } }).slice(1, -1));
     writeFileSync(runFiles(store, 'run_crashed').log, `${v5}\n`);
     const resumed = await agentOn(dir, echoScript()).resume('run_crashed').settled;
     expect(resumed).toMatchObject({ status: 'done', text: 'finished' });
