@@ -19,7 +19,7 @@ import type { RunOwner } from '../persistence/records.ts';
 import type { Redactor } from '../security/redactor.ts';
 import { errorForResult } from './errors.ts';
 import { machineEventsIn, Replay } from './replay.ts';
-import { isResumableFailure } from './result.ts';
+import { failedResult, isResumableFailure } from './result.ts';
 import type { RunPersistence } from './runPersistence.ts';
 import { endTurn, type RunScope } from './runtime.ts';
 import type { HookRunner } from './hooks.ts';
@@ -256,20 +256,8 @@ function toResult(
   const durationMs = Date.now() - meta.startedAt;
   if (output === undefined) {
     const message = error instanceof Error ? error.message : String(error);
-    return {
-      runId: meta.runId,
-      agentId: meta.agentId,
-      status: 'failed',
-      reason: 'error',
-      text: null,
-      iterations: 0,
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-      costUsd: 0,
-      messages: meta.messages,
-      durationMs,
-      error: { name: error instanceof Error ? error.name : 'Error', code: 'actor_error', message },
-      cause: error,
-    };
+    const data = { name: error instanceof Error ? error.name : 'Error', code: 'actor_error', message };
+    return failedResult(meta.runId, meta.agentId, data, { cause: error, messages: meta.messages, durationMs });
   }
   const status = output.reason === 'final_answer' ? 'done' : output.reason === 'cancelled' ? 'cancelled' : 'failed';
   return {

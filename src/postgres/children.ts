@@ -13,6 +13,7 @@ import type { LoopResult } from '../core/run.ts';
 import type { AgentRun, PreparedRun, RunOptions } from '../agent/types.ts';
 import { newRunId } from '../persistence/records.ts';
 import { calls, frames } from './durable.ts';
+import { failedResult } from '../agent/result.ts';
 
 export function durablePrepare(
   agentId: string,
@@ -71,20 +72,7 @@ function failureResult(error: unknown, runId: string, agentId: string): LoopResu
   const carried = (error as { result?: LoopResult } | null)?.result;
   if (carried !== undefined) return carried;
   const message = error instanceof Error ? error.message : String(error);
-  return {
-    runId,
-    agentId,
-    status: 'failed',
-    reason: 'error',
-    text: null,
-    iterations: 0,
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-    costUsd: 0,
-    durationMs: 0,
-    messages: [],
-    error: error instanceof ActorloopError ? error.toJSON() : { name: 'Error', code: 'unexpected', blame: 'runtime', message },
-    cause: error,
-  };
+  return failedResult(runId, agentId, error instanceof ActorloopError ? error.toJSON() : { name: 'Error', code: 'unexpected', blame: 'runtime', message }, { cause: error });
 }
 
 /** The id of the `n`th run a call starts. */

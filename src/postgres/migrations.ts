@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
 import { DatabaseSchemaError } from './errors.ts';
+import { transaction } from './transaction.ts';
 
 interface Migration {
   readonly version: number;
@@ -87,9 +88,7 @@ export interface MigrationReport {
 /** Bring the database to this actorloop's schema (graphile-worker's, then ours). Idempotent. */
 export async function migrate(pool: pg.Pool): Promise<MigrationReport> {
   await runMigrations({ pgPool: pool, logger: quietLogger });
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return transaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('${SCHEMA}.migrations'))`);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
     await client.query(
@@ -108,14 +107,8 @@ export async function migrate(pool: pg.Pool): Promise<MigrationReport> {
       await client.query(`INSERT INTO ${SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
       applied.push(`${migration.version}: ${migration.name}`);
     }
-    await client.query('COMMIT');
     return { from, to: SCHEMA_VERSION, applied };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Refuse to run against a database that was not migrated to this version. */

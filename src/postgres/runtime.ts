@@ -21,6 +21,7 @@ import { durablePrepare } from './children.ts';
 import { CHANNEL, STEP_TASK, type Engine } from './engine.ts';
 import type { HumanDecision } from './step.ts';
 import { queueCancel, queueStart } from './outbox.ts';
+import { transaction } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { StrategyCancelledError, StrategyFailedError } from '../strategies/errors.ts';
@@ -187,22 +188,14 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await ready();
     await listen();
     const stored = redact({ ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }), ...(runOptions.history === undefined ? {} : { history: runOptions.history }) });
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    await transaction(pool, async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
         [runId, kind, id, redact(task), JSON.stringify(stored)],
       );
       if (inserted.rowCount === 1) await queueStart(client, [runId]);
       else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     return finished(runId);
   };
 

@@ -13,8 +13,10 @@ import { ActorloopError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { AgentRun } from '../agent/types.ts';
 import { StepContext, type EffectRequest } from './durable.ts';
+import { failedResult } from '../agent/result.ts';
 import { loadRun } from './load.ts';
 import { CHANNEL, EFFECT_TASK, type Engine } from './engine.ts';
+import { transaction } from './transaction.ts';
 import { cancelChildren, requestEffects, settleEffect } from './outbox.ts';
 import { advanceStrategy } from './strategies.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
@@ -56,9 +58,7 @@ export const FINAL = new Set(['done', 'failed', 'cancelled']);
 
 export async function applyStep(engine: Engine, workerId: string, actorId: string, event: StepEvent): Promise<void> {
   const started = Date.now();
-  const client = await engine.pool.connect();
-  try {
-    await client.query('BEGIN');
+  await transaction(engine.pool, async (client) => {
     const found = await client.query<ActorRow & { applied: boolean }>(
       `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at,
               EXISTS (SELECT 1 FROM ${SCHEMA}.inbox WHERE actor_id = $1 AND event_id = $2) AS applied
@@ -69,7 +69,6 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     if (row === undefined) throw new DurableRunError(`No durable run ${actorId}: its row is gone (deleted?). The event ${event.id} is dropped.`, { runId: actorId });
     // An event applied before (delivered twice), or one for a run that ended (calls it asked for may still report in).
     if (row.applied || FINAL.has(row.status)) {
-      await client.query('COMMIT');
       return;
     }
     const version = Number(row.version) + 1;
@@ -124,13 +123,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     if (result?.status === 'cancelled') await cancelChildren(client, actorId);
     // A sub-agent run that ended wakes the run that waits for it.
     if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 interface Advanced {
@@ -186,41 +179,20 @@ function notHere(runId: string, kind: string, id: string, how: string): DurableR
  * row, and a parent waiting for it hears so. The rows are left as they are.
  */
 export async function failRun(engine: Engine, actorId: string, error: CorruptRowError): Promise<void> {
-  const client = await engine.pool.connect();
-  try {
-    await client.query('BEGIN');
+  await transaction(engine.pool, async (client) => {
     const found = await client.query<Pick<ActorRow, 'agent_id' | 'parent_id' | 'status' | 'log_length'>>(
       `SELECT agent_id, parent_id, status, log_length FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
       [actorId],
     );
     const row = found.rows[0];
     if (row === undefined || FINAL.has(row.status)) {
-      await client.query('COMMIT');
       return;
     }
-    const result = {
-      runId: actorId,
-      agentId: row.agent_id,
-      status: 'failed',
-      reason: 'error',
-      text: null,
-      iterations: 0,
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-      costUsd: 0,
-      durationMs: 0,
-      messages: [],
-      error: error.toJSON(),
-    };
+    const result = failedResult(actorId, row.agent_id, error.toJSON());
     await client.query(`UPDATE ${SCHEMA}.actors SET status = 'failed', result = $2, version = version + 1, updated_at = now() WHERE id = $1`, [actorId, JSON.stringify(result)]);
     if (row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
     await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status: 'failed', from: row.log_length, to: row.log_length })]);
-    await client.query('COMMIT');
-  } catch (failure) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw failure;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
