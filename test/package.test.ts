@@ -38,7 +38,7 @@ beforeAll(() => {
 }, 240_000);
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-describe('the npm package', () => {
+describe('the npm package', { timeout: 120_000 }, () => {
   it('holds the built JavaScript, declarations and source maps, and no sources or tests', () => {
     const listing = run('tar', ['-tzf', tarball], project).split('\n').filter((line) => line !== '');
     expect(listing).toContain('package/dist/src/index.js');
@@ -79,7 +79,7 @@ describe('the npm package', () => {
     expect(run(path.join(project, 'node_modules/.bin/actorloop'), ['runs', '--json', '--store', path.join(project, 'store')], project)).toMatch(/"status": "done"/);
   });
 
-  it('typechecks a file that uses it under module: nodenext, declarations included', () => {
+  it('typechecks a file that uses it under module: nodenext, declarations included', { timeout: 150_000 }, () => {
     writeFileSync(
       path.join(project, 'use.ts'),
       `import { createAgent, type AgentHooks, type LoopResult } from 'actorloop';

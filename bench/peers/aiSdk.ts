@@ -1,29 +1,29 @@
 /**
  * Peer: the Vercel AI SDK's agent loop — `generateText` with a zod tool and
  * `stopWhen: stepCountIs(N + 1)` — driven by the react-N script through a hand-written
- * `LanguageModelV3`, the SDK's custom-model interface.
+ * `LanguageModelV4`, the SDK's custom-model interface.
  */
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 import { TASK, TOOL_DESCRIPTION, TOOL_NAME, expectAnswer, newCounts, nextStep, sleep, type CallCounts, type ReactConfig } from '../scenarios/react.ts';
 import type { Contender } from '../scenarios/types.ts';
 
-const usage: LanguageModelV3GenerateResult['usage'] = {
+const usage: LanguageModelV4GenerateResult['usage'] = {
   inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 0, text: 0, reasoning: undefined },
 };
 
-function lastToolResult(options: LanguageModelV3CallOptions): string | undefined {
+function lastToolResult(options: LanguageModelV4CallOptions): string | undefined {
   const last = options.prompt.at(-1);
   if (last?.role !== 'tool') return undefined;
   const part = last.content.at(-1);
   return part?.type === 'tool-result' ? JSON.stringify(part.output) : undefined;
 }
 
-function scriptedModel(config: ReactConfig, counts: CallCounts): LanguageModelV3 {
+function scriptedModel(config: ReactConfig, counts: CallCounts): LanguageModelV4 {
   return {
-    specificationVersion: 'v3',
+    specificationVersion: 'v4',
     provider: 'bench',
     modelId: 'react',
     supportedUrls: {},
@@ -57,7 +57,7 @@ export function aiSdkTools(counts: { tool: number }) {
 
 export const aiSdk: Contender = {
   id: 'ai_sdk',
-  label: 'Vercel AI SDK 6: generateText, custom LanguageModelV3',
+  label: 'Vercel AI SDK 7: generateText, custom LanguageModelV4',
   create(config) {
     const counts = newCounts();
     const model = scriptedModel(config, counts);

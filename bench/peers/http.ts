@@ -13,7 +13,7 @@ import { agentsEcho } from './openaiAgents.ts';
 
 export const aiSdkHttp: HttpContender = {
   id: 'ai_sdk_http',
-  label: 'Vercel AI SDK 6: generateText, @ai-sdk/openai-compatible',
+  label: 'Vercel AI SDK 7: generateText, @ai-sdk/openai-compatible',
   create(target) {
     const counts = newCounts();
     const model = createOpenAICompatible({ name: 'bench', baseURL: target.baseURL, apiKey: 'bench' }).chatModel(target.model);
@@ -30,7 +30,7 @@ export const aiSdkHttp: HttpContender = {
 
 export const openaiAgentsHttp: HttpContender = {
   id: 'openai_agents_http',
-  label: 'OpenAI Agents JS 0.14: run(), OpenAIChatCompletionsModel',
+  label: 'OpenAI Agents JS 0.20: run(), OpenAIChatCompletionsModel',
   create(target) {
     const counts = newCounts();
     const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: target.baseURL, apiKey: 'bench' }), target.model);

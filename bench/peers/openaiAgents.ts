@@ -51,7 +51,7 @@ export function agentsEcho(counts: { tool: number }) {
 
 export const openaiAgents: Contender = {
   id: 'openai_agents',
-  label: 'OpenAI Agents JS 0.14: run(), custom Model',
+  label: 'OpenAI Agents JS 0.20: run(), custom Model',
   create(config) {
     const counts = newCounts();
     const agent = new Agent({ name: 'react', instructions: 'Count.', model: scriptedModel(config, counts), tools: [agentsEcho(counts)] });

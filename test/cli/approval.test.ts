@@ -21,7 +21,7 @@ async function runWaiting(task: string): Promise<string> {
   return runId!;
 }
 
-describe('actorloop approve and reject', () => {
+describe('actorloop approve and reject', { timeout: 60_000 }, () => {
   it('leaves a run waiting for a human, lists it as awaiting_human, and approve finishes it; a second approve exits 1', async () => {
     const runId = await runWaiting('approve me');
     const listed = await runCli(['runs', '--json'], temp.dir);

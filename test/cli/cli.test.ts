@@ -29,7 +29,7 @@ async function rows(): Promise<Row[]> {
   return JSON.parse(listed.stdout) as Row[];
 }
 
-describe('actorloop run', () => {
+describe('actorloop run', { timeout: 60_000 }, () => {
   it('runs the demo agent to its answer, one plain line per event when stdout is not a terminal, and exits 0', async () => {
     const { code, stdout } = await runCli(['run', 'combined population of Tokyo and Paris?'], temp.dir);
     expect(code).toBe(0);
@@ -55,7 +55,7 @@ describe('actorloop run', () => {
   }, TIMEOUT);
 });
 
-describe('actorloop runs and replay', () => {
+describe('actorloop runs and replay', { timeout: 60_000 }, () => {
   it('lists the store runs with status, iterations and cost, as a table and as a --json array', async () => {
     const listed = await rows();
     const done = listed.find((row) => row.task === 'json task');
@@ -79,7 +79,7 @@ describe('actorloop runs and replay', () => {
   }, TIMEOUT);
 });
 
-describe('actorloop bad input', () => {
+describe('actorloop bad input', { timeout: 60_000 }, () => {
   it.each([
     ['no command', []],
     ['an unknown command', ['launch']],

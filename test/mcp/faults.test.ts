@@ -27,7 +27,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('a server that cannot be used', () => {
+describe('a server that cannot be used', { timeout: 60_000 }, () => {
   it('that exits at start: a typed error naming the server, with its stderr', async () => {
     const error = await connectMcpServer(controlled('flaky', 'crash')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);

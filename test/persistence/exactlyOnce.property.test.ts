@@ -50,7 +50,7 @@ function runChild(spec: Record<string, unknown>): Promise<ChildRun> {
 /** Tool calls as the effects file tells them: per call, its keys, effects, starts and ends. */
 function effectsOf(file: string) {
   const calls = new Map<string, { keys: Set<string>; starts: number; effects: number; dones: number; startedAfterDone: boolean }>();
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {

@@ -7,7 +7,7 @@ import { pbkdf2 } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
@@ -125,6 +125,8 @@ describe('a journal-only store', () => {
       const runId = `killed_${i}`;
       const child = spawnFixture('journalAgent.ts', [dir, runId]);
       await child.waitFor((line) => line === `ready ${runId}`, 20_000);
+      // The log is written behind the run: until its first write lands it may be missing or empty, as documented.
+      await vi.waitFor(() => expect(readFileSync(runFiles(store, runId).log, 'utf8')).toContain('\n'), { timeout: 20_000, interval: 5 });
       await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 50)));
       await killHard(child);
       const log = readRunLog(runFiles(store, runId).log);

@@ -47,7 +47,7 @@ const key = (label: 'a' | 'b') => callKey('run_k', 1, label === 'a' ? 0 : 1, 're
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
-describe('kill and resume (real SIGKILL of a child process)', () => {
+describe('kill and resume (real SIGKILL of a child process)', { timeout: 60_000 }, () => {
   it('resumes a run killed during a model call: completed tools are not re-run, the model call is re-issued once, same result', () => {
     const baseline = workspace();
     const uninterrupted = runChild(baseline, { MODE: 'start', KILL_AT: 'none' });

@@ -10,7 +10,7 @@ import { counterAgent, prepareEffectTables } from './fixtures/agents.ts';
 const AGENTS = fileURLToPath(new URL('./fixtures/cliAgents.ts', import.meta.url));
 const missing = postgresMissing();
 
-describe.skipIf(missing !== '')('actorloop db migrate and actorloop worker', () => {
+describe.skipIf(missing !== '')('actorloop db migrate and actorloop worker', { timeout: 60_000 }, () => {
   const temp = tempDir();
   let url: string;
   let pool: pg.Pool;

@@ -33,7 +33,7 @@ describe('prompt templates are sandboxed', () => {
     `{% include '../${basename(process.cwd())}/${relative}' %}`,
   ])('cannot read a file with %s', (template) => {
     const prompt = definePrompt(`before ${template} after`, z.object({ path: z.string() }));
-    let output = '';
+    let output: string;
     try {
       output = prompt.render({ path: secret });
     } catch (error) {
