@@ -1,6 +1,6 @@
 /**
- * A durable agent's runs prepared by a parent: each is a durable run of its own, on its own
- * queue, that the parent waits for. In a worker's step (a strategy's branches) its outcome comes
+ * A durable agent's runs prepared by a parent: each is a durable run of its own, that the parent
+ * waits for. In a worker's step (a strategy's branches) its outcome comes
  * back as the parent's effect `child:<runId>` when it ends (its last step settles it and wakes
  * the parent); elsewhere (an agent system's task) it is queued like `agent.run()`. In the
  * parent's actor tree it is a promise actor standing for the run.

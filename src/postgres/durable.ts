@@ -1,8 +1,8 @@
 /**
  * How a durable run calls its model and tools. Inside a worker's step, each call is an effect
  * with a key that the same run, replayed, asks for again: the recorded outcome answers it when
- * there is one; otherwise the call is noted for the step to queue as a job of its own, and the
- * run waits for it (the step then ends). Outside a step (the agent's own `call`, its learner)
+ * there is one; otherwise the call is noted for the step to record, and the run waits for it (the
+ * step then ends, and its worker makes the call). Outside a step (the agent's own `call`, its learner)
  * calls go straight through.
  *
  * Keys are made from what a replay reproduces exactly: the run, the length of the conversation

@@ -1,49 +1,41 @@
 /**
- * One model or tool call of a durable run, as a job of its own: any worker makes it, records
- * its outcome and queues the event that wakes the run, in one transaction. A call whose job was
- * interrupted (its worker died) is made again by the retry — unless its tool is not idempotent:
- * then the run hears that it may have taken effect, as a resumed run does.
+ * One model or tool call of a durable run, made by the worker whose step asked for it, right
+ * after that step commits (eager): its outcome goes into the run's next step. A call that was
+ * claimed by a worker that died is made again by the worker that claims it next — unless its
+ * tool is not idempotent and had begun: then the run hears that it may have taken effect, as a
+ * resumed run does.
  */
 import { DEFAULTS } from '../core/defaults.ts';
 import { runWithTimeout } from '../executor/timeout.ts';
 import type { CompletionRequest } from '../core/provider.ts';
-import { calls, EffectRequest, type EffectOutcome } from './durable.ts';
+import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
-import { settleEffect } from './outbox.ts';
-import { CorruptRowError, DurableRunError } from './errors.ts';
-import { SCHEMA } from './migrations.ts';
+import { DurableRunError } from './errors.ts';
 
-export async function runEffect(engine: Engine, actorId: string, key: string, abort: AbortSignal): Promise<void> {
-  const found = await engine.pool.query<{ status: string; request: unknown }>(`SELECT status, request FROM ${SCHEMA}.effects WHERE actor_id = $1 AND key = $2`, [actorId, key]);
-  const row = found.rows[0];
-  if (row === undefined || row.status === 'done') return;
-  const parsed = EffectRequest.safeParse(row.request);
-  if (!parsed.success) {
-    throw new CorruptRowError(`Row actor_id=${actorId}, key=${key} of ${SCHEMA}.effects holds no valid call (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`, {
-      table: `${SCHEMA}.effects`,
-      row: `actor_id=${actorId}, key=${key}`,
-      runId: actorId,
-    });
-  }
-  const request = parsed.data;
-  // A sub-agent run settles its parent's wait itself, when it ends.
-  if (request.kind === 'child') return;
+/** A call a step claimed: `begun` when a non-idempotent tool's call had started before (its worker died). */
+export interface ClaimedCall {
+  readonly key: string;
+  readonly request: Exclude<EffectRequest, { kind: 'child' }>;
+  readonly begun: boolean;
+}
+
+export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal): Promise<EffectOutcome> {
+  const { request, key } = claimed;
   const bound = callerOf(engine, request.agentId);
-  if (bound === undefined) throw new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`, { runId: actorId });
-  let outcome: EffectOutcome;
+  if (bound === undefined) return failure(new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`));
   const tool = request.kind === 'tool' ? bound.tools.get(request.tool) : undefined;
-  if (request.kind === 'tool' && tool === undefined) {
-    outcome = failure(new DurableRunError(`This worker's agent "${request.agentId}" has no tool "${request.tool}".`));
-  } else if (row.status === 'running' && tool !== undefined && !tool.idempotent) {
-    outcome = failure(
-      new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`),
-    );
-  } else {
-    // Only a call that must not be made twice needs to be known as begun before it is made.
-    if (tool !== undefined && !tool.idempotent) await engine.pool.query(`UPDATE ${SCHEMA}.effects SET status = 'running', attempts = attempts + 1 WHERE actor_id = $1 AND key = $2`, [actorId, key]);
-    outcome = bound.redact(await call(bound, request, abort));
+  if (request.kind === 'tool' && tool === undefined) return failure(new DurableRunError(`This worker's agent "${request.agentId}" has no tool "${request.tool}".`));
+  if (claimed.begun && tool !== undefined && !tool.idempotent) {
+    return failure(new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`));
   }
-  await settleEffect(engine.pool, actorId, key, outcome);
+  return bound.redact(await call(bound, request, abort));
+}
+
+/** Whether a call must be known as begun before it is made (a tool that must not run twice). */
+export function mustMarkBegun(engine: Engine, request: EffectRequest): boolean {
+  if (request.kind !== 'tool') return false;
+  const tool = callerOf(engine, request.agentId)?.tools.get(request.tool);
+  return tool !== undefined && !tool.idempotent;
 }
 
 async function call(bound: Caller, request: Exclude<EffectRequest, { kind: 'child' }>, abort: AbortSignal): Promise<EffectOutcome> {

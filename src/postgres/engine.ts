@@ -1,4 +1,4 @@
-/** What the runtime, its steps and its effect jobs share in one process. */
+/** What the runtime, its steps and the calls its workers make share in one process. */
 import type pg from 'pg';
 import type { Agent } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
@@ -7,7 +7,7 @@ import type { StepContext } from './durable.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 
-/** What effect jobs need of an agent or strategy: the model and tools themselves (not wrapped), and its secret rules. */
+/** What a worker's calls need of an agent or strategy: the model and tools themselves (not wrapped), and its secret rules. */
 export interface Caller {
   readonly agentId: string;
   readonly provider: InferenceProvider;
@@ -36,10 +36,8 @@ export interface Engine {
   ready(): Promise<void>;
 }
 
-/** graphile-worker task names and the queue of an actor. */
-export const STEP_TASK = 'actorloop_step';
-export const EFFECT_TASK = 'actorloop_effect';
-export const queueOf = (actorId: string): string => `actor:${actorId}`;
+/** The graphile-worker task that advances a run: one pending job per run at most (its job key), whatever woke it. */
+export const WAKE_TASK = 'actorloop_wake';
 /** The channel steps notify on: `{ actor, agent, status, from, to }`. */
 export const CHANNEL = 'actorloop';
 

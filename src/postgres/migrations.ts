@@ -19,7 +19,7 @@ export const SCHEMA = 'actorloop';
 const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
-    name: 'actors, their logs, effects, inbox and workers',
+    name: 'actors, their logs, mailboxes, calls, steps and workers',
     sql: `
       CREATE TABLE ${SCHEMA}.actors (
         id text PRIMARY KEY,
@@ -43,6 +43,12 @@ const MIGRATIONS: readonly Migration[] = [
         line text NOT NULL,
         PRIMARY KEY (actor_id, seq)
       );
+      CREATE TABLE ${SCHEMA}.mailbox (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
+        event jsonb NOT NULL
+      );
+      CREATE INDEX mailbox_actor ON ${SCHEMA}.mailbox (actor_id, id);
       CREATE TABLE ${SCHEMA}.effects (
         actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
         key text NOT NULL,
@@ -50,24 +56,24 @@ const MIGRATIONS: readonly Migration[] = [
         status text NOT NULL,
         request jsonb NOT NULL,
         outcome jsonb,
-        attempts integer NOT NULL DEFAULT 0,
+        claimed_by text,
         created_at timestamptz NOT NULL DEFAULT now(),
         finished_at timestamptz,
         PRIMARY KEY (actor_id, key)
       );
-      CREATE TABLE ${SCHEMA}.inbox (
+      CREATE INDEX effects_claimed ON ${SCHEMA}.effects (claimed_by) WHERE status <> 'done';
+      CREATE TABLE ${SCHEMA}.steps (
         actor_id text NOT NULL REFERENCES ${SCHEMA}.actors (id) ON DELETE CASCADE,
-        event_id text NOT NULL,
         version bigint NOT NULL,
+        events integer NOT NULL,
         worker text NOT NULL,
         started_at timestamptz NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        PRIMARY KEY (actor_id, event_id),
-        UNIQUE (actor_id, version)
+        PRIMARY KEY (actor_id, version)
       );
       CREATE TABLE ${SCHEMA}.workers (
         id text PRIMARY KEY,
-        queue_workers text[] NOT NULL DEFAULT '{}',
+        job_workers text[] NOT NULL DEFAULT '{}',
         host text NOT NULL,
         pid integer NOT NULL,
         started_at timestamptz NOT NULL DEFAULT now(),

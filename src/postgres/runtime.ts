@@ -2,10 +2,9 @@
  * `createPostgresRuntime`: agents whose runs are durable actors in PostgreSQL. Give it to
  * `createAgent({ runtime })` in every process that runs or serves the agent; `agent.run()` queues
  * a run (its row and its first event, in one transaction) and resolves when a worker finishes it;
- * `runWorker({ runtime })` advances runs, one event at a time per run, in as many processes as
- * you like. Each run's mailbox is the graphile-worker queue `actor:<runId>`.
+ * `runWorker({ runtime })` advances runs, one step at a time per run, in as many processes as
+ * you like. A run's mailbox is a table; a job only wakes it.
  */
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Observable, Subject } from 'rxjs';
 import { ConfigurationError } from '../core/errors.ts';
@@ -18,10 +17,10 @@ import { journalEntries } from '../persistence/runWriter.ts';
 import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
-import { CHANNEL, STEP_TASK, type Engine } from './engine.ts';
+import { CHANNEL, type Engine } from './engine.ts';
 import type { HumanDecision } from './step.ts';
-import { queueCancel, queueStart } from './outbox.ts';
-import { transaction } from './transaction.ts';
+import { post, wake } from './outbox.ts';
+import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { StrategyCancelledError, StrategyFailedError } from '../strategies/errors.ts';
@@ -124,7 +123,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       client.on('error', () => {
         listener = undefined;
         // Subscribers keep following: listen again (entries committed meanwhile are not replayed to them).
-        if (feeds.size > 0) setTimeout(() => void listen().catch(() => undefined), 1_000).unref();
+        if (feeds.size > 0) relisten();
+        // Whoever waits for a run reads its row again, and listens again, at once.
+        for (const waiting of waiters.values()) for (const wakeUp of waiting) wakeUp();
       });
       client.on('notification', (message) => {
         const notice = parseNotice(message.payload);
@@ -141,6 +142,10 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       await client.query(`LISTEN ${CHANNEL}`);
       return client;
     })());
+
+  const relisten = (): void => {
+    setTimeout(() => void listen().catch(() => (feeds.size > 0 ? relisten() : undefined)), 1_000).unref();
+  };
 
   const emitEntries = async (feed: Subject<JournalEntry>, notice: Notice): Promise<void> => {
     const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
@@ -160,8 +165,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   /** Resolves when the run ends (a notification, or the slow check that covers a lost connection). */
   const finished = async (runId: string): Promise<StoredResult> => {
-    await listen();
     for (;;) {
+      // Through a database restart the wait goes on: listen and read again once it is back.
+      await whileReconnecting(listen);
       // Listening before reading: a notice that arrives while the row is read is not lost.
       let wake!: () => void;
       const news = new Promise<void>((resolve) => (wake = resolve));
@@ -169,9 +175,11 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const waiting = waiters.get(runId) ?? new Set();
       waiters.set(runId, waiting.add(wake));
       try {
-        const { status, result } = await readResult(runId);
+        const { status, result } = await whileReconnecting(() => readResult(runId));
         if (FINAL.has(status) && result !== null) return result;
         await news;
+      } catch (error) {
+        if (!isConnectionError(error)) throw error;
       } finally {
         clearTimeout(timer);
         waiting.delete(wake);
@@ -193,7 +201,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
         [runId, kind, id, redact(task), JSON.stringify(stored)],
       );
-      if (inserted.rowCount === 1) await queueStart(client, [runId]);
+      if (inserted.rowCount === 1) await wake(client, [runId]);
       else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
     });
     return finished(runId);
@@ -202,12 +210,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   /** Queue a human's decision for a run that waits for one. */
   const decide = async (runId: string, decision: HumanDecision): Promise<void> => {
     await ready();
-    const queued = await pool.query(
-      `SELECT graphile_worker.add_job($1, json_build_object('actor', id, 'event', json_build_object('id', $2::text, 'decision', $3::jsonb)), queue_name := 'actor:' || id)
-       FROM ${SCHEMA}.actors WHERE id = $4 AND status = 'awaiting_human'`,
-      [STEP_TASK, `human:${randomUUID()}`, JSON.stringify(decision), runId],
-    );
-    if (queued.rowCount === 0) {
+    const posted = await transaction(pool, (client) => post(client, [runId], { decision }, `status = 'awaiting_human'`));
+    if (posted === 0) {
       const run = await readResult(runId);
       throw new ConfigurationError(`Run ${runId} is not waiting for a human (it is ${run.status}).`, { runId });
     }
@@ -282,7 +286,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       decide(runId, { approve: false, ...(reason === undefined ? {} : { reason }), ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
     async cancel(runId, reason = 'cancelled') {
       await ready();
-      if ((await queueCancel(pool, [runId], reason)) === 0) {
+      if ((await transaction(pool, (client) => post(client, [runId], { cancel: reason }))) === 0) {
         const run = await readResult(runId);
         throw new ConfigurationError(`Run ${runId} already ended (${run.status}); there is nothing to cancel.`, { runId });
       }

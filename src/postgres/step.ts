@@ -1,9 +1,10 @@
 /**
- * Applying one event to a durable run, in one transaction: lock the run's row, skip an event
- * already applied (the inbox), replay the run from its log with the outcomes of its model and
- * tool calls, let it go on until it ends, waits for a human, or needs calls not yet made; then
- * append what it wrote to its log, record and queue those calls (an outbox: their jobs are
- * added in the same transaction), bump the run's version and notify listeners.
+ * One step of a durable run, in one transaction: lock the run's row, record the outcomes of the
+ * calls this worker made for it since its last step, take the events in its mailbox, replay the
+ * run from its log with every outcome recorded, and let it go on until it ends, waits for a human
+ * or a sub-agent run, or needs calls not yet made; then append what it wrote to its log, record
+ * those calls (claimed by this worker, which makes them as soon as the step commits), bump the
+ * run's version and notify listeners.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -12,31 +13,35 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ActorloopError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { AgentRun } from '../agent/types.ts';
-import { StepContext, type EffectRequest } from './durable.ts';
+import { StepContext, type EffectOutcome } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
 import { loadRun } from './load.ts';
-import { CHANNEL, EFFECT_TASK, type Engine } from './engine.ts';
+import { CHANNEL, type Engine } from './engine.ts';
 import { transaction } from './transaction.ts';
-import { cancelChildren, requestEffects, settleEffect } from './outbox.ts';
+import { cancelChildren, settleEffect, startChildren } from './outbox.ts';
 import { advanceStrategy } from './strategies.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
-
-export interface StepEvent {
-  /** Unique per event: an event delivered twice is applied once. */
-  readonly id: string;
-  /** A human's answer to the calls the run waits on. */
-  readonly decision?: HumanDecision;
-  /** Cancel the run, for this reason, once it is replayed. */
-  readonly cancel?: string;
-}
+import { mustMarkBegun, type ClaimedCall } from './effects.ts';
 
 export interface HumanDecision {
   readonly approve: boolean;
   readonly toolCallIds?: readonly string[];
   readonly reason?: string;
 }
+
+/** What a step takes from the run's mailbox: the human decisions in order, and a cancellation. */
+interface Events {
+  readonly count: number;
+  readonly decisions: HumanDecision[];
+  readonly cancel?: string;
+}
+
+const MailboxEvent = z.union([
+  z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
+  z.object({ cancel: z.string() }),
+]);
 
 interface ActorRow {
   readonly id: string;
@@ -56,60 +61,71 @@ const REST_TURNS = 3;
 
 export const FINAL = new Set(['done', 'failed', 'cancelled']);
 
-export async function applyStep(engine: Engine, workerId: string, actorId: string, event: StepEvent): Promise<void> {
+/** What a step leaves for its worker: the calls it claimed, to make now. */
+export interface StepOutcome {
+  readonly claimed: readonly ClaimedCall[];
+}
+
+export async function applyStep(engine: Engine, workerId: string, actorId: string, made: ReadonlyMap<string, EffectOutcome>): Promise<StepOutcome> {
   const started = Date.now();
-  await transaction(engine.pool, async (client) => {
-    const found = await client.query<ActorRow & { applied: boolean }>(
-      `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at,
-              EXISTS (SELECT 1 FROM ${SCHEMA}.inbox WHERE actor_id = $1 AND event_id = $2) AS applied
-       FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
-      [actorId, event.id],
+  return transaction(engine.pool, async (client) => {
+    const found = await client.query<ActorRow>(
+      `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
+      [actorId],
     );
     const row = found.rows[0];
-    if (row === undefined) throw new DurableRunError(`No durable run ${actorId}: its row is gone (deleted?). The event ${event.id} is dropped.`, { runId: actorId });
-    // An event applied before (delivered twice), or one for a run that ended (calls it asked for may still report in).
-    if (row.applied || FINAL.has(row.status)) {
-      return;
+    // A run deleted, or one that ended (calls it asked for may still report in): nothing to do.
+    if (row === undefined) return { claimed: [] };
+    if (FINAL.has(row.status)) {
+      await client.query(`DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1`, [actorId]);
+      return { claimed: [] };
     }
+    if (made.size > 0) {
+      await client.query(
+        `UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
+         FROM unnest($2::text[], $3::jsonb[]) AS t(key, outcome) WHERE effects.actor_id = $1 AND effects.key = t.key AND effects.status <> 'done'`,
+        [actorId, [...made.keys()], [...made.values()].map((outcome) => JSON.stringify(outcome))],
+      );
+    }
+    const events = await takeMailbox(client, actorId);
     const version = Number(row.version) + 1;
-    const outcome = await advance(engine, client, row, event);
+    const outcome = await advance(engine, client, row, events);
     const { lines, step } = outcome;
     const from = row.log_length;
     const result = outcome.result;
     const status = result?.status ?? step.run.status;
     // A run that ended needs none of the calls it asked for on its way (a cancelled one).
-    const requested = result === undefined ? step.requested : new Map<string, EffectRequest>();
-    const children = [...requested.values()].some((request) => request.kind === 'child');
-    // Everything but a parent's children in one statement: the log, the calls and their jobs, the inbox, the row, the notification.
-    const written = await client.query<{ updated: number }>(
+    const requested = result === undefined ? [...step.requested] : [];
+    const calls = requested.filter(([, request]) => request.kind !== 'child');
+    // Everything but a parent's children in one statement: the log, the calls (claimed by this worker), the step, the row, the notification.
+    const written = await client.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>(
       `WITH logged AS (
          INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) RETURNING 1
        ), calls AS (
-         INSERT INTO ${SCHEMA}.effects (actor_id, key, kind, status, request)
-         SELECT $1, key, request->>'kind', 'pending', request FROM unnest($4::text[], $5::jsonb[]) AS t(key, request)
-         WHERE request->>'kind' <> 'child'
-         ON CONFLICT DO NOTHING RETURNING key
-       ), jobs AS (
-         SELECT graphile_worker.add_job($6, json_build_object('actor', $1::text, 'key', key)) FROM calls
-       ), inboxed AS (
-         INSERT INTO ${SCHEMA}.inbox (actor_id, event_id, version, worker, started_at, applied_at) VALUES ($1, $7, $8, $9, $10, $11) RETURNING 1
+         INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by)
+         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7 FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
+         ON CONFLICT (actor_id, key) DO UPDATE SET claimed_by = EXCLUDED.claimed_by
+         WHERE effects.status <> 'done' AND (effects.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM ${SCHEMA}.workers AS w WHERE w.id = effects.claimed_by))
+         RETURNING key, (xmax <> 0 AND status = 'running') AS begun
+       ), stepped AS (
+         INSERT INTO ${SCHEMA}.steps (actor_id, version, events, worker, started_at, applied_at) VALUES ($1, $8, $9, $7, $10, clock_timestamp()) RETURNING 1
        ), updated AS (
-         UPDATE ${SCHEMA}.actors SET version = $8, status = $12, result = COALESCE($13::jsonb, result), log_length = $2::int + cardinality($3::text[]), updated_at = now()
+         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($3::text[]), updated_at = now()
          WHERE id = $1 AND version = $8 - 1 RETURNING 1
        )
-       SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM jobs) AS jobs, pg_notify($14, $15)`,
+       SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT json_agg(json_build_object('key', key, 'begun', begun)) FROM calls) AS claimed,
+              (SELECT count(*) FROM logged) AS logged, (SELECT count(*) FROM stepped) AS stepped, pg_notify($13, $14)`,
       [
         actorId,
         from,
         lines,
-        [...requested.keys()],
-        [...requested.values()].map((request) => JSON.stringify(request)),
-        EFFECT_TASK,
-        event.id,
-        version,
+        calls.map(([key]) => key),
+        calls.map(([, request]) => JSON.stringify(request)),
+        calls.map(([, request]) => mustMarkBegun(engine, request)),
         workerId,
+        version,
+        events.count,
         new Date(started),
-        new Date(),
         status,
         result === undefined ? null : JSON.stringify(result),
         CHANNEL,
@@ -118,12 +134,39 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     );
     // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
     if (written.rows[0]?.updated !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
-    if (children) await requestEffects(client, actorId, new Map([...requested].filter(([, request]) => request.kind === 'child')));
+    await startChildren(client, actorId, requested.map(([, request]) => request));
     // A cancelled run's sub-agent runs are cancelled with it.
     if (result?.status === 'cancelled') await cancelChildren(client, actorId);
     // A sub-agent run that ended wakes the run that waits for it.
     if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
+    const byKey = new Map(calls);
+    const claimed = (written.rows[0]?.claimed ?? []).flatMap(({ key, begun }): ClaimedCall[] => {
+      const request = byKey.get(key);
+      return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun }];
+    });
+    return { claimed };
   });
+}
+
+/** The events waiting in a run's mailbox, removed from it (this transaction applies them). */
+async function takeMailbox(client: pg.PoolClient, actorId: string): Promise<Events> {
+  const taken = await client.query<{ id: string; event: unknown }>(`DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 RETURNING id, event`, [actorId]);
+  const rows = taken.rows.sort((a, b) => Number(a.id) - Number(b.id));
+  const decisions: HumanDecision[] = [];
+  let cancel: string | undefined;
+  for (const row of rows) {
+    const parsed = MailboxEvent.safeParse(row.event);
+    if (!parsed.success) {
+      throw new CorruptRowError(`Row id=${row.id} of ${SCHEMA}.mailbox holds no event (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`, {
+        table: `${SCHEMA}.mailbox`,
+        row: `id=${row.id}`,
+        runId: actorId,
+      });
+    }
+    if ('decision' in parsed.data) decisions.push(parsed.data.decision);
+    else cancel ??= parsed.data.cancel;
+  }
+  return { count: rows.length, decisions, ...(cancel === undefined ? {} : { cancel }) };
 }
 
 interface Advanced {
@@ -134,7 +177,7 @@ interface Advanced {
 }
 
 /** Replay the run in this process and let it go on as far as it can without a new event. */
-async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, event: StepEvent): Promise<Advanced> {
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events): Promise<Advanced> {
   const actorId = row.id;
   const { records, outcomes } = await loadRun(client, actorId);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
@@ -142,7 +185,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
     const bound = engine.strategies.get(row.agent_id);
     if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');
     const step = new StepContext(run, outcomes, bound.redact);
-    const advanced = await advanceStrategy(bound, actorId, row.task, step, event.cancel);
+    const advanced = await advanceStrategy(bound, actorId, row.task, step, events.cancel);
     return { step, lines: advanced.lines, ...(advanced.result === undefined ? {} : { result: advanced.result }) };
   }
   const bound = engine.agents.get(row.agent_id);
@@ -154,7 +197,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   try {
     const agent = bound.agent();
     handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row), runId: actorId }) : agent.resume(actorId);
-    const ending = await advanceRun(handle, step, event);
+    const ending = await advanceRun(handle, step, events);
     return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
   } catch (error) {
     // Nothing of a failed step is kept; its run must not live on here either (its retry starts it again).
@@ -202,20 +245,20 @@ type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readon
  * for (nothing it writes or asks for changes for a few turns of the event loop). A run that is
  * not over is then sealed (nothing it writes afterwards counts) and stopped.
  */
-async function advanceRun(handle: AgentRun, step: StepContext, event: StepEvent): Promise<Ending> {
+async function advanceRun(handle: AgentRun, step: StepContext, events: Events): Promise<Ending> {
   let ended: LoopResult | undefined;
-  let undecided = event.decision;
+  const undecided = [...events.decisions];
   void handle.settled.then((result) => (ended = result));
   let seen = -1;
   let still = 0;
   for (;;) {
     await nextTurn();
     if (ended !== undefined) return { kind: 'ended', result: ended };
-    if (handle.phase() === 'awaitingHuman' && undecided !== undefined) {
-      // The event's decision answers the first wait the replay reaches that it has no answer for; a later wait rests.
-      if (undecided.approve) handle.approve(undecided.toolCallIds);
-      else handle.reject(undecided.reason, undecided.toolCallIds);
-      undecided = undefined;
+    const decision = handle.phase() === 'awaitingHuman' ? undecided.shift() : undefined;
+    if (decision !== undefined) {
+      // Decisions answer, in order, the waits the replay reaches that it has no answer for; a wait left over rests.
+      if (decision.approve) handle.approve(decision.toolCallIds);
+      else handle.reject(decision.reason, decision.toolCallIds);
       continue;
     }
     const progress = step.progress;
@@ -226,8 +269,8 @@ async function advanceRun(handle: AgentRun, step: StepContext, event: StepEvent)
     }
     if (handle.phase() !== 'awaitingHuman' && (step.requested.size === 0 || ++still < REST_TURNS)) continue;
     // At rest: a cancellation ends the run here, with what it did so far; otherwise it waits for its next event.
-    if (event.cancel === undefined) break;
-    handle.cancel(event.cancel);
+    if (events.cancel === undefined) break;
+    handle.cancel(events.cancel);
     return { kind: 'ended', result: await handle.settled };
   }
   const inFlight = new Set([...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request.idempotencyKey] : [])));

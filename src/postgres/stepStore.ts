@@ -51,8 +51,8 @@ export class StepRun {
    * Stop taking lines: what a run writes after the step decided to end is not the run's history.
    * Work still in flight leaves no trace: the journal entries after the last durable record (the
    * next step does that work again, and journals it then), and the write-ahead records of calls
-   * in flight (`inFlight`, by call key: their effects' rows say they are in flight, and their jobs
-   * decide what an interruption means). A run that waits for a human is settled where it is:
+   * in flight (`inFlight`, by call key: their effects' rows say they are in flight, and the worker
+   * that claims them decides what an interruption means). A run that waits for a human is settled where it is:
    * everything it journaled stays.
    */
   seal(inFlight: ReadonlySet<string> = new Set(), waitsForHuman = false): void {

@@ -1,6 +1,6 @@
 /**
  * Durable strategy runs: `runtime.strategy(id, definition)` names a strategy whose runs are
- * durable actors; each branch is a durable run of the sub-agent, on its own queue, in whichever
+ * durable actors; each branch is a durable run of the sub-agent, in whichever
  * worker takes it. A step replays the strategy from its start with the outcomes of its branches
  * and model calls (so its `init`, `step` and `aggregate` must decide the same way given the same
  * thoughts), journals the entries it had not journaled yet, and rests while branches run.

@@ -1,12 +1,15 @@
 /**
  * `runWorker`: a process's share of the work of a durable runtime. It runs graphile-worker over
- * the runtime's database with two tasks — apply an event to a run (serially per run: each run's
- * events share the queue `actor:<runId>`), and make a model or tool call — for the agents this
+ * the runtime's database with one task — wake a run: step it, make the model and tool calls the
+ * step asked for at once, step it again with their outcomes, and so on until the run ends or
+ * waits (for a human, a sub-agent run, or a call another worker is making) — for the agents this
  * process created with the runtime.
  *
  * graphile-worker leaves the jobs of a worker that died locked for hours; so each worker keeps a
  * heartbeat row, and every worker unlocks the jobs of those whose heartbeat went stale, which
- * other workers then take (their steps and calls are safe to run again).
+ * other workers then take (their steps are safe to run again, and the calls the dead worker had
+ * claimed are claimed again). A database that restarts does not stop a worker: steps wait for it
+ * to come back, and a job runner that gives up is replaced.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -14,44 +17,36 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { makeWorkerUtils, run, type Runner, type Task, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
-import { runEffect } from './effects.ts';
-import { EFFECT_TASK, STEP_TASK, type Engine } from './engine.ts';
+import type { EffectOutcome } from './durable.ts';
+import { makeCall } from './effects.ts';
+import { WAKE_TASK, type Engine } from './engine.ts';
 import { quietLogger, SCHEMA } from './migrations.ts';
 import { engineOf, type PostgresRuntime } from './runtime.ts';
 import { applyStep, failRun } from './step.ts';
 import { CorruptRowError } from './errors.ts';
+import { isConnectionError, whileReconnecting } from './transaction.ts';
 
 export interface WorkerOptions {
   readonly runtime: PostgresRuntime;
-  /** Jobs run at once in this process (default 10): steps of different runs, and calls. */
+  /** Runs advanced at once in this process (default 10). */
   readonly concurrency?: number;
   /** How often the heartbeat is written, in ms (default 5 s). */
   readonly heartbeatMs?: number;
-  /** A worker whose heartbeat is older than this, in ms, is dead: its jobs are unlocked for others (default 30 s). */
+  /** A worker whose heartbeat is older than this, in ms, is dead: its jobs and calls go to others (default 30 s). */
   readonly staleAfterMs?: number;
   /** How often graphile-worker polls for jobs it was not told of (retries), in ms (default 2 s). */
   readonly pollIntervalMs?: number;
-  /** How often the empty queues of finished runs are removed, in ms (default 60 s). */
-  readonly cleanupEveryMs?: number;
 }
 
 export interface DurableWorker {
   readonly id: string;
   /** The agents and strategies it serves: those created with its runtime in this process. */
   readonly agents: readonly string[];
-  /** Finish the jobs in hand, then stop. */
+  /** Finish the steps in hand, hand the calls in hand to other workers, then stop. */
   stop(): Promise<void>;
 }
 
-const StepPayload = z.object({
-  actor: z.string(),
-  event: z.object({
-    id: z.string(),
-    decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }).optional(),
-    cancel: z.string().optional(),
-  }),
-});
-const EffectPayload = z.object({ actor: z.string(), key: z.string() });
+const WakePayload = z.object({ actor: z.string() });
 
 /**
  * @example
@@ -65,7 +60,7 @@ const EffectPayload = z.object({ actor: z.string(), key: z.string() });
 export async function runWorker(options: WorkerOptions): Promise<DurableWorker> {
   const engine = engineOf(options.runtime);
   const concurrency = positive(options.concurrency, 'concurrency') ?? 10;
-  // Each job holds a connection while it runs, and graphile-worker needs a couple of its own.
+  // Each job holds a connection while its step's transaction runs, and graphile-worker needs a couple of its own.
   const poolSize = engine.pool.options.max ?? 10;
   if (concurrency + 2 > poolSize) {
     throw new ConfigurationError(`runWorker: concurrency ${concurrency} needs a runtime with poolSize ≥ ${concurrency + 2} (it has ${poolSize}): createPostgresRuntime({ poolSize }).`);
@@ -76,103 +71,128 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
   await engine.ready();
   const id = `worker_${randomUUID()}`;
   await engine.pool.query(`INSERT INTO ${SCHEMA}.workers (id, host, pid) VALUES ($1, $2, $3)`, [id, hostname(), process.pid]);
+  const stopping = new AbortController();
 
-  const step: Task = async (payload) => {
-    const { actor, event } = StepPayload.parse(payload);
-    try {
-      await applyStep(engine, id, actor, event);
-    } catch (error) {
-      // Retrying cannot mend a corrupt row: the run fails, naming it.
-      if (!(error instanceof CorruptRowError)) throw error;
-      await failRun(engine, actor, error);
-    }
-  };
-  const effect: Task = async (payload, helpers) => {
-    const { actor, key } = EffectPayload.parse(payload);
-    // The pool's shutdown signal is shared by every job: one listener per job in hand, and each
-    // call gets a signal of its own for whatever the model or tool hangs on it.
+  const wake: Task = async (payload, helpers) => {
+    const { actor } = WakePayload.parse(payload);
+    // The pool's shutdown signal is shared by every job: one listener per job in hand.
     setMaxListeners(concurrency + 10, helpers.abortSignal);
     const controller = new AbortController();
     const forward = (): void => controller.abort(helpers.abortSignal.reason);
     if (helpers.abortSignal.aborted) forward();
     else helpers.abortSignal.addEventListener('abort', forward, { once: true });
     try {
-      await runEffect(engine, actor, key, controller.signal);
+      await drive(engine, id, actor, AbortSignal.any([controller.signal, stopping.signal]));
     } finally {
       helpers.abortSignal.removeEventListener('abort', forward);
     }
   };
-  const queueWorkers: string[] = [];
-  // Listened to before `run`, which creates the pool's workers before it returns.
-  const events = new EventEmitter() as WorkerEvents;
-  // Jobs are locked in the name of the pool that fetched them (and queues in the name of its workers).
-  events.on('pool:create', ({ workerPool }) => void queueWorkers.push(workerPool.id));
-  events.on('worker:create', ({ worker }) => void queueWorkers.push(worker.workerId));
-  const runner: Runner = await run({
-    events,
-    pgPool: engine.pool,
-    concurrency,
-    noHandleSignals: true,
-    pollInterval: options.pollIntervalMs ?? 2_000,
-    logger: quietLogger,
-    taskList: { [STEP_TASK]: step, [EFFECT_TASK]: effect },
-  });
+
+  /** Jobs are locked in the name of the pool that fetched them (and its workers): what a sweep unlocks. */
+  const jobWorkers: string[] = [];
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: engine.pool, logger: quietLogger });
+  const startRunner = async (): Promise<Runner> => {
+    // Listened to before `run`, which creates the pool's workers before it returns.
+    const events = new EventEmitter() as WorkerEvents;
+    events.on('pool:create', ({ workerPool }) => void jobWorkers.push(workerPool.id));
+    events.on('worker:create', ({ worker }) => void jobWorkers.push(worker.workerId));
+    const runner = await run({
+      events,
+      pgPool: engine.pool,
+      concurrency,
+      noHandleSignals: true,
+      pollInterval: options.pollIntervalMs ?? 2_000,
+      logger: quietLogger,
+      taskList: { [WAKE_TASK]: wake },
+    });
+    // graphile-worker gives up on a pool when the database drops it mid-way (it cannot release a job): this worker starts another.
+    runner.promise.catch((error: unknown) => {
+      if (stopping.signal.aborted) return;
+      console.warn(`[actorloop worker] the job runner stopped (${error instanceof Error ? error.message : String(error)}); starting another.`);
+      void replaceRunner();
+    });
+    return runner;
+  };
+  const replaceRunner = async (): Promise<void> => {
+    const abandoned = jobWorkers.splice(0);
+    await whileReconnecting(() => utils.forceUnlockWorkers(abandoned), { patienceMs: Number.POSITIVE_INFINITY, signal: stopping.signal }).catch(() => undefined);
+    if (stopping.signal.aborted) return;
+    runner = await whileReconnecting(startRunner, { patienceMs: Number.POSITIVE_INFINITY, signal: stopping.signal });
+  };
+  let runner: Runner = await startRunner();
 
   const beat = async (): Promise<void> => {
-    await engine.pool.query(`UPDATE ${SCHEMA}.workers SET heartbeat_at = now(), queue_workers = $2 WHERE id = $1`, [id, queueWorkers]);
+    // A worker swept as dead while it was only slow (or the database was away) signs in again.
+    await engine.pool.query(
+      `INSERT INTO ${SCHEMA}.workers (id, host, pid, job_workers) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), job_workers = EXCLUDED.job_workers`,
+      [id, hostname(), process.pid, jobWorkers],
+    );
   };
   const sweep = async (): Promise<void> => {
-    const stale = await engine.pool.query<{ id: string; queue_workers: string[] }>(
-      `DELETE FROM ${SCHEMA}.workers WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000) AND id <> $2 RETURNING id, queue_workers`,
+    const stale = await engine.pool.query<{ id: string; job_workers: string[] }>(
+      `DELETE FROM ${SCHEMA}.workers WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000) AND id <> $2 RETURNING id, job_workers`,
       [staleAfterMs, id],
     );
-    const ids = stale.rows.flatMap((row) => row.queue_workers);
+    const ids = stale.rows.flatMap((row) => row.job_workers);
     if (ids.length > 0) await utils.forceUnlockWorkers(ids);
   };
-  // One queue per run: graphile-worker keeps a row per queue until it is collected.
-  const cleanupEveryMs = positive(options.cleanupEveryMs, 'cleanupEveryMs') ?? 60_000;
-  const collector = setInterval(() => {
-    collectQueues(engine, cleanupEveryMs).catch((error: unknown) => console.warn(`[actorloop worker] queue cleanup failed: ${error instanceof Error ? error.message : String(error)}`));
-  }, cleanupEveryMs);
-  collector.unref();
   await beat();
   const timer = setInterval(() => {
     beat()
       .then(sweep)
-      .catch((error: unknown) => console.warn(`[actorloop worker] heartbeat failed: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) => {
+        if (!isConnectionError(error)) console.warn(`[actorloop worker] heartbeat failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
   }, heartbeatMs);
   timer.unref();
-  let stopping: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   return {
     id,
     agents: [...engine.agents.keys(), ...engine.strategies.keys()],
     stop: () =>
-      (stopping ??= (async () => {
+      (stopped ??= (async () => {
         clearInterval(timer);
-        clearInterval(collector);
-        await runner.stop();
+        stopping.abort(new Error('the worker is stopping'));
+        await runner.stop().catch(() => undefined);
         await utils.release();
+        // Calls this worker claimed and did not finish go to whoever wakes their runs next: wake them now.
+        await engine.pool
+          .query(
+            `WITH released AS (
+               UPDATE ${SCHEMA}.effects SET claimed_by = NULL WHERE claimed_by = $1 AND status <> 'done' RETURNING actor_id
+             )
+             SELECT graphile_worker.add_job($2, json_build_object('actor', actor_id), job_key := 'wake:' || actor_id) FROM (SELECT DISTINCT actor_id FROM released) AS runs`,
+            [id, WAKE_TASK],
+          )
+          .catch(() => undefined);
         await engine.pool.query(`DELETE FROM ${SCHEMA}.workers WHERE id = $1`, [id]).catch(() => undefined);
       })()),
   };
 }
 
 /**
- * Remove the queues of runs that ended at least `afterMs` ago and hold no job. Not
- * graphile-worker's own collector: it removes any empty queue, also one a transaction still open
- * is adding a job to, and that job then never runs. A run that ended gets no more jobs (its
- * calls' late results are not queued), so its queue can go once the transactions of its last
- * moments are over.
+ * Advance a run as far as it goes: a step, the calls it claimed (made at once, side by side),
+ * a step with their outcomes, and so on. A stopping worker leaves the outcomes it has unrecorded
+ * (the calls are made again by the worker that claims them next).
  */
-export async function collectQueues(engine: Engine, afterMs: number): Promise<void> {
-  await engine.pool.query(
-    `DELETE FROM graphile_worker._private_job_queues AS queues USING ${SCHEMA}.actors AS actors
-     WHERE queues.queue_name = 'actor:' || actors.id AND actors.status IN ('done', 'failed', 'cancelled')
-       AND actors.updated_at < now() - make_interval(secs => $1::double precision / 1000) AND queues.locked_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs AS jobs WHERE jobs.job_queue_id = queues.id)`,
-    [afterMs],
-  );
+async function drive(engine: Engine, workerId: string, actorId: string, signal: AbortSignal): Promise<void> {
+  let made: ReadonlyMap<string, EffectOutcome> = new Map();
+  for (;;) {
+    let claimed;
+    try {
+      ({ claimed } = await whileReconnecting(() => applyStep(engine, workerId, actorId, made), { signal }));
+    } catch (error) {
+      // Retrying cannot mend a corrupt row: the run fails, naming it.
+      if (!(error instanceof CorruptRowError)) throw error;
+      await failRun(engine, actorId, error);
+      return;
+    }
+    if (claimed.length === 0 || signal.aborted) return;
+    const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
+    if (signal.aborted) return;
+    made = new Map(claimed.map((call, index) => [call.key, outcomes[index] as EffectOutcome]));
+  }
 }
 
 function positive(value: number | undefined, name: string): number | undefined {

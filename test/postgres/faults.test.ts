@@ -5,8 +5,7 @@ import { createAgent, defineTool } from '../../src/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { CorruptRowError, createPostgresRuntime, DatabaseSchemaError, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
-import { runEffect } from '../../src/postgres/effects.ts';
-import { collectQueues } from '../../src/postgres/worker.ts';
+import { makeCall } from '../../src/postgres/effects.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 
 const missing = postgresMissing();
@@ -82,40 +81,18 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     let made = 0;
     const charge = defineTool({ name: 'charge', description: 'Charge a card.', input: z.object({}), idempotent: false, execute: () => ++made });
     createAgent({ id: 'payer', model: callOnce('charge'), tools: [charge], runtime });
-    await pool.query("INSERT INTO actorloop.actors (id, agent_id, status, task) VALUES ('run_payer', 'payer', 'running', 'Pay.')");
-    const request = { kind: 'tool', agentId: 'payer', tool: 'charge', input: {}, toolCallId: 'c1', idempotencyKey: 'run_payer:k', runId: 'run_payer' };
-    await pool.query("INSERT INTO actorloop.effects (actor_id, key, kind, status, request) VALUES ('run_payer', 'k', 'tool', 'running', $1)", [JSON.stringify(request)]);
-    await runEffect(engineOf(runtime), 'run_payer', 'k', new AbortController().signal);
+    const request = { kind: 'tool' as const, agentId: 'payer', tool: 'charge', input: {}, toolCallId: 'c1', idempotencyKey: 'run_payer:k', runId: 'run_payer' };
+    // Claimed again after the worker that had begun it died.
+    const outcome = await makeCall(engineOf(runtime), { key: 'k', request, begun: true }, new AbortController().signal);
     expect(made).toBe(0);
-    const effect = await pool.query<{ status: string; outcome: { ok: boolean; error: { message: string } } }>("SELECT status, outcome FROM actorloop.effects WHERE key = 'k'");
-    expect(effect.rows[0]?.status).toBe('done');
-    expect(effect.rows[0]?.outcome.ok).toBe(false);
-    expect(effect.rows[0]?.outcome.error.message).toMatch(/not idempotent: it may already have taken effect/);
+    expect(outcome).toMatchObject({ ok: false, error: { message: expect.stringMatching(/not idempotent: it may already have taken effect/) } });
+    // Claimed for the first time, it is made.
+    expect(await makeCall(engineOf(runtime), { key: 'k', request, begun: false }, new AbortController().signal)).toEqual({ ok: true, value: 1 });
   });
 
   it('a worker needs more connections than jobs at once', async () => {
     const small = createPostgresRuntime({ connectionString: url, poolSize: 3 });
     await expect(runWorker({ runtime: small, concurrency: 4 })).rejects.toThrow(/poolSize ≥ 6/);
     await small.close();
-  });
-
-  it('collects the queues of runs that ended long enough ago, never one a transaction still adds a job to', async () => {
-    await pool.query("INSERT INTO actorloop.actors (id, agent_id, status, task, updated_at) VALUES ('run_q_live', 'x', 'running', 't', now() - interval '1 hour'), ('run_q_old', 'x', 'done', 't', now() - interval '1 hour'), ('run_q_new', 'x', 'done', 't', now())");
-    await pool.query("INSERT INTO graphile_worker._private_job_queues (queue_name) VALUES ('actor:run_q_live'), ('actor:run_q_old'), ('actor:run_q_new')");
-    const adding = await pool.connect();
-    try {
-      await adding.query('BEGIN');
-      // graphile-worker's own collector would remove this empty queue now, and the job would never run.
-      await adding.query("SELECT graphile_worker.add_job('actorloop_noop', '{}', queue_name := 'actor:run_q_live')");
-      await collectQueues(engineOf(runtime), 60_000);
-      await adding.query('COMMIT');
-    } finally {
-      adding.release();
-    }
-    const queues = await pool.query<{ queue_name: string }>("SELECT queue_name FROM graphile_worker._private_job_queues WHERE queue_name LIKE 'actor:run_q_%' ORDER BY 1");
-    expect(queues.rows.map((row) => row.queue_name)).toEqual(['actor:run_q_live', 'actor:run_q_new']);
-    const job = await pool.query('SELECT 1 FROM graphile_worker._private_jobs AS jobs JOIN graphile_worker._private_job_queues AS queues ON queues.id = jobs.job_queue_id WHERE queues.queue_name = $1', ['actor:run_q_live']);
-    expect(job.rowCount).toBe(1);
-    await pool.query("DELETE FROM graphile_worker._private_jobs WHERE task_id IN (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'actorloop_noop')");
   });
 });

@@ -6,7 +6,8 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
-import { runEffect } from '../../src/postgres/effects.ts';
+import { makeCall } from '../../src/postgres/effects.ts';
+import { EffectRequest } from '../../src/postgres/durable.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { counterAgent, prepareEffectTables, voteStrategy } from './fixtures/agents.ts';
 
@@ -26,7 +27,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await runtime.migrate();
     await prepareEffectTables(pool);
     // Serves every agent created with `runtime` in this process, whenever it was created.
-    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200, cleanupEveryMs: 500 });
+    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -34,7 +35,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await pool?.end();
   });
 
-  it('runs an agent to its answer: every model and tool call is a job of its own, made once', async () => {
+  it('runs an agent to its answer: the worker makes each model and tool call once, right after the step that asked for it, one step per call', async () => {
     const agent = counterAgent(runtime, pool, { calls: 3 });
     const result = await agent.run('Record three numbers.');
     expect(result.status).toBe('done');
@@ -43,6 +44,9 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(effects.rows).toEqual([{ kind: 'model', n: '4' }, { kind: 'tool', n: '3' }]);
     const executions = await pool.query('SELECT count(*)::int AS n FROM test_executions');
     expect(executions.rows[0]).toEqual({ n: 3 });
+    // The first step asks for a model call; each later one records a call's outcome and asks for the next.
+    const steps = await pool.query<{ n: number; events: number }>('SELECT count(*)::int AS n, sum(events)::int AS events FROM actorloop.steps WHERE actor_id = $1', [result.runId]);
+    expect(steps.rows[0]).toEqual({ n: 8, events: 0 });
     const journal = await runtime.journal(result.runId);
     expect(journal.filter((entry) => entry.event.type === 'run.terminated')).toHaveLength(1);
     expect(journal.filter((entry) => entry.event.type === 'tool.finished')).toHaveLength(3);
@@ -61,7 +65,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(journal.map((entry) => entry.event.type)).toEqual(local.journal.entries(inMemory.runId).map((entry) => entry.event.type));
   });
 
-  it('runs a strategy whose branches are durable runs of their own, and its scorer calls as jobs', async () => {
+  it('runs a strategy whose branches are durable runs of their own, and its scorer calls as calls of its own', async () => {
     const agent = counterAgent(runtime, pool, { id: 'sampler', calls: 1 });
     const vote = voteStrategy(runtime, agent);
     const result = await vote.run('Record one number.');
@@ -155,14 +159,14 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
       { agent_id: 'writer', status: 'done' },
     ]);
     // The delegating call made again, as after its worker died mid-call: it finds the run it started, and starts no second one.
-    const call = await pool.query<{ actor_id: string; key: string }>(
-      "SELECT e.actor_id, e.key FROM actorloop.effects e JOIN actorloop.actors a ON a.id = e.actor_id WHERE a.agent_id = 'writer' AND e.kind = 'tool'",
+    const call = await pool.query<{ key: string; request: unknown }>(
+      "SELECT e.key, e.request FROM actorloop.effects e JOIN actorloop.actors a ON a.id = e.actor_id WHERE a.agent_id = 'writer' AND e.kind = 'tool'",
     );
-    const { actor_id: writerRun, key } = call.rows[0]!;
-    await pool.query("UPDATE actorloop.effects SET status = 'pending', outcome = NULL WHERE actor_id = $1 AND key = $2", [writerRun, key]);
-    await runEffect(engineOf(runtime), writerRun, key, new AbortController().signal);
-    const again = await pool.query<{ outcome: { ok: boolean; value: string } }>('SELECT outcome FROM actorloop.effects WHERE actor_id = $1 AND key = $2', [writerRun, key]);
-    expect(again.rows[0]?.outcome).toEqual({ ok: true, value: 'the actor model dates from 1973' });
+    const { key, request } = call.rows[0]!;
+    const parsed = EffectRequest.parse(request);
+    if (parsed.kind === 'child') throw new Error('expected the delegating tool call');
+    const again = await makeCall(engineOf(runtime), { key, request: parsed, begun: false }, new AbortController().signal);
+    expect(again).toEqual({ ok: true, value: 'the actor model dates from 1973' });
     const researched = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.actors WHERE agent_id = 'researcher'");
     expect(researched.rows[0]?.n).toBe(1);
     system.stopAll();
@@ -194,11 +198,13 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     release();
   });
 
-  it('removes the queues of runs that have nothing left to do', async () => {
+  it('keeps no job queue per run: runs are woken by keyed jobs, and none is left once they end', async () => {
     const agent = counterAgent(runtime, pool, { id: 'tidy', calls: 1 });
     await Promise.all([agent.run('One.'), agent.run('Two.')]);
-    const queues = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_job_queues')).rows[0]?.n;
-    await expect.poll(queues, { timeout: 10_000 }).toBe(0);
+    const queues = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_job_queues');
+    expect(queues.rows[0]?.n).toBe(0);
+    const jobs = async () => (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE key LIKE 'wake:run_%'")).rows[0]?.n;
+    await expect.poll(jobs, { timeout: 10_000 }).toBe(0);
   });
 
   it('a run queued with limits keeps them in the worker, and fails with the same typed error as in memory', async () => {

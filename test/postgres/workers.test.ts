@@ -76,7 +76,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime across worker processes'
     subscription.unsubscribe();
 
     const steps = await pool.query<{ actor_id: string; version: string; worker: string; started_at: Date; applied_at: Date }>(
-      'SELECT actor_id, version, worker, started_at, applied_at FROM actorloop.inbox ORDER BY actor_id, version',
+      'SELECT actor_id, version, worker, started_at, applied_at FROM actorloop.steps ORDER BY actor_id, version',
     );
     const byActor = new Map<string, (typeof steps.rows)[number][]>();
     for (const row of steps.rows) byActor.set(row.actor_id, [...(byActor.get(row.actor_id) ?? []), row]);

@@ -34,7 +34,7 @@ export async function workerCommand(args: readonly string[]): Promise<number> {
   try {
     await define(runtime);
     const worker = await runWorker({ runtime, concurrency });
-    process.stdout.write(`actorloop worker ${worker.id}: serving ${worker.agents.join(', ') || 'no agents'} (${concurrency} jobs at once). Ctrl-C stops it.\n`);
+    process.stdout.write(`actorloop worker ${worker.id}: serving ${worker.agents.join(', ') || 'no agents'} (${concurrency} runs at once). Ctrl-C stops it.\n`);
     await new Promise<void>((done) => {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);
