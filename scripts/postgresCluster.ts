@@ -13,10 +13,12 @@ import { join } from 'node:path';
 export interface Cluster {
   /** `postgres://<user>@127.0.0.1:<port>/postgres`. */
   readonly url: string;
-  /** The postmaster's pid: every server process is it or one of its children. */
+  /** The postmaster's pid (until a restart): every server process is it or one of its children. */
   readonly pid: number;
   /** Stop the server at once and remove its folder. */
   stop(): void;
+  /** Stop the server at once, as a crash would (`pg_ctl stop -m immediate`), then start it again on the same port. */
+  restart(): void;
 }
 
 export interface ClusterOptions {
@@ -81,7 +83,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     asServerUser(join(bin, 'initdb'), ['-D', data, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
     const port = await freePort();
     const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${options.maxConnections ?? 200} -c shared_buffers=64MB`;
-    asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+    const start = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+    const stopNow = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    start();
     // postmaster.pid's first line is the postmaster's pid (root reads it whoever owns it).
     const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     return {
@@ -89,10 +93,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       pid,
       stop: () => {
         try {
-          asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+          stopNow();
         } finally {
           remove();
         }
+      },
+      restart: () => {
+        stopNow();
+        start();
       },
     };
   } catch (error) {

@@ -1,38 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
-import { TSX_LOADER } from '../cli/runCli.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { counterAgent, prepareEffectTables, voteStrategy, type FixtureOptions } from './fixtures/agents.ts';
+import { counterAgent, prepareEffectTables, voteStrategy } from './fixtures/agents.ts';
+import { startWorker, stop } from './workerProcess.ts';
 import type { JournalEntry } from '../../src/index.ts';
 
-const WORKER = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
 const missing = postgresMissing();
-
-/** Start a worker process; resolves once it takes jobs. */
-function startWorker(url: string, options: FixtureOptions & { concurrency?: number }): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, WORKER, url, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('ready')) resolve(child);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${err.slice(0, 2000)}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
 
 describe.skipIf(missing !== '')('the PostgreSQL runtime across worker processes', () => {
   let url: string;
