@@ -24,6 +24,8 @@ export interface Cluster {
 export interface ClusterOptions {
   /** The server's `max_connections` (default 200). */
   readonly maxConnections?: number;
+  /** More server settings, as `-c name=value` pairs (e.g. `-c shared_preload_libraries=pg_stat_statements`). */
+  readonly settings?: string;
 }
 
 /** Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<major>/bin. */
@@ -82,7 +84,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const user = root ? 'postgres' : userInfo().username;
     asServerUser(join(bin, 'initdb'), ['-D', data, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
     const port = await freePort();
-    const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${options.maxConnections ?? 200} -c shared_buffers=64MB`;
+    const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${options.maxConnections ?? 200} -c shared_buffers=64MB ${options.settings ?? ''}`;
     const start = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
     const stopNow = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
     start();
