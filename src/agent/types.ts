@@ -222,7 +222,7 @@ export interface AgentMemoryConfig {
 }
 
 export interface AgentPersistenceConfig {
-  /** Persist journals and snapshots so runs can be listed, replayed and resumed (`createFileStore()`). */
+  /** Persist each run's log so runs can be listed, replayed and resumed (`createFileStore()`). */
   readonly store?: RunStore;
 }
 
