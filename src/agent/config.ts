@@ -1,8 +1,8 @@
 /**
  * The edge of `createAgent`: check the grouped `AgentConfig` a caller wrote (plain checks, so a
  * JavaScript caller or a config read from elsewhere gets the same messages as a typed one) and
- * flatten it into the settings the agent is built from. The flat keys of earlier versions are
- * rejected with their new place, so an old config fails loudly instead of being half ignored.
+ * flatten it into the settings the agent is built from. An unknown key is refused by name, so
+ * a misspelt option fails loudly instead of being ignored.
  */
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider } from '../core/provider.ts';
@@ -68,27 +68,6 @@ export interface AgentSettings {
   readonly runtime?: AgentRuntime;
 }
 
-/** The flat keys of earlier versions, and where each one lives now. */
-const MOVED: Readonly<Record<string, string>> = {
-  modelName: 'model.name',
-  temperature: 'model.temperature',
-  maxTokens: 'model.maxTokens',
-  stream: 'model.stream',
-  gate: 'policy.gate',
-  toolProfile: 'policy.toolProfile',
-  redact: 'policy.redact',
-  breakers: 'resilience.breakers',
-  recovery: 'resilience.recovery',
-  executor: 'resilience.tools',
-  stuckDetection: 'resilience.stuckDetection',
-  preHydration: 'context.preHydration',
-  experimental_preparers: 'hooks.beforeModelCall',
-  experimental_hydrator: 'context.experimental_hydrator',
-  store: 'persistence.store',
-  inspect: 'observe.inspect',
-  journalCapacity: 'observe.journalCapacity',
-};
-
 const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
@@ -100,9 +79,6 @@ const GROUPS: Readonly<Record<string, readonly string[]>> = {
   persistence: ['store'],
   observe: ['inspect', 'events', 'journalCapacity', 'telemetry'],
 };
-
-/** The options of `ContextBudgetOptions`: a `context` holding these is an old-style budget. */
-const BUDGET_KEYS = new Set(['tokenBudget', 'keepRecent', 'tokenizer', 'messageOverheadTokens', 'strategy', 'summarizer', 'summary']);
 
 type Group = Readonly<Record<string, unknown>>;
 
@@ -125,13 +101,6 @@ function group(config: Group, name: string): Group | undefined {
   if (!isObject(value)) return fail(`\`${name}\` must be an object with ${list(GROUPS[name] ?? [])} (got ${describe(value)}).`);
   const known = GROUPS[name] ?? [];
   const unknown = Object.keys(value).filter((key) => !known.includes(key));
-  if (name === 'context' && unknown.some((key) => BUDGET_KEYS.has(key))) {
-    fail(`the context budget moved from \`context\` to \`context.budget\` (\`context\` now groups ${list(known)}).`);
-  }
-  if (name === 'model' && unknown.includes('modelName')) fail('`model.modelName` is spelled `model.name`.');
-  if (name === 'context' && unknown.includes('experimental_preparers')) {
-    fail('`context.experimental_preparers` is replaced by `hooks.beforeModelCall`: return `{ kind: \'modify\', request: { messages } }` from it.');
-  }
   if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown.map((key) => `${name}.${key}`))}; \`${name}\` takes ${list(known)}.`);
   return value;
 }
@@ -178,21 +147,18 @@ function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelNa
 
 /**
  * Check a config and flatten it. Throws `ConfigurationError` for a config that is not an object,
- * lacks a model, uses a flat key of an earlier version (naming its new place) or an unknown key,
- * or holds a value of the wrong kind. Values are checked further where they are used (breaker
- * options, limits, budgets).
+ * lacks a model, uses an unknown key (naming it), or holds a value of the wrong kind. Values are
+ * checked further where they are used (breaker options, limits, budgets).
  *
  * @example
  * ```ts
  * resolveConfig({ model: { provider, name: 'gpt-4o' }, policy: { gate } }); // { provider, modelName: 'gpt-4o', gate, stream: false, … }
- * resolveConfig({ model: provider, gate }); // throws: `gate` moved to `policy.gate`
+ * resolveConfig({ model: provider, gate }); // throws: unknown option `gate`
  * ```
  */
 export function resolveConfig(config: AgentConfig): AgentSettings {
   const raw: unknown = config;
   if (!isObject(raw)) return fail(`needs a config object ({ model, … }) (got ${describe(raw)}).`);
-  const moved = Object.keys(raw).filter((key) => Object.hasOwn(MOVED, key));
-  if (moved.length > 0) fail(`${moved.map((key) => `\`${key}\` moved to \`${MOVED[key]}\``).join('; ')}.`);
   const unknown = Object.keys(raw).filter((key) => !(TOP as readonly string[]).includes(key));
   if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown)}; a config takes ${list(TOP)}.`);
 

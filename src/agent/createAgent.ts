@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { createActor, type Actor, type Snapshot } from 'xstate';
+import { createActor, type Actor } from 'xstate';
 import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import { agentMachine } from '../../machines/agent.machine.ts';
@@ -222,18 +222,16 @@ export function createAgent(config: AgentConfig): Agent {
     // another process, gets RunLockedError from the store.
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
-    // A log of an earlier version restores a snapshot (whose context holds these); a run killed
-    // before anything but its header was written starts over from its task.
-    const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> } | undefined)?.context;
+    // A run killed before anything but its header was written starts over from its task.
     const input: AgentMachineInput = recovered.input
       ? { runId, agentId: recovered.meta.agentId, ...recovered.input }
       : {
           runId,
           agentId: recovered.meta.agentId,
-          task: context?.task ?? recovered.meta.task,
-          ...(context === undefined && system !== undefined ? { system } : {}),
-          limits: context?.limits ?? baseLimits,
-          model: context?.model ?? settings.modelName ?? settings.provider.defaultModel,
+          task: recovered.meta.task,
+          ...(system === undefined ? {} : { system }),
+          limits: baseLimits,
+          model: settings.modelName ?? settings.provider.defaultModel,
           toolNames: registry.names,
         };
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
@@ -243,7 +241,6 @@ export function createAgent(config: AgentConfig): Agent {
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
     const actor = createActor(machine, {
       input,
-      ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
       ...(settings.inspect === undefined ? {} : { inspect: settings.inspect }),
     });
     const handle = attach(actor, input, persistence, recovered, tookOver);

@@ -1,9 +1,9 @@
 /**
- * Replaying a resumed run. Its machine starts again from the run's input (or an earlier
- * version's snapshot) and takes the phase replies and human decisions the log recorded, in the
- * order it took them the first time: the machine is deterministic given those, so it arrives
- * where the run was without calling the model, the gate or a hydrator again. The first phase
- * with nothing recorded runs for real, and the run is live from there.
+ * Replaying a resumed run. Its machine starts again from the run's input and takes the phase
+ * replies and human decisions the log recorded, in the order it took them the first time: the
+ * machine is deterministic given those, so it arrives where the run was without calling the
+ * model, the gate or a hydrator again. The first phase with nothing recorded runs for real, and
+ * the run is live from there.
  */
 import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
 import { ReplayMismatchError } from '../persistence/errors.ts';

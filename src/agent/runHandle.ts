@@ -68,8 +68,8 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   const { runId } = input;
   const startedAt = Date.now();
   let sequence = recovered?.nextSequence ?? 0;
-  // A replayed run counts its iterations again; a restored snapshot continues from the journal's.
-  let iteration = recovered?.snapshot === undefined ? 0 : recovered.iteration;
+  // A replayed run counts its iterations again.
+  let iteration = 0;
   const replay = recovered === undefined ? undefined : new Replay(runId, recovered.replay);
   const publish = (event: LoopEvent): void => {
     // Redacted before anything sees it: subscribers, the in-memory journal, the file log.
@@ -83,7 +83,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   };
   // The machine emits the same events again while it re-takes recorded steps: as many as the
   // journal holds are skipped, the rest (emitted after the last write before the crash) are new.
-  let alreadyJournaled = recovered === undefined || recovered.snapshot !== undefined ? 0 : machineEventsIn(recovered.eventCounts);
+  let alreadyJournaled = recovered === undefined ? 0 : machineEventsIn(recovered.eventCounts);
   if (replay !== undefined && recovered?.continued !== true) {
     publish({
       type: 'run.resumed',

@@ -105,7 +105,6 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
   // Consumed as the resumed run makes its calls again: each key's attempts in the order they were made.
   const attempts = new Map<string, CallAttempt[]>();
   for (const [key, made] of recorded?.attempts ?? []) attempts.set(key, [...made]);
-  const legacy = new Map(recorded?.legacy);
   let lastPhase: string | undefined;
   let failure: unknown;
   const attempt = (work: () => void): void => {
@@ -118,7 +117,7 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
 
   const journal: CallJournal = {
     before(call: ActCall, tool: Tool, key: CallKey) {
-      const made = attempts.get(key.key) ?? legacyAttempts(legacy, call, tool);
+      const made = attempts.get(key.key);
       while (made !== undefined && made.length > 0) {
         const previous = made.shift();
         if (previous?.outcome !== undefined) return { ...previous.outcome, toolCallId: call.call.id };
@@ -176,14 +175,6 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
       if (failure !== undefined) console.warn(`[actorloop] run ${writer.runId}: persisting failed:`, failure);
     },
   };
-}
-
-/** A version 5 record of this call (by its provider id, the only key it had), used once. */
-function legacyAttempts(legacy: Map<string, CallAttempt>, call: ActCall, tool: Tool): CallAttempt[] | undefined {
-  const found = legacy.get(call.call.id);
-  if (found === undefined || found.tool !== tool.name) return undefined;
-  legacy.delete(call.call.id);
-  return [found];
 }
 
 function interrupted(call: ActCall, tool: Tool): ToolOutcome {

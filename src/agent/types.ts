@@ -38,8 +38,8 @@ import type { AgentExperiences, ExperiencesConfig } from './experiences.ts';
  * What `createAgent` takes, grouped by concern: the model and how it is called, what a call may
  * do (`policy`), how failures are contained (`resilience`), what the model sees (`context`),
  * where runs are kept (`persistence`) and how to watch them (`observe`). Only `model` is
- * required; every group is optional and off or permissive by default. The flat keys of earlier
- * versions (`gate`, `store`, `modelName`, …) are rejected with a message naming their new place.
+ * required; every group is optional and off or permissive by default. An unknown key is
+ * rejected with a message naming it.
  *
  * @example
  * ```ts
@@ -222,7 +222,7 @@ export interface AgentMemoryConfig {
 }
 
 export interface AgentPersistenceConfig {
-  /** Persist journals and snapshots so runs can be listed, replayed and resumed (`createFileStore()`). */
+  /** Persist each run's log so runs can be listed, replayed and resumed (`createFileStore()`). */
   readonly store?: RunStore;
 }
 

@@ -28,7 +28,7 @@ export class CorruptFileError extends FileError {
   }
 }
 
-/** A record was written by a newer actorloop (higher schema version) than this one. */
+/** A record has a schema version this actorloop does not read: a newer actorloop's, or an earlier pre-release's. */
 export class UnsupportedVersionError extends FileError {
   readonly code = 'unsupported_version' as const;
   readonly blame = 'user' as const;
@@ -52,7 +52,7 @@ export class RunFinishedError extends FileError {
   readonly blame = 'user' as const;
 }
 
-/** The run's log holds its journal but no snapshots (a journal-only store wrote it): it can be read, not resumed. */
+/** The run's log holds its journal but not what a resume rebuilds the run from (a journal-only store wrote it): it can be read, not resumed. */
 export class RunNotResumableError extends FileError {
   readonly code = 'run_not_resumable' as const;
   readonly blame = 'user' as const;

@@ -13,13 +13,12 @@
  * A resumable run shares no file with any other, so two processes never write the same file. A new run costs
  * one file creation and nothing at its end but the last append: creating files is what persisting
  * a short run costs most (a folder per run and an atomic meta.json write at its end were two more
- * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). Runs written
- * by earlier versions, one folder each (`<runId>/log.jsonl`, `meta.json`, `lock`), are still
- * listed, read and resumed in place. A journal-only store (`mode: 'journal'`) writes only the
- * header, the journal and the end of a run, appended in the background: for a run id it picks,
- * to a segment shared with its other runs in this process, `journal/<segmentId>.jsonl` (see
- * journalSegment.ts), which spares each run even that one file creation; for a run id it is
- * given, to the run's own log in `runs/`, whose exclusive creation is what keeps the id unique.
+ * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). A
+ * journal-only store (`mode: 'journal'`) writes only the header, the journal and the end of a
+ * run, appended in the background: for a run id it picks, to a segment shared with its other
+ * runs in this process, `journal/<segmentId>.jsonl` (see journalSegment.ts), which spares each
+ * run even that one file creation; for a run id it is given, to the run's own log in `runs/`,
+ * whose exclusive creation is what keeps the id unique.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -44,7 +43,7 @@ import {
   type RunOwner,
 } from './records.ts';
 import { JournalSegments, notJournal, readSegment, runIdOf, segmentFile, segmentIdOf, segmentRecords, segmentRunIds, type SegmentLimits } from './journalSegment.ts';
-import { corruptRun, endedMeta, flatPaths, folderPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
+import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { recover, type RecoveredRun } from './recover.ts';
 import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { journalEntries, RunWriter } from './runWriter.ts';
@@ -57,9 +56,9 @@ export interface FileStoreOptions {
   readonly dir?: string;
   /**
    * What a run's log holds.
-   * - `'resumable'` (default): the journal, plus the conversation, a snapshot per iteration and
-   *   every tool result, appended synchronously at each phase boundary, so a run killed at any
-   *   point resumes without re-running completed tool calls.
+   * - `'resumable'` (default): the journal, plus what a resume rebuilds the run from (its input,
+   *   each phase reply and human decision, and each tool call, written before it runs and as soon
+   *   as it ends), so a run killed at any point resumes without re-running completed tool calls.
    * - `'journal'`: the journal only (every event of the run, and how it ended), appended in the
    *   background. Runs are listed and replayed (`readJournal`) like any other, and cost far less
    *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
@@ -148,14 +147,12 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const journalDir = join(dir, 'journal');
   const segments = new JournalSegments(journalDir, segmentLimits(options.journalSegments));
   /**
-   * Where a run's files are: its own folder if an earlier version made one, else side by side
-   * in `runs/`; a run a journal-only store named has its log in a segment (`segment` is set, and
-   * `log` is the segment's file) and nothing in `runs/` but, once it waits for a human, meta.json.
+   * Where a run's files are: side by side in `runs/`; a run a journal-only store named has its
+   * log in a segment (`segment` is set, and `log` is the segment's file) and nothing in `runs/`
+   * but, once it waits for a human, meta.json.
    */
   const locate = (runId: string): RunPaths => {
     checkId(runId);
-    const folder = join(runsDir, runId);
-    if (existsSync(folder)) return folderPaths(folder);
     const paths = flatPaths(runsDir, runId);
     const segmentId = segmentIdOf(runId);
     if (segmentId === undefined || existsSync(paths.log)) return paths;
@@ -274,11 +271,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       }
       const paths = flatPaths(runsDir, runId);
       const logFile = paths.log;
-      // A run of an earlier version has a folder instead: the same id is taken all the same.
-      if (!freshId) {
-        const folder = join(runsDir, runId);
-        if (existsSync(folder)) throw existingRunError(folderPaths(folder), runId, dir, leaseMs);
-      }
       // A journal's file may still be in creation (see below), and its header unwritten.
       if (heldInThisProcess(logFile)) {
         throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
@@ -342,7 +334,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         if (meta === undefined) {
           throw new RunNotFoundError(`Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
         }
-        const recovered = recover(log.records, meta, log.warnings, logFile);
+        const recovered = recover(log.records, meta, log.warnings);
         writer = new RunWriter(new RunLogWriter(logFile, { truncateTo: log.validBytes }), () => metaDoc(doc), meta, lock, storedMeta !== undefined);
         // The index must not show a resumed run as failed: meta.json says what its last line does not.
         if (storedMeta !== undefined && storedMeta.status !== 'running') writer.setStatus('running');
@@ -358,14 +350,14 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (!existsSync(runsDir)) return listSegmentRuns();
       const listed = new Set<string>();
       for (const name of readdirSync(runsDir)) {
-        // `<runId>.jsonl`, or the folder `<runId>` of an earlier version; not locks, metadata, temp
-        // files, except the meta.json of a segment's run (its header may not be written yet).
+        // `<runId>.jsonl`; not locks, metadata, temp files, except the meta.json of a segment's
+        // run (its header may not be written yet).
         const runId = name.endsWith(LOG_SUFFIX)
           ? name.slice(0, -LOG_SUFFIX.length)
           : name.endsWith(META_SUFFIX) && segmentIdOf(name.slice(0, -META_SUFFIX.length)) !== undefined
             ? name.slice(0, -META_SUFFIX.length)
-            : name;
-        if (!RUN_ID_PATTERN.test(runId) || listed.has(runId)) continue;
+            : undefined;
+        if (runId === undefined || !RUN_ID_PATTERN.test(runId) || listed.has(runId)) continue;
         listed.add(runId);
         try {
           const meta = readMeta(runId);

@@ -216,8 +216,8 @@ export function readSegment(file: string, select: (line: string) => boolean): { 
   return statSync(file).size === 0 ? { records: [], warnings: [] } : readRunLog(file, select);
 }
 
-/** Lines of a segment other than journal entries (`journal`, `events`, `event`): what an index needs. */
-export const notJournal = (line: string): boolean => !/^\{"v":\d+,"kind":"(?:journal|events?)"/.test(line);
+/** Lines of a segment other than journal entries (`journal`, `event`): what an index needs. */
+export const notJournal = (line: string): boolean => !/^\{"v":\d+,"kind":"(?:journal|event)"/.test(line);
 
 /** The ids of the runs whose headers a segment holds, from lines that need not parse. */
 export function segmentRunIds(file: string): string[] {

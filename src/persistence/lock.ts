@@ -256,7 +256,7 @@ function isThisProcess(owner: LockOwner): boolean {
 }
 
 function stateIsLive(state: LockState, file: string, leaseMs: number): boolean {
-  // Unreadable: a writer of an old version may be filling it; give it a lease.
+  // Unreadable: nobody can say who holds it, so it holds for a lease from its mtime.
   if (state.owner === undefined) return Date.now() - state.heartbeatAt < leaseMs;
   return ownerIsLive(state.owner, state.heartbeatAt, file, leaseMs);
 }

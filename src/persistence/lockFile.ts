@@ -7,7 +7,7 @@ import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unl
 import { z } from 'zod';
 import { safeJsonParse } from './safeJson.ts';
 
-/** A process that writes (or wrote) a run. Old files may lack `host` and `startedAt`. */
+/** A process that writes (or wrote) a run. */
 export interface LockOwner {
   readonly pid: number;
   readonly host?: string;
@@ -18,16 +18,14 @@ export interface LockOwner {
 const OwnerFields = { pid: z.number().int().positive(), host: z.string().optional(), startedAt: z.number().optional() };
 export const LockContent = z.object({ ...OwnerFields, gen: z.number().int().positive(), nonce: z.string().min(1) });
 export type LockContent = z.infer<typeof LockContent>;
-/** What versions before the lease wrote: `{ pid, host, at }`. */
-const LegacyLockContent = z.object(OwnerFields);
 
 /** A lock (or claim) file as read. */
 export interface LockState {
   /** Tells this version of the file from any other: its nonce, or for a file without one, its inode and mtime. */
   readonly id: string;
-  /** `undefined` when the content does not parse (a writer of an old version may be filling it). */
+  /** `undefined` when the content does not parse. */
   readonly owner: LockOwner | undefined;
-  /** 0 for a legacy or unreadable file. */
+  /** 0 for an unreadable file. */
   readonly gen: number;
   readonly nonce: string | undefined;
   readonly heartbeatAt: number;
@@ -55,14 +53,10 @@ export function readOpen(fd: number): LockState {
   const parsed = safeJsonParse(readFileSync(fd, 'utf8'));
   // Nobody renews a file without a nonce, so its mtime tells it from a new file on a reused inode.
   const fileId = `file:${stat.dev}:${stat.ino}:${stat.mtimeMs}`;
-  if (parsed.ok) {
-    const current = LockContent.safeParse(parsed.value);
-    if (current.success) {
-      const { gen, nonce } = current.data;
-      return { id: `nonce:${nonce}`, owner: ownerOf(current.data), gen, nonce, heartbeatAt: stat.mtimeMs };
-    }
-    const legacy = LegacyLockContent.safeParse(parsed.value);
-    if (legacy.success) return { id: fileId, owner: ownerOf(legacy.data), gen: 0, nonce: undefined, heartbeatAt: stat.mtimeMs };
+  const current = parsed.ok ? LockContent.safeParse(parsed.value) : undefined;
+  if (current?.success === true) {
+    const { gen, nonce } = current.data;
+    return { id: `nonce:${nonce}`, owner: ownerOf(current.data), gen, nonce, heartbeatAt: stat.mtimeMs };
   }
   return { id: fileId, owner: undefined, gen: 0, nonce: undefined, heartbeatAt: stat.mtimeMs };
 }

@@ -1,6 +1,6 @@
 /**
  * The records of a run's append-only log, and the run's metadata document. Every record carries
- * a schema version `v`; readers refuse versions newer than they know.
+ * a schema version `v`; readers refuse any version but {@link LOG_VERSION}.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -8,22 +8,9 @@ import { Message, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 
 /**
- * 2 added the `run` header record (a run's metadata and owner, written when it is created, so a
- * new run costs one file instead of three) and snapshot deltas. 3 added the `end` record (how
- * the run ended, its last line), so a run that never waited for a human needs no meta.json at
- * all. 4 added the `events` record (the journal entries between two other records, as one line;
- * `event` records, one line per entry, are still read and written for an entry of another run).
- * 5 added the `journal` record, the same entries column by column: a hundred small
- * `[sequence, timestamp, iteration, event]` arrays, each timestamp a 13-digit double, took half
- * as long again to serialise as the columns, and serialising
- * is most of what writing a journal costs. 6 replaced snapshots with the records the machine is
- * rebuilt from: the run's input (`start`), each phase's reply (`hydrate`, `reason`, `gate`), each
- * human decision (`human`), and a write-ahead `call.started` before each tool call with its
- * `call.finished` as soon as it ends, keyed by what the call is rather than the provider's id.
- * Version 1 logs (no header; meta.json from the start; whole snapshots), version 2 logs (final
- * status in meta.json), version 3 logs (an `event` record per entry), version 4 logs (`events`
- * records) and version 5 logs (snapshots, `tool_started`/`tool_result` keyed by call id) are
- * still read and resumed.
+ * A run's log is one JSON record a line: its header and input, its journal, the phase replies,
+ * human decisions and tool calls a resume rebuilds it from, and its end. Every record carries
+ * this version, the only one this actorloop reads.
  */
 export const LOG_VERSION = 6;
 export const META_VERSION = 1;
@@ -36,7 +23,7 @@ export const ToolOutcomeRecord = z.object({
   isError: z.boolean(),
 });
 
-const v = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(LOG_VERSION)]);
+const v = z.literal(LOG_VERSION);
 
 /** The process that writes a run: while its lease lives, nobody else may. */
 export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional(), startedAt: z.number().optional() });
@@ -52,7 +39,7 @@ export const RunHeaderRecord = z.object({
   task: z.string(),
   createdAt: z.number(),
   owner: RunOwner,
-  /** Written by a journal-only store: the log holds the journal, no snapshots, so the run cannot be resumed. */
+  /** Written by a journal-only store: the log holds the journal, not what a resume rebuilds the run from. */
   journalOnly: z.literal(true).optional(),
 });
 export type RunHeaderRecord = z.infer<typeof RunHeaderRecord>;
@@ -75,7 +62,7 @@ export const finalStatusOf = (reason: TerminationReason): FinalStatus =>
 export const RunEndRecord = z.object({
   v,
   kind: z.literal('end'),
-  /** Written since version 5 (a segment holds the ends of many runs); a run's own log may lack it. */
+  /** The run that ended (a segment holds the ends of many runs). */
   runId: z.string().optional(),
   status: FinalStatus,
   reason: TerminationReason,
@@ -85,10 +72,6 @@ export const RunEndRecord = z.object({
   error: ErrorData.optional(),
 });
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
-
-/** A journal entry inside an `events` record: its run and agent are the record's. */
-export const EventRow = z.tuple([JournalEntry.shape.sequence, JournalEntry.shape.timestamp, JournalEntry.shape.iteration, LoopEvent]);
-export type EventRow = z.infer<typeof EventRow>;
 
 /**
  * Consecutive journal entries of one run, column by column: entry `i` is `{ sequence:
@@ -165,28 +148,9 @@ export type ReplayRecord = z.infer<typeof HydrateReplyRecord> | z.infer<typeof R
 
 export const LogRecord = z.discriminatedUnion('kind', [
   RunHeaderRecord,
+  /** A journal entry that cannot join a `journal` record: another run's or agent's, or one whose timestamp is not whole milliseconds. */
   z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
-  /** Consecutive journal entries of one run, each as `[sequence, timestamp, iteration, event]` (version 4). */
-  z.object({ v, kind: z.literal('events'), runId: z.string(), agentId: z.string(), entries: z.array(EventRow) }),
   JournalRecord,
-  /** Messages appended to the conversation, starting at index `from` (a rewrite when `from` is below the current length). */
-  z.object({ v, kind: z.literal('messages'), from: z.number().int().nonnegative(), messages: z.array(Message) }),
-  /**
-   * The machine's persisted snapshot, with `context.messages` left out (they are in `messages`
-   * records). With `delta`, `snapshot.context` holds only the keys that changed since the
-   * previous snapshot record of the log (a run's constants are written once).
-   */
-  z.object({
-    v,
-    kind: z.literal('snapshot'),
-    messageCount: z.number().int().nonnegative(),
-    delta: z.literal(true).optional(),
-    snapshot: z.record(z.string(), z.unknown()),
-  }),
-  /** Version 5: a non-idempotent tool call was about to execute; `key` is `<runId>:<toolCallId>`. */
-  z.object({ v, kind: z.literal('tool_started'), key: z.string(), tool: z.string() }),
-  /** Version 5: a tool call finished; `key` is `<runId>:<toolCallId>`. */
-  z.object({ v, kind: z.literal('tool_result'), key: z.string(), outcome: ToolOutcomeRecord }),
   z.object({ v, kind: z.literal('start'), input: RunInput }),
   HydrateReplyRecord,
   ReasonReplyRecord,

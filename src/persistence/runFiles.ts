@@ -1,10 +1,9 @@
 /**
  * The files of one run in a store, and what the run index reads from them: where they are (side
- * by side in `runs/`, or a folder per run as earlier versions made them), and the run's metadata
- * from its meta.json, its header and its end record.
+ * by side in `runs/`), and the run's metadata from its meta.json, its header and its end record.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { sep } from 'node:path';
 import { LowSync, type SyncAdapter } from 'lowdb';
 import { ActorloopError, describeError } from '../core/errors.ts';
 import type { ErrorData } from '../core/loopEvent.ts';
@@ -34,10 +33,6 @@ export function flatPaths(runsDir: string, runId: string): RunPaths {
     lock: `${base}${runId}.lock`,
     temp: `${base}.${runId}.meta.json.tmp`,
   };
-}
-
-export function folderPaths(folder: string): RunPaths {
-  return { log: join(folder, 'log.jsonl'), meta: join(folder, 'meta.json'), lock: join(folder, 'lock'), temp: join(folder, '.meta.json.tmp') };
 }
 
 /** meta.json when the run has one (only a missing file is `undefined`; a bad one throws). */

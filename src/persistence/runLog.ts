@@ -43,8 +43,8 @@ export function readRunLog(file: string, select?: (line: string) => boolean): Re
     const record = parseLine(line);
     if (record.ok && complete) {
       records.push(record.value);
-    } else if (!record.ok && record.future !== undefined) {
-      throw futureVersion(file, `line ${lineNo} has`, record.future);
+    } else if (!record.ok && record.version !== undefined) {
+      throw unsupportedVersion(file, `line ${lineNo} has`, record.version);
     } else if (!complete && !line.includes('\u0000')) {
       // Only an unterminated last line can be a torn write; it never was acknowledged (a flush
       // resolves after the record's "\n"). Dropped even when its JSON happens to be whole: kept,
@@ -61,23 +61,27 @@ export function readRunLog(file: string, select?: (line: string) => boolean): Re
 
 export type ParsedLine =
   | { readonly ok: true; readonly value: LogRecord }
-  | { readonly ok: false; readonly reason: string; readonly future?: number };
+  /** `version`: the record has a schema version other than this actorloop's. */
+  | { readonly ok: false; readonly reason: string; readonly version?: number };
 
 export function parseLine(line: string): ParsedLine {
   const json = safeJsonParse(line);
   if (!json.ok) return { ok: false, reason: json.reason };
   const version = (json.value as { v?: unknown } | null)?.v;
-  if (typeof version === 'number' && version > LOG_VERSION) return { ok: false, reason: 'future version', future: version };
+  if (typeof version === 'number' && Number.isInteger(version) && version > 0 && version !== LOG_VERSION) {
+    return { ok: false, reason: `schema version ${version}, not ${LOG_VERSION}`, version };
+  }
   const parsed = LogRecord.safeParse(json.value);
   if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   return { ok: true, value: parsed.data };
 }
 
-function futureVersion(file: string, where: string, version: number): UnsupportedVersionError {
-  return new UnsupportedVersionError(
-    `${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION}. Upgrade actorloop to read it.`,
-    { file },
-  );
+function unsupportedVersion(file: string, where: string, version: number): UnsupportedVersionError {
+  const advice =
+    version > LOG_VERSION
+      ? 'Upgrade actorloop to read it.'
+      : 'It was written by an earlier pre-release of actorloop and cannot be read by this one: delete it, or read it with that pre-release.';
+  return new UnsupportedVersionError(`${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION} only. ${advice}`, { file });
 }
 
 function corrupt(file: string, what: string, line: number | undefined): CorruptFileError {
@@ -386,9 +390,9 @@ const HEADER_READ_BYTES = 64 * 1024;
 
 /**
  * The `run` header of a log, reading only its first line: what the run index needs of a run
- * that has no meta.json yet. `null` when the log has no header (a version 1 log, or a run that
- * crashed between creating its log and writing the header). Throws like {@link readRunLog} when
- * the first line is complete but not a valid record.
+ * that has no meta.json yet. `null` when the log has no header (a run that crashed between
+ * creating its log and writing the header). Throws like {@link readRunLog} when the first line is
+ * complete but not a valid record.
  */
 export function readRunHeader(file: string): RunHeaderRecord | null {
   const fd = openSync(file, 'r');
@@ -403,7 +407,7 @@ export function readRunHeader(file: string): RunHeaderRecord | null {
   if (end === -1) return null; // empty, or torn before its newline: never acknowledged
   const record = parseLine(text.slice(0, end));
   if (!record.ok) {
-    if (record.future !== undefined) throw futureVersion(file, 'line 1 has', record.future);
+    if (record.version !== undefined) throw unsupportedVersion(file, 'line 1 has', record.version);
     throw corrupt(file, `line 1 is not a valid record: ${record.reason}`, 1);
   }
   return record.value.kind === 'run' ? record.value : null;
@@ -414,9 +418,9 @@ const END_READ_BYTES = 4 * 1024;
 
 /**
  * The `end` record of a log, reading only its last line: how a finished run ended. `null` while
- * the run has not ended — including a last line torn by a crash (never acknowledged: the run
- * resumes) and a version 2 log, whose end is in meta.json. Throws like {@link readRunLog} when
- * the last line is complete, looks like an end record and is not a valid one.
+ * the run has not ended, including a last line torn by a crash (never acknowledged: the run
+ * resumes). Throws like {@link readRunLog} when the last line is complete, looks like an end
+ * record and is not a valid one.
  */
 export function readRunEnd(file: string): RunEndRecord | null {
   const fd = openSync(file, 'r');
@@ -438,7 +442,7 @@ export function readRunEnd(file: string): RunEndRecord | null {
   if (!line.includes('"kind":"end"')) return null;
   const record = parseLine(line);
   if (!record.ok) {
-    if (record.future !== undefined) throw futureVersion(file, 'ends with a record of', record.future);
+    if (record.version !== undefined) throw unsupportedVersion(file, 'ends with a record of', record.version);
     throw corrupt(file, `the last line is not a valid record: ${record.reason}`, undefined);
   }
   return record.value.kind === 'end' ? record.value : null;

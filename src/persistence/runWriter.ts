@@ -65,7 +65,7 @@ function serialisable(value: unknown): boolean {
   }
 }
 
-/** A run's journal entries from its `journal`, `events` and `event` records, in order. */
+/** A run's journal entries from its `journal` and `event` records, in order. */
 export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
   const entries: JournalEntry[] = [];
   for (const record of records) {
@@ -74,9 +74,6 @@ export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
       for (let i = 0; i < events.length; i++) {
         entries.push({ sequence: sequence[i] as number, timestamp: at + (elapsed[i] as number), agentId, runId, iteration: iteration[i] as number, event: events[i] as LoopEvent });
       }
-    } else if (record.kind === 'events') {
-      const { runId, agentId } = record;
-      for (const [sequence, timestamp, iteration, event] of record.entries) entries.push({ sequence, timestamp, agentId, runId, iteration, event });
     } else if (record.kind === 'event') entries.push(record.entry);
   }
   return entries;

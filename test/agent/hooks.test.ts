@@ -292,8 +292,4 @@ describe('hooks config', () => {
     expect(create({ model, hooks: { timeoutMs: 0 } })).toThrow(ConfigurationError);
     expect(create({ model, hooks: [] })).toThrow(/`hooks` must be an object/);
   });
-
-  it('points the removed context.experimental_preparers at hooks.beforeModelCall', () => {
-    expect(create({ model: scriptedModel([]), context: { experimental_preparers: [] } })).toThrow(/replaced by `hooks\.beforeModelCall`/);
-  });
 });

@@ -10,6 +10,7 @@ import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { CorruptFileError, RunNotFoundError } from '../../src/persistence/errors.ts';
 import type { RunStore } from '../../src/persistence/fileStore.ts';
+import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { echoScript, echoTool, interruptedRun, removeTempDirs, runFiles } from './support.ts';
 
@@ -45,7 +46,7 @@ function expectCorrupt(error: unknown, file: string): CorruptFileError {
 }
 
 const corruptLogs: Array<[string, (lines: readonly string[]) => string | Buffer, number | undefined]> = [
-  ['corrupt in the middle', (lines) => [lines[0], lines[1], '{"v":1,"kind":"event","entry":{"seq\n', ...lines.slice(3)].join(''), 3],
+  ['corrupt in the middle', (lines) => [lines[0], lines[1], `{"v":${LOG_VERSION},"kind":"event","entry":{"seq\n`, ...lines.slice(3)].join(''), 3],
   ['empty', () => '', undefined],
   ['NUL-filled', () => Buffer.alloc(4096, 0), undefined],
   ['whole but for a NUL-filled tail', (lines) => Buffer.concat([Buffer.from(lines.join('')), Buffer.alloc(512, 0)]), undefined],

@@ -1,4 +1,3 @@
-import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
@@ -92,35 +91,6 @@ describe('journal records', () => {
     const { records } = readRunLog(runFiles(store, 'run_rows').log);
     expect(records.map((r) => r.kind)).toEqual(['run', 'journal', 'event', 'journal']);
     expect(journalEntries(records)).toEqual(written);
-  });
-
-  it('sit beside version 3 `event` and version 4 `events` records in one log: all are read, and a resume continues the sequence', async () => {
-    const store = createFileStore({ dir: tempDir() });
-    const limits = { maxIterations: 1, maxTotalTokens: 1, timeoutMs: 1, maxRepairTurns: 1 };
-    const writer = store.createRun({ runId: 'run_rows', agentId: 'agent_rows', task: 't', input: { task: 't', limits, model: 'm', toolNames: [] } });
-    await writer.close();
-    // A version 3 writer appended one line per entry, a version 4 writer one line of rows.
-    const { log } = runFiles(store, 'run_rows');
-    appendFileSync(log, [entry(0), entry(1)].map((e) => `${JSON.stringify({ v: 3, kind: 'event', entry: e })}\n`).join(''));
-    const rows = [entry(2), entry(3)].map((e) => [e.sequence, e.timestamp, e.iteration, e.event]);
-    appendFileSync(log, `${JSON.stringify({ v: 4, kind: 'events', runId: 'run_rows', agentId: 'agent_rows', entries: rows })}\n`);
-
-    const resumed = store.resumeRun('run_rows');
-    expect(resumed.recovered.nextSequence).toBe(4);
-    expect(resumed.recovered.iteration).toBe(1);
-    resumed.writer.event(entry(4));
-    await resumed.writer.close();
-    const { records } = readRunLog(log);
-    expect(records.map((r) => `${r.v}:${r.kind}`)).toEqual([`${LOG_VERSION}:run`, `${LOG_VERSION}:start`, '3:event', '3:event', '4:events', `${LOG_VERSION}:journal`]);
-    expect(store.readJournal('run_rows').entries).toEqual([entry(0), entry(1), entry(2), entry(3), entry(4)]);
-  });
-
-  it('are refused when a version 4 row is not [sequence, timestamp, iteration, event]', () => {
-    const good = { v: 4, kind: 'events', runId: 'r', agentId: 'a', entries: [[0, 1, 0, { type: 'phase.entered', phase: 'act' }]] };
-    expect(LogRecord.safeParse(good).success).toBe(true);
-    for (const row of [[0, 1, 0], [-1, 1, 0, good.entries[0]?.[3]], [0, 1, 0.5, good.entries[0]?.[3]], [0, 1, 0, { type: 'no.such' }], ['0', 1, 0, good.entries[0]?.[3]]]) {
-      expect(LogRecord.safeParse({ ...good, entries: [row] }).success, JSON.stringify(row)).toBe(false);
-    }
   });
 
   it('are refused when the columns differ in length or hold what an entry cannot', () => {

@@ -121,7 +121,6 @@ describe('processes racing for a run', () => {
         prepare: ({ lock }) => writeLock(lock, { pid: dead, host: HOST, startedAt: 1, gen: 3, nonce: 'dead' }),
         gen: 3,
       },
-      { name: 'legacy lock of a dead process', prepare: ({ lock }) => writeLock(lock, { pid: dead, host: HOST, at: Date.now() }), gen: 0 },
       {
         name: 'lock from another host, lease expired',
         prepare: ({ lock }) => writeLock(lock, { pid: 4242, host: 'elsewhere', startedAt: 1, gen: 7, nonce: 'far' }, 2 * LEASE),
@@ -271,12 +270,7 @@ describe('one process', () => {
     expect(take(p.lock, 'run_1', { leaseMs: LEASE, base: () => undefined })).toMatchObject({ gen: 1 });
   });
 
-  it('reads a legacy lock as generation 0 and an unreadable one as live for a lease', async () => {
-    const legacy = paths();
-    const pid = await deadPid();
-    writeLock(legacy.lock, { pid, host: HOST, at: 1 });
-    expect(take(legacy.lock, 'run_old', { leaseMs: LEASE })).toMatchObject({ gen: 1, replaced: { owner: { pid, host: HOST }, live: false } });
-
+  it('reads an unreadable lock as live for a lease', () => {
     const torn = paths();
     writeFileSync(torn.lock, '{"pid": 12');
     expect(() => take(torn.lock, 'run_torn', { leaseMs: LEASE })).toThrow(/lock file .* is unreadable/);

@@ -16,17 +16,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const text = fc.string({ unit: 'grapheme', maxLength: 40 });
 const record: fc.Arbitrary<LogRecord> = fc.oneof(
-  fc.record({ v: fc.constant(LOG_VERSION), kind: fc.constant('tool_started' as const), key: text, tool: text }),
+  fc.record({ v: fc.constant(LOG_VERSION), kind: fc.constant('call.started' as const), key: text, tool: text, args: text }),
   // Sometimes far longer than the 4 KB the reader looks at, sometimes quoting an end record.
   fc.record({
     v: fc.constant(LOG_VERSION),
-    kind: fc.constant('tool_started' as const),
+    kind: fc.constant('call.started' as const),
     key: fc.oneof(fc.constant('"kind":"end"'), fc.nat({ max: 9000 }).map((n) => `ü${'x'.repeat(n)}`)),
     tool: text,
+    args: text,
   }),
   // A nested object that looks like an end record, at the tail of a line that may be longer than 4 KB.
   fc.nat({ max: 9000 }).map(
-    (n): LogRecord => ({ v: LOG_VERSION, kind: 'snapshot', messageCount: 0, snapshot: { pad: 'x'.repeat(n), tail: { kind: 'end', status: 'done' } } }),
+    (n): LogRecord => ({
+      v: LOG_VERSION,
+      kind: 'gate',
+      iteration: 0,
+      output: { plan: [{ call: { id: 'c', name: 't', arguments: '{}' }, verdict: 'run', arguments: { pad: 'x'.repeat(n), tail: { kind: 'end', status: 'done' } } }] },
+    }),
   ),
   fc.record({
     v: fc.constant(LOG_VERSION),

@@ -1,21 +1,19 @@
 /**
  * What a run puts on disk and when: a new run is one log file whose first record (the `run`
  * header) names its writer and whose last (the `end` record) says how it ended; its meta.json
- * appears only when the run waits for a human; a lock file only while a resume writes. Version 1
- * logs (no header, meta.json from the start), version 2 logs (no end record, the final status in
- * meta.json) and runs in a folder of their own (earlier versions' layout) still read and resume.
+ * appears only when the run waits for a human; a lock file only while a resume writes.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
+import { CorruptFileError, RunFinishedError, RunLockedError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { readRunEnd, readRunHeader } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { echoTool, humanAwaited, interruptedRun, legacyRunFiles, removeTempDirs, runFiles, tempDir } from './support.ts';
+import { humanAwaited, removeTempDirs, runFiles, tempDir } from './support.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -155,120 +153,8 @@ describe('the end record', () => {
   it('is looked for in the last line only: a long last line of another kind is not read whole', async () => {
     const { files, text } = await finishedRun('long_tail');
     const withoutEnd = text.slice(0, text.trimEnd().lastIndexOf('\n') + 1);
-    const long = JSON.stringify({ v: LOG_VERSION, kind: 'tool_started', key: `k${'x'.repeat(10_000)}"kind":"end"`, tool: 't' });
+    const long = JSON.stringify({ v: LOG_VERSION, kind: 'call.started', key: `k${'x'.repeat(10_000)}"kind":"end"`, tool: 't', args: 'h' });
     writeFileSync(files.log, `${withoutEnd}${long}\n`);
     expect(readRunEnd(files.log)).toBeNull();
-  });
-
-  it('is absent from a version 2 log: its meta.json says how it ended', async () => {
-    const { store, files, text } = await finishedRun('v2_done');
-    const lines = text.trimEnd().split('\n');
-    const end = JSON.parse(lines.at(-1) ?? '') as { status: string; reason: string; at: number };
-    const header = readRunHeader(files.log);
-    writeFileSync(files.log, `${lines.slice(0, -1).join('\n')}\n`.replaceAll(`{"v":${LOG_VERSION},"kind"`, '{"v":2,"kind"'));
-    writeFileSync(
-      files.meta,
-      JSON.stringify({ v: 1, runId: 'v2_done', agentId: header?.agentId, task: header?.task, status: end.status, reason: end.reason, createdAt: header?.createdAt, updatedAt: end.at }),
-    );
-    expect(await store.getRun('v2_done')).toMatchObject({ status: 'done', reason: 'final_answer' });
-    expect(() => store.resumeRun('v2_done')).toThrow(RunFinishedError);
-  });
-});
-
-describe('a run in a folder of its own (the layout of earlier versions)', () => {
-  it('is listed, read, resumed in place and never created again', async () => {
-    const crashed = await interruptedRun('run_folder', { version: 5 });
-    const flat = runFiles(crashed.store, crashed.runId);
-    const legacy = legacyRunFiles(crashed.store, crashed.runId);
-    mkdirSync(legacy.folder);
-    renameSync(flat.log, legacy.log);
-    renameSync(flat.meta, legacy.meta);
-    writeFileSync(legacy.tmp, '{"v":1,"runId":"half-writ'); // a stray lowdb temp file of that layout
-    const other = await createAgent({ model: scriptedModel([{ text: 'hi' }]), persistence: { store: crashed.store } }).start('flat', { runId: 'run_flat' }).settled;
-    expect(other.status).toBe('done');
-
-    expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ runId: crashed.runId, status: 'running' });
-    expect((await crashed.store.listRuns()).map((m) => m.runId).sort()).toEqual(['run_flat', crashed.runId]);
-    expect(crashed.store.readJournal(crashed.runId).entries.length).toBeGreaterThan(0);
-    expect(() => crashed.store.createRun({ runId: crashed.runId, agentId: 'x', task: 'again' })).toThrow(/already exists/);
-    expect(existsSync(flat.log)).toBe(false);
-
-    const executions: string[] = [];
-    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], persistence: { store: crashed.store } });
-    agents.push(agent);
-    const result = await agent.resume(crashed.runId).settled;
-    expect(result.text).toBe(crashed.reference.text);
-    expect(executions).toHaveLength(1);
-    expect(readdirSync(legacy.folder).sort()).toEqual(['log.jsonl', 'meta.json']); // lock released, temp file removed
-    expect(JSON.parse(readFileSync(legacy.meta, 'utf8'))).toMatchObject({ status: 'done' });
-    expect(readRunEnd(legacy.log)).toMatchObject({ kind: 'end', status: 'done' });
-    expect(existsSync(flat.log)).toBe(false);
-  });
-});
-
-describe('version 1 logs', () => {
-  it('resume: no header, meta.json from the start, every record at version 1', async () => {
-    const crashed = await interruptedRun('run_v1', { version: 5 });
-    const files = runFiles(crashed.store, crashed.runId);
-    const [, ...rest] = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
-    writeFileSync(files.log, rest.join('').replaceAll('{"v":5,"kind"', '{"v":1,"kind"'));
-    expect(readRunHeader(files.log)).toBeNull();
-    expect(await crashed.store.getRun(crashed.runId)).toMatchObject({ status: 'running' });
-
-    const executions: string[] = [];
-    const agent = createAgent({ id: 'agent_ref', model: scriptedModel([{ text: 'finished' }]), tools: [echoTool(executions)], persistence: { store: crashed.store } });
-    const result = await agent.resume(crashed.runId).settled;
-    expect(result.status).toBe('done');
-    expect(result.text).toBe(crashed.reference.text);
-    expect(executions).toHaveLength(1);
-  });
-
-  it('without meta.json cannot say what the run was: RunNotFoundError', async () => {
-    const crashed = await interruptedRun('run_v1_no_meta', { version: 5 });
-    const files = runFiles(crashed.store, crashed.runId);
-    const [, ...rest] = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
-    writeFileSync(files.log, rest.join(''));
-    rmSync(files.meta);
-    expect(() => crashed.store.resumeRun(crashed.runId)).toThrow(RunNotFoundError);
-    expect(existsSync(files.lock)).toBe(false);
-  });
-});
-
-describe('snapshot deltas (version 5 logs)', () => {
-  it('write a run\'s constants once: later snapshots carry only the context keys that changed, and resume folds them back', async () => {
-    const crashed = await interruptedRun('run_deltas', { version: 5 });
-    const files = runFiles(crashed.store, crashed.runId);
-    const snapshots = readFileSync(files.log, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('"kind":"snapshot"'))
-      .map((line) => JSON.parse(line) as { delta?: true; snapshot: { value: unknown; context: Record<string, unknown> } });
-    expect(snapshots.length).toBeGreaterThanOrEqual(2);
-    const [first, ...later] = snapshots;
-    expect(first?.delta).toBeUndefined();
-    expect(first?.snapshot.context).toMatchObject({ task: 'say hi', limits: expect.any(Object) });
-    for (const record of later) {
-      expect(record.delta).toBe(true);
-      expect(record.snapshot.context).not.toHaveProperty('task');
-      expect(record.snapshot.context).not.toHaveProperty('limits');
-    }
-    expect(later.at(-1)?.snapshot.value).toEqual({ running: 'gate' });
-    expect(later.at(-1)?.snapshot.context).toMatchObject({ iteration: 1 });
-
-    const { writer, recovered } = crashed.store.resumeRun(crashed.runId);
-    await writer.close();
-    const context = recovered.snapshot?.context as Record<string, unknown>;
-    expect(recovered.snapshot?.value).toEqual({ running: 'gate' });
-    expect(context).toMatchObject({ task: 'say hi', iteration: 1, limits: first?.snapshot.context.limits });
-    expect((context.messages as unknown[]).length).toBe(2);
-  });
-
-  it('refuses a delta with no whole snapshot before it, naming the log', async () => {
-    const crashed = await interruptedRun('run_lone_delta', { version: 5 });
-    const files = runFiles(crashed.store, crashed.runId);
-    const lines = readFileSync(files.log, 'utf8').split(/(?<=\n)/);
-    const firstWhole = lines.findIndex((line) => line.includes('"kind":"snapshot"'));
-    writeFileSync(files.log, lines.filter((_, i) => i !== firstWhole).join(''));
-    expect(() => crashed.store.resumeRun(crashed.runId)).toThrow(CorruptFileError);
-    expect(existsSync(files.lock)).toBe(false);
   });
 });

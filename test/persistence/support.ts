@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import type { AgentRun } from '../../src/agent/types.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
-import { LOG_VERSION, META_VERSION } from '../../src/persistence/records.ts';
+import { META_VERSION } from '../../src/persistence/records.ts';
 import { readRunHeader } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -46,12 +46,6 @@ export const runFiles = (store: RunStore, runId: string) => {
   };
 };
 
-/** A run's files as actorloop before the flat layout wrote them: a folder per run. */
-export const legacyRunFiles = (store: RunStore, runId: string) => {
-  const folder = join(store.dir, 'runs', runId);
-  return { folder, log: join(folder, 'log.jsonl'), meta: join(folder, 'meta.json'), lock: join(folder, 'lock'), tmp: join(folder, '.meta.json.tmp') };
-};
-
 /** A tool that echoes its argument; counts its executions. */
 export function echoTool(executions: string[] = []) {
   return defineTool({
@@ -68,12 +62,6 @@ export function echoTool(executions: string[] = []) {
 /** The script of the reference run: one tool call, then a final answer. */
 export const echoScript = () => [{ toolCalls: [{ name: 'echo', arguments: { word: 'hi' } }] }, { text: 'finished' }];
 
-/**
- * A complete log of the echo script's run (`run_crashed`, agent `agent_ref`, task "say hi") as
- * version 5 of actorloop wrote it: snapshots, messages records and `tool_result`s keyed by call id.
- */
-const V5_LOG = join(FIXTURES, 'logs/v5-echo-run.jsonl');
-
 export interface InterruptedRun {
   readonly store: RunStore;
   readonly runId: string;
@@ -87,28 +75,19 @@ export interface InterruptedRun {
 
 /**
  * A run as a crash right after its gate decided leaves it (the model has replied, no tool has
- * run): the log up to the gate's reply (`version: 5`: up to the snapshot taken on entering
- * `gate`, as version 5 wrote it), a meta.json saying `running`, no lock. Cut from a complete log
- * of the same script, so the resumed run can be compared with the uninterrupted one.
+ * run): the log up to the gate's reply, a meta.json saying `running`, no lock. Cut from a
+ * complete log of the same script, so the resumed run can be compared with the uninterrupted one.
  */
-export async function interruptedRun(runId = 'run_crashed', { version = LOG_VERSION }: { version?: 5 | typeof LOG_VERSION } = {}): Promise<InterruptedRun> {
+export async function interruptedRun(): Promise<InterruptedRun> {
+  const runId = 'run_crashed';
   // The uninterrupted run of the same script: its result is the yardstick.
   const referenceStore = createFileStore({ dir: tempDir() });
   const reference = await createAgent({ id: 'agent_ref', model: scriptedModel(echoScript()), tools: [echoTool()], persistence: { store: referenceStore } }).start('say hi', {
     runId,
   }).settled;
   const source = runFiles(referenceStore, runId);
-  let fullLines = readFileSync(source.log, 'utf8').split(/(?<=\n)/);
-  let cutAt = fullLines.findIndex((line) => line.includes('"kind":"gate"')) + 1;
-  if (version === 5) {
-    // This process's pid and host: a writer that no longer holds the run, so it is stale.
-    const owner = JSON.stringify({ pid: process.pid, host: hostname() });
-    fullLines = readFileSync(V5_LOG, 'utf8')
-      .replaceAll('"run_crashed', `"${runId}`)
-      .replace(/"owner":\{[^}]*\}/, `"owner":${owner}`)
-      .split(/(?<=\n)/);
-    cutAt = fullLines.findIndex((line) => line.includes('"kind":"snapshot"') && line.includes(`"running":"gate"`)) + 1;
-  }
+  const fullLines = readFileSync(source.log, 'utf8').split(/(?<=\n)/);
+  const cutAt = fullLines.findIndex((line) => line.includes('"kind":"gate"')) + 1;
   if (cutAt === 0) throw new Error('the reference run never recorded its gate');
   const store = createFileStore({ dir: tempDir() });
   const target = runFiles(store, runId);

@@ -16,7 +16,7 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import type { ScriptStep } from '../../src/testing/scriptStep.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import type { Tool } from '../../src/tools/types.ts';
-import { echoScript, echoTool, FIXTURES, killHard, removeTempDirs, runFiles, spawnFixture, tempDir, type Child } from './support.ts';
+import { echoScript, echoTool, killHard, removeTempDirs, runFiles, spawnFixture, tempDir, type Child } from './support.ts';
 
 const children: Child[] = [];
 const agents: Agent[] = [];
@@ -99,15 +99,13 @@ describe('a run killed before it recorded a step', () => {
     expect(executions).toHaveLength(1);
   });
 
-  it('of an earlier version, with nothing but its header: from the task the header holds', async () => {
-    const dir = tempDir();
-    const store = createFileStore({ dir });
-    store.createRun({ runId: 'run_other', agentId: 'x', task: 'make runs/' });
+  it('with nothing but its header (its start record torn away): from the task the header holds', async () => {
+    const { dir } = await cutRun('run_header_only', (line) => line.includes('"kind":"run"'));
+    const { log } = runFiles(createFileStore({ dir }), 'run_header_only');
     // Its writer: a process of this host that has exited (the fixture's own pid may be alive here).
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
-    const v5 = (readFileSync(`${FIXTURES}/logs/v5-echo-run.jsonl`, 'utf8').split('\n')[0] as string).replace(/"owner":\{[^}]*\}/, JSON.stringify({ owner: { pid: gone, host: hostname() } }).slice(1, -1));
-    writeFileSync(runFiles(store, 'run_crashed').log, `${v5}\n`);
-    const resumed = await agentOn(dir, echoScript()).resume('run_crashed').settled;
+    writeFileSync(log, readFileSync(log, 'utf8').replace(/"owner":\{[^}]*\}/, JSON.stringify({ owner: { pid: gone, host: hostname() } }).slice(1, -1)));
+    const resumed = await agentOn(dir, echoScript()).resume('run_header_only').settled;
     expect(resumed).toMatchObject({ status: 'done', text: 'finished' });
     expect(resumed.messages[0]).toEqual({ role: 'user', content: 'say hi' });
   });

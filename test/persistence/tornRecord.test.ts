@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { journalEntries } from '../../src/persistence/runWriter.ts';
-import { LogRecord } from '../../src/persistence/records.ts';
+import { LOG_VERSION, LogRecord } from '../../src/persistence/records.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { echoTool, interruptedRun, removeTempDirs, runFiles, type InterruptedRun } from './support.ts';
@@ -76,7 +76,7 @@ describe('a torn last record', () => {
     const crashed = await interruptedRun();
     const files = runFiles(crashed.store, crashed.runId);
     const validBytes = statSync(files.log).size;
-    const torn = Buffer.from('{"v":1,"kind":"event","entry":{"note":"naïve ☃ 🚀', 'utf8');
+    const torn = Buffer.from(`{"v":${LOG_VERSION},"kind":"event","entry":{"note":"naïve ☃ 🚀`, 'utf8');
     appendFileSync(files.log, torn.subarray(0, torn.length - 2)); // ends mid 🚀
 
     expect(readRunLog(files.log).validBytes).toBe(validBytes);

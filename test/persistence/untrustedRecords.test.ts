@@ -1,10 +1,10 @@
 /**
- * persisted data is untrusted input. Records from a newer schema version
- * give UnsupportedVersionError; schema-invalid records give CorruptFileError; `__proto__` keys
- * (and `constructor.prototype`) anywhere are refused before any value reaches the program, so
- * nothing is polluted.
+ * persisted data is untrusted input. Records of another schema version, newer or from an
+ * earlier pre-release, give UnsupportedVersionError; schema-invalid records give
+ * CorruptFileError; `__proto__` keys (and `constructor.prototype`) anywhere are refused before
+ * any value reaches the program, so nothing is polluted.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
@@ -54,22 +54,41 @@ function refusedResume(crashed: InterruptedRun): unknown {
   return error;
 }
 
+const V = `"v":${LOG_VERSION}`;
 const event = (extra = '') =>
-  `{"v":1,"kind":"event","entry":{"sequence":99,"timestamp":1,"agentId":"a","runId":"run_crashed","iteration":0,"event":{"type":"phase.entered","phase":"reason"${extra}}}}`;
+  `{${V},"kind":"event","entry":{"sequence":99,"timestamp":1,"agentId":"a","runId":"run_crashed","iteration":0,"event":{"type":"phase.entered","phase":"reason"${extra}}}}`;
+/** A gate reply whose one planned call has `args` as its parsed arguments. */
+const gate = (args: string) => `{${V},"kind":"gate","iteration":1,"output":{"plan":[{"call":{"id":"c","name":"t","arguments":"{}"},"arguments":${args},"verdict":"run"}]}}`;
 
-describe('records from a future schema version', () => {
+describe('records of another schema version', () => {
   it.each([
     ['in the middle', 2],
     ['as the last record', 99],
   ])('%s: UnsupportedVersionError naming the log, file untouched', async (_name, at) => {
     const crashed = await interruptedRun();
-    const file = withLine(crashed, at, event().replace('"v":1', `"v":${LOG_VERSION + 1}`));
+    const file = withLine(crashed, at, event().replace(V, `"v":${LOG_VERSION + 1}`));
     const before = readFileSync(file);
     const error = refusedResume(crashed);
     expect(error).toBeInstanceOf(UnsupportedVersionError);
     expect(error).toMatchObject({ code: 'unsupported_version', file });
     expect((error as Error).message).toContain(file);
     expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('from an earlier pre-release: UnsupportedVersionError saying so, to resume, read or list the run; the file untouched', async () => {
+    const crashed = await interruptedRun();
+    const { log, meta } = runFiles(crashed.store, crashed.runId);
+    writeFileSync(log, readFileSync(log, 'utf8').replaceAll(`{${V},`, `{"v":${LOG_VERSION - 1},`));
+    rmSync(meta); // the index reads the run from its log's header
+    const before = readFileSync(log);
+    const error = refusedResume(crashed);
+    expect(error).toBeInstanceOf(UnsupportedVersionError);
+    expect(error).toMatchObject({ code: 'unsupported_version', file: log });
+    expect((error as Error).message).toContain(`${log} line 1 has schema version ${LOG_VERSION - 1}; this actorloop reads version ${LOG_VERSION} only.`);
+    expect((error as Error).message).toMatch(/written by an earlier pre-release of actorloop and cannot be read by this one/);
+    expect(() => crashed.store.readJournal(crashed.runId)).toThrow(UnsupportedVersionError);
+    expect(await crashed.store.listRuns()).toEqual([expect.objectContaining({ runId: crashed.runId, status: 'corrupt', file: log, error: expect.objectContaining({ code: 'unsupported_version' }) })]);
+    expect(readFileSync(log).equals(before)).toBe(true);
   });
 
   it('in meta.json: UnsupportedVersionError naming meta.json', async () => {
@@ -86,10 +105,10 @@ describe('records from a future schema version', () => {
 describe('schema-invalid records', () => {
   it.each([
     ['a sequence that is not a number', event().replace('"sequence":99', '"sequence":"zero"')],
-    ['an unknown record kind', '{"v":1,"kind":"telemetry","data":{}}'],
+    ['an unknown record kind', `{${V},"kind":"telemetry","data":{}}`],
     ['an unknown event type', event().replace('"type":"phase.entered"', '"type":"run.exploded"')],
-    ['a message with an unknown role', '{"v":1,"kind":"messages","from":0,"messages":[{"role":"robot","content":"x"}]}'],
-    ['no version at all', event().replace('"v":1,', '')],
+    ['a message with an unknown role', `{${V},"kind":"hydrate","output":{"inject":[{"role":"robot","content":"x"}]}}`],
+    ['no version at all', event().replace(`${V},`, '')],
     ['an array', '[1,2,3]'],
     ['null', 'null'],
   ])('%s: CorruptFileError with its line number', async (_name, line) => {
@@ -109,12 +128,12 @@ describe('schema-invalid records', () => {
 });
 
 const POLLUTING: Array<[string, string]> = [
-  ['top level of a record', event().replace('{"v":1,', '{"v":1,"__proto__":{"polluted":"top"},')],
+  ['top level of a record', event().replace(`{${V},`, `{${V},"__proto__":{"polluted":"top"},`)],
   ['inside an event', event(',"__proto__":{"polluted":"event"}')],
-  ['inside a message', '{"v":1,"kind":"messages","from":0,"messages":[{"role":"user","content":"hi","__proto__":{"polluted":"message"}}]}'],
-  ['deep in a snapshot', '{"v":1,"kind":"snapshot","messageCount":0,"snapshot":{"context":{"plan":[{"arguments":{"__proto__":{"polluted":"snapshot"}}}]}}}'],
-  ['as constructor.prototype in a snapshot', '{"v":1,"kind":"snapshot","messageCount":0,"snapshot":{"constructor":{"prototype":{"polluted":"ctor"}}}}'],
-  ['inside a tool result', '{"v":1,"kind":"tool_result","key":"k","outcome":{"__proto__":{"polluted":"outcome"},"toolCallId":"c","tool":"t","status":"ok","content":"","isError":false}}'],
+  ['inside a message', `{${V},"kind":"hydrate","output":{"inject":[{"role":"user","content":"hi","__proto__":{"polluted":"message"}}]}}`],
+  ['deep in tool arguments', gate('{"nested":[{"__proto__":{"polluted":"arguments"}}]}')],
+  ['as constructor.prototype in tool arguments', gate('{"constructor":{"prototype":{"polluted":"ctor"}}}')],
+  ['inside a tool result', `{${V},"kind":"call.finished","key":"k","outcome":{"__proto__":{"polluted":"outcome"},"toolCallId":"c","tool":"t","status":"ok","content":"","isError":false}}`],
 ];
 
 describe('records with __proto__ keys', () => {
