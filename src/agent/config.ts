@@ -190,7 +190,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     // A durable run is replayed by whichever worker takes its next event: everything it depends on must live in the database.
     if (persistence['store'] !== undefined) fail('`runtime` keeps its runs itself; drop `persistence.store`.');
     if (mcpServers.length > 0) fail('`mcpServers` are not available with `runtime` yet: wrap the MCP tools you need as tools.');
-    if (memory['sessions'] !== undefined || memory['experiences'] !== undefined) fail('`memory.sessions` and `memory.experiences` are not available with `runtime` yet.');
+    if (memory['experiences'] !== undefined) fail('`memory.experiences` is not available with `runtime` yet.');
   }
   const entries = {
     runtime,

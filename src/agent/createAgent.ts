@@ -68,18 +68,15 @@ export function createAgent(config: AgentConfig): Agent {
   const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
   const skills = settings.skills;
   const ownTools = [...settings.tools, ...(knowledge?.tools ?? []), ...(skills === undefined ? [] : [createSkillTool(skills)])];
-  // A durable runtime calls the model and the tools through itself: each call becomes a job of its own.
-  const built: { agent?: Agent } = {};
+  // A durable runtime calls the model and the tools through itself: each call is recorded before the run sees it.
   const redactor = createRedactor(settings.redact);
   const durable = settings.runtime?.bind({
     agentId,
     provider: settings.provider,
     tools: ownTools,
     redact: redactor.deep,
-    agent: () => {
-      if (built.agent === undefined) throw new Error(`Agent ${agentId} is still being created.`);
-      return built.agent;
-    },
+    start: (task, options, mode) => start(task, options, mode),
+    resume: (runId) => resume(runId),
   });
   const allTools = durable?.tools ?? ownTools;
   const store = durable?.store ?? settings.store;
@@ -271,6 +268,8 @@ export function createAgent(config: AgentConfig): Agent {
     },
     hasSystem: system !== undefined,
     start(message, options, memory) {
+      // A durable run's tools run in a worker, away from this process's session memory.
+      if (durable !== undefined) return durable.start(message, options);
       const { input, persistence } = begin(message, options);
       sessionRuns.set(input.runId, memory);
       const handle = launch(input, persistence);
@@ -303,6 +302,7 @@ export function createAgent(config: AgentConfig): Agent {
       return handle.result;
     },
     call(prompt, options) {
+      if (durable !== undefined) return durable.start(prompt, options ?? {}, 'call').result;
       const handle = start(prompt, options, 'call');
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -313,12 +313,14 @@ export function createAgent(config: AgentConfig): Agent {
     experiences: experiences?.api,
     prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(task, options ?? {})),
     start(task, options) {
+      if (durable !== undefined) return durable.start(task, options ?? {});
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
       return handle;
     },
     resume(runId, options) {
+      if (durable !== undefined) return durable.follow(runId);
       const handle = resume(runId, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -337,7 +339,6 @@ export function createAgent(config: AgentConfig): Agent {
     },
     stop: stopAll,
   };
-  built.agent = agent;
   return agent;
 }
 

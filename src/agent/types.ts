@@ -114,8 +114,10 @@ export interface AgentBinding {
   readonly tools: readonly Tool[];
   /** The agent's secret rules, over any JSON value: what the runtime stores passes through them. */
   readonly redact: <T>(value: T) => T;
-  /** The agent, once built: a worker starts and resumes its runs. */
-  readonly agent: () => Agent;
+  /** Start a run in this process (a worker's first step of it); `call` for a run of one model call without tools. */
+  readonly start: (task: string, options: RunOptions, mode?: 'call') => AgentRun;
+  /** Resume a run in this process from what its store holds (a worker's later steps). */
+  readonly resume: (runId: string) => AgentRun;
 }
 
 /** What a runtime gives an agent: its store, its model and tools as the runtime calls them, its runs and events. */
@@ -125,6 +127,10 @@ export interface BoundRuntime {
   readonly tools: readonly Tool[];
   phases(phases: PhaseImplementations): PhaseImplementations;
   run(task: string, options: RunOptions): Promise<LoopResult>;
+  /** Queue a run and follow it from here: its events, its end, and a human's or a cancellation's word for it. */
+  start(task: string, options: RunOptions, mode?: 'call'): AgentRun;
+  /** Follow a run queued before, from any process (and wake it, should it have been left behind). */
+  follow(runId: string): AgentRun;
   /** A run for a parent actor to spawn (a strategy's branch), as this runtime runs it. */
   prepare(task: string, options: RunOptions): PreparedRun;
   /** Every journal entry of the agent's runs, from whichever process ran them. */

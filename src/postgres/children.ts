@@ -8,12 +8,12 @@
 import { createHash } from 'node:crypto';
 import { EMPTY } from 'rxjs';
 import { fromPromise } from 'xstate';
-import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { AgentRun, PreparedRun, RunOptions } from '../agent/types.ts';
 import { newRunId } from '../persistence/records.ts';
 import { calls, frames } from './durable.ts';
-import { failedResult } from '../agent/result.ts';
+import { failureResult } from './handle.ts';
 
 export function durablePrepare(
   agentId: string,
@@ -65,14 +65,6 @@ export function durablePrepare(
       }),
     };
   };
-}
-
-/** The result a failed queued run rejected with (every failure carries one), or one made from the error. */
-function failureResult(error: unknown, runId: string, agentId: string): LoopResult {
-  const carried = (error as { result?: LoopResult } | null)?.result;
-  if (carried !== undefined) return carried;
-  const message = error instanceof Error ? error.message : String(error);
-  return failedResult(runId, agentId, error instanceof ActorloopError ? error.toJSON() : { name: 'Error', code: 'unexpected', blame: 'runtime', message }, { cause: error });
 }
 
 /** The id of the `n`th run a call starts. */

@@ -1,6 +1,6 @@
 /** What the runtime, its steps and the calls its workers make share in one process. */
 import type pg from 'pg';
-import type { Agent } from '../agent/types.ts';
+import type { AgentBinding } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
 import type { StepContext } from './durable.ts';
@@ -17,7 +17,8 @@ export interface Caller {
 
 /** An agent created with the runtime in this process. */
 export interface BoundAgent extends Caller {
-  readonly agent: () => Agent;
+  readonly start: AgentBinding['start'];
+  readonly resume: AgentBinding['resume'];
 }
 
 /** A strategy defined with the runtime in this process (`runtime.strategy`). */

@@ -10,7 +10,8 @@ import { Observable, Subject } from 'rxjs';
 import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { LoopResult } from '../core/run.ts';
-import type { AgentRuntime, BoundRuntime, RunOptions } from '../agent/types.ts';
+import type { AgentRun, AgentRuntime, BoundRuntime, RunOptions } from '../agent/types.ts';
+import { followRun } from './handle.ts';
 import { errorForResult } from '../agent/errors.ts';
 import { newRunId, RUN_ID_PATTERN } from '../persistence/records.ts';
 import { journalEntries } from '../persistence/runWriter.ts';
@@ -112,6 +113,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   // One listening connection, opened on first need: run results and journal entries as they commit.
   let listener: Promise<pg.Client> | undefined;
+  /** The runs followed from this process (`agent.start`, `agent.resume`), and their status as the last notice said. */
+  const following = new Map<string, string>();
   /** Who waits for news of a run: each is called once with the next notice about it. */
   const waiters = new Map<string, Set<() => void>>();
   const feeds = new Map<string, Subject<JournalEntry>>();
@@ -130,6 +133,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       client.on('notification', (message) => {
         const notice = parseNotice(message.payload);
         if (notice === undefined) return;
+        if (following.has(notice.actor)) following.set(notice.actor, notice.status);
         if (FINAL.has(notice.status) || notice.status === 'awaiting_human') for (const wake of waiters.get(notice.actor) ?? []) wake();
         const feed = feeds.get(notice.agent);
         if (feed !== undefined && notice.to > notice.from) {
@@ -176,6 +180,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       waiters.set(runId, waiting.add(wake));
       try {
         const { status, result } = await whileReconnecting(() => readResult(runId));
+        if (following.has(runId)) following.set(runId, status);
         if (FINAL.has(status) && result !== null) return result;
         await news;
       } catch (error) {
@@ -189,13 +194,17 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   };
 
   /** Queue a run (its row and its first event, in one transaction) and wait for its stored result. */
-  const submit = async (kind: 'agent' | 'strategy', id: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions, join = false): Promise<StoredResult> => {
+  const submit = async (kind: 'agent' | 'strategy', id: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions & { readonly mode?: 'call' }, join = false): Promise<StoredResult> => {
     if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError('A run needs a non-empty task string.');
     const runId = runOptions.runId ?? newRunId();
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
     await ready();
     await listen();
-    const stored = redact({ ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }), ...(runOptions.history === undefined ? {} : { history: runOptions.history }) });
+    const stored = redact({
+      ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }),
+      ...(runOptions.history === undefined ? {} : { history: runOptions.history }),
+      ...(runOptions.mode === undefined ? {} : { mode: runOptions.mode }),
+    });
     await transaction(pool, async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
@@ -235,14 +244,33 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: binding.provider,
         tools: new Map(binding.tools.map((tool) => [tool.name, tool])),
         redact: binding.redact,
-        agent: binding.agent,
+        start: binding.start,
+        resume: binding.resume,
       });
+      const loopResult = (stored: StoredResult): LoopResult => {
+        const result = stored as LoopResult;
+        const cause = restoredError(result);
+        return { ...result, messages: result.messages ?? [], ...(cause === undefined ? {} : { cause }) };
+      };
       const runAgent = async (task: string, runOptions: RunOptions, join: boolean): Promise<LoopResult> => {
-        const stored = (await submit('agent', binding.agentId, binding.redact, task, runOptions, join)) as LoopResult;
-        const cause = restoredError(stored);
-        const result: LoopResult = { ...stored, messages: stored.messages ?? [], ...(cause === undefined ? {} : { cause }) };
+        const result = loopResult(await submit('agent', binding.agentId, binding.redact, task, runOptions, join));
         if (result.status === 'done') return result;
         throw errorForResult(result);
+      };
+      const follow = (runId: string, ended: Promise<LoopResult>): AgentRun => {
+        following.set(runId, following.get(runId) ?? 'queued');
+        void ended.finally(() => following.delete(runId)).catch(() => undefined);
+        return followRun({
+          runId,
+          agentId: binding.agentId,
+          ended,
+          entries: () => runtime.journal(runId),
+          live$: events$,
+          status: () => following.get(runId) ?? 'queued',
+          approve: (toolCallIds) => runtime.approve(runId, toolCallIds),
+          reject: (reason, toolCallIds) => runtime.reject(runId, reason, toolCallIds),
+          cancel: (reason) => runtime.cancel(runId, reason),
+        });
       };
       let feed: Subject<JournalEntry> | undefined;
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
@@ -257,6 +285,22 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         tools: binding.tools.map(durableTool),
         phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
         run: (task, runOptions) => runAgent(task, runOptions, false),
+        start: (task, runOptions, mode) => {
+          const runId = runOptions.runId ?? newRunId();
+          return follow(runId, submit('agent', binding.agentId, binding.redact, task, { ...runOptions, runId, ...(mode === undefined ? {} : { mode }) }).then(loopResult));
+        },
+        follow: (runId) =>
+          follow(
+            runId,
+            (async () => {
+              await ready();
+              // A run left behind (its wake lost with a database restored from a backup, say) goes on.
+              const found = await pool.query<{ status: string }>(`SELECT status FROM ${SCHEMA}.actors WHERE id = $1`, [runId]);
+              const status = found.rows[0]?.status;
+              if (status !== undefined && !FINAL.has(status) && status !== 'awaiting_human') await wake(pool, [runId]);
+              return loopResult(await finished(runId));
+            })(),
+          ),
         runs: {
           list: async () => (await runtime.listRuns({ agentId: binding.agentId, limit: 1_000 })).map((run) => ({ runId: run.runId, createdAt: run.createdAt.getTime() })),
           entries: (runId) => runtime.journal(runId),

@@ -195,8 +195,8 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   engine.steps.set(actorId, step);
   let handle: AgentRun | undefined;
   try {
-    const agent = bound.agent();
-    handle = records.length === 0 ? agent.start(row.task, { ...runOptions(row), runId: actorId }) : agent.resume(actorId);
+    const { mode, ...options } = runOptions(row);
+    handle = records.length === 0 ? bound.start(row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
     const ending = await advanceRun(handle, step, events);
     return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
   } catch (error) {
@@ -284,6 +284,7 @@ async function advanceRun(handle: AgentRun, step: StepContext, events: Events): 
 const QueuedOptions = z.object({
   limits: z.object({ maxIterations: z.number(), maxTotalTokens: z.number(), timeoutMs: z.number(), maxRepairTurns: z.number() }).partial().optional(),
   history: z.array(Message).optional(),
+  mode: z.literal('call').optional(),
 });
 
 function runOptions(row: ActorRow): z.infer<typeof QueuedOptions> {

@@ -79,23 +79,30 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime with 20 000 runs waiting
     const template = asker.run('Deploy it.', { runId: 'run_template' });
     await expect.poll(async () => (await runtime.getRun('run_template'))?.status, { timeout: 20_000 }).toBe('awaiting_human');
     const counter = counterAgent(runtime, pool, { calls: 3 });
-        const without = await measure(counter);
+    const without = await measure(counter);
 
-    // The waiting run, copied: each copy a run of its own that the runtime would serve like the first.
-    await pool.query(`
-      INSERT INTO actorloop.actors (id, kind, agent_id, status, version, task, options, log_length)
-      SELECT 'run_w' || i, kind, agent_id, status, version, task, options, log_length FROM actorloop.actors, generate_series(1, ${WAITING}) AS i WHERE id = 'run_template';
-      INSERT INTO actorloop.log (actor_id, seq, line)
-      SELECT 'run_w' || i, seq, replace(line, 'run_template', 'run_w' || i) FROM actorloop.log, generate_series(1, ${WAITING}) AS i WHERE actor_id = 'run_template';
-      INSERT INTO actorloop.effects (actor_id, key, kind, status, request, outcome, finished_at)
-      SELECT 'run_w' || i, replace(key, 'run_template', 'run_w' || i), kind, status, replace(request::text, 'run_template', 'run_w' || i)::jsonb, outcome, finished_at
-      FROM actorloop.effects, generate_series(1, ${WAITING}) AS i WHERE actor_id = 'run_template';
-      ANALYZE;`);
-    const waiting = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.actors WHERE status = 'awaiting_human'");
-    expect(waiting.rows[0]?.n).toBe(WAITING + 1);
-    // No job stands for a waiting run.
-    const jobs = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_jobs');
-    expect(jobs.rows[0]?.n).toBe(0);
+    // The copying and counting below read every row: on one connection whose counts are reported now, before the measurement starts.
+    const counting = await pool.connect();
+    try {
+      // The waiting run, copied: each copy a run of its own that the runtime would serve like the first.
+      await counting.query(`
+        INSERT INTO actorloop.actors (id, kind, agent_id, status, version, task, options, log_length)
+        SELECT 'run_w' || i, kind, agent_id, status, version, task, options, log_length FROM actorloop.actors, generate_series(1, ${WAITING}) AS i WHERE id = 'run_template';
+        INSERT INTO actorloop.log (actor_id, seq, line)
+        SELECT 'run_w' || i, seq, replace(line, 'run_template', 'run_w' || i) FROM actorloop.log, generate_series(1, ${WAITING}) AS i WHERE actor_id = 'run_template';
+        INSERT INTO actorloop.effects (actor_id, key, kind, status, request, outcome, finished_at)
+        SELECT 'run_w' || i, replace(key, 'run_template', 'run_w' || i), kind, status, replace(request::text, 'run_template', 'run_w' || i)::jsonb, outcome, finished_at
+        FROM actorloop.effects, generate_series(1, ${WAITING}) AS i WHERE actor_id = 'run_template';
+        ANALYZE;`);
+      const waiting = await counting.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.actors WHERE status = 'awaiting_human'");
+      expect(waiting.rows[0]?.n).toBe(WAITING + 1);
+      // No job stands for a waiting run.
+      const jobs = await counting.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_jobs');
+      expect(jobs.rows[0]?.n).toBe(0);
+      await counting.query('SELECT pg_stat_force_next_flush()');
+    } finally {
+      counting.release();
+    }
 
     const withWaiting = await measure(counter);
     // Background polls read a few rows more or less; one scan of the waiting runs would read 20 000.

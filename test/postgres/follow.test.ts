@@ -1,0 +1,106 @@
+/**
+ * A durable agent used as an in-memory one is: `start` and `resume` give a handle that follows
+ * the run from any process, `call` makes a one-call run, and sessions carry their history.
+ */
+import pg from 'pg';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, defineTool, type JournalEntry } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { freshDatabase, postgresMissing } from '../support/postgres.ts';
+import { counterAgent, prepareEffectTables } from './fixtures/agents.ts';
+
+const missing = postgresMissing();
+
+describe.skipIf(missing !== '')('a durable agent followed from any process', () => {
+  let url: string;
+  let pool: pg.Pool;
+  let runtime: PostgresRuntime;
+  let worker: DurableWorker;
+
+  beforeAll(async () => {
+    url = await freshDatabase('follow');
+    pool = new pg.Pool({ connectionString: url, max: 2 });
+    runtime = createPostgresRuntime({ connectionString: url, migrate: true });
+    await runtime.migrate();
+    await prepareEffectTables(pool);
+    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await runtime?.close();
+    await pool?.end();
+  });
+
+  it('start gives a handle whose events are the run\'s, each once and in order, and whose result is the answer', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'starter', calls: 2 });
+    const run = agent.start('Record two numbers.');
+    const seen: JournalEntry[] = [];
+    const completed = new Promise<void>((resolve) => run.events$.subscribe({ next: (entry) => seen.push(entry), complete: resolve }));
+    const result = await run.result;
+    expect(result.text).toBe('recorded 2');
+    await completed;
+    expect(seen.map((entry) => entry.sequence)).toEqual(seen.map((_, i) => i));
+    expect(seen.every((entry) => entry.runId === run.runId)).toBe(true);
+    expect(seen.map((entry) => entry.event.type)).toEqual((await runtime.journal(run.runId)).map((entry) => entry.event.type));
+    expect(run.phase()).toBe('done');
+  });
+
+  it('resume in another process follows a run that waits for a human, and its approve lets the run go on', async () => {
+    const deploy = defineTool({ name: 'deploy', description: 'Deploy.', input: z.object({}), requiresConfirmation: true, execute: () => 'deployed' });
+    const model = () =>
+      scriptedModel((request) => (request.messages.some((message) => message.role === 'tool') ? { text: 'shipped' } : { toolCalls: [{ id: 'd1', name: 'deploy', arguments: {} }] }), {
+        recordCalls: false,
+      });
+    const agent = createAgent({ id: 'deployer', model: model(), tools: [deploy], runtime });
+    const first = agent.start('Deploy it.', { runId: 'run_follow_deploy' });
+    await expect.poll(() => first.phase(), { timeout: 20_000 }).toBe('awaitingHuman');
+    // Another process: its own runtime, the same agent.
+    const elsewhere = createPostgresRuntime({ connectionString: url, poolSize: 2 });
+    try {
+      const again = createAgent({ id: 'deployer', model: model(), tools: [deploy], runtime: elsewhere });
+      const followed = again.resume('run_follow_deploy');
+      await expect.poll(() => followed.phase(), { timeout: 20_000 }).toBe('awaitingHuman');
+      followed.approve();
+      expect((await followed.result).text).toBe('shipped');
+      expect((await first.result).text).toBe('shipped');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('resume of a run that does not exist settles failed, saying so', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'ghost' });
+    const result = await agent.resume('run_nobody').settled;
+    expect(result.status).toBe('failed');
+    expect(result.error?.message).toMatch(/No durable run run_nobody/);
+  });
+
+  it('call makes a durable run of one model call, offered no tools', async () => {
+    const asked: boolean[] = [];
+    const model = scriptedModel(
+      (request) => {
+        asked.push(request.tools === undefined || request.tools.length === 0);
+        return { text: 'a haiku' };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'poet', model, tools: [defineTool({ name: 'noop', description: 'Nothing.', input: z.object({}), execute: () => '' })], runtime });
+    const result = await agent.call('Write a haiku.');
+    expect(result.text).toBe('a haiku');
+    expect(asked).toEqual([true]);
+    const started = (await runtime.journal(result.runId)).find((entry) => entry.event.type === 'run.started');
+    expect(started?.event).toMatchObject({ mode: 'call' });
+  });
+
+  it('a session of a durable agent starts each run from the turns before it', async () => {
+    const model = scriptedModel((request) => ({ text: `I have seen ${request.messages.filter((message) => message.role === 'user').length} messages` }), { recordCalls: false });
+    const agent = createAgent({ id: 'chatty', model, runtime });
+    const session = await agent.session('s1');
+    expect((await session.run('Hello.')).text).toBe('I have seen 1 messages');
+    expect((await session.run('Again.')).text).toBe('I have seen 2 messages');
+    expect(session.history().map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    await session.close();
+  });
+});
