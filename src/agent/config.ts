@@ -189,7 +189,6 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   if (runtime !== undefined) {
     // A durable run is replayed by whichever worker takes its next event: everything it depends on must live in the database.
     if (persistence['store'] !== undefined) fail('`runtime` keeps its runs itself; drop `persistence.store`.');
-    if (mcpServers.length > 0) fail('`mcpServers` are not available with `runtime` yet: wrap the MCP tools you need as tools.');
     if (memory['experiences'] !== undefined) fail('`memory.experiences` is not available with `runtime` yet.');
   }
   const entries = {

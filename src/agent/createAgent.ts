@@ -43,7 +43,8 @@ import { createMemorySessionStore, openSessionStore, type SessionMemory, type Se
 import { openSession, type SessionHost } from './session.ts';
 import { createExperienceMemory } from './experiences.ts';
 
-import type { Agent, AgentConfig, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+import type { Agent, AgentConfig, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+import type { Tool } from '../tools/types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
@@ -70,18 +71,22 @@ export function createAgent(config: AgentConfig): Agent {
   const ownTools = [...settings.tools, ...(knowledge?.tools ?? []), ...(skills === undefined ? [] : [createSkillTool(skills)])];
   // A durable runtime calls the model and the tools through itself: each call is recorded before the run sees it.
   const redactor = createRedactor(settings.redact);
-  const durable = settings.runtime?.bind({
+  const durable: BoundRuntime | undefined = settings.runtime?.bind({
     agentId,
     provider: settings.provider,
     tools: ownTools,
     redact: redactor.deep,
+    tool: async (name): Promise<Tool | undefined> => {
+      if (mcp !== undefined && !mcp.has(name)) await mcp.sync();
+      return registry.get(name);
+    },
     start: (task, options, mode) => start(task, options, mode),
     resume: (runId) => resume(runId),
   });
   const allTools = durable?.tools ?? ownTools;
   const store = durable?.store ?? settings.store;
   const provider = durable?.provider ?? settings.provider;
-  const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile);
+  const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool);
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
   const preparers: readonly MessagePreparer[] = [

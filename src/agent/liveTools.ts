@@ -24,7 +24,7 @@ export interface LiveTools extends ToolRegistry {
  * await tools.sync(); // connects, lists: add, files_read_file, …
  * ```
  */
-export function createLiveTools(local: readonly Tool[], servers: readonly McpServerConfig[], profile?: ToolProfile): LiveTools {
+export function createLiveTools(local: readonly Tool[], servers: readonly McpServerConfig[], profile?: ToolProfile, wrap: (tool: Tool) => Tool = (tool) => tool): LiveTools {
   const build = (tools: readonly Tool[]): ToolRegistry => createToolRegistry(profile === undefined ? tools : applyToolProfile(tools, profile));
   let current = build(local);
   let connecting: Promise<McpServer[]> | undefined;
@@ -43,7 +43,7 @@ export function createLiveTools(local: readonly Tool[], servers: readonly McpSer
     }
     if (connected.some((server) => server.toolsChanged)) {
       const fetched = await Promise.all(connected.map((server) => server.tools()));
-      current = build([...local, ...fetched.flat()]);
+      current = build([...local, ...fetched.flat().map(wrap)]);
     }
     return current.specs;
   }

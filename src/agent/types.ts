@@ -114,6 +114,8 @@ export interface AgentBinding {
   readonly tools: readonly Tool[];
   /** The agent's secret rules, over any JSON value: what the runtime stores passes through them. */
   readonly redact: <T>(value: T) => T;
+  /** A tool of the agent by name as it is now, MCP servers' tools included (their servers connected, or their lists fetched again, when the name is not known yet). */
+  readonly tool: (name: string) => Promise<Tool | undefined>;
   /** Start a run in this process (a worker's first step of it); `call` for a run of one model call without tools. */
   readonly start: (task: string, options: RunOptions, mode?: 'call') => AgentRun;
   /** Resume a run in this process from what its store holds (a worker's later steps). */
@@ -125,6 +127,8 @@ export interface BoundRuntime {
   readonly store: RunStore;
   readonly provider: InferenceProvider;
   readonly tools: readonly Tool[];
+  /** An MCP server's tool, as the runtime calls it. */
+  wrapTool(tool: Tool): Tool;
   phases(phases: PhaseImplementations): PhaseImplementations;
   run(task: string, options: RunOptions): Promise<LoopResult>;
   /** Queue a run and follow it from here: its events, its end, and a human's or a cancellation's word for it. */

@@ -10,6 +10,7 @@ import { runWithTimeout } from '../executor/timeout.ts';
 import type { CompletionRequest } from '../core/provider.ts';
 import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
+import type { Tool } from '../tools/types.ts';
 import { DurableRunError } from './errors.ts';
 
 /** A call a step claimed: `begun` when a non-idempotent tool's call had started before (its worker died). */
@@ -23,22 +24,22 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
   const { request, key } = claimed;
   const bound = callerOf(engine, request.agentId);
   if (bound === undefined) return failure(new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`));
-  const tool = request.kind === 'tool' ? bound.tools.get(request.tool) : undefined;
+  const tool = request.kind === 'tool' ? await bound.tool(request.tool) : undefined;
   if (request.kind === 'tool' && tool === undefined) return failure(new DurableRunError(`This worker's agent "${request.agentId}" has no tool "${request.tool}".`));
   if (claimed.begun && tool !== undefined && !tool.idempotent) {
     return failure(new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`));
   }
-  return bound.redact(await call(bound, request, abort));
+  return bound.redact(await call(request, bound, tool, abort));
 }
 
-/** Whether a call must be known as begun before it is made (a tool that must not run twice). */
-export function mustMarkBegun(engine: Engine, request: EffectRequest): boolean {
+/** Whether a call must be known as begun before it is made: a tool that must not run twice, or one not known here. */
+export async function mustMarkBegun(engine: Engine, request: EffectRequest): Promise<boolean> {
   if (request.kind !== 'tool') return false;
-  const tool = callerOf(engine, request.agentId)?.tools.get(request.tool);
-  return tool !== undefined && !tool.idempotent;
+  const tool = await callerOf(engine, request.agentId)?.tool(request.tool);
+  return tool === undefined || !tool.idempotent;
 }
 
-async function call(bound: Caller, request: Exclude<EffectRequest, { kind: 'child' }>, abort: AbortSignal): Promise<EffectOutcome> {
+async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: Caller, tool: Tool | undefined, abort: AbortSignal): Promise<EffectOutcome> {
   if (request.kind === 'model') {
     try {
       const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), signal: abort });
@@ -47,7 +48,6 @@ async function call(bound: Caller, request: Exclude<EffectRequest, { kind: 'chil
       return failure(error);
     }
   }
-  const tool = bound.tools.get(request.tool);
   if (tool === undefined) return failure(new Error(`no tool ${request.tool}`));
   const timed = await runWithTimeout(
     (signal) =>

@@ -7,11 +7,12 @@ import type { StepContext } from './durable.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 
-/** What a worker's calls need of an agent or strategy: the model and tools themselves (not wrapped), and its secret rules. */
+/** What a worker's calls need of an agent or strategy: its model, its tools (outside a step they call straight through), and its secret rules. */
 export interface Caller {
   readonly agentId: string;
   readonly provider: InferenceProvider;
-  readonly tools: ReadonlyMap<string, Tool>;
+  /** A tool by name, once it is known here (an MCP server's may not be, until it is looked up). */
+  tool(name: string): Promise<Tool | undefined>;
   readonly redact: <T>(value: T) => T;
 }
 

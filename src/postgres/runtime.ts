@@ -242,7 +242,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       engine.agents.set(binding.agentId, {
         agentId: binding.agentId,
         provider: binding.provider,
-        tools: new Map(binding.tools.map((tool) => [tool.name, tool])),
+        tool: binding.tool,
         redact: binding.redact,
         start: binding.start,
         resume: binding.resume,
@@ -283,6 +283,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         store: engine.store,
         provider: durableProvider(binding.provider),
         tools: binding.tools.map(durableTool),
+        wrapTool: durableTool,
         phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
         run: (task, runOptions) => runAgent(task, runOptions, false),
         start: (task, runOptions, mode) => {
@@ -314,7 +315,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       if (engine.strategies.has(id) || engine.agents.has(id)) throw new ConfigurationError(`"${id}" is already defined on this runtime: give each strategy and agent its own id.`);
       const sub = engine.agents.get(definition.subAgent?.id);
       if (sub === undefined) throw new ConfigurationError(`runtime.strategy("${id}"): subAgent must be an agent created with this runtime (createAgent({ runtime })).`);
-      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tools: new Map(), redact: sub.redact, definition: definition as DurableStrategyDefinition });
+      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, definition: definition as DurableStrategyDefinition });
       return {
         id,
         async run(task, runOptions = {}) {

@@ -67,12 +67,13 @@ export interface StepOutcome {
 }
 
 export async function applyStep(engine: Engine, workerId: string, actorId: string, made: ReadonlyMap<string, EffectOutcome>): Promise<StepOutcome> {
-  const started = Date.now();
   return transaction(engine.pool, async (client) => {
     const found = await client.query<ActorRow>(
       `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
       [actorId],
     );
+    // The step starts once it holds the run: a wake that waited for another step's lock did nothing meanwhile.
+    const started = Date.now();
     const row = found.rows[0];
     // A run deleted, or one that ended (calls it asked for may still report in): nothing to do.
     if (row === undefined) return { claimed: [] };
@@ -97,6 +98,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     // A run that ended needs none of the calls it asked for on its way (a cancelled one).
     const requested = result === undefined ? [...step.requested] : [];
     const calls = requested.filter(([, request]) => request.kind !== 'child');
+    const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
     // Everything but a parent's children in one statement: the log, the calls (claimed by this worker), the step, the row, the notification.
     const written = await client.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>(
       `WITH logged AS (
@@ -121,7 +123,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
         lines,
         calls.map(([key]) => key),
         calls.map(([, request]) => JSON.stringify(request)),
-        calls.map(([, request]) => mustMarkBegun(engine, request)),
+        marks,
         workerId,
         version,
         events.count,

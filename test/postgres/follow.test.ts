@@ -1,6 +1,7 @@
 /**
  * A durable agent used as an in-memory one is: `start` and `resume` give a handle that follows
- * the run from any process, `call` makes a one-call run, and sessions carry their history.
+ * the run from any process, `call` makes a one-call run, sessions carry their history, and MCP
+ * servers' tools are called like its own.
  */
 import pg from 'pg';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { counterAgent, prepareEffectTables } from './fixtures/agents.ts';
+import { everythingStdio } from '../mcp/support.ts';
 
 const missing = postgresMissing();
 
@@ -103,4 +105,23 @@ describe.skipIf(missing !== '')('a durable agent followed from any process', () 
     expect(session.history().map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     await session.close();
   });
+
+  it('calls an MCP server\'s tool as a recorded call of the run, made by the worker', async () => {
+    const model = scriptedModel(
+      (request) => {
+        const reply = request.messages.findLast((message) => message.role === 'tool');
+        return reply === undefined ? { toolCalls: [{ id: 'e1', name: 'everything_echo', arguments: { message: 'over MCP, durably' } }] } : { text: `heard: ${String(reply.content)}` };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'mcp_user', model, mcpServers: [everythingStdio], runtime });
+    try {
+      const result = await agent.run('Echo something.');
+      expect(result.text).toContain('over MCP, durably');
+      const calls = await pool.query<{ tool: string; status: string }>("SELECT request->>'tool' AS tool, status FROM actorloop.effects WHERE actor_id = $1 AND kind = 'tool'", [result.runId]);
+      expect(calls.rows).toEqual([{ tool: 'everything_echo', status: 'done' }]);
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
 });
