@@ -10,6 +10,7 @@ import type { HooksResult } from './hooks.ts';
 import type { TraceResult } from './traces.ts';
 import type { ExperienceRetrievalResult } from './experiences.ts';
 import type { PostgresSection } from './postgres.ts';
+import { postgresRows, postgresTargets } from './postgresReport.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
 import type { StuckResult } from './stuck.ts';
@@ -86,44 +87,10 @@ export function checkTargets(results: Measured): TargetCheck[] {
   add('traces', 'trace building ≤ 5 % of an iteration', [['', ratio(results.traces?.perIterationUs.median, loop)]], (v) => v <= 0.05, '');
   add('experiences', 'experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences?.perQueryMs.median]], (v) => v <= 20, ' ms');
   add('stuck', 'stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
-  add('postgres', 'PostgreSQL: 2 workers ≥ 1.7× one worker (agents per second)', [['', postgresScaling(results.postgres)]], (v) => v >= 1.7);
+  for (const t of postgresTargets(results.postgres)) add('postgres', t.target, t.figures, t.pass, t.unit);
   const f = results.fanOut;
   add('fanout', 'strategy fan-out: wall ≤ 1.1× the slowest branch', [['', f === undefined ? undefined : f.wallMs.median / f.slowestMs]], (v) => v <= 1.1);
   return checks;
-}
-
-/** Agents per second with two worker processes over one (undefined when skipped). */
-function postgresScaling(section: PostgresSection | undefined): number | undefined {
-  if (section === undefined || 'skipped' in section) return undefined;
-  const rate = (workers: number) => section.throughput.find((t) => t.workers === workers)?.agentsPerSecond;
-  return ratio(rate(2), rate(1));
-}
-
-function postgresRows(section: PostgresSection): string[] {
-  if ('skipped' in section) return [section.skipped];
-  const one = section.throughput.find((t) => t.workers === 1)?.agentsPerSecond;
-  const first = section.throughput[0];
-  const agents = first?.agents ?? 0;
-  const p = section.perIteration;
-  return [
-    `PostgreSQL ${section.serverVersion} on this machine (fsync off), ${section.cores} cores. react-10 with a 5 ms model: ${agents} agents submitted at once by the bench process (the client), ` +
-      `run by worker processes of ${section.concurrency} jobs each; each run takes ${show(first === undefined ? undefined : first.steps.count / agents)} steps (events applied one at a time, one transaction each) and a job per model and tool call. ` +
-      'CPU seconds over the run: the workers, every PostgreSQL server process, and the client, beside wall × cores (busy: their sum over it).',
-    '',
-    '| worker processes | agents/s | vs one worker | wall s | CPU s: workers | PostgreSQL | client | wall × cores | busy | step ms p50 | p99 |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...section.throughput.map(
-      (t) =>
-        `| ${t.workers} | ${fmt(t.agentsPerSecond)} | ${show(ratio(t.agentsPerSecond, one), '×')} | ${fmt(t.wallMs / 1000)} | ${fmt(t.cpu.workersS)} | ${fmt(t.cpu.postgresS)} | ${fmt(t.cpu.clientS)} | ${fmt(t.cpu.availableS)} | ${show(((t.cpu.workersS + t.cpu.postgresS + t.cpu.clientS) / t.cpu.availableS) * 100, ' %')} | ${fmt(t.steps.p50Ms)} | ${fmt(t.steps.p99Ms)} |`,
-    ),
-    '',
-    `Cost per iteration: ${p.runs} sequential react-10 runs, 0 ms model, one at a time (run wall time / 10); the durable runs through a worker in the bench process.`,
-    '',
-    '| agent | µs per iteration median (p10) | p90 | vs in memory |',
-    '|---|---|---|---|',
-    `| in memory | ${fmt(p.memoryUs.median)} (${fmt(p.memoryUs.p10)}) | ${fmt(p.memoryUs.p90)} | 1× |`,
-    `| durable on PostgreSQL | ${fmt(p.postgresUs.median)} (${fmt(p.postgresUs.p10)}) | ${fmt(p.postgresUs.p90)} | ${show(ratio(p.postgresUs.median, p.memoryUs.median), '×')} |`,
-  ];
 }
 
 function hookRows(hooks: HooksResult): string[] {

@@ -29,7 +29,7 @@ import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
 import { measureTraceBuilding } from './traces.ts';
 import { measureExperienceRetrieval } from './experiences.ts';
-import { measurePostgres } from './postgres.ts';
+import { measurePostgres, type PostgresOptions } from './postgres.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -79,8 +79,8 @@ interface Settings {
   readonly hooks: RoundOptions;
   readonly traceRepeats: number;
   readonly experienceQueries: number;
-  /** The PostgreSQL section: agents submitted at once per throughput run, and sequential runs timed. */
-  readonly postgres: { readonly agents: number; readonly sequentialRuns: number };
+  /** The PostgreSQL section (see PostgresOptions). */
+  readonly postgres: Omit<PostgresOptions, 'log' | 'concurrency'>;
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -99,7 +99,7 @@ const settings: Settings = quick
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
       experienceQueries: 20,
-      postgres: { agents: 100, sequentialRuns: 5 },
+      postgres: { agents: 100, workers: [1, 2], waiting: 1000, fsyncOn: false, sequentialRuns: 5 },
     }
   : {
       iterations: [
@@ -119,7 +119,7 @@ const settings: Settings = quick
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
       traceRepeats: 500,
       experienceQueries: 200,
-      postgres: { agents: 2000, sequentialRuns: 20 },
+      postgres: { agents: 2000, workers: [1, 2, 4], waiting: 20_000, fsyncOn: true, sequentialRuns: 20 },
     };
 
 async function main(): Promise<void> {
@@ -170,7 +170,7 @@ async function measureAll(scratch: string): Promise<void> {
   const hooks = await section('hooks', 'lifecycle hooks: none, one sync hook of each kind, all seven', () => measureHooks(settings.hooks));
   const traces = await section('traces', 'reading a react-100 run back as a trace', () => measureTraceBuilding({ n: 100, repeats: settings.traceRepeats }));
   const experiences = await section('experiences', 'experience retrieval at 10 000 items', () => measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries }));
-  const postgres = await section('postgres', 'the durable runtime on PostgreSQL: throughput on one and two worker processes, step latency, cost per iteration', () =>
+  const postgres = await section('postgres', 'the durable runtime on PostgreSQL: throughput and cost per agent by worker processes, with runs waiting on a human, with fsync on, cost per iteration', () =>
     measurePostgres({ ...settings.postgres, log }),
   );
   if (postgres !== undefined && 'skipped' in postgres) log(postgres.skipped);
