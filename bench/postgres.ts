@@ -58,11 +58,14 @@ export interface CpuSplit {
 
 export interface ThroughputResult {
   readonly workers: number;
+  /** Agents submitted; all of them finished unless `stopped`. */
   readonly agents: number;
   readonly fsync: boolean;
   /** Runs waiting on a human in the database during the batch, and how long making them took. */
   readonly waiting: number;
   readonly waitingSetup?: WaitingSetup;
+  /** A batch that ran past its time limit is stopped: then wallMs is a lower bound and agentsPerSecond an upper one. */
+  readonly stopped?: { readonly done: number };
   readonly wallMs: number;
   readonly agentsPerSecond: number;
   readonly cpu: CpuSplit;
@@ -89,6 +92,11 @@ export interface PostgresResult {
 export type PostgresSection = PostgresResult | { readonly skipped: string };
 
 const MODEL_DELAY_MS = 5;
+/**
+ * Every batch after the first is stopped once it has taken this many times the first one's wall
+ * time (at least a minute): enough to say it misses any target here, without running for hours.
+ */
+const LIMIT_VS_FIRST = 3;
 
 interface Batch {
   readonly workers: number;
@@ -97,6 +105,7 @@ interface Batch {
   readonly fsync: boolean;
   /** Runs waiting on a human to make before the batch. */
   readonly waiting: number;
+  readonly limitMs?: number;
 }
 
 /**
@@ -132,13 +141,17 @@ export async function measurePostgres(options: PostgresOptions): Promise<Postgre
   try {
     const serverVersion = await withClient(cluster.url, async (client) => (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?');
     const throughput: ThroughputResult[] = [];
+    const limited = (batch: Batch): Batch => {
+      const first = throughput[0];
+      return first === undefined ? batch : { ...batch, limitMs: Math.max(60_000, LIMIT_VS_FIRST * first.wallMs) };
+    };
     for (const workers of options.workers) {
       log(`PostgreSQL: ${options.agents} react-10 agents (5 ms model) on ${plural(workers, 'worker process', 'worker processes')}`);
-      throughput.push(await measureThroughput(cluster, `bench_throughput_${workers}`, { ...base, workers }, log));
+      throughput.push(await measureThroughput(cluster, `bench_throughput_${workers}`, limited({ ...base, workers }), log));
     }
     if (options.waiting > 0) {
       log(`PostgreSQL: ${options.agents} react-10 agents on one worker process, with ${options.waiting} runs waiting on a human`);
-      throughput.push(await measureThroughput(cluster, 'bench_waiting', { ...base, waiting: options.waiting }, log));
+      throughput.push(await measureThroughput(cluster, 'bench_waiting', limited({ ...base, waiting: options.waiting }), log));
     }
     log(`PostgreSQL: ${options.sequentialRuns} sequential react-10 runs (0 ms model), durable vs in memory`);
     const perIteration = await measurePerIteration(await createDatabase(cluster.url, 'bench_sequential'), options.sequentialRuns);
@@ -148,7 +161,7 @@ export async function measurePostgres(options: PostgresOptions): Promise<Postgre
       const synced = await start(true);
       if ('missing' in synced) throw new Error(synced.missing);
       try {
-        throughput.push(await measureThroughput(synced, 'bench_fsync', { ...base, fsync: true }, log));
+        throughput.push(await measureThroughput(synced, 'bench_fsync', limited({ ...base, fsync: true }), log));
       } finally {
         stop(synced);
       }
@@ -190,7 +203,13 @@ async function measureThroughput(cluster: Cluster, database: string, batch: Batc
       runS.push((performance.now() - submitted) / 1000);
       results.push(result);
     };
-    await Promise.race([Promise.all(Array.from({ length: batch.agents }, (_, i) => one(i))), died]);
+    const all = Promise.all(Array.from({ length: batch.agents }, (_, i) => one(i)));
+    // Past the limit the runs left are abandoned: their rejections once the runtime closes are expected.
+    all.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'stopped'>((resolve) => (timer = batch.limitMs === undefined ? undefined : setTimeout(() => resolve('stopped'), batch.limitMs)));
+    const stopped = (await Promise.race([all, died, limit])) === 'stopped';
+    clearTimeout(timer);
     const wallMs = performance.now() - started;
     const cpu: CpuSplit = {
       workersS: sum(pids.map(processCpuSeconds)) - workersBefore,
@@ -198,6 +217,7 @@ async function measureThroughput(cluster: Cluster, database: string, batch: Batc
       clientS: clientCpuSeconds(process.cpuUsage(clientBefore)),
       availableS: (wallMs / 1000) * availableParallelism(),
     };
+    if (stopped) log(`PostgreSQL: stopped the batch after ${Math.round(wallMs / 1000)} s (${LIMIT_VS_FIRST}× the first batch), ${results.length} of ${batch.agents} runs done`);
     const wrong = results.filter((result) => result.status !== 'done' || result.text !== ANSWER);
     if (wrong.length > 0) throw new Error(`PostgreSQL bench: ${wrong.length} of ${batch.agents} runs did not end done with "${ANSWER}".`);
     const counts = mergeCounts(await Promise.all(workers.splice(0).map((worker) => worker.stop())));
@@ -205,7 +225,8 @@ async function measureThroughput(cluster: Cluster, database: string, batch: Batc
     await runtime.close();
     await quiesce(url);
     const after = await databaseCounters(url);
-    checkCounts(counts, batch.agents);
+    // A stopped batch's calls are those of the runs in flight too: only a whole batch adds up.
+    if (!stopped) checkCounts(counts, batch.agents);
     const waiting = waitingSetup?.runs ?? 0;
     if (waiting > 0) {
       const still = await countWaiting(url, waiting);
@@ -217,6 +238,7 @@ async function measureThroughput(cluster: Cluster, database: string, batch: Batc
       fsync: batch.fsync,
       waiting,
       ...(waitingSetup === undefined ? {} : { waitingSetup }),
+      ...(stopped ? { stopped: { done: results.length } } : {}),
       wallMs,
       agentsPerSecond: batch.agents / (wallMs / 1000),
       cpu,
