@@ -1,33 +1,43 @@
 /**
  * Scenario: the durable runtime on PostgreSQL (src/postgres). On a throwaway cluster
- * (scripts/postgresCluster.ts), three figures:
+ * (scripts/postgresCluster.ts, fsync off):
  *
  * - throughput: N react-10 agents with a 5 ms model, submitted at once by this process (the
- *   client), run by one worker process, then on a fresh database by two; with the CPU each side
- *   used, to name the bottleneck (workers, the server, or the client);
- * - step latency: how long applying one event to a run takes (actorloop.inbox);
+ *   client), run by 1, 2 (and 4) worker processes, each on a fresh database; with the CPU each
+ *   side used (workers, the server, the client), and per agent the server's CPU, transactions
+ *   and WAL (from pg_stat_database and pg_stat_wal), step latency and run latency;
+ * - the same batch on one worker with thousands of runs waiting on a human already in the
+ *   database (made through the public API), against the batch without them;
+ * - optionally the one-worker batch again on a second cluster with fsync on;
  * - cost per iteration: sequential react-10 runs with a 0 ms model through the runtime (an
  *   in-process worker) vs the same agent in memory.
  *
- * Without the server binaries the section is skipped with a note. Every run is checked: it
- * ended `done` with the answer, after exactly 11 model and 10 tool calls.
+ * Only the public API of src/postgres and the statistics views are used, except for step
+ * latency (the runtime's own table; n/a if it changes). Without the server binaries the section
+ * is skipped with a note. Every run is checked: it ended `done` with the answer, and the workers
+ * made exactly 11 model and 10 tool calls for it.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import type { Agent } from '../src/index.ts';
+import type { Agent, LoopResult } from '../src/index.ts';
 import { createPostgresRuntime, runWorker } from '../src/postgres/index.ts';
-import { startCluster } from '../scripts/postgresCluster.ts';
-import { ANSWER, CALLS, TASK, benchAgent } from './postgresAgents.ts';
+import { startCluster, type Cluster } from '../scripts/postgresCluster.ts';
+import { AGENT_ID, ANSWER, CALLS, TASK, benchAgent, checkCounts, mergeCounts, newCallCounts } from './postgresAgents.ts';
+import { countersBetween, createDatabase, databaseCounters, quiesce, settle, stepLatency, withClient, type DatabaseCounters, type StepLatency } from './postgresDatabase.ts';
+import { clientCpuSeconds, killWorkers, processCpuSeconds, serverCpuSeconds, startWorker, sum, type WorkerProcess } from './postgresProcesses.ts';
+import { countWaiting, createWaitingRuns, type WaitingSetup } from './postgresWaiting.ts';
 import type { PostgresWorkerOptions } from './postgresWorker.ts';
-import { summarize, type Summary } from './stats.ts';
+import { quantile, summarize, type Summary } from './stats.ts';
 
 export interface PostgresOptions {
   /** Agents submitted at once in each throughput run. */
   readonly agents: number;
+  /** Worker process counts, one throughput run each (1 is the baseline of the others). */
+  readonly workers: readonly number[];
+  /** Runs waiting on a human during the extra one-worker run (0: no such run). */
+  readonly waiting: number;
+  /** Run the one-worker batch again on a cluster with fsync on. */
+  readonly fsyncOn: boolean;
   /** Sequential runs timed for the cost per iteration (each side). */
   readonly sequentialRuns: number;
   /** Jobs each worker process runs at once (default 16). */
@@ -48,12 +58,23 @@ export interface CpuSplit {
 
 export interface ThroughputResult {
   readonly workers: number;
+  /** Agents submitted; all of them finished unless `stopped`. */
   readonly agents: number;
+  readonly fsync: boolean;
+  /** Runs waiting on a human in the database during the batch, and how long making them took. */
+  readonly waiting: number;
+  readonly waitingSetup?: WaitingSetup;
+  /** A batch that ran past its time limit is stopped: then wallMs is a lower bound and agentsPerSecond an upper one. */
+  readonly stopped?: { readonly done: number };
   readonly wallMs: number;
   readonly agentsPerSecond: number;
   readonly cpu: CpuSplit;
-  /** Events applied (rows of actorloop.inbox), and how long each took to apply. */
-  readonly steps: { readonly count: number; readonly p50Ms: number; readonly p99Ms: number };
+  /** Events applied, and how long each took to apply (NaN where the runtime no longer records it). */
+  readonly steps: StepLatency;
+  /** Seconds from a run's submission to its result, as the client saw it. */
+  readonly runS: { readonly p50: number; readonly p99: number };
+  /** Transactions and WAL from the batch's start until its connections closed. */
+  readonly database: DatabaseCounters;
 }
 
 export interface PostgresResult {
@@ -61,6 +82,7 @@ export interface PostgresResult {
   readonly cores: number;
   /** Jobs each worker process runs at once. */
   readonly concurrency: number;
+  /** The first row is the baseline: one worker, fsync off, nothing waiting. */
   readonly throughput: readonly ThroughputResult[];
   /** Sequential react-10 runs, 0 ms model: µs per iteration (run wall time / 10). */
   readonly perIteration: { readonly runs: number; readonly postgresUs: Summary; readonly memoryUs: Summary };
@@ -69,27 +91,49 @@ export interface PostgresResult {
 /** `skipped`: why the section was not measured. */
 export type PostgresSection = PostgresResult | { readonly skipped: string };
 
-/** Worker processes running now (killed if the bench is interrupted). */
-const live = new Set<ChildProcess>();
-const WORKER = fileURLToPath(new URL('./postgresWorker.ts', import.meta.url));
 const MODEL_DELAY_MS = 5;
+/**
+ * Every batch after the first is stopped once it has taken this many times the first one's wall
+ * time (at least a minute): enough to say it misses any target here, without running for hours.
+ */
+const LIMIT_VS_FIRST = 3;
+
+interface Batch {
+  readonly workers: number;
+  readonly agents: number;
+  readonly concurrency: number;
+  readonly fsync: boolean;
+  /** Runs waiting on a human to make before the batch. */
+  readonly waiting: number;
+  readonly limitMs?: number;
+}
 
 /**
  * @example
  * ```ts
- * const section = await measurePostgres({ agents: 100, sequentialRuns: 5 });
+ * const section = await measurePostgres({ agents: 100, workers: [1, 2], waiting: 1000, fsyncOn: false, sequentialRuns: 5 });
  * if (!('skipped' in section)) console.log(section.throughput.map((t) => t.agentsPerSecond));
  * ```
  */
 export async function measurePostgres(options: PostgresOptions): Promise<PostgresSection> {
-  const cluster = await startCluster();
+  const clusters = new Set<Cluster>();
+  const start = async (fsync: boolean): Promise<Cluster | { readonly missing: string }> => {
+    const cluster = await startCluster({ fsync });
+    if (!('missing' in cluster)) clusters.add(cluster);
+    return cluster;
+  };
+  const stop = (cluster: Cluster) => {
+    clusters.delete(cluster);
+    cluster.stop();
+  };
+  const cluster = await start(false);
   if ('missing' in cluster) return { skipped: `${cluster.missing} The PostgreSQL section was skipped (Debian: apt-get install postgresql).` };
   const log = options.log ?? (() => undefined);
-  const concurrency = options.concurrency ?? 16;
-  // A bench stopped by a signal would otherwise leave the server and its workers running.
+  const base: Batch = { workers: 1, agents: options.agents, concurrency: options.concurrency ?? 16, fsync: false, waiting: 0 };
+  // A bench stopped by a signal would otherwise leave the servers and their workers running.
   const interrupted = (signal: NodeJS.Signals) => {
-    for (const child of live) child.kill('SIGKILL');
-    cluster.stop();
+    killWorkers();
+    for (const running of clusters) running.stop();
     process.kill(process.pid, signal);
   };
   process.once('SIGINT', interrupted);
@@ -97,55 +141,114 @@ export async function measurePostgres(options: PostgresOptions): Promise<Postgre
   try {
     const serverVersion = await withClient(cluster.url, async (client) => (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?');
     const throughput: ThroughputResult[] = [];
-    for (const workers of [1, 2]) {
-      log(`PostgreSQL: ${options.agents} react-10 agents (5 ms model) on ${workers} worker process${workers === 1 ? '' : 'es'}`);
-      const url = await createDatabase(cluster.url, `bench_throughput_${workers}`);
-      throughput.push(await measureThroughput(url, cluster.pid, { workers, agents: options.agents, concurrency }));
+    const limited = (batch: Batch): Batch => {
+      const first = throughput[0];
+      return first === undefined ? batch : { ...batch, limitMs: Math.max(60_000, LIMIT_VS_FIRST * first.wallMs) };
+    };
+    for (const workers of options.workers) {
+      log(`PostgreSQL: ${options.agents} react-10 agents (5 ms model) on ${plural(workers, 'worker process', 'worker processes')}`);
+      throughput.push(await measureThroughput(cluster, `bench_throughput_${workers}`, limited({ ...base, workers }), log));
+    }
+    if (options.waiting > 0) {
+      log(`PostgreSQL: ${options.agents} react-10 agents on one worker process, with ${options.waiting} runs waiting on a human`);
+      throughput.push(await measureThroughput(cluster, 'bench_waiting', limited({ ...base, waiting: options.waiting }), log));
     }
     log(`PostgreSQL: ${options.sequentialRuns} sequential react-10 runs (0 ms model), durable vs in memory`);
     const perIteration = await measurePerIteration(await createDatabase(cluster.url, 'bench_sequential'), options.sequentialRuns);
-    return { serverVersion, cores: availableParallelism(), concurrency, throughput, perIteration };
+    stop(cluster);
+    if (options.fsyncOn) {
+      log(`PostgreSQL: ${options.agents} react-10 agents on one worker process, on a cluster with fsync on`);
+      const synced = await start(true);
+      if ('missing' in synced) throw new Error(synced.missing);
+      try {
+        throughput.push(await measureThroughput(synced, 'bench_fsync', limited({ ...base, fsync: true }), log));
+      } finally {
+        stop(synced);
+      }
+    }
+    return { serverVersion, cores: availableParallelism(), concurrency: base.concurrency, throughput, perIteration };
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
-    cluster.stop();
+    for (const running of [...clusters]) stop(running);
   }
 }
 
-async function measureThroughput(url: string, postmaster: number, setup: { workers: number; agents: number; concurrency: number }): Promise<ThroughputResult> {
+async function measureThroughput(cluster: Cluster, database: string, batch: Batch, log: (message: string) => void): Promise<ThroughputResult> {
+  const url = await createDatabase(cluster.url, database);
   const runtime = createPostgresRuntime({ connectionString: url });
-  const children: ChildProcess[] = [];
+  let open = true;
+  const workers: WorkerProcess[] = [];
   try {
     await runtime.migrate();
     const agent = benchAgent(runtime, { delayMs: MODEL_DELAY_MS });
-    const workerOptions: PostgresWorkerOptions = { concurrency: setup.concurrency, delayMs: MODEL_DELAY_MS };
-    children.push(...(await Promise.all(Array.from({ length: setup.workers }, () => startWorker(url, workerOptions)))));
+    const workerOptions: PostgresWorkerOptions = { concurrency: batch.concurrency, delayMs: MODEL_DELAY_MS };
+    workers.push(...(await Promise.all(Array.from({ length: batch.workers }, () => startWorker(url, workerOptions)))));
     // A worker that dies would leave its runs waiting forever: fail the section instead.
-    const died = new Promise<never>((_, reject) => {
-      for (const child of children) child.once('exit', (code) => reject(new Error(`A PostgreSQL bench worker exited (${String(code)}) during the run.`)));
-    });
+    const died = Promise.race(workers.map((worker) => worker.died));
     died.catch(() => undefined);
-    const pids = children.map((child) => child.pid ?? 0);
+    const waitingSetup = batch.waiting > 0 ? await Promise.race([createWaitingRuns(url, batch.waiting, log), died]) : undefined;
+    await settle(url);
+    const before = await databaseCounters(url);
+    const pids = workers.map((worker) => worker.pid);
     const workersBefore = sum(pids.map(processCpuSeconds));
-    const serverBefore = serverCpuSeconds(postmaster);
+    const serverBefore = serverCpuSeconds(cluster.pid);
     const clientBefore = process.cpuUsage();
+    const runS: number[] = [];
+    const results: LoopResult[] = [];
     const started = performance.now();
-    const results = await Promise.race([Promise.all(Array.from({ length: setup.agents }, (_, i) => agent.run(`${TASK} (${i})`))), died]);
+    const one = async (i: number) => {
+      const submitted = performance.now();
+      const result = await agent.run(`${TASK} (${i})`);
+      runS.push((performance.now() - submitted) / 1000);
+      results.push(result);
+    };
+    const all = Promise.all(Array.from({ length: batch.agents }, (_, i) => one(i)));
+    // Past the limit the runs left are abandoned: their rejections once the runtime closes are expected.
+    all.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'stopped'>((resolve) => (timer = batch.limitMs === undefined ? undefined : setTimeout(() => resolve('stopped'), batch.limitMs)));
+    const stopped = (await Promise.race([all, died, limit])) === 'stopped';
+    clearTimeout(timer);
     const wallMs = performance.now() - started;
     const cpu: CpuSplit = {
       workersS: sum(pids.map(processCpuSeconds)) - workersBefore,
-      postgresS: serverCpuSeconds(postmaster) - serverBefore,
+      postgresS: serverCpuSeconds(cluster.pid) - serverBefore,
       clientS: clientCpuSeconds(process.cpuUsage(clientBefore)),
       availableS: (wallMs / 1000) * availableParallelism(),
     };
+    if (stopped) log(`PostgreSQL: stopped the batch after ${Math.round(wallMs / 1000)} s (${LIMIT_VS_FIRST}× the first batch), ${results.length} of ${batch.agents} runs done`);
     const wrong = results.filter((result) => result.status !== 'done' || result.text !== ANSWER);
-    if (wrong.length > 0) throw new Error(`PostgreSQL bench: ${wrong.length} of ${setup.agents} runs did not end done with "${ANSWER}".`);
-    await verifyRuns(url, setup.agents);
-    const steps = await stepLatency(url);
-    return { workers: setup.workers, agents: setup.agents, wallMs, agentsPerSecond: setup.agents / (wallMs / 1000), cpu, steps };
-  } finally {
-    await Promise.all(children.map(stopWorker));
+    if (wrong.length > 0) throw new Error(`PostgreSQL bench: ${wrong.length} of ${batch.agents} runs did not end done with "${ANSWER}".`);
+    const counts = mergeCounts(await Promise.all(workers.splice(0).map((worker) => worker.stop())));
+    open = false;
     await runtime.close();
+    await quiesce(url);
+    const after = await databaseCounters(url);
+    // A stopped batch's calls are those of the runs in flight too: only a whole batch adds up.
+    if (!stopped) checkCounts(counts, batch.agents);
+    const waiting = waitingSetup?.runs ?? 0;
+    if (waiting > 0) {
+      const still = await countWaiting(url, waiting);
+      if (still !== waiting) throw new Error(`PostgreSQL bench: ${still} runs wait on a human after the batch, not ${waiting}.`);
+    }
+    return {
+      workers: batch.workers,
+      agents: batch.agents,
+      fsync: batch.fsync,
+      waiting,
+      ...(waitingSetup === undefined ? {} : { waitingSetup }),
+      ...(stopped ? { stopped: { done: results.length } } : {}),
+      wallMs,
+      agentsPerSecond: batch.agents / (wallMs / 1000),
+      cpu,
+      steps: await stepLatency(url, AGENT_ID),
+      runS: { p50: quantile(runS, 0.5), p99: quantile(runS, 0.99) },
+      database: countersBetween(before, after),
+    };
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    if (open) await runtime.close();
   }
 }
 
@@ -154,7 +257,8 @@ async function measurePerIteration(url: string, runs: number): Promise<PostgresR
   let postgresUs: Summary;
   try {
     await runtime.migrate();
-    const agent = benchAgent(runtime, { delayMs: 0 });
+    const counts = newCallCounts();
+    const agent = benchAgent(runtime, { delayMs: 0, counts });
     // In this process: one run at a time leaves the worker's and the client's work in sequence anyway.
     const worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 500 });
     try {
@@ -162,7 +266,7 @@ async function measurePerIteration(url: string, runs: number): Promise<PostgresR
     } finally {
       await worker.stop();
     }
-    await verifyRuns(url, runs + WARMUP_RUNS);
+    checkCounts(counts, runs + WARMUP_RUNS);
   } finally {
     await runtime.close();
   }
@@ -187,144 +291,4 @@ async function timeRuns(agent: Agent, runs: number): Promise<Summary> {
   return summarize(samples);
 }
 
-/** Every run ended done, each after exactly CALLS + 1 model and CALLS tool calls, each made. */
-async function verifyRuns(url: string, runs: number): Promise<void> {
-  const found = await withClient(url, (client) =>
-    client.query<{ runs: number; done: number; right: number; unfinished: number }>(
-      `SELECT (SELECT count(*)::int FROM actorloop.actors) AS runs,
-              (SELECT count(*)::int FROM actorloop.actors WHERE status = 'done') AS done,
-              (SELECT count(*)::int FROM (
-                 SELECT actor_id FROM actorloop.effects GROUP BY actor_id
-                 HAVING count(*) FILTER (WHERE kind = 'model') = $1 AND count(*) FILTER (WHERE kind = 'tool') = $2 AND count(*) = $1 + $2
-               ) AS t) AS right,
-              (SELECT count(*)::int FROM actorloop.effects WHERE status <> 'done') AS unfinished`,
-      [CALLS + 1, CALLS],
-    ),
-  );
-  const row = found.rows[0];
-  if (row === undefined || row.runs !== runs || row.done !== runs || row.right !== runs || row.unfinished !== 0) {
-    throw new Error(`PostgreSQL bench: expected ${runs} runs done with ${CALLS + 1} model and ${CALLS} tool effects each; found ${JSON.stringify(row)}.`);
-  }
-}
-
-async function stepLatency(url: string): Promise<ThroughputResult['steps']> {
-  const found = await withClient(url, (client) =>
-    client.query<{ count: number; p50: number | null; p99: number | null }>(
-      `SELECT count(*)::int AS count,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
-              percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
-       FROM (SELECT extract(epoch FROM applied_at - started_at)::float8 * 1000 AS ms FROM actorloop.inbox) AS steps`,
-    ),
-  );
-  const row = found.rows[0];
-  return { count: row?.count ?? 0, p50Ms: row?.p50 ?? NaN, p99Ms: row?.p99 ?? NaN };
-}
-
-/** Start a worker process; resolves once it takes jobs. */
-function startWorker(url: string, options: PostgresWorkerOptions): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...process.execArgv, WORKER, url, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const exited = (code: number | null) => reject(new Error(`A PostgreSQL bench worker exited (${String(code)}) before it was ready.`));
-    child.once('exit', exited);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('ready')) {
-        child.off('exit', exited);
-        resolve(child);
-      }
-    });
-  });
-}
-
-function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
-async function createDatabase(base: string, name: string): Promise<string> {
-  await withClient(base, (client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
-
-/** Clock ticks per second of /proc's CPU times (100 on nearly every Linux). */
-const TICKS = ((): number => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-interface ProcStat {
-  readonly comm: string;
-  readonly ppid: number;
-  /** utime + stime, and cutime + cstime (children it reaped), in ticks. */
-  readonly own: number;
-  readonly reaped: number;
-}
-
-/** One process's /proc/<pid>/stat, or undefined (gone, or no /proc on this system). */
-function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // comm may hold spaces and parentheses: the fields go on after its last ")".
-  const close = text.lastIndexOf(')');
-  const fields = text.slice(close + 2).split(' ');
-  const at = (field: number) => Number(fields[field - 3]);
-  return { comm: text.slice(text.indexOf('(') + 1, close), ppid: at(4), own: at(14) + at(15), reaped: at(16) + at(17) };
-}
-
-/** CPU seconds a process used so far (NaN without /proc). */
-function processCpuSeconds(pid: number): number {
-  const stat = procStat(pid);
-  return stat === undefined ? NaN : stat.own / TICKS;
-}
-
-/**
- * CPU seconds the cluster's `postgres` processes used so far: the postmaster and its children,
- * plus the children it already reaped (backends whose connection closed), so none is lost.
- */
-function serverCpuSeconds(postmaster: number): number {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return NaN;
-  }
-  let ticks = 0;
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    const stat = procStat(pid);
-    if (stat === undefined || stat.comm !== 'postgres') continue;
-    if (pid === postmaster) ticks += stat.own + stat.reaped;
-    else if (stat.ppid === postmaster) ticks += stat.own;
-  }
-  return ticks / TICKS;
-}
-
-const clientCpuSeconds = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1e6;
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;

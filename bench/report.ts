@@ -10,6 +10,7 @@ import type { HooksResult } from './hooks.ts';
 import type { TraceResult } from './traces.ts';
 import type { ExperienceRetrievalResult } from './experiences.ts';
 import type { PostgresSection } from './postgres.ts';
+import { postgresRows, postgresTargets } from './postgresReport.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
 import type { StuckResult } from './stuck.ts';
@@ -23,6 +24,8 @@ export interface TargetCheck {
 
 export interface BenchResults {
   readonly quick: boolean;
+  /** The sections `--only` picked; undefined: every section. */
+  readonly only?: readonly string[];
   readonly peers: boolean;
   readonly environment: Environment;
   /** 1-minute load average when the last figure was taken. */
@@ -31,14 +34,14 @@ export interface BenchResults {
   readonly http: readonly IterationResult[];
   readonly concurrency: readonly ConcurrencyResult[];
   readonly stuck: readonly StuckResult[];
-  readonly fanOut: FanOutResult;
-  readonly mcp: McpCallResult;
-  readonly cedar: CedarResult;
-  readonly hooks: HooksResult;
-  readonly traces: TraceResult;
-  readonly experiences: ExperienceRetrievalResult;
+  readonly fanOut?: FanOutResult;
+  readonly mcp?: McpCallResult;
+  readonly cedar?: CedarResult;
+  readonly hooks?: HooksResult;
+  readonly traces?: TraceResult;
+  readonly experiences?: ExperienceRetrievalResult;
   /** The durable runtime on PostgreSQL, or why it was skipped. */
-  readonly postgres: PostgresSection;
+  readonly postgres?: PostgresSection;
   readonly targets: readonly TargetCheck[];
 }
 
@@ -49,11 +52,13 @@ const atScale = (rows: readonly ConcurrencyResult[], id: string, mode: string, a
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
 const show = (x: number | undefined | null, suffix = '') => (x === undefined || x === null ? 'n/a' : `${fmt(x)}${suffix}`);
 
-/** Every target, met or not, from the figures of one run. */
+/** Every target of the sections measured, met or not, from the figures of one run. */
 export function checkTargets(results: Measured): TargetCheck[] {
   const checks: TargetCheck[] = [];
+  const measured = (section: string) => results.only === undefined || results.only.includes(section);
   /** `figures`: [what, value]; met when every value is known and passes. */
-  const add = (target: string, figures: readonly (readonly [string, number | undefined])[], pass: (value: number) => boolean, unit = '×') => {
+  const add = (section: string, target: string, figures: readonly (readonly [string, number | undefined])[], pass: (value: number) => boolean, unit = '×') => {
+    if (!measured(section)) return;
     const known = figures.map(([, v]) => v).filter((v): v is number => v !== undefined);
     checks.push({
       target,
@@ -63,63 +68,29 @@ export function checkTargets(results: Measured): TargetCheck[] {
   };
   const ns = [...new Set(results.iterations.map((r) => r.n))].sort((a, b) => a - b);
   const perN = (over: string, under: string) => ns.map((n) => [`react-${n}`, ratio(perIteration(results.iterations, over, n), perIteration(results.iterations, under, n))] as const);
-  add('per iteration ≤ 1.5× the XState floor (b)', perN('actorloop', 'xstate'), (v) => v <= 1.5);
-  add('per iteration ≥ 3× cheaper than the Vercel AI SDK (AI SDK / (c))', perN('ai_sdk', 'actorloop'), (v) => v >= 3);
-  add('durable mode ≤ 1.25× in-memory per iteration ((d) / (c))', perN('actorloop_durable', 'actorloop'), (v) => v <= 1.25);
+  add('iterations', 'per iteration ≤ 1.5× the XState floor (b)', perN('actorloop', 'xstate'), (v) => v <= 1.5);
+  add('iterations', 'per iteration ≥ 3× cheaper than the Vercel AI SDK (AI SDK / (c))', perN('ai_sdk', 'actorloop'), (v) => v >= 3);
+  add('iterations', 'durable mode ≤ 1.25× in-memory per iteration ((d) / (c))', perN('actorloop_durable', 'actorloop'), (v) => v <= 1.25);
   const http = ratio(perIteration(results.http, 'actorloop_http', 10), perIteration(results.http, 'bare_openai', 10));
-  add('loopback HTTP ≤ 1.15× the bare openai loop per iteration', [['react-10', http]], (v) => v <= 1.15);
+  add('http', 'loopback HTTP ≤ 1.15× the bare openai loop per iteration', [['react-10', http]], (v) => v <= 1.15);
   const modes = [['runs of one agent', 'shared'], ['separate agents', 'perAgent']] as const;
   for (const [agents, limit] of [[1000, 1.5], [10000, 1.2]] as const) {
     const floor = atScale(results.concurrency, 'xstate', 'shared', agents)?.wallMs.median;
     const walls = modes.map(([what, mode]) => [what, ratio(atScale(results.concurrency, 'actorloop', mode, agents)?.wallMs.median, floor)] as const);
-    add(`${agents.toLocaleString('en').replace(/,/g, ' ')} concurrent agents: wall ≤ ${limit}× the XState floor (b)`, walls, (v) => v <= limit);
+    add('concurrency', `${agents.toLocaleString('en').replace(/,/g, ' ')} concurrent agents: wall ≤ ${limit}× the XState floor (b)`, walls, (v) => v <= limit);
   }
   const heaps = modes.map(([what, mode]) => [what, atScale(results.concurrency, 'actorloop', mode, 10000)?.retainedKbPerAgent ?? undefined] as const);
-  add('10 000 concurrent agents: ≤ 40 KB retained heap per agent', heaps, (v) => v <= 40, ' KB');
-  add('Cedar gate, 50 policies: ≤ 0.2 ms per decision (median)', [['', results.cedar.perCallUs.median / 1000]], (v) => v <= 0.2, ' ms');
+  add('concurrency', '10 000 concurrent agents: ≤ 40 KB retained heap per agent', heaps, (v) => v <= 40, ' KB');
+  add('cedar', 'Cedar gate, 50 policies: ≤ 0.2 ms per decision (median)', [['', results.cedar === undefined ? undefined : results.cedar.perCallUs.median / 1000]], (v) => v <= 0.2, ' ms');
   // A run's loop at react-100 is the yardstick (the quick run measures react-10 only).
   const loop = perIteration(results.iterations, 'actorloop', 100) ?? perIteration(results.iterations, 'actorloop', 10);
-  add('trace building ≤ 5 % of an iteration', [['', ratio(results.traces.perIterationUs.median, loop)]], (v) => v <= 0.05, '');
-  add('experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences.perQueryMs.median]], (v) => v <= 20, ' ms');
-  add('stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
-  add('PostgreSQL: 2 workers ≥ 1.7× one worker (agents per second)', [['', postgresScaling(results.postgres)]], (v) => v >= 1.7);
+  add('traces', 'trace building ≤ 5 % of an iteration', [['', ratio(results.traces?.perIterationUs.median, loop)]], (v) => v <= 0.05, '');
+  add('experiences', 'experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences?.perQueryMs.median]], (v) => v <= 20, ' ms');
+  add('stuck', 'stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
+  for (const t of postgresTargets(results.postgres)) add('postgres', t.target, t.figures, t.pass, t.unit);
   const f = results.fanOut;
-  add('strategy fan-out: wall ≤ 1.1× the slowest branch', [['', f.wallMs.median / f.slowestMs]], (v) => v <= 1.1);
+  add('fanout', 'strategy fan-out: wall ≤ 1.1× the slowest branch', [['', f === undefined ? undefined : f.wallMs.median / f.slowestMs]], (v) => v <= 1.1);
   return checks;
-}
-
-/** Agents per second with two worker processes over one (undefined when skipped). */
-function postgresScaling(section: PostgresSection): number | undefined {
-  if ('skipped' in section) return undefined;
-  const rate = (workers: number) => section.throughput.find((t) => t.workers === workers)?.agentsPerSecond;
-  return ratio(rate(2), rate(1));
-}
-
-function postgresRows(section: PostgresSection): string[] {
-  if ('skipped' in section) return [section.skipped];
-  const one = section.throughput.find((t) => t.workers === 1)?.agentsPerSecond;
-  const first = section.throughput[0];
-  const agents = first?.agents ?? 0;
-  const p = section.perIteration;
-  return [
-    `PostgreSQL ${section.serverVersion} on this machine (fsync off), ${section.cores} cores. react-10 with a 5 ms model: ${agents} agents submitted at once by the bench process (the client), ` +
-      `run by worker processes of ${section.concurrency} jobs each; each run takes ${show(first === undefined ? undefined : first.steps.count / agents)} steps (events applied one at a time, one transaction each) and a job per model and tool call. ` +
-      'CPU seconds over the run: the workers, every PostgreSQL server process, and the client, beside wall × cores (busy: their sum over it).',
-    '',
-    '| worker processes | agents/s | vs one worker | wall s | CPU s: workers | PostgreSQL | client | wall × cores | busy | step ms p50 | p99 |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...section.throughput.map(
-      (t) =>
-        `| ${t.workers} | ${fmt(t.agentsPerSecond)} | ${show(ratio(t.agentsPerSecond, one), '×')} | ${fmt(t.wallMs / 1000)} | ${fmt(t.cpu.workersS)} | ${fmt(t.cpu.postgresS)} | ${fmt(t.cpu.clientS)} | ${fmt(t.cpu.availableS)} | ${show(((t.cpu.workersS + t.cpu.postgresS + t.cpu.clientS) / t.cpu.availableS) * 100, ' %')} | ${fmt(t.steps.p50Ms)} | ${fmt(t.steps.p99Ms)} |`,
-    ),
-    '',
-    `Cost per iteration: ${p.runs} sequential react-10 runs, 0 ms model, one at a time (run wall time / 10); the durable runs through a worker in the bench process.`,
-    '',
-    '| agent | µs per iteration median (p10) | p90 | vs in memory |',
-    '|---|---|---|---|',
-    `| in memory | ${fmt(p.memoryUs.median)} (${fmt(p.memoryUs.p10)}) | ${fmt(p.memoryUs.p90)} | 1× |`,
-    `| durable on PostgreSQL | ${fmt(p.postgresUs.median)} (${fmt(p.postgresUs.p10)}) | ${fmt(p.postgresUs.p90)} | ${show(ratio(p.postgresUs.median, p.memoryUs.median), '×')} |`,
-  ];
 }
 
 function hookRows(hooks: HooksResult): string[] {
@@ -177,16 +148,21 @@ export function renderMarkdown(results: BenchResults): string {
   const out: string[] = [
     `Date: ${env.date.slice(0, 10)} · Machine: ${env.cpu}, ${env.cores} cores, ${env.memoryGb} GB · Node ${env.node} (${env.platform})`,
     `Load average (1 min): ${env.loadAtStart} at start, ${results.loadAtEnd} at the end · creating a small file: ${fmt(env.fileCreateUs)} µs (median of 200)` +
-      `${results.quick ? ' · **quick smoke run: figures are rough**' : ''}${results.peers ? '' : ' · peers not run (npm run bench:peers runs them)'}`,
-    '',
-    'Every framework runs react-N against the same stateless scripted model through its own custom-model interface; every run is checked (the answer, and exactly N model and N−1 tool calls). ' +
-      'Contenders take turns round by round in one process; each run is one sample; CPU is process CPU per round.',
-    '',
-    '### react-N: cost per loop iteration',
-    '',
-    ...iterationTable(results.iterations),
+      `${results.quick ? ' · **quick smoke run: figures are rough**' : ''}${results.peers ? '' : ' · peers not run (npm run bench:peers runs them)'}` +
+      `${results.only === undefined ? '' : ` · only: ${results.only.join(', ')}`}`,
     '',
   ];
+  if (results.iterations.length > 0) {
+    out.push(
+      'Every framework runs react-N against the same stateless scripted model through its own custom-model interface; every run is checked (the answer, and exactly N model and N−1 tool calls). ' +
+        'Contenders take turns round by round in one process; each run is one sample; CPU is process CPU per round.',
+      '',
+      '### react-N: cost per loop iteration',
+      '',
+      ...iterationTable(results.iterations),
+      '',
+    );
+  }
   for (const agents of [...new Set(results.concurrency.map((r) => r.agents))]) {
     out.push(...concurrencyTable(results.concurrency.filter((r) => r.agents === agents)), '');
   }
@@ -200,57 +176,77 @@ export function renderMarkdown(results: BenchResults): string {
     }
     out.push('');
   }
-  out.push('### Stuck detection and fan-out', '', '| check | median | p90 | note |', '|---|---|---|---|');
+  const f = results.fanOut;
+  if (results.stuck.length > 0 || f !== undefined) out.push('### Stuck detection and fan-out', '', '| check | median | p90 | note |', '|---|---|---|---|');
   for (const s of results.stuck) {
     out.push(`| two ${s.outputBytes / 1024 / 1024} MB error outputs: ${s.label} | ${fmt(s.ms.median)} ms | ${fmt(s.ms.p90)} ms | compares ${s.capChars} chars; result ${fmt(s.score)} |`);
   }
-  const f = results.fanOut;
-  out.push(
-    `| strategy fan-out: vote over ${f.branches} sub-agent branches (${f.branchDelaysMs.join('/')} ms models) | ${fmt(f.wallMs.median)} ms | ${fmt(f.wallMs.p90)} ms | ` +
-      `slowest branch ${f.slowestMs} ms, sum ${f.sumMs} ms: ${fmt(f.wallMs.median / f.slowestMs)}× the slowest |`,
-    '',
-    '### A tool call through a stdio MCP server',
-    '',
-    '| tool | µs per call median (p10) | p90 |',
-    '|---|---|---|',
-    `| local echo (\`defineTool\`) | ${fmt(results.mcp.localUs.median)} (${fmt(results.mcp.localUs.p10)}) | ${fmt(results.mcp.localUs.p90)} |`,
-    `| server-everything \`echo\` over stdio | ${fmt(results.mcp.mcpUs.median)} (${fmt(results.mcp.mcpUs.p10)}) | ${fmt(results.mcp.mcpUs.p90)} |`,
-    '',
-    '### The Cedar gate',
-    '',
-    '| policy set | µs per decision median (p10) | p90 |',
-    '|---|---|---|',
-    `| ${results.cedar.policies} policies (permits by group and argument, forbids on path patterns) | ${fmt(results.cedar.perCallUs.median)} (${fmt(results.cedar.perCallUs.p10)}) | ${fmt(results.cedar.perCallUs.p90)} |`,
-    '',
-    '### Lifecycle hooks',
-    '',
-    `react-${results.hooks.n}, actorloop with every default on; each hook a sync no-op (\`onError\` never runs in a run that succeeds: its row is the cost of having one).`,
-    '',
-    '| hooks | µs per iteration median (p10) | vs none | hook calls |',
-    '|---|---|---|---|',
-    ...hookRows(results.hooks),
-    '',
-    '### Traces',
-    '',
-    '| run read back | entries | µs per iteration median (p10) | p90 |',
-    '|---|---|---|---|',
-    `| react-${results.traces.n} through actorloop | ${results.traces.entries} | ${fmt(results.traces.perIterationUs.median)} (${fmt(results.traces.perIterationUs.p10)}) | ${fmt(results.traces.perIterationUs.p90)} |`,
-    '',
-    '### Experience retrieval',
-    '',
-    '| store | ms per run start median (p10) | p90 | first query |',
-    '|---|---|---|---|',
-    `| ${results.experiences.items} active experiences, top 5 | ${fmt(results.experiences.perQueryMs.median)} (${fmt(results.experiences.perQueryMs.p10)}) | ${fmt(results.experiences.perQueryMs.p90)} | ${fmt(results.experiences.firstQueryMs)} |`,
-    '',
-    '### Durable runtime on PostgreSQL',
-    '',
-    ...postgresRows(results.postgres),
-    '',
-    '### Targets',
-    '',
-    '| target | measured | met |',
-    '|---|---|---|',
-  );
+  if (f !== undefined) {
+    out.push(
+      `| strategy fan-out: vote over ${f.branches} sub-agent branches (${f.branchDelaysMs.join('/')} ms models) | ${fmt(f.wallMs.median)} ms | ${fmt(f.wallMs.p90)} ms | ` +
+        `slowest branch ${f.slowestMs} ms, sum ${f.sumMs} ms: ${fmt(f.wallMs.median / f.slowestMs)}× the slowest |`,
+    );
+  }
+  if (results.stuck.length > 0 || f !== undefined) out.push('');
+  if (results.mcp !== undefined) {
+    const mcp = results.mcp;
+    out.push(
+      '### A tool call through a stdio MCP server',
+      '',
+      '| tool | µs per call median (p10) | p90 |',
+      '|---|---|---|',
+      `| local echo (\`defineTool\`) | ${fmt(mcp.localUs.median)} (${fmt(mcp.localUs.p10)}) | ${fmt(mcp.localUs.p90)} |`,
+      `| server-everything \`echo\` over stdio | ${fmt(mcp.mcpUs.median)} (${fmt(mcp.mcpUs.p10)}) | ${fmt(mcp.mcpUs.p90)} |`,
+      '',
+    );
+  }
+  if (results.cedar !== undefined) {
+    const cedar = results.cedar;
+    out.push(
+      '### The Cedar gate',
+      '',
+      '| policy set | µs per decision median (p10) | p90 |',
+      '|---|---|---|',
+      `| ${cedar.policies} policies (permits by group and argument, forbids on path patterns) | ${fmt(cedar.perCallUs.median)} (${fmt(cedar.perCallUs.p10)}) | ${fmt(cedar.perCallUs.p90)} |`,
+      '',
+    );
+  }
+  if (results.hooks !== undefined) {
+    out.push(
+      '### Lifecycle hooks',
+      '',
+      `react-${results.hooks.n}, actorloop with every default on; each hook a sync no-op (\`onError\` never runs in a run that succeeds: its row is the cost of having one).`,
+      '',
+      '| hooks | µs per iteration median (p10) | vs none | hook calls |',
+      '|---|---|---|---|',
+      ...hookRows(results.hooks),
+      '',
+    );
+  }
+  if (results.traces !== undefined) {
+    const traces = results.traces;
+    out.push(
+      '### Traces',
+      '',
+      '| run read back | entries | µs per iteration median (p10) | p90 |',
+      '|---|---|---|---|',
+      `| react-${traces.n} through actorloop | ${traces.entries} | ${fmt(traces.perIterationUs.median)} (${fmt(traces.perIterationUs.p10)}) | ${fmt(traces.perIterationUs.p90)} |`,
+      '',
+    );
+  }
+  if (results.experiences !== undefined) {
+    const experiences = results.experiences;
+    out.push(
+      '### Experience retrieval',
+      '',
+      '| store | ms per run start median (p10) | p90 | first query |',
+      '|---|---|---|---|',
+      `| ${experiences.items} active experiences, top 5 | ${fmt(experiences.perQueryMs.median)} (${fmt(experiences.perQueryMs.p10)}) | ${fmt(experiences.perQueryMs.p90)} | ${fmt(experiences.firstQueryMs)} |`,
+      '',
+    );
+  }
+  if (results.postgres !== undefined) out.push('### Durable runtime on PostgreSQL', '', ...postgresRows(results.postgres), '');
+  out.push('### Targets', '', '| target | measured | met |', '|---|---|---|');
   for (const t of results.targets) out.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);
   out.push('');
   return out.join('\n');

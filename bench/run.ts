@@ -10,6 +10,7 @@
  *   npm run bench:peers            full run with the peers (writes bench/RESULTS.md)
  *   npm run bench                  the same without the peers
  *   npm run bench -- --quick       smoke run for CI: react-10, 100 agents, few samples
+ *   npm run bench -- --only postgres[,cedar…]   only those sections (names in SECTIONS below)
  *
  * Heap figures need `--expose-gc` (the npm scripts pass it). To see where the time goes, see
  * bench/profileLoop.ts.
@@ -28,7 +29,7 @@ import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
 import { measureTraceBuilding } from './traces.ts';
 import { measureExperienceRetrieval } from './experiences.ts';
-import { measurePostgres } from './postgres.ts';
+import { measurePostgres, type PostgresOptions } from './postgres.ts';
 import { measureHttp } from './http.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
@@ -42,6 +43,26 @@ import { measureStuck } from './stuck.ts';
 
 const quick = process.argv.includes('--quick');
 const withPeers = process.argv.includes('--peers');
+
+/** The sections, in the order they run; `--only` picks some of them. */
+const SECTIONS = ['iterations', 'http', 'concurrency', 'stuck', 'fanout', 'mcp', 'cedar', 'hooks', 'traces', 'experiences', 'postgres'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** `--only a,b` or `--only=a,b`: undefined when absent; an unknown name is an error, not a silent empty run. */
+function parseOnly(argv: readonly string[]): readonly Section[] | undefined {
+  const at = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  if (at === -1) return undefined;
+  const arg = argv[at] as string;
+  const value = arg === '--only' ? (argv[at + 1] ?? '') : arg.slice('--only='.length);
+  const names = value.split(',').filter((name) => name !== '');
+  const known = new Set<string>(SECTIONS);
+  const unknown = names.filter((name) => !known.has(name));
+  if (names.length === 0 || unknown.length > 0) throw new Error(`--only takes sections among ${SECTIONS.join(', ')} (got "${value}").`);
+  return names as Section[];
+}
+
+const only = parseOnly(process.argv);
+const wanted = (section: Section): boolean => only === undefined || only.includes(section);
 const here = dirname(fileURLToPath(import.meta.url));
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -58,8 +79,8 @@ interface Settings {
   readonly hooks: RoundOptions;
   readonly traceRepeats: number;
   readonly experienceQueries: number;
-  /** The PostgreSQL section: agents submitted at once per throughput run, and sequential runs timed. */
-  readonly postgres: { readonly agents: number; readonly sequentialRuns: number };
+  /** The PostgreSQL section (see PostgresOptions). */
+  readonly postgres: Omit<PostgresOptions, 'log' | 'concurrency'>;
 }
 
 const core = ['bare:shared', 'xstate:shared', 'actorloop:shared', 'actorloop:perAgent'];
@@ -78,7 +99,7 @@ const settings: Settings = quick
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
       experienceQueries: 20,
-      postgres: { agents: 100, sequentialRuns: 5 },
+      postgres: { agents: 100, workers: [1, 2], waiting: 1000, fsyncOn: false, sequentialRuns: 5 },
     }
   : {
       iterations: [
@@ -98,7 +119,7 @@ const settings: Settings = quick
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
       traceRepeats: 500,
       experienceQueries: 200,
-      postgres: { agents: 2000, sequentialRuns: 20 },
+      postgres: { agents: 2000, workers: [1, 2, 4], waiting: 20_000, fsyncOn: true, sequentialRuns: 20 },
     };
 
 async function main(): Promise<void> {
@@ -118,7 +139,7 @@ async function measureAll(scratch: string): Promise<void> {
   const httpContenders: HttpContender[] = [bareOpenAI, bareProvider, xstateFloorHttp, actorloopHttp, ...peers.httpPeers];
 
   const iterations: IterationResult[] = [];
-  for (const options of settings.iterations) {
+  for (const options of wanted('iterations') ? settings.iterations : []) {
     log(`react-${options.n}: ${contenders.length} contenders × ${options.rounds} rounds of ${options.runsPerRound} runs`);
     const entries = contenders.map((c) => ({ id: c.id, label: c.label, prepared: c.create({ n: options.n, delayMs: 0 }) }));
     const results = await measureRounds(entries, options);
@@ -126,36 +147,35 @@ async function measureAll(scratch: string): Promise<void> {
     iterations.push(...results);
   }
 
-  log(`loopback HTTP, react-10: ${httpContenders.length} contenders × ${settings.http.rounds} rounds`);
-  const http = await measureHttp(httpContenders, settings.http);
+  if (wanted('http')) log(`loopback HTTP, react-10: ${httpContenders.length} contenders × ${settings.http.rounds} rounds`);
+  const http = wanted('http') ? await measureHttp(httpContenders, settings.http) : [];
 
   const concurrency: ConcurrencyResult[] = [];
-  for (const scale of settings.scales) {
+  for (const scale of wanted('concurrency') ? settings.scales : []) {
     log(`${scale.agents} concurrent agents, react-10, 5 ms model: ${scale.entries.length} entries × ${scale.rounds} rounds in a fresh process`);
     const options: ConcurrencyChildOptions = { agents: scale.agents, rounds: scale.rounds, entries: scale.entries, storeRoot: scratch, peers: withPeers };
     concurrency.push(...runJsonChild<ConcurrencyResult[]>(join(here, 'concurrencyMain.ts'), options));
   }
 
-  log('stuck detection on two 1 MB outputs');
-  const stuck = measureStuck({ repeats: settings.stuckRepeats, extraCaps: settings.stuckCaps });
-  log('strategy fan-out');
-  const fanOut = await measureFanOut({ repeats: settings.fanOutRepeats });
-  log('a tool call through a stdio MCP server vs a local tool');
-  const mcp = await measureMcpCall(settings.mcp);
-  log('the Cedar gate on a 50-policy set');
-  const cedar = measureCedar({ policies: 50, calls: settings.cedarCalls });
+  /** Measure a section only if it was picked, saying what it measures. */
+  const section = async <T>(name: Section, what: string, measure: () => T | Promise<T>): Promise<T | undefined> => {
+    if (!wanted(name)) return undefined;
+    log(what);
+    return measure();
+  };
+  const stuck = (await section('stuck', 'stuck detection on two 1 MB outputs', () => measureStuck({ repeats: settings.stuckRepeats, extraCaps: settings.stuckCaps }))) ?? [];
+  const fanOut = await section('fanout', 'strategy fan-out', () => measureFanOut({ repeats: settings.fanOutRepeats }));
+  const mcp = await section('mcp', 'a tool call through a stdio MCP server vs a local tool', () => measureMcpCall(settings.mcp));
+  const cedar = await section('cedar', 'the Cedar gate on a 50-policy set', () => measureCedar({ policies: 50, calls: settings.cedarCalls }));
+  const hooks = await section('hooks', 'lifecycle hooks: none, one sync hook of each kind, all seven', () => measureHooks(settings.hooks));
+  const traces = await section('traces', 'reading a react-100 run back as a trace', () => measureTraceBuilding({ n: 100, repeats: settings.traceRepeats }));
+  const experiences = await section('experiences', 'experience retrieval at 10 000 items', () => measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries }));
+  const postgres = await section('postgres', 'the durable runtime on PostgreSQL: throughput and cost per agent by worker processes, with runs waiting on a human, with fsync on, cost per iteration', () =>
+    measurePostgres({ ...settings.postgres, log }),
+  );
+  if (postgres !== undefined && 'skipped' in postgres) log(postgres.skipped);
 
-  log('lifecycle hooks: none, one sync hook of each kind, all seven');
-  const hooks = await measureHooks(settings.hooks);
-  log('reading a react-100 run back as a trace');
-  const traces = await measureTraceBuilding({ n: 100, repeats: settings.traceRepeats });
-  log('experience retrieval at 10 000 items');
-  const experiences = await measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries });
-  log('the durable runtime on PostgreSQL: throughput on one and two worker processes, step latency, cost per iteration');
-  const postgres = await measurePostgres({ ...settings.postgres, log });
-  if ('skipped' in postgres) log(postgres.skipped);
-
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences, postgres };
+  const measured = { quick, ...(only === undefined ? {} : { only }), peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences, postgres };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);
@@ -164,7 +184,8 @@ async function measureAll(scratch: string): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(resultsDir, 'latest.md'), markdown);
-  const full = withPeers && !quick;
+  // RESULTS.md is the full run's: a run of some sections only leaves it as it is.
+  const full = withPeers && !quick && only === undefined;
   if (full) writeFileSync(join(here, 'RESULTS.md'), `# actorloop benchmark results\n\nProduced by \`npm run bench:peers\` (bench/run.ts); re-run it to refresh this file.\n\n${markdown}`);
   log(`wrote bench/results/latest.{json,md}${full ? ' and bench/RESULTS.md' : ''}`);
 }

@@ -41,3 +41,17 @@ export function fmt(value: number, digits = 3): string {
   if (Math.abs(value) >= 100) return Math.round(value).toString();
   return Number(value.toPrecision(digits)).toString();
 }
+
+/**
+ * The sample at quantile `q` (0–1) in sorted order, as `summarize` picks them; NaN without samples.
+ *
+ * @example
+ * ```ts
+ * quantile([5, 1, 3, 2, 4], 0.99); // 5
+ * ```
+ */
+export function quantile(samples: readonly number[], q: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}

@@ -1,6 +1,6 @@
 /**
  * A throwaway PostgreSQL cluster for the tests and the benchmark: `initdb` into a temp folder,
- * `pg_ctl` on a free loopback port, trust auth, no fsync. `stop()` stops it and removes the
+ * `pg_ctl` on a free loopback port, trust auth, no fsync by default. `stop()` stops it and removes the
  * folder. Without the server binaries (a machine without Debian's `postgresql`) it says so
  * instead of throwing, so each caller decides whether that is a skip or an error.
  */
@@ -24,8 +24,8 @@ export interface Cluster {
 export interface ClusterOptions {
   /** The server's `max_connections` (default 200). */
   readonly maxConnections?: number;
-  /** More server settings, as `-c name=value` pairs (e.g. `-c shared_preload_libraries=pg_stat_statements`). */
-  readonly settings?: string;
+  /** Sync to disk as a production server does (default false: faster, and a test cluster is thrown away). */
+  readonly fsync?: boolean;
 }
 
 /** Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<major>/bin. */
@@ -84,7 +84,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const user = root ? 'postgres' : userInfo().username;
     asServerUser(join(bin, 'initdb'), ['-D', data, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
     const port = await freePort();
-    const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${options.maxConnections ?? 200} -c shared_buffers=64MB ${options.settings ?? ''}`;
+    const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=${options.fsync === true ? 'on' : 'off'} -c max_connections=${options.maxConnections ?? 200} -c shared_buffers=64MB`;
     const start = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
     const stopNow = () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
     start();
