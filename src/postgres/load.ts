@@ -25,13 +25,14 @@ export interface LoadedRun {
 }
 
 export async function loadRun(client: pg.PoolClient, actorId: string): Promise<LoadedRun> {
-  const result = await client.query<{ part: number; seq: number | null; line: string | null; key: string | null; outcome: unknown }>(
-    `SELECT 0 AS part, seq, line, NULL AS key, NULL::jsonb AS outcome FROM ${SCHEMA}.log WHERE actor_id = $1
+  const result = await client.query<{ part: number; seq: number | null; line: string | null; key: string | null; outcome: unknown }>({
+    name: 'actorloop_load_run',
+    text: `SELECT 0 AS part, seq, line, NULL AS key, NULL::jsonb AS outcome FROM ${SCHEMA}.log WHERE actor_id = $1
      UNION ALL
      SELECT 1, NULL, NULL, key, outcome FROM ${SCHEMA}.effects WHERE actor_id = $1 AND status = 'done'
      ORDER BY part, seq`,
-    [actorId],
-  );
+    values: [actorId],
+  });
   const known = parsedLogs.get(actorId);
   parsedLogs.delete(actorId);
   const lines: string[] = [];

@@ -68,29 +68,25 @@ export interface StepOutcome {
 
 export async function applyStep(engine: Engine, workerId: string, actorId: string, made: ReadonlyMap<string, EffectOutcome>): Promise<StepOutcome> {
   return transaction(engine.pool, async (client) => {
-    const found = await client.query<ActorRow>(
-      `SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
-      [actorId],
-    );
+    // Lock the run and take its mailbox (a run that ended takes it too, and does nothing with it).
+    const found = await client.query<ActorRow & { mailbox: { id: string; event: unknown }[] }>({
+      name: 'actorloop_step_lock',
+      text: `WITH locked AS (
+               SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
+             ), taken AS (
+               DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 AND EXISTS (SELECT 1 FROM locked) RETURNING id, event
+             )
+             SELECT locked.*, (SELECT coalesce(json_agg(json_build_object('id', id, 'event', event) ORDER BY id), '[]') FROM taken) AS mailbox FROM locked`,
+      values: [actorId],
+    });
     // The step starts once it holds the run: a wake that waited for another step's lock did nothing meanwhile.
     const started = Date.now();
     const row = found.rows[0];
     // A run deleted, or one that ended (calls it asked for may still report in): nothing to do.
-    if (row === undefined) return { claimed: [] };
-    if (FINAL.has(row.status)) {
-      await client.query(`DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1`, [actorId]);
-      return { claimed: [] };
-    }
-    if (made.size > 0) {
-      await client.query(
-        `UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
-         FROM unnest($2::text[], $3::jsonb[]) AS t(key, outcome) WHERE effects.actor_id = $1 AND effects.key = t.key AND effects.status <> 'done'`,
-        [actorId, [...made.keys()], [...made.values()].map((outcome) => JSON.stringify(outcome))],
-      );
-    }
-    const events = await takeMailbox(client, actorId);
+    if (row === undefined || FINAL.has(row.status)) return { claimed: [] };
+    const events = mailboxEvents(actorId, row.mailbox);
     const version = Number(row.version) + 1;
-    const outcome = await advance(engine, client, row, events);
+    const outcome = await advance(engine, client, row, events, made);
     const { lines, step } = outcome;
     const from = row.log_length;
     const result = outcome.result;
@@ -100,8 +96,12 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     const calls = requested.filter(([, request]) => request.kind !== 'child');
     const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
     // Everything but a parent's children in one statement: the log, the calls (claimed by this worker), the step, the row, the notification.
-    const written = await client.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>(
-      `WITH logged AS (
+    const written = await client.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>({
+      name: 'actorloop_step_write',
+      text: `WITH made AS (
+         UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
+         FROM unnest($15::text[], $16::jsonb[]) AS t(key, outcome) WHERE effects.actor_id = $1 AND effects.key = t.key AND effects.status <> 'done' RETURNING 1
+       ), logged AS (
          INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) RETURNING 1
        ), calls AS (
          INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by)
@@ -116,8 +116,8 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
          WHERE id = $1 AND version = $8 - 1 RETURNING 1
        )
        SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT json_agg(json_build_object('key', key, 'begun', begun)) FROM calls) AS claimed,
-              (SELECT count(*) FROM logged) AS logged, (SELECT count(*) FROM stepped) AS stepped, pg_notify($13, $14)`,
-      [
+              (SELECT count(*) FROM made) AS made, (SELECT count(*) FROM logged) AS logged, (SELECT count(*) FROM stepped) AS stepped, pg_notify($13, $14)`,
+      values: [
         actorId,
         from,
         lines,
@@ -132,8 +132,10 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
         result === undefined ? null : JSON.stringify(result),
         CHANNEL,
         JSON.stringify({ actor: actorId, agent: row.agent_id, status, from, to: from + lines.length }),
+        [...made.keys()],
+        [...made.values()].map((made) => JSON.stringify(made)),
       ],
-    );
+    });
     // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
     if (written.rows[0]?.updated !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
     await startChildren(client, actorId, requested.map(([, request]) => request));
@@ -150,10 +152,8 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
   });
 }
 
-/** The events waiting in a run's mailbox, removed from it (this transaction applies them). */
-async function takeMailbox(client: pg.PoolClient, actorId: string): Promise<Events> {
-  const taken = await client.query<{ id: string; event: unknown }>(`DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 RETURNING id, event`, [actorId]);
-  const rows = taken.rows.sort((a, b) => Number(a.id) - Number(b.id));
+/** The events taken from a run's mailbox, in the order they came (this transaction applies them). */
+function mailboxEvents(actorId: string, rows: readonly { id: string; event: unknown }[]): Events {
   const decisions: HumanDecision[] = [];
   let cancel: string | undefined;
   for (const row of rows) {
@@ -179,9 +179,11 @@ interface Advanced {
 }
 
 /** Replay the run in this process and let it go on as far as it can without a new event. */
-async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events): Promise<Advanced> {
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: ReadonlyMap<string, EffectOutcome>): Promise<Advanced> {
   const actorId = row.id;
   const { records, outcomes } = await loadRun(client, actorId);
+  // The outcomes this worker made since the last step, recorded with this step's writes (one recorded already, by a worker that took the call over, stands).
+  for (const [key, outcome] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
   if (row.kind === 'strategy') {
     const bound = engine.strategies.get(row.agent_id);
