@@ -19,6 +19,7 @@ import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import { attachRun, type RunHost } from './runHandle.ts';
+import { rearmRunTimeout, restoredSnapshot } from './checkpoint.ts';
 import { agentPhases, type RunScope } from './runtime.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
@@ -222,9 +223,9 @@ export function createAgent(config: AgentConfig): Agent {
     // another process, gets RunLockedError from the store.
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
-    // A log of an earlier version restores a snapshot (whose context holds these); a run killed
-    // before anything but its header was written starts over from its task.
-    const context = (recovered.snapshot as { context?: Partial<AgentMachineInput> } | undefined)?.context;
+    // A checkpoint, or a log of an earlier version, restores a snapshot (whose context holds
+    // these); a run killed before anything but its header was written starts over from its task.
+    const context = (restoredSnapshot(recovered) as { context?: Partial<AgentMachineInput> } | undefined)?.context;
     const input: AgentMachineInput = recovered.input
       ? { runId, agentId: recovered.meta.agentId, ...recovered.input }
       : {
@@ -235,19 +236,22 @@ export function createAgent(config: AgentConfig): Agent {
           limits: context?.limits ?? baseLimits,
           model: context?.model ?? settings.modelName ?? settings.provider.defaultModel,
           toolNames: registry.names,
+          ...(context?.mode === undefined ? {} : { mode: context.mode }),
         };
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
   /** A root run: its own actor, hooked up before it starts. */
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
+    const snapshot = recovered === undefined ? undefined : restoredSnapshot(recovered);
     const actor = createActor(machine, {
       input,
-      ...(recovered?.snapshot === undefined ? {} : { snapshot: recovered.snapshot as Snapshot<unknown> }),
+      ...(snapshot === undefined ? {} : { snapshot: snapshot as Snapshot<unknown> }),
       ...(settings.inspect === undefined ? {} : { inspect: settings.inspect }),
     });
     const handle = attach(actor, input, persistence, recovered, tookOver);
     actor.start();
+    if (recovered?.checkpoint !== undefined) rearmRunTimeout(actor);
     return handle;
   }
 
@@ -261,6 +265,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(hooks === undefined ? {} : { hooks }),
     ...(experiences === undefined ? {} : { experiences }),
     sessionOf: (runId) => sessionRuns.get(runId),
+    stuckGuard,
   };
   const attach = (actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun =>
     attachRun(host, actor, input, persistence, recovered, tookOver);

@@ -1,14 +1,15 @@
 /**
- * What a resumed run starts from, read from its log. A run written by this version is rebuilt,
- * not restored: its machine starts again from the run's input (`start`) and is fed the phase
- * replies and human decisions it took before, in order; tool calls are answered from their
- * `call.finished` records. A run written by an earlier version (snapshots) is restored from its
+ * What a resumed run starts from, read from its log. A run written by this version is rebuilt:
+ * its machine starts again from its last checkpoint (or, without one, from the run's input,
+ * `start`) and is fed the phase replies and human decisions it took after that, in order; tool
+ * calls are answered from their `call.finished` records. A run written by an earlier version (snapshots) is restored from its
  * last snapshot, and whatever this version recorded after it is replayed on top.
  */
 import type { ToolOutcome } from '../core/run.ts';
 import type { Message } from '../core/messages.ts';
+import { withConversation } from './checkpointLog.ts';
 import { CorruptFileError } from './errors.ts';
-import type { LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
+import type { CheckpointRecord, LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
 import { applyContextDelta, unpackSnapshot } from './snapshotCodec.ts';
 
 /**
@@ -39,6 +40,13 @@ export interface RecoveredRun {
   readonly input?: RunInput;
   /** A machine snapshot (conversation included) written by an earlier version: restored, then `replay` continues from it. */
   readonly snapshot?: Record<string, unknown>;
+  /**
+   * The log's last checkpoint, its conversation whole: the run is restored from it, and
+   * `replay`, `calls` and `eventCounts` hold only what was recorded after it.
+   */
+  readonly checkpoint?: CheckpointRecord;
+  /** What the store read of the log to resume the run, where it counts that. */
+  readonly read?: { readonly records: number; readonly bytes: number };
   /** Phase replies and human decisions to feed the machine again, in the order it took them. */
   readonly replay: readonly ReplayRecord[];
   readonly calls: RecordedCalls;
@@ -60,6 +68,9 @@ export interface RecoveredRun {
 export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[], file: string): RecoveredRun {
   const messages: Message[] = [];
   let snapshot: { packed: Record<string, unknown>; messageCount: number } | undefined;
+  let checkpoint: CheckpointRecord | undefined;
+  // The checkpoints by index: the last one's conversation is completed from its bases.
+  const checkpoints = new Map<number, CheckpointRecord>();
   let input: RunInput | undefined;
   let replay: ReplayRecord[] = [];
   const attempts = new Map<string, CallAttempt[]>();
@@ -113,6 +124,16 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
         else made.push(attempt);
         break;
       }
+      case 'checkpoint':
+        // What came before is in it: the replay, the calls and the journal count from here.
+        checkpoints.set(record.index, record);
+        checkpoint = record;
+        replay = [];
+        attempts.clear();
+        eventCounts.clear();
+        nextSequence = record.sequence;
+        iteration = record.iteration;
+        break;
       case 'messages':
         messages.length = Math.min(messages.length, record.from);
         for (const m of record.messages) messages.push(m);
@@ -137,10 +158,13 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
         break;
     }
   }
+  const whole = checkpoint === undefined ? undefined : withConversation(checkpoint, (record) => checkpoints.get(record.index & (record.index - 1)));
+  if (typeof whole === 'string') throw new CorruptFileError(`${file}: ${whole}. It was left untouched.`, { file });
   return {
     meta,
     ...(input === undefined ? {} : { input }),
     ...(snapshot === undefined ? {} : { snapshot: unpackSnapshot(snapshot.packed, messages.slice(0, snapshot.messageCount)) }),
+    ...(whole === undefined ? {} : { checkpoint: whole }),
     replay,
     calls: { attempts, legacy },
     nextSequence,
