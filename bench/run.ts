@@ -1,8 +1,8 @@
 /**
  * `npm run bench` — actorloop beside two floors, (a) a bare async loop with the model inline and
  * (b) the leanest XState loop, in one run: cost per loop iteration (react-10, react-100), durable
- * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection, strategy fan-out
- * and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
+ * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection, strategy fan-out,
+ * restoring a crashed run and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
  * `npm run bench:peers` adds the Vercel AI SDK, OpenAI Agents JS and LangGraph.js (installed
  * into bench/peers on first use) and writes bench/RESULTS.md. Figures, not a test: nothing here
  * fails on a threshold; every run is checked for its answer and call counts.
@@ -27,6 +27,7 @@ import { measureMcpCall } from './mcp.ts';
 import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
 import { measureTraceBuilding } from './traces.ts';
+import { measureRestore } from './restore.ts';
 import { measureExperienceRetrieval } from './experiences.ts';
 import { measurePostgres } from './postgres.ts';
 import { measureHttp } from './http.ts';
@@ -57,6 +58,8 @@ interface Settings {
   readonly cedarCalls: number;
   readonly hooks: RoundOptions;
   readonly traceRepeats: number;
+  /** Restoring a crashed run: at these iterations, samples (after warm-up) of each. */
+  readonly restore: { readonly sizes: readonly number[]; readonly samples: number; readonly warmup: number };
   readonly experienceQueries: number;
   /** The PostgreSQL section: agents submitted at once per throughput run, and sequential runs timed. */
   readonly postgres: { readonly agents: number; readonly sequentialRuns: number };
@@ -77,6 +80,7 @@ const settings: Settings = quick
       cedarCalls: 200,
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
+      restore: { sizes: [5, 500], samples: 8, warmup: 2 },
       experienceQueries: 20,
       postgres: { agents: 100, sequentialRuns: 5 },
     }
@@ -97,6 +101,7 @@ const settings: Settings = quick
       cedarCalls: 5_000,
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
       traceRepeats: 500,
+      restore: { sizes: [5, 50, 500], samples: 30, warmup: 5 },
       experienceQueries: 200,
       postgres: { agents: 2000, sequentialRuns: 20 },
     };
@@ -149,13 +154,15 @@ async function measureAll(scratch: string): Promise<void> {
   const hooks = await measureHooks(settings.hooks);
   log('reading a react-100 run back as a trace');
   const traces = await measureTraceBuilding({ n: 100, repeats: settings.traceRepeats });
+  log(`restoring a crashed run at ${settings.restore.sizes.join(', ')} iterations, with checkpoints and without`);
+  const restore = await measureRestore({ ...settings.restore, dir: mkdtempSync(join(scratch, 'restore-')) });
   log('experience retrieval at 10 000 items');
   const experiences = await measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries });
   log('the durable runtime on PostgreSQL: throughput on one and two worker processes, step latency, cost per iteration');
   const postgres = await measurePostgres({ ...settings.postgres, log });
   if ('skipped' in postgres) log(postgres.skipped);
 
-  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences, postgres };
+  const measured = { quick, peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, restore, experiences, postgres };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);
