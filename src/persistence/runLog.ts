@@ -116,8 +116,8 @@ export interface RunLog {
   /** Write everything appended, now; `head` (a line of JSON) goes first. */
   flushSync(head?: string): void;
   flushBehind(collect?: () => void): Promise<void>;
-  /** The file's length in bytes, where the next line written will start, where the log knows it (a checkpoint names its base by it). */
-  readonly size?: number;
+  /** Where the next line appended will start in the file, for a log that knows (a checkpoint is found again by it). */
+  readonly end?: number;
   /** Everything appended is in the file when this resolves; the run appends nothing more. */
   close(): Promise<void>;
   /** Close without writing what is pending: the run is no longer this writer's. */
@@ -208,9 +208,14 @@ export class RunLogWriter implements RunLog {
     return this.#bytes;
   }
 
-  /** The file's length: what it had when opened, and what this writer wrote to it. */
-  get size(): number {
-    return this.#base + this.#bytes;
+  /**
+   * Where the next line appended will start: the file's length once everything appended is
+   * written. Not while a background write is in flight (its batch is counted nowhere yet).
+   */
+  get end(): number {
+    let end = this.#base + this.#bytes;
+    for (const line of this.#pending) end += Buffer.byteLength(line) + 1;
+    return end;
   }
 
   /** Characters written to the file by this writer so far. */

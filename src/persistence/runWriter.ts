@@ -264,12 +264,12 @@ export class RunWriter {
   /** Whether the run, entering `iteration`'s reason phase, should write a checkpoint. */
   checkpointDue(iteration: number): boolean {
     const policy = this.checkpoints;
-    return policy !== undefined && this.#lost === undefined && this.log.size !== undefined && iteration >= this.#checkpointedAt + policy.every;
+    return policy !== undefined && this.#lost === undefined && this.log.end !== undefined && iteration >= this.#checkpointedAt + policy.every;
   }
 
   /**
-   * Write a checkpoint, now: everything before it first (the journal entries its `sequence` says
-   * are there), then its line, which starts where the log ends (a later checkpoint may name it).
+   * Append a checkpoint after the journal entries before it (its `sequence` says they are
+   * there); it is written with the next write, where the log says (a later one may name it).
    */
   checkpoint(data: CheckpointData): void {
     const { messages, ...rest } = data;
@@ -282,8 +282,9 @@ export class RunWriter {
     const chain = this.#chain.filter((link) => link.index <= baseIndex);
     const base = chain.at(-1);
     const from = base?.messages ?? 0;
-    this.flushSync();
-    const at = this.log.size ?? 0;
+    this.#journalQueued = true;
+    this.#appendJournal();
+    const at = this.log.end ?? 0;
     const line = JSON.stringify({
       v: LOG_VERSION,
       kind: 'checkpoint',
@@ -294,7 +295,6 @@ export class RunWriter {
       ...(base === undefined ? {} : { base: { at: base.at, bytes: base.bytes } }),
     });
     this.log.appendLine(line);
-    this.log.flushSync();
     this.#chain = [...chain, { index, at, bytes: Buffer.byteLength(line) + 1, messages: messages.length }];
     this.#conversation = messages;
     this.#checkpointedAt = data.iteration;

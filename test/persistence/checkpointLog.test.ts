@@ -129,6 +129,7 @@ describe('reading a log for a resume', () => {
       writer.checkpoint({ iteration, sequence: iteration, snapshot: {}, messages: conversation });
       taken.push(conversation);
     }
+    writer.flushSync();
     const written = checkpointsOf(file);
     expect(written.map((c) => [c.index, c.from, c.messages.length])).toEqual([[1, 0, 2], [2, 0, 3], [3, 3, 1], [1, 0, 5]]);
     expect(readRunLogForResume(file).restored?.conversation).toEqual(taken.at(-1));
