@@ -385,6 +385,9 @@ export class RunWriter {
       // A journal-only log may have a background write in flight: `close` writes the end after it.
       if (this.journalOnly) this.#append(record);
       else {
+        // The end is the log's last line: journal entries the batch would put after the records
+        // already in it (see `checkpoint`) go before it.
+        if (this.#journalQueued) this.#appendJournal();
         this.log.append(record);
         this.flushSync();
       }

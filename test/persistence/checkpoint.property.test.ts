@@ -17,7 +17,7 @@ import type { LoopResult } from '../../src/core/run.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { fromLastCheckpoint } from '../../src/persistence/checkpointLog.ts';
 import { recover, type RecoveredRun } from '../../src/persistence/recover.ts';
-import { parseRunLog } from '../../src/persistence/runLog.ts';
+import { parseRunLog, readRunLog } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { removeTempDirs, runFiles, tempDir } from './support.ts';
@@ -147,6 +147,8 @@ async function check(plan: Plan, every: number, cutFraction: number): Promise<vo
   expect(fromStart?.checkpoint).toBeUndefined();
   if (hasCheckpoint) expect(fromCheckpoint?.read?.records).toBeLessThan(fromStart?.read?.records ?? 0);
   expect(outcome(restored, checkpointed.readJournal(RUN_ID).entries)).toEqual(outcome(replayed, whole.readJournal(RUN_ID).entries));
+  // Both logs end with their end record (a checkpoint written just before it must not push it up).
+  for (const store of [checkpointed, whole]) expect(readRunLog(runFiles(store, RUN_ID).log).records.at(-1)).toMatchObject({ kind: 'end', status: restored.status });
   // And both are the run that was never cut short.
   expect(restored.messages).toEqual(reference.messages);
   expect({ status: restored.status, reason: restored.reason, iterations: restored.iterations, usage: restored.usage }).toEqual({

@@ -12,10 +12,10 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import type { Message } from '../../src/core/messages.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { fromLastCheckpoint, readRunLogForResume } from '../../src/persistence/checkpointLog.ts';
-import { CorruptFileError } from '../../src/persistence/errors.ts';
+import { CorruptFileError, RunFinishedError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION, type CheckpointRecord } from '../../src/persistence/records.ts';
-import { readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
+import { readRunEnd, readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
 import { RunWriter } from '../../src/persistence/runWriter.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -133,6 +133,17 @@ describe('reading a log for a resume', () => {
     const written = checkpointsOf(file);
     expect(written.map((c) => [c.index, c.from, c.messages.length])).toEqual([[1, 0, 2], [2, 0, 3], [3, 3, 1], [1, 0, 5]]);
     expect(readRunLogForResume(file).restored?.conversation).toEqual(taken.at(-1));
+  });
+
+  it('keeps the end record the last line when the run ends right after a checkpoint', async () => {
+    // The checkpoint at iteration 10 is taken as the run enters its last reason phase, and written with the end.
+    const { store, log } = await finishedRun(10, 5);
+    const records = readRunLog(log).records;
+    expect(records.filter((r) => r.kind === 'checkpoint').map((r) => r.kind === 'checkpoint' && r.iteration)).toEqual([5, 10]);
+    expect(records.at(-1)).toMatchObject({ kind: 'end', status: 'done' });
+    expect(readRunEnd(log)).toMatchObject({ status: 'done' });
+    expect(await store.getRun('run_cl')).toMatchObject({ status: 'done' });
+    expect(() => store.resumeRun('run_cl')).toThrow(RunFinishedError);
   });
 
   it('takes a whole number of iterations ≥ 1 as checkpoints.every', () => {
