@@ -245,10 +245,10 @@ export function renderMarkdown(results: BenchResults): string {
     'A react-N run killed right before its last model call, resumed from its log: from `agent.resume()` to the first live model call (reading, rebuilding and replaying the run). ' +
       'With checkpoints (the default) the store reads the last checkpoint, its bases and what followed it; without, the whole log, and the run is replayed from its input.',
     '',
-    '| iterations | checkpoints | ms median (p10) | p90 | records read | bytes read | log bytes |',
-    '|---|---|---|---|---|---|---|',
+    '| iterations | checkpoints | ms median (p10) | p90 | CPU ms | records read | bytes read | log bytes |',
+    '|---|---|---|---|---|---|---|---|',
     ...results.restore.rows.map(
-      (r) => `| ${r.iterations} | ${r.checkpoints ? 'yes' : 'no'} | ${fmt(r.ms.median)} (${fmt(r.ms.p10)}) | ${fmt(r.ms.p90)} | ${r.recordsRead} | ${r.bytesRead} | ${r.logBytes} |`,
+      (r) => `| ${r.iterations} | ${r.checkpoints ? 'yes' : 'no'} | ${fmt(r.ms.median)} (${fmt(r.ms.p10)}) | ${fmt(r.ms.p90)} | ${fmt(r.cpuMs.median)} | ${r.recordsRead} | ${r.bytesRead} | ${r.logBytes} |`,
     ),
     '',
     '### Experience retrieval',

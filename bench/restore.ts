@@ -24,6 +24,8 @@ export interface RestoreRow {
   readonly recordsRead: number;
   readonly bytesRead: number;
   readonly ms: Summary;
+  /** Process CPU (user + system) over the same span: steadier than wall time on a busy machine. */
+  readonly cpuMs: Summary;
 }
 
 export interface RestoreResult {
@@ -59,8 +61,9 @@ interface Case {
   readonly log: string;
   readonly agent: Agent;
   readonly samples: number[];
-  /** When the resumed run called its model (it was restored by then), and what its store read. */
-  readonly last: { live: number; read: RecoveredRun['read'] };
+  readonly cpu: number[];
+  /** When the resumed run called its model (it was restored by then), the CPU used by then, and what its store read. */
+  readonly last: { live: number; cpu: NodeJS.CpuUsage; read: RecoveredRun['read'] };
 }
 
 /**
@@ -78,11 +81,12 @@ export async function measureRestore(options: RestoreOptions): Promise<RestoreRe
     for (const iterations of options.sizes) {
       const log = await crashedLog(join(stores, `source-${iterations}`), iterations, checkpoints);
       const provider = scriptedProvider({ n: iterations + 1, delayMs: 0 }, newCounts());
-      const last: Case['last'] = { live: 0, read: undefined };
+      const last: Case['last'] = { live: 0, cpu: process.cpuUsage(), read: undefined };
       const model = {
         ...provider,
         complete: <TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> => {
           last.live = performance.now();
+          last.cpu = process.cpuUsage(last.cpu);
           return provider.complete(request);
         },
       };
@@ -95,7 +99,7 @@ export async function measureRestore(options: RestoreOptions): Promise<RestoreRe
         },
       };
       const agent = createAgent({ model, tools: [echoTool(newCounts())], limits: { maxIterations: iterations + 2 }, persistence: { store } });
-      cases.push({ iterations, checkpoints, log, agent, samples: [], last });
+      cases.push({ iterations, checkpoints, log, agent, samples: [], cpu: [], last });
     }
   }
   let next = 1;
@@ -103,10 +107,14 @@ export async function measureRestore(options: RestoreOptions): Promise<RestoreRe
     for (const entry of cases) {
       const id = runId(next++);
       writeFileSync(join(options.dir, entry.checkpoints ? 'with' : 'without', 'restore', 'runs', `${id}.jsonl`), entry.log.replaceAll(runId(0), id));
+      entry.last.cpu = process.cpuUsage();
       const started = performance.now();
       const result = await entry.agent.resume(id).settled;
       if (result.status !== 'done' || result.iterations !== entry.iterations + 1) throw new Error(`restore: the resumed react-${entry.iterations + 1} run ended ${result.status} after ${result.iterations} iterations.`);
-      if (round >= options.warmup) entry.samples.push(entry.last.live - started);
+      if (round >= options.warmup) {
+        entry.samples.push(entry.last.live - started);
+        entry.cpu.push((entry.last.cpu.user + entry.last.cpu.system) / 1000);
+      }
     }
   }
   return {
@@ -117,6 +125,7 @@ export async function measureRestore(options: RestoreOptions): Promise<RestoreRe
       recordsRead: entry.last.read?.records ?? 0,
       bytesRead: entry.last.read?.bytes ?? 0,
       ms: summarize(entry.samples),
+      cpuMs: summarize(entry.cpu),
     })),
   };
 }
