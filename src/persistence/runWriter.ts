@@ -264,7 +264,8 @@ export class RunWriter {
   /** Whether the run, entering `iteration`'s reason phase, should write a checkpoint. */
   checkpointDue(iteration: number): boolean {
     const policy = this.checkpoints;
-    return policy !== undefined && this.#lost === undefined && this.log.end !== undefined && iteration >= this.#checkpointedAt + policy.every;
+    // `end` last: a log computes it.
+    return policy !== undefined && iteration >= this.#checkpointedAt + policy.every && this.#lost === undefined && this.log.end !== undefined;
   }
 
   /**
