@@ -144,6 +144,8 @@ export class RunWriter {
   #chain: readonly CheckpointLink[] = [];
   /** The conversation the last checkpoint held. */
   #conversation: readonly Message[] = [];
+  /** Its messages as JSON, as far as checkpoints have needed them. */
+  #messageJson: string[] = [];
 
   constructor(
     readonly log: RunLog,
@@ -278,23 +280,21 @@ export class RunWriter {
     // conversation that is not the last checkpoint's and more starts a new chain, written whole.
     const previous = this.#conversation;
     const appended = messages.length >= previous.length && (previous.length === 0 || messages[previous.length - 1] === previous.at(-1));
+    if (!appended) this.#messageJson = [];
     const index = appended ? (this.#chain.at(-1)?.index ?? 0) + 1 : 1;
     const baseIndex = index & (index - 1);
     const chain = this.#chain.filter((link) => link.index <= baseIndex);
     const base = chain.at(-1);
     const from = base?.messages ?? 0;
+    // A message is in several checkpoints: it is serialised once, and its JSON kept.
+    const json = this.#messageJson;
+    for (let i = json.length; i < messages.length; i++) json.push(JSON.stringify(messages[i]));
     this.#journalQueued = true;
     this.#appendJournal();
     const at = this.log.end ?? 0;
-    const line = JSON.stringify({
-      v: LOG_VERSION,
-      kind: 'checkpoint',
-      index,
-      ...rest,
-      from,
-      messages: from === 0 ? messages : messages.slice(from),
-      ...(base === undefined ? {} : { base: { at: base.at, bytes: base.bytes } }),
-    });
+    const head = JSON.stringify({ v: LOG_VERSION, kind: 'checkpoint', index, ...rest, from });
+    const tail = base === undefined ? '' : `,"base":${JSON.stringify({ at: base.at, bytes: base.bytes })}`;
+    const line = `${head.slice(0, -1)},"messages":[${json.slice(from).join(',')}]${tail}}`;
     this.log.appendLine(line);
     this.#chain = [...chain, { index, at, bytes: Buffer.byteLength(line) + 1, messages: messages.length }];
     this.#conversation = messages;
@@ -305,6 +305,7 @@ export class RunWriter {
   restoredFrom(restored: RestoredCheckpoint): void {
     this.#checkpointedAt = restored.iteration;
     this.#conversation = restored.conversation;
+    this.#messageJson = [];
     this.#chain = restored.chain;
   }
 
