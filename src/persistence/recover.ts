@@ -2,8 +2,9 @@
  * What a resumed run starts from, read from its log. A run written by this version is rebuilt:
  * its machine starts again from its last checkpoint (or, without one, from the run's input,
  * `start`) and is fed the phase replies and human decisions it took after that, in order; tool
- * calls are answered from their `call.finished` records. A run written by an earlier version (snapshots) is restored from its
- * last snapshot, and whatever this version recorded after it is replayed on top.
+ * calls are answered from their `call.finished` records. A run written by an earlier version
+ * (snapshots) is restored from its last snapshot, and whatever this version recorded after it is
+ * replayed on top.
  */
 import type { ToolOutcome } from '../core/run.ts';
 import type { Message } from '../core/messages.ts';
