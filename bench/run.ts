@@ -80,7 +80,7 @@ const settings: Settings = quick
       cedarCalls: 200,
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
-      restore: { sizes: [5, 500], samples: 8, warmup: 2 },
+      restore: { sizes: [5, 500], samples: 20, warmup: 3 },
       experienceQueries: 20,
       postgres: { agents: 100, sequentialRuns: 5 },
     }
