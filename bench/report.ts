@@ -8,6 +8,7 @@ import type { McpCallResult } from './mcp.ts';
 import type { CedarResult } from './cedar.ts';
 import type { HooksResult } from './hooks.ts';
 import type { TraceResult } from './traces.ts';
+import type { RestoreResult } from './restore.ts';
 import type { ExperienceRetrievalResult } from './experiences.ts';
 import type { PostgresSection } from './postgres.ts';
 import { postgresRows, postgresTargets } from './postgresReport.ts';
@@ -39,6 +40,7 @@ export interface BenchResults {
   readonly cedar?: CedarResult;
   readonly hooks?: HooksResult;
   readonly traces?: TraceResult;
+  readonly restore?: RestoreResult;
   readonly experiences?: ExperienceRetrievalResult;
   /** The durable runtime on PostgreSQL, or why it was skipped. */
   readonly postgres?: PostgresSection;
@@ -85,6 +87,8 @@ export function checkTargets(results: Measured): TargetCheck[] {
   // A run's loop at react-100 is the yardstick (the quick run measures react-10 only).
   const loop = perIteration(results.iterations, 'actorloop', 100) ?? perIteration(results.iterations, 'actorloop', 10);
   add('traces', 'trace building ≤ 5 % of an iteration', [['', ratio(results.traces?.perIterationUs.median, loop)]], (v) => v <= 0.05, '');
+  const restoreMs = (iterations: number) => results.restore?.rows.find((r) => r.checkpoints && r.iterations === iterations)?.ms.median;
+  add('restore', 'restoring a crashed run at 500 iterations ≤ 2× at 5 (checkpoints, median)', [['', ratio(restoreMs(500), restoreMs(5))]], (v) => v <= 2);
   add('experiences', 'experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences?.perQueryMs.median]], (v) => v <= 20, ' ms');
   add('stuck', 'stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
   for (const t of postgresTargets(results.postgres)) add('postgres', t.target, t.figures, t.pass, t.unit);
@@ -231,6 +235,22 @@ export function renderMarkdown(results: BenchResults): string {
       '| run read back | entries | µs per iteration median (p10) | p90 |',
       '|---|---|---|---|',
       `| react-${traces.n} through actorloop | ${traces.entries} | ${fmt(traces.perIterationUs.median)} (${fmt(traces.perIterationUs.p10)}) | ${fmt(traces.perIterationUs.p90)} |`,
+      '',
+    );
+  }
+  if (results.restore !== undefined) {
+    const restore = results.restore;
+    out.push(
+      '### Restoring a crashed run',
+      '',
+      'A react-N run killed right before its last model call, resumed from its log: from `agent.resume()` to the first live model call (reading, rebuilding and replaying the run). ' +
+        'With checkpoints (the default) the store reads the last checkpoint, its bases and what followed it; without, the whole log, and the run is replayed from its input.',
+      '',
+      '| iterations | checkpoints | ms median (p10) | p90 | CPU ms | records read | bytes read | log bytes |',
+      '|---|---|---|---|---|---|---|---|',
+      ...restore.rows.map(
+        (r) => `| ${r.iterations} | ${r.checkpoints ? 'yes' : 'no'} | ${fmt(r.ms.median)} (${fmt(r.ms.p10)}) | ${fmt(r.ms.p90)} | ${fmt(r.cpuMs.median)} | ${r.recordsRead} | ${r.bytesRead} | ${r.logBytes} |`,
+      ),
       '',
     );
   }

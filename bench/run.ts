@@ -1,8 +1,8 @@
 /**
  * `npm run bench` — actorloop beside two floors, (a) a bare async loop with the model inline and
  * (b) the leanest XState loop, in one run: cost per loop iteration (react-10, react-100), durable
- * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection, strategy fan-out
- * and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
+ * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection, strategy fan-out,
+ * restoring a crashed run and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
  * `npm run bench:peers` adds the Vercel AI SDK, OpenAI Agents JS and LangGraph.js (installed
  * into bench/peers on first use) and writes bench/RESULTS.md. Figures, not a test: nothing here
  * fails on a threshold; every run is checked for its answer and call counts.
@@ -28,6 +28,7 @@ import { measureMcpCall } from './mcp.ts';
 import { measureCedar } from './cedar.ts';
 import { measureHooks } from './hooks.ts';
 import { measureTraceBuilding } from './traces.ts';
+import { measureRestore } from './restore.ts';
 import { measureExperienceRetrieval } from './experiences.ts';
 import { measurePostgres, type PostgresOptions } from './postgres.ts';
 import { measureHttp } from './http.ts';
@@ -45,7 +46,7 @@ const quick = process.argv.includes('--quick');
 const withPeers = process.argv.includes('--peers');
 
 /** The sections, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['iterations', 'http', 'concurrency', 'stuck', 'fanout', 'mcp', 'cedar', 'hooks', 'traces', 'experiences', 'postgres'] as const;
+const SECTIONS = ['iterations', 'http', 'concurrency', 'stuck', 'fanout', 'mcp', 'cedar', 'hooks', 'traces', 'restore', 'experiences', 'postgres'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** `--only a,b` or `--only=a,b`: undefined when absent; an unknown name is an error, not a silent empty run. */
@@ -78,6 +79,8 @@ interface Settings {
   readonly cedarCalls: number;
   readonly hooks: RoundOptions;
   readonly traceRepeats: number;
+  /** Restoring a crashed run: at these iterations, samples (after warm-up) of each. */
+  readonly restore: { readonly sizes: readonly number[]; readonly samples: number; readonly warmup: number };
   readonly experienceQueries: number;
   /** The PostgreSQL section (see PostgresOptions). */
   readonly postgres: Omit<PostgresOptions, 'log' | 'concurrency'>;
@@ -98,6 +101,7 @@ const settings: Settings = quick
       cedarCalls: 200,
       hooks: { n: 10, rounds: 2, runsPerRound: 3, warmupRuns: 3 },
       traceRepeats: 20,
+      restore: { sizes: [5, 500], samples: 20, warmup: 3 },
       experienceQueries: 20,
       postgres: { agents: 100, workers: [1, 2], waiting: 1000, fsyncOn: false, sequentialRuns: 5 },
     }
@@ -118,6 +122,7 @@ const settings: Settings = quick
       cedarCalls: 5_000,
       hooks: { n: 10, rounds: 20, runsPerRound: 20, warmupRuns: 50 },
       traceRepeats: 500,
+      restore: { sizes: [5, 50, 500], samples: 30, warmup: 5 },
       experienceQueries: 200,
       postgres: { agents: 2000, workers: [1, 2, 4], waiting: 20_000, fsyncOn: true, sequentialRuns: 20 },
     };
@@ -169,13 +174,16 @@ async function measureAll(scratch: string): Promise<void> {
   const cedar = await section('cedar', 'the Cedar gate on a 50-policy set', () => measureCedar({ policies: 50, calls: settings.cedarCalls }));
   const hooks = await section('hooks', 'lifecycle hooks: none, one sync hook of each kind, all seven', () => measureHooks(settings.hooks));
   const traces = await section('traces', 'reading a react-100 run back as a trace', () => measureTraceBuilding({ n: 100, repeats: settings.traceRepeats }));
+  const restore = await section('restore', `restoring a crashed run at ${settings.restore.sizes.join(', ')} iterations, with checkpoints and without`, () =>
+    measureRestore({ ...settings.restore, dir: mkdtempSync(join(scratch, 'restore-')) }),
+  );
   const experiences = await section('experiences', 'experience retrieval at 10 000 items', () => measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries }));
   const postgres = await section('postgres', 'the durable runtime on PostgreSQL: throughput and cost per agent by worker processes, with runs waiting on a human, with fsync on, cost per iteration', () =>
     measurePostgres({ ...settings.postgres, log }),
   );
   if (postgres !== undefined && 'skipped' in postgres) log(postgres.skipped);
 
-  const measured = { quick, ...(only === undefined ? {} : { only }), peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, experiences, postgres };
+  const measured = { quick, ...(only === undefined ? {} : { only }), peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, restore, experiences, postgres };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);

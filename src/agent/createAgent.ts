@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { createActor, type Actor } from 'xstate';
+import { createActor, type Actor, type Snapshot } from 'xstate';
 import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import { agentMachine } from '../../machines/agent.machine.ts';
@@ -19,6 +19,7 @@ import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import { attachRun, type RunHost } from './runHandle.ts';
+import { rearmRunTimeout, restoredSnapshot } from './checkpoint.ts';
 import { agentPhases, type RunScope } from './runtime.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
@@ -224,7 +225,9 @@ export function createAgent(config: AgentConfig): Agent {
     // another process, gets RunLockedError from the store.
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
-    // A run killed before anything but its header was written starts over from its task.
+    // A checkpoint restores a snapshot (whose context holds these); a run killed before anything
+    // but its header was written starts over from its task.
+    const context = (restoredSnapshot(recovered) as { context?: Partial<AgentMachineInput> } | undefined)?.context;
     const input: AgentMachineInput = recovered.input
       ? { runId, agentId: recovered.meta.agentId, ...recovered.input }
       : {
@@ -235,18 +238,22 @@ export function createAgent(config: AgentConfig): Agent {
           limits: baseLimits,
           model: settings.modelName ?? settings.provider.defaultModel,
           toolNames: registry.names,
+          ...(context?.mode === undefined ? {} : { mode: context.mode }),
         };
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
   /** A root run: its own actor, hooked up before it starts. */
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
+    const snapshot = recovered === undefined ? undefined : restoredSnapshot(recovered);
     const actor = createActor(machine, {
       input,
+      ...(snapshot === undefined ? {} : { snapshot: snapshot as Snapshot<unknown> }),
       ...(settings.inspect === undefined ? {} : { inspect: settings.inspect }),
     });
     const handle = attach(actor, input, persistence, recovered, tookOver);
     actor.start();
+    if (recovered?.checkpoint !== undefined) rearmRunTimeout(actor);
     return handle;
   }
 
@@ -260,6 +267,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(hooks === undefined ? {} : { hooks }),
     ...(experiences === undefined ? {} : { experiences }),
     sessionOf: (runId) => sessionRuns.get(runId),
+    stuckGuard,
   };
   const attach = (actor: AgentActor, input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun =>
     attachRun(host, actor, input, persistence, recovered, tookOver);

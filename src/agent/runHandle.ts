@@ -17,6 +17,8 @@ import type { CallJournal } from '../executor/executor.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import type { RunOwner } from '../persistence/records.ts';
 import type { Redactor } from '../security/redactor.ts';
+import type { StuckGuard } from '../progress/stuckGuard.ts';
+import { checkpointOf } from './checkpoint.ts';
 import { errorForResult } from './errors.ts';
 import { machineEventsIn, Replay } from './replay.ts';
 import { failedResult, isResumableFailure } from './result.ts';
@@ -43,6 +45,8 @@ export interface RunHost {
   readonly experiences?: { settle(result: LoopResult): Promise<void> };
   /** The session memory of a run that is a session's turn. */
   sessionOf?(runId: string): SessionMemory | undefined;
+  /** The runs' doom-loop detectors: a checkpoint keeps its run's. */
+  readonly stuckGuard?: Pick<StuckGuard, 'save' | 'restore'>;
 }
 
 /**
@@ -68,8 +72,8 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   const { runId } = input;
   const startedAt = Date.now();
   let sequence = recovered?.nextSequence ?? 0;
-  // A replayed run counts its iterations again.
-  let iteration = 0;
+  // A replayed run counts its iterations again, from its checkpoint's when it has one.
+  let iteration = recovered?.checkpoint?.iteration ?? 0;
   const replay = recovered === undefined ? undefined : new Replay(runId, recovered.replay);
   const publish = (event: LoopEvent): void => {
     // Redacted before anything sees it: subscribers, the in-memory journal, the file log.
@@ -116,6 +120,8 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
     ...(replay === undefined ? {} : { replay }),
   };
   scopes.set(runId, scope);
+  const stuck = recovered?.checkpoint?.stuck;
+  if (stuck !== undefined) host.stuckGuard?.restore(scope, stuck);
   actor.on('*', (event) => {
     if (event.type === 'reasoning.completed') iteration++;
     if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);
@@ -154,7 +160,15 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   };
   actor.subscribe({
     next: (snapshot) => {
-      if (persistence !== undefined && snapshot.status === 'active') persistence.onPhase(phaseOf(snapshot.value));
+      if (persistence === undefined || snapshot.status !== 'active') return;
+      const phase = phaseOf(snapshot.value);
+      persistence.onPhase(phase);
+      // An iteration starts. Not while replaying: what is replayed is in the log before the
+      // checkpoint would be, and a resume from it would skip it; nor while the machine emits
+      // events the journal already holds (they would be journaled before it and again after).
+      if (phase === 'reason' && replay?.replaying !== true && alreadyJournaled === 0) {
+        persistence.checkpoint(snapshot.context.iteration, () => checkpointOf(actor, sequence, host.stuckGuard?.save(scope)));
+      }
     },
     complete: () => finish(actor.getSnapshot().output),
     // The root error observer: an actor error must never be rethrown into the host.

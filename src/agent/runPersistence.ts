@@ -13,7 +13,7 @@ import type { JournalEntry, TerminationReason } from '../core/loopEvent.ts';
 import type { CallKey } from '../executor/callKey.ts';
 import type { CallJournal } from '../executor/executor.ts';
 import type { CallAttempt, RecordedCalls } from '../persistence/recover.ts';
-import type { ReplyRecord, RunEnding, RunWriter } from '../persistence/runWriter.ts';
+import type { CheckpointData, ReplyRecord, RunEnding, RunWriter } from '../persistence/runWriter.ts';
 import type { Tool } from '../tools/types.ts';
 
 export interface RunPersistence {
@@ -24,6 +24,11 @@ export interface RunPersistence {
   reply(record: ReplyRecord): void;
   /** Call on every snapshot with the phase the machine is in; writes at the phases that need it. */
   onPhase(phase: string): void;
+  /**
+   * A live run enters `iteration`'s reason phase: writes the checkpoint `take` makes when the
+   * store's policy wants one there.
+   */
+  checkpoint(iteration: number, take: () => CheckpointData): void;
   /** Called once if another process takes the run over: this one must stop. */
   onLost(listener: (reason: string) => void): void;
   /** Record how the run ended, write everything and release the run. Never rejects. */
@@ -69,6 +74,9 @@ function journalPersistence(writer: RunWriter): RunPersistence {
     },
     reply() {
       // Nothing to replay: a journal-only run is never resumed.
+    },
+    checkpoint() {
+      // Nothing to restore either.
     },
     onPhase(phase) {
       if (phase === lastPhase) return;
@@ -150,6 +158,9 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
     },
     reply(record) {
       attempt(() => writer.reply(record));
+    },
+    checkpoint(iteration, take) {
+      if (writer.checkpointDue(iteration)) attempt(() => writer.checkpoint(take()));
     },
     onPhase(phase) {
       if (phase === lastPhase) return;

@@ -36,6 +36,11 @@ export const DEFAULTS = {
      * (or, on the same host, its process is gone).
      */
     leaseMs: 30_000,
+    /**
+     * Iterations at least between two checkpoints of a resumable run (a resume restores the last
+     * one and replays only what followed it).
+     */
+    checkpointEvery: 10,
   },
   retry: {
     /** Retries after the first attempt. */

@@ -46,6 +46,7 @@ import { JournalSegments, notJournal, readSegment, runIdOf, segmentFile, segment
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { recover, type RecoveredRun } from './recover.ts';
 import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
+import { checkpointPolicy, readRunLogForResume } from './checkpointLog.ts';
 import { journalEntries, RunWriter } from './runWriter.ts';
 
 export type { RecoveredRun } from './recover.ts';
@@ -77,6 +78,14 @@ export interface FileStoreOptions {
    * resumed at once.
    */
   readonly leaseMs?: number;
+  /**
+   * How often a resumable run writes a checkpoint, which a resume restores instead of replaying
+   * the run from its start: as it enters an iteration, `every` iterations (default 10) after the
+   * last one. A resume then reads the log's last checkpoint, its few bases (which hold the rest
+   * of the conversation) and what followed it, however long the run. `false`: none, and a resume
+   * replays the whole run.
+   */
+  readonly checkpoints?: { readonly every?: number } | false;
 }
 
 export interface ResumeOptions {
@@ -137,6 +146,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   }
   const journalOnly = mode === 'journal';
   const leaseMs = positive('leaseMs', options.leaseMs) ?? DEFAULTS.persistence.leaseMs;
+  const checkpoints = checkpointPolicy(options.checkpoints);
   const runsDir = join(dir, 'runs');
   let runsDirMade = false;
   const checkId = (runId: string): void => {
@@ -300,7 +310,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         // Written at once: from here on other processes see who owns the run, and a resume has
         // its input. (A journal's header goes with its first background write.)
         if (!journalOnly) log.flushSync();
-        writer = new RunWriter(log, () => metaDoc(metaFile(paths)), metaFromHeader(header), claim, false, journalOnly);
+        writer = new RunWriter(log, () => metaDoc(metaFile(paths)), metaFromHeader(header), claim, false, journalOnly, journalOnly ? undefined : checkpoints);
         return writer;
       } catch (error) {
         claim.release();
@@ -327,15 +337,17 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       try {
         // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
         rmSync(paths.temp, { force: true });
-        const log = readRunLog(logFile);
+        // From the last checkpoint on: what a resume needs, however long the run.
+        const log = readRunLogForResume(logFile);
         const end = log.records.at(-1);
         if (end?.kind === 'end' && end.resumable !== true) throw finishedError(runId, end.status, logFile);
         const meta = storedMeta ?? (header === null ? undefined : metaFromHeader(header));
         if (meta === undefined) {
           throw new RunNotFoundError(`Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
         }
-        const recovered = recover(log.records, meta, log.warnings);
-        writer = new RunWriter(new RunLogWriter(logFile, { truncateTo: log.validBytes }), () => metaDoc(doc), meta, lock, storedMeta !== undefined);
+        const recovered = { ...recover(log.records, meta, log.warnings, logFile), read: { records: log.recordsRead, bytes: log.bytesRead } };
+        writer = new RunWriter(new RunLogWriter(logFile, { truncateTo: log.validBytes }), () => metaDoc(doc), meta, lock, storedMeta !== undefined, false, checkpoints);
+        if (log.restored !== undefined) writer.restoredFrom(log.restored);
         // The index must not show a resumed run as failed: meta.json says what its last line does not.
         if (storedMeta !== undefined && storedMeta.status !== 'running') writer.setStatus('running');
         return { writer, recovered, ...(lock.replaced?.live === true ? { tookOver: lock.replaced.owner } : {}) };

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Message, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
+import { DoomLoopState } from '../progress/doomLoop.ts';
 
 /**
  * A run's log is one JSON record a line: its header and input, its journal, the phase replies,
@@ -146,6 +147,38 @@ export const HumanRecord = z.object({
 });
 export type ReplayRecord = z.infer<typeof HydrateReplyRecord> | z.infer<typeof ReasonReplyRecord> | z.infer<typeof GateReplyRecord> | z.infer<typeof HumanRecord>;
 
+/**
+ * Where a resume starts instead of at the log's beginning: the agent machine's persisted
+ * snapshot as the run entered an iteration's `reason` phase, with what the run keeps beside the
+ * machine. Everything a resume needs from the records before it is in it and its bases, so a
+ * resume reads only from the log's last checkpoint on, and its bases.
+ *
+ * The conversation is split among checkpoints, none writing all of it each time: checkpoint
+ * `index` holds the messages since its base, the checkpoint numbered `index` with its lowest set
+ * bit cleared (none for a power of two, which holds them all). A resume reads at most
+ * log2(index) + 1 checkpoints, and a message is written about log2(checkpoints) / 2 times.
+ */
+export const CheckpointRecord = z.object({
+  v,
+  kind: z.literal('checkpoint'),
+  /** 1 for a run's first checkpoint, then 2, 3, … */
+  index: z.number().int().positive(),
+  /** Completed reason phases: the iteration the run goes on from. */
+  iteration: z.number().int().nonnegative(),
+  /** The run's next journal sequence: every entry before it is in the log before this record. */
+  sequence: z.number().int().nonnegative(),
+  /** The snapshot, its conversation left out. */
+  snapshot: z.record(z.string(), z.unknown()),
+  /** The conversation from message `from` on; the messages before are in the base and its bases. */
+  from: z.number().int().nonnegative(),
+  messages: z.array(Message),
+  /** Where the base's line is (a file's byte offset and length); none when `from` is 0. */
+  base: z.object({ at: z.number().int().nonnegative(), bytes: z.number().int().positive() }).optional(),
+  /** The run's doom-loop detector, when it has one. */
+  stuck: DoomLoopState.optional(),
+});
+export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
+
 export const LogRecord = z.discriminatedUnion('kind', [
   RunHeaderRecord,
   /** A journal entry that cannot join a `journal` record: another run's or agent's, or one whose timestamp is not whole milliseconds. */
@@ -160,6 +193,7 @@ export const LogRecord = z.discriminatedUnion('kind', [
   z.object({ v, kind: z.literal('call.started'), key: z.string(), tool: z.string(), args: z.string() }),
   /** Written (and flushed) as soon as a tool call ends: a resumed run reuses the outcome instead of calling again. */
   z.object({ v, kind: z.literal('call.finished'), key: z.string(), outcome: ToolOutcomeRecord }),
+  CheckpointRecord,
   RunEndRecord,
 ]);
 export type LogRecord = z.infer<typeof LogRecord>;

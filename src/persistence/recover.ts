@@ -1,10 +1,13 @@
 /**
- * What a resumed run starts from, read from its log. A run is rebuilt, not restored: its machine
- * starts again from the run's input (`start`) and is fed the phase replies and human decisions
- * it took before, in order; tool calls are answered from their `call.finished` records.
+ * What a resumed run starts from, read from its log. A run is rebuilt: its machine starts again
+ * from its last checkpoint (or, without one, from the run's input, `start`) and is fed the phase
+ * replies and human decisions it took after that, in order; tool calls are answered from their
+ * `call.finished` records.
  */
 import type { ToolOutcome } from '../core/run.ts';
-import type { LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
+import { withConversation } from './checkpointLog.ts';
+import { CorruptFileError } from './errors.ts';
+import type { CheckpointRecord, LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
 
 /**
  * One time a call was made: its outcome, or none when the run was interrupted while it ran (it
@@ -27,6 +30,13 @@ export interface RecoveredRun {
   readonly meta: RunMeta;
   /** The run's input: a fresh machine replays `replay` from it. Absent when the run was killed before its `start` record landed. */
   readonly input?: RunInput;
+  /**
+   * The log's last checkpoint, its conversation whole: the run is restored from it, and
+   * `replay`, `calls` and `eventCounts` hold only what was recorded after it.
+   */
+  readonly checkpoint?: CheckpointRecord;
+  /** What the store read of the log to resume the run, where it counts that. */
+  readonly read?: { readonly records: number; readonly bytes: number };
   /** Phase replies and human decisions to feed the machine again, in the order it took them. */
   readonly replay: readonly ReplayRecord[];
   readonly calls: RecordedCalls;
@@ -42,15 +52,27 @@ export interface RecoveredRun {
  * Read a run's records into what its resume needs. Without `start` (a run killed before anything
  * but its header was written) the run starts over from its task.
  */
-export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[]): RecoveredRun {
+export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[], file: string): RecoveredRun {
+  let checkpoint: CheckpointRecord | undefined;
+  // The checkpoints by index: the last one's conversation is completed from its bases.
+  const checkpoints = new Map<number, CheckpointRecord>();
   let input: RunInput | undefined;
-  const replay: ReplayRecord[] = [];
+  let replay: ReplayRecord[] = [];
   const attempts = new Map<string, CallAttempt[]>();
   let nextSequence = 0;
   const eventCounts = new Map<string, number>();
   const count = (type: string): void => void eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
   for (const record of records) {
     switch (record.kind) {
+      case 'checkpoint':
+        // What came before is in it: the replay, the calls and the journal count from here.
+        checkpoints.set(record.index, record);
+        checkpoint = record;
+        replay = [];
+        attempts.clear();
+        eventCounts.clear();
+        nextSequence = record.sequence;
+        break;
       case 'event':
         nextSequence = record.entry.sequence + 1;
         count(record.entry.event.type);
@@ -88,9 +110,12 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
       }
     }
   }
+  const whole = checkpoint === undefined ? undefined : withConversation(checkpoint, (record) => checkpoints.get(record.index & (record.index - 1)));
+  if (typeof whole === 'string') throw new CorruptFileError(`${file}: ${whole}. It was left untouched.`, { file });
   return {
     meta,
     ...(input === undefined ? {} : { input }),
+    ...(whole === undefined ? {} : { checkpoint: whole }),
     replay,
     calls: { attempts },
     nextSequence,

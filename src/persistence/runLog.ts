@@ -25,9 +25,19 @@ export interface ReadLog {
 export function readRunLog(file: string, select?: (line: string) => boolean): ReadLog {
   const buffer = readFileSync(file);
   if (buffer.length === 0) throw corrupt(file, 'the file is empty', undefined);
+  return parseRunLog(file, buffer, 0, select);
+}
+
+/**
+ * Parse `buffer`, the bytes of a log from byte `start` (where a line begins) to its end, as
+ * {@link readRunLog} parses a whole log; `validBytes` counts from the file's beginning.
+ */
+export function parseRunLog(file: string, buffer: Buffer, start: number, select?: (line: string) => boolean): ReadLog {
   const text = buffer.toString('utf8');
   const records: LogRecord[] = [];
   const warnings: string[] = [];
+  // Lines are numbered from `start`: a read from a checkpoint on never saw the lines before it.
+  const where = (lineNo: number) => (start === 0 ? `line ${lineNo}` : `line ${lineNo} from byte ${start}`);
   let offset = 0;
   let lineNo = 0;
   while (offset < text.length) {
@@ -44,19 +54,19 @@ export function readRunLog(file: string, select?: (line: string) => boolean): Re
     if (record.ok && complete) {
       records.push(record.value);
     } else if (!record.ok && record.version !== undefined) {
-      throw unsupportedVersion(file, `line ${lineNo} has`, record.version);
+      throw unsupportedVersion(file, `${where(lineNo)} has`, record.version);
     } else if (!complete && !line.includes('\u0000')) {
       // Only an unterminated last line can be a torn write; it never was acknowledged (a flush
       // resolves after the record's "\n"). Dropped even when its JSON happens to be whole: kept,
       // the next append would be glued onto it and corrupt the log.
-      warnings.push(`${file}: dropped a torn last record at line ${lineNo} (${Buffer.byteLength(line)} bytes).`);
-      return { records, warnings, validBytes: Buffer.byteLength(text.slice(0, offset)) };
+      warnings.push(`${file}: dropped a torn last record at ${where(lineNo)} (${Buffer.byteLength(line)} bytes).`);
+      return { records, warnings, validBytes: start + Buffer.byteLength(text.slice(0, offset)) };
     } else {
-      throw corrupt(file, `line ${lineNo} is not a valid record: ${record.ok ? 'unterminated' : record.reason}`, lineNo);
+      throw corrupt(file, `${where(lineNo)} is not a valid record: ${record.ok ? 'unterminated' : record.reason}`, start === 0 ? lineNo : undefined);
     }
     offset = next;
   }
-  return { records, warnings, validBytes: buffer.length };
+  return { records, warnings, validBytes: start + buffer.length };
 }
 
 export type ParsedLine =
@@ -84,7 +94,8 @@ function unsupportedVersion(file: string, where: string, version: number): Unsup
   return new UnsupportedVersionError(`${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION} only. ${advice}`, { file });
 }
 
-function corrupt(file: string, what: string, line: number | undefined): CorruptFileError {
+/** CorruptFileError for `file`, a copy of which is kept aside first. */
+export function corrupt(file: string, what: string, line: number | undefined): CorruptFileError {
   const aside = `${file}.corrupt`;
   let kept = '';
   try {
@@ -109,6 +120,8 @@ export interface RunLog {
   /** Write everything appended, now; `head` (a line of JSON) goes first. */
   flushSync(head?: string): void;
   flushBehind(collect?: () => void): Promise<void>;
+  /** Where the next line appended will start in the file, for a log that knows (a checkpoint is found again by it). */
+  readonly end?: number;
   /** Everything appended is in the file when this resolves; the run appends nothing more. */
   close(): Promise<void>;
   /** Close without writing what is pending: the run is no longer this writer's. */
@@ -137,6 +150,8 @@ export class RunLogWriter implements RunLog {
   #written = 0;
   /** Bytes this writer appended: a log that has more was written by someone else too. */
   #bytes = 0;
+  /** The file's length when this writer opened it. */
+  #base = 0;
   /** The background write loop while one runs (see `flushBehind`). */
   #behind: Promise<void> | undefined;
   /** The write the loop has on the thread pool, while it is there. */
@@ -172,6 +187,7 @@ export class RunLogWriter implements RunLog {
     }
     this.#fd = openSync(file, 'r+');
     if (options.truncateTo !== undefined) ftruncateSync(this.#fd, options.truncateTo);
+    this.#base = options.truncateTo ?? fstatSync(this.#fd).size;
     closeSync(this.#fd);
     this.#fd = openSync(file, 'a');
   }
@@ -194,6 +210,16 @@ export class RunLogWriter implements RunLog {
   /** Bytes written to the file by this writer so far. */
   get bytes(): number {
     return this.#bytes;
+  }
+
+  /**
+   * Where the next line appended will start: the file's length once everything appended is
+   * written. Not while a background write is in flight (its batch is counted nowhere yet).
+   */
+  get end(): number {
+    let end = this.#base + this.#bytes;
+    for (const line of this.#pending) end += Buffer.byteLength(line) + 1;
+    return end;
   }
 
   /** Characters written to the file by this writer so far. */

@@ -8,9 +8,10 @@
 import type { LowSync } from 'lowdb';
 import type { ToolOutcome } from '../core/run.ts';
 import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../core/loopEvent.ts';
+import type { Message } from '../core/messages.ts';
 import { RunLockedError } from './errors.ts';
 import type { RunLock } from './lock.ts';
-import { finalStatusOf, LOG_VERSION, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';
+import { finalStatusOf, LOG_VERSION, type CheckpointRecord, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';
 import type { RunLog } from './runLog.ts';
 
 /** A run's ids, and their JSON, encoded once per writer. */
@@ -88,6 +89,32 @@ export interface RunEnding {
 /** A phase reply or human decision, as the runtime hands it to be recorded (the writer adds the version). */
 export type ReplyRecord = ReplayRecord extends infer R ? (R extends { v: unknown } ? Omit<R, 'v'> : never) : never;
 
+/** When a run writes checkpoints. */
+export interface CheckpointPolicy {
+  /** Iterations from one checkpoint to the next. */
+  readonly every: number;
+}
+
+/** A checkpoint a later one may name as its base. */
+export interface CheckpointLink {
+  readonly index: number;
+  /** Where its line starts in the log, and its length (newline included), in bytes. */
+  readonly at: number;
+  readonly bytes: number;
+  /** The conversation's length when it was taken: the messages it and its bases hold. */
+  readonly messages: number;
+}
+
+/** The checkpoint a resumed run was restored from: its iteration, its conversation, and it and its bases (oldest first). */
+export interface RestoredCheckpoint {
+  readonly iteration: number;
+  readonly conversation: readonly Message[];
+  readonly chain: readonly CheckpointLink[];
+}
+
+/** A checkpoint as the runtime hands it to be written: `messages` is the whole conversation (the writer writes what its bases lack). */
+export type CheckpointData = Pick<CheckpointRecord, 'iteration' | 'sequence' | 'snapshot' | 'stuck'> & { readonly messages: readonly Message[] };
+
 /** Writes one run: buffered log records, flushed at phase boundaries; status in meta.json. */
 export class RunWriter {
   /** Whether meta.json exists: once it does, every status change is written to it. */
@@ -108,6 +135,14 @@ export class RunWriter {
   /** Set when another process took the run over: nothing more is written. */
   #lost: string | undefined;
   #onLost: ((reason: string) => void) | undefined;
+  /** The iteration of the last checkpoint (0: none yet). */
+  #checkpointedAt = 0;
+  /** The last checkpoint and its bases, oldest first: those later ones can name as their base. */
+  #chain: readonly CheckpointLink[] = [];
+  /** The conversation the last checkpoint held. */
+  #conversation: readonly Message[] = [];
+  /** Its messages as JSON, as far as checkpoints have needed them. */
+  #messageJson: string[] = [];
 
   constructor(
     readonly log: RunLog,
@@ -117,6 +152,8 @@ export class RunWriter {
     hasMetaFile: boolean,
     /** The log holds the journal only: `flushBehind` writes it, and the end record is written at `close`. */
     readonly journalOnly = false,
+    /** When the run writes checkpoints; never without one. */
+    private readonly checkpoints?: CheckpointPolicy,
   ) {
     this.#hasMetaFile = hasMetaFile;
     this.#ids = { runId: meta.runId, agentId: meta.agentId, runIdJson: JSON.stringify(meta.runId), agentIdJson: JSON.stringify(meta.agentId) };
@@ -223,6 +260,52 @@ export class RunWriter {
     this.log.append({ v: LOG_VERSION, ...record } as LogRecord);
   }
 
+  /** Whether the run, entering `iteration`'s reason phase, should write a checkpoint. */
+  checkpointDue(iteration: number): boolean {
+    const policy = this.checkpoints;
+    // `end` last: a log computes it.
+    return policy !== undefined && iteration >= this.#checkpointedAt + policy.every && this.#lost === undefined && this.log.end !== undefined;
+  }
+
+  /**
+   * Append a checkpoint after the journal entries before it (its `sequence` says they are
+   * there); it is written with the next write, where the log says (a later one may name it).
+   */
+  checkpoint(data: CheckpointData): void {
+    const { messages, ...rest } = data;
+    // The machine only appends to its conversation once hydrated. Should that ever change, a
+    // conversation that is not the last checkpoint's and more starts a new chain, written whole.
+    const previous = this.#conversation;
+    const appended = messages.length >= previous.length && (previous.length === 0 || messages[previous.length - 1] === previous.at(-1));
+    if (!appended) this.#messageJson = [];
+    const index = appended ? (this.#chain.at(-1)?.index ?? 0) + 1 : 1;
+    const baseIndex = index & (index - 1);
+    const chain = this.#chain.filter((link) => link.index <= baseIndex);
+    const base = chain.at(-1);
+    const from = base?.messages ?? 0;
+    // A message is in several checkpoints: it is serialised once, and its JSON kept.
+    const json = this.#messageJson;
+    for (let i = json.length; i < messages.length; i++) json.push(JSON.stringify(messages[i]));
+    this.#journalQueued = true;
+    this.#appendJournal();
+    const at = this.log.end ?? 0;
+    const head = JSON.stringify({ v: LOG_VERSION, kind: 'checkpoint', index, ...rest, from });
+    const tail = base === undefined ? '' : `,"base":${JSON.stringify({ at: base.at, bytes: base.bytes })}`;
+    const line = `${head.slice(0, -1)},"messages":[${json.slice(from).join(',')}]${tail}}`;
+    this.log.appendLine(line);
+    this.#chain = [...chain, { index, at, bytes: Buffer.byteLength(line) + 1, messages: messages.length }];
+    this.#conversation = messages;
+    this.#checkpointedAt = data.iteration;
+  }
+
+  /** A resumed run goes on from `restored`: its next checkpoint follows that one. */
+  restoredFrom(restored: RestoredCheckpoint): void {
+    this.#checkpointedAt = restored.iteration;
+    this.#conversation = restored.conversation;
+    this.#messageJson = [];
+    this.#chain = restored.chain;
+  }
+
   /** A tool call is about to execute (flush before it does: this is the write-ahead record). */
   callStarted(key: string, tool: string, args: string): void {
     this.log.append({ v: LOG_VERSION, kind: 'call.started', key, tool, args });
@@ -301,6 +384,9 @@ export class RunWriter {
       // A journal-only log may have a background write in flight: `close` writes the end after it.
       if (this.journalOnly) this.#append(record);
       else {
+        // The end is the log's last line: journal entries the batch would put after the records
+        // already in it (see `checkpoint`) go before it.
+        if (this.#journalQueued) this.#appendJournal();
         this.log.append(record);
         this.flushSync();
       }

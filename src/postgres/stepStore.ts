@@ -192,7 +192,7 @@ export function createStepStore(): StepStore {
       if (end?.kind === 'end' && end.resumable !== true) {
         throw new RunFinishedError(`Run ${runId} already ended (${end.status}).`, { file: `postgres:actorloop.log/${runId}`, runId });
       }
-      const recovered = { ...recover(run.records, run.meta(), []), continued: true as const };
+      const recovered = { ...recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`), continued: true as const };
       return { writer: stepWriter(run), recovered };
     },
     async listRuns() {

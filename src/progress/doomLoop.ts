@@ -7,6 +7,7 @@
  * runs N times before the loop is ended; the iteration, token and time budgets still bound
  * everything else. One detector per run: it keeps the last call and error it saw.
  */
+import { z } from 'zod';
 import type { ActCall, ToolOutcome } from '../core/run.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
@@ -42,6 +43,16 @@ export interface DoomLoopCheck {
   /** Set when the run must end as `stuck`. */
   readonly stuck?: { readonly reason: string };
 }
+
+/** What a detector remembers between act phases: a checkpoint of its run keeps it. */
+export const DoomLoopState = z.object({
+  lastCall: z.string().optional(),
+  callStreak: z.number().int().nonnegative(),
+  lastError: z.string().optional(),
+  errorStreak: z.number().int().nonnegative(),
+  redirected: z.boolean(),
+});
+export type DoomLoopState = z.infer<typeof DoomLoopState>;
 
 /**
  * Detects doom loops across the act phases of one run.
@@ -102,6 +113,25 @@ export class DoomLoopDetector {
       return { outcomes: out, detections, stuck: { reason: found.reason } };
     }
     return { outcomes: out, detections };
+  }
+
+  /** What the detector remembers, to {@link restore} it in a resumed run. */
+  state(): DoomLoopState {
+    return {
+      ...(this.#lastCall === undefined ? {} : { lastCall: this.#lastCall }),
+      callStreak: this.#callStreak,
+      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+      errorStreak: this.#errorStreak,
+      redirected: this.#redirected,
+    };
+  }
+
+  restore(state: DoomLoopState): void {
+    this.#lastCall = state.lastCall;
+    this.#callStreak = state.callStreak;
+    this.#lastError = state.lastError;
+    this.#errorStreak = state.errorStreak;
+    this.#redirected = state.redirected;
   }
 
   #observe(call: ActCall, outcome: ToolOutcome): { reason: string; note: string } | undefined {

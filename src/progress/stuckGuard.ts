@@ -6,7 +6,7 @@
  */
 import type { ActCall, ActOutput, ToolOutcome } from '../core/run.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
-import { DoomLoopDetector, type StuckDetectionOptions } from './doomLoop.ts';
+import { DoomLoopDetector, type DoomLoopState, type StuckDetectionOptions } from './doomLoop.ts';
 
 /** Per-run identity and event sink: the detector lives as long as this object does. */
 export interface StuckScope {
@@ -16,6 +16,10 @@ export interface StuckScope {
 export interface StuckGuard {
   /** The act phase's output: outcomes (possibly with a redirect note) and `stuck` when the run must end. */
   check(scope: StuckScope, calls: readonly ActCall[], outcomes: readonly ToolOutcome[]): ActOutput;
+  /** What the run's detector remembers (none: detection is off, or nothing was checked yet). */
+  save(scope: StuckScope): DoomLoopState | undefined;
+  /** Give a resumed run's detector what it remembered when its checkpoint was taken. */
+  restore(scope: StuckScope, state: DoomLoopState): void;
 }
 
 /**
@@ -29,19 +33,24 @@ export interface StuckGuard {
  * ```
  */
 export function createStuckGuard(options: StuckDetectionOptions | false | undefined): StuckGuard {
-  if (options === undefined || options === false) return { check: (_scope, _calls, outcomes) => ({ outcomes }) };
+  if (options === undefined || options === false) return { check: (_scope, _calls, outcomes) => ({ outcomes }), save: () => undefined, restore: () => undefined };
   // Fail on bad options when the agent is created, not in the middle of its first run.
   void new DoomLoopDetector(options);
   // Keyed by the run's scope object, so a finished run's detector goes with its scope.
   const detectors = new WeakMap<StuckScope, DoomLoopDetector>();
+  const detectorOf = (scope: StuckScope): DoomLoopDetector => {
+    let detector = detectors.get(scope);
+    if (detector === undefined) {
+      detector = new DoomLoopDetector(options);
+      detectors.set(scope, detector);
+    }
+    return detector;
+  };
   return {
+    save: (scope) => detectors.get(scope)?.state(),
+    restore: (scope, state) => detectorOf(scope).restore(state),
     check(scope, calls, outcomes) {
-      let detector = detectors.get(scope);
-      if (detector === undefined) {
-        detector = new DoomLoopDetector(options);
-        detectors.set(scope, detector);
-      }
-      const result = detector.check(calls, outcomes);
+      const result = detectorOf(scope).check(calls, outcomes);
       for (const detection of result.detections) scope.emit({ type: 'stuck.detected', reason: detection.reason, action: detection.action });
       return { outcomes: result.outcomes, ...(result.stuck === undefined ? {} : { stuck: result.stuck }) };
     },
