@@ -60,6 +60,23 @@ export function restoredSnapshot(recovered: RecoveredRun): Json | undefined {
 }
 
 /**
+ * The actor of a run restored from a checkpoint's snapshot. XState's restore walks every object
+ * of the context for actor references, which a conversation never holds, at about a microsecond
+ * a message: the snapshot is restored with an empty conversation, which is then put back into the
+ * restored context (the object passed in, made here) before the actor starts. Should XState ever
+ * restore a copy of the context instead, the snapshot is restored as it is.
+ */
+export function restoreActor(snapshot: Json, create: (snapshot: Json) => AgentActor): AgentActor {
+  const context = snapshot.context;
+  if (!isObject(context) || !Array.isArray(context.messages)) return create(snapshot);
+  const bare: Json = { ...context, messages: [] };
+  const actor = create({ ...snapshot, context: bare });
+  if ((actor.getSnapshot().context as unknown) !== bare) return create(snapshot);
+  bare.messages = context.messages;
+  return actor;
+}
+
+/**
  * A restored snapshot carries no timers: arm the run's wall-clock limit again, from now, as a
  * run replayed from its start arms it. Scheduled under the id the `after` transition's own
  * exit cancels, so it ends with the `running` state like the original. Call after `start`.

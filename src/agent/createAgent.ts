@@ -19,7 +19,7 @@ import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
 import { attachRun, type RunHost } from './runHandle.ts';
-import { rearmRunTimeout, restoredSnapshot } from './checkpoint.ts';
+import { rearmRunTimeout, restoreActor, restoredSnapshot } from './checkpoint.ts';
 import { agentPhases, type RunScope } from './runtime.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
@@ -245,12 +245,14 @@ export function createAgent(config: AgentConfig): Agent {
 
   /** A root run: its own actor, hooked up before it starts. */
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
+    const create = (snapshot?: Record<string, unknown>) =>
+      createActor(machine, {
+        input,
+        ...(snapshot === undefined ? {} : { snapshot: snapshot as Snapshot<unknown> }),
+        ...(settings.inspect === undefined ? {} : { inspect: settings.inspect }),
+      });
     const snapshot = recovered === undefined ? undefined : restoredSnapshot(recovered);
-    const actor = createActor(machine, {
-      input,
-      ...(snapshot === undefined ? {} : { snapshot: snapshot as Snapshot<unknown> }),
-      ...(settings.inspect === undefined ? {} : { inspect: settings.inspect }),
-    });
+    const actor = snapshot === undefined ? create() : recovered?.checkpoint === undefined ? create(snapshot) : restoreActor(snapshot, create);
     const handle = attach(actor, input, persistence, recovered, tookOver);
     actor.start();
     if (recovered?.checkpoint !== undefined) rearmRunTimeout(actor);
