@@ -8,10 +8,11 @@ import { LowSync } from 'lowdb';
 import { ConfigurationError } from '../core/errors.ts';
 import { currentOwner } from '../persistence/lock.ts';
 import { recover } from '../persistence/recover.ts';
-import { LOG_VERSION, META_VERSION, type LogRecord, type RunMeta, type RunStatus } from '../persistence/records.ts';
+import { LOG_VERSION, META_VERSION, type CheckpointRecord, type LogRecord, type RunMeta, type RunStatus } from '../persistence/records.ts';
 import type { RunLog } from '../persistence/runLog.ts';
 import { RunWriter, type RunStore } from '../persistence/fileStore.ts';
-import { journalEntries, type ReplyRecord } from '../persistence/runWriter.ts';
+import { journalEntries, type CheckpointData, type CheckpointLink, type ReplyRecord, type RestoredCheckpoint } from '../persistence/runWriter.ts';
+import { checkpointPolicy } from '../persistence/checkpointLog.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { ToolOutcome } from '../core/run.ts';
 import { RunFinishedError } from '../persistence/errors.ts';
@@ -113,6 +114,10 @@ function stepLog(run: StepRun): RunLog {
       if (head !== undefined) run.append(head);
     },
     flushBehind: async (collect) => collect?.(),
+    // A position that only grows: checkpoints name their bases by it.
+    get end() {
+      return run.records.length + run.added.length;
+    },
     close: async () => undefined,
     abandon: () => run.seal(),
   };
@@ -139,6 +144,11 @@ class StepWriter extends RunWriter {
     this.run.settledSequence = this.#lastSequence;
     super.callFinished(key, outcome);
   }
+  /** A checkpoint holds every entry before it: a step that rests after it keeps them. */
+  override checkpoint(data: CheckpointData): void {
+    this.run.settledSequence = this.#lastSequence;
+    super.checkpoint(data);
+  }
 }
 
 function stepWriter(run: StepRun): RunWriter {
@@ -153,7 +163,7 @@ function stepWriter(run: StepRun): RunWriter {
       },
       meta,
     );
-  const writer = new StepWriter(run, stepLog(run), openMeta, meta, { file: '', gen: 0, release: () => undefined }, true);
+  const writer = new StepWriter(run, stepLog(run), openMeta, meta, { file: '', gen: 0, release: () => undefined }, true, false, checkpointPolicy(undefined));
   run.flush = () => writer.flushSync();
   return writer;
 }
@@ -193,7 +203,11 @@ export function createStepStore(): StepStore {
         throw new RunFinishedError(`Run ${runId} already ended (${end.status}).`, { file: `postgres:actorloop.log/${runId}`, runId });
       }
       const recovered = { ...recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`), continued: true as const };
-      return { writer: stepWriter(run), recovered };
+      const writer = stepWriter(run);
+      // The next checkpoint is due counting from the last one, and names its bases.
+      const restored = restoredCheckpoint(run.records, recovered.checkpoint);
+      if (restored !== undefined) writer.restoredFrom(restored);
+      return { writer, recovered };
     },
     async listRuns() {
       return [...runs.values()].map((run) => run.meta());
@@ -206,4 +220,20 @@ export function createStepStore(): StepStore {
       return { entries: journalEntries(run.records), warnings: [] };
     },
   };
+}
+
+/** The last checkpoint of a run's records as a writer goes on from it: its iteration, conversation, and it and its bases (by line). */
+function restoredCheckpoint(records: readonly LogRecord[], last: CheckpointRecord | undefined): RestoredCheckpoint | undefined {
+  if (last === undefined) return undefined;
+  const lines = new Map<number, { readonly record: CheckpointRecord; readonly at: number }>();
+  records.forEach((record, at) => {
+    if (record.kind === 'checkpoint') lines.set(record.index, { record, at });
+  });
+  const chain: CheckpointLink[] = [];
+  for (let index = last.index; index > 0; index &= index - 1) {
+    const found = lines.get(index);
+    if (found === undefined) break;
+    chain.unshift({ index, at: found.at, bytes: 1, messages: found.record.from + found.record.messages.length });
+  }
+  return { iteration: last.iteration, conversation: last.messages, chain };
 }

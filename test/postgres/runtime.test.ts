@@ -65,6 +65,19 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(journal.map((entry) => entry.event.type)).toEqual(local.journal.entries(inMemory.runId).map((entry) => entry.event.type));
   });
 
+  it('a long run writes checkpoints, its steps restore from the last one, and it journals as the same run in memory', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'long', calls: 22 });
+    const result = await agent.run('Record twenty-two numbers.');
+    expect(result.text).toBe('recorded 22');
+    const checkpoints = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM actorloop.log WHERE actor_id = $1 AND line LIKE '{"v":6,"kind":"checkpoint",%'`, [result.runId]);
+    expect(checkpoints.rows[0]?.n).toBe(2);
+    const journal = await runtime.journal(result.runId);
+    expect(journal.map((entry) => entry.sequence)).toEqual(journal.map((_, i) => i));
+    const local = counterAgent(undefined, pool, { id: 'long_in_memory', calls: 22 });
+    const inMemory = await local.run('Record twenty-two numbers.');
+    expect(journal.map((entry) => entry.event.type)).toEqual(local.journal.entries(inMemory.runId).map((entry) => entry.event.type));
+  });
+
   it('runs a strategy whose branches are durable runs of their own, and its scorer calls as calls of its own', async () => {
     const agent = counterAgent(runtime, pool, { id: 'sampler', calls: 1 });
     const vote = voteStrategy(runtime, agent);
