@@ -61,8 +61,8 @@ export function restoredSnapshot(recovered: RecoveredRun): Json | undefined {
 
 /**
  * The actor of a run restored from a checkpoint's snapshot. XState's restore walks every object
- * of the context for actor references, which a conversation never holds, at about a microsecond
- * a message: the snapshot is restored with an empty conversation, which is then put back into the
+ * of the context for actor references, which a conversation never holds, at a cost that grows with
+ * the conversation: the snapshot is restored with an empty conversation, which is then put back into the
  * restored context (the object passed in, made here) before the actor starts. Should XState ever
  * restore a copy of the context instead, the snapshot is restored as it is.
  */

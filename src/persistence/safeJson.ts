@@ -18,8 +18,8 @@ export type SafeParseJson = { readonly ok: true; readonly value: unknown } | { r
  */
 export function safeJsonParse(text: string): SafeParseJson {
   // Text can hold either key only by spelling it out, or some of it as \u escapes (no other
-  // escape gives a letter or an underscore). Without those the reviver, which makes parsing
-  // several times slower, has nothing to find.
+  // escape gives a letter or an underscore). Without those the reviver, a slow path, has nothing
+  // to find.
   if (!text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u')) {
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
