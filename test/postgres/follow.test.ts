@@ -3,14 +3,14 @@
  * the run from any process, `call` makes a one-call run, sessions carry their history, and MCP
  * servers' tools are called like its own.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, defineTool, type JournalEntry } from '../../src/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
-import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { counterAgent, prepareEffectTables } from './fixtures/agents.ts';
+import { counterAgent, inProcess, type InProcess } from './fixtures/agents.ts';
 import { everythingStdio } from '../mcp/support.ts';
 
 const missing = postgresMissing();
@@ -19,20 +19,15 @@ describe.skipIf(missing !== '')('a durable agent followed from any process', () 
   let url: string;
   let pool: pg.Pool;
   let runtime: PostgresRuntime;
-  let worker: DurableWorker;
+  let setup: InProcess | undefined;
 
   beforeAll(async () => {
-    url = await freshDatabase('follow');
-    pool = new pg.Pool({ connectionString: url, max: 2 });
-    runtime = createPostgresRuntime({ connectionString: url, migrate: true });
-    await runtime.migrate();
-    await prepareEffectTables(pool);
-    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
+    // Serves every agent created with `runtime` in this process, whenever it was created.
+    setup = await inProcess(await freshDatabase('follow'), 2);
+    ({ url, pool, runtime } = setup);
   });
   afterAll(async () => {
-    await worker?.stop();
-    await runtime?.close();
-    await pool?.end();
+    await setup?.close();
   });
 
   it('start gives a handle whose events are the run\'s, each once and in order, and whose result is the answer', async () => {

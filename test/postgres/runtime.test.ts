@@ -1,38 +1,31 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { z } from 'zod';
 import { createAgent, createAgentSystem, defineTool, strategies } from '../../src/index.ts';
 import { MaxIterationsError, RunCancelledError } from '../../src/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresRuntime, runWorker, type DurableWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
+import type { PostgresRuntime } from '../../src/postgres/index.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
 import { makeCall } from '../../src/postgres/effects.ts';
 import { EffectRequest } from '../../src/postgres/durable.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { counterAgent, prepareEffectTables, voteStrategy } from './fixtures/agents.ts';
+import { counterAgent, inProcess, type InProcess, voteStrategy } from './fixtures/agents.ts';
 
 const missing = postgresMissing();
 if (missing !== '') console.info(missing);
 
 describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => {
-  let url: string;
   let pool: pg.Pool;
   let runtime: PostgresRuntime;
-  let worker: DurableWorker;
+  let setup: InProcess | undefined;
 
   beforeAll(async () => {
-    url = await freshDatabase('runtime');
-    pool = new pg.Pool({ connectionString: url, max: 4 });
-    runtime = createPostgresRuntime({ connectionString: url, migrate: true });
-    await runtime.migrate();
-    await prepareEffectTables(pool);
     // Serves every agent created with `runtime` in this process, whenever it was created.
-    worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
+    setup = await inProcess(await freshDatabase('runtime'), 4);
+    ({ pool, runtime } = setup);
   });
   afterAll(async () => {
-    await worker?.stop();
-    await runtime?.close();
-    await pool?.end();
+    await setup?.close();
   });
 
   it('runs an agent to its answer: the worker makes each model and tool call once, right after the step that asked for it, one step per call', async () => {
