@@ -62,6 +62,8 @@ export type EffectRequest = z.infer<typeof EffectRequest>;
 /** One step of one durable run: the outcomes it may replay, and the calls it still needs. */
 export class StepContext {
   readonly requested = new Map<string, EffectRequest>();
+  /** Calls the run waits on, answered by `settle` when the run lives on in this process. */
+  readonly #waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
   constructor(
     readonly run: StepRun,
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
@@ -76,19 +78,33 @@ export class StepContext {
 
   effect(key: string, request: () => EffectRequest, signal: AbortSignal | undefined): Promise<unknown> {
     const outcome = this.outcomes.get(key);
-    if (outcome !== undefined) {
-      if (outcome.ok) return Promise.resolve(outcome.value);
-      const { message, code } = outcome.error;
-      return Promise.reject(new EffectFailedError(message, { runId: this.run.runId, ...(code === undefined ? {} : { originalCode: code }) }));
-    }
+    if (outcome !== undefined) return answer(this.run.runId, outcome);
     if (!this.requested.has(key)) this.requested.set(key, this.redact(request()));
-    // Settled by the effect's job, in a later step: here it only ever ends with the run's cancellation.
-    return new Promise((_resolve, reject) => {
+    // Settled by the outcome of the call, made after this step: replayed in a later step, or given by `settle`.
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(key, { resolve, reject });
       if (signal === undefined) return;
       if (signal.aborted) reject(signal.reason);
       else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
   }
+
+  /** Answer the calls the run waits on with their outcomes, as a replay would (the outcomes as stored). */
+  settle(made: ReadonlyMap<string, EffectOutcome>): void {
+    this.requested.clear();
+    for (const [key, outcome] of made) {
+      const waiting = this.#waiting.get(key);
+      if (waiting === undefined) continue;
+      this.#waiting.delete(key);
+      answer(this.run.runId, JSON.parse(JSON.stringify(outcome)) as EffectOutcome).then(waiting.resolve, waiting.reject);
+    }
+  }
+}
+
+function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
+  if (outcome.ok) return Promise.resolve(outcome.value);
+  const { message, code } = outcome.error;
+  return Promise.reject(new EffectFailedError(message, { runId, ...(code === undefined ? {} : { originalCode: code }) }));
 }
 
 export interface Frame {

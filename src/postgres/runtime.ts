@@ -19,7 +19,7 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
-import type { HumanDecision } from './step.ts';
+import type { HumanDecision } from './running.ts';
 import { post, wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';

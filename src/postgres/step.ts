@@ -9,9 +9,6 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { Message } from '../core/messages.ts';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ActorloopError } from '../core/errors.ts';
-import type { LoopResult } from '../core/run.ts';
 import type { AgentRun } from '../agent/types.ts';
 import { StepContext, type EffectOutcome } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
@@ -23,20 +20,10 @@ import { advanceStrategy } from './strategies.ts';
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
-import { mustMarkBegun, type ClaimedCall } from './effects.ts';
-
-export interface HumanDecision {
-  readonly approve: boolean;
-  readonly toolCallIds?: readonly string[];
-  readonly reason?: string;
-}
-
-/** What a step takes from the run's mailbox: the human decisions in order, and a cancellation. */
-interface Events {
-  readonly count: number;
-  readonly decisions: HumanDecision[];
-  readonly cancel?: string;
-}
+import { mustMarkBegun } from './effects.ts';
+import { LiveRun, type StepOutcome } from './liveRun.ts';
+import { goOn, release, type Events, type HumanDecision, type Running } from './running.ts';
+import { claimedCalls, writeStep } from './stepWrite.ts';
 
 const MailboxEvent = z.union([
   z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
@@ -56,100 +43,63 @@ interface ActorRow {
   readonly created_at: Date;
 }
 
-/** Turns of the event loop without progress after which a run that waits on calls is at rest. */
-const REST_TURNS = 3;
-
 export const FINAL = new Set(['done', 'failed', 'cancelled']);
 
-/** What a step leaves for its worker: the calls it claimed, to make now. */
-export interface StepOutcome {
-  readonly claimed: readonly ClaimedCall[];
-}
-
 export async function applyStep(engine: Engine, workerId: string, actorId: string, made: ReadonlyMap<string, EffectOutcome>): Promise<StepOutcome> {
-  return transaction(engine.pool, async (client) => {
-    // Lock the run and take its mailbox (a run that ended takes it too, and does nothing with it).
-    const found = await client.query<ActorRow & { mailbox: { id: string; event: unknown }[] }>({
-      name: 'actorloop_step_lock',
-      text: `WITH locked AS (
-               SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
-             ), taken AS (
-               DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 AND EXISTS (SELECT 1 FROM locked) RETURNING id, event
-             )
-             SELECT locked.*, (SELECT coalesce(json_agg(json_build_object('id', id, 'event', event) ORDER BY id), '[]') FROM taken) AS mailbox FROM locked`,
-      values: [actorId],
+  let running: Running | undefined;
+  let live: LiveRun | undefined;
+  try {
+    const claimed = await transaction(engine.pool, async (client) => {
+      // Lock the run and take its mailbox (a run that ended takes it too, and does nothing with it).
+      const found = await client.query<ActorRow & { mailbox: { id: string; event: unknown }[] }>({
+        name: 'actorloop_step_lock',
+        text: `WITH locked AS (
+                 SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
+               ), taken AS (
+                 DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 AND EXISTS (SELECT 1 FROM locked) RETURNING id, event
+               )
+               SELECT locked.*, (SELECT coalesce(json_agg(json_build_object('id', id, 'event', event) ORDER BY id), '[]') FROM taken) AS mailbox FROM locked`,
+        values: [actorId],
+      });
+      // The step starts once it holds the run: a wake that waited for another step's lock did nothing meanwhile.
+      const started = Date.now();
+      const row = found.rows[0];
+      // A run deleted, or one that ended (calls it asked for may still report in): nothing to do.
+      if (row === undefined || FINAL.has(row.status)) return [];
+      const events = mailboxEvents(actorId, row.mailbox);
+      const version = Number(row.version) + 1;
+      const outcome = await advance(engine, client, row, events, made);
+      running = outcome.running;
+      const { lines, step, result } = outcome;
+      const from = row.log_length;
+      const status = result?.status ?? step.run.status;
+      // A run that ended needs none of the calls it asked for on its way (a cancelled one).
+      const requested = result === undefined ? [...step.requested] : [];
+      const calls = requested.filter(([, request]) => request.kind !== 'child');
+      const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
+      // Everything but a parent's children in one statement.
+      const written = await writeStep(client, {
+        actorId, agentId: row.agent_id, workerId, version, from, lines, calls, marks, events: events.count,
+        startedAt: new Date(started), status, result, made,
+      });
+      // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
+      if (!written.updated) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
+      await startChildren(client, actorId, requested.map(([, request]) => request));
+      // A cancelled run's sub-agent runs are cancelled with it.
+      if (result?.status === 'cancelled') await cancelChildren(client, actorId);
+      // A sub-agent run that ended wakes the run that waits for it.
+      if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
+      const claimed = claimedCalls(calls, written.claimed);
+      // The run lives on here while its worker makes its calls, when this worker makes all of them: the next step needs no replay.
+      if (running !== undefined && status === 'running' && claimed.length > 0 && claimed.length === requested.length) {
+        live = new LiveRun(engine, running, { workerId, agentId: row.agent_id, parentId: row.parent_id, version, logLength: from + lines.length });
+      }
+      return claimed;
     });
-    // The step starts once it holds the run: a wake that waited for another step's lock did nothing meanwhile.
-    const started = Date.now();
-    const row = found.rows[0];
-    // A run deleted, or one that ended (calls it asked for may still report in): nothing to do.
-    if (row === undefined || FINAL.has(row.status)) return { claimed: [] };
-    const events = mailboxEvents(actorId, row.mailbox);
-    const version = Number(row.version) + 1;
-    const outcome = await advance(engine, client, row, events, made);
-    const { lines, step } = outcome;
-    const from = row.log_length;
-    const result = outcome.result;
-    const status = result?.status ?? step.run.status;
-    // A run that ended needs none of the calls it asked for on its way (a cancelled one).
-    const requested = result === undefined ? [...step.requested] : [];
-    const calls = requested.filter(([, request]) => request.kind !== 'child');
-    const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
-    // Everything but a parent's children in one statement: the log, the calls (claimed by this worker), the step, the row, the notification.
-    const written = await client.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>({
-      name: 'actorloop_step_write',
-      text: `WITH made AS (
-         UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
-         FROM unnest($15::text[], $16::jsonb[]) AS t(key, outcome) WHERE effects.actor_id = $1 AND effects.key = t.key AND effects.status <> 'done' RETURNING 1
-       ), logged AS (
-         INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) RETURNING 1
-       ), calls AS (
-         INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by)
-         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7 FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
-         ON CONFLICT (actor_id, key) DO UPDATE SET claimed_by = EXCLUDED.claimed_by
-         WHERE effects.status <> 'done' AND (effects.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM ${SCHEMA}.workers AS w WHERE w.id = effects.claimed_by))
-         RETURNING key, (xmax <> 0 AND status = 'running') AS begun
-       ), stepped AS (
-         INSERT INTO ${SCHEMA}.steps (actor_id, version, events, worker, started_at, applied_at) VALUES ($1, $8, $9, $7, $10, clock_timestamp()) RETURNING 1
-       ), updated AS (
-         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($3::text[]), updated_at = now()
-         WHERE id = $1 AND version = $8 - 1 RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT json_agg(json_build_object('key', key, 'begun', begun)) FROM calls) AS claimed,
-              (SELECT count(*) FROM made) AS made, (SELECT count(*) FROM logged) AS logged, (SELECT count(*) FROM stepped) AS stepped, pg_notify($13, $14)`,
-      values: [
-        actorId,
-        from,
-        lines,
-        calls.map(([key]) => key),
-        calls.map(([, request]) => JSON.stringify(request)),
-        marks,
-        workerId,
-        version,
-        events.count,
-        new Date(started),
-        status,
-        result === undefined ? null : JSON.stringify(result),
-        CHANNEL,
-        JSON.stringify({ actor: actorId, agent: row.agent_id, status, from, to: from + lines.length }),
-        [...made.keys()],
-        [...made.values()].map((made) => JSON.stringify(made)),
-      ],
-    });
-    // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
-    if (written.rows[0]?.updated !== 1) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
-    await startChildren(client, actorId, requested.map(([, request]) => request));
-    // A cancelled run's sub-agent runs are cancelled with it.
-    if (result?.status === 'cancelled') await cancelChildren(client, actorId);
-    // A sub-agent run that ended wakes the run that waits for it.
-    if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
-    const byKey = new Map(calls);
-    const claimed = (written.rows[0]?.claimed ?? []).flatMap(({ key, begun }): ClaimedCall[] => {
-      const request = byKey.get(key);
-      return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun }];
-    });
-    return { claimed };
-  });
+    return live === undefined ? { claimed } : { claimed, live };
+  } finally {
+    if (live === undefined && running !== undefined) await release(engine, running);
+  }
 }
 
 /** The events taken from a run's mailbox, in the order they came (this transaction applies them). */
@@ -176,6 +126,8 @@ interface Advanced {
   readonly lines: readonly string[];
   /** The run's result (JSON), once it ended. */
   readonly result?: { readonly status: string };
+  /** An agent's run, still in this process (at rest, or ended): its step releases it, or keeps it alive. */
+  readonly running?: Running;
 }
 
 /** Replay the run in this process and let it go on as far as it can without a new event. */
@@ -201,19 +153,18 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   try {
     const { mode, ...options } = runOptions(row);
     handle = records.length === 0 ? bound.start(row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
-    const ending = await advanceRun(handle, step, events);
-    return { step, lines: run.added, ...(ending.kind === 'ended' ? { result: storedResult(ending.result) } : {}) };
   } catch (error) {
-    // Nothing of a failed step is kept; its run must not live on here either (its retry starts it again).
-    if (handle !== undefined) {
-      run.seal();
-      handle.cancel('the step failed');
-      await handle.settled;
-    }
-    throw error;
-  } finally {
     engine.store.end(actorId);
     engine.steps.delete(actorId);
+    throw error;
+  }
+  const running: Running = { handle, step };
+  try {
+    return { step, ...(await goOn(running, events)), running };
+  } catch (error) {
+    // Nothing of a failed step is kept; its run must not live on here either (its retry starts it again).
+    await release(engine, running);
+    throw error;
   }
 }
 
@@ -242,48 +193,6 @@ export async function failRun(engine: Engine, actorId: string, error: CorruptRow
   });
 }
 
-type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
-
-/**
- * Let the run go on until it ends, waits for a human, or waits only on calls this step asked
- * for (nothing it writes or asks for changes for a few turns of the event loop). A run that is
- * not over is then sealed (nothing it writes afterwards counts) and stopped.
- */
-async function advanceRun(handle: AgentRun, step: StepContext, events: Events): Promise<Ending> {
-  let ended: LoopResult | undefined;
-  const undecided = [...events.decisions];
-  void handle.settled.then((result) => (ended = result));
-  let seen = -1;
-  let still = 0;
-  for (;;) {
-    await nextTurn();
-    if (ended !== undefined) return { kind: 'ended', result: ended };
-    const decision = handle.phase() === 'awaitingHuman' ? undecided.shift() : undefined;
-    if (decision !== undefined) {
-      // Decisions answer, in order, the waits the replay reaches that it has no answer for; a wait left over rests.
-      if (decision.approve) handle.approve(decision.toolCallIds);
-      else handle.reject(decision.reason, decision.toolCallIds);
-      continue;
-    }
-    const progress = step.progress;
-    if (progress !== seen) {
-      seen = progress;
-      still = 0;
-      continue;
-    }
-    if (handle.phase() !== 'awaitingHuman' && (step.requested.size === 0 || ++still < REST_TURNS)) continue;
-    // At rest: a cancellation ends the run here, with what it did so far; otherwise it waits for its next event.
-    if (events.cancel === undefined) break;
-    handle.cancel(events.cancel);
-    return { kind: 'ended', result: await handle.settled };
-  }
-  const inFlight = new Set([...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request.idempotencyKey] : [])));
-  step.run.seal(inFlight, handle.phase() === 'awaitingHuman');
-  handle.cancel('the step ended: the run waits for its next event');
-  await handle.settled;
-  return { kind: 'rest' };
-}
-
 /** The options a run was queued with (limits, history), as its row keeps them. */
 const QueuedOptions = z.object({
   limits: z.object({ maxIterations: z.number(), maxTotalTokens: z.number(), timeoutMs: z.number(), maxRepairTurns: z.number() }).partial().optional(),
@@ -298,12 +207,5 @@ function runOptions(row: ActorRow): z.infer<typeof QueuedOptions> {
     `Row id=${row.id} of ${SCHEMA}.actors has options that are not a run's (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`,
     { table: `${SCHEMA}.actors`, row: `id=${row.id}`, runId: row.id },
   );
-}
-
-/** A result as the actors table keeps it: JSON, the thrown cause reduced to its error data. */
-function storedResult(result: LoopResult): Omit<LoopResult, 'cause'> {
-  const { cause, ...rest } = result;
-  if (rest.error !== undefined || !(cause instanceof ActorloopError)) return rest;
-  return { ...rest, error: cause.toJSON() };
 }
 

@@ -60,19 +60,25 @@ export class StepRun {
     if (this.#sealed) return;
     this.flush();
     this.#sealed = true;
-    const cut = waitsForHuman ? Number.POSITIVE_INFINITY : this.settledSequence;
-    const kept: string[] = [];
-    for (const line of this.added) {
-      if (line.includes('"kind":"call.started"') && inFlight.has((JSON.parse(line) as { key: string }).key)) continue;
-      if (line.includes('"kind":"journal"')) {
-        const trimmed = journalUpTo(line, cut);
-        if (trimmed !== undefined) kept.push(trimmed);
-      } else if (line.includes('"kind":"event"')) {
-        if ((JSON.parse(line) as { entry: { sequence: number } }).entry.sequence <= cut) kept.push(line);
-      } else kept.push(line);
-    }
+    const { kept } = cutLines(this.added, inFlight, waitsForHuman ? Number.POSITIVE_INFINITY : this.settledSequence);
     this.added.splice(0, this.added.length, ...kept);
   }
+
+  /**
+   * The lines a step commits while the run lives on in this process: what `seal` would keep. What
+   * it would drop (work after the last durable record, calls in flight) is not done again by a
+   * replay here: it stays in `added`, ahead of what comes next, for the next step to commit.
+   */
+  take(inFlight: ReadonlySet<string>, waitsForHuman: boolean): string[] {
+    this.flush();
+    const { kept, deferred } = cutLines(this.added, inFlight, waitsForHuman ? Number.POSITIVE_INFINITY : this.settledSequence);
+    this.added.splice(0, this.added.length, ...deferred);
+    this.written += kept.length;
+    return kept;
+  }
+
+  /** Lines committed by earlier steps of a run that lived on here (`take`). */
+  written = 0;
 
   append(line: string): void {
     if (this.#sealed) return;
@@ -93,14 +99,34 @@ interface JournalLine {
   events: unknown[];
 }
 
-/** A journal line with only its entries up to `cut`; undefined when none is left. */
-function journalUpTo(line: string, cut: number): string | undefined {
+/** Split a step's lines at journal sequence `cut`: what is settled, and what is not yet (in order). */
+function cutLines(lines: readonly string[], inFlight: ReadonlySet<string>, cut: number): { kept: string[]; deferred: string[] } {
+  const kept: string[] = [];
+  const deferred: string[] = [];
+  for (const line of lines) {
+    if (line.includes('"kind":"call.started"') && inFlight.has((JSON.parse(line) as { key: string }).key)) deferred.push(line);
+    else if (line.includes('"kind":"journal"')) {
+      const [settled, rest] = splitJournal(line, cut);
+      if (settled !== undefined) kept.push(settled);
+      if (rest !== undefined) deferred.push(rest);
+    } else if (line.includes('"kind":"event"')) {
+      if ((JSON.parse(line) as { entry: { sequence: number } }).entry.sequence <= cut) kept.push(line);
+      else deferred.push(line);
+    } else kept.push(line);
+  }
+  return { kept, deferred };
+}
+
+/** A journal line as its entries up to `cut` and those after it; undefined where none is left. */
+function splitJournal(line: string, cut: number): [string | undefined, string | undefined] {
   const record = JSON.parse(line) as JournalLine;
   const keep = record.sequence.map((sequence) => sequence <= cut);
-  if (keep.every(Boolean)) return line;
-  if (!keep.some(Boolean)) return undefined;
-  const pick = <T>(column: T[]): T[] => column.filter((_, index) => keep[index]);
-  return JSON.stringify({ ...record, sequence: pick(record.sequence), elapsed: pick(record.elapsed), iteration: pick(record.iteration), events: pick(record.events) });
+  if (keep.every(Boolean)) return [line, undefined];
+  if (!keep.some(Boolean)) return [undefined, line];
+  const pick = <T>(column: T[], wanted: boolean): T[] => column.filter((_, index) => keep[index] === wanted);
+  const part = (wanted: boolean): string =>
+    JSON.stringify({ ...record, sequence: pick(record.sequence, wanted), elapsed: pick(record.elapsed, wanted), iteration: pick(record.iteration, wanted), events: pick(record.events, wanted) });
+  return [part(true), part(false)];
 }
 
 /** A RunLog over a StepRun: appends are lines in memory; writing them is the step's commit. */
@@ -116,7 +142,7 @@ function stepLog(run: StepRun): RunLog {
     flushBehind: async (collect) => collect?.(),
     // A position that only grows: checkpoints name their bases by it.
     get end() {
-      return run.records.length + run.added.length;
+      return run.records.length + run.written + run.added.length;
     },
     close: async () => undefined,
     abandon: () => run.seal(),

@@ -17,13 +17,10 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { makeWorkerUtils, run, type Runner, type Task, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
-import type { EffectOutcome } from './durable.ts';
-import { makeCall } from './effects.ts';
 import { WAKE_TASK, type Engine } from './engine.ts';
 import { quietLogger, SCHEMA } from './migrations.ts';
 import { engineOf, type PostgresRuntime } from './runtime.ts';
-import { applyStep, failRun } from './step.ts';
-import { CorruptRowError } from './errors.ts';
+import { drive, Runs } from './drive.ts';
 import { isConnectionError, whileReconnecting } from './transaction.ts';
 
 export interface WorkerOptions {
@@ -73,6 +70,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
   await engine.pool.query(`INSERT INTO ${SCHEMA}.workers (id, host, pid) VALUES ($1, $2, $3)`, [id, hostname(), process.pid]);
   const stopping = new AbortController();
 
+  const runs = new Runs();
   const wake: Task = async (payload, helpers) => {
     const { actor } = WakePayload.parse(payload);
     // The pool's shutdown signal is shared by every job: one listener per job in hand.
@@ -82,7 +80,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     if (helpers.abortSignal.aborted) forward();
     else helpers.abortSignal.addEventListener('abort', forward, { once: true });
     try {
-      await drive(engine, id, actor, AbortSignal.any([controller.signal, stopping.signal]));
+      await drive(engine, id, runs, actor, AbortSignal.any([controller.signal, stopping.signal]));
     } finally {
       helpers.abortSignal.removeEventListener('abort', forward);
     }
@@ -169,30 +167,6 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
         await engine.pool.query(`DELETE FROM ${SCHEMA}.workers WHERE id = $1`, [id]).catch(() => undefined);
       })()),
   };
-}
-
-/**
- * Advance a run as far as it goes: a step, the calls it claimed (made at once, side by side),
- * a step with their outcomes, and so on. A stopping worker leaves the outcomes it has unrecorded
- * (the calls are made again by the worker that claims them next).
- */
-async function drive(engine: Engine, workerId: string, actorId: string, signal: AbortSignal): Promise<void> {
-  let made: ReadonlyMap<string, EffectOutcome> = new Map();
-  for (;;) {
-    let claimed;
-    try {
-      ({ claimed } = await whileReconnecting(() => applyStep(engine, workerId, actorId, made), { signal }));
-    } catch (error) {
-      // Retrying cannot mend a corrupt row: the run fails, naming it.
-      if (!(error instanceof CorruptRowError)) throw error;
-      await failRun(engine, actorId, error);
-      return;
-    }
-    if (claimed.length === 0 || signal.aborted) return;
-    const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
-    if (signal.aborted) return;
-    made = new Map(claimed.map((call, index) => [call.key, outcomes[index] as EffectOutcome]));
-  }
 }
 
 function positive(value: number | undefined, name: string): number | undefined {

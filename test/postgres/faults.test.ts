@@ -44,27 +44,16 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
   });
 
   it('a corrupt log row fails the run with a typed error naming the row, and leaves the row as it was', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let holding = false;
-    const hold = defineTool({
-      name: 'hold',
-      description: 'Wait.',
-      input: z.object({}),
-      execute: async () => {
-        holding = true;
-        await gate;
-        return 'held';
-      },
-    });
+    // A run that waits for a human is rebuilt from its log by the step that applies the decision.
+    const hold = defineTool({ name: 'hold', description: 'Wait.', input: z.object({}), requiresConfirmation: true, execute: () => 'held' });
     const agent = createAgent({ id: 'holder', model: callOnce('hold'), tools: [hold], runtime });
     worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
     const runId = 'run_corrupt';
     const running = agent.run('Hold on.', { runId });
     running.catch(() => undefined);
-    await expect.poll(() => holding, { timeout: 10_000 }).toBe(true);
+    await expect.poll(async () => (await runtime.getRun(runId))?.status, { timeout: 10_000 }).toBe('awaiting_human');
     await pool.query("UPDATE actorloop.log SET line = '{not json' WHERE actor_id = $1 AND seq = 1", [runId]);
-    release();
+    await runtime.approve(runId);
     const error = await running.then(
       () => undefined,
       (thrown: unknown) => thrown,

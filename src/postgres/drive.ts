@@ -1,0 +1,132 @@
+/**
+ * How a worker advances a run: a step, the calls it claimed (made at once, side by side), a step
+ * with their outcomes, and so on, until the run ends or waits. Between its steps the run lives on
+ * in this process, so the next step goes on from where it was instead of rebuilding it from its
+ * log — while it is the only one this process advances of that run. A wake that arrives meanwhile
+ * (an event in its mailbox) is another drive of the same run: the run is released, and steps
+ * rebuild it from what is committed until the other drive ends.
+ */
+import { CorruptRowError } from './errors.ts';
+import type { EffectOutcome } from './durable.ts';
+import { makeCall } from './effects.ts';
+import type { Engine } from './engine.ts';
+import type { LiveRun, StepOutcome } from './liveRun.ts';
+import { SCHEMA } from './migrations.ts';
+import { applyStep, failRun } from './step.ts';
+import { isConnectionError, whileReconnecting } from './transaction.ts';
+
+/** One run as this process advances it. */
+interface Held {
+  /** Drives of the run in this process (wakes that came while one was going on). */
+  drives: number;
+  /** Steps of the run in this process, one at a time. */
+  turn: Promise<void>;
+  /** The run, alive here between two steps of the drive that owns it. */
+  live?: { readonly run: LiveRun; readonly owner: object };
+  /** Calls of the run made or being made here whose outcomes are not recorded yet. */
+  readonly inHand: Set<string>;
+}
+
+/** The runs a worker is advancing. */
+export class Runs {
+  readonly #held = new Map<string, Held>();
+
+  enter(actorId: string): Held {
+    const held = this.#held.get(actorId) ?? { drives: 0, turn: Promise.resolve(), inHand: new Set<string>() };
+    held.drives++;
+    this.#held.set(actorId, held);
+    return held;
+  }
+
+  leave(actorId: string, held: Held): void {
+    if (--held.drives === 0 && this.#held.get(actorId) === held) this.#held.delete(actorId);
+  }
+}
+
+export async function drive(engine: Engine, workerId: string, runs: Runs, actorId: string, signal: AbortSignal): Promise<void> {
+  const held = runs.enter(actorId);
+  const me = {};
+  let made: ReadonlyMap<string, EffectOutcome> = new Map();
+  try {
+    for (;;) {
+      let outcome: StepOutcome | undefined;
+      try {
+        outcome = await inTurn(held, () => step(engine, workerId, held, me, actorId, made, signal));
+      } catch (error) {
+        // Retrying cannot mend a corrupt row: the run fails, naming it.
+        if (!(error instanceof CorruptRowError)) throw error;
+        await failRun(engine, actorId, error);
+        return;
+      } finally {
+        for (const key of made.keys()) held.inHand.delete(key);
+      }
+      const { claimed } = outcome;
+      if (claimed.length === 0 || signal.aborted) return;
+      for (const call of claimed) held.inHand.add(call.key);
+      const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
+      made = new Map(claimed.map((call, index) => [call.key, outcomes[index] as EffectOutcome]));
+      if (signal.aborted) return;
+    }
+  } finally {
+    for (const key of made.keys()) held.inHand.delete(key);
+    if (held.live?.owner === me) {
+      const { run } = held.live;
+      delete held.live;
+      await run.release();
+    }
+    runs.leave(actorId, held);
+  }
+}
+
+/** Run `work` when the run's earlier steps in this process are over. */
+function inTurn<T>(held: Held, work: () => Promise<T>): Promise<T> {
+  const result = held.turn.then(work);
+  held.turn = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  return result;
+}
+
+/** One step: on from the run alive here when this drive owns it and is alone, from what is committed otherwise. */
+async function step(engine: Engine, workerId: string, held: Held, me: object, actorId: string, made: ReadonlyMap<string, EffectOutcome>, signal: AbortSignal): Promise<StepOutcome> {
+  const live = held.live;
+  let outcome: StepOutcome | undefined;
+  if (live !== undefined) {
+    delete held.live;
+    if (live.owner === me && held.drives === 1) {
+      try {
+        outcome = await live.run.step(made);
+      } catch (error) {
+        await live.run.release();
+        if (!isConnectionError(error)) throw error;
+        // Whether the step committed is unknown: calls it may have claimed go back, to be claimed again by the next step.
+        await whileReconnecting(() => releaseClaims(engine, workerId, actorId, held.inHand), { signal });
+      }
+    } else await live.run.release();
+  }
+  if (outcome === undefined) {
+    let attempt = 0;
+    outcome = await whileReconnecting(async () => {
+      if (attempt++ > 0) await releaseClaims(engine, workerId, actorId, held.inHand);
+      return applyStep(engine, workerId, actorId, made);
+    }, { signal });
+  }
+  if (outcome.live === undefined) return outcome;
+  // Kept alive only while this is the run's one drive here; otherwise the next step rebuilds it.
+  if (held.drives === 1 && !signal.aborted) held.live = { run: outcome.live, owner: me };
+  else await outcome.live.release();
+  return outcome;
+}
+
+/**
+ * Let go of calls of the run this worker claimed and is not making (a step whose commit went
+ * unanswered may have claimed them): none has begun, so none is marked so.
+ */
+async function releaseClaims(engine: Engine, workerId: string, actorId: string, inHand: ReadonlySet<string>): Promise<void> {
+  await engine.pool.query(
+    `UPDATE ${SCHEMA}.effects SET claimed_by = NULL, status = CASE WHEN status = 'running' THEN 'pending' ELSE status END
+     WHERE actor_id = $1 AND claimed_by = $2 AND status <> 'done' AND NOT (key = ANY($3::text[]))`,
+    [actorId, workerId, [...inHand]],
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * An agent's durable run alive in this process: let it go on as far as it can without a new
+ * event, take the lines its step commits, and stop it.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ActorloopError } from '../core/errors.ts';
+import type { LoopResult } from '../core/run.ts';
+import type { AgentRun } from '../agent/types.ts';
+import type { StepContext } from './durable.ts';
+import type { Engine } from './engine.ts';
+
+export interface HumanDecision {
+  readonly approve: boolean;
+  readonly toolCallIds?: readonly string[];
+  readonly reason?: string;
+}
+
+/** What a step takes from the run's mailbox: the human decisions in order, and a cancellation. */
+export interface Events {
+  readonly count: number;
+  readonly decisions: HumanDecision[];
+  readonly cancel?: string;
+}
+
+/** Turns of the event loop without progress after which a run that waits on calls is at rest. */
+const REST_TURNS = 3;
+
+/** An agent's run in this process, between the steps of its worker. */
+export interface Running {
+  readonly handle: AgentRun;
+  readonly step: StepContext;
+}
+
+/** What a step of a run in this process commits: its lines, and its result once it ended. */
+export interface Went {
+  readonly lines: readonly string[];
+  readonly result?: { readonly status: string };
+}
+
+/** Let a run in this process go on (`advanceRun`), and take the lines its step commits. */
+export async function goOn(running: Running, events: Events): Promise<Went> {
+  const { handle, step } = running;
+  const ending = await advanceRun(handle, step, events);
+  if (ending.kind === 'ended') return { lines: [...step.run.added], result: storedResult(ending.result) };
+  const inFlight = new Set([...step.requested.values()].flatMap((request) => (request.kind === 'tool' ? [request.idempotencyKey] : [])));
+  return { lines: step.run.take(inFlight, handle.phase() === 'awaitingHuman') };
+}
+
+/** Stop a run in this process: what it writes from now on is not its history (a later step replays it). */
+export async function release(engine: Engine, running: Running): Promise<void> {
+  running.step.run.seal();
+  running.handle.cancel('the step ended: the run waits for its next event');
+  await running.handle.settled;
+  engine.store.end(running.step.run.runId);
+  if (engine.steps.get(running.step.run.runId) === running.step) engine.steps.delete(running.step.run.runId);
+}
+
+type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
+
+/**
+ * Let the run go on until it ends, waits for a human, or waits only on calls this step asked
+ * for (nothing it writes or asks for changes for a few turns of the event loop).
+ */
+async function advanceRun(handle: AgentRun, step: StepContext, events: Events): Promise<Ending> {
+  let ended: LoopResult | undefined;
+  const undecided = [...events.decisions];
+  void handle.settled.then((result) => (ended = result));
+  let seen = -1;
+  let still = 0;
+  for (;;) {
+    await nextTurn();
+    if (ended !== undefined) return { kind: 'ended', result: ended };
+    const decision = handle.phase() === 'awaitingHuman' ? undecided.shift() : undefined;
+    if (decision !== undefined) {
+      // Decisions answer, in order, the waits the replay reaches that it has no answer for; a wait left over rests.
+      if (decision.approve) handle.approve(decision.toolCallIds);
+      else handle.reject(decision.reason, decision.toolCallIds);
+      continue;
+    }
+    const progress = step.progress;
+    if (progress !== seen) {
+      seen = progress;
+      still = 0;
+      continue;
+    }
+    if (handle.phase() !== 'awaitingHuman' && (step.requested.size === 0 || ++still < REST_TURNS)) continue;
+    // At rest: a cancellation ends the run here, with what it did so far; otherwise it waits for its next event.
+    if (events.cancel === undefined) break;
+    handle.cancel(events.cancel);
+    return { kind: 'ended', result: await handle.settled };
+  }
+  return { kind: 'rest' };
+}
+
+/** A result as the actors table keeps it: JSON, the thrown cause reduced to its error data. */
+function storedResult(result: LoopResult): Omit<LoopResult, 'cause'> {
+  const { cause, ...rest } = result;
+  if (rest.error !== undefined || !(cause instanceof ActorloopError)) return rest;
+  return { ...rest, error: cause.toJSON() };
+}
+

@@ -1,0 +1,94 @@
+/**
+ * What a step writes, in one statement: the outcomes of the calls its worker made, the lines its
+ * run added to its log, the calls it asks for (claimed by this worker), its `steps` row, the run's
+ * new version, status and result, and the notification. Nothing is written unless the run is
+ * still at the version the step started from: a step that lost the run to another writes nothing.
+ */
+import type pg from 'pg';
+import type { EffectOutcome, EffectRequest } from './durable.ts';
+import type { ClaimedCall } from './effects.ts';
+import { CHANNEL } from './engine.ts';
+import { SCHEMA } from './migrations.ts';
+
+export interface StepWrite {
+  readonly actorId: string;
+  readonly agentId: string;
+  readonly workerId: string;
+  /** The version the step moves the run to (it started from the one before). */
+  readonly version: number;
+  /** The log's length before this step's lines. */
+  readonly from: number;
+  readonly lines: readonly string[];
+  readonly calls: readonly (readonly [string, EffectRequest])[];
+  /** For each call: whether it is marked begun before it is made (a tool that must not run twice). */
+  readonly marks: readonly boolean[];
+  /** Events the step took from the mailbox. */
+  readonly events: number;
+  readonly startedAt: Date;
+  readonly status: string;
+  readonly result: unknown;
+  readonly made: ReadonlyMap<string, EffectOutcome>;
+}
+
+export interface Written {
+  /** False when the run had moved on: nothing was written. */
+  readonly updated: boolean;
+  /** The calls this worker claimed, by key; `begun` when one that must not run twice had begun before. */
+  readonly claimed: readonly { readonly key: string; readonly begun: boolean }[];
+}
+
+export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): Promise<Written> {
+  const written = await db.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>({
+    name: 'actorloop_step_write',
+    text: `WITH updated AS (
+         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($3::text[]), updated_at = now()
+         WHERE id = $1 AND version = $8 - 1 RETURNING 1
+       ), made AS (
+         UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
+         FROM unnest($15::text[], $16::jsonb[]) AS t(key, outcome) WHERE EXISTS (SELECT 1 FROM updated) AND effects.actor_id = $1 AND effects.key = t.key AND effects.status <> 'done' RETURNING 1
+       ), logged AS (
+         INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
+       ), calls AS (
+         INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by)
+         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7 FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
+         WHERE EXISTS (SELECT 1 FROM updated)
+         ON CONFLICT (actor_id, key) DO UPDATE SET claimed_by = EXCLUDED.claimed_by
+         WHERE effects.status <> 'done' AND (effects.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM ${SCHEMA}.workers AS w WHERE w.id = effects.claimed_by))
+         RETURNING key, (xmax <> 0 AND status = 'running') AS begun
+       ), stepped AS (
+         INSERT INTO ${SCHEMA}.steps (actor_id, version, events, worker, started_at, applied_at) SELECT $1, $8, $9, $7, $10, clock_timestamp() WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT json_agg(json_build_object('key', key, 'begun', begun)) FROM calls) AS claimed,
+              (SELECT count(*) FROM made) AS made, (SELECT count(*) FROM logged) AS logged, (SELECT count(*) FROM stepped) AS stepped,
+              CASE WHEN EXISTS (SELECT 1 FROM updated) THEN pg_notify($13, $14) END`,
+    values: [
+      write.actorId,
+      write.from,
+      write.lines,
+      write.calls.map(([key]) => key),
+      write.calls.map(([, request]) => JSON.stringify(request)),
+      write.marks,
+      write.workerId,
+      write.version,
+      write.events,
+      write.startedAt,
+      write.status,
+      write.result === undefined ? null : JSON.stringify(write.result),
+      CHANNEL,
+      JSON.stringify({ actor: write.actorId, agent: write.agentId, status: write.status, from: write.from, to: write.from + write.lines.length }),
+      [...write.made.keys()],
+      [...write.made.values()].map((outcome) => JSON.stringify(outcome)),
+    ],
+  });
+  const row = written.rows[0];
+  return { updated: row?.updated === 1, claimed: row?.claimed ?? [] };
+}
+
+/** The calls a write claimed, with their requests. */
+export function claimedCalls(calls: readonly (readonly [string, EffectRequest])[], claimed: Written['claimed']): ClaimedCall[] {
+  const byKey = new Map(calls);
+  return claimed.flatMap(({ key, begun }): ClaimedCall[] => {
+    const request = byKey.get(key);
+    return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun }];
+  });
+}
