@@ -1,0 +1,124 @@
+/**
+ * A run lives on in the worker that makes its calls: the steps after its first go on from where
+ * it was instead of rebuilding it from its log, and anything that may have moved the run (an
+ * event for it, another writer) sends the worker back to what is committed.
+ */
+import type pg from 'pg';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, defineTool } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { writeStep } from '../../src/postgres/stepWrite.ts';
+import type { EffectRequest } from '../../src/postgres/durable.ts';
+import { freshDatabase, postgresMissing } from '../support/postgres.ts';
+import { counterAgent, inProcess, type InProcess } from './fixtures/agents.ts';
+
+const missing = postgresMissing();
+
+describe.skipIf(missing !== '')('durable runs alive in their worker', () => {
+  let pool: pg.Pool;
+  let setup: InProcess | undefined;
+
+  beforeAll(async () => {
+    setup = await inProcess(await freshDatabase('live'), 4);
+    ({ pool } = setup);
+  });
+  afterAll(async () => {
+    await setup?.close();
+  });
+
+  /** Rows of the log table the server has read so far, once its counts settle. */
+  const logRowsRead = async (): Promise<number> => {
+    const read = async () =>
+      (await pool.query<{ n: number }>("SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::float AS n FROM pg_stat_user_tables WHERE schemaname = 'actorloop' AND relname = 'log'"))
+        .rows[0]?.n ?? 0;
+    // A server process reports its counts within a second or so of going idle: read until they settle.
+    let last = await read();
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const now = await read();
+      if (now === last) return now;
+      last = now;
+    }
+  };
+
+  it('a run whose calls its worker makes reads none of its log back: each step goes on from the last', async () => {
+    if (setup === undefined) throw new Error('no setup');
+    const agent = counterAgent(setup.runtime, pool, { id: 'alive', calls: 8 });
+    const before = await logRowsRead();
+    const result = await agent.run('Record eight numbers.', { runId: 'run_alive' });
+    expect(result.text).toBe('recorded 8');
+    const length = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.log WHERE actor_id = 'run_alive'")).rows[0]?.n ?? 0;
+    const steps = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.steps WHERE actor_id = 'run_alive'")).rows[0]?.n ?? 0;
+    expect(steps).toBe(18);
+    // Rebuilding the run at each of its 18 steps would read its log again each time: hundreds of rows.
+    expect(await logRowsRead()).toBeLessThan(before + length);
+  }, 60_000);
+
+  it('an event for a run while its worker makes its calls is applied at once, and the run goes on from its log', async () => {
+    if (setup === undefined) throw new Error('no setup');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    let executions = 0;
+    const hold = defineTool({
+      name: 'hold',
+      description: 'Hold, then answer.',
+      input: z.object({ n: z.number() }),
+      execute: async ({ n }) => {
+        executions++;
+        if (n === 0) {
+          held++;
+          await gate;
+        }
+        return `held ${n}`;
+      },
+    });
+    const model = scriptedModel(
+      (request) => {
+        const done = request.messages.filter((message) => message.role === 'tool').length;
+        return done >= 2 ? { text: `held ${done}` } : { toolCalls: [{ id: `h${done}`, name: 'hold', arguments: { n: done } }] };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'woken', model, tools: [hold], runtime: setup.runtime });
+    const running = agent.run('Hold twice.', { runId: 'run_woken' });
+    await expect.poll(() => held, { timeout: 20_000 }).toBe(1);
+    // A wake, as any event for the run sends one: another step of it in this worker while the call is in flight.
+    await pool.query("SELECT graphile_worker.add_job('actorloop_wake', json_build_object('actor', 'run_woken'), job_key := 'wake:run_woken')");
+    await expect
+      .poll(async () => (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.steps WHERE actor_id = 'run_woken'")).rows[0]?.n, { timeout: 20_000 })
+      .toBe(3);
+    release();
+    expect(await running).toMatchObject({ status: 'done', text: 'held 2' });
+    expect(executions).toBe(2);
+    const types = (await setup.runtime.journal('run_woken')).map((entry) => entry.event.type);
+    expect(types.filter((type) => type === 'tool.finished')).toHaveLength(2);
+    expect(types.filter((type) => type === 'run.terminated')).toHaveLength(1);
+  }, 60_000);
+
+  it('a step that finds its run moved on writes nothing of what it went on to do', async () => {
+    await pool.query("INSERT INTO actorloop.actors (id, kind, agent_id, status, task, options) VALUES ('run_moved', 'agent', 'nobody', 'running', 'x', '{}')");
+    await pool.query("UPDATE actorloop.actors SET version = 5 WHERE id = 'run_moved'");
+    const write = {
+      actorId: 'run_moved',
+      agentId: 'nobody',
+      workerId: 'worker_test',
+      from: 0,
+      lines: ['{"kind":"x"}'],
+      calls: [['k1', { kind: 'model', agentId: 'nobody', request: { messages: [] } }]] satisfies [string, EffectRequest][],
+      marks: [false],
+      events: 0,
+      startedAt: new Date(),
+      status: 'running',
+      result: undefined,
+      made: new Map(),
+    };
+    // Version 5 moves on to 6; a step that started from 3 finds it moved.
+    expect(await writeStep(pool, { ...write, version: 4 })).toEqual({ updated: false, claimed: [] });
+    const rows = async (table: string) => (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM actorloop.${table} WHERE actor_id = 'run_moved'`)).rows[0]?.n;
+    expect([await rows('log'), await rows('effects'), await rows('steps')]).toEqual([0, 0, 0]);
+    expect(await writeStep(pool, { ...write, version: 6 })).toEqual({ updated: true, claimed: [{ key: 'k1', begun: false }] });
+    expect([await rows('log'), await rows('effects'), await rows('steps')]).toEqual([1, 1, 1]);
+  });
+});
