@@ -80,6 +80,13 @@ const MIGRATIONS: readonly Migration[] = [
         heartbeat_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    version: 2,
+    name: 'where each run\'s last checkpoint is, and when each call was asked for',
+    sql: `
+      ALTER TABLE ${SCHEMA}.actors ADD COLUMN checkpoint_at integer;
+      ALTER TABLE ${SCHEMA}.effects ADD COLUMN since integer NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** The newest schema version this actorloop knows. */

@@ -40,6 +40,7 @@ interface ActorRow {
   readonly task: string;
   readonly options: unknown;
   readonly log_length: number;
+  readonly checkpoint_at: number | null;
   readonly created_at: Date;
 }
 
@@ -54,7 +55,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       const found = await client.query<ActorRow & { mailbox: { id: string; event: unknown }[] }>({
         name: 'actorloop_step_lock',
         text: `WITH locked AS (
-                 SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
+                 SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, checkpoint_at, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
                ), taken AS (
                  DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 AND EXISTS (SELECT 1 FROM locked) RETURNING id, event
                )
@@ -133,10 +134,10 @@ interface Advanced {
 /** Replay the run in this process and let it go on as far as it can without a new event. */
 async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: ReadonlyMap<string, EffectOutcome>): Promise<Advanced> {
   const actorId = row.id;
-  const { records, outcomes } = await loadRun(client, actorId);
+  const { records, seqs, outcomes } = await loadRun(client, actorId, row.checkpoint_at);
   // The outcomes this worker made since the last step, recorded with this step's writes (one recorded already, by a worker that took the call over, stands).
   for (const [key, outcome] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
-  const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records);
+  const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records, seqs, row.log_length);
   if (row.kind === 'strategy') {
     const bound = engine.strategies.get(row.agent_id);
     if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');

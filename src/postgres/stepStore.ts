@@ -32,8 +32,12 @@ export class StepRun {
     readonly agentId: string,
     readonly task: string,
     readonly createdAt: number,
-    /** The log's records so far, parsed. */
+    /** What a resume needs of the log (from its last checkpoint on), parsed. */
     readonly records: readonly LogRecord[],
+    /** Each record's place in the log. */
+    readonly seqs: readonly number[],
+    /** The log's length before this step. */
+    readonly logLength: number,
   ) {}
 
   get sealed(): boolean {
@@ -142,7 +146,7 @@ function stepLog(run: StepRun): RunLog {
     flushBehind: async (collect) => collect?.(),
     // A position that only grows: checkpoints name their bases by it.
     get end() {
-      return run.records.length + run.written + run.added.length;
+      return run.logLength + run.written + run.added.length;
     },
     close: async () => undefined,
     abandon: () => run.seal(),
@@ -231,7 +235,7 @@ export function createStepStore(): StepStore {
       const recovered = { ...recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`), continued: true as const };
       const writer = stepWriter(run);
       // The next checkpoint is due counting from the last one, and names its bases.
-      const restored = restoredCheckpoint(run.records, recovered.checkpoint);
+      const restored = restoredCheckpoint(run.records, run.seqs, recovered.checkpoint);
       if (restored !== undefined) writer.restoredFrom(restored);
       return { writer, recovered };
     },
@@ -243,17 +247,19 @@ export function createStepStore(): StepStore {
     },
     readJournal(runId) {
       const run = inStep(runId, 'Reading a durable run\'s journal synchronously');
+      // A step reads its run from the last checkpoint on: the journal before it is not in hand.
+      if (run.seqs[0] !== 0) throw new ConfigurationError(`A step does not hold all of run ${runId}'s journal: read it with runtime.journal(runId).`);
       return { entries: journalEntries(run.records), warnings: [] };
     },
   };
 }
 
 /** The last checkpoint of a run's records as a writer goes on from it: its iteration, conversation, and it and its bases (by line). */
-function restoredCheckpoint(records: readonly LogRecord[], last: CheckpointRecord | undefined): RestoredCheckpoint | undefined {
+function restoredCheckpoint(records: readonly LogRecord[], seqs: readonly number[], last: CheckpointRecord | undefined): RestoredCheckpoint | undefined {
   if (last === undefined) return undefined;
   const lines = new Map<number, { readonly record: CheckpointRecord; readonly at: number }>();
-  records.forEach((record, at) => {
-    if (record.kind === 'checkpoint') lines.set(record.index, { record, at });
+  records.forEach((record, i) => {
+    if (record.kind === 'checkpoint') lines.set(record.index, { record, at: seqs[i] ?? i });
   });
   const chain: CheckpointLink[] = [];
   for (let index = last.index; index > 0; index &= index - 1) {

@@ -9,6 +9,7 @@ import type { EffectOutcome, EffectRequest } from './durable.ts';
 import type { ClaimedCall } from './effects.ts';
 import { CHANNEL } from './engine.ts';
 import { SCHEMA } from './migrations.ts';
+import { LOG_VERSION } from '../persistence/records.ts';
 
 export interface StepWrite {
   readonly actorId: string;
@@ -41,7 +42,8 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
   const written = await db.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>({
     name: 'actorloop_step_write',
     text: `WITH updated AS (
-         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($3::text[]), updated_at = now()
+         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($3::text[]),
+                checkpoint_at = COALESCE($17::int, checkpoint_at), updated_at = now()
          WHERE id = $1 AND version = $8 - 1 RETURNING 1
        ), made AS (
          UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
@@ -49,8 +51,8 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
        ), logged AS (
          INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
        ), calls AS (
-         INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by)
-         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7 FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
+         INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by, since)
+         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7, $2::int + cardinality($3::text[]) FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
          WHERE EXISTS (SELECT 1 FROM updated)
          ON CONFLICT (actor_id, key) DO UPDATE SET claimed_by = EXCLUDED.claimed_by
          WHERE effects.status <> 'done' AND (effects.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM ${SCHEMA}.workers AS w WHERE w.id = effects.claimed_by))
@@ -78,10 +80,19 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       JSON.stringify({ actor: write.actorId, agent: write.agentId, status: write.status, from: write.from, to: write.from + write.lines.length }),
       [...write.made.keys()],
       [...write.made.values()].map((outcome) => JSON.stringify(outcome)),
+      lastCheckpoint(write.from, write.lines),
     ],
   });
   const row = written.rows[0];
   return { updated: row?.updated === 1, claimed: row?.claimed ?? [] };
+}
+
+const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
+
+/** Where the last checkpoint among a step's lines goes in the log, if there is one. */
+function lastCheckpoint(from: number, lines: readonly string[]): number | null {
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]?.startsWith(CHECKPOINT) === true) return from + i;
+  return null;
 }
 
 /** The calls a write claimed, with their requests. */
