@@ -68,7 +68,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       write.from,
       write.lines,
       write.calls.map(([key]) => key),
-      write.calls.map(([, request]) => JSON.stringify(request)),
+      write.calls.map(([, request]) => JSON.stringify(stored(request))),
       write.marks,
       write.workerId,
       write.version,
@@ -85,6 +85,16 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
   });
   const row = written.rows[0];
   return { updated: row?.updated === 1, claimed: row?.claimed ?? [] };
+}
+
+/**
+ * A call as its row keeps it, for whoever looks: a model call by its size (the conversation is in
+ * the run's log, and a step that makes the call again rebuilds its request), a tool call whole.
+ */
+function stored(request: EffectRequest): unknown {
+  if (request.kind !== 'model') return request;
+  const { messages, tools, model } = request.request;
+  return { kind: 'model', agentId: request.agentId, ...(model === undefined ? {} : { model }), messages: messages.length, tools: tools?.length ?? 0 };
 }
 
 const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
