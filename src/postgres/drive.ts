@@ -14,6 +14,7 @@ import type { LiveRun, StepOutcome } from './liveRun.ts';
 import { SCHEMA } from './migrations.ts';
 import { applyStep, failRun } from './step.ts';
 import { isConnectionError, whileReconnecting } from './transaction.ts';
+import type { Made, MadeCall } from './stepWrite.ts';
 
 /** One run as this process advances it. */
 interface Held {
@@ -46,10 +47,11 @@ export class Runs {
 export async function drive(engine: Engine, workerId: string, runs: Runs, actorId: string, signal: AbortSignal): Promise<void> {
   const held = runs.enter(actorId);
   const me = {};
-  let made: ReadonlyMap<string, EffectOutcome> = new Map();
+  /** Outcomes in hand, not recorded yet: they go into the next step that commits. */
+  let made: Made = new Map();
   try {
     for (;;) {
-      let outcome: StepOutcome | undefined;
+      let outcome: StepOutcome;
       try {
         outcome = await inTurn(held, () => step(engine, workerId, held, me, actorId, made, signal));
       } catch (error) {
@@ -57,14 +59,16 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
         if (!(error instanceof CorruptRowError)) throw error;
         await failRun(engine, actorId, error);
         return;
-      } finally {
+      }
+      if (outcome.inline !== true) {
         for (const key of made.keys()) held.inHand.delete(key);
+        made = new Map();
       }
       const { claimed } = outcome;
       if (claimed.length === 0 || signal.aborted) return;
       for (const call of claimed) held.inHand.add(call.key);
       const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
-      made = new Map(claimed.map((call, index) => [call.key, outcomes[index] as EffectOutcome]));
+      made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, outcome: outcomes[index] as EffectOutcome }])]);
       if (signal.aborted) return;
     }
   } finally {
@@ -89,7 +93,7 @@ function inTurn<T>(held: Held, work: () => Promise<T>): Promise<T> {
 }
 
 /** One step: on from the run alive here when this drive owns it and is alone, from what is committed otherwise. */
-async function step(engine: Engine, workerId: string, held: Held, me: object, actorId: string, made: ReadonlyMap<string, EffectOutcome>, signal: AbortSignal): Promise<StepOutcome> {
+async function step(engine: Engine, workerId: string, held: Held, me: object, actorId: string, made: Made, signal: AbortSignal): Promise<StepOutcome> {
   const live = held.live;
   let outcome: StepOutcome | undefined;
   if (live !== undefined) {

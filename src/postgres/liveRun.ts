@@ -5,12 +5,11 @@
  * else — another worker's step, an event in its mailbox, a lost connection — sends the worker
  * back to a step that replays the run from what is committed.
  */
-import type { EffectOutcome } from './durable.ts';
 import { mustMarkBegun } from './effects.ts';
 import type { Engine } from './engine.ts';
 import { settleEffect } from './outbox.ts';
 import { goOn, release, type Running } from './running.ts';
-import { claimedCalls, writeStep } from './stepWrite.ts';
+import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
 import type { ClaimedCall } from './effects.ts';
 import { transaction } from './transaction.ts';
 
@@ -18,6 +17,8 @@ import { transaction } from './transaction.ts';
 export interface StepOutcome {
   readonly claimed: readonly ClaimedCall[];
   readonly live?: LiveRun;
+  /** The calls are to be made at once, before anything is committed: their outcomes go with the ones in hand into the next step. */
+  readonly inline?: true;
 }
 
 interface Place {
@@ -31,6 +32,9 @@ interface Place {
 
 export class LiveRun {
   #released: Promise<void> | undefined;
+  /** Lines taken since the run's last commit (a step that made its tool calls at once commits them with the next). */
+  readonly #lines: string[] = [];
+  #started: Date | undefined;
   constructor(
     private readonly engine: Engine,
     private readonly running: Running,
@@ -42,21 +46,29 @@ export class LiveRun {
   }
 
   /**
-   * The run's next step with the outcomes of its calls: the step, or undefined when the run moved
-   * on elsewhere (the run is released then, and the worker steps it from what is committed).
+   * The run's next step with the outcomes of its calls, or undefined when the run moved on
+   * elsewhere (the run is released then, and the worker steps it from what is committed). When
+   * the run goes on to tool calls that may run twice (idempotent, known here), the step asks for
+   * them without a commit (`inline`): the worker makes them at once, and the step that follows
+   * commits both. Model calls, and tools that must not run twice, are asked for in a commit.
    */
-  async step(made: ReadonlyMap<string, EffectOutcome>): Promise<StepOutcome | undefined> {
+  async step(made: Made): Promise<StepOutcome | undefined> {
     const { engine, running, place } = this;
-    const started = new Date();
-    running.step.settle(made);
+    this.#started ??= new Date();
+    running.step.settle(new Map([...made].map(([key, { outcome }]) => [key, outcome])));
     const { step } = running;
     const { lines, result } = await goOn(running, { count: 0, decisions: [] });
+    this.#lines.push(...lines);
     const status = result?.status ?? step.run.status;
     const requested = result === undefined ? [...step.requested] : [];
     const calls = requested.filter(([, request]) => request.kind !== 'child');
     const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
+    const inline = status === 'running' && calls.length > 0 && calls.length === requested.length && calls.every(([, request], i) => request.kind === 'tool' && marks[i] === false);
+    if (inline) return { claimed: calls.flatMap(([key, request]) => (request.kind === 'child' ? [] : [{ key, request, begun: false }])), live: this, inline: true };
     const version = place.version + 1;
-    const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines, calls, marks, events: 0, startedAt: started, status, result, made };
+    const all = this.#lines.splice(0);
+    const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines: all, calls, marks, events: 0, startedAt: this.#started, status, result, made };
+    this.#started = undefined;
     // A sub-agent run that ends tells its parent in the same transaction; otherwise the step is one statement.
     const written =
       result !== undefined && place.parentId !== null
@@ -72,7 +84,7 @@ export class LiveRun {
     }
     const claimed = claimedCalls(calls, written.claimed);
     if (status === 'running' && requested.length === calls.length && claimed.length === calls.length && claimed.length > 0) {
-      return { claimed, live: new LiveRun(engine, running, { ...place, version, logLength: place.logLength + lines.length }) };
+      return { claimed, live: new LiveRun(engine, running, { ...place, version, logLength: place.logLength + all.length }) };
     }
     await this.release();
     return { claimed };

@@ -29,6 +29,17 @@ const REST_TURNS = 3;
 export interface Running {
   readonly handle: AgentRun;
   readonly step: StepContext;
+  /** Set once the run ended here (nothing is left to stop). */
+  ended: boolean;
+}
+
+export function runningHere(handle: AgentRun, step: StepContext): Running {
+  const run: Running = { handle, step, ended: false };
+  void handle.settled.then(
+    () => (run.ended = true),
+    () => (run.ended = true),
+  );
+  return run;
 }
 
 /** What a step of a run in this process commits: its lines, and its result once it ended. */
@@ -49,7 +60,7 @@ export async function goOn(running: Running, events: Events): Promise<Went> {
 /** Stop a run in this process: what it writes from now on is not its history (a later step replays it). */
 export async function release(engine: Engine, running: Running): Promise<void> {
   running.step.run.seal();
-  running.handle.cancel('the step ended: the run waits for its next event');
+  if (!running.ended) running.handle.cancel('the step ended: the run waits for its next event');
   await running.handle.settled;
   engine.store.end(running.step.run.runId);
   if (engine.steps.get(running.step.run.runId) === running.step) engine.steps.delete(running.step.run.runId);

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { Message } from '../core/messages.ts';
 import type { AgentRun } from '../agent/types.ts';
-import { StepContext, type EffectOutcome } from './durable.ts';
+import { StepContext } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
 import { loadRun } from './load.ts';
 import { CHANNEL, type Engine } from './engine.ts';
@@ -22,8 +22,8 @@ import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
 import { mustMarkBegun } from './effects.ts';
 import { LiveRun, type StepOutcome } from './liveRun.ts';
-import { goOn, release, type Events, type HumanDecision, type Running } from './running.ts';
-import { claimedCalls, writeStep } from './stepWrite.ts';
+import { goOn, release, runningHere, type Events, type HumanDecision, type Running } from './running.ts';
+import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
 
 const MailboxEvent = z.union([
   z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
@@ -46,7 +46,7 @@ interface ActorRow {
 
 export const FINAL = new Set(['done', 'failed', 'cancelled']);
 
-export async function applyStep(engine: Engine, workerId: string, actorId: string, made: ReadonlyMap<string, EffectOutcome>): Promise<StepOutcome> {
+export async function applyStep(engine: Engine, workerId: string, actorId: string, made: Made): Promise<StepOutcome> {
   let running: Running | undefined;
   let live: LiveRun | undefined;
   try {
@@ -132,11 +132,11 @@ interface Advanced {
 }
 
 /** Replay the run in this process and let it go on as far as it can without a new event. */
-async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: ReadonlyMap<string, EffectOutcome>): Promise<Advanced> {
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: Made): Promise<Advanced> {
   const actorId = row.id;
   const { records, seqs, outcomes } = await loadRun(client, actorId, row.checkpoint_at);
   // The outcomes this worker made since the last step, recorded with this step's writes (one recorded already, by a worker that took the call over, stands).
-  for (const [key, outcome] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
+  for (const [key, { outcome }] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records, seqs, row.log_length);
   if (row.kind === 'strategy') {
     const bound = engine.strategies.get(row.agent_id);
@@ -159,12 +159,12 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
     engine.steps.delete(actorId);
     throw error;
   }
-  const running: Running = { handle, step };
+  const alive = runningHere(handle, step);
   try {
-    return { step, ...(await goOn(running, events)), running };
+    return { step, ...(await goOn(alive, events)), running: alive };
   } catch (error) {
     // Nothing of a failed step is kept; its run must not live on here either (its retry starts it again).
-    await release(engine, running);
+    await release(engine, alive);
     throw error;
   }
 }

@@ -28,8 +28,16 @@ export interface StepWrite {
   readonly startedAt: Date;
   readonly status: string;
   readonly result: unknown;
-  readonly made: ReadonlyMap<string, EffectOutcome>;
+  /** The calls this worker made since the run's last step, by key (a call made within this step has no row yet). */
+  readonly made: Made;
 }
+
+/** A call a worker made, and what it said. */
+export interface MadeCall {
+  readonly request: EffectRequest;
+  readonly outcome: EffectOutcome;
+}
+export type Made = ReadonlyMap<string, MadeCall>;
 
 export interface Written {
   /** False when the run had moved on: nothing was written. */
@@ -46,8 +54,11 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
                 checkpoint_at = COALESCE($17::int, checkpoint_at), updated_at = now()
          WHERE id = $1 AND version = $8 - 1 RETURNING 1
        ), made AS (
-         UPDATE ${SCHEMA}.effects AS effects SET status = 'done', outcome = t.outcome, finished_at = now(), claimed_by = NULL
-         FROM unnest($15::text[], $16::jsonb[]) AS t(key, outcome) WHERE EXISTS (SELECT 1 FROM updated) AND effects.actor_id = $1 AND effects.key = t.key AND effects.status <> 'done' RETURNING 1
+         INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, outcome, finished_at, since)
+         SELECT $1, key, request->>'kind', 'done', request, outcome, now(), $2::int + cardinality($3::text[]) FROM unnest($15::text[], $16::jsonb[], $18::jsonb[]) AS t(key, outcome, request)
+         WHERE EXISTS (SELECT 1 FROM updated)
+         ON CONFLICT (actor_id, key) DO UPDATE SET status = 'done', outcome = EXCLUDED.outcome, finished_at = now(), claimed_by = NULL WHERE effects.status <> 'done'
+         RETURNING 1
        ), logged AS (
          INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
        ), calls AS (
@@ -79,8 +90,9 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       CHANNEL,
       JSON.stringify({ actor: write.actorId, agent: write.agentId, status: write.status, from: write.from, to: write.from + write.lines.length }),
       [...write.made.keys()],
-      [...write.made.values()].map((outcome) => JSON.stringify(outcome)),
+      [...write.made.values()].map(({ outcome }) => JSON.stringify(outcome)),
       lastCheckpoint(write.from, write.lines),
+      [...write.made.values()].map(({ request }) => JSON.stringify(stored(request))),
     ],
   });
   const row = written.rows[0];

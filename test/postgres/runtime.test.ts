@@ -28,7 +28,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await setup?.close();
   });
 
-  it('runs an agent to its answer: the worker makes each model and tool call once, right after the step that asked for it, one step per call', async () => {
+  it('runs an agent to its answer: the worker makes each model and tool call once, one step per model call, the tool calls between them made at once', async () => {
     const agent = counterAgent(runtime, pool, { calls: 3 });
     const result = await agent.run('Record three numbers.');
     expect(result.status).toBe('done');
@@ -37,9 +37,9 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(effects.rows).toEqual([{ kind: 'model', n: '4' }, { kind: 'tool', n: '3' }]);
     const executions = await pool.query('SELECT count(*)::int AS n FROM test_executions');
     expect(executions.rows[0]).toEqual({ n: 3 });
-    // The first step asks for a model call; each later one records a call's outcome and asks for the next.
+    // The first step asks for a model call; each later one records its outcome and the tool calls it led to (idempotent: made at once), and asks for the next.
     const steps = await pool.query<{ n: number; events: number }>('SELECT count(*)::int AS n, sum(events)::int AS events FROM actorloop.steps WHERE actor_id = $1', [result.runId]);
-    expect(steps.rows[0]).toEqual({ n: 8, events: 0 });
+    expect(steps.rows[0]).toEqual({ n: 5, events: 0 });
     const journal = await runtime.journal(result.runId);
     expect(journal.filter((entry) => entry.event.type === 'run.terminated')).toHaveLength(1);
     expect(journal.filter((entry) => entry.event.type === 'tool.finished')).toHaveLength(3);
@@ -56,6 +56,27 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const local = counterAgent(undefined, pool, { id: 'counter_in_memory', calls: 3 });
     const inMemory = await local.run('Record three numbers.');
     expect(journal.map((entry) => entry.event.type)).toEqual(local.journal.entries(inMemory.runId).map((entry) => entry.event.type));
+  });
+
+  it('asks for a call of a tool that must not run twice in a step of its own, marked begun, before making it', async () => {
+    let charged = 0;
+    const charge = defineTool({ name: 'charge', description: 'Charge once.', input: z.object({ n: z.number() }), idempotent: false, execute: ({ n }) => `charged ${n} (#${++charged})` });
+    const model = scriptedModel(
+      (request) => {
+        const done = request.messages.filter((message) => message.role === 'tool').length;
+        return done >= 2 ? { text: `charged ${done}` } : { toolCalls: [{ id: `p${done}`, name: 'charge', arguments: { n: done } }] };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'charger', model, tools: [charge], runtime });
+    const result = await agent.run('Charge twice.');
+    expect(result.text).toBe('charged 2');
+    expect(charged).toBe(2);
+    // 3 model calls and 2 tool calls: a step each, and the first.
+    const steps = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM actorloop.steps WHERE actor_id = $1', [result.runId]);
+    expect(steps.rows[0]?.n).toBe(6);
+    const calls = await pool.query<{ status: string }>("SELECT status FROM actorloop.effects WHERE actor_id = $1 AND kind = 'tool'", [result.runId]);
+    expect(calls.rows).toEqual([{ status: 'done' }, { status: 'done' }]);
   });
 
   it('a long run writes checkpoints, its steps restore from the last one, and it journals as the same run in memory', async () => {
@@ -181,7 +202,8 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
   it('cancels a durable run, and the branches of a cancelled strategy run with it', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const wait = defineTool({ name: 'wait', description: 'Wait.', input: z.object({}), execute: async () => (await gate, 'waited') });
+    let waiting = 0;
+    const wait = defineTool({ name: 'wait', description: 'Wait.', input: z.object({}), execute: async () => (waiting++, await gate, 'waited') });
     const model = scriptedModel(
       (request) => (request.tools === undefined ? { text: '5' } : request.messages.some((m) => m.role === 'tool') ? { text: 'waited' } : { toolCalls: [{ id: 'w1', name: 'wait', arguments: {} }] }),
       { recordCalls: false },
@@ -189,7 +211,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const agent = createAgent({ id: 'waiter', model, tools: [wait], runtime });
     const status = async (runId: string) => (await runtime.getRun(runId))?.status;
     const single = agent.run('Wait.', { runId: 'run_cancel_one' });
-    await expect.poll(() => pool.query("SELECT 1 FROM actorloop.effects WHERE actor_id = 'run_cancel_one' AND kind = 'tool'").then((r) => r.rowCount), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => waiting, { timeout: 10_000 }).toBeGreaterThan(0);
     await runtime.cancel('run_cancel_one', 'changed my mind');
     await expect(single).rejects.toThrow(RunCancelledError);
 
