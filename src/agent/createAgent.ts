@@ -362,7 +362,8 @@ function withExperiences(first: Hydrator, then: Hydrator | undefined): Hydrator 
   if (then === undefined) return first;
   return async (input, context) => {
     const [a, b] = await Promise.all([first(input, context), then(input, context)]);
-    return { inject: [...a.inject, ...b.inject] };
+    const shown = [...(a.experiences ?? []), ...(b.experiences ?? [])];
+    return { inject: [...a.inject, ...b.inject], ...(shown.length === 0 ? {} : { experiences: shown }) };
   };
 }
 
