@@ -80,6 +80,20 @@ const MIGRATIONS: readonly Migration[] = [
         heartbeat_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    version: 2,
+    name: 'session memory',
+    sql: `
+      CREATE TABLE ${SCHEMA}.session_memory (
+        session_id text NOT NULL,
+        namespace text NOT NULL,
+        key text NOT NULL,
+        value jsonb NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, namespace, key)
+      );`,
+  },
 ];
 
 /** The newest schema version this actorloop knows. */
