@@ -39,7 +39,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     await expect(agent.run('Anything.')).rejects.toThrow(/actorloop db migrate/);
     await unmigrated.close();
     runtime = createPostgresRuntime({ connectionString: url, poolSize: 8 });
-    expect((await runtime.migrate()).applied).toHaveLength(1);
+    expect((await runtime.migrate()).applied).toHaveLength(2);
     expect((await runtime.migrate()).applied).toHaveLength(0);
   });
 
