@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, defineTool } from '../../src/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
+import { InvalidSessionKeyError, InvalidSessionValueError, SessionClosedError } from '../../src/errors.ts';
 import type { Agent } from '../../src/agent/types.ts';
 import { createPostgresRuntime, runWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
@@ -112,7 +113,11 @@ describe.skipIf(missing !== '')('session memory on a durable agent', () => {
     // Other namespaces live there too, and everything outlives the session's handle.
     await session.memory('notes').set('tone', 'brief');
     expect(await session.memory('notes').delete('missing')).toBe(false);
+    // Bad keys and values are refused as a session store refuses them, before anything is written.
+    await expect(session.memory('notes').set('', 'x')).rejects.toBeInstanceOf(InvalidSessionKeyError);
+    await expect(session.memory('notes').set('when', new Date() as never)).rejects.toBeInstanceOf(InvalidSessionValueError);
     await session.close();
+    expect(() => session.memory('notes')).toThrow(SessionClosedError);
     const again = await agentOn(createPostgresRuntimeFor(url)).session('support-1');
     expect(again.memory('tools').get('color')).toBe('blue');
     expect(again.memory('notes').entries()).toEqual([['tone', 'brief']]);
