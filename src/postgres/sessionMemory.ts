@@ -73,12 +73,14 @@ export async function openSharedMemory(pool: pg.Pool, sessionId: string, redact:
  * options name the session): its tool namespace as it is now. One round trip.
  */
 export async function toolSessionMemory(pool: pg.Pool, runId: string, redact: <T>(value: T) => T): Promise<SessionMemory | undefined> {
-  const found = await pool.query<{ session: string | null; namespace: string | null; key: string | null; value: JsonValue }>(
-    `SELECT a.options->>'session' AS session, m.namespace, m.key, m.value FROM ${SCHEMA}.actors AS a
+  const found = await pool.query<{ session: string | null; namespace: string | null; key: string | null; value: JsonValue }>({
+    // Asked before every tool call of a durable run: prepared once per connection.
+    name: 'actorloop_tool_session',
+    text: `SELECT a.options->>'session' AS session, m.namespace, m.key, m.value FROM ${SCHEMA}.actors AS a
      LEFT JOIN ${SCHEMA}.session_memory AS m ON m.session_id = a.options->>'session' AND m.namespace = $2
      WHERE a.id = $1 ORDER BY m.seq`,
-    [runId, TOOL_NAMESPACE],
-  );
+    values: [runId, TOOL_NAMESPACE],
+  });
   // The queued options hold the session's id redacted, as the table does.
   const sessionId = found.rows[0]?.session ?? null;
   if (sessionId === null) return undefined;
