@@ -117,25 +117,30 @@ describe.skipIf(missing !== '')('experiences on a durable agent', () => {
     }
   }, 60_000);
 
-  it('the step that ends a run, tried again after its transaction was lost with the outcome already counted, does not count it again', async () => {
+  it('the step that ends a run, tried again after its write failed with the outcome already counted, does not count it again', async () => {
     const inner = seeded();
     const [shown] = inner.list().filter((e) => e.condition.startsWith('numbers'));
     let recorded = 0;
-    // The store counts the outcome, then the ending step's connection is cut before it commits.
     const store: ExperienceStore = Object.assign(Object.create(inner) as ExperienceStore, {
-      async recordOutcome(...args: Parameters<ExperienceStore['recordOutcome']>) {
-        const updated = await inner.recordOutcome(...args);
-        if (recorded++ === 0) {
-          await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`);
-        }
-        return updated;
+      recordOutcome(...args: Parameters<ExperienceStore['recordOutcome']>) {
+        recorded++;
+        return inner.recordOutcome(...args);
       },
     });
+    // The first write of the run's end fails as a lost connection does (a sequence: a rolled-back write does not undo it).
+    await pool.query(`CREATE SEQUENCE fail_once;
+      CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('fail_once') = 1 THEN RAISE EXCEPTION 'the connection was lost' USING ERRCODE = '08006'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER fail_once BEFORE INSERT ON actorloop.log FOR EACH ROW
+      WHEN (NEW.actor_id = 'run_retried' AND NEW.line LIKE '%"kind":"end"%') EXECUTE FUNCTION fail_once();`);
     const runtime = createPostgresRuntime({ connectionString: url, poolSize: 6 });
     const agent = createAgent({ id: 'retried', model: noter(2), tools: [noteTool([])], runtime, memory: { experiences: { store } } });
     const worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 200 });
     try {
-      const result = await agent.run(TASK);
+      const result = await agent.run(TASK, { runId: 'run_retried' });
       expect(result.text).toBe('noted 2');
       // The run ended twice in its worker (the step was tried again), and was counted once.
       expect(recorded).toBe(2);
@@ -145,6 +150,7 @@ describe.skipIf(missing !== '')('experiences on a durable agent', () => {
     } finally {
       await worker.stop();
       await runtime.close();
+      await pool.query('DROP TRIGGER fail_once ON actorloop.log; DROP FUNCTION fail_once(); DROP SEQUENCE fail_once;');
     }
   }, 60_000);
 });
