@@ -249,13 +249,12 @@ export const agentMachine = setup({
           on: {
             'hydrate.done': {
               target: 'reason',
-              actions: assign({
-                messages: ({ context, event }) => {
-                  if (event.output.inject.length === 0) return context.messages;
-                  // Injected context goes right before the task (the last message).
-                  const head = context.messages.slice(0, -1);
-                  return [...head, ...event.output.inject, ...context.messages.slice(-1)];
-                },
+              actions: assign(({ context, event }) => {
+                const { inject, experiences } = event.output;
+                // Injected context goes right before the task (the last message).
+                const messages = inject.length === 0 ? context.messages : [...context.messages.slice(0, -1), ...inject, ...context.messages.slice(-1)];
+                // Kept in the context, so a run restored from a snapshot still knows what it was shown.
+                return experiences === undefined || experiences.length === 0 ? { messages } : { messages, experiences: [...experiences] };
               }),
             },
           },

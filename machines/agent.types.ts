@@ -44,6 +44,8 @@ export interface AgentContext {
   /** Why the act phase found the run stuck (see `ActOutput.stuck`); `null` while it is not. */
   readonly stuck: string | null;
   readonly termination: Termination | null;
+  /** The experiences the hydrate phase showed the run, by id (see `HydrateOutput.experiences`). */
+  readonly experiences?: readonly string[];
 }
 
 // ---- events ----------------------------------------------------------------------------------

@@ -189,7 +189,6 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   if (runtime !== undefined) {
     // A durable run is replayed by whichever worker takes its next event: everything it depends on must live in the database.
     if (persistence['store'] !== undefined) fail('`runtime` keeps its runs itself; drop `persistence.store`.');
-    if (memory['experiences'] !== undefined) fail('`memory.experiences` is not available with `runtime` yet.');
   }
   const entries = {
     runtime,

@@ -282,9 +282,10 @@ export function createAgent(config: AgentConfig): Agent {
       return sessionStore ?? (memorySessions ??= createMemorySessionStore({ redact: redactor }));
     },
     hasSystem: system !== undefined,
-    start(message, options, memory) {
-      // A durable run's tools run in a worker, away from this process's session memory.
-      if (durable !== undefined) return durable.start(message, options);
+    ...(durable === undefined ? {} : { sharedMemory: (sessionId: string) => durable.sessionMemory(sessionId) }),
+    start(message, options, memory, sessionId) {
+      // A durable run's tools run in workers: they find the session's memory the runtime keeps by the session's id.
+      if (durable !== undefined) return durable.start(message, options, undefined, sessionId);
       const { input, persistence } = begin(message, options);
       sessionRuns.set(input.runId, memory);
       const handle = launch(input, persistence);
@@ -362,7 +363,8 @@ function withExperiences(first: Hydrator, then: Hydrator | undefined): Hydrator 
   if (then === undefined) return first;
   return async (input, context) => {
     const [a, b] = await Promise.all([first(input, context), then(input, context)]);
-    return { inject: [...a.inject, ...b.inject] };
+    const shown = [...(a.experiences ?? []), ...(b.experiences ?? [])];
+    return { inject: [...a.inject, ...b.inject], ...(shown.length === 0 ? {} : { experiences: shown }) };
   };
 }
 

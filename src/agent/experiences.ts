@@ -2,6 +2,12 @@
  * Experiences in an agent: before a run, the active experiences relevant to its task go into the
  * conversation as system text ("When …, … (success rate N%)"); when it ends, their statistics
  * count its outcome; `agent.experiences.learn` asks a model what a finished run teaches.
+ *
+ * Which experiences a run was shown travels with the run (the hydrate phase's reply, then the
+ * machine's context), not with the process that hydrated it: a run resumed from its log, or a
+ * durable run whose steps replay in other workers, is credited by whichever process ends it. The
+ * store counts a run once (by its id), so a run that ends again after a crash or a retried step
+ * is not counted twice.
  */
 import type { Hydrator } from '../core/hooks.ts';
 import type { Message } from '../core/messages.ts';
@@ -42,8 +48,8 @@ export interface AgentExperiences {
 export interface ExperienceMemory {
   /** Runs before the agent's own hydrator: the system text of the experiences relevant to the task. */
   readonly hydrator: Hydrator;
-  /** Count a finished run's outcome for the experiences it was shown. Never rejects. */
-  settle(result: LoopResult): Promise<void>;
+  /** Count a finished run's outcome for the experiences it was shown (`shown`: their ids). Never rejects. */
+  settle(result: LoopResult, shown: readonly string[]): Promise<void>;
   readonly api: AgentExperiences;
 }
 
@@ -58,21 +64,16 @@ export function createExperienceMemory(
   agent: { readonly model: InferenceProvider; readonly modelName?: string; tools(): readonly string[]; readonly traces: Traces; redact<T>(value: T): T },
 ): ExperienceMemory {
   const { store } = config;
-  // Which experiences each live run was shown, for its outcome.
-  const shown = new Map<string, readonly string[]>();
   return {
-    hydrator: async ({ task }, context) => {
+    hydrator: async ({ task }) => {
       const items = store.relevant(task, { topK: config.topK ?? 5, ...(config.project === undefined ? {} : { project: config.project }), tools: [...agent.tools()] });
       if (items.length === 0) return { inject: [] };
-      shown.set(context.runId, items.map((item) => item.id));
-      return { inject: [{ role: 'system', content: formatExperiences(items) }] };
+      return { inject: [{ role: 'system', content: formatExperiences(items) }], experiences: items.map((item) => item.id) };
     },
-    async settle(result) {
-      const ids = shown.get(result.runId);
-      shown.delete(result.runId);
-      if (ids === undefined || result.status === 'cancelled') return;
+    async settle(result, shown) {
+      if (shown.length === 0 || result.status === 'cancelled') return;
       try {
-        await store.recordOutcome(ids, result.status === 'done' ? 'success' : 'failure');
+        await store.recordOutcome(shown, result.status === 'done' ? 'success' : 'failure', { runId: result.runId });
       } catch (error) {
         // Statistics are a side benefit: a failed write must not turn a finished run into a failed one.
         console.warn(`[actorloop] experiences: the outcome of run ${result.runId} was not recorded: ${error instanceof Error ? error.message : String(error)}`);

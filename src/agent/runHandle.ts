@@ -42,7 +42,7 @@ export interface RunHost {
   readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
   readonly hooks?: HookRunner;
   /** Counts a finished run's outcome for the experiences it was shown. */
-  readonly experiences?: { settle(result: LoopResult): Promise<void> };
+  readonly experiences?: { settle(result: LoopResult, shown: readonly string[]): Promise<void> };
   /** The session memory of a run that is a session's turn. */
   sessionOf?(runId: string): SessionMemory | undefined;
   /** The runs' doom-loop detectors: a checkpoint keeps its run's. */
@@ -154,7 +154,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
     void Promise.all([
       ended === undefined ? undefined : lastTurnEnd(hooks, scope, ended),
       knowledge?.remember(result, input.task),
-      experiences?.settle(result),
+      experiences?.settle(result, snapshot.context.experiences ?? []),
       persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
     ]).then(settle, settle);
   };

@@ -152,7 +152,8 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
             return hydrated.then(
               (output) => {
                 const reply = clean(output);
-                scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject] } });
+                const shown = reply.experiences === undefined || reply.experiences.length === 0 ? {} : { experiences: [...reply.experiences] };
+                scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject], ...shown } });
                 return reply;
               },
               (error: unknown) => failed(error, hookScope(input.runId, 0, args, scope.emit)),

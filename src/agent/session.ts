@@ -2,12 +2,13 @@
  * `agent.session(id)`: a conversation that goes on across runs and processes. Each run starts
  * from the session's history and, when it ends with an answer, appends what it added (the
  * task, the model's turns, the tool results). Tools of a session run read and write its memory
- * through `ctx.session`.
+ * through `ctx.session`. A durable agent's runtime keeps the memory beside its runs instead (its
+ * tools run in workers): the session reads it when it opens and again after each run.
  */
 import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { SessionHandle, SessionMemory, SessionStore } from '../sessions/index.ts';
-import type { AgentRun, RunOptions, Session } from './types.ts';
+import type { AgentRun, RunOptions, Session, SharedSessionMemory } from './types.ts';
 
 /** The namespace of the session memory tools see as `ctx.session`. */
 export const TOOL_NAMESPACE = 'tools';
@@ -17,7 +18,9 @@ export interface SessionHost {
   readonly store: SessionStore;
   /** The system prompt the agent's runs begin with (not stored in the session). */
   readonly hasSystem: boolean;
-  start(message: string, options: RunOptions, memory: SessionMemory): AgentRun;
+  /** The session's memory when a runtime keeps it (a durable agent's); otherwise it is the store's. */
+  sharedMemory?(sessionId: string): Promise<SharedSessionMemory>;
+  start(message: string, options: RunOptions, memory: SessionMemory, sessionId: string): AgentRun;
 }
 
 /**
@@ -28,28 +31,51 @@ export interface SessionHost {
  */
 export async function openSession(host: SessionHost, id: string): Promise<Session> {
   const handle = await host.store.open(id);
-  const toolMemory = handle.memory(TOOL_NAMESPACE);
+  let shared: SharedSessionMemory | undefined;
+  try {
+    shared = await host.sharedMemory?.(handle.id);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  const memoryOf = (namespace: string): SessionMemory => shared?.memory(namespace) ?? handle.memory(namespace);
+  const toolMemory = memoryOf(TOOL_NAMESPACE);
   // One run at a time: a second run would start from history the first has not appended yet.
   let running: Promise<unknown> = Promise.resolve();
   return {
     id: handle.id,
     run(message, options = {}) {
-      const turn = running.then(() => runTurn(host, handle, toolMemory, message, options));
+      const turn = running.then(() => runTurn(host, handle, toolMemory, message, options, shared));
       running = turn.catch(() => undefined);
       return turn;
     },
     history: () => handle.messages(),
-    memory: (namespace) => handle.memory(namespace),
-    close: () => running.then(() => handle.close()),
+    memory: memoryOf,
+    close: () =>
+      running.then(() => {
+        shared?.close();
+        return handle.close();
+      }),
   };
 }
 
-async function runTurn(host: SessionHost, handle: SessionHandle, memory: SessionMemory, message: string, options: Omit<RunOptions, 'history'>): Promise<LoopResult> {
+async function runTurn(
+  host: SessionHost,
+  handle: SessionHandle,
+  memory: SessionMemory,
+  message: string,
+  options: Omit<RunOptions, 'history'>,
+  shared: SharedSessionMemory | undefined,
+): Promise<LoopResult> {
   const history = handle.messages();
-  const run = host.start(message, { ...options, history }, memory);
+  const run = host.start(message, { ...options, history }, memory, handle.id);
   const result = await run.settled;
   // Only a finished exchange is kept: a failed run's conversation may end mid-turn (calls without results).
   if (result.status === 'done') await handle.appendTurn({ runId: result.runId, messages: added(result.messages, history.length, host.hasSystem) });
+  // Its tools wrote the memory elsewhere (in workers): read what they left.
+  await shared?.refresh().catch((error: unknown) => {
+    console.warn(`[actorloop] session ${handle.id}: its memory could not be read again after run ${result.runId} (${error instanceof Error ? error.message : String(error)}); session.memory() shows it as it was before the run.`);
+  });
   return run.result;
 }
 

@@ -122,6 +122,15 @@ export interface AgentBinding {
   readonly resume: (runId: string) => AgentRun;
 }
 
+/** A session's memory kept by a runtime: views of its namespaces over a copy read when opened and on `refresh`, writing through. */
+export interface SharedSessionMemory {
+  memory(namespace: string): SessionMemory;
+  /** Read the memory again: what the tools of a run wrote meanwhile, elsewhere. */
+  refresh(): Promise<void>;
+  /** Later reads and writes throw `SessionClosedError`. */
+  close(): void;
+}
+
 /** What a runtime gives an agent: its store, its model and tools as the runtime calls them, its runs and events. */
 export interface BoundRuntime {
   readonly store: RunStore;
@@ -131,8 +140,10 @@ export interface BoundRuntime {
   wrapTool(tool: Tool): Tool;
   phases(phases: PhaseImplementations): PhaseImplementations;
   run(task: string, options: RunOptions): Promise<LoopResult>;
-  /** Queue a run and follow it from here: its events, its end, and a human's or a cancellation's word for it. */
-  start(task: string, options: RunOptions, mode?: 'call'): AgentRun;
+  /** Queue a run and follow it from here: its events, its end, and a human's or a cancellation's word for it. `session`: the session whose turn it is. */
+  start(task: string, options: RunOptions, mode?: 'call', session?: string): AgentRun;
+  /** A session's memory as the runtime keeps it, shared with the tools of the session's runs wherever they run. */
+  sessionMemory(sessionId: string): Promise<SharedSessionMemory>;
   /** Follow a run queued before, from any process (and wake it, should it have been left behind). */
   follow(runId: string): AgentRun;
   /** A run for a parent actor to spawn (a strategy's branch), as this runtime runs it. */

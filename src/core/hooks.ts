@@ -36,11 +36,14 @@ export interface PreparerContext extends HookContext {
  */
 export type MessagePreparer = (messages: readonly Message[], context: PreparerContext) => readonly Message[] | Promise<readonly Message[]>;
 
-/** Runs once in `hydrate`, before the first model call; returns messages to insert before the task. */
+/**
+ * Runs once in `hydrate`, before the first model call; returns messages to insert before the
+ * task, and the ids of the experiences they show (whose statistics count the run's outcome).
+ */
 export type Hydrator = (
   input: { readonly task: string; readonly messages: readonly Message[] },
   context: PreparerContext,
-) => Promise<{ readonly inject: readonly Message[] }>;
+) => Promise<{ readonly inject: readonly Message[]; readonly experiences?: readonly string[] }>;
 
 /** A value or a promise of it: every hook may be sync or async. */
 export type Awaitable<T> = T | PromiseLike<T>;

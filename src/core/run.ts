@@ -59,6 +59,11 @@ export interface HydrateInput {
 export interface HydrateOutput {
   /** Messages to insert before the task (e.g. a `[PRE_HYDRATED_CONTEXT]` system message). */
   readonly inject: readonly Message[];
+  /**
+   * Ids of the experiences the injected text shows: the run keeps them (its replies and
+   * checkpoints record them), and its outcome is counted for them once it ends.
+   */
+  readonly experiences?: readonly string[];
 }
 
 export interface ReasonInput {

@@ -26,6 +26,12 @@ export const EXPERIENCE_DEFAULTS = {
   maxEvidence: 10,
   /** Source run ids kept per experience; merging keeps the newest. */
   maxSourceRunIds: 50,
+  /**
+   * Counted run ids kept per experience: a run counted again is recognised while it is among the
+   * experience's latest this many (a crashed run is resumed, or a durable step retried, well
+   * before that many other runs end).
+   */
+  maxCountedRunIds: 100,
   /** Candidates `learnExperiences` returns at most. */
   maxCandidates: 3,
   /** Characters of the compacted transcript sent to the learner's model. */

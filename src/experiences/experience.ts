@@ -72,6 +72,11 @@ const ExperienceFields = z.object({
   successCount: z.number().int().nonnegative(),
   /** successCount / usageCount; 0 while unused. */
   successRate: z.number().min(0).max(1),
+  /**
+   * The latest runs counted in `usageCount` (newest last), when outcomes were recorded with a run
+   * id: a run that ends again (resumed after a crash, a retried durable step) is not counted twice.
+   */
+  countedRunIds: z.array(z.string()).optional(),
   status: ExperienceStatus,
   /** Milliseconds since the epoch. */
   createdAt: z.number(),

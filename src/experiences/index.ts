@@ -37,7 +37,7 @@ export { EXPERIENCE_DEFAULTS } from './defaults.ts';
 
 // Stores
 export { createMemoryExperienceStore } from './store.ts';
-export type { ExperienceAddOptions, ExperienceListFilter, ExperienceRelevantOptions, ExperienceStore, ExperienceStoreOptions, SeedExperience } from './store.ts';
+export type { ExperienceAddOptions, ExperienceListFilter, ExperienceOutcomeOptions, ExperienceRelevantOptions, ExperienceStore, ExperienceStoreOptions, SeedExperience } from './store.ts';
 export type { Redact } from './prepare.ts';
 export { openExperienceStore } from './fileStore.ts';
 export type { ExperienceFileOptions } from './fileStore.ts';

@@ -35,6 +35,12 @@ export interface ExperienceAddOptions {
   readonly status?: ExperienceStatus;
 }
 
+/** Options of `store.recordOutcome`. */
+export interface ExperienceOutcomeOptions {
+  /** The run whose outcome this is: counted once per experience, however often it is recorded. */
+  readonly runId?: string;
+}
+
 /** Options of `store.list`; each narrows the list. */
 export interface ExperienceListFilter {
   readonly status?: ExperienceStatus;
@@ -87,9 +93,11 @@ export interface ExperienceStore {
   relevant(task: string, options?: ExperienceRelevantOptions): Experience[];
   /**
    * Count one finished run for each experience in `ids` (each once, however often listed); ids no
-   * longer stored are skipped. Resolves to the updated experiences once persisted.
+   * longer stored are skipped. With `runId`, an experience that already counted that run (among
+   * its latest `EXPERIENCE_DEFAULTS.maxCountedRunIds`) is skipped too: a run that ends again after
+   * a crash is counted once. Resolves to the updated experiences once persisted.
    */
-  recordOutcome(ids: readonly string[], outcome: ExperienceOutcome): Promise<Experience[]>;
+  recordOutcome(ids: readonly string[], outcome: ExperienceOutcome, options?: ExperienceOutcomeOptions): Promise<Experience[]>;
   /** Wait for pending writes and release the file (if any). Later changes reject. */
   close(): Promise<void>;
 }
@@ -260,7 +268,8 @@ export function buildExperienceStore(
       }
       return results;
     },
-    recordOutcome(ids, outcome) {
+    recordOutcome(ids, outcome, outcomeOptions = {}) {
+      const { runId } = outcomeOptions;
       if (outcome !== 'success' && outcome !== 'failure') {
         return Promise.reject(new ConfigurationError(`recordOutcome() outcome must be 'success' or 'failure' (got ${String(outcome)}).`));
       }
@@ -270,10 +279,11 @@ export function buildExperienceStore(
         const now = Date.now();
         for (const id of new Set(ids)) {
           const existing = byId.get(id);
-          if (existing === undefined) continue;
+          if (existing === undefined || (runId !== undefined && existing.countedRunIds?.includes(runId) === true)) continue;
           const usageCount = existing.usageCount + 1;
           const successCount = existing.successCount + (outcome === 'success' ? 1 : 0);
-          const item = freeze({ ...existing, usageCount, successCount, successRate: successRateOf(usageCount, successCount), updatedAt: now });
+          const counted = runId === undefined ? {} : { countedRunIds: union(existing.countedRunIds ?? [], [runId], EXPERIENCE_DEFAULTS.maxCountedRunIds) };
+          const item = freeze({ ...existing, usageCount, successCount, successRate: successRateOf(usageCount, successCount), ...counted, updatedAt: now });
           put(item);
           before.push(existing);
           after.push(item);
@@ -313,6 +323,7 @@ function union(a: readonly string[], b: readonly string[], max: number): string[
 function freeze(item: Experience): Experience {
   Object.freeze(item.evidence);
   Object.freeze(item.sourceRunIds);
+  if (item.countedRunIds !== undefined) Object.freeze(item.countedRunIds);
   Object.freeze(item.scope);
   return Object.freeze(item);
 }

@@ -124,7 +124,12 @@ const PlannedCallRecord = z.object({
 });
 
 /** The phase replies a resumed run replays instead of doing their work again, in the order the machine took them. */
-export const HydrateReplyRecord = z.object({ v, kind: z.literal('hydrate'), output: z.object({ inject: z.array(Message) }) });
+export const HydrateReplyRecord = z.object({
+  v,
+  kind: z.literal('hydrate'),
+  /** `experiences`: the ids of the experiences the run was shown (absent when none). */
+  output: z.object({ inject: z.array(Message), experiences: z.array(z.string()).optional() }),
+});
 export const ReasonReplyRecord = z.object({
   v,
   kind: z.literal('reason'),

@@ -13,8 +13,10 @@ import type { Engine } from './engine.ts';
 import type { LiveRun, StepOutcome } from './liveRun.ts';
 import { SCHEMA } from './migrations.ts';
 import { applyStep, failRun } from './step.ts';
-import { isConnectionError, whileReconnecting } from './transaction.ts';
-import type { Made, MadeCall } from './stepWrite.ts';
+import type pg from 'pg';
+import { wake } from './outbox.ts';
+import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
+import { storedRequest, type Made, type MadeCall } from './stepWrite.ts';
 
 /** One run as this process advances it. */
 interface Held {
@@ -68,10 +70,13 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
       if (claimed.length === 0 || signal.aborted) return;
       for (const call of claimed) held.inHand.add(call.key);
       const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
-      made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, outcome: outcomes[index] as EffectOutcome }])]);
+      // Calls the worker's stop interrupted say nothing of what they would have done: they are made again.
       if (signal.aborted) return;
+      made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, outcome: outcomes[index] as EffectOutcome }])]);
     }
   } finally {
+    // Outcomes in hand that no step recorded (a worker stopping between a model call and the tool calls it led to) are kept for the next.
+    if (made.size > 0) await keepOutcomes(engine, actorId, made).catch(() => undefined);
     for (const key of made.keys()) held.inHand.delete(key);
     if (held.live?.owner === me) {
       const { run } = held.live;
@@ -121,6 +126,24 @@ async function step(engine: Engine, workerId: string, held: Held, me: object, ac
   if (held.drives === 1 && !signal.aborted) held.live = { run: outcome.live, owner: me };
   else await outcome.live.release();
   return outcome;
+}
+
+/** Record outcomes of a run's calls without stepping it, and wake it: the step that rebuilds it takes them. */
+async function keepOutcomes(engine: Engine, actorId: string, made: Made): Promise<void> {
+  await transaction(engine.pool, async (client) => {
+    await recordOutcomes(client, actorId, made);
+    await wake(client, [actorId]);
+  });
+}
+
+async function recordOutcomes(client: pg.PoolClient, actorId: string, made: Made): Promise<void> {
+  await client.query(
+    `INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, outcome, finished_at, since)
+     SELECT $1, key, request->>'kind', 'done', request, outcome, now(), (SELECT log_length FROM ${SCHEMA}.actors WHERE id = $1)
+     FROM unnest($2::text[], $3::jsonb[], $4::jsonb[]) AS t(key, outcome, request)
+     ON CONFLICT (actor_id, key) DO UPDATE SET status = 'done', outcome = EXCLUDED.outcome, finished_at = now(), claimed_by = NULL WHERE effects.status <> 'done'`,
+    [actorId, [...made.keys()], [...made.values()].map(({ outcome }) => JSON.stringify(outcome)), [...made.values()].map(({ request }) => JSON.stringify(storedRequest(request)))],
+  );
 }
 
 /**

@@ -12,12 +12,17 @@ import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
 import type { Tool } from '../tools/types.ts';
 import { DurableRunError } from './errors.ts';
+import { toolSessionMemory } from './sessionMemory.ts';
+import { whileReconnecting } from './transaction.ts';
+import type { SessionMemory } from '../core/sessionMemory.ts';
 
 /** A call a step claimed: `begun` when a non-idempotent tool's call had started before (its worker died). */
 export interface ClaimedCall {
   readonly key: string;
   readonly request: Exclude<EffectRequest, { kind: 'child' }>;
   readonly begun: boolean;
+  /** The session whose turn the run is (as its queued options keep it): its tools get the session's memory. */
+  readonly session?: string;
 }
 
 export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal): Promise<EffectOutcome> {
@@ -29,7 +34,17 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
   if (claimed.begun && tool !== undefined && !tool.idempotent) {
     return failure(new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`));
   }
-  return bound.redact(await call(request, bound, tool, abort));
+  // A session's turn: its tools share the session's memory, as it is when the call starts (read again while the database is away).
+  let session: SessionMemory | undefined;
+  if (request.kind === 'tool' && claimed.session !== undefined) {
+    const sessionId = claimed.session;
+    try {
+      session = await whileReconnecting(() => toolSessionMemory(engine.pool, sessionId, bound.redact), { signal: abort });
+    } catch (error) {
+      return failure(new DurableRunError(`The session memory of run ${request.runId} could not be read (${error instanceof Error ? error.message : String(error)}); "${request.tool}" was not run.`));
+    }
+  }
+  return bound.redact(await call(request, bound, tool, abort, session));
 }
 
 /** Whether a call must be known as begun before it is made: a tool that must not run twice, or one not known here. */
@@ -39,7 +54,7 @@ export async function mustMarkBegun(engine: Engine, request: EffectRequest): Pro
   return tool === undefined || !tool.idempotent;
 }
 
-async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: Caller, tool: Tool | undefined, abort: AbortSignal): Promise<EffectOutcome> {
+async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: Caller, tool: Tool | undefined, abort: AbortSignal, session?: SessionMemory): Promise<EffectOutcome> {
   if (request.kind === 'model') {
     try {
       const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), signal: abort });
@@ -60,6 +75,7 @@ async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: C
           idempotencyKey: request.idempotencyKey,
           runId: request.runId,
           agentId: request.agentId,
+          ...(session === undefined ? {} : { session }),
         }),
       ),
     tool.timeoutMs ?? DEFAULTS.tools.timeoutMs,

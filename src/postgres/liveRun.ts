@@ -25,6 +25,8 @@ interface Place {
   readonly workerId: string;
   readonly agentId: string;
   readonly parentId: string | null;
+  /** The session whose turn the run is, if it is one. */
+  readonly session: string | undefined;
   /** The version the run's last step wrote. */
   readonly version: number;
   readonly logLength: number;
@@ -64,7 +66,10 @@ export class LiveRun {
     const calls = requested.filter(([, request]) => request.kind !== 'child');
     const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
     const inline = status === 'running' && calls.length > 0 && calls.length === requested.length && calls.every(([, request], i) => request.kind === 'tool' && marks[i] === false);
-    if (inline) return { claimed: calls.flatMap(([key, request]) => (request.kind === 'child' ? [] : [{ key, request, begun: false }])), live: this, inline: true };
+    if (inline) {
+      const session = place.session === undefined ? {} : { session: place.session };
+      return { claimed: calls.flatMap(([key, request]) => (request.kind === 'child' ? [] : [{ key, request, begun: false, ...session }])), live: this, inline: true };
+    }
     const version = place.version + 1;
     const all = this.#lines.splice(0);
     const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines: all, calls, marks, events: 0, startedAt: this.#started, status, result, made };
@@ -82,7 +87,7 @@ export class LiveRun {
       await this.release();
       return undefined;
     }
-    const claimed = claimedCalls(calls, written.claimed);
+    const claimed = claimedCalls(calls, written.claimed, place.session);
     if (status === 'running' && requested.length === calls.length && claimed.length === calls.length && claimed.length > 0) {
       return { claimed, live: new LiveRun(engine, running, { ...place, version, logLength: place.logLength + all.length }) };
     }

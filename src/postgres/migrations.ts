@@ -82,10 +82,19 @@ const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: 'where each run\'s last checkpoint is, and when each call was asked for',
+    name: 'where each run\'s last checkpoint is, when each call was asked for, and session memory',
     sql: `
       ALTER TABLE ${SCHEMA}.actors ADD COLUMN checkpoint_at integer;
-      ALTER TABLE ${SCHEMA}.effects ADD COLUMN since integer NOT NULL DEFAULT 0;`,
+      ALTER TABLE ${SCHEMA}.effects ADD COLUMN since integer NOT NULL DEFAULT 0;
+      CREATE TABLE ${SCHEMA}.session_memory (
+        session_id text NOT NULL,
+        namespace text NOT NULL,
+        key text NOT NULL,
+        value jsonb NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, namespace, key)
+      );`,
   },
 ];
 

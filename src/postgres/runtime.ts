@@ -28,6 +28,7 @@ import { StrategyCancelledError, StrategyFailedError } from '../strategies/error
 import { CorruptRowError, DurableRunError } from './errors.ts';
 import { checkSchema, migrate, SCHEMA, type MigrationReport } from './migrations.ts';
 import { createStepStore } from './stepStore.ts';
+import { openSharedMemory } from './sessionMemory.ts';
 import { FINAL } from './step.ts';
 
 export interface PostgresRuntimeOptions {
@@ -194,7 +195,14 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   };
 
   /** Queue a run (its row and its first event, in one transaction) and wait for its stored result. */
-  const submit = async (kind: 'agent' | 'strategy', id: string, redact: <T>(value: T) => T, task: string, runOptions: RunOptions & { readonly mode?: 'call' }, join = false): Promise<StoredResult> => {
+  const submit = async (
+    kind: 'agent' | 'strategy',
+    id: string,
+    redact: <T>(value: T) => T,
+    task: string,
+    runOptions: RunOptions & { readonly mode?: 'call'; readonly session?: string },
+    join = false,
+  ): Promise<StoredResult> => {
     if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError('A run needs a non-empty task string.');
     const runId = runOptions.runId ?? newRunId();
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
@@ -204,6 +212,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }),
       ...(runOptions.history === undefined ? {} : { history: runOptions.history }),
       ...(runOptions.mode === undefined ? {} : { mode: runOptions.mode }),
+      // A session's turn: its tools' calls find the session's memory by it (redacted, as the memory table keys it).
+      ...(runOptions.session === undefined ? {} : { session: runOptions.session }),
     });
     await transaction(pool, async (client) => {
       const inserted = await client.query(
@@ -286,9 +296,14 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         wrapTool: durableTool,
         phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
         run: (task, runOptions) => runAgent(task, runOptions, false),
-        start: (task, runOptions, mode) => {
+        start: (task, runOptions, mode, session) => {
           const runId = runOptions.runId ?? newRunId();
-          return follow(runId, submit('agent', binding.agentId, binding.redact, task, { ...runOptions, runId, ...(mode === undefined ? {} : { mode }) }).then(loopResult));
+          const queued = { ...runOptions, runId, ...(mode === undefined ? {} : { mode }), ...(session === undefined ? {} : { session }) };
+          return follow(runId, submit('agent', binding.agentId, binding.redact, task, queued).then(loopResult));
+        },
+        sessionMemory: async (sessionId) => {
+          await ready();
+          return openSharedMemory(pool, sessionId, binding.redact);
         },
         follow: (runId) =>
           follow(

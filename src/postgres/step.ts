@@ -90,10 +90,11 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       if (result?.status === 'cancelled') await cancelChildren(client, actorId);
       // A sub-agent run that ended wakes the run that waits for it.
       if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
-      const claimed = claimedCalls(calls, written.claimed);
+      const session = runOptions(row).session;
+      const claimed = claimedCalls(calls, written.claimed, session);
       // The run lives on here while its worker makes its calls, when this worker makes all of them: the next step needs no replay.
       if (running !== undefined && status === 'running' && claimed.length > 0 && claimed.length === requested.length) {
-        live = new LiveRun(engine, running, { workerId, agentId: row.agent_id, parentId: row.parent_id, version, logLength: from + lines.length });
+        live = new LiveRun(engine, running, { workerId, agentId: row.agent_id, parentId: row.parent_id, session, version, logLength: from + lines.length });
       }
       return claimed;
     });
@@ -152,7 +153,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   engine.steps.set(actorId, step);
   let handle: AgentRun | undefined;
   try {
-    const { mode, ...options } = runOptions(row);
+    const { mode, session: _session, ...options } = runOptions(row);
     handle = records.length === 0 ? bound.start(row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
   } catch (error) {
     engine.store.end(actorId);
@@ -199,6 +200,7 @@ const QueuedOptions = z.object({
   limits: z.object({ maxIterations: z.number(), maxTotalTokens: z.number(), timeoutMs: z.number(), maxRepairTurns: z.number() }).partial().optional(),
   history: z.array(Message).optional(),
   mode: z.literal('call').optional(),
+  session: z.string().optional(),
 });
 
 function runOptions(row: ActorRow): z.infer<typeof QueuedOptions> {

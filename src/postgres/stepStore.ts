@@ -210,7 +210,7 @@ export function createStepStore(): StepStore {
     const run = runId === undefined ? undefined : runs.get(runId);
     if (run === undefined) {
       throw new ConfigurationError(
-        `${what}: a durable agent's runs are started with agent.run() (which queues them) and advanced by workers (runWorker); start, prepare, resume and sessions are not available on it.`,
+        `${what}: a durable agent's runs are queued (agent.run, start, call, sessions) and advanced by workers (runWorker); this store only answers inside a worker's step.`,
       );
     }
     return run;

@@ -79,7 +79,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       write.from,
       write.lines,
       write.calls.map(([key]) => key),
-      write.calls.map(([, request]) => JSON.stringify(stored(request))),
+      write.calls.map(([, request]) => JSON.stringify(storedRequest(request))),
       write.marks,
       write.workerId,
       write.version,
@@ -92,7 +92,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       [...write.made.keys()],
       [...write.made.values()].map(({ outcome }) => JSON.stringify(outcome)),
       lastCheckpoint(write.from, write.lines),
-      [...write.made.values()].map(({ request }) => JSON.stringify(stored(request))),
+      [...write.made.values()].map(({ request }) => JSON.stringify(storedRequest(request))),
     ],
   });
   const row = written.rows[0];
@@ -103,7 +103,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
  * A call as its row keeps it, for whoever looks: a model call by its size (the conversation is in
  * the run's log, and a step that makes the call again rebuilds its request), a tool call whole.
  */
-function stored(request: EffectRequest): unknown {
+export function storedRequest(request: EffectRequest): unknown {
   if (request.kind !== 'model') return request;
   const { messages, tools, model } = request.request;
   return { kind: 'model', agentId: request.agentId, ...(model === undefined ? {} : { model }), messages: messages.length, tools: tools?.length ?? 0 };
@@ -118,10 +118,10 @@ function lastCheckpoint(from: number, lines: readonly string[]): number | null {
 }
 
 /** The calls a write claimed, with their requests. */
-export function claimedCalls(calls: readonly (readonly [string, EffectRequest])[], claimed: Written['claimed']): ClaimedCall[] {
+export function claimedCalls(calls: readonly (readonly [string, EffectRequest])[], claimed: Written['claimed'], session: string | undefined): ClaimedCall[] {
   const byKey = new Map(calls);
   return claimed.flatMap(({ key, begun }): ClaimedCall[] => {
     const request = byKey.get(key);
-    return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun }];
+    return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun, ...(session === undefined ? {} : { session }) }];
   });
 }

@@ -55,7 +55,7 @@ describe('experience file store', () => {
     const first = await openStore();
     const added = await first.add({ ...candidate, scope: { kind: 'tool', name: 'vitest' }, evidence: ['run_1 timed out'], sourceRunIds: ['run_1'] });
     await first.accept(added.id);
-    await first.recordOutcome([added.id], 'success');
+    await first.recordOutcome([added.id], 'success', { runId: 'run_2' });
     await first.recordOutcome([added.id], 'failure');
     const removed = await first.add({ condition: 'x happens', rule: 'do y', confidence: 0.1 });
     await first.remove(removed.id);
@@ -65,6 +65,9 @@ describe('experience file store', () => {
     expect(second.size).toBe(1);
     expect(second.get(added.id)).toMatchObject({ status: 'active', usageCount: 2, successCount: 1, successRate: 0.5, evidence: ['run_1 timed out'] });
     expect(second.relevant('vitest times out on CI', { tools: ['vitest'] }).map((e) => e.id)).toEqual([added.id]);
+    // The runs it counted are kept too: a run that ends again in a later process is not counted twice.
+    await second.recordOutcome([added.id], 'success', { runId: 'run_2' });
+    expect(second.get(added.id)).toMatchObject({ usageCount: 2, countedRunIds: ['run_2'] });
   });
 
   it.each([

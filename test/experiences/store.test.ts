@@ -5,6 +5,7 @@ import { ConfigurationError } from '../../src/core/errors.ts';
 import { ExperienceNotFoundError, ExperienceStoreClosedError } from '../../src/experiences/errors.ts';
 import { scopeApplies } from '../../src/experiences/experience.ts';
 import { createMemoryExperienceStore } from '../../src/experiences/store.ts';
+import { EXPERIENCE_DEFAULTS } from '../../src/experiences/defaults.ts';
 
 const timeout = { condition: 'the vitest suite times out on CI', rule: 'run vitest with --pool=forks', confidence: 0.8 };
 const eresolve = { condition: 'npm install fails with ERESOLVE', rule: 'retry with --legacy-peer-deps', confidence: 0.7 };
@@ -168,6 +169,26 @@ describe('experience store: relevant()', () => {
 });
 
 describe('experience store: recordOutcome()', () => {
+  it('counts a run once per experience when given its id, remembering the latest runs it counted', async () => {
+    const store = createMemoryExperienceStore([timeout, eresolve]);
+    const [a, b] = store.list().map((e) => e.id) as [string, string];
+    await store.recordOutcome([a], 'success', { runId: 'run_1' });
+    // The same run ending again (resumed after a crash): a is skipped, b was not counted for it yet.
+    const again = await store.recordOutcome([a, b], 'failure', { runId: 'run_1' });
+    expect(again.map((e) => e.id)).toEqual([b]);
+    expect(store.get(a)).toMatchObject({ usageCount: 1, successCount: 1, countedRunIds: ['run_1'] });
+    expect(store.get(b)).toMatchObject({ usageCount: 1, successCount: 0, countedRunIds: ['run_1'] });
+    // Without an id every call counts, as before.
+    await store.recordOutcome([a], 'success');
+    expect(store.get(a)).toMatchObject({ usageCount: 2, countedRunIds: ['run_1'] });
+    // The memory is bounded: the oldest run ids go first.
+    for (let i = 2; i <= EXPERIENCE_DEFAULTS.maxCountedRunIds + 1; i++) await store.recordOutcome([a], 'success', { runId: `run_${i}` });
+    const counted = store.get(a)?.countedRunIds ?? [];
+    expect(counted).toHaveLength(EXPERIENCE_DEFAULTS.maxCountedRunIds);
+    expect(counted[0]).toBe('run_2');
+    expect(counted.at(-1)).toBe(`run_${EXPERIENCE_DEFAULTS.maxCountedRunIds + 1}`);
+  });
+
   it('counts each listed experience once per call and keeps successRate = successCount / usageCount', async () => {
     const store = createMemoryExperienceStore([timeout, eresolve]);
     const [a, b] = store.list().map((e) => e.id) as [string, string];

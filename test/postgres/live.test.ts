@@ -130,7 +130,9 @@ describe.skipIf(missing !== '')('durable runs alive in their worker', () => {
     expect(sent).toBe(1);
     const read = (await logRowsRead()) - before;
     expect(length).toBeGreaterThan(200);
-    expect(read).toBeLessThan(length - (checkpointAt ?? 0) + 10);
+    // What followed the checkpoint is a few rows; the whole log is over 200 (other reads of the database may land in the count too).
+    expect(length - (checkpointAt ?? 0)).toBeLessThan(10);
+    expect(read).toBeLessThan(length / 4);
   }, 120_000);
 
   it('a step that finds its run moved on writes nothing of what it went on to do', async () => {
