@@ -25,7 +25,6 @@ import type { RetryOptions } from './retry.ts';
 import { StreamAssembler } from './streamAssembler.ts';
 import type { DeltaEvent } from './streamAssembler.ts';
 import { DEFAULT_PRICES } from './usage.ts';
-import { withNestedErrorBodies } from './errorBody.ts';
 
 /**
  * Create a provider for any OpenAI-compatible endpoint. Configuration comes from `options`,
@@ -57,7 +56,9 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     timeout: timeoutMs,
     maxRetries: 0,
     ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
-    fetch: withNestedErrorBodies(options.fetch ?? globalThis.fetch),
+    // A flat error body (vLLM before 0.10.1: `{ "object": "error", "message": … }`) is nested under
+    // `error` by the client itself (makeStatusError), so its message reaches classifyError.
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase =>
     buildChatParams(request, model, capabilitiesOf(model, options.models));
