@@ -276,6 +276,7 @@ describe('local servers', () => {
     ['vLLM 0.10.1+ (nested error body)', 'vllm-context-length-nested.json', 'maximum context length is 16384 tokens'],
     ['llama.cpp', 'llamacpp-context-size.json', 'exceeds the available context size'],
     ['llama.cpp (sent as a 500)', 'llamacpp-context-size-500.json', 'exceeds the available context size'],
+    ['Ollama (the error a plain string)', 'ollama-context-length.json', 'the input length exceeds the context length'],
   ])('types the context-length error of %s, in the server\'s own words', async (_server, fixture, words) => {
     server.enqueue(fixture);
     const error = await failure(provider({ model: 'local' }).complete({ messages: ask() }));
