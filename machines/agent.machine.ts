@@ -159,6 +159,15 @@ export const agentMachine = setup({
       costUsd: output.costUsd,
       ...(output.reasoning === undefined || output.reasoning === '' ? {} : { reasoning: output.reasoning }),
     })),
+    // A refusal, or a reply cut off at the token cap under the `end` policy, ends the run.
+    recordRefusal: assign((_, output: ReasonOutput) => ({ termination: refusalTermination(output.refusal ?? '') })),
+    emitTruncated: emit((_, output: ReasonOutput) => ({
+      type: 'reply.truncated' as const,
+      action: 'end' as const,
+      continuation: output.continuations ?? 0,
+      completionTokens: output.usage.completionTokens,
+    })),
+    recordTruncation: assign((_, output: ReasonOutput) => ({ termination: lengthTermination(output.usage.completionTokens) })),
     recordPlan: assign(({ context }, output: GateOutput) => ({
       plan: output.plan,
       outcomes: output.plan.map(() => null),
@@ -279,24 +288,11 @@ export const agentMachine = setup({
             // A refusal or a reply cut off at the token cap ends the run; tool calls go to the gate;
             // a reply without calls is the final answer.
             'reason.done': [
-              {
-                guard: { type: 'refused', params: replyOf },
-                target: '#agent.failed',
-                actions: [...recordReply, assign({ termination: ({ event }) => refusalTermination(event.output.refusal ?? '') })],
-              },
+              { guard: { type: 'refused', params: replyOf }, target: '#agent.failed', actions: [...recordReply, { type: 'recordRefusal', params: replyOf }] },
               {
                 guard: { type: 'truncated', params: replyOf },
                 target: '#agent.failed',
-                actions: [
-                  ...recordReply,
-                  emit(({ event }) => ({
-                    type: 'reply.truncated' as const,
-                    action: 'end' as const,
-                    continuation: event.output.continuations ?? 0,
-                    completionTokens: event.output.usage.completionTokens,
-                  })),
-                  assign({ termination: ({ event }) => lengthTermination(event.output.usage.completionTokens) }),
-                ],
+                actions: [...recordReply, { type: 'emitTruncated', params: replyOf }, { type: 'recordTruncation', params: replyOf }],
               },
               { guard: { type: 'proposesToolCalls', params: replyOf }, target: 'gate', actions: recordReply },
               { target: '#agent.done', actions: recordReply },
