@@ -10,6 +10,7 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import { ModelRefusedError, ReplyTruncatedError } from '../../src/agent/errors.ts';
 import type { JournalEntry, LoopEvent } from '../../src/core/loopEvent.ts';
 import type { AssistantMessage } from '../../src/core/messages.ts';
+import type { ReasoningEffort } from '../../src/core/provider.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import { ContextLengthError, BadRequestError } from '../../src/inference/errors.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
@@ -26,7 +27,14 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-function weatherAgent(options: { model: string; stream?: boolean; onLength?: LengthPolicy; maxTokens?: number; provider?: OpenAICompatibleOptions }) {
+function weatherAgent(options: {
+  model: string;
+  stream?: boolean;
+  onLength?: LengthPolicy;
+  maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
+  provider?: OpenAICompatibleOptions;
+}) {
   const asked: string[] = [];
   const weather = defineTool({
     name: 'weather',
@@ -43,6 +51,7 @@ function weatherAgent(options: { model: string; stream?: boolean; onLength?: Len
       stream: options.stream ?? false,
       ...(options.onLength === undefined ? {} : { onLength: options.onLength }),
       ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
     },
     tools: [weather],
   });
@@ -181,6 +190,16 @@ describe('a reply cut off at the token cap (finish_reason length)', () => {
 });
 
 describe('provider edges through a run', () => {
+  it("sends a reasoning model the agent's reasoningEffort and its token cap as max_completion_tokens", async () => {
+    rule = (body) => ('max_tokens' in body ? 'openai-max-tokens-unsupported.json' : undefined);
+    server.enqueue('azure-gpt-5-nano-stream.sse');
+    const { agent } = weatherAgent({ model: 'gpt-5-nano', stream: true, maxTokens: 400, reasoningEffort: 'minimal' });
+    const result = await agent.run('Capital of Denmark?');
+    agent.stop();
+    expect(result.text).toBe('Capital of Denmark.');
+    expect(server.requests[0]).toMatchObject({ max_completion_tokens: 400, reasoning_effort: 'minimal' });
+  });
+
   it('fails typed on a context-length error of a vLLM server that sends its error flat', async () => {
     server.enqueue('vllm-context-length-flat.json');
     const { agent } = weatherAgent({ model: 'Qwen/Qwen2.5-7B-Instruct' });
