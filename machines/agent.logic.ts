@@ -2,10 +2,10 @@
  * Pure functions behind the agent machine's guards and assignments. No I/O, no runtime imports:
  * everything here is a function of the context, so it is trivially testable and persistable.
  */
-import type { Message, ToolCall, ToolMessage } from '../src/core/messages.ts';
+import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../src/core/messages.ts';
 import type { ErrorData } from '../src/core/loopEvent.ts';
 import type { AgentContext } from './agent.types.ts';
-import type { ActCall, ActOutput, PendingHuman, PlannedCall, Termination, ToolOutcome } from '../src/core/run.ts';
+import type { ActCall, ActOutput, PendingHuman, PlannedCall, ReasonOutput, Termination, ToolOutcome } from '../src/core/run.ts';
 
 /**
  * The calls of the current turn and their outcomes so far: what routing after `gate`, `act` and
@@ -207,6 +207,59 @@ export function stuckTermination(reason: string | null): Termination {
   return {
     reason: 'stuck',
     errorData: { name: 'StuckLoopError', code: 'stuck', message: reason ?? 'the run was found stuck in a loop', blame: 'model' },
+  };
+}
+
+/**
+ * The assistant message a reply leaves in the conversation. A truncated reply keeps its text but
+ * not its tool calls: their arguments were cut off, and no result will ever answer them. A
+ * refusal is what the model said, so it stays in the conversation as its content.
+ *
+ * @example
+ * ```ts
+ * assistantMessage({ text: 'Hi', toolCalls: [], usage, costUsd: 0, reasoning: 'greet' }); // { role: 'assistant', content: 'Hi', reasoning: 'greet' }
+ * ```
+ */
+export function assistantMessage(output: ReasonOutput): AssistantMessage {
+  const { text, toolCalls, reasoning } = output;
+  const thought = reasoning === undefined || reasoning === '' ? {} : { reasoning };
+  if (output.refusal !== undefined) return { role: 'assistant', content: output.refusal, ...thought };
+  if (toolCalls.length > 0 && output.truncated !== true) return { role: 'assistant', content: text, toolCalls: [...toolCalls], ...thought };
+  return { role: 'assistant', content: text ?? '', ...thought };
+}
+
+/**
+ * How a refused reply ends the run: reason `refusal`, with the model's words as the error message.
+ *
+ * @example
+ * ```ts
+ * refusalTermination("I'm sorry, I can't help with that.").errorData?.code; // 'model_refused'
+ * ```
+ */
+export function refusalTermination(refusal: string): Termination {
+  return {
+    reason: 'refusal',
+    errorData: { name: 'ModelRefusedError', code: 'model_refused', message: `The model refused to answer: ${refusal}`, blame: 'model' },
+  };
+}
+
+/**
+ * How a reply cut off at the output-token cap ends the run (the agent's `onLength` policy is `end`).
+ *
+ * @example
+ * ```ts
+ * lengthTermination(256).reason; // 'length'
+ * ```
+ */
+export function lengthTermination(completionTokens: number): Termination {
+  return {
+    reason: 'length',
+    errorData: {
+      name: 'ReplyTruncatedError',
+      code: 'reply_truncated',
+      message: `the model's reply was cut off at the output-token cap after ${completionTokens} tokens`,
+      blame: 'user',
+    },
   };
 }
 

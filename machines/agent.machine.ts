@@ -29,7 +29,10 @@ import {
   hasPendingHuman,
   hasRunnableCalls,
   isStuck,
+  assistantMessage,
+  lengthTermination,
   observationErrors,
+  refusalTermination,
   outcomesAfterAct,
   pendingHuman,
   resolveHuman,
@@ -129,8 +132,10 @@ export const agentMachine = setup({
     })),
     recordReasoning: assign(({ context }, output: ReasonOutput) => {
       const { text, toolCalls, usage, costUsd } = output;
-      const assistant: Message =
-        toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls: [...toolCalls] } : { role: 'assistant', content: text ?? '' };
+      const assistant: Message = assistantMessage(output);
+      // A refusal or a cut-off reply is not an answer: the result's text stays empty.
+      const answer = output.refusal === undefined ? text : null;
+      const planned = output.refusal === undefined && output.truncated !== true ? toolCalls : [];
       return {
         iteration: context.iteration + 1,
         // concat: one copy of the history at its exact size (see appendObservations).
@@ -139,10 +144,11 @@ export const agentMachine = setup({
           promptTokens: context.usage.promptTokens + usage.promptTokens,
           completionTokens: context.usage.completionTokens + usage.completionTokens,
           totalTokens: context.usage.totalTokens + usage.totalTokens,
+          ...(context.usage.estimated === true || usage.estimated === true ? { estimated: true as const } : {}),
         },
         costUsd: context.costUsd + costUsd,
-        text,
-        plan: toolCalls.map((call): PlannedCall => ({ call, arguments: undefined, verdict: 'blocked' })),
+        text: answer,
+        plan: planned.map((call): PlannedCall => ({ call, arguments: undefined, verdict: 'blocked' })),
       };
     }),
     emitReasoning: emit((_, output: ReasonOutput) => ({
@@ -151,7 +157,17 @@ export const agentMachine = setup({
       toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name })),
       usage: { ...output.usage },
       costUsd: output.costUsd,
+      ...(output.reasoning === undefined || output.reasoning === '' ? {} : { reasoning: output.reasoning }),
     })),
+    // A refusal, or a reply cut off at the token cap under the `end` policy, ends the run.
+    recordRefusal: assign((_, output: ReasonOutput) => ({ termination: refusalTermination(output.refusal ?? '') })),
+    emitTruncated: emit((_, output: ReasonOutput) => ({
+      type: 'reply.truncated' as const,
+      action: 'end' as const,
+      continuation: output.continuations ?? 0,
+      completionTokens: output.usage.completionTokens,
+    })),
+    recordTruncation: assign((_, output: ReasonOutput) => ({ termination: lengthTermination(output.usage.completionTokens) })),
     recordPlan: assign(({ context }, output: GateOutput) => ({
       plan: output.plan,
       outcomes: output.plan.map(() => null),
@@ -177,6 +193,8 @@ export const agentMachine = setup({
   guards: {
     // Routing guards: params are what the transition is about to assign (see above).
     proposesToolCalls: (_, reply: ReasonOutput) => reply.toolCalls.length > 0,
+    refused: (_, reply: ReasonOutput) => reply.refusal !== undefined,
+    truncated: (_, reply: ReasonOutput) => reply.truncated === true,
     awaitsHuman: (_, turn: TurnCalls) => hasPendingHuman(turn),
     hasRunnableCalls: (_, turn: TurnCalls) => hasRunnableCalls(turn),
     isStuck: ({ context }) => isStuck(context),
@@ -266,8 +284,15 @@ export const agentMachine = setup({
             { type: 'runPhase', params: ({ context }) => ({ phase: 'reason', input: { runId: context.runId, iteration: context.iteration, messages: context.messages } }) },
           ],
           on: {
-            // Tool calls go to the gate; a reply without calls is the final answer.
+            // A refusal or a reply cut off at the token cap ends the run; tool calls go to the gate;
+            // a reply without calls is the final answer.
             'reason.done': [
+              { guard: { type: 'refused', params: replyOf }, target: '#agent.failed', actions: [...recordReply, { type: 'recordRefusal', params: replyOf }] },
+              {
+                guard: { type: 'truncated', params: replyOf },
+                target: '#agent.failed',
+                actions: [...recordReply, { type: 'emitTruncated', params: replyOf }, { type: 'recordTruncation', params: replyOf }],
+              },
               { guard: { type: 'proposesToolCalls', params: replyOf }, target: 'gate', actions: recordReply },
               { target: '#agent.done', actions: recordReply },
             ],

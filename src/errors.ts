@@ -22,7 +22,7 @@ export { ConfigurationError } from './core/errors.ts';
 export { AuthenticationError, BadRequestError, CancelledError, ContextLengthError, MissingConfigurationError } from './inference/errors.ts';
 export { ConversationError } from './conversation/validate.ts';
 export { PolicyGateError } from './policy/evaluateGate.ts';
-export { HookFailedError, ModelCallBlockedError, RunCancelledError } from './agent/errors.ts';
+export { HookFailedError, ModelCallBlockedError, ReplyTruncatedError, RunCancelledError } from './agent/errors.ts';
 export { ReplayMismatchError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError, UnsupportedVersionError } from './persistence/errors.ts';
 export { AgentNotFoundError, AgentStoppedError, AskCancelledError } from './system/errors.ts';
 export { InvalidDecisionError, StrategyCancelledError, StrategyRoundsExceededError } from './strategies/errors.ts';
@@ -43,7 +43,7 @@ export {
 // blame 'model': what the model sent cannot be used.
 export { ModelBehaviorError } from './core/errors.ts';
 export { StructuredOutputError } from './inference/errors.ts';
-export { ModelRepairExhaustedError, StuckLoopError } from './agent/errors.ts';
+export { ModelRefusedError, ModelRepairExhaustedError, StuckLoopError } from './agent/errors.ts';
 export { ToolArgumentsError, ToolNotFoundError } from './tools/errors.ts';
 export { SkillNotFoundError } from './skills/errors.ts';
 export { InvalidExperienceAnswerError } from './experiences/errors.ts';

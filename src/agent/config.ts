@@ -5,7 +5,7 @@
  * a misspelt option fails loudly instead of being ignored.
  */
 import { ConfigurationError } from '../core/errors.ts';
-import type { InferenceProvider } from '../core/provider.ts';
+import type { InferenceProvider, ReasoningEffort } from '../core/provider.ts';
 import type { RunLimits } from '../core/run.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import { HookName } from '../core/loopEvent.ts';
@@ -25,7 +25,7 @@ import type { ToolProfile } from '../tools/profile.ts';
 import type { TaintOptions } from '../policy/taint.ts';
 import type { Tool } from '../tools/types.ts';
 import { checkMcpServerConfig, mcpSecrets, type McpServerConfig } from '../mcp/connect.ts';
-import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, AgentRuntime, ModelConfig } from './types.ts';
+import type { AgentConfig, AgentObserveConfig, AgentResilienceConfig, AgentRuntime, LengthPolicy, ModelConfig } from './types.ts';
 
 /** What the agent is built from: the config, checked and flat (internal; not exported from the package). */
 export interface AgentSettings {
@@ -37,6 +37,8 @@ export interface AgentSettings {
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly stream: boolean;
+  readonly reasoningEffort?: ReasoningEffort;
+  readonly onLength?: LengthPolicy;
   readonly tools: readonly Tool[];
   readonly gate?: PolicyGate;
   readonly toolProfile?: ToolProfile;
@@ -71,7 +73,7 @@ export interface AgentSettings {
 const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
-  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
+  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream', 'reasoningEffort', 'onLength'],
   policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
   context: ['budget', 'preHydration', 'experimental_hydrator'],
@@ -125,7 +127,14 @@ const isObserver = (v: unknown): boolean => typeof v === 'function' || isObject(
 const isArray = (v: unknown): boolean => Array.isArray(v);
 const isFunction = (v: unknown): boolean => typeof v === 'function';
 
-function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream'> {
+const EFFORTS: readonly string[] = ['minimal', 'low', 'medium', 'high'];
+const isEffort = (v: unknown): boolean => typeof v === 'string' && EFFORTS.includes(v);
+const isLengthPolicy = (v: unknown): boolean =>
+  v === 'end' || (isObject(v) && Object.keys(v).length === 1 && Number.isInteger(v['continue']) && (v['continue'] as number) >= 0);
+
+function resolveModel(
+  value: unknown,
+): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream' | 'reasoningEffort' | 'onLength'> {
   const needs = 'an InferenceProvider such as openAICompatible() or scriptedModel([...]), or { provider, name?, temperature?, maxTokens?, stream? }';
   if (value === undefined) return fail(`needs a \`model\`: ${needs}.`);
   if (isProvider(value)) return { provider: value, stream: false };
@@ -136,12 +145,16 @@ function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelNa
   const temperature = optional<number>(model.temperature, 'model.temperature', isFiniteNumber, 'a number');
   const maxTokens = optional<number>(model.maxTokens, 'model.maxTokens', isPositiveInteger, 'a positive integer');
   const stream = optional<boolean>(model.stream, 'model.stream', isBoolean, 'true or false');
+  const reasoningEffort = optional<ReasoningEffort>(model.reasoningEffort, 'model.reasoningEffort', isEffort, `one of ${EFFORTS.join(', ')}`);
+  const onLength = optional<LengthPolicy>(model.onLength, 'model.onLength', isLengthPolicy, "'end' or { continue: n } (n a whole number)");
   return {
     provider: model.provider as InferenceProvider,
     stream: stream ?? false,
     ...(name === undefined ? {} : { modelName: name }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(onLength === undefined ? {} : { onLength }),
   };
 }
 

@@ -132,6 +132,8 @@ export function createAgent(config: AgentConfig): Agent {
     ...(settings.modelName === undefined ? {} : { model: settings.modelName }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
+    ...(settings.reasoningEffort === undefined ? {} : { reasoningEffort: settings.reasoningEffort }),
+    ...(settings.onLength === undefined ? {} : { onLength: settings.onLength }),
     ...(preparers.length === 0 ? {} : { preparers }),
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
   };

@@ -64,6 +64,35 @@ export class StuckLoopError extends RunError {
 }
 
 /**
+ * The model declined to answer (a `refusal` in place of content, as OpenAI models send). The
+ * refusal is the error message and the last assistant message of `result.messages`.
+ *
+ * @example
+ * ```ts
+ * try { await agent.run(task); } catch (e) { if (e instanceof ModelRefusedError) console.log(e.result.error?.message); }
+ * ```
+ */
+export class ModelRefusedError extends RunError {
+  readonly code = 'model_refused' as const;
+  readonly blame = 'model' as const;
+}
+
+/**
+ * A reply hit the output-token cap (`finish_reason: length`) and the agent's `onLength` policy is
+ * `end` (or its continuations ran out). The cut-off text is the last assistant message of
+ * `result.messages`; raise `model.maxTokens` or use `onLength: { continue: n }`.
+ *
+ * @example
+ * ```ts
+ * try { await agent.run(task); } catch (e) { if (e instanceof ReplyTruncatedError) console.log(e.result.messages.at(-1)); }
+ * ```
+ */
+export class ReplyTruncatedError extends RunError {
+  readonly code = 'reply_truncated' as const;
+  readonly blame = 'user' as const;
+}
+
+/**
  * A lifecycle hook threw, did not settle within `hooks.timeoutMs`, or returned something that is
  * not a decision. The run fails closed (no call the hook was guarding is made); `hook` names it.
  *
@@ -139,6 +168,17 @@ export function errorForResult(result: LoopResult): RunFailure {
     case 'model_behavior':
       return new ModelRepairExhaustedError(
         `Run ${runId}: the model kept proposing malformed or unknown tool calls. Check the tool descriptions and schemas, or use a stronger model.`,
+        options,
+      );
+    case 'refusal':
+      return new ModelRefusedError(
+        `Run ${runId}: ${result.error?.message ?? 'the model refused to answer'}. Rephrase the task or use another model.`,
+        options,
+      );
+    case 'length':
+      return new ReplyTruncatedError(
+        `Run ${runId}: ${result.error?.message ?? "the model's reply was cut off at the output-token cap"}. Raise model.maxTokens, ` +
+          "or set onLength: { continue: n } to let the model go on.",
         options,
       );
     case 'stuck':

@@ -5,12 +5,14 @@
  */
 import { setImmediate as onNextTurn } from 'node:timers';
 import type { ReasonInput, ReasonOutput } from '../core/run.ts';
-import type { ToolCall } from '../core/messages.ts';
+import type { Message, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
 import { ModelCallBlockedError } from './errors.ts';
 import type { HookRunner } from './hooks.ts';
-import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../core/provider.ts';
+import type { Completion, CompletionRequest, InferenceProvider, ReasoningEffort, ToolSpec } from '../core/provider.ts';
+import { addUsage } from '../core/provider.ts';
+import type { LengthPolicy } from './types.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 
 export interface ReasonPhaseDeps {
@@ -20,6 +22,9 @@ export interface ReasonPhaseDeps {
   readonly stream: boolean;
   readonly temperature?: number;
   readonly maxTokens?: number;
+  readonly reasoningEffort?: ReasoningEffort;
+  /** What a reply cut off at the token cap leads to (see `ModelConfig.onLength`); default `'end'`. */
+  readonly onLength?: LengthPolicy;
   /** View transforms of the conversation for this call (context budget, knowledge injection). */
   readonly preparers?: readonly MessagePreparer[];
   /** The user's `beforeModelCall`: sees the request after the preparers, may change or block it. */
@@ -64,28 +69,66 @@ export async function reason(
     ...(sent.model === undefined ? {} : { model: sent.model }),
     ...(sent.temperature === undefined ? {} : { temperature: sent.temperature }),
     ...(sent.maxTokens === undefined ? {} : { maxTokens: sent.maxTokens }),
+    ...(deps.reasoningEffort === undefined ? {} : { reasoningEffort: deps.reasoningEffort }),
     signal,
     // A method, not an arrow property: tsx (keepNames) would rename an arrow on every call.
     onRetry(info) {
       scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message });
     },
   };
-  let completion: Completion | undefined;
-  if (deps.stream) {
-    for await (const event of deps.provider.stream(request)) {
-      if (event.type === 'text.delta') scope.emit({ type: 'token.delta', delta: event.delta });
-      else if (event.type === 'done') completion = event.completion;
-    }
-    if (completion === undefined) throw new Error('The provider stream ended without a completion.');
-  } else {
-    completion = await deps.provider.complete(request);
+  let completion = await callModel(request, deps, scope);
+  let text = completion.text;
+  let reasoning = completion.reasoning ?? '';
+  let usage = completion.usage;
+  let costUsd = completion.costUsd ?? 0;
+  // Tool calls cut off mid-arguments cannot be continued as text: such a reply ends the run.
+  const allowed = typeof deps.onLength === 'object' ? deps.onLength.continue : 0;
+  let continuations = 0;
+  while (cutOff(completion) && completion.toolCalls.length === 0 && continuations < allowed) {
+    continuations++;
+    scope.emit({ type: 'reply.truncated', action: 'continue', continuation: continuations, completionTokens: completion.usage.completionTokens });
+    const sofar: Message = { role: 'assistant', content: text ?? '' };
+    completion = await callModel({ ...request, messages: [...request.messages, sofar, { role: 'user', content: CONTINUE_PROMPT }] }, deps, scope);
+    text = joinText(text, completion.text);
+    reasoning += completion.reasoning ?? '';
+    usage = addUsage(usage, completion.usage);
+    costUsd += completion.costUsd ?? 0;
   }
   return {
-    text: completion.text,
+    text: completion.refusal === undefined ? text : null,
     toolCalls: uniqueIds(completion.toolCalls, input.iteration),
-    usage: completion.usage,
-    costUsd: completion.costUsd ?? 0,
+    usage,
+    costUsd,
+    ...(reasoning === '' ? {} : { reasoning }),
+    ...(cutOff(completion) ? { truncated: true as const } : {}),
+    ...(continuations === 0 ? {} : { continuations }),
+    ...(completion.refusal === undefined ? {} : { refusal: completion.refusal }),
   };
+}
+
+/** What the model is told when its reply was cut off and the policy is to let it go on. */
+const CONTINUE_PROMPT = 'Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating anything.';
+
+function cutOff(completion: Completion): boolean {
+  return completion.finishReason === 'length';
+}
+
+function joinText(before: string | null, after: string | null): string | null {
+  if (before === null) return after;
+  return after === null ? before : before + after;
+}
+
+/** One model call, streamed (deltas out as events, thinking apart from answer text) or not. */
+async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope): Promise<Completion> {
+  if (!deps.stream) return deps.provider.complete(request);
+  let completion: Completion | undefined;
+  for await (const event of deps.provider.stream(request)) {
+    if (event.type === 'text.delta') scope.emit({ type: 'token.delta', delta: event.delta });
+    else if (event.type === 'reasoning.delta') scope.emit({ type: 'thinking.delta', delta: event.delta });
+    else if (event.type === 'done') completion = event.completion;
+  }
+  if (completion === undefined) throw new Error('The provider stream ended without a completion.');
+  return completion;
 }
 
 /** How long the event loop may go without a turn before runs let timers fire, in ms. */

@@ -14,7 +14,7 @@ import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { DeadLetter } from '../executor/memory.ts';
 import type { PreHydratorOptions } from '../hydration/index.ts';
-import type { InferenceProvider } from '../core/provider.ts';
+import type { InferenceProvider, ReasoningEffort } from '../core/provider.ts';
 import type { KnowledgeConfig } from '../knowledge/wiring.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import type { PolicyGate } from '../policy/types.ts';
@@ -171,7 +171,19 @@ export interface ModelConfig {
   readonly maxTokens?: number;
   /** Stream replies (token deltas on `tokens$`). Default false. */
   readonly stream?: boolean;
+  /** How hard a reasoning model (o-series, gpt-5) thinks; sent only to models that accept it. */
+  readonly reasoningEffort?: ReasoningEffort;
+  /**
+   * What to do when a reply hits the output-token cap (`finish_reason: length`). `'end'`
+   * (default): the run fails with reason `length` (ReplyTruncatedError), the cut-off text in its
+   * messages. `{ continue: n }`: ask the model to go on where it stopped, up to n times, joining
+   * the pieces into one reply; still cut off after n, the run ends as with `'end'`.
+   */
+  readonly onLength?: LengthPolicy;
 }
+
+/** See `ModelConfig.onLength`. */
+export type LengthPolicy = 'end' | { readonly continue: number };
 
 /** What the model is allowed to do, and what never leaves the process in the clear. */
 export interface AgentPolicyConfig {

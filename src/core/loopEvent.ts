@@ -18,6 +18,10 @@ export const TerminationReason = z.enum([
   'error',
   'model_behavior',
   'stuck',
+  /** The model's reply hit its output-token cap (`finish_reason: length`) and the policy was to end. */
+  'length',
+  /** The model declined to answer (a `refusal` instead of content). */
+  'refusal',
 ]);
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
@@ -25,6 +29,8 @@ export const UsageData = z.object({
   promptTokens: z.number(),
   completionTokens: z.number(),
   totalTokens: z.number(),
+  /** The server reported no usage: the counts are estimated from the text. */
+  estimated: z.literal(true).optional(),
 });
 
 export const ErrorData = z.object({
@@ -80,8 +86,23 @@ export const LoopEvent = z.discriminatedUnion('type', [
     toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
     usage: UsageData,
     costUsd: z.number().optional(),
+    /** The model's thinking before this reply, when it sent any (never part of `text`). */
+    reasoning: z.string().optional(),
   }),
   z.object({ type: z.literal('token.delta'), delta: z.string() }),
+  /** A streamed piece of the model's thinking (when `model.stream` is true); never answer text. */
+  z.object({ type: z.literal('thinking.delta'), delta: z.string() }),
+  /**
+   * A reply hit the output-token cap (`finish_reason: length`). `action` is what the agent's
+   * `onLength` policy did: `continue` asked the model to go on (`continuation` counts from 1),
+   * `end` ended the run with reason `length`.
+   */
+  z.object({
+    type: z.literal('reply.truncated'),
+    action: z.enum(['continue', 'end']),
+    continuation: z.number().int().nonnegative(),
+    completionTokens: z.number(),
+  }),
   z.object({
     type: z.literal('policy.evaluated'),
     toolCallId: z.string(),

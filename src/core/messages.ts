@@ -30,6 +30,11 @@ export const AssistantMessage = z.object({
   /** Text of the reply; `null` when the reply is only tool calls. */
   content: z.string().nullable(),
   toolCalls: z.array(ToolCall).optional(),
+  /**
+   * The model's thinking before this reply (`reasoning_content`), kept apart from `content`:
+   * never part of the answer, but some providers require it back with the turn's tool calls.
+   */
+  reasoning: z.string().optional(),
 });
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 

@@ -36,22 +36,32 @@ export interface CompletionRequest<TOutput = unknown> {
   readonly model?: string;
   readonly temperature?: number;
   readonly maxTokens?: number;
+  /** How hard a reasoning model thinks; sent only to models whose capabilities accept it. */
+  readonly reasoningEffort?: ReasoningEffort;
   readonly output?: StructuredOutputSpec<TOutput>;
   readonly signal?: AbortSignal;
   readonly onRetry?: (info: RetryInfo) => void;
 }
 
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
 export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;
+  /** Set when the server reported no usage and the counts are an estimate from the text. */
+  readonly estimated?: true;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 
 export interface Completion<TOutput = unknown> {
-  /** Reply text; `null` when the model only called tools. */
+  /** Reply text; `null` when the model only called tools (or refused). */
   readonly text: string | null;
+  /** The model's thinking before the reply (`reasoning_content` / `reasoning`), when it sent any. */
+  readonly reasoning?: string;
+  /** The model declined to answer (OpenAI's `message.refusal`); `text` is then `null`. */
+  readonly refusal?: string;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
   readonly usage: Usage;
@@ -66,6 +76,7 @@ export interface Completion<TOutput = unknown> {
 /** What `stream()` yields: deltas as they arrive, then exactly one `done` with the assembled reply. */
 export type StreamEvent<TOutput = unknown> =
   | { readonly type: 'text.delta'; readonly delta: string }
+  | { readonly type: 'reasoning.delta'; readonly delta: string }
   | {
       readonly type: 'toolcall.delta';
       readonly index: number;
@@ -87,10 +98,12 @@ export interface InferenceProvider {
 
 export const ZERO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
+/** The sum; estimated when either part is. */
 export function addUsage(a: Usage, b: Usage): Usage {
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    ...(a.estimated === true || b.estimated === true ? { estimated: true as const } : {}),
   };
 }

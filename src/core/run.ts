@@ -76,6 +76,14 @@ export interface ReasonOutput {
   readonly toolCalls: readonly ToolCall[];
   readonly usage: Usage;
   readonly costUsd: number;
+  /** The model's thinking before the reply, kept on the assistant message (never in `text`). */
+  readonly reasoning?: string;
+  /** Set when the reply hit the output-token cap and the agent's policy is to end the run. */
+  readonly truncated?: true;
+  /** How many times the model was asked to go on after hitting the cap (the `onLength` policy). */
+  readonly continuations?: number;
+  /** The model declined to answer: the run ends with reason `refusal`. */
+  readonly refusal?: string;
 }
 
 export interface GateInput {

@@ -6,30 +6,41 @@
 import { z } from 'zod';
 import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../conversation/openai.ts';
+import { estimateTokens } from '../context/estimate.ts';
 import type { ToolCall } from '../core/messages.ts';
+import type { ModelCapabilities } from './capabilities.ts';
 import { classifyHttpError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
 import { InvalidResponseError } from './errors.ts';
 import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } from '../core/provider.ts';
-import { ZERO_USAGE } from '../core/provider.ts';
 import { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
 import { costOf } from './usage.ts';
 import type { PriceTable } from './usage.ts';
 
 /**
- * The body of a chat-completions request (without `stream`).
+ * The body of a chat-completions request (without `stream`), shaped by what the model accepts
+ * (see capabilities.ts).
  *
  * @example
  * ```ts
  * buildChatParams({ messages: [{ role: 'user', content: 'hi' }], temperature: 0 }, 'gpt-4o-mini');
  * // { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0 }
+ * buildChatParams({ messages, maxTokens: 500 }, 'o4-mini', capabilitiesOf('o4-mini'));
+ * // { model: 'o4-mini', messages, max_completion_tokens: 500 }
  * ```
  */
-export function buildChatParams(request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase {
+export function buildChatParams(
+  request: CompletionRequest<unknown>,
+  model: string,
+  capabilities: ModelCapabilities = {},
+): ChatCompletionCreateParamsBase {
   const tools = request.tools ?? [];
+  const effort = capabilities.reasoningEffort === undefined || capabilities.reasoningEffort === false
+    ? undefined
+    : (request.reasoningEffort ?? (capabilities.reasoningEffort === true ? undefined : capabilities.reasoningEffort));
   return {
     model,
-    messages: toOpenAIMessages(request.messages),
+    messages: toOpenAIMessages(request.messages, { sendReasoningBack: capabilities.sendReasoningBack === true }),
     ...(tools.length === 0
       ? {}
       : {
@@ -40,9 +51,14 @@ export function buildChatParams(request: CompletionRequest<unknown>, model: stri
           // Some servers reject tool_choice without tools, so it only travels with them.
           ...(request.toolChoice === undefined ? {} : { tool_choice: toolChoiceParam(request.toolChoice) }),
         }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    // max_tokens rather than max_completion_tokens: every compatible server understands it.
-    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    ...(request.temperature === undefined || capabilities.temperature === false ? {} : { temperature: request.temperature }),
+    // max_tokens unless the model needs the newer field: every compatible server understands it.
+    ...(request.maxTokens === undefined
+      ? {}
+      : capabilities.maxTokensParam === 'max_completion_tokens'
+        ? { max_completion_tokens: request.maxTokens }
+        : { max_tokens: request.maxTokens }),
+    ...(effort === undefined ? {} : { reasoning_effort: effort }),
     ...(request.output === undefined ? {} : { response_format: responseFormatFor(request.output) }),
   };
 }
@@ -67,6 +83,9 @@ const CompletionBody = z.object({
         message: z.object({
           content: z.string().nullish(),
           refusal: z.string().nullish(),
+          // DeepSeek and vLLM call it reasoning_content; OpenRouter, Groq and Ollama call it reasoning.
+          reasoning_content: z.string().nullish(),
+          reasoning: z.string().nullish(),
           tool_calls: z
             .array(
               z.object({
@@ -83,15 +102,18 @@ const CompletionBody = z.object({
 });
 
 /**
- * Usage as reported, zeros when the server sent none; total derived when missing.
+ * Usage as reported (total derived when missing); `undefined` when the server sent none, so the
+ * caller estimates it rather than report a silent zero.
  *
  * @example
  * ```ts
  * toUsage({ prompt_tokens: 3, completion_tokens: 4 }); // { promptTokens: 3, completionTokens: 4, totalTokens: 7 }
  * ```
  */
-export function toUsage(body: z.infer<typeof UsageBody> | null | undefined): Usage {
-  if (body === null || body === undefined) return ZERO_USAGE;
+export function toUsage(body: z.infer<typeof UsageBody> | null | undefined): Usage | undefined {
+  if (body === null || body === undefined) return undefined;
+  // A body of nulls (some servers) carries no counts either.
+  if (body.prompt_tokens == null && body.completion_tokens == null && body.total_tokens == null) return undefined;
   const promptTokens = body.prompt_tokens ?? 0;
   const completionTokens = body.completion_tokens ?? 0;
   return { promptTokens, completionTokens, totalTokens: body.total_tokens ?? promptTokens + completionTokens };
@@ -135,14 +157,18 @@ export function fallbackToolCallId(index: number): string {
 export interface RawCompletion {
   readonly text: string | null;
   readonly refusal: string | null;
+  /** The model's thinking, when it sent any. */
+  readonly reasoning: string | null;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
-  readonly usage: Usage;
+  /** `undefined` when the server reported none. */
+  readonly usage: Usage | undefined;
   readonly model: string;
 }
 
 /**
- * Add cost and (when requested) the validated structured output.
+ * Add usage (estimated when the server sent none), cost, and (when requested) the validated
+ * structured output.
  *
  * @example
  * ```ts
@@ -155,14 +181,17 @@ export function finishCompletion<TOutput>(
   requestedModel: string,
   prices: PriceTable,
 ): Completion<TOutput> {
-  const costUsd = costOf(raw.model, raw.usage, prices) ?? costOf(requestedModel, raw.usage, prices);
+  const usage = raw.usage ?? estimateUsage(request, raw);
+  const costUsd = costOf(raw.model, usage, prices) ?? costOf(requestedModel, usage, prices);
   const completion: Completion<TOutput> = {
     text: raw.text,
     toolCalls: raw.toolCalls,
     finishReason: raw.finishReason,
-    usage: raw.usage,
+    usage,
     model: raw.model,
     ...(costUsd === undefined ? {} : { costUsd }),
+    ...(raw.reasoning === null ? {} : { reasoning: raw.reasoning }),
+    ...(raw.refusal === null ? {} : { refusal: raw.refusal }),
   };
   if (request.output === undefined) return completion;
   return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
@@ -198,10 +227,28 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
   }));
   return {
     text: choice.message.content || null,
-    refusal: choice.message.refusal ?? null,
+    refusal: choice.message.refusal || null,
+    reasoning: choice.message.reasoning_content || choice.message.reasoning || null,
     toolCalls,
     finishReason: toFinishReason(choice.finish_reason),
     usage: toUsage(usage),
     model: model || requestedModel,
   };
+}
+
+/**
+ * Usage by the context estimator (characters / 4 plus framing) when the server reported none:
+ * the prompt from the request's messages, the completion from what came back. Marked `estimated`.
+ *
+ * @example
+ * ```ts
+ * estimateUsage({ messages: [{ role: 'user', content: 'hello world' }] }, raw).estimated; // true
+ * ```
+ */
+export function estimateUsage(request: Pick<CompletionRequest<unknown>, 'messages'>, raw: Pick<RawCompletion, 'text' | 'reasoning' | 'refusal' | 'toolCalls'>): Usage {
+  const promptTokens = estimateTokens(request.messages);
+  let chars = (raw.text ?? '').length + (raw.reasoning ?? '').length + (raw.refusal ?? '').length;
+  for (const call of raw.toolCalls) chars += call.name.length + call.arguments.length;
+  const completionTokens = Math.ceil(chars / 4);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
 }

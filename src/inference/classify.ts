@@ -17,7 +17,7 @@ import {
   ServerError,
   UnknownProviderError,
 } from './errors.ts';
-import type { InferenceError } from './errors.ts';
+import type { InferenceError, UpstreamError } from './errors.ts';
 import { parseRetryAfter } from './retryAfter.ts';
 import type { HeaderReader } from './retryAfter.ts';
 
@@ -35,7 +35,11 @@ const NETWORK_CODES = new Set([
   'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
 ]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|maximum context|prompt is too long/i;
+// OpenAI/Azure/vLLM/OpenRouter: "maximum context length"; Ollama: "exceeds the context length";
+// llama.cpp: "exceeds the available context size".
+const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|maximum context|context size|prompt is too long/i;
+/** llama.cpp's error type for a prompt over the slot's context; some builds send it with a 500. */
+const LLAMA_CPP_CONTEXT_TYPE = 'exceed_context_size_error';
 
 /**
  * Map any thrown value from a model call to a typed actorloop error. ActorloopErrors pass
@@ -88,9 +92,18 @@ export function classifyHttpError(
   context: ClassifyContext & { readonly cause?: unknown } = {},
 ): InferenceError {
   const info = readErrorBody(body);
-  const text = detail(info.message ?? fallbackMessage, context.secrets ?? []);
+  const secrets = context.secrets ?? [];
+  const upstream = info.upstream === undefined ? undefined : redactUpstream(info.upstream, secrets);
+  // A gateway's own message ("Provider returned error") says nothing: the upstream's goes with it.
+  const said = info.message ?? fallbackMessage;
+  const text = detail(upstream === undefined ? said : `${said} (${upstream.provider ?? 'upstream'}: ${upstream.message})`, secrets);
   const effective = status ?? (typeof info.code === 'number' ? info.code : undefined);
-  const options = { cause: context.cause, ...(effective === undefined ? {} : { status: effective }) };
+  const options = {
+    cause: context.cause,
+    ...(effective === undefined ? {} : { status: effective }),
+    ...(upstream === undefined ? {} : { upstream }),
+  };
+  if (info.type === LLAMA_CPP_CONTEXT_TYPE || info.upstreamType === LLAMA_CPP_CONTEXT_TYPE) return new ContextLengthError(text, options);
   // 429 bodies talk about tokens too ("tokens per min"); they are never a context-length problem.
   const isClientError = effective === undefined || (effective >= 400 && effective < 500 && effective !== 429);
   if (isClientError && (info.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(text))) {
@@ -130,14 +143,61 @@ function detail(text: string, secrets: readonly string[]): string {
   return clean.length > MAX_DETAIL_CHARS ? `${clean.slice(0, MAX_DETAIL_CHARS)}…` : clean || 'no details';
 }
 
-function readErrorBody(body: unknown): { code?: string | number; type?: string; message?: string } {
-  if (typeof body !== 'object' || body === null) return {};
-  const record = body as Record<string, unknown>;
-  const out: { code?: string | number; type?: string; message?: string } = {};
+interface ErrorBodyInfo {
+  code?: string | number;
+  type?: string;
+  message?: string;
+  /** What the provider behind a gateway said (OpenRouter's `metadata.raw`). */
+  upstream?: UpstreamError;
+  upstreamType?: string;
+}
+
+function readErrorBody(body: unknown): ErrorBodyInfo {
+  const record = asRecord(body);
+  if (record === undefined) return {};
+  const out: ErrorBodyInfo = {};
   if (typeof record.code === 'string' || typeof record.code === 'number') out.code = record.code;
   if (typeof record.type === 'string') out.type = record.type;
   if (typeof record.message === 'string') out.message = record.message;
+  const metadata = asRecord(record.metadata);
+  if (metadata !== undefined && (typeof metadata.raw === 'string' || asRecord(metadata.raw) !== undefined)) {
+    const raw = readRaw(metadata.raw);
+    out.upstream = {
+      message: raw.message ?? (typeof metadata.raw === 'string' ? metadata.raw : safeJson(metadata.raw)),
+      ...(typeof metadata.provider_name === 'string' ? { provider: metadata.provider_name } : {}),
+    };
+    if (raw.type !== undefined) out.upstreamType = raw.type;
+  }
   return out;
+}
+
+/** `metadata.raw` is the upstream's body as text (usually JSON with its own `error`), or an object. */
+function readRaw(raw: unknown): { message?: string; type?: string } {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return {};
+    }
+  }
+  const record = asRecord(value);
+  const inner = asRecord(record?.error) ?? record;
+  if (inner === undefined) return {};
+  return {
+    ...(typeof inner.message === 'string' ? { message: inner.message } : {}),
+    ...(typeof inner.type === 'string' ? { type: inner.type } : {}),
+  };
+}
+
+function redactUpstream(upstream: UpstreamError, secrets: readonly string[]): UpstreamError {
+  const message = redactSecrets(upstream.message, secrets);
+  const clipped = message.length > MAX_DETAIL_CHARS ? `${message.slice(0, MAX_DETAIL_CHARS)}…` : message;
+  return { ...upstream, message: clipped };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function nameOf(value: unknown): string | undefined {

@@ -3,6 +3,7 @@
  * the environment (`OPENAI_*`, then `OPENROUTER_*`). Resolved once, at construction, so a
  * missing configuration fails at startup rather than on the first model call.
  */
+import type { ModelCapabilityTable } from './capabilities.ts';
 import type { PriceTable } from './usage.ts';
 import type { RetryOptions } from './retry.ts';
 import { MissingConfigurationError } from './errors.ts';
@@ -45,6 +46,12 @@ export interface OpenAICompatibleOptions {
   readonly retry?: Omit<RetryOptions, 'signal' | 'onRetry' | 'shouldRetry'>;
   /** Prices added to (or overriding) DEFAULT_PRICES, for `costUsd`. */
   readonly prices?: PriceTable;
+  /**
+   * What models accept, added to (or overriding) DEFAULT_MODEL_CAPABILITIES: which field caps the
+   * reply, whether `temperature` and `reasoning_effort` are sent, whether reasoning goes back.
+   * Keys are model ids, or prefixes ending in `*`.
+   */
+  readonly models?: ModelCapabilityTable;
   /** Provider name; default `openrouter` for OpenRouter, else `openai-compatible`. */
   readonly name?: string;
   /** A custom fetch (proxies, instrumentation, tests). */

@@ -10,9 +10,18 @@ import type { z } from 'zod';
 import { ActorloopError } from '../core/errors.ts';
 import type { ActorloopErrorOptions } from '../core/errors.ts';
 
+/** What the provider behind a gateway said (OpenRouter's `error.metadata`), secrets redacted. */
+export interface UpstreamError {
+  /** `metadata.provider_name`, e.g. `DeepSeek`. */
+  readonly provider?: string;
+  /** The upstream's own error message (read out of `metadata.raw`), or the raw text itself. */
+  readonly message: string;
+}
+
 export interface InferenceErrorOptions extends ActorloopErrorOptions {
   /** HTTP status of the failed response, when there was one. */
   readonly status?: number;
+  readonly upstream?: UpstreamError;
 }
 
 /**
@@ -27,14 +36,22 @@ export abstract class InferenceError extends ActorloopError {
   abstract readonly retryable: boolean;
   /** HTTP status of the failed response, when there was one. */
   readonly status: number | undefined;
+  /** Behind a gateway (OpenRouter): what the upstream provider said, when the gateway passed it on. */
+  readonly upstream: UpstreamError | undefined;
 
   constructor(message: string, options: InferenceErrorOptions = {}) {
     super(message, options);
     this.status = options.status;
+    this.upstream = options.upstream;
   }
 
-  override toJSON(): ReturnType<ActorloopError['toJSON']> & { retryable: boolean; status?: number } {
-    return { ...super.toJSON(), retryable: this.retryable, ...(this.status === undefined ? {} : { status: this.status }) };
+  override toJSON(): ReturnType<ActorloopError['toJSON']> & { retryable: boolean; status?: number; upstream?: UpstreamError } {
+    return {
+      ...super.toJSON(),
+      retryable: this.retryable,
+      ...(this.status === undefined ? {} : { status: this.status }),
+      ...(this.upstream === undefined ? {} : { upstream: this.upstream }),
+    };
   }
 }
 

@@ -18,6 +18,7 @@ export type {
   CompletionRequest,
   FinishReason,
   InferenceProvider,
+  ReasoningEffort,
   RetryInfo,
   StreamEvent,
   StructuredOutputSpec,
@@ -28,6 +29,8 @@ export type {
 
 // The OpenAI-compatible provider
 export { openAICompatible } from './openaiCompatible.ts';
+export { DEFAULT_MODEL_CAPABILITIES, capabilitiesOf } from './capabilities.ts';
+export type { ModelCapabilities, ModelCapabilityTable } from './capabilities.ts';
 export {
   DEFAULT_OPENAI_MODEL,
   DEFAULT_OPENROUTER_MODEL,
@@ -58,7 +61,7 @@ export {
   StructuredOutputError,
   UnknownProviderError,
 } from './errors.ts';
-export type { InferenceErrorOptions, RateLimitErrorOptions } from './errors.ts';
+export type { InferenceErrorOptions, RateLimitErrorOptions, UpstreamError } from './errors.ts';
 export { classifyError, classifyHttpError, redactSecrets } from './classify.ts';
 export type { ClassifyContext } from './classify.ts';
 

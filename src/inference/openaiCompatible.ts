@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { describeError } from '../core/errors.ts';
 import { AttemptSignal } from './attemptSignal.ts';
+import { capabilitiesOf } from './capabilities.ts';
 import { buildChatParams, finishCompletion, toRawCompletion } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import { classifyError } from './classify.ts';
@@ -55,8 +56,12 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     timeout: timeoutMs,
     maxRetries: 0,
     ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+    // A flat error body (vLLM before 0.10.1: `{ "object": "error", "message": … }`) is nested under
+    // `error` by the client itself (makeStatusError), so its message reaches classifyError.
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
+  const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase =>
+    buildChatParams(request, model, capabilitiesOf(model, options.models));
 
   const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => ({
     ...options.retry,
@@ -73,7 +78,7 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
 
   async function complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
     const model = request.model ?? config.model;
-    const params = buildChatParams(request, model);
+    const params = paramsFor(request, model);
     return withRetry(async () => {
       const attempt = new AttemptSignal(request.signal, timeoutMs);
       try {
@@ -89,7 +94,7 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
 
   async function* stream<TOutput>(request: CompletionRequest<TOutput>): AsyncGenerator<StreamEvent<TOutput>, void, undefined> {
     const model = request.model ?? config.model;
-    const params = buildChatParams(request, model);
+    const params = paramsFor(request, model);
     const signal = request.signal;
     // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
     const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));

@@ -11,7 +11,6 @@ import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
 import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
-import { ZERO_USAGE } from '../core/provider.ts';
 
 const ChunkBody = z.object({
   model: z.string().nullish(),
@@ -23,6 +22,8 @@ const ChunkBody = z.object({
           .object({
             content: z.string().nullish(),
             refusal: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
             tool_calls: z
               .array(
                 z.object({
@@ -65,10 +66,11 @@ export class StreamAssembler {
   readonly #requestedModel: string;
   readonly #text: string[] = [];
   readonly #refusal: string[] = [];
+  readonly #reasoning: string[] = [];
   readonly #calls = new Map<number, PartialToolCall>();
   #lastIndex = -1;
   #finishReason: string | undefined;
-  #usage: Usage = ZERO_USAGE;
+  #usage: Usage | undefined;
   #model: string | undefined;
   #chunks = 0;
   #emitted = 0;
@@ -96,12 +98,18 @@ export class StreamAssembler {
     this.#chunks++;
     const body = parsed.data;
     if (body.model) this.#model ??= body.model;
-    if (body.usage) this.#usage = toUsage(body.usage);
+    // Groq repeats usage inside x_groq; the top-level one is the same counts.
+    if (body.usage) this.#usage = toUsage(body.usage) ?? this.#usage;
     const events: DeltaEvent[] = [];
     for (const choice of body.choices ?? []) {
       // Only the first choice is assembled; `n > 1` is not something the loop asks for.
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
+      const thought = delta?.reasoning_content || delta?.reasoning;
+      if (thought) {
+        this.#reasoning.push(thought);
+        events.push({ type: 'reasoning.delta', delta: thought });
+      }
       if (delta?.content) {
         this.#text.push(delta.content);
         events.push({ type: 'text.delta', delta: delta.content });
@@ -164,6 +172,7 @@ export class StreamAssembler {
     return {
       text: this.#text.join('') || null,
       refusal: refusal || null,
+      reasoning: this.#reasoning.join('') || null,
       toolCalls,
       finishReason: toFinishReason(this.#finishReason),
       usage: this.#usage,

@@ -134,7 +134,16 @@ export const ReasonReplyRecord = z.object({
   v,
   kind: z.literal('reason'),
   iteration: z.number().int().nonnegative(),
-  output: z.object({ text: z.string().nullable(), toolCalls: z.array(ToolCall), usage: UsageData, costUsd: z.number() }),
+  output: z.object({
+    text: z.string().nullable(),
+    toolCalls: z.array(ToolCall),
+    usage: UsageData,
+    costUsd: z.number(),
+    reasoning: z.string().optional(),
+    truncated: z.literal(true).optional(),
+    continuations: z.number().int().nonnegative().optional(),
+    refusal: z.string().optional(),
+  }),
 });
 export const GateReplyRecord = z.object({
   v,

@@ -97,11 +97,13 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
       return task === event.task ? event : { ...event, task };
     }
     case 'reasoning.completed': {
-      if (event.text === null) return event;
-      const value = text(event.text);
-      return value === event.text ? event : { ...event, text: value };
+      const value = event.text === null ? null : text(event.text);
+      const thought = event.reasoning === undefined ? undefined : text(event.reasoning);
+      if (value === event.text && thought === event.reasoning) return event;
+      return { ...event, text: value, ...(thought === undefined ? {} : { reasoning: thought }) };
     }
-    case 'token.delta': {
+    case 'token.delta':
+    case 'thinking.delta': {
       const delta = text(event.delta);
       return delta === event.delta ? event : { ...event, delta };
     }

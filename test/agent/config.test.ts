@@ -177,6 +177,9 @@ describe('checking the config', () => {
     expect(() => createUntyped({ model: { provider: 'openai' } })).toThrow(/`model\.provider` must be an InferenceProvider/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), temperature: 'hot' } })).toThrow(/`model\.temperature` must be a number/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), maxTokens: 0 } })).toThrow(/`model\.maxTokens` must be a positive integer/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]), onLength: 'continue' } })).toThrow(/`model\.onLength` must be 'end' or \{ continue: n \}/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]), onLength: { continue: -1 } } })).toThrow(/`model\.onLength` must be/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]), reasoningEffort: 'max' } })).toThrow(/`model\.reasoningEffort` must be one of minimal, low, medium, high/);
   });
 
   it('rejects values of the wrong kind in the groups', () => {

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { estimateTokens } from '../../src/context/estimate.ts';
 import type { Message } from '../../src/core/messages.ts';
 import {
   AuthenticationError,
@@ -96,10 +97,13 @@ describe('openAICompatible complete', () => {
     expect(bodyOf(0)).not.toHaveProperty('tool_choice');
   });
 
-  it('reports zero usage when the server sends none, and no cost for an unpriced model', async () => {
+  it('estimates usage, marked estimated, when the server sends none, and gives no cost for an unpriced model', async () => {
     server.enqueue(reply.completion({ textPieces: ['ok'], usage: null, model: 'llama3.2' }));
-    const completion = await provider({ model: 'llama3.2' }).complete({ messages: ask() });
-    expect(completion.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+    const messages = ask();
+    const completion = await provider({ model: 'llama3.2' }).complete({ messages });
+    // Prompt by the context estimator, completion by characters / 4 of 'ok'.
+    const promptTokens = estimateTokens(messages);
+    expect(completion.usage).toEqual({ promptTokens, completionTokens: 1, totalTokens: promptTokens + 1, estimated: true });
     expect(completion).not.toHaveProperty('costUsd');
   });
 

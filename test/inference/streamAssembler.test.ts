@@ -31,6 +31,7 @@ describe('StreamAssembler', () => {
     expect(assembler.finish()).toEqual({
       text: 'Checking',
       refusal: null,
+      reasoning: null,
       toolCalls: [
         { id: 'a', name: 'weather', arguments: '{"city":"Bern"}' },
         { id: 'b', name: 'time', arguments: '{"tz":"CET"}' },

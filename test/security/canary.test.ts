@@ -179,4 +179,16 @@ describe('secret canary', () => {
     const event = { type: 'reasoning.completed' as const, text: 'all clear', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } };
     expect(redactor.event(event)).toBe(event);
   });
+
+  it("redacts secrets in the model's thinking, in completed replies and in streamed deltas", () => {
+    const redactor = createRedactor({}, {});
+    const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    const completed = redactor.event({ type: 'reasoning.completed', text: 'done', toolCalls: [], usage, reasoning: `I will use ${CANARY}.` });
+    expect(JSON.stringify(completed)).not.toContain(CANARY);
+    expect(completed).toMatchObject({ text: 'done' });
+    const delta = redactor.event({ type: 'thinking.delta', delta: `key ${CANARY}` });
+    expect(JSON.stringify(delta)).not.toContain(CANARY);
+    const clean = { type: 'thinking.delta' as const, delta: 'nothing secret' };
+    expect(redactor.event(clean)).toBe(clean);
+  });
 });
