@@ -128,9 +128,13 @@ export const agentMachine = setup({
       ...(context.termination?.errorData === undefined ? {} : { error: context.termination.errorData }),
     })),
     recordReasoning: assign(({ context }, output: ReasonOutput) => {
-      const { text, toolCalls, usage, costUsd } = output;
+      const { text, toolCalls, usage, costUsd, reasoning } = output;
+      // Reasoning stays on the message: a provider that signs it (Anthropic) must get it back.
+      const thought = reasoning === undefined || reasoning.length === 0 ? {} : { reasoning: [...reasoning] };
       const assistant: Message =
-        toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls: [...toolCalls] } : { role: 'assistant', content: text ?? '' };
+        toolCalls.length > 0
+          ? { role: 'assistant', content: text, toolCalls: [...toolCalls], ...thought }
+          : { role: 'assistant', content: text ?? '', ...thought };
       return {
         iteration: context.iteration + 1,
         // concat: one copy of the history at its exact size (see appendObservations).

@@ -85,6 +85,7 @@ export async function reason(
     toolCalls: uniqueIds(completion.toolCalls, input.iteration),
     usage: completion.usage,
     costUsd: completion.costUsd ?? 0,
+    ...(completion.reasoning === undefined || completion.reasoning.length === 0 ? {} : { reasoning: completion.reasoning }),
   };
 }
 

@@ -4,7 +4,7 @@
  * Types only.
  */
 import type { ErrorData, TerminationReason, ToolOutcomeStatus } from './loopEvent.ts';
-import type { Message, ToolCall } from './messages.ts';
+import type { Message, ReasoningPart, ToolCall } from './messages.ts';
 import type { Usage } from './provider.ts';
 
 export interface RunLimits {
@@ -71,6 +71,8 @@ export interface ReasonOutput {
   readonly toolCalls: readonly ToolCall[];
   readonly usage: Usage;
   readonly costUsd: number;
+  /** The model's reasoning, kept on the assistant message so providers that sign it get it back. */
+  readonly reasoning?: readonly ReasoningPart[];
 }
 
 export interface GateInput {

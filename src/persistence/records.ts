@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Message, ToolCall } from '../core/messages.ts';
+import { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 import { DoomLoopState } from '../progress/doomLoop.ts';
 
@@ -129,7 +129,7 @@ export const ReasonReplyRecord = z.object({
   v,
   kind: z.literal('reason'),
   iteration: z.number().int().nonnegative(),
-  output: z.object({ text: z.string().nullable(), toolCalls: z.array(ToolCall), usage: UsageData, costUsd: z.number() }),
+  output: z.object({ text: z.string().nullable(), toolCalls: z.array(ToolCall), usage: UsageData, costUsd: z.number(), reasoning: z.array(ReasoningPart).optional() }),
 });
 export const GateReplyRecord = z.object({
   v,
