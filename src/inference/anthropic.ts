@@ -33,7 +33,7 @@ import { DEFAULT_PRICES } from './usage.ts';
  *
  * @example
  * ```ts
- * const model = anthropic({ model: 'claude-sonnet-4-5', thinking: { budgetTokens: 2048 } }); // ANTHROPIC_API_KEY from env
+ * const model = anthropic({ model: 'claude-sonnet-5-5', thinking: { budgetTokens: 2048 } }); // ANTHROPIC_API_KEY from env
  * const reply = await model.complete({ messages: [{ role: 'user', content: 'Say hi' }] });
  * console.log(reply.text, reply.reasoning, reply.usage.cacheReadTokens, reply.costUsd);
  * ```

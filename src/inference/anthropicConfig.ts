@@ -9,7 +9,7 @@ import type { PriceTable } from './usage.ts';
 
 /** Anthropic's API, and the model used when neither the options nor ANTHROPIC_MODEL name one. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 /** The Messages API requires `max_tokens`; this is sent when neither the agent nor the call sets one. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
@@ -68,7 +68,7 @@ export interface ResolvedAnthropicConfig {
  * @example
  * ```ts
  * resolveAnthropicConfig({ thinking: { budgetTokens: 2048 } }, { ANTHROPIC_API_KEY: 'sk-ant-…' });
- * // { name: 'anthropic', model: 'claude-sonnet-4-5', maxTokens: 6144, thinkingBudget: 2048, promptCaching: true, … }
+ * // { name: 'anthropic', model: 'claude-sonnet-5-5', maxTokens: 6144, thinkingBudget: 2048, promptCaching: true, … }
  * ```
  */
 export function resolveAnthropicConfig(

@@ -23,7 +23,7 @@ const EPHEMERAL = { cache_control: { type: 'ephemeral' as const } };
  *
  * @example
  * ```ts
- * buildMessagesParams({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] }, 'claude-sonnet-4-5', config);
+ * buildMessagesParams({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] }, 'claude-sonnet-5-5', config);
  * // { model, max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }],
  * //   system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }] }
  * ```
@@ -183,7 +183,7 @@ function parseBlock(block: { readonly type: string }, where: string) {
  *
  * @example
  * ```ts
- * toAnthropicRaw(await client.messages.create(params), 'claude-sonnet-4-5').reasoning;
+ * toAnthropicRaw(await client.messages.create(params), 'claude-sonnet-5-5').reasoning;
  * ```
  */
 export function toAnthropicRaw(body: unknown, requestedModel: string): AnthropicRaw {
@@ -225,7 +225,7 @@ export function rawOf(
  *
  * @example
  * ```ts
- * finishAnthropic(raw, request, 'claude-sonnet-4-5', DEFAULT_PRICES).costUsd;
+ * finishAnthropic(raw, request, 'claude-sonnet-5-5', DEFAULT_PRICES).costUsd;
  * ```
  */
 export function finishAnthropic<TOutput>(

@@ -54,7 +54,7 @@ type Block =
  *
  * @example
  * ```ts
- * const assembler = new AnthropicStreamAssembler('claude-sonnet-4-5');
+ * const assembler = new AnthropicStreamAssembler('claude-sonnet-5-5');
  * for await (const event of stream) for (const delta of assembler.push(event)) yield delta;
  * const raw = assembler.finish(); // throws StreamInterruptedError if the stream was cut
  * ```

@@ -35,19 +35,28 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   'gpt-4.1-mini': { promptPerMillion: 0.4, completionPerMillion: 1.6 },
   'gpt-4.1-nano': { promptPerMillion: 0.1, completionPerMillion: 0.4 },
   'o4-mini': { promptPerMillion: 1.1, completionPerMillion: 4.4 },
-  'claude-opus-4-5': claude(5, 25),
-  'claude-opus-4-1': claude(15, 75),
-  'claude-opus-4': claude(15, 75),
-  'claude-sonnet-4-5': claude(3, 15),
-  'claude-sonnet-4': claude(3, 15),
-  'claude-3-7-sonnet': claude(3, 15),
-  'claude-haiku-4-5': claude(1, 5),
-  'claude-3-5-haiku': claude(0.8, 4),
+  // Claude: input, output, cache read; a 5-minute cache write is 1.25× input. Haiku 5.5 bills
+  // prompts over 100k tokens at a higher tier that a per-model entry cannot express.
+  'claude-fable-5-1': claude(10, 50, 0.25),
+  'claude-fable-5': claude(10, 50, 1),
+  'claude-opus-5-5': claude(4, 20, 0.2),
+  'claude-opus-5': claude(5, 25, 0.5),
+  'claude-opus-4-8': claude(5, 25, 0.5),
+  'claude-opus-4-7': claude(5, 25, 0.5),
+  'claude-opus-4-6': claude(5, 25, 0.5),
+  'claude-opus-4-5': claude(5, 25, 0.5),
+  'claude-sonnet-5-5': claude(2, 10, 0.1),
+  'claude-sonnet-5': claude(2, 10, 0.2),
+  'claude-sonnet-4-6': claude(3, 15, 0.3),
+  'claude-sonnet-4-5': claude(3, 15, 0.3),
+  'claude-sonnet-4': claude(3, 15, 0.3),
+  'claude-haiku-5-5': claude(0.1, 0.5, 0.01),
+  'claude-haiku-4-5': claude(1, 5, 0.1),
 });
 
-/** Anthropic bills cache reads at a tenth of the input price and 5-minute cache writes at 1.25×. */
-function claude(promptPerMillion: number, completionPerMillion: number): ModelPrice {
-  return { promptPerMillion, completionPerMillion, cacheReadPerMillion: promptPerMillion / 10, cacheWritePerMillion: promptPerMillion * 1.25 };
+/** A Claude price: Anthropic bills 5-minute cache writes at 1.25× the input price. */
+function claude(promptPerMillion: number, completionPerMillion: number, cacheReadPerMillion: number): ModelPrice {
+  return { promptPerMillion, completionPerMillion, cacheReadPerMillion, cacheWritePerMillion: promptPerMillion * 1.25 };
 }
 
 /**

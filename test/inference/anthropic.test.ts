@@ -4,6 +4,7 @@
  * client. Each test asserts what a user of the provider sees.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Message } from '../../src/core/messages.ts';
 import type { StreamEvent } from '../../src/core/provider.ts';
 import { anthropic } from '../../src/inference/anthropic.ts';
@@ -14,6 +15,7 @@ import {
   MissingConfigurationError,
   RateLimitError,
   ServerError,
+  StructuredOutputError,
   costOf,
 } from '../../src/inference/index.ts';
 import type { RetryInfo } from '../../src/inference/index.ts';
@@ -139,6 +141,30 @@ describe('anthropic complete, recorded replies', () => {
     await model.complete({ messages: [...ask('a question'), { role: 'assistant', content: completion.text, reasoning: [...(completion.reasoning ?? [])] }, ...ask('and?')] });
     const sentAssistant = (bodyOf(1)['messages'] as { role: string; content: Record<string, unknown>[] }[])[1];
     expect(sentAssistant?.content.slice(0, recorded.length)).toEqual(recorded.map((block) => ({ type: 'redacted_thinking', data: block['data'] })));
+  });
+});
+
+describe('anthropic stop reasons', () => {
+  // No recording of these two was found: they are the recorded text reply with only its
+  // stop_reason changed (and, for the refusal, Anthropic's documented stop_details).
+  it('reports a reply cut by max_tokens as a length finish, the same as a cut OpenAI reply', async () => {
+    server.enqueue({ kind: 'json', body: { ...wireJson('text-cache-usage'), stop_reason: 'max_tokens' } });
+    const completion = await provider().complete({ messages: ask() });
+    expect(completion.finishReason).toBe('length');
+    expect(completion.text).toBe(textOf('text-cache-usage'));
+  });
+
+  it('reports a refusal as a content_filter finish, and a requested output as refused', async () => {
+    const refused = { ...wireJson('text-cache-usage'), content: [], stop_reason: 'refusal', stop_details: { type: 'refusal', explanation: 'Blocked under the Usage Policy.' } };
+    server.enqueue({ kind: 'json', body: refused }, { kind: 'json', body: refused });
+    const completion = await provider().complete({ messages: ask() });
+    expect(completion.finishReason).toBe('content_filter');
+    expect(completion.text).toBeNull();
+    const error = await provider()
+      .complete({ messages: ask(), output: { name: 'answer', schema: z.object({ answer: z.string() }) } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StructuredOutputError);
+    expect((error as StructuredOutputError).message).toContain('Blocked under the Usage Policy');
   });
 });
 
@@ -295,9 +321,10 @@ describe('anthropic configuration', () => {
     expect(() => anthropic({ apiKey: CANARY, env: {}, thinking: { budgetTokens: 2048 }, maxTokens: 2048 })).toThrow(/must exceed/);
   });
 
-  it('prices Claude models by their dated ids, cache reads at a tenth and writes at 1.25×', () => {
+  it('prices Claude models by their dated ids, with their cache read price and writes at 1.25×', () => {
     const usage = { promptTokens: 1_000_000, completionTokens: 0, totalTokens: 1_000_000, cacheReadTokens: 500_000, cacheWriteTokens: 250_000 };
     expect(costOf('claude-haiku-4-5-20251001', usage)).toBeCloseTo(0.25 * 1 + 0.5 * 0.1 + 0.25 * 1.25, 10);
     expect(costOf('claude-haiku-4-5', { promptTokens: 1_000_000, completionTokens: 1_000_000, totalTokens: 2_000_000 })).toBeCloseTo(6, 10);
+    expect(costOf('claude-sonnet-5-5', usage)).toBeCloseTo(0.25 * 2 + 0.5 * 0.1 + 0.25 * 2.5, 10);
   });
 });
