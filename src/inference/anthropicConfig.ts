@@ -27,8 +27,11 @@ export interface AnthropicOptions {
    * The reasoning comes back as `reasoning` on the completion and on the assistant message, never
    * as text, and is sent back signed on the next call as Anthropic requires with tools.
    * `max_tokens` must exceed the budget; the default becomes budget + DEFAULT_ANTHROPIC_MAX_TOKENS.
+   * `'adaptive'` lets models that support it decide how much to think (`thinking: { type: 'adaptive' }`),
+   * with a default `max_tokens` of 4 × DEFAULT_ANTHROPIC_MAX_TOKENS. Whatever is set here, thinking a
+   * model returns on its own is kept and sent back the same way.
    */
-  readonly thinking?: { readonly budgetTokens: number };
+  readonly thinking?: { readonly budgetTokens: number } | 'adaptive';
   /**
    * Mark the system prompt and the tool definitions as a prompt-cache breakpoint
    * (`cache_control: { type: 'ephemeral' }`), so repeated calls of a run read them from the
@@ -58,6 +61,7 @@ export interface ResolvedAnthropicConfig {
   readonly model: string;
   readonly maxTokens: number;
   readonly thinkingBudget: number | undefined;
+  readonly adaptiveThinking: boolean;
   readonly promptCaching: boolean;
 }
 
@@ -68,7 +72,7 @@ export interface ResolvedAnthropicConfig {
  * @example
  * ```ts
  * resolveAnthropicConfig({ thinking: { budgetTokens: 2048 } }, { ANTHROPIC_API_KEY: 'sk-ant-…' });
- * // { name: 'anthropic', model: 'claude-sonnet-5-5', maxTokens: 6144, thinkingBudget: 2048, promptCaching: true, … }
+ * // { name: 'anthropic', model: 'claude-sonnet-5-5', maxTokens: 6144, thinkingBudget: 2048, adaptiveThinking: false, promptCaching: true, … }
  * ```
  */
 export function resolveAnthropicConfig(
@@ -81,11 +85,12 @@ export function resolveAnthropicConfig(
   };
   const apiKey = options.apiKey?.trim() || read('ANTHROPIC_API_KEY');
   if (apiKey === undefined) throw new MissingConfigurationError({ provider: 'anthropic' });
-  const thinkingBudget = options.thinking?.budgetTokens;
+  const adaptiveThinking = options.thinking === 'adaptive';
+  const thinkingBudget = options.thinking === undefined || options.thinking === 'adaptive' ? undefined : options.thinking.budgetTokens;
   if (thinkingBudget !== undefined && !(Number.isInteger(thinkingBudget) && thinkingBudget >= 1024)) {
     throw new ConfigurationError(`anthropic(): thinking.budgetTokens must be an integer of at least 1024 (got ${String(thinkingBudget)}).`);
   }
-  const maxTokens = options.maxTokens ?? (thinkingBudget ?? 0) + DEFAULT_ANTHROPIC_MAX_TOKENS;
+  const maxTokens = options.maxTokens ?? (adaptiveThinking ? 4 * DEFAULT_ANTHROPIC_MAX_TOKENS : (thinkingBudget ?? 0) + DEFAULT_ANTHROPIC_MAX_TOKENS);
   if (!(Number.isInteger(maxTokens) && maxTokens > 0)) {
     throw new ConfigurationError(`anthropic(): maxTokens must be a positive integer (got ${String(maxTokens)}).`);
   }
@@ -99,6 +104,7 @@ export function resolveAnthropicConfig(
     model: options.model ?? read('ANTHROPIC_MODEL') ?? DEFAULT_ANTHROPIC_MODEL,
     maxTokens,
     thinkingBudget,
+    adaptiveThinking,
     promptCaching: options.promptCaching ?? true,
   };
 }

@@ -60,6 +60,7 @@ export function buildMessagesParams(
         }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(budget === undefined ? {} : { thinking: { type: 'enabled', budget_tokens: budget } }),
+    ...(config.adaptiveThinking ? { thinking: { type: 'adaptive' } } : {}),
   };
 }
 

@@ -316,6 +316,13 @@ describe('anthropic configuration', () => {
     expect((error as MissingConfigurationError).variables).toEqual(['ANTHROPIC_API_KEY']);
   });
 
+  it('asks for adaptive thinking when told to, with room for it in max_tokens', async () => {
+    server.enqueue(wireReply('text-cache-usage'));
+    await provider({ thinking: 'adaptive' }).complete({ messages: ask() });
+    expect(bodyOf(0)['thinking']).toEqual({ type: 'adaptive' });
+    expect(bodyOf(0)['max_tokens']).toBe(4 * 4096);
+  });
+
   it('refuses a thinking budget Anthropic would refuse', () => {
     expect(() => anthropic({ apiKey: CANARY, env: {}, thinking: { budgetTokens: 500 } })).toThrow(/at least 1024/);
     expect(() => anthropic({ apiKey: CANARY, env: {}, thinking: { budgetTokens: 2048 }, maxTokens: 2048 })).toThrow(/must exceed/);
