@@ -222,7 +222,8 @@ export function stuckTermination(reason: string | null): Termination {
  */
 export function assistantMessage(output: ReasonOutput): AssistantMessage {
   const { text, toolCalls, reasoning } = output;
-  const thought = reasoning === undefined || reasoning === '' ? {} : { reasoning };
+  // Reasoning stays on the message: providers that sign it (Anthropic) or require it (DeepSeek) get it back.
+  const thought = reasoning === undefined || reasoning.length === 0 ? {} : { reasoning: [...reasoning] };
   if (output.refusal !== undefined) return { role: 'assistant', content: output.refusal, ...thought };
   if (toolCalls.length > 0 && output.truncated !== true) return { role: 'assistant', content: text, toolCalls: [...toolCalls], ...thought };
   return { role: 'assistant', content: text ?? '', ...thought };

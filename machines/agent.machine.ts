@@ -17,7 +17,7 @@
  * ```
  */
 import { assign, emit, sendTo, setup } from 'xstate';
-import type { Message } from '../src/core/messages.ts';
+import { reasoningText, type Message } from '../src/core/messages.ts';
 import type { TerminationReason } from '../src/core/loopEvent.ts';
 import type { AgentContext, AgentEmitted, AgentEvent, AgentMachineInput, AgentOutput } from './agent.types.ts';
 import type { ActOutput, GateOutput, PlannedCall, ReasonOutput } from '../src/core/run.ts';
@@ -157,7 +157,7 @@ export const agentMachine = setup({
       toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name })),
       usage: { ...output.usage },
       costUsd: output.costUsd,
-      ...(output.reasoning === undefined || output.reasoning === '' ? {} : { reasoning: output.reasoning }),
+      ...(output.reasoning === undefined || reasoningText(output.reasoning) === '' ? {} : { reasoning: reasoningText(output.reasoning) }),
     })),
     // A refusal, or a reply cut off at the token cap under the `end` policy, ends the run.
     recordRefusal: assign((_, output: ReasonOutput) => ({ termination: refusalTermination(output.refusal ?? '') })),

@@ -22,6 +22,8 @@ export type { AgentHooks, HookContext, ToolCallProposal } from './core/hooks.ts'
 // Models
 export { openAICompatible } from './inference/openaiCompatible.ts';
 export type { OpenAICompatibleOptions } from './inference/config.ts';
+export { anthropic } from './inference/anthropic.ts';
+export type { AnthropicOptions } from './inference/anthropicConfig.ts';
 export { createProviderRegistry } from './inference/registry.ts';
 export type { Completion, CompletionRequest, InferenceProvider, StreamEvent, Usage } from './core/provider.ts';
 export { Message, ToolCall } from './core/messages.ts';

@@ -5,7 +5,7 @@
  */
 import { setImmediate as onNextTurn } from 'node:timers';
 import type { ReasonInput, ReasonOutput } from '../core/run.ts';
-import type { Message, ToolCall } from '../core/messages.ts';
+import type { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
 import { ModelCallBlockedError } from './errors.ts';
@@ -78,7 +78,7 @@ export async function reason(
   };
   let completion = await callModel(request, deps, scope);
   let text = completion.text;
-  let reasoning = completion.reasoning ?? '';
+  let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
   let usage = completion.usage;
   let costUsd = completion.costUsd ?? 0;
   // Tool calls cut off mid-arguments cannot be continued as text: such a reply ends the run.
@@ -90,7 +90,7 @@ export async function reason(
     const sofar: Message = { role: 'assistant', content: text ?? '' };
     completion = await callModel({ ...request, messages: [...request.messages, sofar, { role: 'user', content: CONTINUE_PROMPT }] }, deps, scope);
     text = joinText(text, completion.text);
-    reasoning += completion.reasoning ?? '';
+    reasoning = [...reasoning, ...(completion.reasoning ?? [])];
     usage = addUsage(usage, completion.usage);
     costUsd += completion.costUsd ?? 0;
   }
@@ -99,7 +99,7 @@ export async function reason(
     toolCalls: uniqueIds(completion.toolCalls, input.iteration),
     usage,
     costUsd,
-    ...(reasoning === '' ? {} : { reasoning }),
+    ...(reasoning.length === 0 ? {} : { reasoning }),
     ...(cutOff(completion) ? { truncated: true as const } : {}),
     ...(continuations === 0 ? {} : { continuations }),
     ...(completion.refusal === undefined ? {} : { refusal: completion.refusal }),

@@ -131,7 +131,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
       const called = hooksTheTurn ? hookedModelCall(input, signal, scope) : modelCall(input, signal, scope).then(clean);
       return called.then(
         (reply) => {
-          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
+          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { text: reply.text, toolCalls: [...reply.toolCalls], usage: reply.usage, costUsd: reply.costUsd, ...(reply.reasoning === undefined ? {} : { reasoning: [...reply.reasoning] }) } });
           return reply;
         },
         (error: unknown) => failed(error, hookScope(input.runId, input.iteration, { signal }, scope.emit)),

@@ -47,8 +47,8 @@ Options for every command:
   --debug                 Print stack traces of errors
   -h, --help              Show this help
 
-A real model is used when OPENAI_API_KEY, OPENAI_BASE_URL or OPENROUTER_API_KEY is set;
-otherwise a scripted, offline model.`;
+A real model is used when OPENAI_API_KEY, OPENAI_BASE_URL or OPENROUTER_API_KEY is set,
+else when ANTHROPIC_API_KEY is set; otherwise a scripted, offline model.`;
 
 /** Flags every command takes. */
 export interface CommonFlags {

@@ -1,6 +1,6 @@
 /**
  * `npm start`: a small multi-step agent run, printed live. Uses a real model when
- * OPENAI_API_KEY, OPENAI_BASE_URL or OPENROUTER_API_KEY is set; otherwise a scripted model,
+ * OPENAI_API_KEY, OPENAI_BASE_URL, OPENROUTER_API_KEY or ANTHROPIC_API_KEY is set; otherwise a scripted model,
  * and it says so. The agent itself lives in demoAgent.ts, shared with the `actorloop` command.
  */
 import { createDemoAgent, DEMO_TASK } from './demoAgent.ts';
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   console.log(
     real
       ? `actorloop demo: real model "${agent.model.name}" via ${agent.model.provider.name}`
-      : 'actorloop demo: no OPENAI_API_KEY / OPENAI_BASE_URL set — using the SCRIPTED model (offline, deterministic).',
+      : 'actorloop demo: no OPENAI_API_KEY / OPENAI_BASE_URL / ANTHROPIC_API_KEY set — using the SCRIPTED model (offline, deterministic).',
   );
   console.log(`task: ${TASK}\n`);
   agent.events$.subscribe(({ event, iteration }) => {

@@ -1,11 +1,12 @@
 /**
  * The demo agent shared by `npm start` and the `actorloop` command: three small tools (city
- * lookup, add, divide) and a model — a real one when OPENAI_API_KEY, OPENAI_BASE_URL or
- * OPENROUTER_API_KEY is set, else a scripted one that works offline.
+ * lookup, add, divide) and a model — a real one when OPENAI_API_KEY, OPENAI_BASE_URL,
+ * OPENROUTER_API_KEY or ANTHROPIC_API_KEY is set, else a scripted one that works offline.
  */
 import { z } from 'zod';
 // Direct imports, not the front door: the CLI should not load modules a command does not use.
 import { createAgent } from '../agent/createAgent.ts';
+import { anthropic } from '../inference/anthropic.ts';
 import { openAICompatible } from '../inference/openaiCompatible.ts';
 import { gates } from '../policy/gates.ts';
 import { defineTool } from '../tools/defineTool.ts';
@@ -84,9 +85,11 @@ export const DEMO_TOOL_NAMES: readonly string[] = ['lookup_city', 'add', 'divide
  * ```
  */
 export function chooseDemoModel(env: NodeJS.ProcessEnv = process.env): { model: InferenceProvider; real: boolean } {
+  // The OpenAI-compatible settings win when both are set, as they did before Anthropic was offered.
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.OPENROUTER_API_KEY) {
-    return { model: openAICompatible(), real: true };
+    return { model: openAICompatible({ env }), real: true };
   }
+  if (env.ANTHROPIC_API_KEY) return { model: anthropic({ env }), real: true };
   // Pick the reply from the conversation, not the call count, so a run resumed in a new
   // process (whose model has made no call yet) continues where the script left off.
   const model = scriptedModel((request) => SCRIPT[request.messages.filter((m) => m.role === 'assistant').length]);

@@ -5,6 +5,10 @@
  * separate field; tool calls and results are content blocks (`tool_use` / `tool_result`) inside
  * assistant and user turns; and turns must alternate user/assistant, so consecutive tool results
  * (and a user message right after them) become one user turn.
+ *
+ * Reasoning a provider signed (thinking blocks with their signature, redacted thinking) goes back
+ * first in its assistant turn, unchanged: Anthropic refuses a tool-use turn whose thinking is
+ * missing or altered while thinking is on.
  */
 import type { AssistantMessage, Message, ToolMessage } from '../core/messages.ts';
 
@@ -28,8 +32,19 @@ export interface AnthropicToolResultBlock {
   readonly is_error?: boolean;
 }
 
+export interface AnthropicThinkingBlock {
+  readonly type: 'thinking';
+  readonly thinking: string;
+  readonly signature: string;
+}
+
+export interface AnthropicRedactedThinkingBlock {
+  readonly type: 'redacted_thinking';
+  readonly data: string;
+}
+
 export type AnthropicUserBlock = AnthropicTextBlock | AnthropicToolResultBlock;
-export type AnthropicAssistantBlock = AnthropicTextBlock | AnthropicToolUseBlock;
+export type AnthropicAssistantBlock = AnthropicThinkingBlock | AnthropicRedactedThinkingBlock | AnthropicTextBlock | AnthropicToolUseBlock;
 
 export type AnthropicMessage =
   | { readonly role: 'user'; content: string | AnthropicUserBlock[] }
@@ -119,6 +134,11 @@ export function toToolUseInput(argumentsText: string): Readonly<Record<string, u
 
 function toAssistantBlocks(message: AssistantMessage): AnthropicAssistantBlock[] {
   const blocks: AnthropicAssistantBlock[] = [];
+  for (const part of message.reasoning ?? []) {
+    if (part.type === 'redacted') blocks.push({ type: 'redacted_thinking', data: part.data });
+    // Unsigned reasoning (another provider's, or none given) would be refused; it stays ours.
+    else if (part.signature !== undefined) blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+  }
   // Anthropic rejects empty text blocks, so an empty reply text is simply left out.
   if (message.content !== null && message.content !== '') blocks.push({ type: 'text', text: message.content });
   if (message.toolCalls !== undefined) {

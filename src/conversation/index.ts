@@ -32,4 +32,6 @@ export type {
   AnthropicToolResultBlock,
   AnthropicUserBlock,
   AnthropicAssistantBlock,
+  AnthropicThinkingBlock,
+  AnthropicRedactedThinkingBlock,
 } from './anthropic.ts';

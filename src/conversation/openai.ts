@@ -2,7 +2,7 @@
  * Conversation → OpenAI chat-completions messages. One pass, no copies of message bodies.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Message } from '../core/messages.ts';
+import { reasoningText, type Message } from '../core/messages.ts';
 
 /**
  * Serialise a conversation to the `messages` array of an OpenAI chat-completions request.
@@ -34,7 +34,7 @@ export function toOpenAIMessage(message: Message, options: OpenAIMessageOptions 
       return { role: 'user', content: message.content };
     case 'assistant': {
       // Not in the SDK's types: the field is DeepSeek's (and vLLM's, MiMo's) extension.
-      const thought = options.sendReasoningBack === true && message.reasoning !== undefined ? { reasoning_content: message.reasoning } : {};
+      const thought = options.sendReasoningBack === true && message.reasoning !== undefined ? { reasoning_content: reasoningText(message.reasoning) } : {};
       if (message.toolCalls !== undefined && message.toolCalls.length > 0) {
         return {
           role: 'assistant',

@@ -25,16 +25,25 @@ export const UserMessage = z.object({
 });
 export type UserMessage = z.infer<typeof UserMessage>;
 
+/**
+ * One piece of the model's reasoning before its reply. Kept apart from `content` so it is never
+ * taken for the answer. `signature` is the provider's seal over the text (Anthropic's thinking
+ * blocks): such a part must go back to that provider byte for byte, or the next request is
+ * refused. `redacted` parts carry only the provider's encrypted `data`.
+ */
+export const ReasoningPart = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string().optional() }),
+  z.object({ type: z.literal('redacted'), data: z.string() }),
+]);
+export type ReasoningPart = z.infer<typeof ReasoningPart>;
+
 export const AssistantMessage = z.object({
   role: z.literal('assistant'),
   /** Text of the reply; `null` when the reply is only tool calls. */
   content: z.string().nullable(),
   toolCalls: z.array(ToolCall).optional(),
-  /**
-   * The model's thinking before this reply (`reasoning_content`), kept apart from `content`:
-   * never part of the answer, but some providers require it back with the turn's tool calls.
-   */
-  reasoning: z.string().optional(),
+  /** The reasoning that preceded this reply, in the order the model produced it. */
+  reasoning: z.array(ReasoningPart).optional(),
 });
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 
@@ -53,3 +62,8 @@ export type ToolMessage = z.infer<typeof ToolMessage>;
 
 export const Message = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]);
 export type Message = z.infer<typeof Message>;
+
+/** The text of a reply's reasoning (what `reasoning_content` carries); redacted parts have none. */
+export function reasoningText(parts: readonly ReasoningPart[]): string {
+  return parts.flatMap((part) => (part.type === 'thinking' ? [part.text] : [])).join('');
+}

@@ -2,7 +2,7 @@
  * The contract every model backend implements. The loop only ever talks to this interface.
  */
 import type { z } from 'zod';
-import type { Message, ToolCall } from './messages.ts';
+import type { Message, ReasoningPart, ToolCall } from './messages.ts';
 
 /** A tool as the model sees it: name, description and the JSON Schema of its arguments. */
 export interface ToolSpec {
@@ -46,11 +46,16 @@ export interface CompletionRequest<TOutput = unknown> {
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
 export interface Usage {
+  /** Every input token, cached or not. */
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;
   /** Set when the server reported no usage and the counts are an estimate from the text. */
   readonly estimated?: true;
+  /** Of `promptTokens`, those read from the provider's prompt cache (billed cheaper), when it says. */
+  readonly cacheReadTokens?: number;
+  /** Of `promptTokens`, those written to the prompt cache (billed dearer), when it says. */
+  readonly cacheWriteTokens?: number;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
@@ -58,8 +63,6 @@ export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' |
 export interface Completion<TOutput = unknown> {
   /** Reply text; `null` when the model only called tools (or refused). */
   readonly text: string | null;
-  /** The model's thinking before the reply (`reasoning_content` / `reasoning`), when it sent any. */
-  readonly reasoning?: string;
   /** The model declined to answer (OpenAI's `message.refusal`); `text` is then `null`. */
   readonly refusal?: string;
   readonly toolCalls: readonly ToolCall[];
@@ -71,11 +74,14 @@ export interface Completion<TOutput = unknown> {
   readonly costUsd?: number;
   /** Parsed and validated structured output, when `output` was requested. */
   readonly output?: TOutput;
+  /** The model's reasoning before the reply, when the provider returns it (never part of `text`). */
+  readonly reasoning?: readonly ReasoningPart[];
 }
 
 /** What `stream()` yields: deltas as they arrive, then exactly one `done` with the assembled reply. */
 export type StreamEvent<TOutput = unknown> =
   | { readonly type: 'text.delta'; readonly delta: string }
+  /** A piece of the model's reasoning, as it arrives; not part of the reply text. */
   | { readonly type: 'reasoning.delta'; readonly delta: string }
   | {
       readonly type: 'toolcall.delta';
@@ -100,10 +106,17 @@ export const ZERO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionToke
 
 /** The sum; estimated when either part is. */
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: Usage = {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
     ...(a.estimated === true || b.estimated === true ? { estimated: true as const } : {}),
+  };
+  // Cache counts appear only once some call reported them, so plain usage stays plain.
+  if (a.cacheReadTokens === undefined && b.cacheReadTokens === undefined && a.cacheWriteTokens === undefined && b.cacheWriteTokens === undefined) return sum;
+  return {
+    ...sum,
+    cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
+    cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0),
   };
 }

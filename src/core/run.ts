@@ -4,7 +4,7 @@
  * Types only.
  */
 import type { ErrorData, TerminationReason, ToolOutcomeStatus } from './loopEvent.ts';
-import type { Message, ToolCall } from './messages.ts';
+import type { Message, ReasoningPart, ToolCall } from './messages.ts';
 import type { Usage } from './provider.ts';
 
 export interface RunLimits {
@@ -76,14 +76,14 @@ export interface ReasonOutput {
   readonly toolCalls: readonly ToolCall[];
   readonly usage: Usage;
   readonly costUsd: number;
-  /** The model's thinking before the reply, kept on the assistant message (never in `text`). */
-  readonly reasoning?: string;
   /** Set when the reply hit the output-token cap and the agent's policy is to end the run. */
   readonly truncated?: true;
   /** How many times the model was asked to go on after hitting the cap (the `onLength` policy). */
   readonly continuations?: number;
   /** The model declined to answer: the run ends with reason `refusal`. */
   readonly refusal?: string;
+  /** The model's reasoning, kept on the assistant message so providers that sign it get it back. */
+  readonly reasoning?: readonly ReasoningPart[];
 }
 
 export interface GateInput {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../conversation/openai.ts';
 import { estimateTokens } from '../context/estimate.ts';
-import type { ToolCall } from '../core/messages.ts';
+import { reasoningText, type ReasoningPart, type ToolCall } from '../core/messages.ts';
 import type { ModelCapabilities } from './capabilities.ts';
 import { classifyHttpError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
@@ -157,8 +157,8 @@ export function fallbackToolCallId(index: number): string {
 export interface RawCompletion {
   readonly text: string | null;
   readonly refusal: string | null;
-  /** The model's thinking, when it sent any. */
-  readonly reasoning: string | null;
+  /** The model's thinking, when it sent any: text (`reasoning_content`), or parts with their signatures. */
+  readonly reasoning: string | readonly ReasoningPart[] | null;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
   /** `undefined` when the server reported none. */
@@ -190,7 +190,7 @@ export function finishCompletion<TOutput>(
     usage,
     model: raw.model,
     ...(costUsd === undefined ? {} : { costUsd }),
-    ...(raw.reasoning === null ? {} : { reasoning: raw.reasoning }),
+    ...(raw.reasoning === null || raw.reasoning.length === 0 ? {} : { reasoning: typeof raw.reasoning === 'string' ? [{ type: 'thinking' as const, text: raw.reasoning }] : raw.reasoning }),
     ...(raw.refusal === null ? {} : { refusal: raw.refusal }),
   };
   if (request.output === undefined) return completion;
@@ -247,7 +247,8 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
  */
 export function estimateUsage(request: Pick<CompletionRequest<unknown>, 'messages'>, raw: Pick<RawCompletion, 'text' | 'reasoning' | 'refusal' | 'toolCalls'>): Usage {
   const promptTokens = estimateTokens(request.messages);
-  let chars = (raw.text ?? '').length + (raw.reasoning ?? '').length + (raw.refusal ?? '').length;
+  const thought = raw.reasoning === null ? '' : typeof raw.reasoning === 'string' ? raw.reasoning : reasoningText(raw.reasoning);
+  let chars = (raw.text ?? '').length + thought.length + (raw.refusal ?? '').length;
   for (const call of raw.toolCalls) chars += call.name.length + call.arguments.length;
   const completionTokens = Math.ceil(chars / 4);
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };

@@ -26,6 +26,8 @@ export interface ClassifyContext {
   readonly secrets?: readonly string[];
   /** The timeout in force, quoted by ProviderTimeoutError. */
   readonly timeoutMs?: number;
+  /** The key setting an AuthenticationError tells the user to check (default the OpenAI ones). */
+  readonly keyVariable?: string;
 }
 
 /** Provider error texts can be whole HTML pages from a proxy; keep messages readable. */
@@ -109,7 +111,9 @@ export function classifyHttpError(
   if (isClientError && (info.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(text))) {
     return new ContextLengthError(text, options);
   }
-  if (effective === 401 || effective === 403) return new AuthenticationError(text, options);
+  if (effective === 401 || effective === 403) {
+    return new AuthenticationError(text, { ...options, ...(context.keyVariable === undefined ? {} : { keyVariable: context.keyVariable }) });
+  }
   if (effective === 429 || info.code === 'rate_limit_exceeded' || info.code === 'insufficient_quota') {
     const quotaExhausted = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
     return new RateLimitError(text, { ...options, quotaExhausted, ...retryAfter(headers) });

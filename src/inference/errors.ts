@@ -67,10 +67,11 @@ export class AuthenticationError extends InferenceError {
   readonly code = 'authentication' as const;
   readonly blame = 'user' as const;
   readonly retryable = false;
-  constructor(detail: string, options: InferenceErrorOptions = {}) {
+  /** `keyVariable`: the setting to check, named in the message (default OPENAI_API_KEY or OPENROUTER_API_KEY). */
+  constructor(detail: string, options: InferenceErrorOptions & { readonly keyVariable?: string } = {}) {
     super(
-      `The provider refused the credentials (HTTP ${options.status ?? 401}): ${detail}. Check OPENAI_API_KEY ` +
-        '(or OPENROUTER_API_KEY): that it is set, valid for this base URL, and allowed to use the model.',
+      `The provider refused the credentials (HTTP ${options.status ?? 401}): ${detail}. Check ${options.keyVariable ?? 'OPENAI_API_KEY (or OPENROUTER_API_KEY)'}: ` +
+        'that it is set, valid for this base URL, and allowed to use the model.',
       options,
     );
   }
@@ -278,14 +279,19 @@ export class MissingConfigurationError extends ActorloopError {
   readonly blame = 'user' as const;
   readonly retryable = false;
   /** The environment variables that would fix it. */
-  readonly variables = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY'] as const;
-  constructor(options: ActorloopErrorOptions = {}) {
+  readonly variables: readonly string[];
+  /** `provider: 'anthropic'` when anthropic() found no key (the message then names ANTHROPIC_API_KEY). */
+  constructor(options: ActorloopErrorOptions & { readonly provider?: 'anthropic' } = {}) {
     super(
-      'No model provider is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (a local ' +
-        'OpenAI-compatible server such as Ollama, vLLM or llama.cpp; no key needed), or OPENROUTER_API_KEY ' +
-        '(OpenRouter) — or pass `apiKey` / `baseURL` to openAICompatible().',
+      options.provider === 'anthropic'
+        ? 'No Anthropic API key is configured. Set ANTHROPIC_API_KEY, or pass `apiKey` to anthropic() ' +
+            '(with `baseURL` for a gateway that speaks the Messages API).'
+        : 'No model provider is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (a local ' +
+            'OpenAI-compatible server such as Ollama, vLLM or llama.cpp; no key needed), or OPENROUTER_API_KEY ' +
+            '(OpenRouter) — or pass `apiKey` / `baseURL` to openAICompatible().',
       options,
     );
+    this.variables = options.provider === 'anthropic' ? ['ANTHROPIC_API_KEY'] : ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY'];
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Inference: the provider contract, the OpenAI-compatible provider, its errors, the retry
+ * Inference: the provider contract, the OpenAI-compatible and Anthropic providers, their errors, the retry
  * policy, usage/cost tracking and the provider registry.
  *
  * @example
@@ -41,6 +41,13 @@ export {
 } from './config.ts';
 export type { OpenAICompatibleOptions, ResolvedConfig } from './config.ts';
 export { StreamAssembler } from './streamAssembler.ts';
+
+// The Anthropic provider
+export { anthropic } from './anthropic.ts';
+export { ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_MAX_TOKENS, DEFAULT_ANTHROPIC_MODEL, resolveAnthropicConfig } from './anthropicConfig.ts';
+export type { AnthropicOptions, ResolvedAnthropicConfig } from './anthropicConfig.ts';
+export { AnthropicStreamAssembler } from './anthropicStream.ts';
+export { classifyAnthropicError } from './anthropicClassify.ts';
 export type { DeltaEvent } from './streamAssembler.ts';
 export { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
 

@@ -9,14 +9,19 @@ import { ZERO_USAGE, addUsage } from '../core/provider.ts';
 export interface ModelPrice {
   readonly promptPerMillion: number;
   readonly completionPerMillion: number;
+  /** Input tokens read from the prompt cache; the prompt price when absent. */
+  readonly cacheReadPerMillion?: number;
+  /** Input tokens written to the prompt cache (5-minute cache); the prompt price when absent. */
+  readonly cacheWritePerMillion?: number;
 }
 
 /** Prices by model id (`gpt-4o-mini`, or a gateway id such as `openai/gpt-4o-mini`). */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 /**
- * OpenAI list prices (standard tier, USD per 1M tokens) at the time of writing, for a few common
- * models. Pass `prices` to the provider to add or correct entries.
+ * OpenAI and Anthropic list prices (standard tier, USD per 1M tokens) at the time of writing, for
+ * a few common models; Claude entries carry their prompt-cache read and write prices. Pass
+ * `prices` to the provider to add or correct entries.
  *
  * @example
  * ```ts
@@ -30,12 +35,35 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   'gpt-4.1-mini': { promptPerMillion: 0.4, completionPerMillion: 1.6 },
   'gpt-4.1-nano': { promptPerMillion: 0.1, completionPerMillion: 0.4 },
   'o4-mini': { promptPerMillion: 1.1, completionPerMillion: 4.4 },
+  // Claude: input, output, cache read; a 5-minute cache write is 1.25× input. Haiku 5.5 bills
+  // prompts over 100k tokens at a higher tier that a per-model entry cannot express.
+  'claude-fable-5-1': claude(10, 50, 0.25),
+  'claude-fable-5': claude(10, 50, 1),
+  'claude-opus-5-5': claude(4, 20, 0.2),
+  'claude-opus-5': claude(5, 25, 0.5),
+  'claude-opus-4-8': claude(5, 25, 0.5),
+  'claude-opus-4-7': claude(5, 25, 0.5),
+  'claude-opus-4-6': claude(5, 25, 0.5),
+  'claude-opus-4-5': claude(5, 25, 0.5),
+  'claude-sonnet-5-5': claude(2, 10, 0.1),
+  'claude-sonnet-5': claude(2, 10, 0.2),
+  'claude-sonnet-4-6': claude(3, 15, 0.3),
+  'claude-sonnet-4-5': claude(3, 15, 0.3),
+  'claude-sonnet-4': claude(3, 15, 0.3),
+  'claude-haiku-5-5': claude(0.1, 0.5, 0.01),
+  'claude-haiku-4-5': claude(1, 5, 0.1),
 });
+
+/** A Claude price: Anthropic bills 5-minute cache writes at 1.25× the input price. */
+function claude(promptPerMillion: number, completionPerMillion: number, cacheReadPerMillion: number): ModelPrice {
+  return { promptPerMillion, completionPerMillion, cacheReadPerMillion, cacheWritePerMillion: promptPerMillion * 1.25 };
+}
 
 /**
  * The price entry for a model: the exact id, else the id without a gateway prefix
  * (`openai/gpt-4o` → `gpt-4o`), else without a date suffix (`gpt-4o-mini-2024-07-18`, which is
- * what OpenAI reports back for `gpt-4o-mini`). Own keys only: `__proto__` finds nothing.
+ * what OpenAI reports back for `gpt-4o-mini`; `claude-sonnet-4-5-20250929`, Anthropic's form).
+ * Own keys only: `__proto__` finds nothing.
  *
  * @example
  * ```ts
@@ -44,7 +72,7 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
  */
 export function priceOf(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
   const bare = model.includes('/') ? model.slice(model.lastIndexOf('/') + 1) : model;
-  for (const candidate of [model, bare, bare.replace(/-\d{4}-\d{2}-\d{2}$/, '')]) {
+  for (const candidate of [model, bare, bare.replace(/-\d{4}-\d{2}-\d{2}$/, ''), bare.replace(/-\d{8}$/, '')]) {
     if (Object.hasOwn(table, candidate)) return table[candidate];
   }
   return undefined;
@@ -61,7 +89,16 @@ export function priceOf(model: string, table: PriceTable = DEFAULT_PRICES): Mode
 export function costOf(model: string, usage: Usage, table: PriceTable = DEFAULT_PRICES): number | undefined {
   const price = priceOf(model, table);
   if (price === undefined) return undefined;
-  return (usage.promptTokens * price.promptPerMillion + usage.completionTokens * price.completionPerMillion) / 1_000_000;
+  const cacheRead = usage.cacheReadTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, usage.promptTokens - cacheRead - cacheWrite);
+  return (
+    (uncached * price.promptPerMillion +
+      cacheRead * (price.cacheReadPerMillion ?? price.promptPerMillion) +
+      cacheWrite * (price.cacheWritePerMillion ?? price.promptPerMillion) +
+      usage.completionTokens * price.completionPerMillion) /
+    1_000_000
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Message, ToolCall } from '../core/messages.ts';
+import { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 import { DoomLoopState } from '../progress/doomLoop.ts';
 
@@ -139,7 +139,7 @@ export const ReasonReplyRecord = z.object({
     toolCalls: z.array(ToolCall),
     usage: UsageData,
     costUsd: z.number(),
-    reasoning: z.string().optional(),
+    reasoning: z.array(ReasoningPart).optional(),
     truncated: z.literal(true).optional(),
     continuations: z.number().int().nonnegative().optional(),
     refusal: z.string().optional(),

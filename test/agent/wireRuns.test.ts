@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ModelRefusedError, ReplyTruncatedError } from '../../src/agent/errors.ts';
 import type { JournalEntry, LoopEvent } from '../../src/core/loopEvent.ts';
-import type { AssistantMessage } from '../../src/core/messages.ts';
+import { reasoningText, type AssistantMessage } from '../../src/core/messages.ts';
 import type { ReasoningEffort } from '../../src/core/provider.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import { ContextLengthError, BadRequestError } from '../../src/inference/errors.ts';
@@ -98,7 +98,7 @@ describe('DeepSeek thinking mode with tools, against a server that enforces its 
     expect(result.text).toBe(final.content);
     expect(result.usage).toEqual({ promptTokens: 339 + 18, completionTokens: 92 + 345, totalTokens: 431 + 363 });
     const assistants = result.messages.filter((m): m is AssistantMessage => m.role === 'assistant');
-    expect(assistants.map((m) => m.reasoning)).toEqual([thought, final.reasoning_content]);
+    expect(assistants.map((m) => reasoningText(m.reasoning ?? []))).toEqual([thought, final.reasoning_content]);
     expect(ofType(events, 'reasoning.completed').map((e) => e.reasoning)).toEqual([thought, final.reasoning_content]);
   });
 
@@ -115,9 +115,9 @@ describe('DeepSeek thinking mode with tools, against a server that enforces its 
     expect(tokens.join('')).toBe(result.text);
     const thinking = ofType(events, 'thinking.delta').map((e) => e.delta).join('');
     const assistants = result.messages.filter((m): m is AssistantMessage => m.role === 'assistant');
-    expect(thinking).toBe(assistants.map((m) => m.reasoning ?? '').join(''));
+    expect(thinking).toBe(assistants.map((m) => reasoningText(m.reasoning ?? [])).join(''));
     expect(thinking).not.toContain(result.text);
-    expect(server.requests[1]?.messages.find((m) => m['role'] === 'assistant')?.['reasoning_content']).toBe(assistants[0]?.reasoning);
+    expect(server.requests[1]?.messages.find((m) => m['role'] === 'assistant')?.['reasoning_content']).toBe(reasoningText(assistants[0]?.reasoning ?? []));
   });
 
   it("fails with DeepSeek's typed 400 when reasoning is not sent back (the capability switched off)", async () => {

@@ -22,7 +22,7 @@ export interface CliResult {
 
 /** The environment minus model keys, so the scripted model is used. */
 export function offlineEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OPENAI_') && !key.startsWith('OPENROUTER_')));
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OPENAI_') && !key.startsWith('OPENROUTER_') && !key.startsWith('ANTHROPIC_')));
 }
 
 /**

@@ -154,3 +154,37 @@ describe('toToolUseInput', () => {
     expect(toToolUseInput('null')).toEqual({ _raw: 'null' });
   });
 });
+
+describe('toAnthropicMessages with reasoning', () => {
+  it('puts signed thinking and redacted thinking first in the assistant turn, unchanged', () => {
+    const { messages } = toAnthropicMessages([
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: 'Looking it up.',
+        toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }],
+        reasoning: [
+          { type: 'thinking', text: 'I should look it up.', signature: 'EqSig==' },
+          { type: 'redacted', data: 'EmRedacted==' },
+        ],
+      },
+    ]);
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'I should look it up.', signature: 'EqSig==' },
+        { type: 'redacted_thinking', data: 'EmRedacted==' },
+        { type: 'text', text: 'Looking it up.' },
+        { type: 'tool_use', id: 'c1', name: 'lookup', input: {} },
+      ],
+    });
+  });
+
+  it('leaves unsigned reasoning out: Anthropic would refuse a thinking block without its signature', () => {
+    const { messages } = toAnthropicMessages([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a', reasoning: [{ type: 'thinking', text: 'from another provider' }] },
+    ]);
+    expect(messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a' }] });
+  });
+});

@@ -4,11 +4,12 @@
  * over HTTP on 127.0.0.1 to the real `openai` client. Each test asserts what a caller of the
  * provider sees: text, reasoning, tool calls, usage, the typed error.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/context/estimate.ts';
-import type { Message } from '../../src/core/messages.ts';
+import { reasoningText, type Message } from '../../src/core/messages.ts';
 import type { Completion, CompletionRequest, StreamEvent } from '../../src/core/provider.ts';
 import { BadRequestError, ContextLengthError } from '../../src/inference/errors.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
@@ -56,7 +57,7 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 
 describe('the wire corpus', () => {
   const dir = fileURLToPath(new URL('../fixtures/wire/', import.meta.url));
-  const files = readdirSync(dir);
+  const files = readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isFile() ? [entry.name] : []));
   const fixtures = files.filter((f) => !f.endsWith('.source.json'));
 
   it('names a public origin for every recorded response, and holds no orphan sidecar', () => {
@@ -68,6 +69,16 @@ describe('the wire corpus', () => {
     }
     for (const sidecar of files.filter((f) => f.endsWith('.source.json'))) {
       expect(fixtures.some((f) => sidecarOf(f) === sidecar), sidecar).toBe(true);
+    }
+  });
+
+  it("names a public origin for every recorded Anthropic response (beside it, in .origin.json)", () => {
+    const anthropicDir = join(dir, 'anthropic');
+    const recorded = readdirSync(anthropicDir).filter((f) => !f.endsWith('.origin.json'));
+    expect(recorded.length).toBeGreaterThanOrEqual(10);
+    for (const name of recorded) {
+      const origin = JSON.parse(readFileSync(join(anthropicDir, name.replace(/\.(json|sse)$/, '.origin.json')), 'utf8')) as { url?: string; repository?: string; path?: string };
+      expect(origin.url ?? (origin.repository !== undefined && origin.path !== undefined ? origin.path : undefined), name).toBeDefined();
     }
   });
 });
@@ -174,7 +185,7 @@ describe('DeepSeek thinking mode', () => {
     const completion = await provider({ model: 'deepseek-reasoner' }).complete({ messages: ask("How many 'r's are in strawberry?") });
     const recorded = recordedMessage('deepseek-reasoner-text.json');
     expect(completion.text).toBe(recorded['content']);
-    expect(completion.reasoning).toBe(recorded['reasoning_content']);
+    expect(reasoningText(completion.reasoning ?? [])).toBe(recorded['reasoning_content']);
     expect(completion.text).not.toContain('We are asked');
     expect(completion.usage).toEqual({ promptTokens: 18, completionTokens: 345, totalTokens: 363 });
   });
@@ -184,7 +195,7 @@ describe('DeepSeek thinking mode', () => {
     const { events, completion } = await streamed({ messages: ask() }, { model: 'deepseek-reasoner' });
     expect(deltas(events, 'text.delta')).toBe('The word "strawberry" contains three "r"s.');
     expect(deltas(events, 'reasoning.delta')).toHaveLength(606);
-    expect(completion.reasoning).toBe(deltas(events, 'reasoning.delta'));
+    expect(reasoningText(completion.reasoning ?? [])).toBe(deltas(events, 'reasoning.delta'));
     expect(completion.text).toBe('The word "strawberry" contains three "r"s.');
   });
 
@@ -193,7 +204,7 @@ describe('DeepSeek thinking mode', () => {
     const completion = await provider({ model: 'deepseek-reasoner' }).complete({ messages: ask('Weather in San Francisco?') });
     expect(completion.toolCalls).toEqual([{ id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', name: 'weather', arguments: '{"location": "San Francisco"}' }]);
     expect(completion.text).toBeNull();
-    expect(completion.reasoning).toMatch(/^The user is asking for the weather in San Francisco/);
+    expect(reasoningText(completion.reasoning ?? [])).toMatch(/^The user is asking for the weather in San Francisco/);
     expect(completion.finishReason).toBe('tool_calls');
   });
 
@@ -201,7 +212,7 @@ describe('DeepSeek thinking mode', () => {
     server.enqueue('deepseek-reasoner-text.json');
     const history: Message[] = [
       ...ask('Weather in San Francisco?'),
-      { role: 'assistant', content: null, reasoning: 'Call the tool.', toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{}' }] },
+      { role: 'assistant', content: null, reasoning: [{ type: 'thinking', text: 'Call the tool.' }], toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{}' }] },
       { role: 'tool', toolCallId: 'call_1', content: 'sunny' },
     ];
     await provider({ model: 'deepseek-reasoner' }).complete({ messages: history });
@@ -210,7 +221,7 @@ describe('DeepSeek thinking mode', () => {
 
   it('does not send reasoning to OpenAI models, which reject the field', async () => {
     server.enqueue('openai-chat-text.json');
-    const history: Message[] = [...ask(), { role: 'assistant', content: 'Hi', reasoning: 'greet' }, ...ask('Again')];
+    const history: Message[] = [...ask(), { role: 'assistant', content: 'Hi', reasoning: [{ type: 'thinking', text: 'greet' }] }, ...ask('Again')];
     await provider({ model: 'gpt-4.1-nano' }).complete({ messages: history });
     expect(server.requests[0]?.messages[1]).toEqual({ role: 'assistant', content: 'Hi' });
   });
@@ -245,7 +256,7 @@ describe('Groq and Mistral', () => {
   it("reads Groq's `reasoning` field as reasoning", async () => {
     server.enqueue('groq-reasoning.json');
     const completion = await provider({ model: 'qwen/qwen3-32b' }).complete({ messages: ask() });
-    expect(completion.reasoning).toBe(recordedMessage('groq-reasoning.json')['reasoning']);
+    expect(reasoningText(completion.reasoning ?? [])).toBe(recordedMessage('groq-reasoning.json')['reasoning']);
     expect(completion.text).toMatch(/^The word "strawberry" contains \*\*3\*\*/);
   });
 

@@ -25,7 +25,7 @@ function announce(real: boolean, agent: Agent, json: boolean): void {
   if (json) return;
   const line = real
     ? `model "${agent.model.name}" via ${agent.model.provider.name}`
-    : 'no OPENAI_API_KEY / OPENAI_BASE_URL / OPENROUTER_API_KEY set: using the scripted demo model (offline)';
+    : 'no OPENAI_API_KEY / OPENAI_BASE_URL / OPENROUTER_API_KEY / ANTHROPIC_API_KEY set: using the scripted demo model (offline)';
   process.stderr.write(`${line}\n`);
 }
 

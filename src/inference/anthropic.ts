@@ -1,0 +1,185 @@
+/**
+ * The native Anthropic provider: the Messages API over the official `@anthropic-ai/sdk`, with
+ * tool use, extended thinking (signed reasoning kept and sent back), prompt caching and
+ * cache-aware cost.
+ *
+ * Like the OpenAI-compatible provider, the client's own retries are off and every attempt goes
+ * through `withRetry` (one policy, one Retry-After rule, one `onRetry` per attempt); a stream is
+ * retried only while nothing has been yielded.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { describeError } from '../core/errors.ts';
+import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
+import { resolveAnthropicConfig } from './anthropicConfig.ts';
+import type { AnthropicOptions } from './anthropicConfig.ts';
+import { classifyAnthropicError } from './anthropicClassify.ts';
+import { buildMessagesParams, finishAnthropic, toAnthropicRaw } from './anthropicMapping.ts';
+import type { AnthropicRaw } from './anthropicMapping.ts';
+import { AnthropicStreamAssembler } from './anthropicStream.ts';
+import { AttemptSignal } from './attemptSignal.ts';
+import type { ClassifyContext } from './classify.ts';
+import { DEFAULT_TIMEOUT_MS } from './config.ts';
+import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
+import { withRetry } from './retry.ts';
+import type { RetryOptions } from './retry.ts';
+import type { DeltaEvent } from './streamAssembler.ts';
+import { DEFAULT_PRICES } from './usage.ts';
+
+/**
+ * Create a provider for Anthropic's Messages API. Configuration comes from `options`, else the
+ * environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL`. Throws
+ * MissingConfigurationError when there is no key.
+ *
+ * @example
+ * ```ts
+ * const model = anthropic({ model: 'claude-sonnet-5-5', thinking: { budgetTokens: 2048 } }); // ANTHROPIC_API_KEY from env
+ * const reply = await model.complete({ messages: [{ role: 'user', content: 'Say hi' }] });
+ * console.log(reply.text, reply.reasoning, reply.usage.cacheReadTokens, reply.costUsd);
+ * ```
+ */
+export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
+  const config = resolveAnthropicConfig(options, options.env ?? process.env);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const prices = { ...DEFAULT_PRICES, ...options.prices };
+  const context: ClassifyContext = { secrets: [config.apiKey], timeoutMs, keyVariable: 'ANTHROPIC_API_KEY' };
+  // The client lives in this closure only: the provider object itself holds nothing secret.
+  // Everything is passed explicitly, so the SDK reads no credentials or profiles of its own.
+  const client = new Anthropic({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    timeout: timeoutMs,
+    maxRetries: 0,
+    // Request logging stays off whatever ANTHROPIC_LOG says: bodies carry the conversation.
+    logLevel: 'warn',
+    ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+
+  const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => ({
+    ...options.retry,
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.onRetry === undefined ? {} : { onRetry: request.onRetry }),
+  });
+
+  /** What an attempt failed with: the caller's abort reason, our timeout, or the classified error. */
+  const failure = (error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined): unknown => {
+    if (signal?.aborted) return signal.reason;
+    if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
+    return classifyAnthropicError(error, context);
+  };
+
+  async function complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
+    const model = request.model ?? config.model;
+    const params = buildMessagesParams(request, model, config);
+    return withRetry(async () => {
+      const attempt = new AttemptSignal(request.signal, timeoutMs);
+      try {
+        const body: unknown = await client.messages.create({ ...params, stream: false }, { signal: attempt.signal });
+        return finishAnthropic(toAnthropicRaw(body, model), request, model, prices);
+      } catch (error) {
+        throw failure(error, attempt, request.signal);
+      } finally {
+        attempt.dispose();
+      }
+    }, retryOptions(request));
+  }
+
+  async function* stream<TOutput>(request: CompletionRequest<TOutput>): AsyncGenerator<StreamEvent<TOutput>, void, undefined> {
+    const model = request.model ?? config.model;
+    const params = buildMessagesParams(request, model, config);
+    const signal = request.signal;
+    // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
+    const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));
+    const { attempt, events, assembler } = opened;
+    let raw = opened.raw;
+    try {
+      for (const event of opened.first) yield event;
+      // Phase 2: deltas were yielded, so every failure from here on is the caller's to handle.
+      while (raw === undefined) {
+        let deltas: DeltaEvent[];
+        try {
+          attempt.touch();
+          const next = await events.next();
+          attempt.pause();
+          if (next.done) {
+            raw = endOfStream(assembler, attempt, signal);
+            break;
+          }
+          deltas = assembler.push(next.value);
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          if (error instanceof StreamInterruptedError) throw error;
+          const cause = failure(error, attempt, signal);
+          throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
+        }
+        for (const delta of deltas) yield delta;
+      }
+      yield { type: 'done', completion: finishAnthropic(raw, request, model, prices) };
+    } finally {
+      attempt.dispose();
+      // Ends the HTTP request when the consumer stops early or the stream failed.
+      await closeQuietly(events);
+    }
+  }
+
+  interface OpenedStream {
+    readonly attempt: AttemptSignal;
+    readonly events: AsyncIterator<unknown>;
+    readonly assembler: AnthropicStreamAssembler;
+    readonly first: readonly DeltaEvent[];
+    readonly raw: AnthropicRaw | undefined;
+  }
+
+  async function openStream(params: MessageCreateParamsNonStreaming, model: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
+    const attempt = new AttemptSignal(signal, timeoutMs);
+    let events: AsyncIterator<unknown> | undefined;
+    try {
+      const response = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
+      events = response[Symbol.asyncIterator]();
+      const assembler = new AnthropicStreamAssembler(model);
+      for (;;) {
+        attempt.touch();
+        const next = await events.next();
+        attempt.pause();
+        if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, signal) };
+        const first = assembler.push(next.value);
+        if (first.length > 0) return { attempt, events, assembler, first, raw: undefined };
+      }
+    } catch (error) {
+      attempt.dispose();
+      if (events !== undefined) await closeQuietly(events);
+      throw failure(error, attempt, signal);
+    }
+  }
+
+  /** A stream the SDK ended quietly may have been cancelled, timed out, cut or complete; tell them apart. */
+  function endOfStream(assembler: AnthropicStreamAssembler, attempt: AttemptSignal, signal: AbortSignal | undefined): AnthropicRaw {
+    if (signal?.aborted) throw signal.reason;
+    if (attempt.timedOut && !assembler.finished) {
+      const timeout = new ProviderTimeoutError(timeoutMs);
+      if (assembler.emitted === 0) throw timeout;
+      throw new StreamInterruptedError(`no event for ${timeoutMs} ms`, { deltasYielded: true, cause: timeout });
+    }
+    return assembler.finish();
+  }
+
+  return {
+    name: config.name,
+    defaultModel: config.model,
+    supportsNativeTools: true,
+    // No response_format: a requested output is parsed and validated from the reply text.
+    supportsStructuredOutput: false,
+    complete,
+    stream,
+  };
+}
+
+/** Closing must never replace the error that made us close. */
+async function closeQuietly(events: AsyncIterator<unknown>): Promise<void> {
+  try {
+    await events.return?.();
+  } catch {
+    // The stream is being abandoned; its own failure is irrelevant now.
+  }
+}

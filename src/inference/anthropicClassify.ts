@@ -1,0 +1,76 @@
+/**
+ * Whatever the `@anthropic-ai/sdk` client threw → the same typed errors the OpenAI-compatible
+ * provider produces, so the retry policy and the loop treat both alike: 429 and 529 (overloaded)
+ * and 5xx are retried, "prompt is too long" is ContextLengthError, 401/403 AuthenticationError.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { ActorloopError } from '../core/errors.ts';
+import { classifyError, classifyHttpError, redactSecrets } from './classify.ts';
+import type { ClassifyContext } from './classify.ts';
+import { CancelledError, NetworkError, ProviderTimeoutError } from './errors.ts';
+
+/**
+ * Classify an error of the Anthropic client.
+ *
+ * @example
+ * ```ts
+ * try { await client.messages.create(params); }
+ * catch (e) { throw classifyAnthropicError(e, { secrets: [apiKey], keyVariable: 'ANTHROPIC_API_KEY' }); } // e.g. ServerError for a 529
+ * ```
+ */
+export function classifyAnthropicError(error: unknown, context: ClassifyContext = {}): ActorloopError {
+  if (error instanceof ActorloopError) return error;
+  const secrets = context.secrets ?? [];
+  const cause = sanitizeCause(error, secrets);
+  if (error instanceof APIUserAbortError) return new CancelledError({ cause });
+  if (error instanceof APIConnectionTimeoutError) return new ProviderTimeoutError(context.timeoutMs, { cause });
+  if (error instanceof APIConnectionError) return new NetworkError(redactSecrets(messageChain(error), secrets) || 'connection failed', { cause });
+  if (error instanceof APIError) {
+    return classifyHttpError(error.status, errorObject(error.error), error.message, error.headers, { ...context, cause });
+  }
+  return classifyError(error, context);
+}
+
+/**
+ * Anthropic bodies are `{ type: 'error', error: { type, message, details? } }`. A spend limit is
+ * a 429 too, but waiting will not lift it: its `error_code` is read as exhausted quota.
+ */
+function errorObject(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return body;
+  const inner = body.error;
+  if (typeof inner !== 'object' || inner === null) return body;
+  const details = 'details' in inner && typeof inner.details === 'object' && inner.details !== null ? inner.details : undefined;
+  const spendLimit = details !== undefined && 'error_code' in details && typeof details.error_code === 'string' && /spend_limit/.test(details.error_code);
+  return spendLimit ? { ...inner, code: 'insufficient_quota' } : inner;
+}
+
+function messageChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const message = current.message.replace(/\.$/, '');
+    if (message !== '' && !parts.includes(message)) parts.push(message);
+    current = current.cause;
+  }
+  return parts.join(': ');
+}
+
+/** The original error stays as `cause` unless something in it carries the key; then a redacted stand-in. */
+function sanitizeCause(error: unknown, secrets: readonly string[]): unknown {
+  const active = secrets.filter((secret) => secret.length >= 8);
+  if (active.length === 0) return error;
+  let text = messageChain(error);
+  if (error instanceof APIError) {
+    try {
+      text += JSON.stringify(error.error) ?? '';
+      text += JSON.stringify(error.headers === undefined ? [] : [...error.headers]);
+    } catch {
+      // An unserialisable body cannot be checked: treat it as carrying the key.
+      text += active[0];
+    }
+  }
+  if (!active.some((secret) => text.includes(secret))) return error;
+  const standIn = new Error(redactSecrets(messageChain(error), active));
+  standIn.name = error instanceof Error ? error.name : 'Error';
+  return standIn;
+}
