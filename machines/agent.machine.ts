@@ -191,7 +191,7 @@ export const agentMachine = setup({
     const messages: Message[] = [];
     if (input.system !== undefined && input.system !== '') messages.push({ role: 'system', content: input.system });
     if (input.history !== undefined) messages.push(...input.history);
-    messages.push({ role: 'user', content: input.task });
+    messages.push({ role: 'user', content: input.content === undefined ? input.task : [...input.content] });
     return {
       runId: input.runId,
       agentId: input.agentId,

@@ -7,6 +7,7 @@
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { RunLimits } from '../core/run.ts';
+import type { ContentLimits } from '../conversation/parts.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import { HookName } from '../core/loopEvent.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
@@ -37,6 +38,10 @@ export interface AgentSettings {
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly stream: boolean;
+  /** `model.vision`: the model takes images and files. */
+  readonly vision: boolean;
+  /** `context.content`: size limits on images and files. */
+  readonly content?: ContentLimits;
   readonly tools: readonly Tool[];
   readonly gate?: PolicyGate;
   readonly toolProfile?: ToolProfile;
@@ -71,10 +76,10 @@ export interface AgentSettings {
 const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
-  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream'],
+  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream', 'vision'],
   policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
-  context: ['budget', 'preHydration', 'experimental_hydrator'],
+  context: ['budget', 'preHydration', 'experimental_hydrator', 'content'],
   memory: ['skills', 'experiences', 'sessions'],
   persistence: ['store'],
   observe: ['inspect', 'events', 'journalCapacity', 'telemetry'],
@@ -125,10 +130,10 @@ const isObserver = (v: unknown): boolean => typeof v === 'function' || isObject(
 const isArray = (v: unknown): boolean => Array.isArray(v);
 const isFunction = (v: unknown): boolean => typeof v === 'function';
 
-function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream'> {
-  const needs = 'an InferenceProvider such as openAICompatible() or scriptedModel([...]), or { provider, name?, temperature?, maxTokens?, stream? }';
+function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream' | 'vision'> {
+  const needs = 'an InferenceProvider such as openAICompatible() or scriptedModel([...]), or { provider, name?, temperature?, maxTokens?, stream?, vision? }';
   if (value === undefined) return fail(`needs a \`model\`: ${needs}.`);
-  if (isProvider(value)) return { provider: value, stream: false };
+  if (isProvider(value)) return { provider: value, stream: false, vision: false };
   if (!isObject(value) || !('provider' in value)) return fail(`\`model\` must be ${needs} (got ${describe(value)}).`);
   const model = group({ model: value }, 'model') as Partial<ModelConfig>;
   if (!isProvider(model.provider)) fail(`\`model.provider\` must be an InferenceProvider such as openAICompatible() (got ${describe(model.provider)}).`);
@@ -136,9 +141,11 @@ function resolveModel(value: unknown): Pick<AgentSettings, 'provider' | 'modelNa
   const temperature = optional<number>(model.temperature, 'model.temperature', isFiniteNumber, 'a number');
   const maxTokens = optional<number>(model.maxTokens, 'model.maxTokens', isPositiveInteger, 'a positive integer');
   const stream = optional<boolean>(model.stream, 'model.stream', isBoolean, 'true or false');
+  const vision = optional<boolean>(model.vision, 'model.vision', isBoolean, 'true or false');
   return {
     provider: model.provider as InferenceProvider,
     stream: stream ?? false,
+    vision: vision ?? false,
     ...(name === undefined ? {} : { modelName: name }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(maxTokens === undefined ? {} : { maxTokens }),
@@ -212,6 +219,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     stuckDetection,
     contextBudget: optional<ContextBudgetOptions>(context['budget'], 'context.budget', isObject, 'context budget options'),
     preHydration: optional<PreHydratorOptions>(context['preHydration'], 'context.preHydration', isObject, 'pre-hydration options'),
+    content: resolveContentLimits(context['content']),
     hydrator: optional<Hydrator>(context['experimental_hydrator'], 'context.experimental_hydrator', isFunction, 'a function'),
     store: optional<RunStore>(persistence['store'], 'persistence.store', isObject, 'a RunStore such as createFileStore()'),
     inspect: optional<AgentObserveConfig['inspect']>(observe['inspect'], 'observe.inspect', isObserver, 'an inspection observer or function'),
@@ -222,6 +230,17 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   // Absent options stay absent, so `settings.x === undefined` means "not configured".
   const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
   return { ...present, ...model, tools, mcpServers };
+}
+
+/** `context.content`: positive byte limits for images and files. */
+function resolveContentLimits(value: unknown): ContentLimits | undefined {
+  const limits = optional<Group>(value, 'context.content', isObject, '{ maxImageBytes?, maxFileBytes? }');
+  if (limits === undefined) return undefined;
+  const unknown = Object.keys(limits).filter((key) => key !== 'maxImageBytes' && key !== 'maxFileBytes');
+  if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown.map((key) => `context.content.${key}`))}; \`context.content\` takes \`maxImageBytes\`, \`maxFileBytes\`.`);
+  optional(limits['maxImageBytes'], 'context.content.maxImageBytes', isPositiveInteger, 'a positive integer (bytes)');
+  optional(limits['maxFileBytes'], 'context.content.maxFileBytes', isPositiveInteger, 'a positive integer (bytes)');
+  return limits as ContentLimits;
 }
 
 /**

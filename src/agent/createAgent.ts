@@ -44,12 +44,17 @@ import { createMemorySessionStore, openSessionStore, type SessionMemory, type Se
 import { openSession, type SessionHost } from './session.ts';
 import { createExperienceMemory } from './experiences.ts';
 
-import type { Agent, AgentConfig, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+import type { Agent, AgentConfig, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
+import type { LoopResult } from '../core/run.ts';
+import { contentText, mediaParts, type Message } from '../core/messages.ts';
+import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
+import { createFileBlobStore, createMemoryBlobStore, loadMessageParts, storeMessageParts, storeParts, type BlobStore } from '../persistence/blobs.ts';
+import { join } from 'node:path';
 import type { Tool } from '../tools/types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
-export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
 
 /** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
 const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
@@ -125,6 +130,9 @@ export function createAgent(config: AgentConfig): Agent {
     maxRepairTurns: settings.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
   };
   const scopes = new Map<string, RunScope>();
+  // Images and files of runs: beside the store's runs when there is a store (a resume reads them there), else in memory.
+  let blobStore: BlobStore | undefined;
+  const blobs = (): BlobStore => (blobStore ??= store === undefined ? createMemoryBlobStore() : createFileBlobStore(join(store.dir, 'blobs')));
   const reasonDeps = {
     provider,
     tools: registry.specs,
@@ -134,6 +142,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
     ...(preparers.length === 0 ? {} : { preparers }),
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
+    loadParts: (messages: readonly Message[]) => loadMessageParts(messages, blobs()),
   };
   const scopeOf = (runId: string): RunScope => {
     const scope = scopes.get(runId);
@@ -179,17 +188,26 @@ export function createAgent(config: AgentConfig): Agent {
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(durable === undefined ? runtime : durable.phases(runtime), { listening }) } });
 
   /** A new run's machine input and persistence (its log is created here when there is a store). */
-  function begin(task: string, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
-    if (typeof task !== 'string' || task.trim() === '') {
-      throw new ConfigurationError('A run needs a non-empty task string.');
+  function begin(task: TaskInput, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
+    const content = typeof task === 'string' || Array.isArray(task) ? taskContent(task) : undefined;
+    if (content === undefined || (contentText(content).trim() === '' && (typeof content === 'string' || mediaParts(content) === 0))) {
+      throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
     }
     const given = options.runId;
     if (given !== undefined && scopes.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
-    const cleanTask = redactor.text(task);
+    const partsOf = (messages: readonly Message[]) => messages.flatMap((message) => (message.role === 'user' && typeof message.content !== 'string' ? message.content : message.role === 'tool' ? (message.parts ?? []) : []));
+    const limits = { vision: settings.vision, ...settings.content };
+    if (typeof content !== 'string') checkParts(content, limits);
+    if (options.history !== undefined) checkParts(partsOf(options.history), limits);
+    // Bytes go to the blob store here, before anything copies the conversation: it carries references from now on.
+    const parts = typeof content === 'string' ? undefined : storeParts(content, blobs());
+    const history = options.history === undefined ? undefined : storeMessageParts(options.history, blobs());
+    const cleanTask = redactor.text(contentText(content));
     const run: RunInput = {
       task: cleanTask,
+      ...(parts === undefined ? {} : { content: redactor.deep(parts) }),
       ...(system === undefined ? {} : { system }),
-      ...(options.history === undefined ? {} : { history: redactor.deep([...options.history]) }),
+      ...(history === undefined ? {} : { history: redactor.deep(history) }),
       // A single call is a run of one model call, offered no tools.
       limits: mode === 'call' ? { ...baseLimits, ...options.limits, maxIterations: 1 } : { ...baseLimits, ...options.limits },
       model: settings.modelName ?? settings.provider.defaultModel,
@@ -207,12 +225,14 @@ export function createAgent(config: AgentConfig): Agent {
     return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
   }
 
-  function start(task: string, options: RunOptions = {}, mode?: 'call'): AgentRun {
+  function start(task: TaskInput, options: RunOptions = {}, mode?: 'call'): AgentRun {
     const { input, persistence } = begin(task, options, mode);
-    return launch(input, persistence);
+    const handle = launch(input, persistence);
+    followSignal(handle, options.signal);
+    return handle;
   }
 
-  function prepare(task: string, options: RunOptions = {}): PreparedRun {
+  function prepare(task: TaskInput, options: RunOptions = {}): PreparedRun {
     const { input, persistence } = begin(task, options);
     return { runId: input.runId, logic: machine, input, attach: (actor) => attach(actor, input, persistence) };
   }
@@ -309,26 +329,28 @@ export function createAgent(config: AgentConfig): Agent {
     journal,
     tools: registry.names,
     model: { provider: settings.provider, name: settings.modelName ?? settings.provider.defaultModel },
-    run(task, options) {
-      if (durable !== undefined) return durable.run(task, options ?? {});
-      const handle = start(task, options);
-      live.add(handle);
-      void handle.settled.then(() => live.delete(handle));
-      return handle.result;
-    },
-    call(prompt, options) {
-      if (durable !== undefined) return durable.start(prompt, options ?? {}, 'call').result;
-      const handle = start(prompt, options, 'call');
-      live.add(handle);
-      void handle.settled.then(() => live.delete(handle));
-      return handle.result;
-    },
+    run: (task, options) =>
+      rejected(() => {
+        if (durable !== undefined) return durable.run(durableTask(task), options ?? {});
+        const handle = start(task, options);
+        live.add(handle);
+        void handle.settled.then(() => live.delete(handle));
+        return handle.result;
+      }),
+    call: (prompt, options) =>
+      rejected(() => {
+        if (durable !== undefined) return durable.start(prompt, options ?? {}, 'call').result;
+        const handle = start(prompt, options, 'call');
+        live.add(handle);
+        void handle.settled.then(() => live.delete(handle));
+        return handle.result;
+      }),
     traces,
     session: (id) => openSession(sessionHost, id),
     experiences: experiences?.api,
-    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(task, options ?? {})),
+    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(durableTask(task), options ?? {})),
     start(task, options) {
-      if (durable !== undefined) return durable.start(task, options ?? {});
+      if (durable !== undefined) return durable.start(durableTask(task), options ?? {});
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -355,6 +377,33 @@ export function createAgent(config: AgentConfig): Agent {
     stop: stopAll,
   };
   return agent;
+}
+
+/** A durable runtime keeps tasks as text in its database: parts are not available there yet. */
+function durableTask(task: TaskInput): string {
+  if (typeof task === 'string') return task;
+  throw new ConfigurationError('Images and files in a task are not available with `runtime` yet: run the agent in process, or send text.');
+}
+
+/** Cancel the run when `signal` aborts (at once when it already has); the listener goes when the run ends. */
+function followSignal(handle: AgentRun, signal: AbortSignal | undefined): void {
+  if (signal === undefined) return;
+  const cancel = (): void => handle.cancel(`the run's signal was aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`);
+  if (signal.aborted) {
+    cancel();
+    return;
+  }
+  signal.addEventListener('abort', cancel, { once: true });
+  void handle.settled.then(() => signal.removeEventListener('abort', cancel));
+}
+
+/** A promise rejected with what `run` threw: `agent.run` reports every failure through its promise. */
+function rejected(run: () => Promise<LoopResult>): Promise<LoopResult> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The experiences' system text first, then what the agent's own hydrator injects. */

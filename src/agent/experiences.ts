@@ -4,7 +4,7 @@
  * count its outcome; `agent.experiences.learn` asks a model what a finished run teaches.
  */
 import type { Hydrator } from '../core/hooks.ts';
-import type { Message } from '../core/messages.ts';
+import { contentText, type Message } from '../core/messages.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { LoopResult } from '../core/run.ts';
 import { formatExperiences, learnExperiences, type Experience, type ExperienceStore } from '../experiences/index.ts';
@@ -102,7 +102,8 @@ export function createExperienceMemory(
 }
 
 function taskOf(messages: readonly Message[]): string {
-  return messages.find((message) => message.role === 'user')?.content ?? '';
+  const first = messages.find((message) => message.role === 'user');
+  return first === undefined ? '' : contentText(first.content);
 }
 
 async function fromTrace(traces: Traces, runId: string) {

@@ -5,7 +5,7 @@
  */
 import { setImmediate as onNextTurn } from 'node:timers';
 import type { ReasonInput, ReasonOutput } from '../core/run.ts';
-import type { ToolCall } from '../core/messages.ts';
+import type { Message, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
 import { ModelCallBlockedError } from './errors.ts';
@@ -24,6 +24,8 @@ export interface ReasonPhaseDeps {
   readonly preparers?: readonly MessagePreparer[];
   /** The user's `beforeModelCall`: sees the request after the preparers, may change or block it. */
   readonly beforeModelCall?: HookRunner['beforeModelCall'];
+  /** Puts back the bytes of images and files the conversation holds by reference, for the request only. */
+  readonly loadParts?: (messages: readonly Message[]) => readonly Message[];
 }
 
 export interface ReasonPhaseScope {
@@ -59,7 +61,7 @@ export async function reason(
     if (decision?.kind === 'modify') sent = { ...sent, ...decision.request };
   }
   const request: CompletionRequest = {
-    messages: sent.messages,
+    messages: deps.loadParts === undefined ? sent.messages : deps.loadParts(sent.messages),
     ...(sent.tools.length > 0 ? { tools: sent.tools } : {}),
     ...(sent.model === undefined ? {} : { model: sent.model }),
     ...(sent.temperature === undefined ? {} : { temperature: sent.temperature }),

@@ -6,7 +6,9 @@
  * assistant and user turns; and turns must alternate user/assistant, so consecutive tool results
  * (and a user message right after them) become one user turn.
  */
-import type { AssistantMessage, Message, ToolMessage } from '../core/messages.ts';
+import type { AssistantMessage, ContentPart, Message, ToolMessage } from '../core/messages.ts';
+import { inlineData } from './openai.ts';
+import { parseDataUrl } from './parts.ts';
 
 export interface AnthropicTextBlock {
   readonly type: 'text';
@@ -21,14 +23,28 @@ export interface AnthropicToolUseBlock {
   readonly input: Readonly<Record<string, unknown>>;
 }
 
+/** An image: its bytes (base64) with their media type, or a URL Anthropic fetches. */
+export interface AnthropicImageBlock {
+  readonly type: 'image';
+  readonly source: { readonly type: 'base64'; readonly media_type: string; readonly data: string } | { readonly type: 'url'; readonly url: string };
+}
+
+/** A PDF document, as base64 bytes. */
+export interface AnthropicDocumentBlock {
+  readonly type: 'document';
+  readonly source: { readonly type: 'base64'; readonly media_type: string; readonly data: string };
+  readonly title?: string;
+}
+
 export interface AnthropicToolResultBlock {
   readonly type: 'tool_result';
   readonly tool_use_id: string;
-  readonly content: string;
+  /** Text; or text and the images the tool returned. */
+  readonly content: string | (AnthropicTextBlock | AnthropicImageBlock)[];
   readonly is_error?: boolean;
 }
 
-export type AnthropicUserBlock = AnthropicTextBlock | AnthropicToolResultBlock;
+export type AnthropicUserBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolResultBlock;
 export type AnthropicAssistantBlock = AnthropicTextBlock | AnthropicToolUseBlock;
 
 export type AnthropicMessage =
@@ -74,7 +90,8 @@ export function toAnthropicMessages(messages: readonly Message[]): AnthropicConv
         system.push(message.content);
         break;
       case 'user':
-        appendUser(out, { type: 'text', text: message.content }, message.content);
+        if (typeof message.content === 'string') appendUser(out, { type: 'text', text: message.content }, message.content);
+        else for (const part of message.content) appendUser(out, toAnthropicBlock(part));
         break;
       case 'tool':
         appendUser(out, toToolResult(message));
@@ -130,9 +147,44 @@ function toAssistantBlocks(message: AssistantMessage): AnthropicAssistantBlock[]
 }
 
 function toToolResult(message: ToolMessage): AnthropicToolResultBlock {
+  const images = message.parts ?? [];
+  // A tool result block takes images beside its text.
+  const content: AnthropicToolResultBlock['content'] =
+    images.length === 0 ? message.content : [{ type: 'text', text: message.content }, ...images.map((part) => toAnthropicBlock(part) as AnthropicImageBlock)];
   return message.isError === true
-    ? { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, is_error: true }
-    : { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
+    ? { type: 'tool_result', tool_use_id: message.toolCallId, content, is_error: true }
+    : { type: 'tool_result', tool_use_id: message.toolCallId, content };
+}
+
+/**
+ * One content part as an Anthropic block: text; an image with a base64 or URL source (a data
+ * URL becomes base64); a file as a base64 `document`.
+ *
+ * @example
+ * ```ts
+ * toAnthropicBlock({ type: 'image', url: 'https://x/cat.png' }); // { type: 'image', source: { type: 'url', url: 'https://x/cat.png' } }
+ * ```
+ */
+export function toAnthropicBlock(part: ContentPart): AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image': {
+      if (part.url !== undefined) {
+        const inline = parseDataUrl(part.url);
+        return inline === undefined
+          ? { type: 'image', source: { type: 'url', url: part.url } }
+          : { type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } };
+      }
+      return { type: 'image', source: { type: 'base64', media_type: part.mediaType ?? 'image/png', data: inlineData(part) } };
+    }
+    case 'file':
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: part.mediaType, data: inlineData(part) },
+        ...(part.filename === undefined ? {} : { title: part.filename }),
+      };
+  }
 }
 
 /**
@@ -146,12 +198,12 @@ function appendUser(out: AnthropicMessage[], block: AnthropicUserBlock, plain?: 
     return;
   }
   if (typeof last.content === 'string') last.content = [{ type: 'text', text: last.content }];
-  if (block.type === 'text') {
+  if (block.type !== 'tool_result') {
     last.content.push(block);
     return;
   }
-  // Tool results go before any text of the turn, as Anthropic requires.
+  // Tool results go before any text (or image, or document) of the turn, as Anthropic requires.
   let at = last.content.length;
-  while (at > 0 && last.content[at - 1]?.type === 'text') at--;
+  while (at > 0 && last.content[at - 1]?.type !== 'tool_result') at--;
   last.content.splice(at, 0, block);
 }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Message, ToolCall } from '../core/messages.ts';
+import { ContentPart, Message, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 import { DoomLoopState } from '../progress/doomLoop.ts';
 
@@ -112,6 +112,8 @@ export const RunInput = z.object({
   toolNames: z.array(z.string()),
   /** `call`: one model call without tools. */
   mode: z.literal('call').optional(),
+  /** The task as parts (text, images, files by reference), when it has images or files; `task` is its text. */
+  content: z.array(ContentPart).optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
 

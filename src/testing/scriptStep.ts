@@ -4,7 +4,7 @@
  * therefore always agree.
  */
 import { ConfigurationError, ModelBehaviorError } from '../core/errors.ts';
-import type { Message, ToolCall } from '../core/messages.ts';
+import { contentText, type Message, type ToolCall } from '../core/messages.ts';
 import type { Completion, CompletionRequest, FinishReason, StructuredOutputSpec, Usage } from '../core/provider.ts';
 
 /** A tool call in a script. Object arguments are sent as their JSON text. */
@@ -70,7 +70,7 @@ export function messageChars(messages: readonly Message[]): number {
   let chars = 0;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as Message;
-    chars += message.content?.length ?? 0;
+    chars += message.role === 'user' ? contentText(message.content).length : (message.content?.length ?? 0);
     if (message.role === 'assistant' && message.toolCalls !== undefined) {
       for (const call of message.toolCalls) chars += call.name.length + call.arguments.length;
     }

@@ -32,7 +32,7 @@ describe('the grouped config takes effect', () => {
     const provider = scriptedModel([{ chunks: ['Hel', 'lo'] }]);
     const agent = trackAgent({ model: { provider, stream: true } });
     const tokens: string[] = [];
-    agent.tokens$.subscribe((delta) => tokens.push(delta));
+    agent.tokens$.subscribe(({ delta }) => tokens.push(delta));
     expect(await agent.run('greet')).toMatchObject({ text: 'Hello' });
     expect(tokens).toEqual(['Hel', 'lo']);
   });
@@ -41,7 +41,7 @@ describe('the grouped config takes effect', () => {
     const provider = scriptedModel([{ chunks: ['a', 'b'] }]);
     const agent = trackAgent({ model: provider });
     const tokens: string[] = [];
-    agent.tokens$.subscribe((delta) => tokens.push(delta));
+    agent.tokens$.subscribe(({ delta }) => tokens.push(delta));
     expect(await agent.run('go')).toMatchObject({ status: 'done', text: 'ab' });
     expect(tokens).toEqual([]);
     const call = provider.calls[0];
