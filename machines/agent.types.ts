@@ -46,6 +46,8 @@ export interface AgentContext {
   /** Why the act phase found the run stuck (see `ActOutput.stuck`); `null` while it is not. */
   readonly stuck: string | null;
   readonly termination: Termination | null;
+  /** The validated final answer, when the run asks for one that matches a schema. */
+  readonly output?: unknown;
 }
 
 // ---- events ----------------------------------------------------------------------------------
@@ -69,4 +71,6 @@ export interface AgentOutput {
   readonly messages: readonly Message[];
   readonly error?: unknown;
   readonly errorData?: ErrorData;
+  /** The validated final answer (see `AgentContext.output`). */
+  readonly output?: unknown;
 }

@@ -4,6 +4,7 @@
  * flatten it into the settings the agent is built from. An unknown key is refused by name, so
  * a misspelt option fails loudly instead of being ignored.
  */
+import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { RunLimits } from '../core/run.ts';
@@ -43,6 +44,8 @@ export interface AgentSettings {
   /** `context.content`: size limits on images and files. */
   readonly content?: ContentLimits;
   readonly tools: readonly Tool[];
+  /** The schema the final answer must match. */
+  readonly output?: z.ZodType;
   readonly gate?: PolicyGate;
   readonly toolProfile?: ToolProfile;
   readonly redact?: SecretRuleOptions;
@@ -73,7 +76,7 @@ export interface AgentSettings {
   readonly runtime?: AgentRuntime;
 }
 
-const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
+const TOP = ['id', 'system', 'model', 'tools', 'output', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream', 'vision'],
@@ -197,6 +200,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     // A durable run is replayed by whichever worker takes its next event: everything it depends on must live in the database.
     if (persistence['store'] !== undefined) fail('`runtime` keeps its runs itself; drop `persistence.store`.');
     if (memory['experiences'] !== undefined) fail('`memory.experiences` is not available with `runtime` yet.');
+    if (raw['output'] !== undefined) fail('`output` is not available with `runtime` yet.');
   }
   const entries = {
     runtime,
@@ -206,6 +210,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     limits,
     knowledge,
     hooks,
+    output: optional<z.ZodType>(raw['output'], 'output', (v) => v instanceof z.ZodType, 'a zod schema (z.object({ … }))'),
     skills: resolveSkills(memory['skills']),
     experiences: optional<ExperiencesConfig>(memory['experiences'], 'memory.experiences', (v) => isObject(v) && isObject(v['store']) && typeof v['store']['relevant'] === 'function', '{ store, topK?, project?, autoAccept?, model? } with an experience store'),
     sessions: optional<SessionStore | { readonly dir?: string }>(memory['sessions'], 'memory.sessions', isObject, 'a session store (openSessionStore()) or { dir }'),

@@ -44,7 +44,8 @@ import { createMemorySessionStore, openSessionStore, type SessionMemory, type Se
 import { openSession, type SessionHost } from './session.ts';
 import { createExperienceMemory } from './experiences.ts';
 
-import type { Agent, AgentConfig, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
+import { answerSpec } from './structuredAnswer.ts';
+import type { Agent, AgentConfig, AgentResult, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
 import type { LoopResult } from '../core/run.ts';
 import { contentText, mediaParts, type Message } from '../core/messages.ts';
 import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
@@ -54,7 +55,7 @@ import type { Tool } from '../tools/types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
-export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
+export type { Agent, AgentConfig, AgentResult, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
 
 /** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
 const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
@@ -67,9 +68,9 @@ const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'a
  * const result = await agent.run('What is 6 * 7?');
  * ```
  */
-export function createAgent(config: AgentConfig): Agent {
+export function createAgent<TOutput = undefined>(config: AgentConfig<TOutput>): Agent<TOutput> {
   // Checked and flattened at the edge: everything below reads `settings`, never `config`.
-  const settings = resolveConfig(config);
+  const settings = resolveConfig(config as AgentConfig);
   const agentId = settings.id ?? `agent_${randomUUID().slice(0, 8)}`;
   // The profile applies to the merged tool list, before the model ever sees a spec.
   const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
@@ -143,6 +144,7 @@ export function createAgent(config: AgentConfig): Agent {
     ...(preparers.length === 0 ? {} : { preparers }),
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
     loadParts: (messages: readonly Message[]) => loadMessageParts(messages, blobs()),
+    ...(settings.output === undefined ? {} : { answer: answerSpec(settings.output, provider.supportsStructuredOutput) }),
   };
   const scopeOf = (runId: string): RunScope => {
     const scope = scopes.get(runId);
@@ -322,7 +324,7 @@ export function createAgent(config: AgentConfig): Agent {
     for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
     breakers?.stopAll();
   };
-  const agent: Agent = {
+  const agent: Agent<TOutput> = {
     id: agentId,
     events$: entries$,
     tokens$: bus.tokens$,
@@ -335,8 +337,9 @@ export function createAgent(config: AgentConfig): Agent {
         const handle = start(task, options);
         live.add(handle);
         void handle.settled.then(() => live.delete(handle));
-        return handle.result;
-      }),
+        // A run that ended with an answer has its `output` checked against the schema by the loop.
+        return handle.result as Promise<AgentResult<TOutput>>;
+      }) as Promise<AgentResult<TOutput>>,
     call: (prompt, options) =>
       rejected(() => {
         if (durable !== undefined) return durable.start(prompt, options ?? {}, 'call').result;
@@ -398,7 +401,7 @@ function followSignal(handle: AgentRun, signal: AbortSignal | undefined): void {
 }
 
 /** A promise rejected with what `run` threw: `agent.run` reports every failure through its promise. */
-function rejected(run: () => Promise<LoopResult>): Promise<LoopResult> {
+function rejected<T>(run: () => Promise<T>): Promise<T> {
   try {
     return run();
   } catch (error) {

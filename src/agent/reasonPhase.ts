@@ -9,6 +9,7 @@ import type { Message, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
 import { ModelCallBlockedError } from './errors.ts';
+import { checkAnswer, rejectedReply, type AnswerSpec } from './structuredAnswer.ts';
 import type { HookRunner } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ToolSpec } from '../core/provider.ts';
 import type { ModelRequest } from '../core/hooks.ts';
@@ -24,6 +25,8 @@ export interface ReasonPhaseDeps {
   readonly preparers?: readonly MessagePreparer[];
   /** The user's `beforeModelCall`: sees the request after the preparers, may change or block it. */
   readonly beforeModelCall?: HookRunner['beforeModelCall'];
+  /** A final answer that must match a schema: how it is asked for and checked. */
+  readonly answer?: AnswerSpec;
   /** Puts back the bytes of images and files the conversation holds by reference, for the request only. */
   readonly loadParts?: (messages: readonly Message[]) => readonly Message[];
 }
@@ -60,9 +63,13 @@ export async function reason(
     if (decision?.kind === 'block') throw new ModelCallBlockedError(decision.reason, { runId: input.runId });
     if (decision?.kind === 'modify') sent = { ...sent, ...decision.request };
   }
+  const answer = deps.answer;
+  // Without native structured output the answer comes as a call to the final tool, which the model must make.
+  const tools = answer?.tool === undefined ? sent.tools : [...sent.tools, answer.tool];
   const request: CompletionRequest = {
     messages: deps.loadParts === undefined ? sent.messages : deps.loadParts(sent.messages),
-    ...(sent.tools.length > 0 ? { tools: sent.tools } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(answer === undefined ? {} : answer.native ? { output: answer.spec } : { toolChoice: 'required' as const }),
     ...(sent.model === undefined ? {} : { model: sent.model }),
     ...(sent.temperature === undefined ? {} : { temperature: sent.temperature }),
     ...(sent.maxTokens === undefined ? {} : { maxTokens: sent.maxTokens }),
@@ -72,22 +79,28 @@ export async function reason(
       scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message });
     },
   };
-  let completion: Completion | undefined;
-  if (deps.stream) {
-    for await (const event of deps.provider.stream(request)) {
-      if (event.type === 'text.delta') scope.emit({ type: 'token.delta', delta: event.delta });
-      else if (event.type === 'done') completion = event.completion;
-    }
-    if (completion === undefined) throw new Error('The provider stream ended without a completion.');
-  } else {
-    completion = await deps.provider.complete(request);
+  let reply: ReasonOutput;
+  try {
+    const completion = await call(deps, request, scope);
+    reply = { text: completion.text, toolCalls: uniqueIds(completion.toolCalls, input.iteration), usage: completion.usage, costUsd: completion.costUsd ?? 0 };
+  } catch (error) {
+    // The provider checked the answer against the schema and it failed: the loop repairs it.
+    const rejected = answer === undefined ? undefined : rejectedReply(error);
+    if (rejected === undefined) throw error;
+    reply = rejected;
   }
-  return {
-    text: completion.text,
-    toolCalls: uniqueIds(completion.toolCalls, input.iteration),
-    usage: completion.usage,
-    costUsd: completion.costUsd ?? 0,
-  };
+  return answer === undefined ? reply : checkAnswer(reply, answer);
+}
+
+async function call(deps: ReasonPhaseDeps, request: CompletionRequest, scope: ReasonPhaseScope): Promise<Completion> {
+  if (!deps.stream) return deps.provider.complete(request);
+  let completion: Completion | undefined;
+  for await (const event of deps.provider.stream(request)) {
+    if (event.type === 'text.delta') scope.emit({ type: 'token.delta', delta: event.delta });
+    else if (event.type === 'done') completion = event.completion;
+  }
+  if (completion === undefined) throw new Error('The provider stream ended without a completion.');
+  return completion;
 }
 
 /** How long the event loop may go without a turn before runs let timers fire, in ms. */

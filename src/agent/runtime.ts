@@ -131,7 +131,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
       const called = hooksTheTurn ? hookedModelCall(input, signal, scope) : modelCall(input, signal, scope).then(clean);
       return called.then(
         (reply) => {
-          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { ...reply, toolCalls: [...reply.toolCalls] } });
+          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: recordedReply(reply) });
           return reply;
         },
         (error: unknown) => failed(error, hookScope(input.runId, input.iteration, { signal }, scope.emit)),
@@ -227,4 +227,9 @@ function redactError(error: unknown, text: (value: string) => string): unknown {
     if (message !== error.message) error.message = message;
   }
   return error;
+}
+
+/** A reason reply as its record holds it (mutable copies of its lists). */
+function recordedReply({ repair, toolCalls, ...rest }: ReasonOutput) {
+  return { ...rest, toolCalls: [...toolCalls], ...(repair === undefined ? {} : { repair: [...repair] }) };
 }

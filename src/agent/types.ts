@@ -3,6 +3,7 @@
  * (`RunOptions`), and what users hold (`Agent`, `AgentRun`).
  */
 import type { Actor, InspectionEvent, Observer } from 'xstate';
+import type { z } from 'zod';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
@@ -57,7 +58,7 @@ import type { AgentExperiences, ExperiencesConfig } from './experiences.ts';
  * });
  * ```
  */
-export interface AgentConfig {
+export interface AgentConfig<TOutput = unknown> {
   /** Stable id for journals and the agent system. Default: a random `agent_…` id. */
   readonly id?: string;
   /** The system prompt of every run (redacted like everything else). */
@@ -68,6 +69,13 @@ export interface AgentConfig {
    */
   readonly model: InferenceProvider | ModelConfig;
   readonly tools?: readonly Tool[];
+  /**
+   * A schema the final answer must match: `result.output` is the validated answer, typed from it.
+   * Sent as the response format to a provider with structured output, else offered to the model
+   * as a `final_answer` tool it must call. An answer that does not match goes back to the model
+   * as a repair turn (at most `limits.maxRepairTurns` in a row; then ModelRepairExhaustedError).
+   */
+  readonly output?: z.ZodType<TOutput>;
   /** MCP servers whose tools the agent also gets (`<server>_<tool>`), connected on first use; `close()` closes them. */
   readonly mcpServers?: readonly McpServerConfig[];
   /** What the model may do: which calls run, which tools it sees, what is scrubbed from logs. */
@@ -329,7 +337,13 @@ export interface AgentRun {
   phase(): string;
 }
 
-export interface Agent {
+/**
+ * A run's result, its final answer typed from the agent's `output` schema (`undefined` without
+ * one); for an agent whose schema is not known (`Agent`), a plain `LoopResult`.
+ */
+export type AgentResult<TOutput = unknown> = unknown extends TOutput ? LoopResult : LoopResult & { readonly output: TOutput };
+
+export interface Agent<TOutput = unknown> {
   readonly id: string;
   /** Every entry of every run of this agent. */
   readonly events$: Observable<JournalEntry>;
@@ -344,7 +358,7 @@ export interface Agent {
    * (a task it cannot start, such as an empty one, rejects too: it never throws). The task is
    * text, or text and parts: `agent.run(['Describe this', image(url)])`.
    */
-  run(task: TaskInput, options?: RunOptions): Promise<LoopResult>;
+  run(task: TaskInput, options?: RunOptions): Promise<AgentResult<TOutput>>;
   /**
    * One model call, without tools: a run of one step (journalled, traced and persisted like any
    * run, in `call` mode). Resolves with the result; `result.text` is the reply.

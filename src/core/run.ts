@@ -71,6 +71,14 @@ export interface ReasonOutput {
   readonly toolCalls: readonly ToolCall[];
   readonly usage: Usage;
   readonly costUsd: number;
+  /** The final answer, validated, when the run asks for one that matches a schema. */
+  readonly output?: unknown;
+  /**
+   * The reply was meant as the final answer but does not match the schema: these messages follow
+   * it (what was wrong, as a user message or as the result of its final-answer call) and the model
+   * gets a repair turn.
+   */
+  readonly repair?: readonly Message[];
 }
 
 export interface GateInput {
@@ -147,6 +155,8 @@ export interface RunResult {
 /** What an agent run (or a system ask) produced: a `RunResult` with its conversation. */
 export interface LoopResult extends RunResult {
   readonly messages: readonly Message[];
+  /** The final answer validated against the agent's `output` schema (absent without one). */
+  readonly output?: unknown;
   /**
    * The run failed for a reason outside its own logic (the provider was down or refused the
    * key, the network failed, its wall-clock limit passed) and a store kept it: `agent.resume(runId)`

@@ -9,7 +9,7 @@ import { toOpenAIMessages } from '../conversation/openai.ts';
 import type { ToolCall } from '../core/messages.ts';
 import { classifyHttpError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
-import { InvalidResponseError } from './errors.ts';
+import { InvalidResponseError, StructuredOutputError } from './errors.ts';
 import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } from '../core/provider.ts';
 import { ZERO_USAGE } from '../core/provider.ts';
 import { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
@@ -164,8 +164,14 @@ export function finishCompletion<TOutput>(
     model: raw.model,
     ...(costUsd === undefined ? {} : { costUsd }),
   };
-  if (request.output === undefined) return completion;
-  return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
+  // A reply that calls tools is not the answer yet: its text (if any) is not held to the schema.
+  if (request.output === undefined || raw.toolCalls.length > 0) return completion;
+  try {
+    return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
+  } catch (error) {
+    if (error instanceof StructuredOutputError) error.completion = completion;
+    throw error;
+  }
 }
 
 /**

@@ -131,7 +131,14 @@ export const ReasonReplyRecord = z.object({
   v,
   kind: z.literal('reason'),
   iteration: z.number().int().nonnegative(),
-  output: z.object({ text: z.string().nullable(), toolCalls: z.array(ToolCall), usage: UsageData, costUsd: z.number() }),
+  output: z.object({
+    text: z.string().nullable(),
+    toolCalls: z.array(ToolCall),
+    usage: UsageData,
+    costUsd: z.number(),
+    output: z.unknown().optional(),
+    repair: z.array(Message).optional(),
+  }),
 });
 export const GateReplyRecord = z.object({
   v,

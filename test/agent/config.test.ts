@@ -190,7 +190,7 @@ describe('checking the config', () => {
   it('flattens a grouped config into settings, leaving what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
-    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], mcpServers: [] });
-    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], mcpServers: [] });
+    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, vision: false, gate, tools: [], mcpServers: [] });
+    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, vision: false, tools: [], mcpServers: [] });
   });
 });
