@@ -68,7 +68,7 @@ const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'a
  * const result = await agent.run('What is 6 * 7?');
  * ```
  */
-export function createAgent<TOutput = undefined>(config: AgentConfig<TOutput>): Agent<TOutput> {
+export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Agent<TOutput> {
   // Checked and flattened at the edge: everything below reads `settings`, never `config`.
   const settings = resolveConfig(config as AgentConfig);
   const agentId = settings.id ?? `agent_${randomUUID().slice(0, 8)}`;

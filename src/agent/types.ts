@@ -337,10 +337,7 @@ export interface AgentRun {
   phase(): string;
 }
 
-/**
- * A run's result, its final answer typed from the agent's `output` schema (`undefined` without
- * one); for an agent whose schema is not known (`Agent`), a plain `LoopResult`.
- */
+/** A run's result, its final answer typed from the agent's `output` schema; without a schema, a plain `LoopResult`. */
 export type AgentResult<TOutput = unknown> = unknown extends TOutput ? LoopResult : LoopResult & { readonly output: TOutput };
 
 export interface Agent<TOutput = unknown> {
