@@ -24,7 +24,8 @@ export { openAICompatible } from './inference/openaiCompatible.ts';
 export type { OpenAICompatibleOptions } from './inference/config.ts';
 export { createProviderRegistry } from './inference/registry.ts';
 export type { Completion, CompletionRequest, InferenceProvider, StreamEvent, Usage } from './core/provider.ts';
-export { Message, ToolCall } from './core/messages.ts';
+export { Message, ToolCall, ContentPart } from './core/messages.ts';
+export { image, file } from './conversation/parts.ts';
 
 // Tools
 export { defineTool } from './tools/defineTool.ts';

@@ -1,6 +1,7 @@
 /**
- * The front door stays small: `actorloop` exports at most 80 names (values and types), and no
- * error class but the base ones — errors live on `actorloop/errors`.
+ * The front door stays small: `actorloop` exports at most 83 names (values and types), and no
+ * error class but the base ones — errors live on `actorloop/errors`. (80 until images and files
+ * in tasks: `image`, `file` and the `ContentPart` schema joined it.)
  */
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -17,9 +18,9 @@ function exportedNames(file: string): string[] {
 describe('the front door', () => {
   const names = exportedNames(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
 
-  it('exports at most 80 names', () => {
+  it('exports at most 83 names', () => {
     expect(names.length).toBeGreaterThan(40);
-    expect(names.length).toBeLessThanOrEqual(80);
+    expect(names.length).toBeLessThanOrEqual(83);
   });
 
   it('leaves error classes to actorloop/errors', () => {
