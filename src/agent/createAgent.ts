@@ -45,8 +45,7 @@ import { openSession, type SessionHost } from './session.ts';
 import { createExperienceMemory } from './experiences.ts';
 
 import { answerSpec } from './structuredAnswer.ts';
-import type { Agent, AgentConfig, AgentResult, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
-import type { LoopResult } from '../core/run.ts';
+import type { Agent, AgentConfig, AgentResult, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 import { contentText, mediaParts, type Message } from '../core/messages.ts';
 import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
 import { createFileBlobStore, createMemoryBlobStore, loadMessageParts, storeMessageParts, storeParts, type BlobStore } from '../persistence/blobs.ts';
@@ -55,7 +54,7 @@ import type { Tool } from '../tools/types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
-export type { Agent, AgentConfig, AgentResult, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions, TokenDelta } from './types.ts';
+export type { Agent, AgentConfig, AgentResult, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
 /** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
 const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
