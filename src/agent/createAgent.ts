@@ -46,8 +46,8 @@ import { createExperienceMemory } from './experiences.ts';
 
 import { answerSpec } from './structuredAnswer.ts';
 import type { Agent, AgentConfig, AgentResult, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
-import { contentText, mediaParts, type Message } from '../core/messages.ts';
-import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
+import { contentText, mediaParts, type ImagePart, type Message } from '../core/messages.ts';
+import { checkParts, taskContent, type ContentLimits, type TaskInput } from '../conversation/parts.ts';
 import { createFileBlobStore, createMemoryBlobStore, loadMessageParts, storeMessageParts, storeParts, type BlobStore } from '../persistence/blobs.ts';
 import { join } from 'node:path';
 import type { Tool } from '../tools/types.ts';
@@ -121,6 +121,8 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     ...(breakers === undefined ? {} : { breakers }),
     ...settings.executor,
     ...(settings.recovery === undefined ? {} : { recovery: settings.recovery }),
+    // Images tools return reach a model that takes them; ones the chat formats cannot carry stay described in text.
+    ...(settings.vision ? { storeImages: (images: readonly ImagePart[]) => storeParts(images.filter((part) => sendable(part, settings.content)), blobs()) as ImagePart[] } : {}),
   });
   const stuckGuard = createStuckGuard(settings.stuckDetection);
   const baseLimits: RunLimits = {
@@ -379,6 +381,16 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     stop: stopAll,
   };
   return agent;
+}
+
+/** A tool's image the chat formats take, within the image size limit. */
+function sendable(part: ImagePart, limits: ContentLimits | undefined): boolean {
+  try {
+    checkParts([part], { vision: true, ...limits });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A durable runtime keeps tasks as text in its database: parts are not available there yet. */

@@ -4,7 +4,7 @@
  * Types only.
  */
 import type { ErrorData, TerminationReason, ToolOutcomeStatus } from './loopEvent.ts';
-import type { Message, ToolCall } from './messages.ts';
+import type { ImagePart, Message, ToolCall } from './messages.ts';
 import type { Usage } from './provider.ts';
 
 export interface RunLimits {
@@ -35,6 +35,8 @@ export interface ToolOutcome {
   readonly isError: boolean;
   /** The tool's name when its content comes from outside the user's trust (fenced as data). */
   readonly untrusted?: string;
+  /** Images the tool returned for a model that takes them (bytes by reference). */
+  readonly parts?: readonly ImagePart[];
 }
 
 export interface PendingHuman {

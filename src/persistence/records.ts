@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ContentPart, Message, ToolCall } from '../core/messages.ts';
+import { ContentPart, ImagePart, Message, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 import { DoomLoopState } from '../progress/doomLoop.ts';
 
@@ -22,6 +22,7 @@ export const ToolOutcomeRecord = z.object({
   status: ToolOutcomeStatus,
   content: z.string(),
   isError: z.boolean(),
+  parts: z.array(ImagePart).optional(),
 });
 
 const v = z.literal(LOG_VERSION);
