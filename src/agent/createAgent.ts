@@ -334,7 +334,12 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     model: { provider: settings.provider, name: settings.modelName ?? settings.provider.defaultModel },
     run: (task, options) =>
       rejected(() => {
-        if (durable !== undefined) return durable.run(durableTask(task), options ?? {});
+        if (durable !== undefined) {
+          if (options?.signal === undefined) return durable.run(durableTask(task, options), options ?? {});
+          const queued = durable.start(durableTask(task, options), options);
+          followSignal(queued, options.signal);
+          return queued.result;
+        }
         const handle = start(task, options);
         live.add(handle);
         void handle.settled.then(() => live.delete(handle));
@@ -352,9 +357,13 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     traces,
     session: (id) => openSession(sessionHost, id),
     experiences: experiences?.api,
-    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(durableTask(task), options ?? {})),
+    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(durableTask(task, options), options ?? {})),
     start(task, options) {
-      if (durable !== undefined) return durable.start(durableTask(task), options ?? {});
+      if (durable !== undefined) {
+        const queued = durable.start(durableTask(task, options), options ?? {});
+        followSignal(queued, options?.signal);
+        return queued;
+      }
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -394,9 +403,11 @@ function sendable(part: ImagePart, limits: ContentLimits | undefined): boolean {
 }
 
 /** A durable runtime keeps tasks as text in its database: parts are not available there yet. */
-function durableTask(task: TaskInput): string {
-  if (typeof task === 'string') return task;
-  throw new ConfigurationError('Images and files in a task are not available with `runtime` yet: run the agent in process, or send text.');
+function durableTask(task: TaskInput, options: RunOptions | undefined): string {
+  const history = options?.history ?? [];
+  const media = history.some((message) => (message.role === 'user' && mediaParts(message.content) > 0) || (message.role === 'tool' && (message.parts?.length ?? 0) > 0));
+  if (typeof task === 'string' && !media) return task;
+  throw new ConfigurationError('Images and files in a task or its history are not available with `runtime` yet: run the agent in process, or send text.');
 }
 
 /** Cancel the run when `signal` aborts (at once when it already has); the listener goes when the run ends. */
