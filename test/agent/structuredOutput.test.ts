@@ -13,6 +13,7 @@ import type { LoopResult } from '../../src/core/run.ts';
 import type { InferenceProvider } from '../../src/core/provider.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
 import { reply, useOpenAIServer } from '../support/openaiServer.ts';
 
 const openai = useOpenAIServer();
@@ -110,6 +111,19 @@ describe('a structured final answer through the final_answer tool', () => {
     const result = await agent.run('Weather in Paris?');
     expect(result.output).toEqual({ city: 'Paris', celsius: 21 });
     expect(body(1).messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('Call the final_answer tool') });
+  });
+});
+
+describe('with the scripted model', () => {
+  it('behaves like the endpoint: a tool-calling turn is not held to the schema, a mismatch is repaired', async () => {
+    const lookup = defineTool({ name: 'lookup', description: 'Temperature', input: z.object({ city: z.string() }), execute: () => 21 });
+    const model = scriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { city: 'Paris' } }] }, { output: { city: 'Paris' } }, { output: { city: 'Paris', celsius: 21 } }]);
+    const agent = createAgent({ model, tools: [lookup], output: Weather });
+    agents.push(agent as Agent);
+    const result = await agent.run('Weather in Paris?');
+    expect(result.output).toEqual({ city: 'Paris', celsius: 21 });
+    expect(model.calls).toHaveLength(3);
+    expect(model.calls[2]?.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('celsius') });
   });
 });
 

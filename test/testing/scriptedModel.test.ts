@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ScriptExhaustedError, ScriptedStreamCutError, scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import type { Message } from '../../src/core/messages.ts';
 import type { CompletionRequest, StreamEvent } from '../../src/core/provider.ts';
-import { ConfigurationError, ModelBehaviorError } from '../../src/core/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import { StructuredOutputError } from '../../src/inference/errors.ts';
 
 const messages: Message[] = [{ role: 'user', content: 'What is 1 + 2?' }]; // 14 chars
 
@@ -96,7 +97,7 @@ describe('scriptedModel', () => {
   it('rejects structured output that does not match the schema', async () => {
     const schema = z.object({ answer: z.number() });
     const model = scriptedModel([{ output: { answer: 'three' } }, { text: 'not json' }]);
-    await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(ModelBehaviorError);
+    await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(StructuredOutputError);
     await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(/not JSON/);
   });
 
