@@ -101,6 +101,17 @@ describe('scriptedModel', () => {
     await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(/not JSON/);
   });
 
+  it('does not hold a tool-calling reply to the schema, and a mismatch carries the completion', async () => {
+    const schema = z.object({ answer: z.number() });
+    const model = scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1 } }] }, { output: { answer: 'three' } }]);
+    const calling = await model.complete({ messages, output: { name: 'sum', schema } });
+    expect(calling.toolCalls.map((call) => call.name)).toEqual(['add']);
+    expect(calling.output).toBeUndefined();
+    const error = await model.complete({ messages, output: { name: 'sum', schema } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StructuredOutputError);
+    expect((error as StructuredOutputError).completion?.text).toBe('{"answer":"three"}');
+  });
+
   it('throws an injected error, from an instance or a factory', async () => {
     const boom = new Error('boom');
     const model = scriptedModel([{ error: boom }, { error: () => new TypeError('fresh') }, { text: 'recovered' }]);
