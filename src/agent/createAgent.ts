@@ -311,6 +311,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       const { input, persistence } = begin(message, options);
       sessionRuns.set(input.runId, memory);
       const handle = launch(input, persistence);
+      followSignal(handle, options.signal);
       live.add(handle);
       void handle.settled.then(() => {
         live.delete(handle);

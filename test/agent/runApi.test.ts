@@ -48,6 +48,13 @@ describe('run(task, { signal })', () => {
     expect(seen?.aborted).toBe(true);
   }, 10_000);
 
+  it('cancels a session turn too', async () => {
+    const agent = track(createAgent({ model: scriptedModel([{ text: 'too late' }]) }));
+    const session = await agent.session('s1');
+    await expect(session.run('hello', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(RunCancelledError);
+    await session.close();
+  });
+
   it('a signal that never aborts changes nothing', async () => {
     const agent = track(createAgent({ model: scriptedModel([{ text: 'fine' }]) }));
     await expect(agent.run('hello', { signal: new AbortController().signal })).resolves.toMatchObject({ status: 'done', text: 'fine' });
