@@ -114,13 +114,14 @@ export function storeMessageParts(messages: readonly Message[], blobs: BlobStore
  * ContentPartError (`missing_data`) for a reference the store does not have.
  */
 export function loadMessageParts(messages: readonly Message[], blobs: BlobStore): readonly Message[] {
-  let changed = false;
-  const out = messages.map((message) => {
-    const next = mapParts(message, (part) => loaded(part, blobs));
-    if (next !== message) changed = true;
-    return next;
-  });
-  return changed ? out : messages;
+  // Runs once per model call: a conversation without stored parts is passed on without a copy.
+  if (!messages.some(holdsStored)) return messages;
+  return messages.map((message) => (holdsStored(message) ? mapParts(message, (part) => loaded(part, blobs)) : message));
+}
+
+function holdsStored(message: Message): boolean {
+  if (message.role === 'user') return typeof message.content !== 'string' && message.content.some((part) => part.type !== 'text' && part.ref !== undefined);
+  return message.role === 'tool' && message.parts !== undefined && message.parts.some((part) => part.ref !== undefined);
 }
 
 function mapParts(message: Message, change: (part: MediaPart) => MediaPart): Message {
