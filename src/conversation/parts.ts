@@ -139,7 +139,9 @@ export function taskContent(task: TaskInput): string | ContentPart[] {
     if (part === null || typeof part !== 'object' || !['text', 'image', 'file'].includes((part as { type?: unknown }).type as string)) {
       throw new ContentPartError('unsupported', `Part ${index} of the task is not text, an image or a file. Build parts with image(...) and file(...), or pass strings.`);
     }
-    return part;
+    // A data URL is bytes: checked and stored like them.
+    const inline = part.type === 'image' && part.url !== undefined ? parseDataUrl(part.url) : undefined;
+    return inline === undefined ? part : { type: 'image', data: inline.data, mediaType: inline.mediaType };
   });
 }
 
@@ -161,7 +163,7 @@ export function checkParts(parts: readonly ContentPart[], options: ContentLimits
     }
     const types = part.type === 'image' ? DEFAULTS.content.imageMediaTypes : DEFAULTS.content.fileMediaTypes;
     if (part.type === 'image' && part.url !== undefined) {
-      if (!/^https?:\/\//i.test(part.url)) throw new ContentPartError('unsupported', `Part ${index} is an image at "${part.url.slice(0, 40)}": only http(s) URLs, data: URLs and bytes are sent. Pass the bytes with image(bytes).`);
+      if (!/^https?:\/\//i.test(part.url)) throw new ContentPartError('unsupported', `Part ${index} is an image at "${part.url.slice(0, 40)}": only http(s) URLs and bytes (or a base64 data: URL) are sent. Pass the bytes with image(bytes).`);
       continue;
     }
     const mediaType = part.mediaType?.toLowerCase();

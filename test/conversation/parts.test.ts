@@ -38,10 +38,12 @@ describe('building parts', () => {
 
   it('file() takes bytes as a PDF with an optional file name; strings in a task become text parts', () => {
     expect(file(Buffer.from(PDF, 'base64'), { filename: 'r.pdf' })).toEqual({ type: 'file', data: PDF, mediaType: 'application/pdf', filename: 'r.pdf' });
-    expect(taskContent(['Look', image('https://x.test/a.png')])).toEqual([
+    expect(taskContent(['Look', image('https://x.test/a.png'), { type: 'image', url: `data:image/png;base64,${PNG}` }])).toEqual([
       { type: 'text', text: 'Look' },
       { type: 'image', url: 'https://x.test/a.png' },
+      { type: 'image', data: PNG, mediaType: 'image/png' },
     ]);
+    expect(thrown(() => checkParts([{ type: 'image', url: 'file:///etc/passwd' }], { vision: true }))).toMatchObject({ problem: 'unsupported' });
   });
 
   it('a user message of parts is a valid conversation message; an image with two sources is not', () => {
