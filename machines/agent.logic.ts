@@ -163,6 +163,9 @@ export function appendObservations(context: AgentContext): Message[] {
 
 /** Literal objects rather than spreads: this runs for every call of every turn. */
 function observationFor(planned: PlannedCall, outcome: ToolOutcome | null): ToolMessage {
+  const parts = outcome?.parts;
+  // Rare (a tool's images for a model that takes them): the plain message, with its images.
+  if (parts !== undefined && parts.length > 0) return { ...observationFor(planned, { ...(outcome as ToolOutcome), parts: undefined }), parts: [...parts] };
   const { id, name } = planned.call;
   if (outcome === null) return { role: 'tool', toolCallId: id, name, content: planned.note ?? 'This call was not executed.', isError: true };
   if (outcome.untrusted !== undefined) {

@@ -47,6 +47,16 @@ function terminate(reason: TerminationReason, error?: unknown) {
   return { reason, ...(error === undefined ? {} : { error, errorData: errorData(error) }) };
 }
 
+/** How a run ends whose final answer missed its schema once more than the repair turns allow: what was wrong last. */
+function answerExhausted(context: AgentContext) {
+  const last = context.messages[context.messages.length - 1];
+  const why = last === undefined || last.role === 'assistant' || typeof last.content !== 'string' ? 'it did not match' : last.content;
+  return {
+    reason: 'model_behavior' as const,
+    errorData: { name: 'StructuredOutputError', code: 'structured_output', message: why, blame: 'model' as const },
+  };
+}
+
 /** A human's answer to `awaitingHuman`, as the actions that apply it take it. */
 interface HumanDecision {
   readonly decision: 'approve' | 'reject';
@@ -149,8 +159,16 @@ export const agentMachine = setup({
         costUsd: context.costUsd + costUsd,
         text: answer,
         plan: planned.map((call): PlannedCall => ({ call, arguments: undefined, verdict: 'blocked' })),
+        ...(output.output === undefined ? {} : { output: output.output }),
       };
     }),
+    // A final answer that missed its schema: what was wrong follows it, and the model tries again.
+    recordRepair: assign(({ context }, output: ReasonOutput) => ({
+      messages: context.messages.concat(output.repair ?? []),
+      plan: [],
+      outcomes: [],
+      repairTurns: context.repairTurns + 1,
+    })),
     emitReasoning: emit((_, output: ReasonOutput) => ({
       type: 'reasoning.completed' as const,
       text: output.text,
@@ -195,6 +213,7 @@ export const agentMachine = setup({
     proposesToolCalls: (_, reply: ReasonOutput) => reply.toolCalls.length > 0,
     refused: (_, reply: ReasonOutput) => reply.refusal !== undefined,
     truncated: (_, reply: ReasonOutput) => reply.truncated === true,
+    answerRejected: (_, reply: ReasonOutput) => reply.repair !== undefined,
     awaitsHuman: (_, turn: TurnCalls) => hasPendingHuman(turn),
     hasRunnableCalls: (_, turn: TurnCalls) => hasRunnableCalls(turn),
     isStuck: ({ context }) => isStuck(context),
@@ -209,7 +228,7 @@ export const agentMachine = setup({
     const messages: Message[] = [];
     if (input.system !== undefined && input.system !== '') messages.push({ role: 'system', content: input.system });
     if (input.history !== undefined) messages.push(...input.history);
-    messages.push({ role: 'user', content: input.task });
+    messages.push({ role: 'user', content: input.content === undefined ? input.task : [...input.content] });
     return {
       runId: input.runId,
       agentId: input.agentId,
@@ -293,6 +312,7 @@ export const agentMachine = setup({
                 target: '#agent.failed',
                 actions: [...recordReply, { type: 'emitTruncated', params: replyOf }, { type: 'recordTruncation', params: replyOf }],
               },
+              { guard: { type: 'answerRejected', params: replyOf }, target: 'repairAnswer', actions: [...recordReply, { type: 'recordRepair', params: replyOf }] },
               { guard: { type: 'proposesToolCalls', params: replyOf }, target: 'gate', actions: recordReply },
               { target: '#agent.done', actions: recordReply },
             ],
@@ -364,6 +384,15 @@ export const agentMachine = setup({
             ],
           },
         },
+        repairAnswer: {
+          description: 'The final answer did not match the output schema; the model gets a repair turn while the limits allow.',
+          always: [
+            { guard: 'repairsExhausted', target: '#agent.failed', actions: assign({ termination: ({ context }) => answerExhausted(context) }) },
+            { guard: 'tokensExhausted', target: '#agent.failed', actions: assign({ termination: () => terminate('max_tokens') }) },
+            { guard: 'iterationsExhausted', target: '#agent.failed', actions: assign({ termination: () => terminate('max_iterations') }) },
+            { target: 'reason' },
+          ],
+        },
         observe: {
           description: 'Results enter the conversation; limits decide whether the loop continues.',
           entry: [
@@ -411,6 +440,7 @@ export const agentMachine = setup({
     usage: context.usage,
     costUsd: context.costUsd,
     messages: context.messages,
+    ...(context.output === undefined ? {} : { output: context.output }),
     ...(context.termination?.error === undefined ? {} : { error: context.termination.error }),
     ...(context.termination?.errorData === undefined ? {} : { errorData: context.termination.errorData }),
   }),

@@ -3,7 +3,7 @@
  * shares with the runtime (calls, outcomes, limits, the phases' contracts) are in src/core/run.ts.
  */
 import type { ErrorData, LoopEvent, TerminationReason } from '../src/core/loopEvent.ts';
-import type { Message } from '../src/core/messages.ts';
+import type { ContentPart, Message } from '../src/core/messages.ts';
 import type { Usage } from '../src/core/provider.ts';
 import type { PendingHuman, PlannedCall, RunLimits, Termination, ToolOutcome } from '../src/core/run.ts';
 
@@ -19,6 +19,8 @@ export interface AgentMachineInput {
   readonly toolNames: readonly string[];
   /** `call`: one model call without tools (`agent.call`); default a run of the loop. */
   readonly mode?: 'call';
+  /** The task as parts (images and files by reference), when it has any; `task` is its text. */
+  readonly content?: readonly ContentPart[];
 }
 
 export interface AgentContext {
@@ -46,6 +48,8 @@ export interface AgentContext {
   readonly termination: Termination | null;
   /** The experiences the hydrate phase showed the run, by id (see `HydrateOutput.experiences`). */
   readonly experiences?: readonly string[];
+  /** The validated final answer, when the run asks for one that matches a schema. */
+  readonly output?: unknown;
 }
 
 // ---- events ----------------------------------------------------------------------------------
@@ -69,4 +73,6 @@ export interface AgentOutput {
   readonly messages: readonly Message[];
   readonly error?: unknown;
   readonly errorData?: ErrorData;
+  /** The validated final answer (see `AgentContext.output`). */
+  readonly output?: unknown;
 }

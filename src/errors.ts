@@ -21,6 +21,7 @@ export { StrategyRunError } from './strategies/errors.ts';
 export { ConfigurationError } from './core/errors.ts';
 export { AuthenticationError, BadRequestError, CancelledError, ContextLengthError, MissingConfigurationError } from './inference/errors.ts';
 export { ConversationError } from './conversation/validate.ts';
+export { ContentPartError } from './conversation/parts.ts';
 export { PolicyGateError } from './policy/evaluateGate.ts';
 export { HookFailedError, ModelCallBlockedError, ReplyTruncatedError, RunCancelledError } from './agent/errors.ts';
 export { ReplayMismatchError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError, UnsupportedVersionError } from './persistence/errors.ts';

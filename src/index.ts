@@ -26,7 +26,8 @@ export { anthropic } from './inference/anthropic.ts';
 export type { AnthropicOptions } from './inference/anthropicConfig.ts';
 export { createProviderRegistry } from './inference/registry.ts';
 export type { Completion, CompletionRequest, InferenceProvider, StreamEvent, Usage } from './core/provider.ts';
-export { Message, ToolCall } from './core/messages.ts';
+export { Message, ToolCall, ContentPart } from './core/messages.ts';
+export { image, file } from './conversation/parts.ts';
 
 // Tools
 export { defineTool } from './tools/defineTool.ts';

@@ -4,9 +4,11 @@
  * flatten it into the settings the agent is built from. An unknown key is refused by name, so
  * a misspelt option fails loudly instead of being ignored.
  */
+import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider, ReasoningEffort } from '../core/provider.ts';
 import type { RunLimits } from '../core/run.ts';
+import type { ContentLimits } from '../conversation/parts.ts';
 import type { AgentHooks, Hydrator } from '../core/hooks.ts';
 import { HookName } from '../core/loopEvent.ts';
 import type { LoadedSkills, Skill } from '../skills/index.ts';
@@ -39,7 +41,13 @@ export interface AgentSettings {
   readonly stream: boolean;
   readonly reasoningEffort?: ReasoningEffort;
   readonly onLength?: LengthPolicy;
+  /** `model.vision`: the model takes images and files. */
+  readonly vision: boolean;
+  /** `context.content`: size limits on images and files. */
+  readonly content?: ContentLimits;
   readonly tools: readonly Tool[];
+  /** The schema the final answer must match. */
+  readonly output?: z.ZodType;
   readonly gate?: PolicyGate;
   readonly toolProfile?: ToolProfile;
   readonly redact?: SecretRuleOptions;
@@ -70,13 +78,13 @@ export interface AgentSettings {
   readonly runtime?: AgentRuntime;
 }
 
-const TOP = ['id', 'system', 'model', 'tools', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
+const TOP = ['id', 'system', 'model', 'tools', 'output', 'mcpServers', 'policy', 'resilience', 'limits', 'context', 'knowledge', 'memory', 'persistence', 'observe', 'hooks', 'runtime'] as const;
 
 const GROUPS: Readonly<Record<string, readonly string[]>> = {
-  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream', 'reasoningEffort', 'onLength'],
+  model: ['provider', 'name', 'temperature', 'maxTokens', 'stream', 'reasoningEffort', 'onLength', 'vision'],
   policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
-  context: ['budget', 'preHydration', 'experimental_hydrator'],
+  context: ['budget', 'preHydration', 'experimental_hydrator', 'content'],
   memory: ['skills', 'experiences', 'sessions'],
   persistence: ['store'],
   observe: ['inspect', 'events', 'journalCapacity', 'telemetry'],
@@ -134,10 +142,10 @@ const isLengthPolicy = (v: unknown): boolean =>
 
 function resolveModel(
   value: unknown,
-): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream' | 'reasoningEffort' | 'onLength'> {
-  const needs = 'an InferenceProvider such as openAICompatible() or scriptedModel([...]), or { provider, name?, temperature?, maxTokens?, stream? }';
+): Pick<AgentSettings, 'provider' | 'modelName' | 'temperature' | 'maxTokens' | 'stream' | 'reasoningEffort' | 'onLength' | 'vision'> {
+  const needs = 'an InferenceProvider such as openAICompatible() or scriptedModel([...]), or { provider, name?, temperature?, maxTokens?, stream?, reasoningEffort?, onLength?, vision? }';
   if (value === undefined) return fail(`needs a \`model\`: ${needs}.`);
-  if (isProvider(value)) return { provider: value, stream: false };
+  if (isProvider(value)) return { provider: value, stream: false, vision: false };
   if (!isObject(value) || !('provider' in value)) return fail(`\`model\` must be ${needs} (got ${describe(value)}).`);
   const model = group({ model: value }, 'model') as Partial<ModelConfig>;
   if (!isProvider(model.provider)) fail(`\`model.provider\` must be an InferenceProvider such as openAICompatible() (got ${describe(model.provider)}).`);
@@ -147,9 +155,11 @@ function resolveModel(
   const stream = optional<boolean>(model.stream, 'model.stream', isBoolean, 'true or false');
   const reasoningEffort = optional<ReasoningEffort>(model.reasoningEffort, 'model.reasoningEffort', isEffort, `one of ${EFFORTS.join(', ')}`);
   const onLength = optional<LengthPolicy>(model.onLength, 'model.onLength', isLengthPolicy, "'end' or { continue: n } (n a whole number)");
+  const vision = optional<boolean>(model.vision, 'model.vision', isBoolean, 'true or false');
   return {
     provider: model.provider as InferenceProvider,
     stream: stream ?? false,
+    vision: vision ?? false,
     ...(name === undefined ? {} : { modelName: name }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(maxTokens === undefined ? {} : { maxTokens }),
@@ -202,6 +212,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   if (runtime !== undefined) {
     // A durable run is replayed by whichever worker takes its next event: everything it depends on must live in the database.
     if (persistence['store'] !== undefined) fail('`runtime` keeps its runs itself; drop `persistence.store`.');
+    if (raw['output'] !== undefined) fail('`output` is not available with `runtime` yet.');
   }
   const entries = {
     runtime,
@@ -211,6 +222,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     limits,
     knowledge,
     hooks,
+    output: optional<z.ZodType>(raw['output'], 'output', (v) => v instanceof z.ZodType, 'a zod schema (z.object({ … }))'),
     skills: resolveSkills(memory['skills']),
     experiences: optional<ExperiencesConfig>(memory['experiences'], 'memory.experiences', (v) => isObject(v) && isObject(v['store']) && typeof v['store']['relevant'] === 'function', '{ store, topK?, project?, autoAccept?, model? } with an experience store'),
     sessions: optional<SessionStore | { readonly dir?: string }>(memory['sessions'], 'memory.sessions', isObject, 'a session store (openSessionStore()) or { dir }'),
@@ -224,6 +236,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     stuckDetection,
     contextBudget: optional<ContextBudgetOptions>(context['budget'], 'context.budget', isObject, 'context budget options'),
     preHydration: optional<PreHydratorOptions>(context['preHydration'], 'context.preHydration', isObject, 'pre-hydration options'),
+    content: resolveContentLimits(context['content']),
     hydrator: optional<Hydrator>(context['experimental_hydrator'], 'context.experimental_hydrator', isFunction, 'a function'),
     store: optional<RunStore>(persistence['store'], 'persistence.store', isObject, 'a RunStore such as createFileStore()'),
     inspect: optional<AgentObserveConfig['inspect']>(observe['inspect'], 'observe.inspect', isObserver, 'an inspection observer or function'),
@@ -234,6 +247,17 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   // Absent options stay absent, so `settings.x === undefined` means "not configured".
   const present = Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
   return { ...present, ...model, tools, mcpServers };
+}
+
+/** `context.content`: positive byte limits for images and files. */
+function resolveContentLimits(value: unknown): ContentLimits | undefined {
+  const limits = optional<Group>(value, 'context.content', isObject, '{ maxImageBytes?, maxFileBytes? }');
+  if (limits === undefined) return undefined;
+  const unknown = Object.keys(limits).filter((key) => key !== 'maxImageBytes' && key !== 'maxFileBytes');
+  if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${list(unknown.map((key) => `context.content.${key}`))}; \`context.content\` takes \`maxImageBytes\`, \`maxFileBytes\`.`);
+  optional(limits['maxImageBytes'], 'context.content.maxImageBytes', isPositiveInteger, 'a positive integer (bytes)');
+  optional(limits['maxFileBytes'], 'context.content.maxFileBytes', isPositiveInteger, 'a positive integer (bytes)');
+  return limits as ContentLimits;
 }
 
 /**

@@ -44,12 +44,17 @@ import { createMemorySessionStore, openSessionStore, type SessionMemory, type Se
 import { openSession, type SessionHost } from './session.ts';
 import { createExperienceMemory } from './experiences.ts';
 
-import type { Agent, AgentConfig, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+import { answerSpec } from './structuredAnswer.ts';
+import type { Agent, AgentConfig, AgentResult, AgentRun, BoundRuntime, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+import { contentText, mediaParts, type ImagePart, type Message } from '../core/messages.ts';
+import { checkParts, taskContent, type ContentLimits, type TaskInput } from '../conversation/parts.ts';
+import { createFileBlobStore, createMemoryBlobStore, loadMessageParts, storeMessageParts, storeParts, type BlobStore } from '../persistence/blobs.ts';
+import { join } from 'node:path';
 import type { Tool } from '../tools/types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
-export type { Agent, AgentConfig, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+export type { Agent, AgentConfig, AgentResult, AgentRun, ModelConfig, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
 
 /** Whether anything still listens to a phase's signal: if not, the next phase may reuse it. */
 const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'abort').length > 0;
@@ -62,9 +67,9 @@ const listening = (signal: AbortSignal): boolean => getEventListeners(signal, 'a
  * const result = await agent.run('What is 6 * 7?');
  * ```
  */
-export function createAgent(config: AgentConfig): Agent {
+export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Agent<TOutput> {
   // Checked and flattened at the edge: everything below reads `settings`, never `config`.
-  const settings = resolveConfig(config);
+  const settings = resolveConfig(config as AgentConfig);
   const agentId = settings.id ?? `agent_${randomUUID().slice(0, 8)}`;
   // The profile applies to the merged tool list, before the model ever sees a spec.
   const knowledge = settings.knowledge === undefined ? undefined : createKnowledge(settings.knowledge);
@@ -116,6 +121,8 @@ export function createAgent(config: AgentConfig): Agent {
     ...(breakers === undefined ? {} : { breakers }),
     ...settings.executor,
     ...(settings.recovery === undefined ? {} : { recovery: settings.recovery }),
+    // Images tools return reach a model that takes them; ones the chat formats cannot carry stay described in text.
+    ...(settings.vision ? { storeImages: (images: readonly ImagePart[]) => storeParts(images.filter((part) => sendable(part, settings.content)), blobs()) as ImagePart[] } : {}),
   });
   const stuckGuard = createStuckGuard(settings.stuckDetection);
   const baseLimits: RunLimits = {
@@ -125,6 +132,9 @@ export function createAgent(config: AgentConfig): Agent {
     maxRepairTurns: settings.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
   };
   const scopes = new Map<string, RunScope>();
+  // Images and files of runs: beside the store's runs when there is a store (a resume reads them there), else in memory.
+  let blobStore: BlobStore | undefined;
+  const blobs = (): BlobStore => (blobStore ??= store === undefined ? createMemoryBlobStore() : createFileBlobStore(join(store.dir, 'blobs')));
   const reasonDeps = {
     provider,
     tools: registry.specs,
@@ -136,6 +146,8 @@ export function createAgent(config: AgentConfig): Agent {
     ...(settings.onLength === undefined ? {} : { onLength: settings.onLength }),
     ...(preparers.length === 0 ? {} : { preparers }),
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
+    loadParts: (messages: readonly Message[]) => loadMessageParts(messages, blobs()),
+    ...(settings.output === undefined ? {} : { answer: answerSpec(settings.output, provider.supportsStructuredOutput) }),
   };
   const scopeOf = (runId: string): RunScope => {
     const scope = scopes.get(runId);
@@ -181,17 +193,26 @@ export function createAgent(config: AgentConfig): Agent {
   const machine = agentMachine.provide({ actors: { phases: phaseRunner(durable === undefined ? runtime : durable.phases(runtime), { listening }) } });
 
   /** A new run's machine input and persistence (its log is created here when there is a store). */
-  function begin(task: string, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
-    if (typeof task !== 'string' || task.trim() === '') {
-      throw new ConfigurationError('A run needs a non-empty task string.');
+  function begin(task: TaskInput, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
+    const content = typeof task === 'string' || Array.isArray(task) ? taskContent(task) : undefined;
+    if (content === undefined || (contentText(content).trim() === '' && (typeof content === 'string' || mediaParts(content) === 0))) {
+      throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
     }
     const given = options.runId;
     if (given !== undefined && scopes.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
-    const cleanTask = redactor.text(task);
+    const partsOf = (messages: readonly Message[]) => messages.flatMap((message) => (message.role === 'user' && typeof message.content !== 'string' ? message.content : message.role === 'tool' ? (message.parts ?? []) : []));
+    const limits = { vision: settings.vision, ...settings.content };
+    if (typeof content !== 'string') checkParts(content, limits);
+    if (options.history !== undefined) checkParts(partsOf(options.history), limits);
+    // Bytes go to the blob store here, before anything copies the conversation: it carries references from now on.
+    const parts = typeof content === 'string' ? undefined : storeParts(content, blobs());
+    const history = options.history === undefined ? undefined : storeMessageParts(options.history, blobs());
+    const cleanTask = redactor.text(contentText(content));
     const run: RunInput = {
       task: cleanTask,
+      ...(parts === undefined ? {} : { content: redactor.deep(parts) }),
       ...(system === undefined ? {} : { system }),
-      ...(options.history === undefined ? {} : { history: redactor.deep([...options.history]) }),
+      ...(history === undefined ? {} : { history: redactor.deep(history) }),
       // A single call is a run of one model call, offered no tools.
       limits: mode === 'call' ? { ...baseLimits, ...options.limits, maxIterations: 1 } : { ...baseLimits, ...options.limits },
       model: settings.modelName ?? settings.provider.defaultModel,
@@ -209,12 +230,14 @@ export function createAgent(config: AgentConfig): Agent {
     return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
   }
 
-  function start(task: string, options: RunOptions = {}, mode?: 'call'): AgentRun {
+  function start(task: TaskInput, options: RunOptions = {}, mode?: 'call'): AgentRun {
     const { input, persistence } = begin(task, options, mode);
-    return launch(input, persistence);
+    const handle = launch(input, persistence);
+    followSignal(handle, options.signal);
+    return handle;
   }
 
-  function prepare(task: string, options: RunOptions = {}): PreparedRun {
+  function prepare(task: TaskInput, options: RunOptions = {}): PreparedRun {
     const { input, persistence } = begin(task, options);
     return { runId: input.runId, logic: machine, input, attach: (actor) => attach(actor, input, persistence) };
   }
@@ -291,6 +314,7 @@ export function createAgent(config: AgentConfig): Agent {
       const { input, persistence } = begin(message, options);
       sessionRuns.set(input.runId, memory);
       const handle = launch(input, persistence);
+      followSignal(handle, options.signal);
       live.add(handle);
       void handle.settled.then(() => {
         live.delete(handle);
@@ -305,33 +329,45 @@ export function createAgent(config: AgentConfig): Agent {
     for (const handle of live) if (handle.actor.getSnapshot().status === 'active') handle.cancel('agent stopped');
     breakers?.stopAll();
   };
-  const agent: Agent = {
+  const agent: Agent<TOutput> = {
     id: agentId,
     events$: entries$,
     tokens$: bus.tokens$,
     journal,
     tools: registry.names,
     model: { provider: settings.provider, name: settings.modelName ?? settings.provider.defaultModel },
-    run(task, options) {
-      if (durable !== undefined) return durable.run(task, options ?? {});
-      const handle = start(task, options);
-      live.add(handle);
-      void handle.settled.then(() => live.delete(handle));
-      return handle.result;
-    },
-    call(prompt, options) {
-      if (durable !== undefined) return durable.start(prompt, options ?? {}, 'call').result;
-      const handle = start(prompt, options, 'call');
-      live.add(handle);
-      void handle.settled.then(() => live.delete(handle));
-      return handle.result;
-    },
+    run: (task, options) =>
+      rejected(() => {
+        if (durable !== undefined) {
+          if (options?.signal === undefined) return durable.run(durableTask(task, options), options ?? {});
+          const queued = durable.start(durableTask(task, options), options);
+          followSignal(queued, options.signal);
+          return queued.result;
+        }
+        const handle = start(task, options);
+        live.add(handle);
+        void handle.settled.then(() => live.delete(handle));
+        // A run that ended with an answer has its `output` checked against the schema by the loop.
+        return handle.result as Promise<AgentResult<TOutput>>;
+      }) as Promise<AgentResult<TOutput>>,
+    call: (prompt, options) =>
+      rejected(() => {
+        if (durable !== undefined) return durable.start(prompt, options ?? {}, 'call').result;
+        const handle = start(prompt, options, 'call');
+        live.add(handle);
+        void handle.settled.then(() => live.delete(handle));
+        return handle.result;
+      }),
     traces,
     session: (id) => openSession(sessionHost, id),
     experiences: experiences?.api,
-    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(task, options ?? {})),
+    prepare: (task, options) => (durable === undefined ? prepare(task, options) : durable.prepare(durableTask(task, options), options ?? {})),
     start(task, options) {
-      if (durable !== undefined) return durable.start(task, options ?? {});
+      if (durable !== undefined) {
+        const queued = durable.start(durableTask(task, options), options ?? {});
+        followSignal(queued, options?.signal);
+        return queued;
+      }
       const handle = start(task, options);
       live.add(handle);
       void handle.settled.then(() => live.delete(handle));
@@ -358,6 +394,45 @@ export function createAgent(config: AgentConfig): Agent {
     stop: stopAll,
   };
   return agent;
+}
+
+/** A tool's image the chat formats take, within the image size limit. */
+function sendable(part: ImagePart, limits: ContentLimits | undefined): boolean {
+  try {
+    checkParts([part], { vision: true, ...limits });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A durable runtime keeps tasks as text in its database: parts are not available there yet. */
+function durableTask(task: TaskInput, options: RunOptions | undefined): string {
+  const history = options?.history ?? [];
+  const media = history.some((message) => (message.role === 'user' && mediaParts(message.content) > 0) || (message.role === 'tool' && (message.parts?.length ?? 0) > 0));
+  if (typeof task === 'string' && !media) return task;
+  throw new ConfigurationError('Images and files in a task or its history are not available with `runtime` yet: run the agent in process, or send text.');
+}
+
+/** Cancel the run when `signal` aborts (at once when it already has); the listener goes when the run ends. */
+function followSignal(handle: AgentRun, signal: AbortSignal | undefined): void {
+  if (signal === undefined) return;
+  const cancel = (): void => handle.cancel(`the run's signal was aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`);
+  if (signal.aborted) {
+    cancel();
+    return;
+  }
+  signal.addEventListener('abort', cancel, { once: true });
+  void handle.settled.then(() => signal.removeEventListener('abort', cancel));
+}
+
+/** A promise rejected with what `run` threw: `agent.run` reports every failure through its promise. */
+function rejected<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The experiences' system text first, then what the agent's own hydrator injects. */

@@ -166,6 +166,12 @@ export function errorForResult(result: LoopResult): RunFailure {
     case 'cancelled':
       return new RunCancelledError(`Run ${runId} was cancelled; in-flight model and tool calls were aborted.`, options);
     case 'model_behavior':
+      if (result.error?.code === 'structured_output') {
+        return new ModelRepairExhaustedError(
+          `Run ${runId}: the model's final answer still did not match the output schema after every repair turn (limits.maxRepairTurns). Last problem: ${result.error.message} Describe the expected answer in the system prompt, simplify the schema, or use a stronger model.`,
+          options,
+        );
+      }
       return new ModelRepairExhaustedError(
         `Run ${runId}: the model kept proposing malformed or unknown tool calls. Check the tool descriptions and schemas, or use a stronger model.`,
         options,

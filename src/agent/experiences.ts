@@ -10,7 +10,7 @@
  * is not counted twice.
  */
 import type { Hydrator } from '../core/hooks.ts';
-import type { Message } from '../core/messages.ts';
+import { contentText, type Message } from '../core/messages.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { LoopResult } from '../core/run.ts';
 import { formatExperiences, learnExperiences, type Experience, type ExperienceStore } from '../experiences/index.ts';
@@ -103,7 +103,8 @@ export function createExperienceMemory(
 }
 
 function taskOf(messages: readonly Message[]): string {
-  return messages.find((message) => message.role === 'user')?.content ?? '';
+  const first = messages.find((message) => message.role === 'user');
+  return first === undefined ? '' : contentText(first.content);
 }
 
 async function fromTrace(traces: Traces, runId: string) {

@@ -9,6 +9,7 @@ import type { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
 import { ModelCallBlockedError } from './errors.ts';
+import { checkAnswer, rejectedReply, type AnswerSpec } from './structuredAnswer.ts';
 import type { HookRunner } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ReasoningEffort, ToolSpec } from '../core/provider.ts';
 import { addUsage } from '../core/provider.ts';
@@ -29,6 +30,10 @@ export interface ReasonPhaseDeps {
   readonly preparers?: readonly MessagePreparer[];
   /** The user's `beforeModelCall`: sees the request after the preparers, may change or block it. */
   readonly beforeModelCall?: HookRunner['beforeModelCall'];
+  /** A final answer that must match a schema: how it is asked for and checked. */
+  readonly answer?: AnswerSpec;
+  /** Puts back the bytes of images and files the conversation holds by reference, for the request only. */
+  readonly loadParts?: (messages: readonly Message[]) => readonly Message[];
 }
 
 export interface ReasonPhaseScope {
@@ -63,9 +68,13 @@ export async function reason(
     if (decision?.kind === 'block') throw new ModelCallBlockedError(decision.reason, { runId: input.runId });
     if (decision?.kind === 'modify') sent = { ...sent, ...decision.request };
   }
+  const answer = deps.answer;
+  // Without native structured output the answer comes as a call to the final tool, which the model must make.
+  const tools = answer?.tool === undefined ? sent.tools : [...sent.tools, answer.tool];
   const request: CompletionRequest = {
-    messages: sent.messages,
-    ...(sent.tools.length > 0 ? { tools: sent.tools } : {}),
+    messages: deps.loadParts === undefined ? sent.messages : deps.loadParts(sent.messages),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(answer === undefined ? {} : answer.native ? { output: answer.spec } : { toolChoice: 'required' as const }),
     ...(sent.model === undefined ? {} : { model: sent.model }),
     ...(sent.temperature === undefined ? {} : { temperature: sent.temperature }),
     ...(sent.maxTokens === undefined ? {} : { maxTokens: sent.maxTokens }),
@@ -76,6 +85,20 @@ export async function reason(
       scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message });
     },
   };
+  let reply: ReasonOutput;
+  try {
+    reply = await modelReply(request, deps, scope, input.iteration);
+  } catch (error) {
+    // The provider checked the answer against the schema and it failed: the loop repairs it.
+    const rejected = answer === undefined ? undefined : rejectedReply(error);
+    if (rejected === undefined) throw error;
+    reply = rejected;
+  }
+  return answer === undefined ? reply : checkAnswer(reply, answer);
+}
+
+/** The model's reply, continued while it is cut off at the token cap and the `onLength` policy allows. */
+async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, iteration: number): Promise<ReasonOutput> {
   let completion = await callModel(request, deps, scope);
   let text = completion.text;
   let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
@@ -96,7 +119,7 @@ export async function reason(
   }
   return {
     text: completion.refusal === undefined ? text : null,
-    toolCalls: uniqueIds(completion.toolCalls, input.iteration),
+    toolCalls: uniqueIds(completion.toolCalls, iteration),
     usage,
     costUsd,
     ...(reasoning.length === 0 ? {} : { reasoning }),

@@ -285,6 +285,7 @@ function toResult(
     costUsd: output.costUsd,
     messages: output.messages,
     durationMs,
+    ...(output.output === undefined ? {} : { output: output.output }),
     ...(output.errorData === undefined ? {} : { error: output.errorData }),
     ...(output.error === undefined ? {} : { cause: output.error }),
     ...(meta.resumable ? { resumable: true } : {}),

@@ -131,7 +131,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
       const called = hooksTheTurn ? hookedModelCall(input, signal, scope) : modelCall(input, signal, scope).then(clean);
       return called.then(
         (reply) => {
-          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: { text: reply.text, toolCalls: [...reply.toolCalls], usage: reply.usage, costUsd: reply.costUsd, ...(reply.reasoning === undefined ? {} : { reasoning: [...reply.reasoning] }) } });
+          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: recordedReply(reply) });
           return reply;
         },
         (error: unknown) => failed(error, hookScope(input.runId, input.iteration, { signal }, scope.emit)),
@@ -228,4 +228,9 @@ function redactError(error: unknown, text: (value: string) => string): unknown {
     if (message !== error.message) error.message = message;
   }
   return error;
+}
+
+/** A reason reply as its record holds it (mutable copies of its lists). */
+function recordedReply({ repair, toolCalls, reasoning, ...rest }: ReasonOutput) {
+  return { ...rest, toolCalls: [...toolCalls], ...(repair === undefined ? {} : { repair: [...repair] }), ...(reasoning === undefined ? {} : { reasoning: [...reasoning] }) };
 }

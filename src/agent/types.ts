@@ -3,6 +3,7 @@
  * (`RunOptions`), and what users hold (`Agent`, `AgentRun`).
  */
 import type { Actor, InspectionEvent, Observer } from 'xstate';
+import type { z } from 'zod';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
@@ -10,6 +11,7 @@ import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
 import type { Message } from '../core/messages.ts';
+import type { ContentLimits, TaskInput } from '../conversation/parts.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { DeadLetter } from '../executor/memory.ts';
@@ -56,7 +58,7 @@ import type { AgentExperiences, ExperiencesConfig } from './experiences.ts';
  * });
  * ```
  */
-export interface AgentConfig {
+export interface AgentConfig<TOutput = unknown> {
   /** Stable id for journals and the agent system. Default: a random `agent_…` id. */
   readonly id?: string;
   /** The system prompt of every run (redacted like everything else). */
@@ -67,6 +69,13 @@ export interface AgentConfig {
    */
   readonly model: InferenceProvider | ModelConfig;
   readonly tools?: readonly Tool[];
+  /**
+   * A schema the final answer must match: `result.output` is the validated answer, typed from it.
+   * Sent as the response format to a provider with structured output, else offered to the model
+   * as a `final_answer` tool it must call. An answer that does not match goes back to the model
+   * as a repair turn (at most `limits.maxRepairTurns` in a row; then ModelRepairExhaustedError).
+   */
+  readonly output?: z.ZodType<TOutput>;
   /** MCP servers whose tools the agent also gets (`<server>_<tool>`), connected on first use; `close()` closes them. */
   readonly mcpServers?: readonly McpServerConfig[];
   /** What the model may do: which calls run, which tools it sees, what is scrubbed from logs. */
@@ -180,6 +189,12 @@ export interface ModelConfig {
    * the pieces into one reply; still cut off after n, the run ends as with `'end'`.
    */
   readonly onLength?: LengthPolicy;
+  /**
+   * The model takes images and PDF documents: a task may hold them (`agent.run(['Describe', image(url)])`)
+   * and images MCP tools return reach it as images. Default false: such a task is refused with
+   * ContentPartError, and tool images are described in text.
+   */
+  readonly vision?: boolean;
 }
 
 /** See `ModelConfig.onLength`. */
@@ -231,6 +246,8 @@ export interface AgentContextConfig {
   readonly preHydration?: PreHydratorOptions;
   /** Unstable: what `hydrate` does before the first model call (replaces `preHydration`). */
   readonly experimental_hydrator?: Hydrator;
+  /** Size limits on images and files in a task (defaults: 5 MiB an image, 10 MiB a file). */
+  readonly content?: ContentLimits;
 }
 
 /** What the agent carries across runs. */
@@ -281,6 +298,14 @@ export interface RunOptions {
   readonly history?: readonly Message[];
   readonly runId?: string;
   readonly limits?: Partial<RunLimits>;
+  /** Aborting it cancels the run, as `handle.cancel()` does (an already aborted signal cancels it at once). */
+  readonly signal?: AbortSignal;
+}
+
+/** One streamed text delta, with the run it belongs to (runs of one agent stream side by side). */
+export interface TokenDelta {
+  readonly runId: string;
+  readonly delta: string;
 }
 
 /**
@@ -335,18 +360,25 @@ export interface AgentRun {
   phase(): string;
 }
 
-export interface Agent {
+/** A run's result, its final answer typed from the agent's `output` schema; without a schema, a plain `LoopResult`. */
+export type AgentResult<TOutput = unknown> = unknown extends TOutput ? LoopResult : LoopResult & { readonly output: TOutput };
+
+export interface Agent<TOutput = unknown> {
   readonly id: string;
   /** Every entry of every run of this agent. */
   readonly events$: Observable<JournalEntry>;
-  /** Streamed text deltas (when `model.stream` is true). */
-  readonly tokens$: Observable<string>;
+  /** Streamed text deltas (when `model.stream` is true), each with its run's id: filter by `runId` to follow one run. */
+  readonly tokens$: Observable<TokenDelta>;
   readonly journal: MemoryJournal;
   readonly tools: readonly string[];
   /** The model this agent calls: its provider and the model name it asks for. */
   readonly model: { readonly provider: InferenceProvider; readonly name: string };
-  /** Run a task to its end. Resolves with the result, or rejects with a typed error carrying it. */
-  run(task: string, options?: RunOptions): Promise<LoopResult>;
+  /**
+   * Run a task to its end. Resolves with the result, or rejects with a typed error carrying it
+   * (a task it cannot start, such as an empty one, rejects too: it never throws). The task is
+   * text, or text and parts: `agent.run(['Describe this', image(url)])`.
+   */
+  run(task: TaskInput, options?: RunOptions): Promise<AgentResult<TOutput>>;
   /**
    * One model call, without tools: a run of one step (journalled, traced and persisted like any
    * run, in `call` mode). Resolves with the result; `result.text` is the reply.
@@ -361,8 +393,8 @@ export interface Agent {
   session(id: string): Promise<Session>;
   /** Learning and accepting experiences; `undefined` unless `memory.experiences` is set. */
   readonly experiences: AgentExperiences | undefined;
-  /** Start a task and get a handle to watch, approve or cancel it. */
-  start(task: string, options?: RunOptions): AgentRun;
+  /** Start a task and get a handle to watch, approve or cancel it. Throws for a task it cannot start. */
+  start(task: TaskInput, options?: RunOptions): AgentRun;
   /** Make a run ready for a parent actor to spawn (see {@link PreparedRun}); `start` spawns its own root actor. */
   prepare(task: string, options?: RunOptions): PreparedRun;
   /**

@@ -5,7 +5,7 @@
  * compacts a little early. Text in scripts that tokenise densely (CJK, emoji) beats chars/4;
  * plug in the model's real tokenizer for those.
  */
-import type { Message } from '../core/messages.ts';
+import { contentText, mediaParts, type Message } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 
 /** Counts the tokens of one piece of text exactly (e.g. a tiktoken encoder's `encode(t).length`). */
@@ -31,7 +31,7 @@ export function estimateMessageTokens(message: Message, options: EstimateOptions
   const overhead = options.messageOverheadTokens ?? DEFAULTS.context.messageOverheadTokens;
   const tokenizer = options.tokenizer;
   if (tokenizer === undefined) return overhead + Math.ceil(messageChars(message) / 4);
-  let tokens = overhead + count(tokenizer, message.content ?? '');
+  let tokens = overhead + count(tokenizer, message.role === 'user' ? contentText(message.content) : (message.content ?? '')) + mediaTokens(message);
   if (message.role === 'assistant' && message.toolCalls !== undefined) {
     for (const call of message.toolCalls) tokens += count(tokenizer, call.id) + count(tokenizer, call.name) + count(tokenizer, call.arguments);
   } else if (message.role === 'tool') {
@@ -84,7 +84,8 @@ export function createTokenCounter(options: EstimateOptions = {}): (message: Mes
 }
 
 function messageChars(message: Message): number {
-  let chars = message.content?.length ?? 0;
+  let chars = message.role === 'user' ? contentText(message.content).length : (message.content?.length ?? 0);
+  chars += mediaTokens(message) * 4;
   if (message.role === 'assistant' && message.toolCalls !== undefined) {
     for (const call of message.toolCalls) chars += call.id.length + call.name.length + call.arguments.length;
   } else if (message.role === 'tool') {
@@ -98,4 +99,11 @@ function count(tokenizer: Tokenizer, text: string): number {
   const tokens = tokenizer(text);
   // A broken tokenizer (NaN, negative) must not make every budget check pass: fall back to chars/4.
   return Number.isFinite(tokens) && tokens >= 0 ? Math.ceil(tokens) : Math.ceil(text.length / 4);
+}
+
+/** The estimate's allowance for a message's images and files. */
+function mediaTokens(message: Message): number {
+  if (message.role === 'user') return mediaParts(message.content) * DEFAULTS.context.mediaPartTokens;
+  if (message.role === 'tool') return (message.parts?.length ?? 0) * DEFAULTS.context.mediaPartTokens;
+  return 0;
 }

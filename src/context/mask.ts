@@ -40,7 +40,9 @@ export function createMasker(): (message: ToolMessage, toolName: string | undefi
   return (message, toolName) => {
     let masked = cache.get(message);
     if (masked === undefined) {
-      masked = { ...message, content: maskedResultText(toolName ?? message.name, message.content.length) };
+      // A masked result's images go with its text: they are what a mask saves most on.
+      const { parts: _parts, ...rest } = message;
+      masked = { ...rest, content: maskedResultText(toolName ?? message.name, message.content.length) };
       cache.set(message, masked);
     }
     return masked;

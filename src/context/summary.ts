@@ -7,7 +7,7 @@
  * never for the whole history again, so each message is sent to the summariser once and the
  * summariser's input stays bounded however long the run gets.
  */
-import type { Message, SystemMessage } from '../core/messages.ts';
+import { contentText, type Message, type SystemMessage } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 
@@ -45,7 +45,7 @@ export function renderTranscript(messages: readonly Message[], maxCharsPerMessag
   const blocks: string[] = [];
   for (const message of messages) {
     let header: string;
-    let body = cut(message.content ?? '', maxCharsPerMessage);
+    let body = cut(message.role === 'user' ? contentText(message.content) : (message.content ?? ''), maxCharsPerMessage);
     if (message.role === 'assistant') {
       header = '[assistant]';
       for (const call of message.toolCalls ?? []) body += `${body === '' ? '' : '\n'}→ calls ${call.name}#${call.id}(${cut(call.arguments, 500)})`;

@@ -10,7 +10,9 @@
  * first in its assistant turn, unchanged: Anthropic refuses a tool-use turn whose thinking is
  * missing or altered while thinking is on.
  */
-import type { AssistantMessage, Message, ToolMessage } from '../core/messages.ts';
+import type { AssistantMessage, ContentPart, Message, ToolMessage } from '../core/messages.ts';
+import { inlineData } from './openai.ts';
+import { ContentPartError, parseDataUrl } from './parts.ts';
 
 export interface AnthropicTextBlock {
   readonly type: 'text';
@@ -25,10 +27,38 @@ export interface AnthropicToolUseBlock {
   readonly input: Readonly<Record<string, unknown>>;
 }
 
+/** The image types the Messages API takes. */
+export type AnthropicImageType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+const IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+function imageType(mediaType: string): AnthropicImageType {
+  if (IMAGE_TYPES.includes(mediaType)) return mediaType as AnthropicImageType;
+  throw new ContentPartError('unsupported', `Anthropic takes images as ${IMAGE_TYPES.join(', ')}, not ${mediaType}: convert the image first.`);
+}
+
+function pdfType(mediaType: string): 'application/pdf' {
+  if (mediaType === 'application/pdf') return mediaType;
+  throw new ContentPartError('unsupported', `Anthropic takes documents as application/pdf, not ${mediaType}.`);
+}
+
+/** An image: its bytes (base64) with their media type, or a URL Anthropic fetches. */
+export interface AnthropicImageBlock {
+  readonly type: 'image';
+  readonly source: { readonly type: 'base64'; readonly media_type: AnthropicImageType; readonly data: string } | { readonly type: 'url'; readonly url: string };
+}
+
+/** A PDF document, as base64 bytes. */
+export interface AnthropicDocumentBlock {
+  readonly type: 'document';
+  readonly source: { readonly type: 'base64'; readonly media_type: 'application/pdf'; readonly data: string };
+  readonly title?: string;
+}
+
 export interface AnthropicToolResultBlock {
   readonly type: 'tool_result';
   readonly tool_use_id: string;
-  readonly content: string;
+  /** Text; or text and the images the tool returned. */
+  readonly content: string | (AnthropicTextBlock | AnthropicImageBlock)[];
   readonly is_error?: boolean;
 }
 
@@ -43,7 +73,7 @@ export interface AnthropicRedactedThinkingBlock {
   readonly data: string;
 }
 
-export type AnthropicUserBlock = AnthropicTextBlock | AnthropicToolResultBlock;
+export type AnthropicUserBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolResultBlock;
 export type AnthropicAssistantBlock = AnthropicThinkingBlock | AnthropicRedactedThinkingBlock | AnthropicTextBlock | AnthropicToolUseBlock;
 
 export type AnthropicMessage =
@@ -89,7 +119,8 @@ export function toAnthropicMessages(messages: readonly Message[]): AnthropicConv
         system.push(message.content);
         break;
       case 'user':
-        appendUser(out, { type: 'text', text: message.content }, message.content);
+        if (typeof message.content === 'string') appendUser(out, { type: 'text', text: message.content }, message.content);
+        else for (const part of message.content) appendUser(out, toAnthropicBlock(part));
         break;
       case 'tool':
         appendUser(out, toToolResult(message));
@@ -150,9 +181,44 @@ function toAssistantBlocks(message: AssistantMessage): AnthropicAssistantBlock[]
 }
 
 function toToolResult(message: ToolMessage): AnthropicToolResultBlock {
+  const images = message.parts ?? [];
+  // A tool result block takes images beside its text.
+  const content: AnthropicToolResultBlock['content'] =
+    images.length === 0 ? message.content : [{ type: 'text', text: message.content }, ...images.map((part) => toAnthropicBlock(part) as AnthropicImageBlock)];
   return message.isError === true
-    ? { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, is_error: true }
-    : { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
+    ? { type: 'tool_result', tool_use_id: message.toolCallId, content, is_error: true }
+    : { type: 'tool_result', tool_use_id: message.toolCallId, content };
+}
+
+/**
+ * One content part as an Anthropic block: text; an image with a base64 or URL source (a data
+ * URL becomes base64); a file as a base64 `document`.
+ *
+ * @example
+ * ```ts
+ * toAnthropicBlock({ type: 'image', url: 'https://x/cat.png' }); // { type: 'image', source: { type: 'url', url: 'https://x/cat.png' } }
+ * ```
+ */
+export function toAnthropicBlock(part: ContentPart): AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image': {
+      if (part.url !== undefined) {
+        const inline = parseDataUrl(part.url);
+        return inline === undefined
+          ? { type: 'image', source: { type: 'url', url: part.url } }
+          : { type: 'image', source: { type: 'base64', media_type: imageType(inline.mediaType), data: inline.data } };
+      }
+      return { type: 'image', source: { type: 'base64', media_type: imageType(part.mediaType ?? 'image/png'), data: inlineData(part) } };
+    }
+    case 'file':
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: pdfType(part.mediaType), data: inlineData(part) },
+        ...(part.filename === undefined ? {} : { title: part.filename }),
+      };
+  }
 }
 
 /**
@@ -166,12 +232,12 @@ function appendUser(out: AnthropicMessage[], block: AnthropicUserBlock, plain?: 
     return;
   }
   if (typeof last.content === 'string') last.content = [{ type: 'text', text: last.content }];
-  if (block.type === 'text') {
+  if (block.type !== 'tool_result') {
     last.content.push(block);
     return;
   }
-  // Tool results go before any text of the turn, as Anthropic requires.
+  // Tool results go before any text (or image, or document) of the turn, as Anthropic requires.
   let at = last.content.length;
-  while (at > 0 && last.content[at - 1]?.type === 'text') at--;
+  while (at > 0 && last.content[at - 1]?.type !== 'tool_result') at--;
   last.content.splice(at, 0, block);
 }

@@ -10,7 +10,11 @@
  */
 
 // Message schemas (each schema and its type share a name).
-export { ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, Message } from '../core/messages.ts';
+export { ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, Message, TextPart, ImagePart, FilePart, ContentPart, contentText } from '../core/messages.ts';
+
+// Content parts.
+export { image, file, ContentPartError } from './parts.ts';
+export type { ContentLimits, ContentPartProblem, PartData, TaskInput } from './parts.ts';
 
 // Validation.
 export {
@@ -22,14 +26,16 @@ export {
 export type { ConversationIssue, ConversationIssueCode, ConversationValidation } from './validate.ts';
 
 // Serialisation.
-export { toOpenAIMessages, toOpenAIMessage } from './openai.ts';
-export { toAnthropicMessages, toToolUseInput } from './anthropic.ts';
+export { toOpenAIMessages, toOpenAIMessage, toOpenAIPart } from './openai.ts';
+export { toAnthropicMessages, toToolUseInput, toAnthropicBlock } from './anthropic.ts';
 export type {
   AnthropicConversation,
   AnthropicMessage,
   AnthropicTextBlock,
   AnthropicToolUseBlock,
   AnthropicToolResultBlock,
+  AnthropicImageBlock,
+  AnthropicDocumentBlock,
   AnthropicUserBlock,
   AnthropicAssistantBlock,
   AnthropicThinkingBlock,

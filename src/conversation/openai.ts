@@ -1,8 +1,9 @@
 /**
  * Conversation → OpenAI chat-completions messages. One pass, no copies of message bodies.
  */
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { reasoningText, type Message } from '../core/messages.ts';
+import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { reasoningText, type ContentPart, type ImagePart, type Message, type ToolMessage } from '../core/messages.ts';
+import { ContentPartError } from './parts.ts';
 
 /**
  * Serialise a conversation to the `messages` array of an OpenAI chat-completions request.
@@ -13,9 +14,59 @@ import { reasoningText, type Message } from '../core/messages.ts';
  * ```
  */
 export function toOpenAIMessages(messages: readonly Message[], options: OpenAIMessageOptions = {}): ChatCompletionMessageParam[] {
-  const out: ChatCompletionMessageParam[] = new Array(messages.length);
-  for (let i = 0; i < messages.length; i++) out[i] = toOpenAIMessage(messages[i] as Message, options);
+  const out: ChatCompletionMessageParam[] = [];
+  // Chat tool messages carry text only: images a tool returned follow the turn's tool results as one user message.
+  let toolImages: ToolMessage[] = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' && toolImages.length > 0) {
+      out.push(toolImagesMessage(toolImages));
+      toolImages = [];
+    }
+    out.push(toOpenAIMessage(message, options));
+    if (message.role === 'tool' && message.parts !== undefined && message.parts.length > 0) toolImages.push(message);
+  }
+  if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
   return out;
+}
+
+function toolImagesMessage(results: readonly ToolMessage[]): ChatCompletionMessageParam {
+  const content: ChatCompletionContentPart[] = [];
+  for (const result of results) {
+    content.push({ type: 'text', text: `Images returned by the tool ${result.name ?? 'call'} (call ${result.toolCallId}):` });
+    for (const part of result.parts ?? []) content.push(toOpenAIPart(part));
+  }
+  return { role: 'user', content };
+}
+
+/**
+ * One content part in the chat format: text; an image as `image_url` (a URL, or its bytes as a
+ * data URL); a file as `file` with its bytes as a data URL. A part stored by reference must have
+ * its bytes put back first (the agent does so before each model call).
+ *
+ * @example
+ * ```ts
+ * toOpenAIPart({ type: 'image', data: 'iVBO…', mediaType: 'image/png' }); // { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBO…' } }
+ * ```
+ */
+export function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image':
+      return { type: 'image_url', image_url: { url: part.url ?? dataUrl(part, inlineData(part)) } };
+    case 'file':
+      return { type: 'file', file: { file_data: dataUrl(part, inlineData(part)), filename: part.filename ?? 'document.pdf' } };
+  }
+}
+
+function dataUrl(part: { readonly mediaType?: string | undefined }, data: string): string {
+  return `data:${part.mediaType ?? 'application/octet-stream'};base64,${data}`;
+}
+
+/** The part's base64 bytes; a part still stored by reference cannot be sent. */
+export function inlineData(part: Exclude<ContentPart, { type: 'text' }> | ImagePart): string {
+  if (part.data !== undefined) return part.data;
+  throw new ContentPartError('missing_data', `A ${part.type} part refers to stored bytes (${part.ref ?? 'no reference'}) that were not loaded before the model call. Send the conversation through the agent, or put the bytes in \`data\`.`);
 }
 
 export interface OpenAIMessageOptions {
@@ -31,7 +82,7 @@ export function toOpenAIMessage(message: Message, options: OpenAIMessageOptions 
     case 'system':
       return { role: 'system', content: message.content };
     case 'user':
-      return { role: 'user', content: message.content };
+      return { role: 'user', content: typeof message.content === 'string' ? message.content : message.content.map(toOpenAIPart) };
     case 'assistant': {
       // Not in the SDK's types: the field is DeepSeek's (and vLLM's, MiMo's) extension.
       const thought = options.sendReasoningBack === true && message.reasoning !== undefined ? { reasoning_content: reasoningText(message.reasoning) } : {};

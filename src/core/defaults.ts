@@ -13,6 +13,16 @@ export const DEFAULTS = {
     /** Turns in which the model may repair malformed tool arguments before a ModelBehaviorError. */
     maxRepairTurns: 3,
   },
+  content: {
+    /** Largest image part (decoded bytes) a run accepts; the strictest common provider limit. */
+    maxImageBytes: 5 * 1024 * 1024,
+    /** Largest file (PDF) part, decoded bytes. */
+    maxFileBytes: 10 * 1024 * 1024,
+    /** Image media types both chat formats accept. */
+    imageMediaTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as readonly string[],
+    /** File media types both chat formats accept as documents. */
+    fileMediaTypes: ['application/pdf'] as readonly string[],
+  },
   tools: {
     /** Tools running at once within one act phase. */
     maxConcurrency: 5,
@@ -74,6 +84,8 @@ export const DEFAULTS = {
     tokenBudget: 32_000,
     /** Added per message to the chars/4 estimate: role, separators and framing cost tokens too. */
     messageOverheadTokens: 4,
+    /** What one image or file part counts for in the estimate (providers bill them by pixels or pages, not by bytes). */
+    mediaPartTokens: 1_000,
     /** Most recent turns never masked, and kept verbatim next to an anchored summary. */
     keepRecent: 4,
     /** Consecutive summariser failures after which a run stops summarising and only masks/drops. */

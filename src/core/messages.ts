@@ -17,9 +17,53 @@ export type ToolCall = z.infer<typeof ToolCall>;
 export const SystemMessage = z.object({ role: z.literal('system'), content: z.string() });
 export type SystemMessage = z.infer<typeof SystemMessage>;
 
+/** A piece of text in a user message made of parts. */
+export const TextPart = z.object({ type: z.literal('text'), text: z.string() });
+export type TextPart = z.infer<typeof TextPart>;
+
+/**
+ * Where the bytes of an image or file part are: inline base64 `data`, or `ref`, the content hash
+ * of bytes kept once in the run's blob store (conversations, journals and checkpoints carry the
+ * reference; the bytes are read back only to build a model request).
+ */
+const inlineOrStored = (part: { url?: string | undefined; data?: string | undefined; ref?: string | undefined }): boolean =>
+  [part.url, part.data, part.ref].filter((value) => value !== undefined).length === 1;
+
+/** An image: a URL (`https:` or a `data:` URL), or base64 bytes with their media type. */
+export const ImagePart = z
+  .object({
+    type: z.literal('image'),
+    url: z.string().min(1).optional(),
+    data: z.string().optional(),
+    ref: z.string().min(1).optional(),
+    mediaType: z.string().optional(),
+    /** Decoded size in bytes, set when the bytes are stored by reference. */
+    bytes: z.number().int().nonnegative().optional(),
+  })
+  .refine(inlineOrStored, { message: 'an image part takes exactly one of url, data or ref' })
+  .refine((part) => part.url !== undefined || part.mediaType !== undefined, { message: 'an image given as data needs its mediaType' });
+export type ImagePart = z.infer<typeof ImagePart>;
+
+/** A document (PDF): base64 bytes with their media type and an optional file name. */
+export const FilePart = z
+  .object({
+    type: z.literal('file'),
+    data: z.string().optional(),
+    ref: z.string().min(1).optional(),
+    mediaType: z.string(),
+    filename: z.string().optional(),
+    bytes: z.number().int().nonnegative().optional(),
+  })
+  .refine((part) => (part.data === undefined) !== (part.ref === undefined), { message: 'a file part takes exactly one of data or ref' });
+export type FilePart = z.infer<typeof FilePart>;
+
+export const ContentPart = z.discriminatedUnion('type', [TextPart, ImagePart, FilePart]);
+export type ContentPart = z.infer<typeof ContentPart>;
+
 export const UserMessage = z.object({
   role: z.literal('user'),
-  content: z.string(),
+  /** Text, or parts (text, images, files) in the order the model should read them. */
+  content: z.union([z.string(), z.array(ContentPart).min(1)]),
   /** Set when the content came from outside the user's trust (e.g. `pre-hydration`): the run is tainted from here on. */
   untrusted: z.string().optional(),
 });
@@ -57,6 +101,8 @@ export const ToolMessage = z.object({
   isError: z.boolean().optional(),
   /** Set (to the tool's name) when the content came from outside the user's trust: the run is tainted from here on. */
   untrusted: z.string().optional(),
+  /** Images the tool returned, for a model that takes images (`content` describes them in text as well). */
+  parts: z.array(ImagePart).optional(),
 });
 export type ToolMessage = z.infer<typeof ToolMessage>;
 
@@ -66,4 +112,26 @@ export type Message = z.infer<typeof Message>;
 /** The text of a reply's reasoning (what `reasoning_content` carries); redacted parts have none. */
 export function reasoningText(parts: readonly ReasoningPart[]): string {
   return parts.flatMap((part) => (part.type === 'thinking' ? [part.text] : [])).join('');
+}
+
+/**
+ * A message content as plain text: a string as it is; parts as their text joined by newlines,
+ * each image or file as a short marker (for transcripts, summaries, estimates and indexes).
+ *
+ * @example
+ * ```ts
+ * contentText([{ type: 'text', text: 'Describe this' }, { type: 'image', url: 'https://x/cat.png' }]); // 'Describe this\n[image]'
+ * ```
+ */
+export function contentText(content: string | readonly ContentPart[]): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : part.type === 'image' ? '[image]' : `[file${part.filename === undefined ? '' : `: ${part.filename}`}]`)).join('\n');
+}
+
+/** How many image and file parts a message content holds. */
+export function mediaParts(content: string | readonly ContentPart[]): number {
+  if (typeof content === 'string') return 0;
+  let count = 0;
+  for (const part of content) if (part.type !== 'text') count++;
+  return count;
 }

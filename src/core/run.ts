@@ -4,7 +4,7 @@
  * Types only.
  */
 import type { ErrorData, TerminationReason, ToolOutcomeStatus } from './loopEvent.ts';
-import type { Message, ReasoningPart, ToolCall } from './messages.ts';
+import type { ImagePart, Message, ReasoningPart, ToolCall } from './messages.ts';
 import type { Usage } from './provider.ts';
 
 export interface RunLimits {
@@ -35,6 +35,8 @@ export interface ToolOutcome {
   readonly isError: boolean;
   /** The tool's name when its content comes from outside the user's trust (fenced as data). */
   readonly untrusted?: string;
+  /** Images the tool returned for a model that takes them (bytes by reference). */
+  readonly parts?: readonly ImagePart[];
 }
 
 export interface PendingHuman {
@@ -84,6 +86,14 @@ export interface ReasonOutput {
   readonly refusal?: string;
   /** The model's reasoning, kept on the assistant message so providers that sign it get it back. */
   readonly reasoning?: readonly ReasoningPart[];
+  /** The final answer, validated, when the run asks for one that matches a schema. */
+  readonly output?: unknown;
+  /**
+   * The reply was meant as the final answer but does not match the schema: these messages follow
+   * it (what was wrong, as a user message or as the result of its final-answer call) and the model
+   * gets a repair turn.
+   */
+  readonly repair?: readonly Message[];
 }
 
 export interface GateInput {
@@ -160,6 +170,8 @@ export interface RunResult {
 /** What an agent run (or a system ask) produced: a `RunResult` with its conversation. */
 export interface LoopResult extends RunResult {
   readonly messages: readonly Message[];
+  /** The final answer validated against the agent's `output` schema (absent without one). */
+  readonly output?: unknown;
   /**
    * The run failed for a reason outside its own logic (the provider was down or refused the
    * key, the network failed, its wall-clock limit passed) and a store kept it: `agent.resume(runId)`

@@ -21,10 +21,10 @@ export class EventBus {
   readonly #sinks: EntrySink[] = [];
   /** Every journal entry, as it happens. */
   readonly events$: Observable<JournalEntry> = this.#subject.asObservable();
-  /** Text deltas of streamed model replies. */
-  readonly tokens$: Observable<string> = this.events$.pipe(
+  /** Text deltas of streamed model replies, each with the id of the run that streamed it. */
+  readonly tokens$: Observable<{ readonly runId: string; readonly delta: string }> = this.events$.pipe(
     filter((entry): entry is JournalEntry & { event: LoopEventOf<'token.delta'> } => entry.event.type === 'token.delta'),
-    map((entry) => entry.event.delta),
+    map((entry) => ({ runId: entry.runId, delta: entry.event.delta })),
   );
 
   /** Attach a synchronous sink (a journal writer). Returns a detach function. */

@@ -5,6 +5,7 @@
  * unbounded ever reaches the conversation, the journal or the events.
  */
 import type { ActCall, ToolOutcome } from '../core/run.ts';
+import type { ImagePart } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { describeError } from '../core/errors.ts';
 import type { LoopEvent, ToolOutcomeStatus } from '../core/loopEvent.ts';
@@ -35,6 +36,11 @@ export interface ExecutorOptions {
   readonly now?: () => number;
   /** Applied to every outcome's text before anyone sees it (secret redaction). */
   readonly redact?: (text: string) => string;
+  /**
+   * Set when the model takes images: tools may attach images to a result (`ctx.attachImages`);
+   * this keeps their bytes (returning the parts by reference) before the outcome is recorded.
+   */
+  readonly storeImages?: (images: readonly ImagePart[]) => ImagePart[];
 }
 
 /** Per act phase: which run the calls belong to, its abort signal, and where events go. */
@@ -70,7 +76,7 @@ export interface CallJournal {
 }
 
 type Attempt =
-  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: true; readonly value: unknown; readonly images?: readonly ImagePart[] }
   | { readonly ok: false; readonly status: 'error' | 'timeout' | 'circuit_open'; readonly message: string };
 
 const ASK_MODEL: RecoveryStrategy = { kind: 'askModel' };
@@ -102,6 +108,8 @@ export function createExecutor(options: ExecutorOptions) {
       if (!admission.admitted) return { ok: false, status: 'circuit_open', message: admission.reason };
     }
     scope.emit({ type: 'tool.started', toolCallId: call.call.id, tool: tool.name, attempt });
+    let images: ImagePart[] | undefined;
+    const attach = options.storeImages === undefined ? undefined : (more: readonly ImagePart[]) => void (images ??= []).push(...more);
     const result = await runWithTimeout(
       (signal) =>
         tool.execute(call.arguments as never, {
@@ -117,13 +125,14 @@ export function createExecutor(options: ExecutorOptions) {
           runId: scope.runId,
           agentId: scope.agentId,
           ...(scope.session === undefined ? {} : { session: scope.session }),
+          ...(attach === undefined ? {} : { attachImages: attach }),
         }),
       tool.timeoutMs ?? defaultTimeoutMs,
       scope.signal,
     );
     if (result.ok) {
       breaker?.recordSuccess();
-      return { ok: true, value: result.value };
+      return images === undefined ? { ok: true, value: result.value } : { ok: true, value: result.value, images };
     }
     // A cancelled run is not the tool's failure: do not count it against the breaker. A
     // half-open probe must still end, though, or its slot stays taken and the breaker refuses
@@ -160,9 +169,11 @@ export function createExecutor(options: ExecutorOptions) {
     return content === next.content ? next : { ...next, content };
   }
 
-  function success(call: ActCall, value: unknown, status: ToolOutcomeStatus, prefix = ''): ToolOutcome {
+  function success(call: ActCall, value: unknown, status: ToolOutcomeStatus, prefix = '', images?: readonly ImagePart[]): ToolOutcome {
     const serialized = serializeToolResult(value, maxResultBytes);
-    return outcome(call, status, prefix + serialized.content, false);
+    const result = outcome(call, status, prefix + serialized.content, false);
+    if (images === undefined || images.length === 0 || options.storeImages === undefined) return result;
+    return { ...result, parts: options.storeImages(images) };
   }
 
   async function runOne(call: ActCall, scope: ExecutionScope): Promise<ToolOutcome> {
@@ -190,7 +201,7 @@ export function createExecutor(options: ExecutorOptions) {
       attempt++;
       const attempted = await attemptOnce(tool, call, scope, attempt, key);
       if (attempted.ok) {
-        result = success(call, attempted.value, 'ok');
+        result = success(call, attempted.value, 'ok', '', attempted.images);
         if (cacheKey !== undefined) cache.set(cacheKey, result.content, now());
         break;
       }

@@ -5,7 +5,7 @@
  * every run), and, when it is still too long, the middle of the run replaced by a marker — the
  * start says what was attempted, the end how it turned out.
  */
-import type { Message } from '../core/messages.ts';
+import { contentText, type Message } from '../core/messages.ts';
 import { oneLine } from '../knowledge/format.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
 
@@ -69,8 +69,8 @@ function transcriptLines(messages: readonly Message[], options: TranscriptOption
       case 'system':
         break;
       case 'user':
-        if (options.task !== undefined && message.content.trim() === options.task.trim()) break;
-        lines.push(`user${message.untrusted === undefined ? '' : ' (untrusted content)'}: ${cut(message.content, maxMessage)}`);
+        if (options.task !== undefined && contentText(message.content).trim() === options.task.trim()) break;
+        lines.push(`user${message.untrusted === undefined ? '' : ' (untrusted content)'}: ${cut(contentText(message.content), maxMessage)}`);
         break;
       case 'assistant':
         if (message.content !== null && message.content.trim() !== '') lines.push(`assistant: ${cut(message.content, maxMessage)}`);

@@ -11,7 +11,7 @@ import { reasoningText, type ReasoningPart, type ToolCall } from '../core/messag
 import type { ModelCapabilities } from './capabilities.ts';
 import { classifyHttpError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
-import { InvalidResponseError } from './errors.ts';
+import { InvalidResponseError, StructuredOutputError } from './errors.ts';
 import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } from '../core/provider.ts';
 import { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
 import { costOf } from './usage.ts';
@@ -193,8 +193,14 @@ export function finishCompletion<TOutput>(
     ...(raw.reasoning === null || raw.reasoning.length === 0 ? {} : { reasoning: typeof raw.reasoning === 'string' ? [{ type: 'thinking' as const, text: raw.reasoning }] : raw.reasoning }),
     ...(raw.refusal === null ? {} : { refusal: raw.refusal }),
   };
-  if (request.output === undefined) return completion;
-  return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
+  // A reply that calls tools is not the answer yet: its text (if any) is not held to the schema.
+  if (request.output === undefined || raw.toolCalls.length > 0) return completion;
+  try {
+    return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
+  } catch (error) {
+    if (error instanceof StructuredOutputError) error.completion = completion;
+    throw error;
+  }
 }
 
 /**

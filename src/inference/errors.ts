@@ -9,6 +9,7 @@
 import type { z } from 'zod';
 import { ActorloopError } from '../core/errors.ts';
 import type { ActorloopErrorOptions } from '../core/errors.ts';
+import type { Completion } from '../core/provider.ts';
 
 /** What the provider behind a gateway said (OpenRouter's `error.metadata`), secrets redacted. */
 export interface UpstreamError {
@@ -253,6 +254,8 @@ export class StructuredOutputError extends InferenceError {
   readonly issues: readonly z.core.$ZodIssue[];
   /** The model's raw reply (`null` when it sent no text). */
   readonly text: string | null;
+  /** The whole reply (usage and cost included) when the call itself succeeded, so a caller can feed it back. */
+  completion?: Completion;
   constructor(schemaName: string, issues: readonly z.core.$ZodIssue[], text: string | null, options: InferenceErrorOptions = {}) {
     const first = issues[0];
     const where = first === undefined || first.path.length === 0 ? '' : ` at ${first.path.join('.')}`;

@@ -11,7 +11,7 @@
  */
 import type { PreparerContext, MessagePreparer } from '../core/hooks.ts';
 import { estimateMessageTokens, type Tokenizer } from '../context/estimate.ts';
-import type { Message, SystemMessage } from '../core/messages.ts';
+import { contentText, type Message, type SystemMessage } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { formatKnowledgeItem } from './format.ts';
@@ -90,7 +90,7 @@ export function knowledgeSearchTerms(
   for (let i = messages.length - 1; i >= 0 && (user === undefined || tools.length < toolCount); i--) {
     const message = messages[i];
     if (message === undefined) continue;
-    if (message.role === 'user' && user === undefined) user = message.content.slice(0, maxChars);
+    if (message.role === 'user' && user === undefined) user = contentText(message.content).slice(0, maxChars);
     else if (message.role === 'tool' && tools.length < toolCount && !isKnowledgeTool(message.name)) tools.push(message.content.slice(0, maxChars));
   }
   const terms = new Set<string>();

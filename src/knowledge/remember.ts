@@ -3,6 +3,7 @@
  * knowledge store — subject the task, object the answer (capped) — so a later run on the same
  * or a related task finds it through the bridge or `recall_knowledge`.
  */
+import { contentText } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import type { KnowledgeItem } from './item.ts';
@@ -74,7 +75,7 @@ export async function rememberResult(store: KnowledgeStore, result: LoopResult, 
 function lastUserMessage(result: LoopResult): string | undefined {
   for (let i = result.messages.length - 1; i >= 0; i--) {
     const message = result.messages[i];
-    if (message?.role === 'user') return message.content;
+    if (message?.role === 'user') return contentText(message.content);
   }
   return undefined;
 }

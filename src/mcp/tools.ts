@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
+import type { ImagePart } from '../core/messages.ts';
 import { McpToolError } from './errors.ts';
 
 /** A tool as an MCP server lists it (the fields actorloop reads). */
@@ -100,6 +101,24 @@ export function resultText(result: McpCallResult): string {
   return blocks.join('\n');
 }
 
+/**
+ * The image blocks of a call result as image parts (base64 bytes with their media type).
+ *
+ * @example
+ * ```ts
+ * resultImages({ content: [{ type: 'image', data: 'iVBO…', mimeType: 'image/png' }] }); // [{ type: 'image', data: 'iVBO…', mediaType: 'image/png' }]
+ * ```
+ */
+export function resultImages(result: McpCallResult): ImagePart[] {
+  const images: ImagePart[] = [];
+  for (const block of result.content ?? []) {
+    if (block.type === 'image' && typeof block.data === 'string' && block.data !== '' && typeof block.mimeType === 'string') {
+      images.push({ type: 'image', data: block.data, mediaType: block.mimeType });
+    }
+  }
+  return images;
+}
+
 /** The tool's input schema as zod; a schema zod cannot read is checked as an object only (the server checks it again). */
 function inputOf(schema: Readonly<Record<string, unknown>>): z.ZodType<Record<string, unknown>> {
   try {
@@ -147,6 +166,9 @@ export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<
       const result = await call(info.name, input, context.signal);
       const text = resultText(result);
       if (result.isError === true) throw new McpToolError(server, info.name, text);
+      // The text still describes each image: a model that does not take them sees that much.
+      const images = resultImages(result);
+      if (images.length > 0) context.attachImages?.(images);
       return text;
     },
   });

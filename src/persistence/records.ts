@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
+import { ContentPart, ImagePart, Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 import { DoomLoopState } from '../progress/doomLoop.ts';
 
@@ -22,6 +22,7 @@ export const ToolOutcomeRecord = z.object({
   status: ToolOutcomeStatus,
   content: z.string(),
   isError: z.boolean(),
+  parts: z.array(ImagePart).optional(),
 });
 
 const v = z.literal(LOG_VERSION);
@@ -112,6 +113,8 @@ export const RunInput = z.object({
   toolNames: z.array(z.string()),
   /** `call`: one model call without tools. */
   mode: z.literal('call').optional(),
+  /** The task as parts (text, images, files by reference), when it has images or files; `task` is its text. */
+  content: z.array(ContentPart).optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
 
@@ -143,6 +146,8 @@ export const ReasonReplyRecord = z.object({
     truncated: z.literal(true).optional(),
     continuations: z.number().int().nonnegative().optional(),
     refusal: z.string().optional(),
+    output: z.unknown().optional(),
+    repair: z.array(Message).optional(),
   }),
 });
 export const GateReplyRecord = z.object({

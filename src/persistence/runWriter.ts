@@ -312,7 +312,8 @@ export class RunWriter {
   }
 
   callFinished(key: string, outcome: ToolOutcome): void {
-    this.log.append({ v: LOG_VERSION, kind: 'call.finished', key, outcome });
+    const { parts, ...rest } = outcome;
+    this.log.append({ v: LOG_VERSION, kind: 'call.finished', key, outcome: parts === undefined ? rest : { ...rest, parts: [...parts] } });
   }
 
   /**

@@ -3,8 +3,9 @@
  * have returned. Kept apart from the provider so complete() and stream() share one builder and
  * therefore always agree.
  */
-import { ConfigurationError, ModelBehaviorError } from '../core/errors.ts';
-import type { Message, ToolCall } from '../core/messages.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import { StructuredOutputError } from '../inference/errors.ts';
+import { contentText, type Message, type ToolCall } from '../core/messages.ts';
 import type { Completion, CompletionRequest, FinishReason, StructuredOutputSpec, Usage } from '../core/provider.ts';
 
 /** A tool call in a script. Object arguments are sent as their JSON text. */
@@ -23,7 +24,7 @@ export interface ScriptStep {
   readonly toolCalls?: readonly ScriptToolCall[];
   /**
    * Structured output: sent as its JSON text and, when the request asks for `output`,
-   * validated against `request.output.schema`; a mismatch rejects with a ModelBehaviorError.
+   * validated against `request.output.schema`; a mismatch rejects with a StructuredOutputError.
    */
   readonly output?: unknown;
   /** Overrides the estimate (chars/4, rounded up) field by field. */
@@ -70,7 +71,7 @@ export function messageChars(messages: readonly Message[]): number {
   let chars = 0;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as Message;
-    chars += message.content?.length ?? 0;
+    chars += message.role === 'user' ? contentText(message.content).length : (message.content?.length ?? 0);
     if (message.role === 'assistant' && message.toolCalls !== undefined) {
       for (const call of message.toolCalls) chars += call.name.length + call.arguments.length;
     }
@@ -103,8 +104,9 @@ export function stepText(step: ScriptStep, hasToolCalls: boolean): string | null
 }
 
 /**
- * Build the completion for `step` (answering call number `callIndex`). Throws a ModelBehaviorError when structured output was
- * requested and the reply does not match the schema, as a real provider would.
+ * Build the completion for `step` (answering call number `callIndex`). Throws a StructuredOutputError (carrying the
+ * completion) when structured output was requested and a reply without tool calls does not match the schema, as
+ * `openAICompatible` does.
  *
  * @example
  * ```ts
@@ -145,8 +147,14 @@ export function buildCompletion<TOutput>(
     usage,
     model,
   };
-  if (request.output === undefined) return completion;
-  return { ...completion, output: parseOutput(step, text, request.output) };
+  // A reply that calls tools is not the answer yet.
+  if (request.output === undefined || toolCalls.length > 0) return completion;
+  try {
+    return { ...completion, output: parseOutput(step, text, request.output) };
+  } catch (error) {
+    if (error instanceof StructuredOutputError) error.completion = completion;
+    throw error;
+  }
 }
 
 function parseOutput<TOutput>(step: ScriptStep, text: string | null, spec: StructuredOutputSpec<TOutput>): TOutput {
@@ -156,19 +164,12 @@ function parseOutput<TOutput>(step: ScriptStep, text: string | null, spec: Struc
     try {
       value = JSON.parse(text ?? '');
     } catch (cause) {
-      throw new ModelBehaviorError(
-        `The scripted reply is not JSON, but structured output "${name}" was requested. Give the step an \`output\` value.`,
-        { cause },
-      );
+      const issue = { code: 'custom' as const, path: [], message: 'the scripted reply is not JSON; give the step an `output` value', input: undefined };
+      throw new StructuredOutputError(name, [issue], text, { cause });
     }
   }
   const result = spec.schema.safeParse(value);
-  if (!result.success) {
-    throw new ModelBehaviorError(
-      `The scripted structured output does not match schema "${name}": ${result.error.message}. ` +
-        "Fix the step's `output` (or keep it wrong on purpose to test this failure).",
-      { cause: result.error },
-    );
-  }
+  // Wrong on purpose is fine: it tests the repair of a mismatch.
+  if (!result.success) throw new StructuredOutputError(name, result.error.issues, text, { cause: result.error });
   return result.data;
 }

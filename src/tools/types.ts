@@ -2,6 +2,7 @@
  * What a tool is to the runtime. Tools are declared with `defineTool` (see defineTool.ts).
  */
 import type { SessionMemory } from '../core/sessionMemory.ts';
+import type { ImagePart } from '../core/messages.ts';
 import type { z } from 'zod';
 import type { ToolSpec } from '../core/provider.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
@@ -17,6 +18,11 @@ export interface ToolContext {
   readonly agentId: string;
   /** In a session's run (`agent.session(id)`): the session's memory that tools share; absent otherwise. */
   readonly session?: SessionMemory;
+  /**
+   * Present when the model takes images (`model.vision`): images given here go to the model
+   * beside the tool's text result. Absent otherwise: describe images in the result text instead.
+   */
+  readonly attachImages?: (images: readonly ImagePart[]) => void;
 }
 
 /** Metadata the gate, the executor and the profile read. */

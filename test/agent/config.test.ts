@@ -32,7 +32,7 @@ describe('the grouped config takes effect', () => {
     const provider = scriptedModel([{ chunks: ['Hel', 'lo'] }]);
     const agent = trackAgent({ model: { provider, stream: true } });
     const tokens: string[] = [];
-    agent.tokens$.subscribe((delta) => tokens.push(delta));
+    agent.tokens$.subscribe(({ delta }) => tokens.push(delta));
     expect(await agent.run('greet')).toMatchObject({ text: 'Hello' });
     expect(tokens).toEqual(['Hel', 'lo']);
   });
@@ -41,7 +41,7 @@ describe('the grouped config takes effect', () => {
     const provider = scriptedModel([{ chunks: ['a', 'b'] }]);
     const agent = trackAgent({ model: provider });
     const tokens: string[] = [];
-    agent.tokens$.subscribe((delta) => tokens.push(delta));
+    agent.tokens$.subscribe(({ delta }) => tokens.push(delta));
     expect(await agent.run('go')).toMatchObject({ status: 'done', text: 'ab' });
     expect(tokens).toEqual([]);
     const call = provider.calls[0];
@@ -193,7 +193,7 @@ describe('checking the config', () => {
   it('flattens a grouped config into settings, leaving what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
-    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, gate, tools: [], mcpServers: [] });
-    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, tools: [], mcpServers: [] });
+    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, vision: false, gate, tools: [], mcpServers: [] });
+    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, vision: false, tools: [], mcpServers: [] });
   });
 });

@@ -87,7 +87,7 @@ describe('agent over HTTP with a streaming OpenAI-compatible server', () => {
       tools: weatherTools(executed),
     });
     const tokens: string[] = [];
-    agent.tokens$.subscribe((t) => tokens.push(t));
+    agent.tokens$.subscribe((t) => tokens.push(t.delta));
     const entries: JournalEntry[] = [];
     agent.events$.subscribe((e) => entries.push(e));
 

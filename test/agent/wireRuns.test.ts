@@ -106,7 +106,7 @@ describe('DeepSeek thinking mode with tools, against a server that enforces its 
     server.enqueue('deepseek-reasoner-tool-call-stream.sse', 'deepseek-reasoner-text-stream.sse');
     const { agent, asked, events } = weatherAgent({ model: 'deepseek-reasoner', stream: true });
     const tokens: string[] = [];
-    agent.tokens$.subscribe((token) => tokens.push(token));
+    agent.tokens$.subscribe((token) => tokens.push(token.delta));
     const result = await agent.run('What is the weather in San Francisco?');
     agent.stop();
 

@@ -3,10 +3,20 @@ import * as conversation from '../../src/conversation/index.ts';
 import type { ConversationIssueCode, Message } from '../../src/conversation/index.ts';
 
 describe('conversation module', () => {
-  it('exports schemas, validation and both serialisers by name', () => {
+  it('exports schemas, content parts, validation and both serialisers by name', () => {
     expect(Object.keys(conversation).sort()).toEqual(
       [
         'AssistantMessage',
+        'ContentPart',
+        'ContentPartError',
+        'FilePart',
+        'ImagePart',
+        'TextPart',
+        'contentText',
+        'file',
+        'image',
+        'toAnthropicBlock',
+        'toOpenAIPart',
         'ConversationError',
         'Message',
         'SystemMessage',

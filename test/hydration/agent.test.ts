@@ -3,6 +3,7 @@
  * the first request already holds the `[PRE_HYDRATED_CONTEXT]` message, right before the task.
  * The second half uses the real built-in tools against a local server and a temp folder.
  */
+import { contentText } from '../../src/core/messages.ts';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,7 +62,7 @@ describe('pre-hydration in an agent run', () => {
     const first = model.calls[0]!.messages;
     expect(first.map((m) => m.role)).toEqual(['system', 'user', 'user']);
     expect(first[0]!.content).toBe('You are careful.');
-    expect(first[1]!.content?.startsWith(PRE_HYDRATED_CONTEXT_TAG)).toBe(true);
+    expect(contentText(first[1]!.content ?? '').startsWith(PRE_HYDRATED_CONTEXT_TAG)).toBe(true);
     expect(first[1]!.content).toContain('SPEC TEXT');
     expect(first[1]!.content).toContain('ISSUE TEXT');
     expect(first[2]).toEqual({ role: 'user', content: task });

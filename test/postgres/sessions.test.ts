@@ -22,7 +22,8 @@ const model = () =>
   scriptedModel((request) => {
     // This run's task is the last user message; the session's earlier turns come before it.
     const at = request.messages.findLastIndex((message) => message.role === 'user');
-    const task = request.messages[at]?.content ?? '';
+    const content = request.messages[at]?.content ?? '';
+    const task = typeof content === 'string' ? content : '';
     const steps = [...task.matchAll(/(remember) (\w+) (\w+)|(recall) (\w+)/g)];
     const results = request.messages.slice(at).filter((message) => message.role === 'tool');
     const next = steps[results.length];

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ScriptExhaustedError, ScriptedStreamCutError, scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import type { Message } from '../../src/core/messages.ts';
 import type { CompletionRequest, StreamEvent } from '../../src/core/provider.ts';
-import { ConfigurationError, ModelBehaviorError } from '../../src/core/errors.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import { StructuredOutputError } from '../../src/inference/errors.ts';
 
 const messages: Message[] = [{ role: 'user', content: 'What is 1 + 2?' }]; // 14 chars
 
@@ -96,8 +97,19 @@ describe('scriptedModel', () => {
   it('rejects structured output that does not match the schema', async () => {
     const schema = z.object({ answer: z.number() });
     const model = scriptedModel([{ output: { answer: 'three' } }, { text: 'not json' }]);
-    await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(ModelBehaviorError);
+    await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(StructuredOutputError);
     await expect(model.complete({ messages, output: { name: 'sum', schema } })).rejects.toThrow(/not JSON/);
+  });
+
+  it('does not hold a tool-calling reply to the schema, and a mismatch carries the completion', async () => {
+    const schema = z.object({ answer: z.number() });
+    const model = scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1 } }] }, { output: { answer: 'three' } }]);
+    const calling = await model.complete({ messages, output: { name: 'sum', schema } });
+    expect(calling.toolCalls.map((call) => call.name)).toEqual(['add']);
+    expect(calling.output).toBeUndefined();
+    const error = await model.complete({ messages, output: { name: 'sum', schema } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StructuredOutputError);
+    expect((error as StructuredOutputError).completion?.text).toBe('{"answer":"three"}');
   });
 
   it('throws an injected error, from an instance or a factory', async () => {

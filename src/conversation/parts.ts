@@ -1,0 +1,180 @@
+/**
+ * Content parts of a user message: helpers that build them (`image`, `file`), the checks a run
+ * applies before it starts (media type, size, a model that takes images), and the typed error
+ * those checks throw.
+ */
+import { DEFAULTS } from '../core/defaults.ts';
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { ContentPart, FilePart, ImagePart } from '../core/messages.ts';
+
+/** What is wrong with a part. */
+export type ContentPartProblem =
+  /** Its media type is not one the chat formats take (or it cannot be told). */
+  | 'unsupported'
+  /** Its bytes exceed the configured limit. */
+  | 'too_large'
+  /** The model is not declared to take images or files (`model.vision`). */
+  | 'no_vision'
+  /** Its stored bytes cannot be found (a blob missing from the run's store). */
+  | 'missing_data';
+
+/**
+ * An image or file part a run cannot send. Thrown (or, from `agent.run`, rejected with) before
+ * the run starts; `problem` says what to change.
+ *
+ * @example
+ * ```ts
+ * try { await agent.run(['Describe this', image(bytes)]); }
+ * catch (e) { if (e instanceof ContentPartError && e.problem === 'too_large') console.log(e.message); }
+ * ```
+ */
+export class ContentPartError extends ActorloopError {
+  readonly code = 'invalid_content_part' as const;
+  readonly blame = 'user' as const;
+  readonly problem: ContentPartProblem;
+  constructor(problem: ContentPartProblem, message: string, options: ActorloopErrorOptions = {}) {
+    super(message, options);
+    this.problem = problem;
+  }
+}
+
+/** Limits on the parts a run accepts; the defaults are in `DEFAULTS.content`. */
+export interface ContentLimits {
+  /** Largest image, in decoded bytes. Default 5 MiB. */
+  readonly maxImageBytes?: number;
+  /** Largest file (PDF), in decoded bytes. Default 10 MiB. */
+  readonly maxFileBytes?: number;
+}
+
+/** What a run takes as its task: text, or text and parts in reading order (a string is a text part). */
+export type TaskInput = string | readonly (string | ContentPart)[];
+
+/** Bytes from a buffer, or base64 text. */
+export type PartData = Uint8Array | string;
+
+// Magic numbers of the media types parts take, to name bytes given without a type.
+const SIGNATURES: ReadonlyArray<readonly [string, readonly number[]]> = [
+  ['image/png', [0x89, 0x50, 0x4e, 0x47]],
+  ['image/jpeg', [0xff, 0xd8, 0xff]],
+  ['image/gif', [0x47, 0x49, 0x46, 0x38]],
+  ['application/pdf', [0x25, 0x50, 0x44, 0x46]],
+];
+
+function sniff(bytes: Uint8Array): string | undefined {
+  const found = SIGNATURES.find(([, magic]) => magic.every((byte, index) => bytes[index] === byte))?.[0];
+  if (found !== undefined) return found;
+  // RIFF....WEBP
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  return bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP' ? 'image/webp' : undefined;
+}
+
+const toBase64 = (data: PartData): string => (typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'));
+
+/**
+ * An image part: a URL (`https:`, or a `data:` URL), or bytes (a Buffer, or base64 text) with
+ * their media type (sniffed from the bytes when not given: PNG, JPEG, GIF, WebP).
+ *
+ * @example
+ * ```ts
+ * await agent.run(['What is in this picture?', image('https://example.com/cat.png')]);
+ * await agent.run(['And this one?', image(await readFile('dog.jpg'))]);
+ * ```
+ */
+export function image(source: string | URL | PartData, options: { readonly mediaType?: string } = {}): ImagePart {
+  if (source instanceof URL) return { type: 'image', url: source.href };
+  if (typeof source === 'string' && /^(https?:|data:)/i.test(source)) {
+    const inline = parseDataUrl(source);
+    if (inline !== undefined) return { type: 'image', data: inline.data, mediaType: options.mediaType ?? inline.mediaType };
+    return { type: 'image', url: source };
+  }
+  const mediaType = options.mediaType ?? sniff(typeof source === 'string' ? Buffer.from(source.slice(0, 24), 'base64') : source);
+  if (mediaType === undefined) {
+    throw new ContentPartError('unsupported', `image(): cannot tell the media type of these bytes. Pass it: image(bytes, { mediaType: 'image/png' }) (one of ${DEFAULTS.content.imageMediaTypes.join(', ')}).`);
+  }
+  return { type: 'image', data: toBase64(source), mediaType };
+}
+
+/**
+ * A file part (a PDF document): bytes (a Buffer, or base64 text), with an optional file name.
+ *
+ * @example
+ * ```ts
+ * await agent.run(['Summarise this report', file(await readFile('report.pdf'), { filename: 'report.pdf' })]);
+ * ```
+ */
+export function file(data: PartData, options: { readonly mediaType?: string; readonly filename?: string } = {}): FilePart {
+  return {
+    type: 'file',
+    data: toBase64(data),
+    mediaType: options.mediaType ?? 'application/pdf',
+    ...(options.filename === undefined ? {} : { filename: options.filename }),
+  };
+}
+
+/** `data:<type>;base64,<data>` → its parts; `undefined` for any other URL. */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+);base64,(.*)$/is.exec(url);
+  return match === null ? undefined : { mediaType: (match[1] as string).toLowerCase(), data: match[2] as string };
+}
+
+/** Decoded size of base64 data, without decoding it. */
+export function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/**
+ * A task as the content of its user message: a string stays a string; an array becomes parts
+ * (its strings text parts). Throws ContentPartError for a value that is not a part.
+ *
+ * @example
+ * ```ts
+ * taskContent(['Describe', image('https://x/cat.png')]); // [{ type: 'text', text: 'Describe' }, { type: 'image', url: 'https://x/cat.png' }]
+ * ```
+ */
+export function taskContent(task: TaskInput): string | ContentPart[] {
+  if (typeof task === 'string') return task;
+  return task.map((part, index) => {
+    if (typeof part === 'string') return { type: 'text', text: part };
+    if (part === null || typeof part !== 'object' || !['text', 'image', 'file'].includes((part as { type?: unknown }).type as string)) {
+      throw new ContentPartError('unsupported', `Part ${index} of the task is not text, an image or a file. Build parts with image(...) and file(...), or pass strings.`);
+    }
+    // A data URL is bytes: checked and stored like them.
+    const inline = part.type === 'image' && part.url !== undefined ? parseDataUrl(part.url) : undefined;
+    return inline === undefined ? part : { type: 'image', data: inline.data, mediaType: inline.mediaType };
+  });
+}
+
+/**
+ * Check parts before a run starts: every image and file has a media type the chat formats
+ * take, fits its size limit, and the model is declared to take them (`vision`).
+ *
+ * @example
+ * ```ts
+ * checkParts([image(bytes)], { vision: true }); // throws ContentPartError('too_large') for an image over 5 MiB
+ * ```
+ */
+export function checkParts(parts: readonly ContentPart[], options: ContentLimits & { readonly vision: boolean }): void {
+  for (const [index, part] of parts.entries()) {
+    if (part.type === 'text') continue;
+    const what = part.type === 'image' ? 'an image' : 'a file';
+    if (!options.vision) {
+      throw new ContentPartError('no_vision', `Part ${index} is ${what}, but the model is not declared to take images or files. If it does, set createAgent({ model: { provider, name, vision: true } }); otherwise send text only.`);
+    }
+    const types = part.type === 'image' ? DEFAULTS.content.imageMediaTypes : DEFAULTS.content.fileMediaTypes;
+    if (part.type === 'image' && part.url !== undefined) {
+      if (!/^https?:\/\//i.test(part.url)) throw new ContentPartError('unsupported', `Part ${index} is an image at "${part.url.slice(0, 40)}": only http(s) URLs and bytes (or a base64 data: URL) are sent. Pass the bytes with image(bytes).`);
+      continue;
+    }
+    const mediaType = part.mediaType?.toLowerCase();
+    if (mediaType === undefined || !types.includes(mediaType)) {
+      throw new ContentPartError('unsupported', `Part ${index} is ${what} of type ${mediaType ?? 'unknown'}; the chat formats take ${types.join(', ')}. Convert it first.`);
+    }
+    const bytes = part.data === undefined ? (part.bytes ?? 0) : base64Bytes(part.data);
+    const limit = part.type === 'image' ? (options.maxImageBytes ?? DEFAULTS.content.maxImageBytes) : (options.maxFileBytes ?? DEFAULTS.content.maxFileBytes);
+    if (bytes > limit) {
+      const key = part.type === 'image' ? 'maxImageBytes' : 'maxFileBytes';
+      throw new ContentPartError('too_large', `Part ${index} is ${what} of ${bytes} bytes, over the limit of ${limit}. Shrink it, or raise context.content.${key} if the model takes it.`);
+    }
+  }
+}
