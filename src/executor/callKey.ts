@@ -5,7 +5,7 @@
  * the call's position among the model's calls, the tool and a hash of its canonical arguments;
  * a recorded result is reused only for the call that has the same key.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 
 export interface CallKey {
@@ -22,11 +22,7 @@ export interface CallKey {
  * ```
  */
 export function callKey(runId: string, iteration: number, position: number, tool: string, args: unknown): CallKey {
-  const hash = createHash('sha256')
-    .update(tool)
-    .update('\u0000')
-    .update(stringify(args) ?? 'undefined')
-    .digest('base64url')
-    .slice(0, 22);
-  return { key: `${runId}:${iteration}:${position}:${tool}:${hash}`, args: hash };
+  // One call, not a Hash object fed piece by piece: a key is made for every call a durable run makes.
+  const digest = hash('sha256', `${tool}\u0000${stringify(args) ?? 'undefined'}`, 'base64url').slice(0, 22);
+  return { key: `${runId}:${iteration}:${position}:${tool}:${digest}`, args: digest };
 }
