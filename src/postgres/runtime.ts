@@ -168,6 +168,24 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     return row;
   };
 
+  /**
+   * The slow check that covers a notice lost with a connection: every 5 s, one query for all the
+   * runs waited for in this process (however many wait), waking those that ended.
+   */
+  let checking: ReturnType<typeof setInterval> | undefined;
+  const checkWaiters = async (): Promise<void> => {
+    if (waiters.size === 0) {
+      clearInterval(checking);
+      checking = undefined;
+      return;
+    }
+    const found = await pool.query<{ id: string; status: string }>(`SELECT id, status FROM ${SCHEMA}.actors WHERE id = ANY($1::text[])`, [[...waiters.keys()]]);
+    for (const { id, status } of found.rows) {
+      if (following.has(id)) following.set(id, status);
+      if (FINAL.has(status)) for (const wake of waiters.get(id) ?? []) wake();
+    }
+  };
+
   /** Resolves when the run ends (a notification, or the slow check that covers a lost connection). */
   const finished = async (runId: string): Promise<StoredResult> => {
     for (;;) {
@@ -176,7 +194,10 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       // Listening before reading: a notice that arrives while the row is read is not lost.
       let wake!: () => void;
       const news = new Promise<void>((resolve) => (wake = resolve));
-      const timer = setTimeout(wake, 5_000);
+      if (checking === undefined) {
+        checking = setInterval(() => void checkWaiters().catch(() => undefined), 5_000);
+        checking.unref();
+      }
       const waiting = waiters.get(runId) ?? new Set();
       waiters.set(runId, waiting.add(wake));
       try {
@@ -187,7 +208,6 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       } catch (error) {
         if (!isConnectionError(error)) throw error;
       } finally {
-        clearTimeout(timer);
         waiting.delete(wake);
         if (waiting.size === 0 && waiters.get(runId) === waiting) waiters.delete(runId);
       }
@@ -372,6 +392,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       return found.rows.map(info);
     },
     async close() {
+      clearInterval(checking);
+      checking = undefined;
       const client = listener;
       listener = undefined;
       for (const feed of feeds.values()) feed.complete();

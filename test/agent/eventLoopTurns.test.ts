@@ -19,16 +19,16 @@ const endless = () => {
 };
 
 describe('runs with instant models and tools', () => {
-  it('still end on their wall-clock limit, and let other timers fire meanwhile', async () => {
-    // No token limit either: a fast loop spends the default budget before 100 ms have passed.
-    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER, timeoutMs: 100 } });
+  it('still end on their wall-clock limit, and let other timers fire meanwhile', { timeout: 30_000 }, async () => {
+    // No token limit either: a fast loop spends the default budget before the limit. A second, so a loaded machine still runs many iterations in it.
+    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER, timeoutMs: 1_000 } });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);
     const started = performance.now();
     try {
       const result = await agent.start('count forever').settled;
       expect(result.reason).toBe('timeout');
-      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(performance.now() - started).toBeLessThan(15_000);
       expect(result.iterations).toBeGreaterThan(10);
       expect(ticks).toBeGreaterThan(2);
     } finally {
@@ -36,8 +36,8 @@ describe('runs with instant models and tools', () => {
     }
   });
 
-  it('yielding together, all go on and all end on their limits', async () => {
-    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER, timeoutMs: 150 } });
+  it('yielding together, all go on and all end on their limits', { timeout: 30_000 }, async () => {
+    const agent = createAgent({ model: endless(), tools: [count], limits: { maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER, timeoutMs: 1_000 } });
     const results = await Promise.all(Array.from({ length: 25 }, (_, k) => agent.start(`count ${k}`).settled));
     expect(results.map((r) => r.reason)).toEqual(Array.from({ length: 25 }, () => 'timeout'));
     for (const result of results) expect(result.iterations).toBeGreaterThan(1);

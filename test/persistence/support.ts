@@ -31,8 +31,13 @@ export function tempDir(): string {
 }
 
 export function removeTempDirs(): void {
+  // A test that timed out leaves its writers running: they would go on filling the disk.
+  for (const child of running) child.kill('SIGKILL');
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
+
+/** Fixture processes not yet exited. */
+const running = new Set<ChildProcessByStdio<Writable, Readable, Readable>>();
 
 /** A run's files: side by side in `runs/`. */
 export const runFiles = (store: RunStore, runId: string) => {
@@ -138,6 +143,8 @@ export interface Child {
 /** Spawn `node --import tsx <fixture>` from the repo root, reading its stdout by lines. */
 export function spawnFixture(fixture: string, args: readonly string[]): Child {
   const child = spawn(process.execPath, ['--import', 'tsx', join(FIXTURES, fixture), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   const lines: string[] = [];
   const waiters: Array<{ test: (line: string) => boolean; resolve: (line: string) => void }> = [];
   let buffered = '';
