@@ -9,7 +9,6 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { describeError } from '../core/errors.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { resolveAnthropicConfig } from './anthropicConfig.ts';
 import type { AnthropicOptions } from './anthropicConfig.ts';
@@ -20,10 +19,10 @@ import { AnthropicStreamAssembler } from './anthropicStream.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import type { ClassifyContext } from './classify.ts';
 import { DEFAULT_TIMEOUT_MS } from './config.ts';
-import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
+import { ProviderTimeoutError } from './errors.ts';
 import { withRetry } from './retry.ts';
+import { closeQuietly, endOfStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
-import type { DeltaEvent } from './streamAssembler.ts';
 import { DEFAULT_PRICES } from './usage.ts';
 
 /**
@@ -91,47 +90,15 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     const signal = request.signal;
     // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
     const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));
-    const { attempt, events, assembler } = opened;
-    let raw = opened.raw;
-    try {
-      for (const event of opened.first) yield event;
-      // Phase 2: deltas were yielded, so every failure from here on is the caller's to handle.
-      while (raw === undefined) {
-        let deltas: DeltaEvent[];
-        try {
-          attempt.touch();
-          const next = await events.next();
-          attempt.pause();
-          if (next.done) {
-            raw = endOfStream(assembler, attempt, signal);
-            break;
-          }
-          deltas = assembler.push(next.value);
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          if (error instanceof StreamInterruptedError) throw error;
-          const cause = failure(error, attempt, signal);
-          throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
-        }
-        for (const delta of deltas) yield delta;
-      }
-      yield { type: 'done', completion: finishAnthropic(raw, request, model, prices) };
-    } finally {
-      attempt.dispose();
-      // Ends the HTTP request when the consumer stops early or the stream failed.
-      await closeQuietly(events);
-    }
+    const raw = yield* readStream(opened, reading(opened.attempt, signal));
+    yield { type: 'done', completion: finishAnthropic(raw, request, model, prices) };
   }
 
-  interface OpenedStream {
-    readonly attempt: AttemptSignal;
-    readonly events: AsyncIterator<unknown>;
-    readonly assembler: AnthropicStreamAssembler;
-    readonly first: readonly DeltaEvent[];
-    readonly raw: AnthropicRaw | undefined;
+  function reading(attempt: AttemptSignal, signal: AbortSignal | undefined): Reading {
+    return { signal, timeoutMs, unit: 'event', failure: (error) => failure(error, attempt, signal) };
   }
 
-  async function openStream(params: MessageCreateParamsNonStreaming, model: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
+  async function openStream(params: MessageCreateParamsNonStreaming, model: string, signal: AbortSignal | undefined): Promise<OpenedStream<AnthropicRaw>> {
     const attempt = new AttemptSignal(signal, timeoutMs);
     let events: AsyncIterator<unknown> | undefined;
     try {
@@ -142,7 +109,7 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
         attempt.touch();
         const next = await events.next();
         attempt.pause();
-        if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, signal) };
+        if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, reading(attempt, signal)) };
         const first = assembler.push(next.value);
         if (first.length > 0) return { attempt, events, assembler, first, raw: undefined };
       }
@@ -151,17 +118,6 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
       if (events !== undefined) await closeQuietly(events);
       throw failure(error, attempt, signal);
     }
-  }
-
-  /** A stream the SDK ended quietly may have been cancelled, timed out, cut or complete; tell them apart. */
-  function endOfStream(assembler: AnthropicStreamAssembler, attempt: AttemptSignal, signal: AbortSignal | undefined): AnthropicRaw {
-    if (signal?.aborted) throw signal.reason;
-    if (attempt.timedOut && !assembler.finished) {
-      const timeout = new ProviderTimeoutError(timeoutMs);
-      if (assembler.emitted === 0) throw timeout;
-      throw new StreamInterruptedError(`no event for ${timeoutMs} ms`, { deltasYielded: true, cause: timeout });
-    }
-    return assembler.finish();
   }
 
   return {
@@ -173,13 +129,4 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     complete,
     stream,
   };
-}
-
-/** Closing must never replace the error that made us close. */
-async function closeQuietly(events: AsyncIterator<unknown>): Promise<void> {
-  try {
-    await events.return?.();
-  } catch {
-    // The stream is being abandoned; its own failure is irrelevant now.
-  }
 }

@@ -9,7 +9,6 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { describeError } from '../core/errors.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import { capabilitiesOf } from './capabilities.ts';
 import { buildChatParams, finishCompletion, toRawCompletion } from './chatMapping.ts';
@@ -18,12 +17,12 @@ import { classifyError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
 import { DEFAULT_TIMEOUT_MS, resolveConfig } from './config.ts';
 import type { OpenAICompatibleOptions } from './config.ts';
-import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
+import { ProviderTimeoutError } from './errors.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { withRetry } from './retry.ts';
+import { closeQuietly, endOfStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
 import { StreamAssembler } from './streamAssembler.ts';
-import type { DeltaEvent } from './streamAssembler.ts';
 import { DEFAULT_PRICES } from './usage.ts';
 
 /**
@@ -98,83 +97,37 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     const signal = request.signal;
     // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
     const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));
-    const { attempt, chunks, assembler } = opened;
-    let raw = opened.raw;
-    try {
-      for (const event of opened.first) yield event;
-      // Phase 2: deltas were yielded, so every failure from here on is the caller's to handle.
-      while (raw === undefined) {
-        let events: DeltaEvent[];
-        try {
-          attempt.touch();
-          const next = await chunks.next();
-          attempt.pause();
-          if (next.done) {
-            raw = endOfStream(assembler, attempt, signal);
-            break;
-          }
-          events = assembler.push(next.value);
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          if (error instanceof StreamInterruptedError) throw error;
-          const cause = failure(error, attempt, signal);
-          throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
-        }
-        for (const event of events) yield event;
-      }
-      yield { type: 'done', completion: finishCompletion(raw, request, model, prices) };
-    } finally {
-      attempt.dispose();
-      // Ends the HTTP request when the consumer stops early or the stream failed.
-      await closeQuietly(chunks);
-    }
+    const raw = yield* readStream(opened, reading(opened.attempt, signal));
+    yield { type: 'done', completion: finishCompletion(raw, request, model, prices) };
   }
 
-  interface OpenedStream {
-    readonly attempt: AttemptSignal;
-    readonly chunks: AsyncIterator<unknown>;
-    readonly assembler: StreamAssembler;
-    readonly first: readonly DeltaEvent[];
-    readonly raw: RawCompletion | undefined;
+  function reading(attempt: AttemptSignal, signal: AbortSignal | undefined): Reading {
+    return { signal, timeoutMs, unit: 'chunk', failure: (error) => failure(error, attempt, signal) };
   }
 
-  async function openStream(params: ChatCompletionCreateParamsBase, model: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
+  async function openStream(params: ChatCompletionCreateParamsBase, model: string, signal: AbortSignal | undefined): Promise<OpenedStream<RawCompletion>> {
     const attempt = new AttemptSignal(signal, timeoutMs);
-    let chunks: AsyncIterator<unknown> | undefined;
+    let events: AsyncIterator<unknown> | undefined;
     try {
       const response = await client.chat.completions.create(
         { ...params, stream: true, stream_options: { include_usage: true } },
         { signal: attempt.signal },
       );
-      chunks = response[Symbol.asyncIterator]();
+      events = response[Symbol.asyncIterator]();
       const assembler = new StreamAssembler(model);
       for (;;) {
         attempt.touch();
-        const next = await chunks.next();
+        const next = await events.next();
         attempt.pause();
-        if (next.done) return { attempt, chunks, assembler, first: [], raw: endOfStream(assembler, attempt, signal) };
+        if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, reading(attempt, signal)) };
         const first = assembler.push(next.value);
-        if (first.length > 0) return { attempt, chunks, assembler, first, raw: undefined };
+        if (first.length > 0) return { attempt, events, assembler, first, raw: undefined };
       }
     } catch (error) {
       attempt.dispose();
-      if (chunks !== undefined) await closeQuietly(chunks);
+      if (events !== undefined) await closeQuietly(events);
       throw failure(error, attempt, signal);
     }
-  }
-
-  /**
-   * The SDK ends a stream quietly when its request is aborted, so "the iterator is done" can
-   * mean cancelled, timed out, cut, or complete; tell them apart here.
-   */
-  function endOfStream(assembler: StreamAssembler, attempt: AttemptSignal, signal: AbortSignal | undefined): RawCompletion {
-    if (signal?.aborted) throw signal.reason;
-    if (attempt.timedOut && !assembler.finished) {
-      const timeout = new ProviderTimeoutError(timeoutMs);
-      if (assembler.emitted === 0) throw timeout;
-      throw new StreamInterruptedError(`no chunk for ${timeoutMs} ms`, { deltasYielded: true, cause: timeout });
-    }
-    return assembler.finish();
   }
 
   return {
@@ -185,13 +138,4 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     complete,
     stream,
   };
-}
-
-/** Closing must never replace the error that made us close. */
-async function closeQuietly(chunks: AsyncIterator<unknown>): Promise<void> {
-  try {
-    await chunks.return?.();
-  } catch {
-    // The stream is being abandoned; its own failure is irrelevant now.
-  }
 }

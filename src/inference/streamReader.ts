@@ -1,0 +1,86 @@
+/**
+ * What both providers do with a stream once it is open: yield its deltas, tell a stream that
+ * ended quietly (cancelled, timed out, cut or complete) apart, and — since deltas were yielded —
+ * hand every failure to the caller as a `StreamInterruptedError`, never a silent retry.
+ */
+import { describeError } from '../core/errors.ts';
+import type { AttemptSignal } from './attemptSignal.ts';
+import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
+import type { DeltaEvent } from './streamAssembler.ts';
+
+/** Turns a provider's stream events into deltas, and the whole into its raw completion. */
+export interface Assembler<TRaw> {
+  push(chunk: unknown): DeltaEvent[];
+  finish(): TRaw;
+  /** The provider said the reply is complete. */
+  readonly finished: boolean;
+  /** Deltas handed out so far. */
+  readonly emitted: number;
+}
+
+/** A stream opened under the retry policy and read up to its first deltas (or its end). */
+export interface OpenedStream<TRaw> {
+  readonly attempt: AttemptSignal;
+  readonly events: AsyncIterator<unknown>;
+  readonly assembler: Assembler<TRaw>;
+  readonly first: readonly DeltaEvent[];
+  readonly raw: TRaw | undefined;
+}
+
+export interface Reading {
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  /** What the provider's events are called, for the timeout's message. */
+  readonly unit: string;
+  /** A failure as the provider's typed error. */
+  failure(error: unknown): unknown;
+}
+
+/** The SDKs end a stream quietly when its request is aborted: "done" may mean cancelled, timed out, cut, or complete. */
+export function endOfStream<TRaw>(assembler: Assembler<TRaw>, attempt: AttemptSignal, reading: Reading): TRaw {
+  if (reading.signal?.aborted) throw reading.signal.reason;
+  if (attempt.timedOut && !assembler.finished) {
+    const timeout = new ProviderTimeoutError(reading.timeoutMs);
+    if (assembler.emitted === 0) throw timeout;
+    throw new StreamInterruptedError(`no ${reading.unit} for ${reading.timeoutMs} ms`, { deltasYielded: true, cause: timeout });
+  }
+  return assembler.finish();
+}
+
+/** Yield the opened stream's deltas to its end, and return its raw completion; the request is ended on the way out. */
+export async function* readStream<TRaw>(opened: OpenedStream<TRaw>, reading: Reading): AsyncGenerator<DeltaEvent, TRaw, undefined> {
+  const { attempt, events, assembler } = opened;
+  try {
+    for (const event of opened.first) yield event;
+    if (opened.raw !== undefined) return opened.raw;
+    for (;;) {
+      let deltas: DeltaEvent[];
+      try {
+        attempt.touch();
+        const next = await events.next();
+        attempt.pause();
+        if (next.done) return endOfStream(assembler, attempt, reading);
+        deltas = assembler.push(next.value);
+      } catch (error) {
+        if (reading.signal?.aborted) throw reading.signal.reason;
+        if (error instanceof StreamInterruptedError) throw error;
+        const cause = reading.failure(error);
+        throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
+      }
+      for (const delta of deltas) yield delta;
+    }
+  } finally {
+    attempt.dispose();
+    // Ends the HTTP request when the consumer stops early or the stream failed.
+    await closeQuietly(events);
+  }
+}
+
+/** Closing must never replace the error that made us close. */
+export async function closeQuietly(events: AsyncIterator<unknown>): Promise<void> {
+  try {
+    await events.return?.();
+  } catch {
+    // The stream is being abandoned; its own failure is irrelevant now.
+  }
+}
