@@ -21,7 +21,7 @@ import type { ClassifyContext } from './classify.ts';
 import { DEFAULT_TIMEOUT_MS } from './config.ts';
 import { ProviderTimeoutError } from './errors.ts';
 import { withRetry } from './retry.ts';
-import { closeQuietly, endOfStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
+import { openStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
 import { DEFAULT_PRICES } from './usage.ts';
 
@@ -89,7 +89,7 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     const params = buildMessagesParams(request, model, config);
     const signal = request.signal;
     // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
-    const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));
+    const opened = await withRetry(() => open(params, model, signal), retryOptions(request));
     const raw = yield* readStream(opened, reading(opened.attempt, signal));
     yield { type: 'done', completion: finishAnthropic(raw, request, model, prices) };
   }
@@ -98,26 +98,9 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     return { signal, timeoutMs, unit: 'event', failure: (error) => failure(error, attempt, signal) };
   }
 
-  async function openStream(params: MessageCreateParamsNonStreaming, model: string, signal: AbortSignal | undefined): Promise<OpenedStream<AnthropicRaw>> {
+  function open(params: MessageCreateParamsNonStreaming, model: string, signal: AbortSignal | undefined): Promise<OpenedStream<AnthropicRaw>> {
     const attempt = new AttemptSignal(signal, timeoutMs);
-    let events: AsyncIterator<unknown> | undefined;
-    try {
-      const response = await client.messages.create({ ...params, stream: true }, { signal: attempt.signal });
-      events = response[Symbol.asyncIterator]();
-      const assembler = new AnthropicStreamAssembler(model);
-      for (;;) {
-        attempt.touch();
-        const next = await events.next();
-        attempt.pause();
-        if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, reading(attempt, signal)) };
-        const first = assembler.push(next.value);
-        if (first.length > 0) return { attempt, events, assembler, first, raw: undefined };
-      }
-    } catch (error) {
-      attempt.dispose();
-      if (events !== undefined) await closeQuietly(events);
-      throw failure(error, attempt, signal);
-    }
+    return openStream(attempt, (streamSignal) => client.messages.create({ ...params, stream: true }, { signal: streamSignal }), new AnthropicStreamAssembler(model), reading(attempt, signal));
   }
 
   return {

@@ -20,7 +20,7 @@ import type { OpenAICompatibleOptions } from './config.ts';
 import { ProviderTimeoutError } from './errors.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { withRetry } from './retry.ts';
-import { closeQuietly, endOfStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
+import { openStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
 import { StreamAssembler } from './streamAssembler.ts';
 import { DEFAULT_PRICES } from './usage.ts';
@@ -96,7 +96,7 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     const params = paramsFor(request, model);
     const signal = request.signal;
     // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
-    const opened = await withRetry(() => openStream(params, model, signal), retryOptions(request));
+    const opened = await withRetry(() => open(params, model, signal), retryOptions(request));
     const raw = yield* readStream(opened, reading(opened.attempt, signal));
     yield { type: 'done', completion: finishCompletion(raw, request, model, prices) };
   }
@@ -105,29 +105,9 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     return { signal, timeoutMs, unit: 'chunk', failure: (error) => failure(error, attempt, signal) };
   }
 
-  async function openStream(params: ChatCompletionCreateParamsBase, model: string, signal: AbortSignal | undefined): Promise<OpenedStream<RawCompletion>> {
+  function open(params: ChatCompletionCreateParamsBase, model: string, signal: AbortSignal | undefined): Promise<OpenedStream<RawCompletion>> {
     const attempt = new AttemptSignal(signal, timeoutMs);
-    let events: AsyncIterator<unknown> | undefined;
-    try {
-      const response = await client.chat.completions.create(
-        { ...params, stream: true, stream_options: { include_usage: true } },
-        { signal: attempt.signal },
-      );
-      events = response[Symbol.asyncIterator]();
-      const assembler = new StreamAssembler(model);
-      for (;;) {
-        attempt.touch();
-        const next = await events.next();
-        attempt.pause();
-        if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, reading(attempt, signal)) };
-        const first = assembler.push(next.value);
-        if (first.length > 0) return { attempt, events, assembler, first, raw: undefined };
-      }
-    } catch (error) {
-      attempt.dispose();
-      if (events !== undefined) await closeQuietly(events);
-      throw failure(error, attempt, signal);
-    }
+    return openStream(attempt, (streamSignal) => client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: streamSignal }), new StreamAssembler(model), reading(attempt, signal));
   }
 
   return {

@@ -47,6 +47,29 @@ export function endOfStream<TRaw>(assembler: Assembler<TRaw>, attempt: AttemptSi
   return assembler.finish();
 }
 
+/**
+ * Open a stream and read it up to its first deltas (or its end): the part a retry may repeat,
+ * since nothing was yielded yet.
+ */
+export async function openStream<TRaw>(attempt: AttemptSignal, open: (signal: AbortSignal) => Promise<AsyncIterable<unknown>>, assembler: Assembler<TRaw>, reading: Reading): Promise<OpenedStream<TRaw>> {
+  let events: AsyncIterator<unknown> | undefined;
+  try {
+    events = (await open(attempt.signal))[Symbol.asyncIterator]();
+    for (;;) {
+      attempt.touch();
+      const next = await events.next();
+      attempt.pause();
+      if (next.done) return { attempt, events, assembler, first: [], raw: endOfStream(assembler, attempt, reading) };
+      const first = assembler.push(next.value);
+      if (first.length > 0) return { attempt, events, assembler, first, raw: undefined };
+    }
+  } catch (error) {
+    attempt.dispose();
+    if (events !== undefined) await closeQuietly(events);
+    throw reading.failure(error);
+  }
+}
+
 /** Yield the opened stream's deltas to its end, and return its raw completion; the request is ended on the way out. */
 export async function* readStream<TRaw>(opened: OpenedStream<TRaw>, reading: Reading): AsyncGenerator<DeltaEvent, TRaw, undefined> {
   const { attempt, events, assembler } = opened;
