@@ -144,6 +144,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   if (mode !== 'resumable' && mode !== 'journal') {
     throw new ConfigurationError(`createFileStore: mode must be 'resumable' or 'journal', not ${JSON.stringify(mode)}.`);
   }
+  // A path that names a file would read as an empty store: runs listed as none, new ones failing later.
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new ConfigurationError(`createFileStore: ${dir} is a file, not a folder: give the folder the store keeps its runs in (it is made when missing).`);
+  }
   const journalOnly = mode === 'journal';
   const leaseMs = positive('leaseMs', options.leaseMs) ?? DEFAULTS.persistence.leaseMs;
   const checkpoints = checkpointPolicy(options.checkpoints);
@@ -467,7 +471,8 @@ function existingRunError(paths: RunPaths, runId: string, dir: string, leaseMs: 
       return lockedBy(header.owner, paths.log, runId);
     }
   } catch (error) {
-    return error as Error;
+    // A damaged header names no live writer: the id is taken all the same (reading the run says what is wrong).
+    if (!(error instanceof CorruptFileError)) return error as Error;
   }
   return new ConfigurationError(`Run ${runId} already exists in ${dir}; resume it or pick a new run id.`);
 }

@@ -430,7 +430,11 @@ export function readRunHeader(file: string): RunHeaderRecord | null {
     closeSync(fd);
   }
   const end = text.indexOf('\n');
-  if (end === -1) return null; // empty, or torn before its newline: never acknowledged
+  if (end === -1) {
+    // Empty, or a header torn before its newline: never acknowledged. Anything else (NUL bytes a lost write left, foreign text) is damage.
+    if (text === '' || (text.startsWith('{') && !text.includes('\u0000'))) return null;
+    throw corrupt(file, 'line 1 is not a record and has no end (NUL bytes, or text that is not JSON)', 1);
+  }
   const record = parseLine(text.slice(0, end));
   if (!record.ok) {
     if (record.version !== undefined) throw unsupportedVersion(file, 'line 1 has', record.version);

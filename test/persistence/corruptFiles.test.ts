@@ -4,15 +4,16 @@
  * byte as it was (the log is also copied aside), nothing is replaced by defaults, and only a
  * missing run reads as "not found" / fresh.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { CorruptFileError, RunNotFoundError } from '../../src/persistence/errors.ts';
-import type { RunStore } from '../../src/persistence/fileStore.ts';
+import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
-import { echoScript, echoTool, interruptedRun, removeTempDirs, runFiles } from './support.ts';
+import { echoScript, echoTool, interruptedRun, removeTempDirs, runFiles, tempDir } from './support.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -75,6 +76,28 @@ describe('a corrupt log', () => {
     expect(() => agent.start('say hi', { runId: crashed.runId })).toThrow(ConfigurationError);
     expect(readFileSync(files.log).equals(before)).toBe(true);
     expect((await crashed.store.getRun(crashed.runId))?.status).toBe('running');
+  });
+});
+
+describe('a finished run whose log was overwritten by NUL bytes', () => {
+  it('is listed as corrupt, naming its log, and reading it says so: it does not vanish from the store', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const { agent } = agentOn(store, [{ text: 'hi' }]);
+    const { runId } = await agent.run('say hi');
+    const files = runFiles(store, runId);
+    writeFileSync(files.log, Buffer.alloc(statSync(files.log).size, 0));
+    const listed = (await store.listRuns()).find((meta) => meta.runId === runId);
+    expect(listed).toMatchObject({ status: 'corrupt', file: files.log, error: { code: 'corrupt_file' } });
+    await expect(store.getRun(runId)).rejects.toSatisfy((error) => expectCorrupt(error, files.log) !== undefined);
+  });
+});
+
+describe('a store path that is a file', () => {
+  it('is refused by name instead of reading as an empty store', () => {
+    const file = join(tempDir(), 'not-a-folder');
+    writeFileSync(file, '');
+    expect(() => createFileStore({ dir: file })).toThrow(ConfigurationError);
+    expect(() => createFileStore({ dir: file })).toThrow(/is a file, not a folder/);
   });
 });
 
