@@ -220,7 +220,7 @@ export function stuckTermination(reason: string | null): Termination {
  *
  * @example
  * ```ts
- * assistantMessage({ text: 'Hi', toolCalls: [], usage, costUsd: 0, reasoning: 'greet' }); // { role: 'assistant', content: 'Hi', reasoning: 'greet' }
+ * assistantMessage({ text: 'Hi', toolCalls: [], usage, costUsd: 0, reasoning: [{ type: 'thinking', text: 'greet' }] }); // { role: 'assistant', content: 'Hi', reasoning: [{ type: 'thinking', text: 'greet' }] }
  * ```
  */
 export function assistantMessage(output: ReasonOutput): AssistantMessage {

@@ -16,11 +16,10 @@ import { classifyAnthropicError } from './anthropicClassify.ts';
 import { buildMessagesParams, finishAnthropic, toAnthropicRaw } from './anthropicMapping.ts';
 import type { AnthropicRaw } from './anthropicMapping.ts';
 import { AnthropicStreamAssembler } from './anthropicStream.ts';
-import { AttemptSignal } from './attemptSignal.ts';
+import { AttemptSignal, attemptFailure } from './attemptSignal.ts';
 import type { ClassifyContext } from './classify.ts';
 import { DEFAULT_TIMEOUT_MS } from './config.ts';
-import { ProviderTimeoutError } from './errors.ts';
-import { withRetry } from './retry.ts';
+import { requestRetry, withRetry } from './retry.ts';
 import { openStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
 import { DEFAULT_PRICES } from './usage.ts';
@@ -55,18 +54,10 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
 
-  const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => ({
-    ...options.retry,
-    ...(request.signal === undefined ? {} : { signal: request.signal }),
-    ...(request.onRetry === undefined ? {} : { onRetry: request.onRetry }),
-  });
+  const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => requestRetry(options.retry, request);
 
-  /** What an attempt failed with: the caller's abort reason, our timeout, or the classified error. */
-  const failure = (error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined): unknown => {
-    if (signal?.aborted) return signal.reason;
-    if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
-    return classifyAnthropicError(error, context);
-  };
+  const failure = (error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined): unknown =>
+    attemptFailure(error, attempt, signal, timeoutMs, (cause) => classifyAnthropicError(cause, context));
 
   async function complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
     const model = request.model ?? config.model;

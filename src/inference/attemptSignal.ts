@@ -2,6 +2,7 @@
  * The AbortSignal of one attempt: the caller's signal plus this attempt's own timeout. Kept
  * separate so a timeout (ours to retry) is never confused with a cancellation (never retried).
  */
+import { ProviderTimeoutError } from './errors.ts';
 
 /**
  * One attempt's signal. The timer runs only while we wait on the server (`touch` … `pause`),
@@ -61,4 +62,11 @@ export class AttemptSignal {
     this.pause();
     this.#parent?.removeEventListener('abort', this.#forward);
   }
+}
+
+/** What an attempt failed with: the caller's abort reason, its timeout, or the provider's classified error. */
+export function attemptFailure(error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined, timeoutMs: number, classify: (error: unknown) => unknown): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
+  return classify(error);
 }

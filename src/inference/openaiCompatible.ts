@@ -9,7 +9,7 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { AttemptSignal } from './attemptSignal.ts';
+import { AttemptSignal, attemptFailure } from './attemptSignal.ts';
 import { capabilitiesOf } from './capabilities.ts';
 import { buildChatParams, finishCompletion, toRawCompletion } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
@@ -17,9 +17,8 @@ import { classifyError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
 import { DEFAULT_TIMEOUT_MS, resolveConfig } from './config.ts';
 import type { OpenAICompatibleOptions } from './config.ts';
-import { ProviderTimeoutError } from './errors.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
-import { withRetry } from './retry.ts';
+import { requestRetry, withRetry } from './retry.ts';
 import { openStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
 import { StreamAssembler } from './streamAssembler.ts';
@@ -62,18 +61,10 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
   const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase =>
     buildChatParams(request, model, capabilitiesOf(model, options.models));
 
-  const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => ({
-    ...options.retry,
-    ...(request.signal === undefined ? {} : { signal: request.signal }),
-    ...(request.onRetry === undefined ? {} : { onRetry: request.onRetry }),
-  });
+  const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => requestRetry(options.retry, request);
 
-  /** What an attempt failed with: the caller's abort reason, our timeout, or the classified error. */
-  const failure = (error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined): unknown => {
-    if (signal?.aborted) return signal.reason;
-    if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
-    return classifyError(error, context);
-  };
+  const failure = (error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined): unknown =>
+    attemptFailure(error, attempt, signal, timeoutMs, (cause) => classifyError(cause, context));
 
   async function complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
     const model = request.model ?? config.model;

@@ -8,7 +8,7 @@ import { describeError } from '../core/errors.ts';
 import { backoffDelay, sleep } from '../resilience/backoff.ts';
 import type { BackoffOptions } from '../resilience/backoff.ts';
 import { InferenceError } from './errors.ts';
-import type { RetryInfo } from '../core/provider.ts';
+import type { CompletionRequest, RetryInfo } from '../core/provider.ts';
 
 export interface RetryOptions extends BackoffOptions {
   /** Retries after the first attempt (default 3, so at most 4 requests). */
@@ -94,4 +94,13 @@ function retryAfterOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('retryAfterMs' in error)) return undefined;
   const value = error.retryAfterMs;
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** A provider's retry policy for one request: the request's abort signal and retry reporting on top. */
+export function requestRetry(retry: RetryOptions | undefined, request: CompletionRequest<unknown>): RetryOptions {
+  return {
+    ...retry,
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.onRetry === undefined ? {} : { onRetry: request.onRetry }),
+  };
 }

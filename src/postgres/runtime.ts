@@ -75,6 +75,9 @@ export interface PostgresRuntime extends AgentRuntime {
 
 const engines = new WeakMap<PostgresRuntime, Engine>();
 
+/** How often callers in this process check the runs they wait for, should a notice have been lost. */
+const CHECK_EVERY_MS = 5_000;
+
 /** The shared state of a runtime (for `runWorker`). */
 export function engineOf(runtime: PostgresRuntime): Engine {
   const engine = engines.get(runtime);
@@ -169,7 +172,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   };
 
   /**
-   * The slow check that covers a notice lost with a connection: every 5 s, one query for all the
+   * The slow check that covers a notice lost with a connection: every CHECK_EVERY_MS, one query for all the
    * runs waited for in this process (however many wait), waking those that ended.
    */
   let checking: ReturnType<typeof setInterval> | undefined;
@@ -195,7 +198,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       let wake!: () => void;
       const news = new Promise<void>((resolve) => (wake = resolve));
       if (checking === undefined) {
-        checking = setInterval(() => void checkWaiters().catch(() => undefined), 5_000);
+        checking = setInterval(() => void checkWaiters().catch(() => undefined), CHECK_EVERY_MS);
         checking.unref();
       }
       const waiting = waiters.get(runId) ?? new Set();
