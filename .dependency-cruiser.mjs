@@ -2,7 +2,7 @@
  * The layers, enforced by `npm run lint`: core → machines → runtime → orchestration, each
  * importing only from the layers before it, and no import cycles anywhere.
  */
-const RUNTIME = '^src/(conversation|context|events|executor|experiences|hydration|inference|inspect|knowledge|persistence|policy|progress|prompts|resilience|security|sessions|skills|telemetry|testing|tools|traces|viz)/';
+const RUNTIME = '^src/(run|conversation|context|events|executor|experiences|hydration|inference|inspect|knowledge|persistence|policy|progress|prompts|resilience|security|sessions|skills|telemetry|testing|tools|traces|viz)/';
 
 export default {
   forbidden: [

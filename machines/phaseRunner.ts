@@ -25,8 +25,10 @@ import type { Cancellation } from '../src/core/run.ts';
 import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from '../src/core/run.ts';
 
 /** What a phase implementation receives. */
-export interface PhaseArgs<TInput> {
+export interface PhaseArgs<TInput, TRun = undefined> {
   readonly input: TInput;
+  /** The run the phase belongs to, as the runner's `runOf` gives it (`undefined` without one). */
+  readonly run: TRun;
   /** Aborted when the phase is stopped (the run was cancelled or timed out). */
   readonly signal: AbortSignal;
   /** The same cancellation, readable without making `signal` (for work that may never need one). */
@@ -34,7 +36,7 @@ export interface PhaseArgs<TInput> {
 }
 
 /** A phase implementation: an async function of the phase's input. */
-export type Phase<TOutput, TInput> = (args: PhaseArgs<TInput>) => PromiseLike<TOutput>;
+export type Phase<TOutput, TInput, TRun = undefined> = (args: PhaseArgs<TInput, TRun>) => PromiseLike<TOutput>;
 
 /**
  * Type a phase implementation (an identity function: it only gives the arguments their types).
@@ -44,16 +46,16 @@ export type Phase<TOutput, TInput> = (args: PhaseArgs<TInput>) => PromiseLike<TO
  * const gate = phase<GateOutput, GateInput>(({ input }) => planCalls(input, deps, scope));
  * ```
  */
-export function phase<TOutput, TInput>(implementation: Phase<TOutput, TInput>): Phase<TOutput, TInput> {
+export function phase<TOutput, TInput, TRun = undefined>(implementation: Phase<TOutput, TInput, TRun>): Phase<TOutput, TInput, TRun> {
   return implementation;
 }
 
 /** Implementations of the machine's side-effecting phases. Without `hydrate`, nothing is injected. */
-export interface PhaseImplementations {
-  readonly hydrate?: Phase<HydrateOutput, HydrateInput>;
-  readonly reason: Phase<ReasonOutput, ReasonInput>;
-  readonly gate: Phase<GateOutput, GateInput>;
-  readonly act: Phase<ActOutput, ActInput>;
+export interface PhaseImplementations<TRun = undefined> {
+  readonly hydrate?: Phase<HydrateOutput, HydrateInput, TRun>;
+  readonly reason: Phase<ReasonOutput, ReasonInput, TRun>;
+  readonly gate: Phase<GateOutput, GateInput, TRun>;
+  readonly act: Phase<ActOutput, ActInput, TRun>;
 }
 
 /** The inputs and outputs of each phase, by name. */
@@ -93,6 +95,8 @@ const STOP = 'xstate.stop';
 
 /** What a worker keeps between phases (not part of its snapshot). */
 interface Worker {
+  /** The run the worker's phases belong to, found once. */
+  readonly run: unknown;
   /** The job in flight: the stop event aborts it. */
   current: PhaseCall<unknown> | undefined;
   /** The controller of a finished phase, for the next phase to reuse (see `PhaseCall.signal`). */
@@ -100,10 +104,10 @@ interface Worker {
 }
 const workers = new WeakMap<AnyActorRef, Worker>();
 
-function workerOf(self: AnyActorRef): Worker {
+function workerOf(self: AnyActorRef, runOf: PhaseRunnerOptions<unknown>['runOf']): Worker {
   let worker = workers.get(self);
   if (worker === undefined) {
-    worker = { current: undefined, spare: undefined };
+    worker = { run: runOf?.(self._parent), current: undefined, spare: undefined };
     workers.set(self, worker);
   }
   return worker;
@@ -114,15 +118,19 @@ function workerOf(self: AnyActorRef): Worker {
  * is dear to make and to collect, and the gate never reads its own,
  * the other phases only when their work can be cancelled.
  */
-class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
+class PhaseCall<TInput> implements PhaseArgs<TInput, unknown>, Cancellation {
   private controller: AbortController | undefined;
   private stopped = false;
 
   constructor(
     readonly input: TInput,
     private readonly worker: Worker,
-    private readonly listening: PhaseRunnerOptions['listening'],
+    private readonly listening: PhaseRunnerOptions<unknown>['listening'],
   ) {}
+
+  get run(): unknown {
+    return this.worker.run;
+  }
 
   get cancellation(): Cancellation {
     return this;
@@ -173,7 +181,7 @@ class PhaseCall<TInput> implements PhaseArgs<TInput>, Cancellation {
   }
 }
 
-function notProvided(phase: PhaseName): Phase<never, { readonly runId?: string }> {
+function notProvided(phase: PhaseName): Phase<never, { readonly runId?: string }, unknown> {
   return ({ input }) =>
     Promise.reject(
       new ConfigurationError(
@@ -184,17 +192,25 @@ function notProvided(phase: PhaseName): Phase<never, { readonly runId?: string }
 }
 
 const NOTHING_TO_INJECT: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
-const injectNothing: Phase<HydrateOutput, HydrateInput> = () => Promise.resolve(NOTHING_TO_INJECT);
+const injectNothing: Phase<HydrateOutput, HydrateInput, unknown> = () => Promise.resolve(NOTHING_TO_INJECT);
 
-function implementationOf(implementations: Partial<PhaseImplementations>, phase: PhaseName): Phase<unknown, never> {
+function implementationOf(implementations: Partial<PhaseImplementations<unknown>>, phase: PhaseName): Phase<unknown, never, unknown> {
   const implementation = implementations[phase];
-  if (implementation !== undefined) return implementation as Phase<unknown, never>;
+  if (implementation !== undefined) return implementation as Phase<unknown, never, unknown>;
   return phase === 'hydrate' ? injectNothing : notProvided(phase);
 }
 
 /** Run `job`; a failure to even find its implementation fails the phase. */
-function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseImplementations>, listening: PhaseRunnerOptions['listening']): void {
-  const worker = workerOf(self);
+function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseImplementations<unknown>>, options: PhaseRunnerOptions<unknown>): void {
+  let worker: Worker;
+  try {
+    worker = workerOf(self, options.runOf);
+  } catch (error) {
+    // No run to hand the phase: it fails with why.
+    queueMicrotask(() => self._parent?.send(replyOf(job, false, error)));
+    return;
+  }
+  const { listening } = options;
   const call = new PhaseCall<unknown>(job.input, worker, listening);
   worker.current = call;
   let pending: PromiseLike<unknown>;
@@ -205,16 +221,16 @@ function start(job: PhaseJob, self: AnyActorRef, implementations: Partial<PhaseI
   }
   // Inline arrows, not a named closure: tsx (keepNames) names every named closure it creates.
   Promise.resolve(pending).then(
-    (value) => settle(call, job, self, true, value),
-    (error: unknown) => settle(call, job, self, false, error),
+    (value) => settle(call, worker, job, self, true, value),
+    (error: unknown) => settle(call, worker, job, self, false, error),
   );
 }
 
-function settle(call: PhaseCall<unknown>, job: PhaseJob, self: AnyActorRef, ok: boolean, value: unknown): void {
+function settle(call: PhaseCall<unknown>, worker: Worker, job: PhaseJob, self: AnyActorRef, ok: boolean, value: unknown): void {
   // Only the job in flight replies: a stopped worker's, or a replaced job's, result is dropped.
   if (call.aborted || self.getSnapshot().job !== job) return;
   call.release();
-  workerOf(self).current = undefined;
+  worker.current = undefined;
   // Sent from a promise callback, so the worker's mailbox is idle: the request for the next
   // phase, which the machine sends while handling this reply, reaches the worker (and its
   // snapshot) before the machine's observers (persistence) read it.
@@ -229,8 +245,10 @@ function replyOf(job: PhaseJob, ok: boolean, value: unknown): PhaseReply {
   return { type: DONE[job.phase], output: value } as PhaseReply;
 }
 
-/** How a worker may recycle its phases' AbortControllers. */
-export interface PhaseRunnerOptions {
+/** How a worker finds its run, and may recycle its phases' AbortControllers. */
+export interface PhaseRunnerOptions<TRun = undefined> {
+  /** The run the phases belong to, from the machine actor that runs the worker: looked up once per run and handed to every phase as `run`. */
+  readonly runOf?: (machine: AnyActorRef | undefined) => TRun;
   /**
    * Whether anything still listens to a finished phase's signal. Given, a signal nobody listens
    * to serves the next phase instead of a new one (an AbortSignal is dear to make and to collect);
@@ -250,8 +268,9 @@ export interface PhaseRunnerOptions {
  * agentMachine.provide({ actors: { phases: phaseRunner({ reason, gate, act }) } });
  * ```
  */
-export function phaseRunner(implementations: Partial<PhaseImplementations>, options: PhaseRunnerOptions = {}): PhaseRunnerLogic {
-  const { listening } = options;
+export function phaseRunner<TRun = undefined>(implementations: Partial<PhaseImplementations<TRun>>, options: PhaseRunnerOptions<TRun> = {}): PhaseRunnerLogic {
+  const impls = implementations as Partial<PhaseImplementations<unknown>>;
+  const opts = options as PhaseRunnerOptions<unknown>;
   return {
     transition: (snapshot, event, { self, defer }) => {
       if (snapshot.status !== 'active') return snapshot;
@@ -259,7 +278,7 @@ export function phaseRunner(implementations: Partial<PhaseImplementations>, opti
       switch (event.type as PhaseRequest['type'] | typeof STOP) {
         case 'phase.run': {
           const { job } = event as Extract<PhaseRequest, { type: 'phase.run' }>;
-          defer(() => start(job, self, implementations, listening));
+          defer(() => start(job, self, impls, opts));
           return { ...snapshot, job };
         }
         case 'phase.idle':
@@ -274,7 +293,7 @@ export function phaseRunner(implementations: Partial<PhaseImplementations>, opti
     },
     start: (snapshot, { self }) => {
       // A restored worker resumes the phase it was running when the run was persisted.
-      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, implementations, listening);
+      if (snapshot.status === 'active' && snapshot.job !== null) start(snapshot.job, self, impls, opts);
     },
     getInitialSnapshot: () => ({ status: 'active', output: undefined, error: undefined, input: undefined, job: null }),
     getPersistedSnapshot: (snapshot) => snapshot,

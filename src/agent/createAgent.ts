@@ -17,10 +17,12 @@ import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type Executor } from '../executor/executor.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
-import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
+import { createRunPersistence, type RunPersistence } from '../run/persistence.ts';
+import { runOf, type RunContext } from '../run/context.ts';
+import { recordedPhases } from '../run/recording.ts';
 import { attachRun, type RunHost } from './runHandle.ts';
 import { rearmRunTimeout, restoreActor, restoredSnapshot } from './checkpoint.ts';
-import { agentPhases, type RunScope } from './runtime.ts';
+import { agentPhases } from './runtime.ts';
 import type { Hydrator, MessagePreparer } from '../core/hooks.ts';
 import { createRedactor } from '../security/redactor.ts';
 import { gates } from '../policy/gates.ts';
@@ -131,7 +133,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     timeoutMs: settings.limits?.timeoutMs ?? DEFAULTS.loop.timeoutMs,
     maxRepairTurns: settings.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
   };
-  const scopes = new Map<string, RunScope>();
+  const runs = new Map<string, RunContext>();
   // Images and files of runs: beside the store's runs when there is a store (a resume reads them there), else in memory.
   let blobStore: BlobStore | undefined;
   const blobs = (): BlobStore => (blobStore ??= store === undefined ? createMemoryBlobStore() : createFileBlobStore(join(store.dir, 'blobs')));
@@ -148,11 +150,6 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
     loadParts: (messages: readonly Message[]) => loadMessageParts(messages, blobs()),
     ...(settings.output === undefined ? {} : { answer: answerSpec(settings.output, provider.supportsStructuredOutput) }),
-  };
-  const scopeOf = (runId: string): RunScope => {
-    const scope = scopes.get(runId);
-    if (scope === undefined) throw new Error(`No live scope for run ${runId}.`);
-    return scope;
   };
   const experiences =
     settings.experiences === undefined
@@ -185,12 +182,12 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     executor,
     stuckGuard,
     redactor,
-    scopeOf,
     ...(hooks === undefined ? {} : { hooks }),
     ...(skills === undefined ? {} : { toolView: skillToolView(skills) }),
   });
   // The agent's machine: the agent machine provided with this agent's phase implementations.
-  const machine = agentMachine.provide({ actors: { phases: phaseRunner(durable === undefined ? runtime : durable.phases(runtime), { listening }) } });
+  const recorded = recordedPhases(runtime);
+  const machine = agentMachine.provide({ actors: { phases: phaseRunner(durable === undefined ? recorded : durable.phases(recorded), { listening, runOf }) } });
 
   /** A new run's machine input and persistence (its log is created here when there is a store). */
   function begin(task: TaskInput, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
@@ -199,7 +196,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
     }
     const given = options.runId;
-    if (given !== undefined && scopes.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
+    if (given !== undefined && runs.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
     const partsOf = (messages: readonly Message[]) => messages.flatMap((message) => (message.role === 'user' && typeof message.content !== 'string' ? message.content : message.role === 'tool' ? (message.parts ?? []) : []));
     const limits = { vision: settings.vision, ...settings.content };
     if (typeof content !== 'string') checkParts(content, limits);
@@ -289,7 +286,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     redactor,
     bus,
     journal,
-    scopes,
+    runs,
     ...(knowledge === undefined ? {} : { knowledge }),
     ...(hooks === undefined ? {} : { hooks }),
     ...(experiences === undefined ? {} : { experiences }),
@@ -381,9 +378,9 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       return handle;
     },
     record(runId, event) {
-      const scope = scopes.get(runId);
-      if (scope === undefined) return false;
-      scope.emit(event);
+      const run = runs.get(runId);
+      if (run === undefined) return false;
+      run.emit(event);
       return true;
     },
     deadLetters: () => executor.deadLetters.list(),

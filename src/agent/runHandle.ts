@@ -9,21 +9,19 @@ import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { AgentContext, AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
 import type { PhaseReply } from '../../machines/phaseRunner.ts';
 import type { Message } from '../core/messages.ts';
-import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { EventBus } from '../events/eventBus.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
-import type { CallJournal } from '../executor/executor.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import type { RunOwner } from '../persistence/records.ts';
 import type { Redactor } from '../security/redactor.ts';
 import type { StuckGuard } from '../progress/stuckGuard.ts';
 import { checkpointOf } from './checkpoint.ts';
 import { errorForResult } from './errors.ts';
-import { machineEventsIn, Replay } from './replay.ts';
+import { bindRun, RunContext } from '../run/context.ts';
 import { failedResult, isResumableFailure } from './result.ts';
-import type { RunPersistence } from './runPersistence.ts';
-import { endTurn, type RunScope } from './runtime.ts';
+import type { RunPersistence } from '../run/persistence.ts';
+import { endTurn } from './runtime.ts';
 import type { HookRunner } from './hooks.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { TerminationReason } from '../core/loopEvent.ts';
@@ -37,8 +35,8 @@ export interface RunHost {
   readonly redactor: Redactor;
   readonly bus: EventBus;
   readonly journal: MemoryJournal;
-  /** The live runs' scopes, by run id: the phases find their run's through it. */
-  readonly scopes: Map<string, RunScope>;
+  /** The live runs, by id (`agent.record`, and a run id in use twice). */
+  readonly runs: Map<string, RunContext>;
   readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
   readonly hooks?: HookRunner;
   /** Counts a finished run's outcome for the experiences it was shown. */
@@ -68,70 +66,28 @@ persistence: RunPersistence | undefined,
 recovered?: RecoveredRun,
 tookOver?: RunOwner,
 ): AgentRun {
-const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences } = host;
+  const { agentId, redactor, bus, journal, runs, knowledge, hooks, experiences } = host;
   const { runId } = input;
   const startedAt = Date.now();
-  let sequence = recovered?.nextSequence ?? 0;
-  // A replayed run counts its iterations again, from its checkpoint's when it has one.
-  let iteration = recovered?.checkpoint?.iteration ?? 0;
-  const replay = recovered === undefined ? undefined : new Replay(runId, recovered.replay);
-  const publish = (event: LoopEvent): void => {
-    // Redacted before anything sees it: subscribers, the in-memory journal, the file log.
-    const entry: JournalEntry = { sequence: sequence++, timestamp: Date.now(), agentId, runId, iteration, event: redactor.event(event) };
-    persistence?.record(entry);
-    bus.publish(entry);
-  };
-  // The runtime's own events (tools, policy, provider) come only from work done for real.
-  const emit = (event: LoopEvent): void => {
-    if (replay?.replaying !== true) publish(event);
-  };
-  // The machine emits the same events again while it re-takes recorded steps: as many as the
-  // journal holds are skipped, the rest (emitted after the last write before the crash) are new.
-  let alreadyJournaled = recovered === undefined ? 0 : machineEventsIn(recovered.eventCounts);
-  if (replay !== undefined && recovered?.continued !== true) {
-    publish({
-      type: 'run.resumed',
-      replayed: recovered?.replay.length ?? 0,
-      ...(tookOver === undefined ? {} : { tookOver: { pid: tookOver.pid, ...(tookOver.host === undefined ? {} : { host: tookOver.host }) } }),
-    });
-  }
-  const journalHooks = persistence?.journal;
-  // A call made for real ends the replay: what follows is new work.
-  const callJournal: CallJournal | undefined =
-    journalHooks === undefined || replay === undefined
-      ? journalHooks
-      : {
-          before(call, tool, key) {
-            const recordedOutcome = journalHooks.before(call, tool, key);
-            if (recordedOutcome === undefined) replay.goLive();
-            return recordedOutcome;
-          },
-          after: (call, outcome, key) => journalHooks.after(call, outcome, key),
-        };
-  const scope: RunScope = {
-    emit,
-    turnEnded: 0,
+  const session = host.sessionOf?.(runId);
+  const run = new RunContext({
+    runId,
+    agentId,
+    redact: redactor.event,
+    publish: (entry) => bus.publish(entry),
+    ...(persistence === undefined ? {} : { persistence }),
+    ...(recovered === undefined ? {} : { recovered }),
+    ...(tookOver === undefined ? {} : { tookOver }),
     ...(input.mode === 'call' ? { toolsOff: true } : {}),
-    ...sessionOf(host, runId),
-    reasonScope: { agentId, emit },
-    ...(callJournal === undefined ? {} : { journal: callJournal }),
-    // Only a resumable run records its phases' replies.
-    ...(persistence?.journal === undefined ? {} : { persistence }),
-    ...(replay === undefined ? {} : { replay }),
-  };
-  scopes.set(runId, scope);
-  const stuck = recovered?.checkpoint?.stuck;
-  if (stuck !== undefined) host.stuckGuard?.restore(scope, stuck);
-  actor.on('*', (event) => {
-    if (event.type === 'reasoning.completed') iteration++;
-    if (replay?.replaying === true && event.type === 'human.awaiting') replayHuman(replay, actor);
-    else if (replay?.replaying === true && event.type === 'run.terminated') replay.goLive();
-    else if (event.type === 'human.decided' && replay?.replaying !== true) {
-      persistence?.reply({ kind: 'human', decision: event.decision, toolCallIds: event.toolCallIds, ...(event.reason === undefined ? {} : { reason: event.reason }) });
-    }
-    if (alreadyJournaled > 0) alreadyJournaled--;
-    else publish(event);
+    ...(session === undefined ? {} : { session }),
   });
+  run.resumed();
+  bindRun(actor, run);
+  runs.set(runId, run);
+  const stuck = recovered?.checkpoint?.stuck;
+  if (stuck !== undefined) host.stuckGuard?.restore(run, stuck);
+  const send = (event: AgentEvent | PhaseReply): void => actor.send(event);
+  actor.on('*', (event) => run.observe(event, send));
   persistence?.onLost((reason) => actor.send({ type: 'agent.cancel', reason: `another process took the run over (${reason})` }));
 
   let resolveSettled!: (result: LoopResult) => void;
@@ -140,19 +96,19 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   const finish = (output: AgentOutput | undefined, error?: unknown) => {
     if (finished) return;
     finished = true;
-    scopes.delete(runId);
+    runs.delete(runId);
     const snapshot = actor.getSnapshot();
     // Stopped by its parent actor (XState stops children with their parent): the run is cancelled.
     const ended = output ?? (snapshot.status === 'stopped' ? stoppedOutput(snapshot.context) : undefined);
     if (output === undefined && ended !== undefined) {
-      publish({ type: 'run.terminated', reason: 'cancelled', iterations: ended.iterations, usage: { ...ended.usage } });
+      run.publish({ type: 'run.terminated', reason: 'cancelled', iterations: ended.iterations, usage: { ...ended.usage } });
     }
     const resumable = persistence?.journal !== undefined && isResumableFailure(ended?.reason, ended?.error);
     const result = toResult(ended, error, { runId, agentId, startedAt, messages: snapshot.context.messages, resumable });
     const settle = () => resolveSettled(result);
     // All never reject; the next run must see this run's remembered answer and final state.
     void Promise.all([
-      ended === undefined ? undefined : lastTurnEnd(hooks, scope, ended),
+      ended === undefined ? undefined : lastTurnEnd(hooks, run, ended),
       knowledge?.remember(result, input.task),
       experiences?.settle(result, snapshot.context.experiences ?? []),
       persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
@@ -161,14 +117,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   actor.subscribe({
     next: (snapshot) => {
       if (persistence === undefined || snapshot.status !== 'active') return;
-      const phase = phaseOf(snapshot.value);
-      persistence.onPhase(phase);
-      // An iteration starts. Not while replaying: what is replayed is in the log before the
-      // checkpoint would be, and a resume from it would skip it; nor while the machine emits
-      // events the journal already holds (they would be journaled before it and again after).
-      if (phase === 'reason' && replay?.replaying !== true && alreadyJournaled === 0) {
-        persistence.checkpoint(snapshot.context.iteration, () => checkpointOf(actor, sequence, host.stuckGuard?.save(scope)));
-      }
+      run.atPhase(phaseOf(snapshot.value), snapshot.context.iteration, () => checkpointOf(actor, run.sequence, host.stuckGuard?.save(run)));
     },
     complete: () => finish(actor.getSnapshot().output),
     // The root error observer: an actor error must never be rethrown into the host.
@@ -200,35 +149,6 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
   };
 }
 
-/**
- * A resumed run waits for a human again: the decision the log recorded for this wait is applied
- * again, or, when none was made, the run goes live and waits for one. A log that recorded
- * something else next does not belong to this run's configuration: the run fails.
- */
-function replayHuman(replay: Replay, actor: { send(event: AgentEvent | PhaseReply): void }): void {
-  let decision: ReturnType<Replay['human']>;
-  try {
-    decision = replay.human();
-  } catch (error) {
-    queueMicrotask(() => actor.send({ type: 'phase.error', phase: 'act', error }));
-    return;
-  }
-  if (decision !== undefined) queueMicrotask(() => actor.send(humanEvent(decision)));
-}
-
-/** The machine event that applies a recorded human decision again. */
-function humanEvent(decision: { decision: 'approve' | 'reject'; toolCallIds: readonly string[]; reason?: string }) {
-  return decision.decision === 'approve'
-    ? { type: 'agent.approve' as const, toolCallIds: decision.toolCallIds }
-    : { type: 'agent.reject' as const, toolCallIds: decision.toolCallIds, ...(decision.reason === undefined ? {} : { reason: decision.reason }) };
-}
-
-
-function sessionOf(host: RunHost, runId: string): { session?: SessionMemory } {
-  const session = host.sessionOf?.(runId);
-  return session === undefined ? {} : { session };
-}
-
 /** Limits checked once a turn's observations are in: a run they end finished its last turn. */
 const AFTER_A_TURN: ReadonlySet<TerminationReason> = new Set(['max_iterations', 'max_tokens', 'stuck', 'model_behavior']);
 
@@ -236,7 +156,7 @@ const AFTER_A_TURN: ReadonlySet<TerminationReason> = new Set(['max_iterations', 
  * The `onTurnEnd` of a run's last turn when a limit ended the run after it (a next turn would
  * have run it). The run is over: a failing hook is journalled and changes nothing.
  */
-function lastTurnEnd(hooks: HookRunner | undefined, scope: RunScope, ended: AgentOutput): Promise<void> | undefined {
+function lastTurnEnd(hooks: HookRunner | undefined, scope: RunContext, ended: AgentOutput): Promise<void> | undefined {
   if (hooks?.onTurnEnd === undefined || !AFTER_A_TURN.has(ended.reason)) return undefined;
   const at = { runId: ended.runId, agentId: ended.agentId, iteration: ended.iterations, signal: new AbortController().signal, emit: scope.emit };
   return endTurn(hooks, scope, at, ended.iterations, ended.messages).catch(() => undefined);

@@ -1,13 +1,11 @@
 /**
  * The phases a run's machine is provided with, for one agent: the model call, the gate, the tool
  * calls and pre-hydration, each redacting secrets from what it produces before the machine sees
- * it, recording its reply when the run is persisted, and answering from the record instead when
- * a resumed run replays it.
+ * it. Each is handed its run's context; recording and replay wrap them (`recordedPhases`).
  */
 import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from '../core/run.ts';
-import type { LoopEvent } from '../core/loopEvent.ts';
 import type { ToolSpec } from '../core/provider.ts';
-import type { CallJournal, Executor } from '../executor/executor.ts';
+import type { Executor } from '../executor/executor.ts';
 import type { PolicyGate } from '../policy/types.ts';
 import type { TaintPolicy } from '../policy/taint.ts';
 import type { StuckGuard } from '../progress/stuckGuard.ts';
@@ -15,30 +13,11 @@ import type { Redactor } from '../security/redactor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { planCalls, type ToolView } from './gatePhase.ts';
 import type { Hydrator } from '../core/hooks.ts';
-import { reason, type ReasonPhaseDeps, type ReasonPhaseScope } from './reasonPhase.ts';
-import type { Replay } from './replay.ts';
-import type { RunPersistence } from './runPersistence.ts';
+import { reason, type ReasonPhaseDeps } from './reasonPhase.ts';
+import type { RunContext } from '../run/context.ts';
 import { phase, type PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { HookRunner, HookScope } from './hooks.ts';
 import type { Message } from '../core/messages.ts';
-import type { SessionMemory } from '../core/sessionMemory.ts';
-
-/** What the phases of one run reach: its event stream and, when it is persisted, its records. */
-export interface RunScope {
-  emit(event: LoopEvent): void;
-  /** Built once per run, not per model call. */
-  readonly reasonScope: ReasonPhaseScope;
-  readonly journal?: CallJournal;
-  readonly persistence?: RunPersistence;
-  /** Set while a resumed run re-takes its recorded steps. */
-  readonly replay?: Replay;
-  /** The last turn whose `onTurnEnd` hook ran (0: none yet). */
-  turnEnded: number;
-  /** A single model call (`agent.call`): the model is offered no tools. */
-  readonly toolsOff?: boolean;
-  /** The session's memory, when the run is a session's turn. */
-  readonly session?: SessionMemory;
-}
 
 export interface AgentPhasesOptions {
   readonly agentId: string;
@@ -54,7 +33,6 @@ export interface AgentPhasesOptions {
   readonly executor: Executor;
   readonly stuckGuard: StuckGuard;
   readonly redactor: Redactor;
-  readonly scopeOf: (runId: string) => RunScope;
   /** The user's lifecycle hooks (`beforeModelCall` and `beforeToolCall` travel in the phase deps). */
   readonly hooks?: HookRunner;
   /** Narrows the tools offered and allowed from the conversation (an active skill). */
@@ -73,8 +51,8 @@ const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]
  * const machine = agentMachine.provide({ actors: { phases: phaseRunner(agentPhases(options)) } });
  * ```
  */
-export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
-  const { agentId, reasonDeps, hydrator, tools, gate, executor, stuckGuard, redactor, scopeOf, hooks } = options;
+export function agentPhases(options: AgentPhasesOptions): PhaseImplementations<RunContext> {
+  const { agentId, reasonDeps, hydrator, tools, gate, executor, stuckGuard, redactor, hooks } = options;
   const clean = redactor.deep;
   const cleanError = (error: unknown): never => {
     throw redactError(error, redactor.text);
@@ -88,7 +66,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
           if (!scope.signal.aborted) await hooks.onError?.(redacted, scope);
           throw redacted;
         };
-  const hookScope = (runId: string, iteration: number, args: { readonly signal: AbortSignal }, emit: RunScope['emit']): HookScope => ({
+  const hookScope = (runId: string, iteration: number, args: { readonly signal: AbortSignal }, emit: RunContext['emit']): HookScope => ({
     runId,
     agentId,
     iteration,
@@ -102,16 +80,16 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
     const view = options.toolView?.(messages);
     return view === undefined ? specs : specs.filter((spec) => view.allows(spec.name));
   };
-  const modelCall = (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
-    if (scope.toolsOff === true) return reason(input, { ...reasonDeps, tools: [] }, scope.reasonScope, signal);
+  const modelCall = (input: ReasonInput, signal: AbortSignal, scope: RunContext): Promise<ReasonOutput> => {
+    if (scope.toolsOff) return reason(input, { ...reasonDeps, tools: [] }, scope, signal);
     if (options.syncTools === undefined) {
       const specs = offered(reasonDeps.tools, input.messages);
-      return reason(input, specs === reasonDeps.tools ? reasonDeps : { ...reasonDeps, tools: specs }, scope.reasonScope, signal);
+      return reason(input, specs === reasonDeps.tools ? reasonDeps : { ...reasonDeps, tools: specs }, scope, signal);
     }
-    return options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: offered(specs, input.messages) }, scope.reasonScope, signal));
+    return options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: offered(specs, input.messages) }, scope, signal));
   };
   /** The turn around the model call when there are turn or reply hooks: the ends and start of turns, and the reply seen. */
-  const hookedModelCall = async (input: ReasonInput, signal: AbortSignal, scope: RunScope): Promise<ReasonOutput> => {
+  const hookedModelCall = async (input: ReasonInput, signal: AbortSignal, scope: RunContext): Promise<ReasonOutput> => {
     const at = hookScope(input.runId, input.iteration, { signal }, scope.emit);
     // The previous turn's observations are in: it has ended.
     if (input.iteration > scope.turnEnded) await endTurn(hooks, scope, at, input.iteration, input.messages);
@@ -124,47 +102,24 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
   };
   const hooksTheTurn = hooks?.onTurnStart !== undefined || hooks?.onTurnEnd !== undefined || hooks?.afterModelCall !== undefined;
   return {
-    reason: phase<ReasonOutput, ReasonInput>(({ input, signal }) => {
-      const scope = scopeOf(input.runId);
-      const recorded = scope.replay?.reply('reason', input.iteration);
-      if (recorded !== undefined) return Promise.resolve(recorded);
+    reason: phase<ReasonOutput, ReasonInput, RunContext>(({ input, signal, run: scope }) => {
       const called = hooksTheTurn ? hookedModelCall(input, signal, scope) : modelCall(input, signal, scope).then(clean);
-      return called.then(
-        (reply) => {
-          scope.persistence?.reply({ kind: 'reason', iteration: input.iteration, output: recordedReply(reply) });
-          return reply;
-        },
-        (error: unknown) => failed(error, hookScope(input.runId, input.iteration, { signal }, scope.emit)),
-      );
+      return called.catch((error: unknown) => failed(error, hookScope(input.runId, input.iteration, { signal }, scope.emit)));
     }),
     ...(hydrator === undefined && !options.recordsHydrate
       ? {}
       : {
-          hydrate: phase<HydrateOutput, HydrateInput>((args) => {
-            const { input } = args;
-            const scope = scopeOf(input.runId);
-            const recorded = scope.replay?.reply('hydrate');
-            if (recorded !== undefined) return Promise.resolve(recorded);
+          hydrate: phase<HydrateOutput, HydrateInput, RunContext>((args) => {
+            const { input, run: scope } = args;
             const hydrated =
               hydrator === undefined
                 ? Promise.resolve(NOTHING_INJECTED)
                 : hydrator({ task: input.task, messages: input.messages }, { runId: input.runId, agentId, iteration: 0, signal: args.signal, emit: scope.emit });
-            return hydrated.then(
-              (output) => {
-                const reply = clean(output);
-                const shown = reply.experiences === undefined || reply.experiences.length === 0 ? {} : { experiences: [...reply.experiences] };
-                scope.persistence?.reply({ kind: 'hydrate', output: { inject: [...reply.inject], ...shown } });
-                return reply;
-              },
-              (error: unknown) => failed(error, hookScope(input.runId, 0, args, scope.emit)),
-            );
+            return hydrated.then(clean, (error: unknown) => failed(error, hookScope(input.runId, 0, args, scope.emit)));
           }),
         }),
-    gate: phase<GateOutput, GateInput>((args) => {
-      const { input } = args;
-      const scope = scopeOf(input.runId);
-      const recorded = scope.replay?.reply('gate', input.iteration);
-      if (recorded !== undefined) return Promise.resolve(recorded);
+    gate: phase<GateOutput, GateInput, RunContext>((args) => {
+      const { input, run: scope } = args;
       const at = hooks === undefined ? undefined : hookScope(input.runId, input.iteration, args, scope.emit);
       const deps = {
         tools,
@@ -173,19 +128,13 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
         ...(hooks?.beforeToolCall === undefined ? {} : { beforeToolCall: hooks.beforeToolCall }),
         ...(options.toolView === undefined ? {} : { toolView: options.toolView }),
       };
-      return planCalls(input, deps, { runId: input.runId, agentId, emit: scope.emit, ...(at === undefined ? {} : { hooks: at }) }).then(
-        (output) => {
-          // A gate or hook may rewrite arguments: what it wrote is redacted like what the model wrote.
-          const reply = clean(output);
-          scope.persistence?.reply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });
-          return reply;
-        },
-        (error: unknown) => failed(error, at ?? hookScope(input.runId, input.iteration, args, scope.emit)),
+      // A gate or hook may rewrite arguments: what it wrote is redacted like what the model wrote.
+      return planCalls(input, deps, { runId: input.runId, agentId, emit: scope.emit, ...(at === undefined ? {} : { hooks: at }) }).then(clean, (error: unknown) =>
+        failed(error, at ?? hookScope(input.runId, input.iteration, args, scope.emit)),
       );
     }),
-    act: phase<ActOutput, ActInput>(async (args) => {
-      const { input, cancellation } = args;
-      const scope = scopeOf(input.runId);
+    act: phase<ActOutput, ActInput, RunContext>(async (args) => {
+      const { input, cancellation, run: scope } = args;
       const afterToolCall = hooks?.afterToolCall;
       const at = hooks === undefined ? undefined : hookScope(input.runId, input.iteration, args, scope.emit);
       const outcomes = await executor
@@ -214,7 +163,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations {
 }
 
 /** Run `onTurnEnd` for a turn once; later calls for the same turn do nothing. */
-export async function endTurn(hooks: HookRunner | undefined, scope: RunScope, at: HookScope, iteration: number, messages: readonly Message[]): Promise<void> {
+export async function endTurn(hooks: HookRunner | undefined, scope: RunContext, at: HookScope, iteration: number, messages: readonly Message[]): Promise<void> {
   if (iteration <= scope.turnEnded) return;
   scope.turnEnded = iteration;
   await hooks?.onTurnEnd?.({ iteration, messages }, at);
@@ -228,9 +177,4 @@ function redactError(error: unknown, text: (value: string) => string): unknown {
     if (message !== error.message) error.message = message;
   }
   return error;
-}
-
-/** A reason reply as its record holds it (mutable copies of its lists). */
-function recordedReply({ repair, toolCalls, reasoning, ...rest }: ReasonOutput) {
-  return { ...rest, toolCalls: [...toolCalls], ...(repair === undefined ? {} : { repair: [...repair] }), ...(reasoning === undefined ? {} : { reasoning: [...reasoning] }) };
 }

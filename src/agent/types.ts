@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Observable } from 'rxjs';
 import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
+import type { RunContext } from '../run/context.ts';
 import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
 import type { ContextBudgetOptions } from '../context/index.ts';
@@ -147,7 +148,7 @@ export interface BoundRuntime {
   readonly tools: readonly Tool[];
   /** An MCP server's tool, as the runtime calls it. */
   wrapTool(tool: Tool): Tool;
-  phases(phases: PhaseImplementations): PhaseImplementations;
+  phases(phases: PhaseImplementations<RunContext>): PhaseImplementations<RunContext>;
   run(task: string, options: RunOptions): Promise<LoopResult>;
   /** Queue a run and follow it from here: its events, its end, and a human's or a cancellation's word for it. `session`: the session whose turn it is. */
   start(task: string, options: RunOptions, mode?: 'call', session?: string): AgentRun;

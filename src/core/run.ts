@@ -179,3 +179,11 @@ export interface LoopResult extends RunResult {
    */
   readonly resumable?: true;
 }
+
+/**
+ * Where a durable run's model and tool calls go while a worker steps it: a call is answered by
+ * its recorded outcome, or noted for the worker to make (the promise settles when it has).
+ */
+export interface EffectLedger {
+  effect(key: string, request: () => unknown, signal: AbortSignal | undefined): Promise<unknown>;
+}

@@ -6,7 +6,7 @@
  * what arrives here is already clean.
  */
 import type { LowSync } from 'lowdb';
-import type { ToolOutcome } from '../core/run.ts';
+import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 import { RunLockedError } from './errors.ts';
@@ -161,6 +161,11 @@ export class RunWriter {
 
   get runId(): string {
     return this.meta.runId;
+  }
+
+  /** Where the run's calls are recorded when a durable runtime steps it (none in a file store). */
+  get effects(): EffectLedger | undefined {
+    return undefined;
   }
 
   /** The run's meta.json, holding the run's current metadata. */

@@ -16,6 +16,8 @@ import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } fr
 import type { Tool, ToolContext } from '../tools/types.ts';
 import { EffectFailedError } from './errors.ts';
 import type { StepRun } from './stepStore.ts';
+import type { EffectLedger } from '../core/run.ts';
+import type { RunContext } from '../run/context.ts';
 
 /** A call's outcome as the effects table keeps it. */
 export const EffectOutcome = z.union([
@@ -60,7 +62,7 @@ export const EffectRequest = z.discriminatedUnion('kind', [ModelEffectRequest, T
 export type EffectRequest = z.infer<typeof EffectRequest>;
 
 /** One step of one durable run: the outcomes it may replay, and the calls it still needs. */
-export class StepContext {
+export class StepContext implements EffectLedger {
   readonly requested = new Map<string, EffectRequest>();
   /** Calls the run waits on, answered by `settle` when the run lives on in this process. */
   readonly #waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
@@ -69,7 +71,9 @@ export class StepContext {
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
     /** The agent's secret rules: a call's request is stored, so it is scrubbed like the journal. */
     private readonly redact: <T>(value: T) => T,
-  ) {}
+  ) {
+    run.effects = this;
+  }
 
   /** Changes whenever the run writes or asks for something: at rest, it stays put. */
   get progress(): number {
@@ -108,7 +112,7 @@ function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
 }
 
 export interface Frame {
-  readonly step: StepContext;
+  readonly step: EffectLedger;
   readonly runId: string;
   readonly agentId: string;
   /** The conversation's length when the phase started. */
@@ -129,17 +133,17 @@ export interface CallScope {
 export const calls = new AsyncLocalStorage<CallScope>();
 
 /** Run `work` (a strategy run, say) as the whole of a durable run's step: its calls find the step. */
-export function inFrame<T>(step: StepContext, runId: string, agentId: string, work: () => T): T {
+export function inFrame<T>(step: EffectLedger, runId: string, agentId: string, work: () => T): T {
   return frames.run({ step, runId, agentId, turn: 0, modelCalls: 0, toolCalls: new Map() }, work);
 }
 
-/** Run each phase of a durable run's step inside its frame, so the calls it makes find their step. */
-export function durablePhases(agentId: string, phases: PhaseImplementations, stepOf: (runId: string) => StepContext | undefined): PhaseImplementations {
-  const wrap = <TOutput, TInput extends { readonly runId: string; readonly messages?: readonly unknown[]; readonly calls?: readonly unknown[] }>(
-    implementation: (args: PhaseArgs<TInput>) => PromiseLike<TOutput>,
+/** Run each phase of a durable run inside its step's frame, so the calls it makes find their step. */
+export function durablePhases(agentId: string, phases: PhaseImplementations<RunContext>): PhaseImplementations<RunContext> {
+  const wrap = <TOutput, TInput extends { readonly runId: string; readonly messages?: readonly unknown[] }>(
+    implementation: (args: PhaseArgs<TInput, RunContext>) => PromiseLike<TOutput>,
   ) => {
-    return (args: PhaseArgs<TInput>): PromiseLike<TOutput> => {
-      const step = stepOf(args.input.runId);
+    return (args: PhaseArgs<TInput, RunContext>): PromiseLike<TOutput> => {
+      const step = args.run.effects;
       if (step === undefined) return implementation(args);
       const frame: Frame = { step, runId: args.input.runId, agentId, turn: args.input.messages?.length ?? 0, modelCalls: 0, toolCalls: new Map() };
       return frames.run(frame, () => implementation(args));

@@ -3,7 +3,6 @@ import type pg from 'pg';
 import type { AgentBinding } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
-import type { StepContext } from './durable.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 
@@ -32,8 +31,6 @@ export interface Engine {
   readonly agents: Map<string, BoundAgent>;
   readonly strategies: Map<string, BoundStrategy>;
   readonly store: StepStore;
-  /** The step each run being advanced in this process is in. */
-  readonly steps: Map<string, StepContext>;
   /** Resolves once the schema is checked (or migrated). */
   ready(): Promise<void>;
 }

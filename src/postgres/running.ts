@@ -63,7 +63,6 @@ export async function release(engine: Engine, running: Running): Promise<void> {
   if (!running.ended) running.handle.cancel('the step ended: the run waits for its next event');
   await running.handle.settled;
   engine.store.end(running.step.run.runId);
-  if (engine.steps.get(running.step.run.runId) === running.step) engine.steps.delete(running.step.run.runId);
 }
 
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };

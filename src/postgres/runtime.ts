@@ -113,7 +113,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   let readiness: Promise<void> | undefined;
   const ready = (): Promise<void> => (readiness ??= options.migrate === true ? migrate(pool).then(() => undefined) : checkSchema(pool));
 
-  const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), steps: new Map(), ready };
+  const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), ready };
 
   // One listening connection, opened on first need: run results and journal entries as they commit.
   let listener: Promise<pg.Client> | undefined;
@@ -317,7 +317,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: durableProvider(binding.provider),
         tools: binding.tools.map(durableTool),
         wrapTool: durableTool,
-        phases: (phases) => durablePhases(binding.agentId, phases, (runId) => engine.steps.get(runId)),
+        phases: (phases) => durablePhases(binding.agentId, phases),
         run: (task, runOptions) => runAgent(task, runOptions, false),
         start: (task, runOptions, mode, session) => {
           const runId = runOptions.runId ?? newRunId();

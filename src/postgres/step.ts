@@ -150,14 +150,12 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   if (bound === undefined) throw notHere(actorId, 'agent', row.agent_id, 'createAgent({ runtime })');
   const step = new StepContext(run, outcomes, bound.redact);
   engine.store.begin(run);
-  engine.steps.set(actorId, step);
   let handle: AgentRun | undefined;
   try {
     const { mode, session: _session, ...options } = runOptions(row);
     handle = records.length === 0 ? bound.start(row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
   } catch (error) {
     engine.store.end(actorId);
-    engine.steps.delete(actorId);
     throw error;
   }
   const alive = runningHere(handle, step);

@@ -14,7 +14,7 @@ import { RunWriter, type RunStore } from '../persistence/fileStore.ts';
 import { journalEntries, type CheckpointData, type CheckpointLink, type ReplyRecord, type RestoredCheckpoint } from '../persistence/runWriter.ts';
 import { checkpointPolicy } from '../persistence/checkpointLog.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
-import type { ToolOutcome } from '../core/run.ts';
+import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import { RunFinishedError } from '../persistence/errors.ts';
 
 /** One durable run as a step sees it: what its log held, and what the step appends. */
@@ -25,6 +25,8 @@ export class StepRun {
   status: RunStatus = 'running';
   /** Bumped by every append: the step watches it to tell a run at rest from one at work. */
   progress = 0;
+  /** Where the run's calls go while this worker steps it. */
+  effects: EffectLedger | undefined;
   #sealed = false;
 
   constructor(
@@ -161,6 +163,9 @@ class StepWriter extends RunWriter {
     ...args: ConstructorParameters<typeof RunWriter>
   ) {
     super(...args);
+  }
+  override get effects(): EffectLedger | undefined {
+    return this.run.effects;
   }
   override event(entry: JournalEntry): void {
     this.#lastSequence = entry.sequence;

@@ -4,7 +4,7 @@
  * still written, and the first failure is reported when the run ends.
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createRunPersistence } from '../../src/agent/runPersistence.ts';
+import { createRunPersistence } from '../../src/run/persistence.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';

@@ -8,7 +8,7 @@
  * of the journal, only the runtime's events of that work (a resumed run's machine emits its own
  * events again, and those the journal lacks are kept).
  */
-import type { ActCall, ToolOutcome } from '../core/run.ts';
+import type { ActCall, EffectLedger, ToolOutcome } from '../core/run.ts';
 import type { JournalEntry, TerminationReason } from '../core/loopEvent.ts';
 import type { CallKey } from '../executor/callKey.ts';
 import type { CallJournal } from '../executor/executor.ts';
@@ -19,6 +19,8 @@ import type { Tool } from '../tools/types.ts';
 export interface RunPersistence {
   /** The executor's durability hooks; absent for a journal-only run (nothing to resume, nothing to replay). */
   readonly journal?: CallJournal;
+  /** Where the run's model and tool calls are recorded when a durable runtime steps it. */
+  readonly effects?: EffectLedger;
   record(entry: JournalEntry): void;
   /** A phase reply or human decision the machine took, for a resume to replay (resumable runs only). */
   reply(record: ReplyRecord): void;
@@ -146,8 +148,10 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
     },
   };
 
+  const effects = writer.effects;
   return {
     journal,
+    ...(effects === undefined ? {} : { effects }),
     record(entry) {
       // Inline rather than through `attempt`: this runs for every event, a closure each is waste.
       try {

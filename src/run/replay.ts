@@ -13,7 +13,7 @@ type HumanRecord = Extract<ReplayRecord, { kind: 'human' }>;
 type PhaseReply = Exclude<ReplayRecord, HumanRecord>;
 
 /** What each recorded phase reply gives back to the machine. */
-interface ReplyOutputs {
+export interface ReplyOutputs {
   readonly hydrate: HydrateOutput;
   readonly reason: ReasonOutput;
   readonly gate: GateOutput;

@@ -1,0 +1,61 @@
+/**
+ * Recording and replay around a run's phases: a resumed run takes each phase's recorded reply
+ * instead of running it, until it has none left; a live phase's reply is recorded (resumable
+ * runs) before the machine sees it. Tool calls are recorded by the executor through the run's
+ * `journal`, so the act phase passes through.
+ */
+import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
+import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
+import type { RunContext } from './context.ts';
+
+/**
+ * @example
+ * ```ts
+ * const machine = agentMachine.provide({ actors: { phases: phaseRunner(recordedPhases(phases), { runOf }) } });
+ * ```
+ */
+export function recordedPhases(phases: PhaseImplementations<RunContext>): PhaseImplementations<RunContext> {
+  const { hydrate } = phases;
+  return {
+    ...(hydrate === undefined
+      ? {}
+      : {
+          hydrate: (args) => {
+            const recorded = args.run.replayed('hydrate');
+            if (recorded !== undefined) return Promise.resolve(recorded);
+            return Promise.resolve(hydrate(args)).then((reply) => {
+              args.run.recordReply({ kind: 'hydrate', output: hydrateRecord(reply) });
+              return reply;
+            });
+          },
+        }),
+    reason: (args) => {
+      const { run, input } = args;
+      const recorded = run.replayed('reason', input.iteration);
+      if (recorded !== undefined) return Promise.resolve(recorded);
+      return Promise.resolve(phases.reason(args)).then((reply) => {
+        run.recordReply({ kind: 'reason', iteration: input.iteration, output: reasonRecord(reply) });
+        return reply;
+      });
+    },
+    gate: (args) => {
+      const { run, input } = args;
+      const recorded = run.replayed('gate', input.iteration);
+      if (recorded !== undefined) return Promise.resolve(recorded);
+      return Promise.resolve(phases.gate(args)).then((reply: GateOutput) => {
+        run.recordReply({ kind: 'gate', iteration: input.iteration, output: { plan: [...reply.plan] } });
+        return reply;
+      });
+    },
+    act: phases.act,
+  };
+}
+
+function hydrateRecord(reply: HydrateOutput) {
+  return { inject: [...reply.inject], ...(reply.experiences === undefined || reply.experiences.length === 0 ? {} : { experiences: [...reply.experiences] }) };
+}
+
+/** A reason reply as its record holds it (mutable copies of its lists). */
+function reasonRecord({ repair, toolCalls, reasoning, ...rest }: ReasonOutput) {
+  return { ...rest, toolCalls: [...toolCalls], ...(repair === undefined ? {} : { repair: [...repair] }), ...(reasoning === undefined ? {} : { reasoning: [...reasoning] }) };
+}
