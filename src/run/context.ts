@@ -52,6 +52,8 @@ export class RunContext {
   readonly effects?: EffectLedger;
   readonly toolsOff: boolean;
   readonly session?: SessionMemory;
+  /** Whether the run has phase replies to take again or to keep (a resumed or resumable run). */
+  readonly recorded: boolean;
   /** The last turn whose `onTurnEnd` hook ran (0: none yet). */
   turnEnded = 0;
   /** The iteration journal entries are stamped with: counted again on a replay, from its checkpoint's. */
@@ -78,6 +80,7 @@ export class RunContext {
     // journal holds are skipped, the rest (emitted after the last write before the crash) are new.
     this.#alreadyJournaled = recovered === undefined ? 0 : machineEventsIn(recovered.eventCounts);
     const hooks = persistence?.journal;
+    this.recorded = replay !== undefined || hooks !== undefined;
     if (hooks !== undefined) {
       this.journal =
         replay === undefined

@@ -21,6 +21,7 @@ export function recordedPhases(phases: PhaseImplementations<RunContext>): PhaseI
       ? {}
       : {
           hydrate: (args) => {
+            if (!args.run.recorded) return hydrate(args);
             const recorded = args.run.replayed('hydrate');
             if (recorded !== undefined) return Promise.resolve(recorded);
             return Promise.resolve(hydrate(args)).then((reply) => {
@@ -31,6 +32,8 @@ export function recordedPhases(phases: PhaseImplementations<RunContext>): PhaseI
         }),
     reason: (args) => {
       const { run, input } = args;
+      // Nothing to take again or to keep: the phase as it is.
+      if (!run.recorded) return phases.reason(args);
       const recorded = run.replayed('reason', input.iteration);
       if (recorded !== undefined) return Promise.resolve(recorded);
       return Promise.resolve(phases.reason(args)).then((reply) => {
@@ -40,6 +43,7 @@ export function recordedPhases(phases: PhaseImplementations<RunContext>): PhaseI
     },
     gate: (args) => {
       const { run, input } = args;
+      if (!run.recorded) return phases.gate(args);
       const recorded = run.replayed('gate', input.iteration);
       if (recorded !== undefined) return Promise.resolve(recorded);
       return Promise.resolve(phases.gate(args)).then((reply: GateOutput) => {

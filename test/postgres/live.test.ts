@@ -57,8 +57,9 @@ describe.skipIf(missing !== '')('durable runs alive in their worker', () => {
     const length = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.log WHERE actor_id = 'run_alive'")).rows[0]?.n ?? 0;
     const steps = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.steps WHERE actor_id = 'run_alive'")).rows[0]?.n ?? 0;
     expect(steps).toBe(10);
-    // Rebuilding the run at each of its 10 steps would read its log again each time: hundreds of rows.
-    expect(await logRowsRead()).toBeLessThan(before + length);
+    // Rebuilding the run at each of its 10 steps would read its log again each time: several times
+    // its length. Under load one read of it may happen (a wake that arrives twice rebuilds the run once).
+    expect(await logRowsRead()).toBeLessThan(before + 2 * length);
   }, 60_000);
 
   it('an event for a run while its worker makes its calls is applied at once, and the run goes on from its log', async () => {
