@@ -172,7 +172,9 @@ describe('gate phase through createAgent', () => {
     await awaitingHuman(run);
     expect(run.phase()).toBe('awaitingHuman');
     expect(calls).toEqual([]);
-    expect(awaiting.map((e) => e.event)).toEqual([{ type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['w1'] }]);
+    expect(awaiting.map((e) => e.event)).toEqual([
+      { type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['w1'], reasons: [{ toolCallId: 'w1', reason: 'Waiting for human confirmation.' }] },
+    ]);
     run.approve();
     const result = await run.result;
     expect(result.text).toBe('saved');
@@ -240,7 +242,12 @@ describe('gate phase through createAgent', () => {
     expect(calls).toEqual([]);
     const waiting = agent.journal.entries(run.runId).map((e) => e.event);
     expect(waiting).toContainEqual({ type: 'policy.evaluated', toolCallId: 'w1', tool: 'write_file', decision: 'confirm', reason: 'Writes need a human today.' });
-    expect(waiting).toContainEqual({ type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['w1'] });
+    expect(waiting).toContainEqual({
+      type: 'human.awaiting',
+      kind: 'confirmation',
+      toolCallIds: ['w1'],
+      reasons: [{ toolCallId: 'w1', reason: 'Writes need a human today.' }],
+    });
     run.approve();
     const result = await run.result;
     expect(result.text).toBe('saved');

@@ -128,7 +128,12 @@ describe('kill and resume (real SIGKILL of a child process)', { timeout: 60_000 
     expect(lines(ws.effects)).toEqual([]);
     const journal = createFileStore({ dir: ws.store }).readJournal('run_k').entries.map((e) => e.event);
     expect(journal).toContainEqual({ type: 'policy.evaluated', toolCallId: 'call_b', tool: 'record_effect', decision: 'confirm', reason: 'Recording b needs a human.' });
-    expect(journal).toContainEqual({ type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['call_b'] });
+    expect(journal).toContainEqual({
+      type: 'human.awaiting',
+      kind: 'confirmation',
+      toolCallIds: ['call_b'],
+      reasons: [{ toolCallId: 'call_b', reason: 'Recording b needs a human.' }],
+    });
 
     // The fixture approves only once the resumed run waits in awaitingHuman.
     const approved = runChild(ws, { MODE: 'resume', APPROVE: '1', GATE_CALLS: gateCalls });
