@@ -385,15 +385,16 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
     name: 'cedar',
     evaluate(action: ProposedAction, context: GateContext): GateDecision {
       const state = toolState(action.tool);
-      const request: Omit<cedar.StatefulAuthorizationCall, 'preparsedPolicySetId'> = {
+      const request: cedar.StatefulAuthorizationCall = {
         principal: { type: 'Agent', id: context.agentId },
         action: { type: 'Action', id: 'call' },
         resource: { type: 'Tool', id: action.tool },
         context: { arguments: toCedar(action.arguments) ?? {}, iteration: context.iteration, runId: context.runId, tainted: context.taint !== undefined },
+        preparsedPolicySetId: setFor(action.tool, state),
         ...(schemaName === undefined ? {} : { preparsedSchemaName: schemaName, validateRequest: true }),
         entities: entitiesFor(state, action.tool, action.permissions, context.agentId),
       };
-      let answer = cedar.statefulIsAuthorized({ ...request, preparsedPolicySetId: setFor(action.tool, state) });
+      let answer = cedar.statefulIsAuthorized(request);
       if (answer.type === 'success' && answer.response.decision === 'deny' && unasked !== undefined) {
         const forbidding = answer.response.diagnostics.reason;
         // Only `@confirm` forbids stand in the way: a human decides if a permit holds without them.
