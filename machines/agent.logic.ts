@@ -94,6 +94,16 @@ export function pendingHuman(context: TurnCalls): PendingHuman | null {
   return null;
 }
 
+/** Why each call a confirmation waits on waits (its planned note: the gate's, taint policy's or tool's reason). */
+export function confirmationReasons(context: TurnCalls, pending: PendingHuman | null): { toolCallId: string; reason: string }[] {
+  const reasons: { toolCallId: string; reason: string }[] = [];
+  if (pending?.kind !== 'confirmation') return reasons;
+  for (const planned of context.plan) {
+    if (planned.note !== undefined && pending.toolCallIds.includes(planned.call.id)) reasons.push({ toolCallId: planned.call.id, reason: planned.note });
+  }
+  return reasons;
+}
+
 /** `pendingHuman(context) !== null`, without building the lists (it guards every turn). */
 export function hasPendingHuman(context: TurnCalls): boolean {
   const { plan, outcomes } = context;

@@ -23,6 +23,7 @@ import type { AgentContext, AgentEmitted, AgentEvent, AgentMachineInput, AgentOu
 import type { ActOutput, GateOutput, PlannedCall, ReasonOutput } from '../src/core/run.ts';
 import {
   appendObservations,
+  confirmationReasons,
   dispatchedCalls,
   errorData,
   gatedTurn,
@@ -343,11 +344,15 @@ export const agentMachine = setup({
             sendTo('phases', { type: 'phase.idle' as const }),
             assign({ pending: ({ context }) => pendingHuman(context) }),
             emit({ type: 'phase.entered' as const, phase: 'awaitingHuman' as const }),
-            emit(({ context }) => ({
-              type: 'human.awaiting' as const,
-              kind: context.pending?.kind ?? 'confirmation',
-              toolCallIds: [...(context.pending?.toolCallIds ?? [])],
-            })),
+            emit(({ context }) => {
+              const reasons = confirmationReasons(context, context.pending ?? null);
+              return {
+                type: 'human.awaiting' as const,
+                kind: context.pending?.kind ?? 'confirmation',
+                toolCallIds: [...(context.pending?.toolCallIds ?? [])],
+                ...(reasons.length === 0 ? {} : { reasons }),
+              };
+            }),
           ],
           // A decision may leave calls pending (re-entering, so the wait is announced again), let
           // calls run, or settle the turn.

@@ -1,8 +1,8 @@
 /**
  * The gate phase: turn each proposed call into a planned call. Unknown tools and malformed
  * arguments are blocked before any policy runs (their observation tells the model how to fix
- * the call); well-formed calls go through the policy gate, which may deny or modify them;
- * tools that require confirmation wait for a human.
+ * the call); well-formed calls go through the policy gate, which may deny or modify them or
+ * ask a human; tools that require confirmation wait for a human too.
  */
 import type { GateInput, GateOutput, PlannedCall } from '../core/run.ts';
 import type { Message, ToolCall } from '../core/messages.ts';
@@ -150,7 +150,7 @@ async function gateOne(call: ToolCall, { deps, context, taint, view }: PlanScope
   }
   let args = parsed.value;
   let modifiedReason: string | undefined;
-  if (decision.kind === 'modify') {
+  if (decision.kind === 'modify' || (decision.kind === 'confirm' && decision.arguments !== undefined)) {
     // A gate's rewrite must still satisfy the tool's schema; otherwise the call does not run.
     const revalidated = tool.input.safeParse(decision.arguments);
     if (!revalidated.success) {
@@ -158,14 +158,20 @@ async function gateOne(call: ToolCall, { deps, context, taint, view }: PlanScope
       return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', note)];
     }
     args = revalidated.data;
-    modifiedReason = decision.reason;
+    if (decision.kind === 'modify') modifiedReason = decision.reason;
   }
+  const asked = decision.kind === 'confirm' ? decision.reason : undefined;
   // A gate's allow does not clear the taint: side effects after untrusted content need the taint policy's leave.
   const held = deps.taint?.hold(tool, taint);
   if (held?.verdict === 'blocked') {
     return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note: held.reason }, evaluated(call, 'deny', held.reason)];
   }
-  if (held !== undefined) return [{ call, arguments: args, verdict: 'confirm', note: held.reason }, evaluated(call, 'confirm', held.reason)];
+  if (held !== undefined) {
+    const reason = asked === undefined ? held.reason : `${asked} ${held.reason}`;
+    return [{ call, arguments: args, verdict: 'confirm', note: reason }, evaluated(call, 'confirm', reason)];
+  }
+  // A gate that asks is answered like a tool that requires confirmation, its reason being the question.
+  if (asked !== undefined) return [{ call, arguments: args, verdict: 'confirm', note: asked }, evaluated(call, 'confirm', asked)];
   if (tool.requiresConfirmation) {
     return [{ call, arguments: args, verdict: 'confirm', note: 'Waiting for human confirmation.' }, evaluated(call, 'confirm', modifiedReason)];
   }

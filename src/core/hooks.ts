@@ -77,7 +77,7 @@ export interface ToolCallProposal {
   /** Validated against the tool's schema (and as the gate may have rewritten them). */
   readonly arguments: unknown;
   readonly permissions: readonly string[];
-  /** `confirm`: the call would wait for a human (the tool asks for it, or the run read untrusted content). */
+  /** `confirm`: the call would wait for a human (the gate or the tool asks for it, or the run read untrusted content). */
   readonly verdict: 'run' | 'confirm';
 }
 

@@ -139,6 +139,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     type: z.literal('human.awaiting'),
     kind: z.enum(['confirmation', 'escalation']),
     toolCallIds: z.array(z.string()),
+    /** What the human is asked about each call awaiting confirmation: the gate's, taint policy's or tool's reason. */
+    reasons: z.array(z.object({ toolCallId: z.string(), reason: z.string() })).optional(),
   }),
   z.object({
     type: z.literal('human.decided'),

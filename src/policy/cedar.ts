@@ -5,7 +5,9 @@
  * `iteration`, `runId` and `tainted` (the run has read untrusted content). Policies are parsed (and
  * validated against a schema, when given) once, when the gate is built: a policy that does not
  * parse is a configuration error naming its line and column, never a deny-all at run time. A tool
- * called often is decided by the policies that can apply to it only, with the same outcome.
+ * called often is decided by the policies that can apply to it only, with the same outcome. A
+ * `forbid` annotated `@confirm("…")` asks a human instead of denying, when it is all that stands
+ * in the way of a permit.
  */
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { randomUUID } from 'node:crypto';
@@ -29,7 +31,12 @@ export type CedarEntity = cedar.EntityJson;
  * ```
  */
 export interface CedarGateOptions {
-  /** Cedar policy text. `@id("…")` names a policy in denials; `@reason("…")` says why, to the model. */
+  /**
+   * Cedar policy text. `@id("…")` names a policy in denials; `@reason("…")` says why, to the model.
+   * `@confirm("…")` on a `forbid` makes it ask a human (the text is the question) instead of
+   * denying: a call some permit allows and only `@confirm` forbids stop waits for approval. It
+   * never permits anything by itself, so `@confirm` on a `permit` is a configuration error.
+   */
   readonly policies: string;
   /** Tool groups: group name → tool-name globs (`*`, `?`). A tool is `in ToolGroup::"<group>"` for each match. */
   readonly groups?: Readonly<Record<string, readonly string[]>>;
@@ -128,6 +135,8 @@ function reachOf(text: string): Omit<Reach, 'id' | 'text'> {
 interface NamedPolicy {
   readonly id: string;
   readonly reason?: string;
+  /** Set on a `@confirm` forbid: the question for the human (empty when the annotation has no text). */
+  readonly confirm?: string;
 }
 
 /** 1-based line and column of an offset in `text`. */
@@ -169,9 +178,24 @@ function namePolicies(text: string): { readonly byId: Record<string, string>; re
     if (Object.hasOwn(byId, id)) throw new ConfigurationError(`gates.cedar: two policies have the id "${id}"; ids must be unique.`);
     byId[id] = policy;
     const reason = ANNOTATION('reason').exec(policy)?.[1];
-    named.set(id, { id, ...(reason === undefined ? {} : { reason }) });
+    const confirm = confirmOf(id, policy);
+    named.set(id, { id, ...(reason === undefined ? {} : { reason }), ...(confirm === undefined ? {} : { confirm }) });
   });
   return { byId, named };
+}
+
+/** The `@confirm` annotation of a policy (read from Cedar's own parse, not the text), checked to be on a forbid. */
+function confirmOf(id: string, policy: string): string | undefined {
+  const parsed = cedar.policyToJson(policy);
+  if (parsed.type === 'failure') throw new ConfigurationError(`gates.cedar: policy "${id}" does not parse: ${describeErrors(policy, parsed.errors)}.`);
+  const { annotations, effect } = parsed.json;
+  if (annotations === undefined || !Object.hasOwn(annotations, 'confirm')) return undefined;
+  if (effect !== 'forbid') {
+    throw new ConfigurationError(
+      `gates.cedar: policy "${id}" is a permit annotated @confirm; put @confirm on a forbid policy, which then asks a human instead of denying (a permit cannot ask).`,
+    );
+  }
+  return annotations.confirm ?? '';
 }
 
 /**
@@ -205,7 +229,9 @@ function toCedar(value: unknown, depth = 0): cedar.CedarValueJson | undefined {
 
 /**
  * A gate deciding each call with Cedar. A deny tells the model which policies decided and why
- * (`@reason`); with no permit matching, it says so. Compose it with other gates for `modify`.
+ * (`@reason`); with no permit matching, it says so. A call that a permit allows and that only
+ * `@confirm` forbids stop is a `confirm`: the run waits for a human, asked the `@confirm` texts.
+ * A plain forbid still denies, and so does a missing permit. Compose it with other gates for `modify`.
  *
  * @example
  * ```ts
@@ -213,7 +239,9 @@ function toCedar(value: unknown, depth = 0): cedar.CedarValueJson | undefined {
  *   policies: `
  *     permit(principal, action, resource in ToolGroup::"files");
  *     @id("no-etc") @reason("System files are off limits.")
- *     forbid(principal, action, resource) when { context.arguments has path && context.arguments.path like "/etc/*" };`,
+ *     forbid(principal, action, resource) when { context.arguments has path && context.arguments.path like "/etc/*" };
+ *     @id("ask-prod") @confirm("The model wants to write under /prod.")
+ *     forbid(principal, action, resource == Tool::"file_write") when { context.arguments has path && context.arguments.path like "/prod/*" };`,
  *   groups: { files: ['file_*'] },
  * });
  * ```
@@ -226,6 +254,15 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
   const setId = `actorloop-${randomUUID()}`;
   const preparsed = cedar.preparsePolicySet(setId, { staticPolicies: byId });
   if (preparsed.type === 'failure') throw new ConfigurationError(`gates.cedar: the policies do not parse: ${describeErrors(options.policies, preparsed.errors)}.`);
+  // The policies without the `@confirm` forbids: whether a permit holds once those are set aside.
+  const asking = [...named.values()].filter((policy) => policy.confirm !== undefined).map(({ id }) => id);
+  let unasked: string | undefined;
+  if (asking.length > 0) {
+    unasked = `${setId}-unasked`;
+    const rest = Object.fromEntries(Object.entries(byId).filter(([id]) => !asking.includes(id)));
+    const prepared = cedar.preparsePolicySet(unasked, { staticPolicies: rest });
+    if (prepared.type === 'failure') throw new ConfigurationError(`gates.cedar: the policies do not parse: ${describeErrors(options.policies, prepared.errors)}.`);
+  }
   let schemaName: string | undefined;
   if (options.schema !== undefined) {
     const schema = options.schema as cedar.Schema;
@@ -245,6 +282,14 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
   // Groups the caller did not declare exist as plain entities, so `in ToolGroup::"x"` resolves.
   const groupEntity = (group: string): CedarEntity[] =>
     declared.has(uidKey({ type: 'ToolGroup', id: group })) ? [] : [{ uid: { type: 'ToolGroup', id: group }, attrs: {}, parents: [] }];
+
+  const question = (ids: readonly string[], tool: string): string =>
+    ids
+      .map((id) => {
+        const policy = named.get(id);
+        return policy?.confirm || policy?.reason || `Cedar policy "${id}" asks a human to approve calling "${tool}".`;
+      })
+      .join('; ');
 
   const explain = (ids: readonly string[]): string =>
     ids.map((id) => {
@@ -334,21 +379,31 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
   };
   // A gate dropped by its owner empties its policy sets, which live in the wasm module.
   released.register(tools, owned);
+  if (unasked !== undefined) released.register(tools, [unasked]);
 
   return {
     name: 'cedar',
     evaluate(action: ProposedAction, context: GateContext): GateDecision {
       const state = toolState(action.tool);
-      const preparsedPolicySetId = setFor(action.tool, state);
-      const answer = cedar.statefulIsAuthorized({
+      const request: cedar.StatefulAuthorizationCall = {
         principal: { type: 'Agent', id: context.agentId },
         action: { type: 'Action', id: 'call' },
         resource: { type: 'Tool', id: action.tool },
         context: { arguments: toCedar(action.arguments) ?? {}, iteration: context.iteration, runId: context.runId, tainted: context.taint !== undefined },
-        preparsedPolicySetId,
+        preparsedPolicySetId: setFor(action.tool, state),
         ...(schemaName === undefined ? {} : { preparsedSchemaName: schemaName, validateRequest: true }),
         entities: entitiesFor(state, action.tool, action.permissions, context.agentId),
-      });
+      };
+      let answer = cedar.statefulIsAuthorized(request);
+      if (answer.type === 'success' && answer.response.decision === 'deny' && unasked !== undefined) {
+        const forbidding = answer.response.diagnostics.reason;
+        // Only `@confirm` forbids stand in the way: a human decides if a permit holds without them.
+        if (forbidding.length > 0 && forbidding.every((id) => named.get(id)?.confirm !== undefined)) {
+          const without = cedar.statefulIsAuthorized({ ...request, preparsedPolicySetId: unasked });
+          if (without.type === 'success' && without.response.decision === 'allow') return { kind: 'confirm', reason: question(forbidding, action.tool) };
+          answer = without;
+        }
+      }
       if (answer.type === 'failure') {
         return { kind: 'deny', reason: `The Cedar request for "${action.tool}" failed, so the call is denied: ${describeErrors('', answer.errors)}.` };
       }

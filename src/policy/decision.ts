@@ -6,8 +6,9 @@ import { z } from 'zod';
 import type { GateDecision } from './types.ts';
 
 /**
- * The schema of a {@link GateDecision}: `allow`, `deny` with a non-empty reason, or `modify`
- * with arguments (present, not `undefined`) and a non-empty reason.
+ * The schema of a {@link GateDecision}: `allow`, `deny` with a non-empty reason, `modify`
+ * with arguments (present, not `undefined`) and a non-empty reason, or `confirm` with a
+ * non-empty reason (and, optionally, the arguments a human confirms).
  *
  * @example
  * ```ts
@@ -22,6 +23,7 @@ export const GateDecisionSchema = z.discriminatedUnion('kind', [
     arguments: z.unknown().refine((value) => value !== undefined, 'modified arguments are required'),
     reason: z.string().min(1),
   }),
+  z.object({ kind: z.literal('confirm'), reason: z.string().min(1), arguments: z.unknown().optional() }),
 ]);
 
 /**
@@ -41,12 +43,16 @@ export const ALLOW: GateDecision = Object.freeze({ kind: 'allow' });
  * ```ts
  * const gate = gates.fromFunction('no-rm', (action) =>
  *   action.tool === 'rm' ? decide.deny('rm is never allowed here') : decide.allow());
+ * const ask = gates.fromFunction('ask-before-send', (action) =>
+ *   action.tool === 'send_email' ? decide.confirm('The model wants to send an email.') : decide.allow());
  * ```
  */
 export const decide = {
   allow: (): GateDecision => ALLOW,
   deny: (reason: string): GateDecision => ({ kind: 'deny', reason }),
   modify: (args: unknown, reason: string): GateDecision => ({ kind: 'modify', arguments: args, reason }),
+  /** Ask a human first; `reason` is what they are asked about. */
+  confirm: (reason: string): GateDecision => ({ kind: 'confirm', reason }),
 } as const;
 
 /**
@@ -70,5 +76,9 @@ export function toGateDecision(value: unknown): GateDecision | undefined {
       return { kind: 'deny', reason: decision.reason };
     case 'modify':
       return { kind: 'modify', arguments: decision.arguments, reason: decision.reason };
+    case 'confirm':
+      return decision.arguments === undefined
+        ? { kind: 'confirm', reason: decision.reason }
+        : { kind: 'confirm', reason: decision.reason, arguments: decision.arguments };
   }
 }

@@ -24,7 +24,7 @@ export class PolicyGateError extends ActorloopError {
   constructor(gate: string, failure: PolicyGateError['failure'], options: ActorloopErrorOptions = {}) {
     const what =
       failure === 'invalid_decision'
-        ? 'returned something that is not a GateDecision ({ kind: "allow" } | { kind: "deny", reason } | { kind: "modify", arguments, reason })'
+        ? 'returned something that is not a GateDecision ({ kind: "allow" } | { kind: "deny", reason } | { kind: "modify", arguments, reason } | { kind: "confirm", reason })'
         : `${failure === 'threw' ? 'threw' : 'rejected'}: ${describeError(options.cause)}`;
     super(`Policy gate ${JSON.stringify(gate)} ${what}. The call was denied (gates fail closed); fix the gate.`, options);
     this.gate = gate;

@@ -1,5 +1,5 @@
 /**
- * The built-in policy gates behind one `gates` object: permissive, rules, compose and
+ * The built-in policy gates behind one `gates` object: permissive, rules, cedar, compose and
  * fromFunction. Every gate is a plain `PolicyGate`, so user gates compose with these.
  */
 import { cedarGate } from './cedar.ts';
@@ -12,10 +12,13 @@ import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './ty
 const PERMISSIVE: PolicyGate = Object.freeze({ name: 'permissive', evaluate: () => ALLOW });
 
 /**
- * Chains gates in order. The first deny wins and stops the chain; a modify hands its arguments
- * to the next gate; the result is a modify carrying every modification's reason (joined with
- * "; ") if any gate modified, else allow. Each gate runs through {@link runGate}, so a failing
- * member denies (fail closed) instead of throwing. Synchronous members keep the chain synchronous.
+ * Chains gates in order. Deny beats confirm beats allow: the first deny wins and stops the chain;
+ * a confirm is remembered while the rest of the chain still runs (a later deny still denies); a
+ * modify hands its arguments to the next gate. The result is a confirm (its reasons joined with
+ * "; ", carrying the modified arguments if any gate modified) if any gate asked, else a modify
+ * carrying every modification's reason if any gate modified, else allow. Each gate runs through
+ * {@link runGate}, so a failing member denies (fail closed) instead of throwing. Synchronous
+ * members keep the chain synchronous.
  *
  * @example
  * ```ts
@@ -40,44 +43,75 @@ function composeWith(members: readonly PolicyGate[], options: EvaluateGateOption
   const list = [...members];
   const name = `compose(${list.map((gate) => gate?.name ?? 'unnamed gate').join(', ')})`;
 
-  function continueFrom(index: number, action: ProposedAction, reasons: string[], context: GateContext): GateDecision | Promise<GateDecision> {
+  function continueFrom(index: number, action: ProposedAction, chain: Chain, context: GateContext): GateDecision | Promise<GateDecision> {
     let current = action;
     for (let i = index; i < list.length; i += 1) {
       const decision = runGate(list[i]!, current, context, options);
       if (decision instanceof Promise) {
         return decision.then((settled) => {
-          const next = apply(settled, current, reasons);
-          return next === undefined ? settled : continueFrom(i + 1, next, reasons, context);
+          const next = apply(settled, current, chain);
+          return next === undefined ? settled : continueFrom(i + 1, next, chain, context);
         });
       }
-      const next = apply(decision, current, reasons);
+      const next = apply(decision, current, chain);
       if (next === undefined) return decision;
       current = next;
     }
-    return reasons.length === 0 ? ALLOW : { kind: 'modify', arguments: current.arguments, reason: reasons.join('; ') };
+    return outcome(chain, current);
   }
 
   return {
     name,
-    evaluate: (action, context) => continueFrom(0, action, [], context),
+    evaluate: (action, context) => continueFrom(0, action, { modified: [], confirms: [], changed: false }, context),
   };
 }
 
+/** What a chain has collected so far: the reasons of its modifications and of its requests to confirm. */
+interface Chain {
+  readonly modified: string[];
+  readonly confirms: string[];
+  /** Whether the arguments the next gate sees are no longer the model's. */
+  changed: boolean;
+}
+
 // The action the next gate sees, or undefined when `decision` ends the chain (a deny).
-function apply(decision: GateDecision, action: ProposedAction, reasons: string[]): ProposedAction | undefined {
-  if (decision.kind === 'deny') return undefined;
-  if (decision.kind === 'allow') return action;
-  reasons.push(decision.reason);
-  return { ...action, arguments: decision.arguments };
+function apply(decision: GateDecision, action: ProposedAction, chain: Chain): ProposedAction | undefined {
+  switch (decision.kind) {
+    case 'deny':
+      return undefined;
+    case 'allow':
+      return action;
+    case 'confirm':
+      chain.confirms.push(decision.reason);
+      if (decision.arguments === undefined) return action;
+      chain.changed = true;
+      return { ...action, arguments: decision.arguments };
+    case 'modify':
+      chain.modified.push(decision.reason);
+      chain.changed = true;
+      return { ...action, arguments: decision.arguments };
+  }
+}
+
+function outcome(chain: Chain, action: ProposedAction): GateDecision {
+  if (chain.confirms.length > 0) {
+    const modified = chain.modified.length === 0 ? '' : `; the arguments were modified: ${chain.modified.join('; ')}`;
+    const reason = `${chain.confirms.join('; ')}${modified}`;
+    return chain.changed ? { kind: 'confirm', reason, arguments: action.arguments } : { kind: 'confirm', reason };
+  }
+  return chain.modified.length === 0 ? ALLOW : { kind: 'modify', arguments: action.arguments, reason: chain.modified.join('; ') };
 }
 
 /**
- * A gate from a function, for one-off policies.
+ * A gate from a function, for one-off policies. It may allow, deny, modify or ask a human
+ * (`{ kind: 'confirm', reason }`: the run waits in `awaitingHuman` until approved or rejected).
  *
  * @example
  * ```ts
  * const noDeletes = gates.fromFunction('no-deletes', (action) =>
  *   action.tool.startsWith('delete_') ? { kind: 'deny', reason: 'Deleting is not allowed here.' } : { kind: 'allow' });
+ * const askFirst = gates.fromFunction('ask-before-paying', (action) =>
+ *   action.tool === 'pay' ? { kind: 'confirm', reason: 'Payments need a human.' } : { kind: 'allow' });
  * ```
  */
 function fromFunction(
@@ -105,9 +139,9 @@ function fromFunction(
 export const gates = {
   /** Allows every call. The default when an agent has no gate. */
   permissive: (): PolicyGate => PERMISSIVE,
-  /** Allow/deny lists of tool-name and permission globs; deny wins (see `rulesGate`). */
+  /** Allow/deny/confirm lists of tool-name and permission globs; deny wins, then confirm (see `rulesGate`). */
   rules: rulesGate,
-  /** Cedar policies over agent, tool (with groups) and arguments (see `cedarGate`). */
+  /** Cedar policies over agent, tool (with groups) and arguments; `@confirm` forbids ask a human (see `cedarGate`). */
   cedar: cedarGate,
   compose,
   composeWith,

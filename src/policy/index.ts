@@ -1,5 +1,5 @@
 /**
- * Policy gates: every proposed tool call is allowed, denied or modified before it runs.
+ * Policy gates: every proposed tool call is allowed, denied, modified or left to a human before it runs.
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
- * The rule-based gate: allow and deny lists of tool-name globs and permission globs.
- * Deny rules are checked first, so a deny always wins over an allow.
+ * The rule-based gate: allow, deny and confirm lists of tool-name globs and permission globs.
+ * Deny rules are checked first, so a deny always wins; a confirm wins over an allow.
  */
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
@@ -15,7 +15,7 @@ const Globs = z.array(z.string());
  *
  * @example
  * ```ts
- * const config: RulesConfig = { deny: ['shell_*'], permissions: { allow: ['fs.read', 'net.fetch'] } };
+ * const config: RulesConfig = { deny: ['shell_*'], confirm: ['send_*'], permissions: { allow: ['fs.*', 'net.fetch'], confirm: ['fs.write'] } };
  * ```
  */
 export const RulesConfig = z
@@ -24,12 +24,16 @@ export const RulesConfig = z
     allow: Globs.optional(),
     /** Tool-name globs that are always denied. */
     deny: Globs.optional(),
+    /** Tool-name globs whose calls wait for a human to approve them (when not denied). */
+    confirm: Globs.optional(),
     permissions: z
       .object({
         /** When given, every permission a tool declares must match one of these globs. */
         allow: Globs.optional(),
         /** A tool declaring a permission that matches one of these globs is denied. */
         deny: Globs.optional(),
+        /** A tool declaring a permission that matches one of these globs waits for a human (when not denied). */
+        confirm: Globs.optional(),
       })
       .strict()
       .optional(),
@@ -38,17 +42,22 @@ export const RulesConfig = z
 export type RulesConfig = z.infer<typeof RulesConfig>;
 
 const ADVICE = ' Do not call it again; use another tool or continue without it.';
+const ASKS = ' A human must approve the call before it runs.';
 
 /**
- * A gate that allows or denies by tool name and declared permissions. Checks, in order (first
- * failing check denies): `deny`, `permissions.deny`, `allow`, `permissions.allow`. Each reason
- * names the rule that decided. A tool with no permissions passes `permissions.allow`.
+ * A gate that allows, denies or asks a human by tool name and declared permissions. Checks, in
+ * order (first failing check denies): `deny`, `permissions.deny`, `allow`, `permissions.allow`;
+ * a call none of them denies is a `confirm` when its tool matches `confirm` or one of its
+ * permissions matches `permissions.confirm`, else allowed. Each reason names the rule that
+ * decided. A tool with no permissions passes `permissions.allow`.
  *
  * @example
  * ```ts
  * const gate = rulesGate({ allow: ['read_*', 'search'], deny: ['read_secrets'], permissions: { deny: ['net.*'] } });
  * gate.evaluate({ toolCallId: '1', tool: 'read_secrets', arguments: {}, permissions: [] }, context);
  * // { kind: 'deny', reason: 'Tool "read_secrets" is denied by policy rule deny: "read_secrets". …' }
+ * rulesGate({ confirm: ['send_*'] }).evaluate({ toolCallId: '2', tool: 'send_email', arguments: {}, permissions: [] }, context);
+ * // { kind: 'confirm', reason: 'Tool "send_email" needs a human's approval by policy rule confirm: "send_*". …' }
  * ```
  */
 export function rulesGate(config: RulesConfig): PolicyGate {
@@ -56,13 +65,13 @@ export function rulesGate(config: RulesConfig): PolicyGate {
   if (!parsed.success) {
     throw new ConfigurationError(
       `Invalid rules gate configuration: ${z.prettifyError(parsed.error)}. ` +
-        'Expected { allow?: string[]; deny?: string[]; permissions?: { allow?: string[]; deny?: string[] } }.',
+        'Expected { allow?: string[]; deny?: string[]; confirm?: string[]; permissions?: { allow?: string[]; deny?: string[]; confirm?: string[] } }.',
     );
   }
-  const { allow, deny = [], permissions = {} } = parsed.data;
-  const { allow: permissionAllow, deny: permissionDeny = [] } = permissions;
+  const { allow, deny = [], confirm = [], permissions = {} } = parsed.data;
+  const { allow: permissionAllow, deny: permissionDeny = [], confirm: permissionConfirm = [] } = permissions;
   // Compile once here, so configuration mistakes surface at creation and evaluation only matches.
-  for (const pattern of [...(allow ?? []), ...deny, ...(permissionAllow ?? []), ...permissionDeny]) globToRegExp(pattern);
+  for (const pattern of [...(allow ?? []), ...deny, ...confirm, ...(permissionAllow ?? []), ...permissionDeny, ...permissionConfirm]) globToRegExp(pattern);
 
   return {
     name: 'rules',
@@ -92,6 +101,19 @@ export function rulesGate(config: RulesConfig): PolicyGate {
               reason: `Tool ${tool} needs permission ${JSON.stringify(permission)}, which no policy rule in permissions.allow grants (permissions.allow: ${list(permissionAllow)}).${ADVICE}`,
             };
           }
+        }
+      }
+      const asked = findMatchingGlob(action.tool, confirm);
+      if (asked !== undefined) {
+        return { kind: 'confirm', reason: `Tool ${tool} needs a human's approval by policy rule confirm: ${JSON.stringify(asked)}.${ASKS}` };
+      }
+      for (const permission of action.permissions) {
+        const rule = findMatchingGlob(permission, permissionConfirm);
+        if (rule !== undefined) {
+          return {
+            kind: 'confirm',
+            reason: `Tool ${tool} needs permission ${JSON.stringify(permission)}, which policy rule permissions.confirm: ${JSON.stringify(rule)} leaves to a human.${ASKS}`,
+          };
         }
       }
       return ALLOW;

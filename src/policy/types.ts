@@ -1,6 +1,6 @@
 /**
  * The policy gate contract: every proposed tool call is allowed, denied (the reason goes back to
- * the model) or modified (the modified arguments are what runs).
+ * the model), modified (the modified arguments are what runs) or sent to a human to confirm.
  */
 import type { Message } from '../core/messages.ts';
 
@@ -13,10 +13,17 @@ export interface ProposedAction {
   readonly permissions: readonly string[];
 }
 
+/**
+ * What a gate decides for one call. `confirm` makes the run wait in `awaitingHuman` (like a
+ * `requiresConfirmation` tool) with `reason` as what the human is asked; approving runs the call,
+ * rejecting tells the model. Its `arguments`, when given, are what runs once approved: a chain
+ * in which one gate modified the call and another asks keeps the modification.
+ */
 export type GateDecision =
   | { readonly kind: 'allow' }
   | { readonly kind: 'deny'; readonly reason: string }
-  | { readonly kind: 'modify'; readonly arguments: unknown; readonly reason: string };
+  | { readonly kind: 'modify'; readonly arguments: unknown; readonly reason: string }
+  | { readonly kind: 'confirm'; readonly reason: string; readonly arguments?: unknown };
 
 export interface GateContext {
   readonly runId: string;

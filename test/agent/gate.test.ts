@@ -172,7 +172,9 @@ describe('gate phase through createAgent', () => {
     await awaitingHuman(run);
     expect(run.phase()).toBe('awaitingHuman');
     expect(calls).toEqual([]);
-    expect(awaiting.map((e) => e.event)).toEqual([{ type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['w1'] }]);
+    expect(awaiting.map((e) => e.event)).toEqual([
+      { type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['w1'], reasons: [{ toolCallId: 'w1', reason: 'Waiting for human confirmation.' }] },
+    ]);
     run.approve();
     const result = await run.result;
     expect(result.text).toBe('saved');
@@ -226,6 +228,78 @@ describe('gate phase through createAgent', () => {
     expect(seen.map((m) => [m.toolCallId, m.isError === true])).toEqual([
       ['a', false],
       ['b', true],
+    ]);
+  });
+
+  it("routes a gate's confirm to awaitingHuman like requiresConfirmation, with the gate's reason; approve() runs it", async () => {
+    const calls: Array<{ tool: string; path: string }> = [];
+    const { write } = fileTools(calls);
+    const model = scriptedModel([{ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'notes.md' } }] }, { text: 'saved' }]);
+    const gate = gates.fromFunction('ask-writes', (action) => (action.tool === 'write_file' ? { kind: 'confirm', reason: 'Writes need a human today.' } : { kind: 'allow' }));
+    const agent = agentWith({ model, tools: [write], policy: { gate } });
+    const run = agent.start('save notes');
+    await awaitingHuman(run);
+    expect(calls).toEqual([]);
+    const waiting = agent.journal.entries(run.runId).map((e) => e.event);
+    expect(waiting).toContainEqual({ type: 'policy.evaluated', toolCallId: 'w1', tool: 'write_file', decision: 'confirm', reason: 'Writes need a human today.' });
+    expect(waiting).toContainEqual({
+      type: 'human.awaiting',
+      kind: 'confirmation',
+      toolCallIds: ['w1'],
+      reasons: [{ toolCallId: 'w1', reason: 'Writes need a human today.' }],
+    });
+    run.approve();
+    const result = await run.result;
+    expect(result.text).toBe('saved');
+    expect(calls).toEqual([{ tool: 'write_file', path: 'notes.md' }]);
+    expect(toolMessages(model.calls[1]?.messages ?? [])[0]).toMatchObject({ toolCallId: 'w1', content: 'wrote notes.md' });
+  });
+
+  it("rejecting a gate's confirm feeds the rejection back to the model and the tool never runs", async () => {
+    const calls: Array<{ tool: string; path: string }> = [];
+    const { write } = fileTools(calls);
+    const model = scriptedModel([{ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'prod.db' } }] }, { text: 'understood' }]);
+    const gate = gates.rules({ confirm: ['write_*'] });
+    const run = agentWith({ model, tools: [write], policy: { gate } }).start('overwrite prod.db');
+    await awaitingHuman(run);
+    run.reject('production is off limits');
+    const result = await run.result;
+    expect(result.text).toBe('understood');
+    expect(calls).toEqual([]);
+    const rejection = toolMessages(model.calls[1]?.messages ?? [])[0];
+    expect(rejection).toMatchObject({ toolCallId: 'w1', isError: true });
+    expect(rejection?.content).toContain('production is off limits');
+  });
+
+  it('runs the arguments a composed gate modified once its confirm is approved, and denies ones the tool does not accept', async () => {
+    const calls: Array<{ tool: string; path: string }> = [];
+    const { write } = fileTools(calls);
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { id: 'w1', name: 'write_file', arguments: { path: 'etc/hosts' } },
+          { id: 'w2', name: 'write_file', arguments: { path: 'broken' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const sandbox = gates.fromFunction('sandbox', (action) => {
+      const { path } = action.arguments as { path: string };
+      return { kind: 'modify', arguments: { path: path === 'broken' ? 42 : `/sandbox/${path}` }, reason: 'writes go to /sandbox' };
+    });
+    const gate = gates.compose(sandbox, gates.rules({ confirm: ['write_*'] }));
+    const agent = agentWith({ model, tools: [write], policy: { gate } });
+    const run = agent.start('write');
+    await awaitingHuman(run);
+    run.approve();
+    await run.result;
+    expect(calls).toEqual([{ tool: 'write_file', path: '/sandbox/etc/hosts' }]);
+    const seen = toolMessages(model.calls[1]?.messages ?? []);
+    expect(seen[1]).toMatchObject({ toolCallId: 'w2', isError: true });
+    expect(seen[1]?.content).toMatch(/^Denied by policy: the gate's modification \(.*\) produced arguments the tool does not accept/);
+    expect(policyEvents(agent.journal.entries(run.runId)).map((e) => [e.toolCallId, e.decision])).toEqual([
+      ['w1', 'confirm'],
+      ['w2', 'deny'],
     ]);
   });
 

@@ -119,4 +119,30 @@ describe('kill and resume (real SIGKILL of a child process)', { timeout: 60_000 
     for (const effect of rerun) expect(finished.has(effect.split(' ')[0] as string)).toBe(false);
     expect(new Set(rerun).size).toBe(rerun.length);
   });
+
+  it("resumes a run killed while it waited on a gate's confirm: it waits again without asking the gate, and approve() runs the call", () => {
+    const ws = workspace();
+    const gateCalls = join(ws.store, '..', 'gate.txt');
+    const killed = runChild(ws, { MODE: 'start', KILL_AT: 'awaiting-human', GATE_CALLS: gateCalls });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(lines(ws.effects)).toEqual([]);
+    const journal = createFileStore({ dir: ws.store }).readJournal('run_k').entries.map((e) => e.event);
+    expect(journal).toContainEqual({ type: 'policy.evaluated', toolCallId: 'call_b', tool: 'record_effect', decision: 'confirm', reason: 'Recording b needs a human.' });
+    expect(journal).toContainEqual({
+      type: 'human.awaiting',
+      kind: 'confirmation',
+      toolCallIds: ['call_b'],
+      reasons: [{ toolCallId: 'call_b', reason: 'Recording b needs a human.' }],
+    });
+
+    // The fixture approves only once the resumed run waits in awaitingHuman.
+    const approved = runChild(ws, { MODE: 'resume', APPROVE: '1', GATE_CALLS: gateCalls });
+    expect(approved.status, approved.stderr).toBe(0);
+    expect(approved.lines.at(-1)).toMatchObject({ status: 'done', text: 'done: recorded a, recorded b' });
+    expect(lines(ws.effects)).toEqual([`${key('a')} a`, `${key('b')} b`]);
+    // The gate decided once, before the crash: the resumed runs replayed its decision.
+    expect(lines(gateCalls)).toEqual(['a', 'b']);
+    // The model was asked once before the crash and once after the approval.
+    expect(lines(ws.calls)).toEqual(['0', '2']);
+  });
 });

@@ -203,4 +203,64 @@ describe('gates.cedar', () => {
     for (const name of names) for (let i = 0; i < often; i++) check(name, i);
     expect(sets.sizes.get(sets.used.at(-1) ?? '')).toBe(1);
   });
+
+  describe('@confirm', () => {
+    const asking = gates.cedar({
+      groups: { files: ['file_*'] },
+      policies: `
+        permit(principal, action, resource in ToolGroup::"files");
+        permit(principal, action, resource == Tool::"calc");
+        @id("ask-prod") @confirm("Writing under /prod needs a human.")
+        forbid(principal, action, resource == Tool::"file_write") when { context.arguments.path like "/prod/*" };
+        @id("ask-big") @confirm("A large write needs a human.")
+        forbid(principal, action, resource == Tool::"file_write") when { context.arguments has size && context.arguments.size > 1000 };
+        @id("no-etc") @reason("System files are off limits.")
+        forbid(principal, action, resource) when { context.arguments.path like "/etc/*" };`,
+    });
+
+    it('asks a human when a permit holds and only @confirm forbids stand in the way, with their texts as the question', () => {
+      expect(decide(asking, call('file_write', { path: '/prod/app.conf' }))).toEqual({ kind: 'confirm', reason: 'Writing under /prod needs a human.' });
+      const both = decide(asking, call('file_write', { path: '/prod/app.conf', size: 5000 }));
+      expect(both.kind === 'confirm' && both.reason.split('; ').sort()).toEqual(['A large write needs a human.', 'Writing under /prod needs a human.']);
+      expect(decide(asking, call('file_write', { path: '/home/notes.md' }))).toEqual({ kind: 'allow' });
+    });
+
+    it('still denies when a plain forbid also holds, or when no permit does', () => {
+      const etc = gates.cedar({
+        groups: { files: ['file_*'] },
+        policies: `
+          permit(principal, action, resource in ToolGroup::"files");
+          @id("ask-all") @confirm("Every call needs a human.") forbid(principal, action, resource);
+          @id("no-etc") @reason("System files are off limits.")
+          forbid(principal, action, resource) when { context.arguments.path like "/etc/*" };`,
+      });
+      expect(decide(etc, call('file_read', { path: '/etc/passwd' }))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('System files are off limits.') });
+      expect(decide(etc, call('file_read', { path: '/home/a' }))).toEqual({ kind: 'confirm', reason: 'Every call needs a human.' });
+      expect(decide(etc, call('shell', { path: '/home/a' }))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('No Cedar policy permits calling "shell"') });
+    });
+
+    it('asks the same way for a tool called often, decided by its own smaller policy set', () => {
+      for (let i = 0; i < often; i++) {
+        expect(decide(asking, call('file_write', { path: i % 2 === 0 ? '/prod/x' : '/tmp/x' })).kind).toBe(i % 2 === 0 ? 'confirm' : 'allow');
+      }
+      // The last call (an allow) was decided by 4 of the 5 policies: all but the one for "calc".
+      expect(sets.sizes.get(sets.used.at(-1) ?? '')).toBe(4);
+    });
+
+    it('falls back to the policy\'s @reason, then its id, when @confirm has no text', () => {
+      const bare = gates.cedar({
+        policies: `
+          permit(principal, action, resource);
+          @id("ask") @confirm("") @reason("Payments are checked by a person.") forbid(principal, action, resource == Tool::"pay");
+          @id("ask-send") @confirm("") forbid(principal, action, resource == Tool::"send");`,
+      });
+      expect(decide(bare, call('pay'))).toEqual({ kind: 'confirm', reason: 'Payments are checked by a person.' });
+      expect(decide(bare, call('send'))).toEqual({ kind: 'confirm', reason: 'Cedar policy "ask-send" asks a human to approve calling "send".' });
+    });
+
+    it('refuses @confirm on a permit when the gate is built, saying where it belongs', () => {
+      expect(() => gates.cedar({ policies: `@id("p") @confirm("ask") permit(principal, action, resource);` })).toThrow(ConfigurationError);
+      expect(() => gates.cedar({ policies: `@id("p") @confirm("ask") permit(principal, action, resource);` })).toThrow(/"p" is a permit annotated @confirm; put @confirm on a forbid policy/);
+    });
+  });
 });

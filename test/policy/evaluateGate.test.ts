@@ -18,6 +18,15 @@ describe('evaluateGate', () => {
     });
   });
 
+  it('passes a confirm through with its reason, and its arguments only when given', async () => {
+    expect(await evaluateGate(gate(() => ({ kind: 'confirm', reason: 'ask first' })), action, context)).toEqual({ kind: 'confirm', reason: 'ask first' });
+    expect(await evaluateGate(gate(async () => ({ kind: 'confirm', reason: 'ask', arguments: { q: 'y' } })), action, context)).toEqual({
+      kind: 'confirm',
+      reason: 'ask',
+      arguments: { q: 'y' },
+    });
+  });
+
   it('drops extra keys from a decision', async () => {
     expect(await evaluateGate(gate(() => ({ kind: 'deny', reason: 'no', secret: 1 })), action, context)).toEqual({ kind: 'deny', reason: 'no' });
   });
@@ -35,6 +44,8 @@ describe('evaluateGate', () => {
     ['returns a deny without a reason', () => ({ kind: 'deny' }), 'invalid_decision'],
     ['returns a deny with an empty reason', () => ({ kind: 'deny', reason: '' }), 'invalid_decision'],
     ['returns a modify without arguments', () => ({ kind: 'modify', reason: 'r' }), 'invalid_decision'],
+    ['returns a confirm without a reason', () => ({ kind: 'confirm' }), 'invalid_decision'],
+    ['returns a confirm with an empty reason', () => ({ kind: 'confirm', reason: '' }), 'invalid_decision'],
     ['resolves to garbage', async () => 42, 'invalid_decision'],
   ];
   it.each(misbehaviours)('denies (fails closed) when the gate %s', async (_label, evaluate, failure) => {
@@ -101,6 +112,7 @@ describe('decision helpers', () => {
     expect(toGateDecision(decide.allow())).toBe(ALLOW);
     expect(toGateDecision(decide.deny('no'))).toEqual({ kind: 'deny', reason: 'no' });
     expect(toGateDecision(decide.modify({ a: 1 }, 'why'))).toEqual({ kind: 'modify', arguments: { a: 1 }, reason: 'why' });
+    expect(toGateDecision(decide.confirm('a human decides'))).toEqual({ kind: 'confirm', reason: 'a human decides' });
     expect(toGateDecision({ kind: 'modify', arguments: null, reason: 'cleared' })).toEqual({ kind: 'modify', arguments: null, reason: 'cleared' });
   });
 });

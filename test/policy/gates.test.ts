@@ -73,6 +73,24 @@ describe('gates.rules', () => {
     expect(decision.kind === 'deny' && decision.reason).toMatch(/permissions.deny: "fs.delete"/);
   });
 
+  it('asks a human for tools matching confirm or declaring a permission matching permissions.confirm, naming the rule', async () => {
+    const gate = gates.rules({ confirm: ['send_*'], permissions: { confirm: ['fs.write'] } });
+    const send = await decide(gate, action('send_email'));
+    expect(send.kind).toBe('confirm');
+    expect(send.kind === 'confirm' && send.reason).toMatch(/Tool "send_email" needs a human's approval by policy rule confirm: "send_\*"/);
+    const write = await decide(gate, action('save', ['fs.read', 'fs.write']));
+    expect(write.kind === 'confirm' && write.reason).toMatch(/"save" needs permission "fs.write", which policy rule permissions.confirm: "fs.write" leaves to a human/);
+    expect(await decide(gate, action('read', ['fs.read']))).toEqual({ kind: 'allow' });
+  });
+
+  it('lets every deny rule win over a confirm rule', async () => {
+    const gate = gates.rules({ allow: ['send_*', 'save'], deny: ['send_all'], confirm: ['send_*', 'save', 'other'], permissions: { deny: ['net.*'], confirm: ['fs.*'] } });
+    expect(await decide(gate, action('send_all'))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('deny: "send_all"') });
+    expect(await decide(gate, action('save', ['fs.write', 'net.post']))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('permissions.deny') });
+    expect(await decide(gate, action('other'))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('not on the allow list') });
+    expect(await decide(gate, action('send_one'))).toMatchObject({ kind: 'confirm' });
+  });
+
   it('matches tool names literally apart from * and ?', async () => {
     const gate = gates.rules({ allow: ['fs.read', 'tool_?'] });
     expect(await decide(gate, action('fs.read'))).toEqual({ kind: 'allow' });
@@ -128,6 +146,29 @@ describe('gates.compose', () => {
   it('denies after a modification when a later member denies', async () => {
     const gate = gates.compose(modifying('a', 'x'), gates.fromFunction('no', () => ({ kind: 'deny', reason: 'no' })));
     expect(await decide(gate, action('t'))).toEqual({ kind: 'deny', reason: 'no' });
+  });
+
+  const asking = (name: string) => gates.fromFunction(name, () => ({ kind: 'confirm', reason: `${name} asks` }));
+
+  it('orders deny over confirm over allow: a confirm outranks allows, and a later deny still denies', async () => {
+    expect(await decide(gates.compose(gates.permissive(), asking('a'), gates.permissive()), action('t'))).toEqual({ kind: 'confirm', reason: 'a asks' });
+    expect(await decide(gates.compose(asking('a'), asking('b')), action('t'))).toEqual({ kind: 'confirm', reason: 'a asks; b asks' });
+    const no = gates.fromFunction('no', () => ({ kind: 'deny', reason: 'no' }));
+    expect(await decide(gates.compose(asking('a'), no), action('t'))).toEqual({ kind: 'deny', reason: 'no' });
+    expect(await decide(gates.compose(no, asking('a')), action('t'))).toEqual({ kind: 'deny', reason: 'no' });
+  });
+
+  it('keeps the arguments a member modified in the confirm, whichever comes first', async () => {
+    const before = await decide(gates.compose(modifying('m', 'x'), asking('a')), action('t', [], { q: 1 }));
+    expect(before).toEqual({ kind: 'confirm', reason: 'a asks; the arguments were modified: m added x', arguments: { q: 1, x: true } });
+    let seen: unknown;
+    const last = gates.fromFunction('last', (proposed) => {
+      seen = proposed.arguments;
+      return { kind: 'allow' };
+    });
+    const after = await decide(gates.compose(asking('a'), modifying('m', 'x'), last), action('t', [], { q: 1 }));
+    expect(after).toEqual({ kind: 'confirm', reason: 'a asks; the arguments were modified: m added x', arguments: { q: 1, x: true } });
+    expect(seen).toEqual({ q: 1, x: true });
   });
 
   it('mixes synchronous and asynchronous members in order', async () => {

@@ -127,6 +127,29 @@ describe('a run that read an untrusted page', () => {
   });
 });
 
+describe('a run that read an untrusted page, behind a gate that asks', () => {
+  it("waits once for a call both the gate and the taint hold, telling the human both reasons; a taint deny beats the gate's confirm", async () => {
+    const gate = gates.rules({ confirm: ['send_*'] });
+    const asked = mailbox();
+    const agent = createAgent({ model: injectedModel(server.url('/welcome')), tools: [webFetch({ allowHosts: ['127.0.0.1'] }), asked.tool], policy: { gate } });
+    const run = agent.start('Summarise the welcome page.');
+    for (let i = 0; i < 2_000 && run.phase() !== 'awaitingHuman' && run.actor.getSnapshot().status === 'active'; i++) await new Promise((r) => setImmediate(r));
+    expect(run.phase()).toBe('awaitingHuman');
+    const held = agent.journal.entries().map((entry) => entry.event).find((event) => event.type === 'policy.evaluated' && event.tool === 'send_email');
+    expect(held).toMatchObject({ decision: 'confirm', reason: expect.stringMatching(/policy rule confirm: "send_\*".*untrusted content from web_fetch/) });
+    run.approve();
+    await run.result;
+    expect(asked.sent).toHaveLength(1);
+
+    const refused = mailbox();
+    const model = injectedModel(server.url('/welcome'));
+    await createAgent({ model, tools: [webFetch({ allowHosts: ['127.0.0.1'] }), refused.tool], policy: { gate, taint: { onSideEffect: 'deny' } } }).run('Summarise the welcome page.');
+    expect(refused.sent).toEqual([]);
+    const denial = model.calls[2]?.messages.find((m) => m.role === 'tool' && m.name === 'send_email');
+    expect(String(denial?.content)).toContain('Ask the user to run it');
+  });
+});
+
 describe('a run whose task pulled in pre-hydrated references', () => {
   it('is tainted from the start: the references arrive as untrusted user content, and side effects wait', async () => {
     const { sent, tool } = mailbox();

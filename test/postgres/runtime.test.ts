@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import { createAgent, createAgentSystem, defineTool, strategies } from '../../src/index.ts';
+import { createAgent, createAgentSystem, defineTool, gates, strategies } from '../../src/index.ts';
 import { MaxIterationsError, RunCancelledError } from '../../src/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,27 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(result.text).toContain('not on a Sunday');
     expect(sent).toBe(1);
     await expect(runtime.approve('run_approve')).rejects.toThrow(/not waiting for a human \(it is done\)/);
+  });
+
+  it("a run its gate asks a human about waits, with the gate's reason in its journal, and goes on when approved", async () => {
+    let sent = 0;
+    const send = defineTool({ name: 'send', description: 'Send the mail.', input: z.object({}), execute: () => `sent #${++sent}` });
+    const model = scriptedModel(
+      (request) => {
+        const reply = request.messages.findLast((message) => message.role === 'tool');
+        return reply === undefined ? { toolCalls: [{ id: 's1', name: 'send', arguments: {} }] } : { text: `tool said: ${String(reply.content)}` };
+      },
+      { recordCalls: false },
+    );
+    const gate = gates.fromFunction('ask-sends', () => ({ kind: 'confirm', reason: 'Mail goes out only when a person agrees.' }));
+    const agent = createAgent({ id: 'gated_sender', model, tools: [send], runtime, policy: { gate } });
+    const run = agent.run('Send it.', { runId: 'run_gate_confirm' });
+    await expect.poll(async () => (await runtime.getRun('run_gate_confirm'))?.status, { timeout: 10_000 }).toBe('awaiting_human');
+    expect(sent).toBe(0);
+    const journal = (await runtime.journal('run_gate_confirm')).map((entry) => entry.event);
+    expect(journal).toContainEqual({ type: 'policy.evaluated', toolCallId: 's1', tool: 'send', decision: 'confirm', reason: 'Mail goes out only when a person agrees.' });
+    await runtime.approve('run_gate_confirm');
+    expect(await run).toMatchObject({ status: 'done', text: 'tool said: sent #1' });
   });
 
   it('keeps the agent\'s secrets out of every table: task, calls, results and journal', async () => {
