@@ -134,7 +134,8 @@ describe('a call that outlives its timeout', () => {
       await agent.run('wait');
       const [observation] = toolResults(model.calls[1]);
       expect(observation?.content).toMatch(/timed out|timeout/i);
-      expect(await until(() => existsSync(marker))).toBe(true);
+      // The server creates the file and then writes it: wait for what it writes, not for the file.
+      expect(await until(() => existsSync(marker) && readFileSync(marker, 'utf8') !== '')).toBe(true);
       expect(readFileSync(marker, 'utf8')).toBe('cancelled\n');
     } finally {
       await agent.close();
