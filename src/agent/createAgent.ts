@@ -250,6 +250,12 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     // another process, gets RunLockedError from the store.
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
+    // Before any tool runs: the run's breakers go on where its log left them (a newer state the
+    // agent's breakers already have is kept), and its next checkpoint carries them on.
+    if (recovered.breakers !== undefined) {
+      breakers?.restore(recovered.breakers);
+      writer.carryBreakers(recovered.breakers);
+    }
     // A checkpoint restores a snapshot (whose context holds these); a run killed before anything
     // but its header was written starts over from its task.
     const context = (restoredSnapshot(recovered) as { context?: Partial<AgentMachineInput> } | undefined)?.context;

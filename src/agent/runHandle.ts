@@ -107,6 +107,7 @@ const { agentId, redactor, bus, journal, scopes, knowledge, hooks, experiences }
             return recordedOutcome;
           },
           after: (call, outcome, key) => journalHooks.after(call, outcome, key),
+          breaker: (saved) => journalHooks.breaker?.(saved),
         };
   const scope: RunScope = {
     emit,

@@ -144,6 +144,8 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
         writer.flushSync();
       });
     },
+    // Buffered: the call's `after` flushes it.
+    breaker: (saved) => attempt(() => writer.breaker(saved)),
   };
 
   return {
