@@ -52,7 +52,7 @@ describe('a breaker opened before a SIGKILL is still open after resume (real chi
 
       const events = createFileStore({ dir: ws.store }).readJournal('run_b').entries.map((entry) => entry.event);
       const finished = events.flatMap((event) => (event.type === 'tool.finished' ? [event.status] : []));
-      expect(finished).toEqual(['error', 'error', 'circuit_open']);
+      expect(finished).toEqual(['error', 'error', 'ok', 'circuit_open']);
     });
   }
 });
