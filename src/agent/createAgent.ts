@@ -15,6 +15,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { EventBus } from '../events/eventBus.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type Executor } from '../executor/executor.ts';
+import { createOverflowCompaction } from '../context/overflow.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from './runPersistence.ts';
@@ -147,6 +148,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     ...(preparers.length === 0 ? {} : { preparers }),
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
     loadParts: (messages: readonly Message[]) => loadMessageParts(messages, blobs()),
+    ...(settings.compactOnOverflow === false ? {} : { overflow: createOverflowCompaction(settings.contextBudget) }),
     ...(settings.output === undefined ? {} : { answer: answerSpec(settings.output, provider.supportsStructuredOutput) }),
   };
   const scopeOf = (runId: string): RunScope => {

@@ -145,6 +145,7 @@ export const ReasonReplyRecord = z.object({
     costUsd: z.number(),
     reasoning: z.array(ReasoningPart).optional(),
     truncated: z.literal(true).optional(),
+    contextLimit: z.number().int().positive().optional(),
     continuations: z.number().int().nonnegative().optional(),
     refusal: z.string().optional(),
     output: z.unknown().optional(),
