@@ -24,7 +24,7 @@ function runChild(ws: ReturnType<typeof workspace>, env: Record<string, string>)
     cwd: ROOT,
     env: { ...process.env, STORE_DIR: ws.store, CALLS: ws.calls, RUN_ID: 'run_b', ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 14_000,
   });
   const last = child.stdout.split('\n').filter((line) => line.startsWith('{')).at(-1);
   return { signal: child.signal, status: child.status, stderr: child.stderr, result: last === undefined ? undefined : (JSON.parse(last) as Record<string, unknown>) };
@@ -32,7 +32,7 @@ function runChild(ws: ReturnType<typeof workspace>, env: Record<string, string>)
 
 const executions = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
-describe('a breaker opened before a SIGKILL is still open after resume (real child processes)', { timeout: 90_000 }, () => {
+describe('a breaker opened before a SIGKILL is still open after resume (real child processes)', { timeout: 30_000 }, () => {
   for (const [label, env] of [
     ['from the breaker records of the log', {}],
     ['from the checkpoint written after the breaker opened', { CHECKPOINTS: '1' }],

@@ -49,12 +49,12 @@ describe.skipIf(missing !== '')('circuit breakers of durable runs', () => {
     return { runtime, agent, worker };
   }
 
-  it('a worker with a fresh agent refuses the call the run\'s open breaker refuses: the tool is not called', { timeout: 120_000 }, async () => {
+  it('a worker with a fresh agent refuses the call the run\'s open breaker refuses: the tool is not called', { timeout: 20_000 }, async () => {
     const url = await freshDatabase('breakers');
     const executions: number[] = [];
     const first = await processOf(url, executions);
     void first.agent.run('Use flaky, then deploy.', { runId: 'run_durable_breaker' }).catch(() => undefined);
-    await expect.poll(async () => (await first.runtime.getRun('run_durable_breaker'))?.status, { timeout: 60_000 }).toBe('awaiting_human');
+    await expect.poll(async () => (await first.runtime.getRun('run_durable_breaker'))?.status, { timeout: 10_000 }).toBe('awaiting_human');
     expect(executions).toEqual([1, 2]);
     // The first process goes away while the run waits for a human.
     const gone = open.splice(0);
@@ -65,7 +65,7 @@ describe.skipIf(missing !== '')('circuit breakers of durable runs', () => {
 
     const second = await processOf(url, executions);
     await second.runtime.approve('run_durable_breaker');
-    await expect.poll(async () => (await second.runtime.getRun('run_durable_breaker'))?.status, { timeout: 60_000 }).toBe('done');
+    await expect.poll(async () => (await second.runtime.getRun('run_durable_breaker'))?.status, { timeout: 10_000 }).toBe('done');
     expect(executions).toEqual([1, 2]);
     const finished = (await second.runtime.journal('run_durable_breaker')).flatMap((entry) => (entry.event.type === 'tool.finished' ? [`${entry.event.tool}:${entry.event.status}`] : []));
     expect(finished).toEqual(['flaky:error', 'flaky:error', 'deploy:ok', 'flaky:circuit_open']);
