@@ -161,6 +161,8 @@ export const agentMachine = setup({
         text: answer,
         plan: planned.map((call): PlannedCall => ({ call, arguments: undefined, verdict: 'blocked' })),
         ...(output.output === undefined ? {} : { output: output.output }),
+        // Kept in the context (so in checkpoints), the limit holds for the rest of the run, resumed too.
+        ...(output.contextLimit === undefined ? {} : { contextLimit: output.contextLimit }),
       };
     }),
     // A final answer that missed its schema: what was wrong follows it, and the model tries again.
@@ -301,7 +303,18 @@ export const agentMachine = setup({
           description: 'The model proposes tool calls or a final answer.',
           entry: [
             emit({ type: 'phase.entered' as const, phase: 'reason' as const }),
-            { type: 'runPhase', params: ({ context }) => ({ phase: 'reason', input: { runId: context.runId, iteration: context.iteration, messages: context.messages } }) },
+            {
+              type: 'runPhase',
+              params: ({ context }) => ({
+                phase: 'reason',
+                input: {
+                  runId: context.runId,
+                  iteration: context.iteration,
+                  messages: context.messages,
+                  ...(context.contextLimit === undefined ? {} : { contextLimit: context.contextLimit }),
+                },
+              }),
+            },
           ],
           on: {
             // A refusal or a reply cut off at the token cap ends the run; tool calls go to the gate;

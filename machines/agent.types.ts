@@ -50,6 +50,8 @@ export interface AgentContext {
   readonly experiences?: readonly string[];
   /** The validated final answer, when the run asks for one that matches a schema. */
   readonly output?: unknown;
+  /** Estimated tokens the run's requests stay under, learned from a context-length error (see `ReasonOutput.contextLimit`). */
+  readonly contextLimit?: number;
 }
 
 // ---- events ----------------------------------------------------------------------------------

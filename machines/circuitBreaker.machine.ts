@@ -68,7 +68,18 @@ export type CircuitBreakerEvent =
   /** Ask to admit one probe while half-open; refused (no change) beyond `halfOpenMaxCalls`. */
   | { readonly type: 'breaker.acquire' }
   /** Close the breaker and forget its history (an operator knows the tool is fixed). */
-  | { readonly type: 'breaker.reset' };
+  | { readonly type: 'breaker.reset' }
+  /**
+   * Take a state saved before (a resumed run's breaker); an open one waits `remainingMs` of its
+   * recovery timeout (the rest of the window it opened with), not a whole new one.
+   */
+  | {
+      readonly type: 'breaker.restore';
+      readonly state: CircuitBreakerStateValue;
+      readonly consecutiveFailures: number;
+      readonly openedAt: number | null;
+      readonly remainingMs?: number;
+    };
 
 export type CircuitBreakerStateValue = 'closed' | 'open' | 'halfOpen';
 
@@ -93,6 +104,8 @@ export const circuitBreakerMachine = setup({
   guards: {
     reachesThreshold: ({ context }) => context.consecutiveFailures + 1 >= context.config.failureThreshold,
     hasProbeSlot: ({ context }) => context.probesInFlight < context.config.halfOpenMaxCalls,
+    restoresOpen: ({ event }) => event.type === 'breaker.restore' && event.state === 'open',
+    restoresHalfOpen: ({ event }) => event.type === 'breaker.restore' && event.state === 'halfOpen',
   },
   actions: {
     countFailure: assign({ consecutiveFailures: ({ context }) => context.consecutiveFailures + 1 }),
@@ -105,9 +118,22 @@ export const circuitBreakerMachine = setup({
     }),
     admitProbe: assign({ probesInFlight: ({ context }) => context.probesInFlight + 1 }),
     resetHistory: assign({ consecutiveFailures: 0, probesInFlight: 0, openedAt: null }),
+    // Probes in flight when the state was saved died with the process that made them.
+    restoreSaved: assign(({ context, event }) =>
+      event.type === 'breaker.restore'
+        ? {
+            consecutiveFailures: Math.max(0, event.consecutiveFailures),
+            probesInFlight: 0,
+            openedAt: event.state === 'closed' ? null : event.openedAt,
+          }
+        : context,
+    ),
   },
   delays: {
-    recoveryTimeout: ({ context }) => context.config.recoveryTimeoutMs,
+    recoveryTimeout: ({ context, event }) =>
+      event.type === 'breaker.restore' && event.remainingMs !== undefined
+        ? Math.min(Math.max(0, event.remainingMs), context.config.recoveryTimeoutMs)
+        : context.config.recoveryTimeoutMs,
   },
 }).createMachine({
   id: 'circuitBreaker',
@@ -126,6 +152,12 @@ export const circuitBreakerMachine = setup({
   initial: 'closed',
   on: {
     'breaker.reset': { target: '.closed', actions: 'resetHistory' },
+    // Re-entered even when already there: an open state restarts its timer for the remaining time.
+    'breaker.restore': [
+      { guard: 'restoresOpen', target: '.open', reenter: true, actions: 'restoreSaved' },
+      { guard: 'restoresHalfOpen', target: '.halfOpen', reenter: true, actions: 'restoreSaved' },
+      { target: '.closed', reenter: true, actions: 'restoreSaved' },
+    ],
   },
   states: {
     closed: {

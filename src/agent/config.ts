@@ -60,6 +60,8 @@ export interface AgentSettings {
   readonly stuckDetection?: StuckDetectionOptions | false;
   readonly limits?: Partial<RunLimits>;
   readonly contextBudget?: ContextBudgetOptions;
+  /** `context.compactOnOverflow`; absent means on. */
+  readonly compactOnOverflow?: boolean;
   readonly preHydration?: PreHydratorOptions;
   readonly hooks?: AgentHooks;
   readonly hydrator?: Hydrator;
@@ -84,7 +86,7 @@ const GROUPS: Readonly<Record<string, readonly string[]>> = {
   model: ['provider', 'name', 'temperature', 'maxTokens', 'stream', 'reasoningEffort', 'onLength', 'vision'],
   policy: ['gate', 'toolProfile', 'redact', 'taint'],
   resilience: ['breakers', 'recovery', 'tools', 'stuckDetection'],
-  context: ['budget', 'preHydration', 'experimental_hydrator', 'content'],
+  context: ['budget', 'compactOnOverflow', 'preHydration', 'experimental_hydrator', 'content'],
   memory: ['skills', 'experiences', 'sessions'],
   persistence: ['store'],
   observe: ['inspect', 'events', 'journalCapacity', 'telemetry'],
@@ -235,6 +237,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
     executor: optional<AgentResilienceConfig['tools']>(resilience['tools'], 'resilience.tools', isObject, 'an object'),
     stuckDetection,
     contextBudget: optional<ContextBudgetOptions>(context['budget'], 'context.budget', isObject, 'context budget options'),
+    compactOnOverflow: optional<boolean>(context['compactOnOverflow'], 'context.compactOnOverflow', isBoolean, 'true or false'),
     preHydration: optional<PreHydratorOptions>(context['preHydration'], 'context.preHydration', isObject, 'pre-hydration options'),
     content: resolveContentLimits(context['content']),
     hydrator: optional<Hydrator>(context['experimental_hydrator'], 'context.experimental_hydrator', isFunction, 'a function'),

@@ -15,6 +15,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { EventBus } from '../events/eventBus.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type Executor } from '../executor/executor.ts';
+import { createOverflowCompaction } from '../context/overflow.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import { newRunId, type RunInput, type RunOwner } from '../persistence/records.ts';
 import { createRunPersistence, type RunPersistence } from '../run/persistence.ts';
@@ -149,6 +150,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     ...(preparers.length === 0 ? {} : { preparers }),
     ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
     loadParts: (messages: readonly Message[]) => loadMessageParts(messages, blobs()),
+    ...(settings.compactOnOverflow === false ? {} : { overflow: createOverflowCompaction(settings.contextBudget) }),
     ...(settings.output === undefined ? {} : { answer: answerSpec(settings.output, provider.supportsStructuredOutput) }),
   };
   const experiences =
@@ -247,6 +249,12 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     // another process, gets RunLockedError from the store.
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
+    // Before any tool runs: the run's breakers go on where its log left them (a newer state the
+    // agent's breakers already have is kept), and its next checkpoint carries them on.
+    if (recovered.breakers !== undefined) {
+      breakers?.restore(recovered.breakers);
+      writer.carryBreakers(recovered.breakers);
+    }
     // A checkpoint restores a snapshot (whose context holds these); a run killed before anything
     // but its header was written starts over from its task.
     const context = (restoredSnapshot(recovered) as { context?: Partial<AgentMachineInput> } | undefined)?.context;

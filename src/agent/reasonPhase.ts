@@ -15,6 +15,8 @@ import type { Completion, CompletionRequest, InferenceProvider, ReasoningEffort,
 import { addUsage } from '../core/provider.ts';
 import type { LengthPolicy } from './types.ts';
 import type { ModelRequest } from '../core/hooks.ts';
+import type { OverflowCompaction } from '../context/overflow.ts';
+import { ContextLengthError } from '../inference/errors.ts';
 
 export interface ReasonPhaseDeps {
   readonly provider: InferenceProvider;
@@ -34,6 +36,8 @@ export interface ReasonPhaseDeps {
   readonly answer?: AnswerSpec;
   /** Puts back the bytes of images and files the conversation holds by reference, for the request only. */
   readonly loadParts?: (messages: readonly Message[]) => readonly Message[];
+  /** Compacts and sends once more a request over the context window (`context.compactOnOverflow`); absent: the error ends the run. */
+  readonly overflow?: OverflowCompaction;
 }
 
 export interface ReasonPhaseScope {
@@ -54,6 +58,11 @@ export async function reason(
   if (deps.preparers !== undefined && deps.preparers.length > 0) {
     context = { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
     for (const prepare of deps.preparers) messages = await prepare(messages, context);
+  }
+  // A limit the run learned from an overflow holds for its every later request.
+  if (deps.overflow !== undefined && input.contextLimit !== undefined) {
+    context ??= { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
+    messages = await deps.overflow.fit(messages, input.contextLimit, context);
   }
   let sent: ModelRequest = {
     messages,
@@ -87,14 +96,42 @@ export async function reason(
   };
   let reply: ReasonOutput;
   try {
-    reply = await modelReply(request, deps, scope, input.iteration);
+    reply = await compactingReply(request, sent.messages, deps, scope, input, signal);
   } catch (error) {
     // The provider checked the answer against the schema and it failed: the loop repairs it.
     const rejected = answer === undefined ? undefined : rejectedReply(error);
     if (rejected === undefined) throw error;
     reply = rejected;
   }
-  return answer === undefined ? reply : checkAnswer(reply, answer);
+  if (answer === undefined) return reply;
+  const checked = checkAnswer(reply, answer);
+  return reply.contextLimit === undefined ? checked : { ...checked, contextLimit: reply.contextLimit };
+}
+
+/**
+ * The model's reply; when the request is over the context window, its messages (`sent`, before
+ * parts are loaded) compacted and sent once more. A second overflow ends the run.
+ */
+async function compactingReply(
+  request: CompletionRequest,
+  sent: readonly Message[],
+  deps: ReasonPhaseDeps,
+  scope: ReasonPhaseScope,
+  input: ReasonInput,
+  signal: AbortSignal,
+): Promise<ReasonOutput> {
+  try {
+    return await modelReply(request, deps, scope, input.iteration);
+  } catch (error) {
+    if (!(error instanceof ContextLengthError) || deps.overflow === undefined || signal.aborted) throw error;
+    const context = { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
+    const compacted = await deps.overflow.afterOverflow(error, sent, context);
+    if (compacted === undefined) throw error;
+    scope.emit(compacted.event);
+    const messages = deps.loadParts === undefined ? compacted.messages : deps.loadParts(compacted.messages);
+    const reply = await modelReply({ ...request, messages }, deps, scope, input.iteration);
+    return { ...reply, contextLimit: compacted.limit };
+  }
 }
 
 /** The model's reply, continued while it is cut off at the token cap and the `onLength` policy allows. */

@@ -241,6 +241,13 @@ export interface AgentContextConfig {
   /** Keep what the model sees within a token budget (sliding window, observation masking, anchored summary). Off by default. */
   readonly budget?: ContextBudgetOptions;
   /**
+   * When the model says a request is over its context window, compact the request (with
+   * `budget`'s strategy, or observation masking) under the window the error reported (else to
+   * half its size), send it once more, and keep the run's later requests under it. On by
+   * default; `false`: the `ContextLengthError` ends the run.
+   */
+  readonly compactOnOverflow?: boolean;
+  /**
    * Resolve references in the task (URLs, paths, `#42`, `PR #55`, custom patterns) before the
    * first model call and inject one `[PRE_HYDRATED_CONTEXT]` message. Off by default.
    */

@@ -46,6 +46,8 @@ export function summarizeEvent(event: LoopEvent): string | undefined {
       return `limit reached in ${event.step}: ${event.reason}`;
     case 'context.compacted':
       return `context compacted (${event.strategy}): ${event.tokensBefore} → ${event.tokensAfter} tokens`;
+    case 'context.overflowed':
+      return `context over the model's window: compacted (${event.strategy}) ${event.tokensBefore} → ${event.tokensAfter} tokens, retried`;
     case 'run.terminated':
       return `run ended: ${event.reason} after ${event.iterations} iterations, ${event.usage.totalTokens} tokens${event.error ? ` — ${event.error.message}` : ''}`;
     default:

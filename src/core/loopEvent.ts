@@ -174,6 +174,21 @@ export const LoopEvent = z.discriminatedUnion('type', [
     tokensAfter: z.number(),
     messagesRemoved: z.number(),
   }),
+  /**
+   * The model said the request was over its context window: the request was compacted to
+   * `targetTokens` (estimated) and sent once more, and later requests of the run stay under it.
+   * `limitTokens` is the window the error reported, when it did; `reason`, the error's message.
+   */
+  z.object({
+    type: z.literal('context.overflowed'),
+    strategy: z.string(),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    targetTokens: z.number(),
+    limitTokens: z.number().optional(),
+    messagesRemoved: z.number(),
+    reason: z.string(),
+  }),
   z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
   /** A lifecycle hook ran: how long it took and what it decided (`continue` when it only observed). */
   z.object({

@@ -72,6 +72,8 @@ export interface ReasonInput {
   readonly runId: string;
   readonly iteration: number;
   readonly messages: readonly Message[];
+  /** Estimated tokens the run's requests must stay under, learned from a context-length error. */
+  readonly contextLimit?: number;
 }
 export interface ReasonOutput {
   readonly text: string | null;
@@ -80,6 +82,8 @@ export interface ReasonOutput {
   readonly costUsd: number;
   /** Set when the reply hit the output-token cap and the agent's policy is to end the run. */
   readonly truncated?: true;
+  /** Set when this call overflowed the context window: the run's later requests stay under it (`ReasonInput.contextLimit`). */
+  readonly contextLimit?: number;
   /** How many times the model was asked to go on after hitting the cap (the `onLength` policy). */
   readonly continuations?: number;
   /** The model declined to answer: the run ends with reason `refusal`. */

@@ -10,6 +10,7 @@ import { DEFAULTS } from '../core/defaults.ts';
 import { describeError } from '../core/errors.ts';
 import type { LoopEvent, ToolOutcomeStatus } from '../core/loopEvent.ts';
 import type { BreakerRegistry } from '../resilience/breakerRegistry.ts';
+import type { CircuitBreaker, SavedBreaker } from '../resilience/circuitBreaker.ts';
 import { backoffDelay, sleep } from '../resilience/backoff.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import { formatToolError, serializeToolResult } from '../tools/result.ts';
@@ -73,6 +74,8 @@ export interface ExecutionScope {
 export interface CallJournal {
   before(call: ActCall, tool: Tool, key: CallKey): ToolOutcome | undefined;
   after(call: ActCall, outcome: ToolOutcome, key: CallKey): void;
+  /** A call's outcome changed its tool's breaker: recorded (with the outcome) so a resume restores it. */
+  breaker?(saved: SavedBreaker): void;
 }
 
 type Attempt =
@@ -131,21 +134,31 @@ export function createExecutor(options: ExecutorOptions) {
       scope.signal,
     );
     if (result.ok) {
-      breaker?.recordSuccess();
+      if (breaker !== undefined) settle(breaker, scope, true);
       return images === undefined ? { ok: true, value: result.value } : { ok: true, value: result.value, images };
     }
     // A cancelled run is not the tool's failure: do not count it against the breaker. A
     // half-open probe must still end, though, or its slot stays taken and the breaker refuses
     // every later call; an unfinished probe proved nothing, so the breaker re-opens and probes again.
     if (scope.signal.aborted) {
-      if (probe) breaker?.recordFailure();
+      if (probe && breaker !== undefined) settle(breaker, scope, false);
       throw scope.signal.reason;
     }
-    breaker?.recordFailure();
+    if (breaker !== undefined) settle(breaker, scope, false);
     if (result.timedOut) {
       return { ok: false, status: 'timeout', message: `Tool "${tool.name}" timed out after ${tool.timeoutMs ?? defaultTimeoutMs} ms.` };
     }
     return { ok: false, status: 'error', message: formatToolError(result.error) };
+  }
+
+  /** Report a call's outcome to its breaker; a state change it makes goes to the run's journal. */
+  function settle(breaker: CircuitBreaker, scope: ExecutionScope, ok: boolean): void {
+    const before = breaker.revision;
+    if (ok) breaker.recordSuccess();
+    else breaker.recordFailure();
+    if (breaker.revision === before || scope.journal?.breaker === undefined) return;
+    const saved = breaker.saved();
+    if (saved !== undefined) scope.journal.breaker(saved);
   }
 
   /** An outcome with secrets taken out; still unfenced (see `seal`). */

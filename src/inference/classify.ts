@@ -17,7 +17,7 @@ import {
   ServerError,
   UnknownProviderError,
 } from './errors.ts';
-import type { InferenceError, UpstreamError } from './errors.ts';
+import type { ContextLengthDetails, InferenceError, UpstreamError } from './errors.ts';
 import { parseRetryAfter } from './retryAfter.ts';
 import type { HeaderReader } from './retryAfter.ts';
 
@@ -105,11 +105,13 @@ export function classifyHttpError(
     ...(effective === undefined ? {} : { status: effective }),
     ...(upstream === undefined ? {} : { upstream }),
   };
-  if (info.type === LLAMA_CPP_CONTEXT_TYPE || info.upstreamType === LLAMA_CPP_CONTEXT_TYPE) return new ContextLengthError(text, options);
+  if (info.type === LLAMA_CPP_CONTEXT_TYPE || info.upstreamType === LLAMA_CPP_CONTEXT_TYPE) {
+    return new ContextLengthError(text, { ...options, ...contextSizes(said, body) });
+  }
   // 429 bodies talk about tokens too ("tokens per min"); they are never a context-length problem.
   const isClientError = effective === undefined || (effective >= 400 && effective < 500 && effective !== 429);
   if (isClientError && (info.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(text))) {
-    return new ContextLengthError(text, options);
+    return new ContextLengthError(text, { ...options, ...contextSizes(said, body) });
   }
   if (effective === 401 || effective === 403) {
     return new AuthenticationError(text, { ...options, ...(context.keyVariable === undefined ? {} : { keyVariable: context.keyVariable }) });
@@ -173,6 +175,33 @@ function readErrorBody(body: unknown): ErrorBodyInfo {
     if (raw.type !== undefined) out.upstreamType = raw.type;
   }
   return out;
+}
+
+// OpenAI, Azure, vLLM: "maximum context length is 4097 tokens. However, you requested 4120 tokens
+// (3120 in the messages, 1000 in the completion)"; Anthropic: "prompt is too long: 214315 tokens > 204798 maximum".
+const OPENAI_SIZES = /maximum context length is (\d+) tokens\. However, you requested (\d+) tokens(?: \((\d+) in the messages, (\d+) in the completion\))?/i;
+const ANTHROPIC_SIZES = /prompt is too long: (\d+) tokens > (\d+) maximum/i;
+
+/** The sizes a context-length error states, in its text or (llama.cpp) its body's `n_ctx` and `n_prompt_tokens`. */
+function contextSizes(text: string, body: unknown): ContextLengthDetails {
+  const openai = OPENAI_SIZES.exec(text);
+  if (openai !== null) {
+    const [, limit, requested, messages, completion] = openai;
+    return {
+      limitTokens: Number(limit),
+      promptTokens: Number(messages ?? requested),
+      ...(completion === undefined ? {} : { completionTokens: Number(completion) }),
+    };
+  }
+  const anthropic = ANTHROPIC_SIZES.exec(text);
+  if (anthropic !== null) return { promptTokens: Number(anthropic[1]), limitTokens: Number(anthropic[2]) };
+  const record = asRecord(body);
+  const limit = record?.n_ctx;
+  const prompt = record?.n_prompt_tokens;
+  return {
+    ...(typeof limit === 'number' && limit > 0 ? { limitTokens: limit } : {}),
+    ...(typeof prompt === 'number' && prompt > 0 ? { promptTokens: prompt } : {}),
+  };
 }
 
 /** `metadata.raw` is the upstream's body as text (usually JSON with its own `error`), or an object. */

@@ -135,25 +135,42 @@ export class ServerError extends InferenceError {
   }
 }
 
+/** The sizes a context-length error reported, in the server's tokens, when it said them. */
+export interface ContextLengthDetails {
+  /** The model's context window. */
+  readonly limitTokens?: number;
+  /** The prompt (the messages) as the server counted it. */
+  readonly promptTokens?: number;
+  /** Tokens the request reserved for the reply (`max_tokens`), counted against the window. */
+  readonly completionTokens?: number;
+}
+
 /**
- * The conversation does not fit the model's context window. Never retried: the same request
- * fails the same way.
+ * The conversation does not fit the model's context window. Never retried as is: the same
+ * request fails the same way. An agent compacts the request once and tries again (see
+ * `context.compactOnOverflow`); the sizes the server reported, if any, say how far.
  *
  * @example
  * ```ts
- * if (error instanceof ContextLengthError) agentOptions.context = { budgetTokens: 32_000 };
+ * if (error instanceof ContextLengthError) console.log(error.limitTokens, error.promptTokens);
  * ```
  */
 export class ContextLengthError extends InferenceError {
   readonly code = 'context_length_exceeded' as const;
   readonly blame = 'user' as const;
   readonly retryable = false;
-  constructor(detail: string, options: InferenceErrorOptions = {}) {
+  readonly limitTokens: number | undefined;
+  readonly promptTokens: number | undefined;
+  readonly completionTokens: number | undefined;
+  constructor(detail: string, options: InferenceErrorOptions & ContextLengthDetails = {}) {
     super(
       `The conversation is longer than the model's context window: ${detail}. Shorten the conversation, ` +
         'enable a context budget (sliding window, observation masking or summary), or use a model with a larger context.',
       options,
     );
+    this.limitTokens = options.limitTokens;
+    this.promptTokens = options.promptTokens;
+    this.completionTokens = options.completionTokens;
   }
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ContentPart, ImagePart, Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import { ErrorData, JournalEntry, LoopEvent, TerminationReason, ToolOutcomeStatus, UsageData } from '../core/loopEvent.ts';
 import { DoomLoopState } from '../progress/doomLoop.ts';
+import { SavedBreaker } from '../resilience/circuitBreaker.ts';
 
 /**
  * A run's log is one JSON record a line: its header and input, its journal, the phase replies,
@@ -144,6 +145,7 @@ export const ReasonReplyRecord = z.object({
     costUsd: z.number(),
     reasoning: z.array(ReasoningPart).optional(),
     truncated: z.literal(true).optional(),
+    contextLimit: z.number().int().positive().optional(),
     continuations: z.number().int().nonnegative().optional(),
     refusal: z.string().optional(),
     output: z.unknown().optional(),
@@ -195,8 +197,17 @@ export const CheckpointRecord = z.object({
   base: z.object({ at: z.number().int().nonnegative(), bytes: z.number().int().positive() }).optional(),
   /** The run's doom-loop detector, when it has one. */
   stuck: DoomLoopState.optional(),
+  /** The latest state of each breaker the run changed (the `breaker` records before it say no more). */
+  breakers: z.array(SavedBreaker).optional(),
 });
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
+
+/**
+ * A tool's circuit breaker changed state because of one of the run's calls: a resume restores the
+ * breaker from the run's latest record of it before any tool runs.
+ */
+export const BreakerRecord = SavedBreaker.extend({ v, kind: z.literal('breaker') });
+export type BreakerRecord = z.infer<typeof BreakerRecord>;
 
 export const LogRecord = z.discriminatedUnion('kind', [
   RunHeaderRecord,
@@ -213,6 +224,7 @@ export const LogRecord = z.discriminatedUnion('kind', [
   /** Written (and flushed) as soon as a tool call ends: a resumed run reuses the outcome instead of calling again. */
   z.object({ v, kind: z.literal('call.finished'), key: z.string(), outcome: ToolOutcomeRecord }),
   CheckpointRecord,
+  BreakerRecord,
   RunEndRecord,
 ]);
 export type LogRecord = z.infer<typeof LogRecord>;

@@ -5,6 +5,7 @@
  * `call.finished` records.
  */
 import type { ToolOutcome } from '../core/run.ts';
+import type { SavedBreaker } from '../resilience/circuitBreaker.ts';
 import { withConversation } from './checkpointLog.ts';
 import { CorruptFileError } from './errors.ts';
 import type { CheckpointRecord, LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
@@ -46,6 +47,8 @@ export interface RecoveredRun {
   readonly warnings: readonly string[];
   /** The run goes on by design, not after an interruption (a durable run's next step): no `run.resumed` entry. */
   readonly continued?: true;
+  /** The latest recorded state of each breaker the run changed, to restore before any tool runs. */
+  readonly breakers?: readonly SavedBreaker[];
 }
 
 /**
@@ -61,6 +64,7 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
   const attempts = new Map<string, CallAttempt[]>();
   let nextSequence = 0;
   const eventCounts = new Map<string, number>();
+  const breakers = new Map<string, SavedBreaker>();
   const count = (type: string): void => void eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
   for (const record of records) {
     switch (record.kind) {
@@ -72,7 +76,15 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
         attempts.clear();
         eventCounts.clear();
         nextSequence = record.sequence;
+        // The checkpoint holds the breakers' states as they were; later records supersede them.
+        breakers.clear();
+        for (const saved of record.breakers ?? []) breakers.set(saved.tool, saved);
         break;
+      case 'breaker': {
+        const { v: _v, kind: _kind, ...saved } = record;
+        breakers.set(saved.tool, saved);
+        break;
+      }
       case 'event':
         nextSequence = record.entry.sequence + 1;
         count(record.entry.event.type);
@@ -121,5 +133,6 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
     nextSequence,
     eventCounts,
     warnings,
+    ...(breakers.size === 0 ? {} : { breakers: [...breakers.values()] }),
   };
 }

@@ -9,6 +9,7 @@ import type { LowSync } from 'lowdb';
 import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
+import type { SavedBreaker } from '../resilience/circuitBreaker.ts';
 import { RunLockedError } from './errors.ts';
 import type { RunLock } from './lock.ts';
 import { finalStatusOf, LOG_VERSION, type CheckpointRecord, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';
@@ -143,6 +144,8 @@ export class RunWriter {
   #conversation: readonly Message[] = [];
   /** Its messages as JSON, as far as checkpoints have needed them. */
   #messageJson: string[] = [];
+  /** The latest state of each breaker the run recorded: a checkpoint carries them past the records before it. */
+  readonly #breakers = new Map<string, SavedBreaker>();
 
   constructor(
     readonly log: RunLog,
@@ -294,7 +297,8 @@ export class RunWriter {
     this.#journalQueued = true;
     this.#appendJournal();
     const at = this.log.end ?? 0;
-    const head = JSON.stringify({ v: LOG_VERSION, kind: 'checkpoint', index, ...rest, from });
+    const breakers = this.#breakers.size === 0 ? {} : { breakers: [...this.#breakers.values()] };
+    const head = JSON.stringify({ v: LOG_VERSION, kind: 'checkpoint', index, ...rest, ...breakers, from });
     const tail = base === undefined ? '' : `,"base":${JSON.stringify({ at: base.at, bytes: base.bytes })}`;
     const line = `${head.slice(0, -1)},"messages":[${json.slice(from).join(',')}]${tail}}`;
     this.log.appendLine(line);
@@ -309,6 +313,17 @@ export class RunWriter {
     this.#conversation = restored.conversation;
     this.#messageJson = [];
     this.#chain = restored.chain;
+  }
+
+  /** A breaker changed state because of one of the run's calls (written with the call's outcome). */
+  breaker(saved: SavedBreaker): void {
+    this.#breakers.set(saved.tool, saved);
+    this.log.append({ v: LOG_VERSION, kind: 'breaker', ...saved });
+  }
+
+  /** A resumed run's breakers as its log left them: its next checkpoint carries them on. */
+  carryBreakers(saved: readonly SavedBreaker[]): void {
+    for (const state of saved) this.#breakers.set(state.tool, state);
   }
 
   /** A tool call is about to execute (flush before it does: this is the write-ahead record). */

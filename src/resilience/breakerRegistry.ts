@@ -3,7 +3,7 @@
  * the model, so lookups go through a Map and own-property checks: `__proto__` or `constructor`
  * is just another tool name.
  */
-import { createCircuitBreaker, type BreakerOptions, type BreakerRuntimeOptions, type CircuitBreaker } from './circuitBreaker.ts';
+import { createCircuitBreaker, type BreakerOptions, type BreakerRuntimeOptions, type CircuitBreaker, type SavedBreaker } from './circuitBreaker.ts';
 
 /**
  * The per-tool breakers of one agent (see {@link createBreakerRegistry}).
@@ -20,6 +20,8 @@ export interface BreakerRegistry {
   stopAll(): void;
   /** The breakers created so far, by tool name. */
   entries(): IterableIterator<[string, CircuitBreaker]>;
+  /** Give each saved state to its tool's breaker, which keeps its own if that is newer (see `CircuitBreaker.restore`). */
+  restore(saved: Iterable<SavedBreaker>): void;
 }
 
 /**
@@ -39,23 +41,27 @@ export function createBreakerRegistry(
   options: BreakerRuntimeOptions = {},
 ): BreakerRegistry {
   const breakers = new Map<string, CircuitBreaker>();
+  const get = (toolName: string): CircuitBreaker => {
+    let breaker = breakers.get(toolName);
+    if (breaker === undefined) {
+      // Object.hasOwn: a plain `overrides[toolName]` would read Object.prototype for '__proto__'.
+      const override = Object.hasOwn(overrides, toolName) ? overrides[toolName] : undefined;
+      breaker = createCircuitBreaker({ ...options, ...defaults, ...override, name: toolName });
+      breakers.set(toolName, breaker);
+    }
+    return breaker;
+  };
   return {
-    get(toolName) {
-      let breaker = breakers.get(toolName);
-      if (breaker === undefined) {
-        // Object.hasOwn: a plain `overrides[toolName]` would read Object.prototype for '__proto__'.
-        const override = Object.hasOwn(overrides, toolName) ? overrides[toolName] : undefined;
-        breaker = createCircuitBreaker({ ...options, ...defaults, ...override, name: toolName });
-        breakers.set(toolName, breaker);
-      }
-      return breaker;
-    },
+    get,
     stopAll() {
       for (const breaker of breakers.values()) breaker.stop();
       breakers.clear();
     },
     entries() {
       return breakers.entries();
+    },
+    restore(saved) {
+      for (const state of saved) get(state.tool).restore(state);
     },
   };
 }

@@ -37,6 +37,27 @@ export const BreakerOptions = z.object({
 });
 export type BreakerOptions = z.infer<typeof BreakerOptions>;
 
+/**
+ * A breaker's state as a run's log keeps it, so a resumed run's breaker goes on where it was.
+ * Times are the breaker clock's (epoch ms in production): a recovery window survives a restart.
+ *
+ * @example
+ * ```ts
+ * SavedBreaker.parse({ tool: 'search', state: 'open', failures: 2, openedAt: 1_700_000_000_000, at: 1_700_000_000_000 });
+ * ```
+ */
+export const SavedBreaker = z.object({
+  tool: z.string(),
+  state: z.enum(['closed', 'open', 'halfOpen']),
+  /** Consecutive failures counted when the state was saved. */
+  failures: z.number().int().nonnegative(),
+  /** When the breaker last opened; null when closed. */
+  openedAt: z.number().nullable(),
+  /** When the breaker changed to this state: of two saved states, the later one wins. */
+  at: z.number(),
+});
+export type SavedBreaker = z.infer<typeof SavedBreaker>;
+
 /** Where a breaker's actor reports to, and which clock it runs on (tests pass `SimulatedClock`). */
 export interface BreakerRuntimeOptions {
   /** XState inspection observer (e.g. the Stately inspector's `inspect`). */
@@ -93,6 +114,16 @@ export interface CircuitBreaker {
   readonly actor: Actor<typeof circuitBreakerMachine>;
   /** Stop the actor and its timer; afterwards the breaker admits every call and records nothing. */
   stop(): void;
+  /** Bumped by every state change a call reports (`recordSuccess`/`recordFailure`/`reset`): compare it around a call. */
+  readonly revision: number;
+  /** The state to keep in a run's log; `undefined` until the breaker's state first changes. */
+  saved(): SavedBreaker | undefined;
+  /**
+   * Take a saved state, unless this breaker changed since (`saved.at` is not later than its last
+   * change): a state shared by an agent's runs is never rolled back by an older run's log. An
+   * open state whose recovery window has passed by now comes back half-open. True when taken.
+   */
+  restore(saved: SavedBreaker): boolean;
 }
 
 // Shared results and events: the closed-state path of every tool call allocates nothing.
@@ -125,13 +156,26 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
   const now = clock !== undefined && hasNow(clock) ? () => clock.now() : Date.now;
   let live = true;
   let started: Actor<typeof circuitBreakerMachine> | undefined;
+  let revision = 0;
+  /** When the state last changed (the clock's time); undefined while it never has. */
+  let changedAt: number | undefined;
+  const recoveryTimeoutMs = parsed.data.recoveryTimeoutMs ?? DEFAULTS.breaker.recoveryTimeoutMs;
+  /** Send `event` and note a change of state it made. */
+  const send = (actor: Actor<typeof circuitBreakerMachine>, event: CircuitBreakerEvent): void => {
+    const before = actor.getSnapshot().value;
+    actor.send(event);
+    if (actor.getSnapshot().value !== before) {
+      revision++;
+      changedAt = now();
+    }
+  };
   const actorOf = (): Actor<typeof circuitBreakerMachine> => {
     if (started !== undefined) return started;
     const actor = createActor(circuitBreakerMachine, {
       input: {
         name,
         failureThreshold: parsed.data.failureThreshold ?? DEFAULTS.breaker.failureThreshold,
-        recoveryTimeoutMs: parsed.data.recoveryTimeoutMs ?? DEFAULTS.breaker.recoveryTimeoutMs,
+        recoveryTimeoutMs,
         halfOpenMaxCalls: parsed.data.halfOpenMaxCalls ?? DEFAULTS.breaker.halfOpenMaxCalls,
       },
       ...(clock === undefined ? {} : { clock }),
@@ -180,18 +224,49 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
       const snapshot = started.getSnapshot();
       // The common case — success while closed with nothing to forget — changes nothing; skip the send.
       if (snapshot.value === 'closed' && snapshot.context.consecutiveFailures === 0) return;
-      started.send(SUCCESS);
+      send(started, SUCCESS);
     },
     recordFailure() {
-      if (live) actorOf().send({ type: 'breaker.failure', at: now() });
+      if (live) send(actorOf(), { type: 'breaker.failure', at: now() });
     },
     reset() {
       // Without an actor there is no history to forget.
-      if (live && started !== undefined) started.send(RESET);
+      if (live && started !== undefined) send(started, RESET);
     },
     stop() {
       live = false;
       started?.stop();
+    },
+    get revision() {
+      return revision;
+    },
+    saved() {
+      if (changedAt === undefined) return undefined;
+      const context = started?.getSnapshot().context;
+      return {
+        tool: name,
+        state: started === undefined ? 'closed' : started.getSnapshot().value,
+        failures: context?.consecutiveFailures ?? 0,
+        openedAt: context?.openedAt ?? null,
+        at: changedAt,
+      };
+    },
+    restore(saved) {
+      if (!live || (changedAt !== undefined && saved.at <= changedAt)) return false;
+      changedAt = saved.at;
+      // A closed breaker with nothing to remember needs no actor (see the file header).
+      if (saved.state === 'closed' && saved.failures === 0 && started === undefined) return true;
+      const openedAt = saved.openedAt ?? saved.at;
+      const remainingMs = openedAt + recoveryTimeoutMs - now();
+      const state = saved.state === 'open' && remainingMs <= 0 ? 'halfOpen' : saved.state;
+      actorOf().send({
+        type: 'breaker.restore',
+        state,
+        consecutiveFailures: saved.failures,
+        openedAt: state === 'closed' ? null : openedAt,
+        ...(state === 'open' ? { remainingMs } : {}),
+      });
+      return true;
     },
   };
 }

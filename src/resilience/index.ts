@@ -13,7 +13,7 @@ export { backoffDelay, sleep } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';
 export type { RecoveryKind, RecoveryStrategy } from './recovery.ts';
 // Circuit breakers
-export { BreakerOptions, createCircuitBreaker } from './circuitBreaker.ts';
+export { BreakerOptions, createCircuitBreaker, SavedBreaker } from './circuitBreaker.ts';
 export type { AcquireResult, BreakerClock, BreakerRuntimeOptions, CircuitBreaker, CircuitBreakerOptions } from './circuitBreaker.ts';
 export { createBreakerRegistry } from './breakerRegistry.ts';
 export type { BreakerRegistry } from './breakerRegistry.ts';

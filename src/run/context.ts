@@ -92,6 +92,7 @@ export class RunContext {
                 return recorded;
               },
               after: (call, outcome, key) => hooks.after(call, outcome, key),
+              breaker: (saved) => hooks.breaker?.(saved),
             };
     }
   }

@@ -146,6 +146,8 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
         writer.flushSync();
       });
     },
+    // Buffered: the call's `after` flushes it.
+    breaker: (saved) => attempt(() => writer.breaker(saved)),
   };
 
   const effects = writer.effects;

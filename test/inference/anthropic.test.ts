@@ -276,6 +276,7 @@ describe('anthropic errors, recorded error bodies', () => {
     const error = await provider().complete({ messages: ask() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextLengthError);
     expect((error as ContextLengthError).message).toContain('214315 tokens > 204798 maximum');
+    expect(error).toMatchObject({ promptTokens: 214315, limitTokens: 204798 });
     expect(server.requests).toHaveLength(1);
   });
 

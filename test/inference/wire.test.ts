@@ -157,6 +157,8 @@ describe('OpenAI', () => {
     expect(error).toBeInstanceOf(ContextLengthError);
     expect((error as ContextLengthError).status).toBe(400);
     expect((error as ContextLengthError).message).toContain('maximum context length is 4097 tokens');
+    // The sizes it states, for compacting the request under the window.
+    expect(error).toMatchObject({ limitTokens: 4097, promptTokens: 3120, completionTokens: 1000 });
   });
 });
 
@@ -283,16 +285,18 @@ describe('local servers', () => {
   });
 
   it.each([
-    ['vLLM before 0.10.1 (flat error body)', 'vllm-context-length-flat.json', "maximum context length is 4096 tokens"],
-    ['vLLM 0.10.1+ (nested error body)', 'vllm-context-length-nested.json', 'maximum context length is 16384 tokens'],
-    ['llama.cpp', 'llamacpp-context-size.json', 'exceeds the available context size'],
-    ['llama.cpp (sent as a 500)', 'llamacpp-context-size-500.json', 'exceeds the available context size'],
-    ['Ollama (the error a plain string)', 'ollama-context-length.json', 'the input length exceeds the context length'],
-  ])('types the context-length error of %s, in the server\'s own words', async (_server, fixture, words) => {
+    ['vLLM before 0.10.1 (flat error body)', 'vllm-context-length-flat.json', "maximum context length is 4096 tokens", { limitTokens: 4096, promptTokens: 6029, completionTokens: 350 }],
+    ['vLLM 0.10.1+ (nested error body)', 'vllm-context-length-nested.json', 'maximum context length is 16384 tokens', { limitTokens: 16384, promptTokens: 112946, completionTokens: 10000 }],
+    ['llama.cpp', 'llamacpp-context-size.json', 'exceeds the available context size', { limitTokens: 8192, promptTokens: 14429, completionTokens: undefined }],
+    ['llama.cpp (sent as a 500)', 'llamacpp-context-size-500.json', 'exceeds the available context size', { limitTokens: 256, promptTokens: 1407, completionTokens: undefined }],
+    ['Ollama (the error a plain string)', 'ollama-context-length.json', 'the input length exceeds the context length', { limitTokens: undefined, promptTokens: undefined, completionTokens: undefined }],
+  ])('types the context-length error of %s, in the server\'s own words, with the sizes it states', async (_server, fixture, words, sizes) => {
     server.enqueue(fixture);
     const error = await failure(provider({ model: 'local' }).complete({ messages: ask() }));
     expect(error).toBeInstanceOf(ContextLengthError);
     expect((error as ContextLengthError).message).toContain(words);
+    const { limitTokens, promptTokens, completionTokens } = error as ContextLengthError;
+    expect({ limitTokens, promptTokens, completionTokens }).toEqual(sizes);
     expect((error as ContextLengthError).retryable).toBe(false);
     expect(server.requests).toHaveLength(1);
   });
