@@ -15,6 +15,9 @@ import type { PhaseArgs, PhaseImplementations } from '../../machines/phaseRunner
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import { EffectFailedError } from './errors.ts';
+import { ContextLengthError } from '../inference/errors.ts';
+
+const CONTEXT_LENGTH: string = 'context_length_exceeded' satisfies ContextLengthError['code'];
 import type { StepRun } from './stepStore.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { RunContext } from '../run/context.ts';
@@ -22,7 +25,16 @@ import type { RunContext } from '../run/context.ts';
 /** A call's outcome as the effects table keeps it. */
 export const EffectOutcome = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
-  z.object({ ok: z.literal(false), error: z.object({ name: z.string(), message: z.string(), code: z.string().optional() }) }),
+  z.object({
+    ok: z.literal(false),
+    error: z.object({
+      name: z.string(),
+      message: z.string(),
+      code: z.string().optional(),
+      /** A context-length failure's sizes, as the server stated them. */
+      sizes: z.object({ limitTokens: z.number(), promptTokens: z.number(), completionTokens: z.number() }).partial().optional(),
+    }),
+  }),
 ]);
 export type EffectOutcome = z.infer<typeof EffectOutcome>;
 
@@ -107,7 +119,13 @@ export class StepContext implements EffectLedger {
 
 function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
   if (outcome.ok) return Promise.resolve(outcome.value);
-  const { message, code } = outcome.error;
+  const { message, code, sizes } = outcome.error;
+  if (code === CONTEXT_LENGTH) {
+    // The agent handles a full context window itself (it compacts once and tries again): it needs the typed error.
+    const error = new ContextLengthError('', { ...sizes });
+    error.message = message;
+    return Promise.reject(error);
+  }
   return Promise.reject(new EffectFailedError(message, { runId, ...(code === undefined ? {} : { originalCode: code }) }));
 }
 

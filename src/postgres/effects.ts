@@ -12,6 +12,7 @@ import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
 import type { Tool } from '../tools/types.ts';
 import { DurableRunError } from './errors.ts';
+import { ContextLengthError } from '../inference/errors.ts';
 import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
@@ -90,5 +91,14 @@ function failure(error: unknown): EffectOutcome {
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
   const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : undefined;
-  return { ok: false, error: { name, message, ...(code === undefined ? {} : { code }) } };
+  const sizes = error instanceof ContextLengthError ? contextSizes(error) : undefined;
+  return { ok: false, error: { name, message, ...(code === undefined ? {} : { code }), ...(sizes === undefined ? {} : { sizes }) } };
+}
+
+function contextSizes({ limitTokens, promptTokens, completionTokens }: ContextLengthError): { limitTokens?: number; promptTokens?: number; completionTokens?: number } {
+  return {
+    ...(limitTokens === undefined ? {} : { limitTokens }),
+    ...(promptTokens === undefined ? {} : { promptTokens }),
+    ...(completionTokens === undefined ? {} : { completionTokens }),
+  };
 }
