@@ -85,12 +85,14 @@ describe('the grouped config takes effect', () => {
     expect(types).toContain('run.terminated');
   });
 
-  it('survives an observe.events handler that throws: the run finishes and the error is reported', async () => {
+  it('survives an observe.events handler that throws on each of 10 events: the run finishes and one line reports it', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       let thrown = 0;
+      const echoTool = echo();
       const agent = trackAgent({
-        model: scriptedModel([{ text: 'fine' }]),
+        model: scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { v: 'a' } }] }, { toolCalls: [{ name: 'echo', arguments: { v: 'b' } }] }, { text: 'fine' }]),
+        tools: [echoTool],
         observe: {
           events: () => {
             thrown++;
@@ -99,10 +101,12 @@ describe('the grouped config takes effect', () => {
         },
       });
       await expect(agent.run('go')).resolves.toMatchObject({ status: 'done', text: 'fine' });
-      expect(thrown).toBeGreaterThan(0);
-      // RxJS reports subscriber errors from a timer; wait for every one under the spy.
-      await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(thrown));
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('subscriber threw'), expect.objectContaining({ message: 'handler bug' }));
+      expect(thrown).toBeGreaterThanOrEqual(10);
+      // Anything RxJS would report goes through a timer: let one pass before counting.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(warn.mock.calls).toEqual([
+        ['[actorloop] the observe.events handler threw Error: handler bug (the run continues; further errors from it are not reported)'],
+      ]);
     } finally {
       warn.mockRestore();
     }
