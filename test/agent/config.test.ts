@@ -131,7 +131,8 @@ describe('the grouped config takes effect', () => {
     const model = scriptedModel((request) =>
       request.messages.filter((m) => m.role === 'tool').length >= 8 || n > 30 ? { text: 'done' } : { toolCalls: [{ id: `c${n++}`, name: 'big', arguments: {} }] },
     );
-    const agent = trackAgent({ model, tools: [big], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 40 } });
+    // Repeats one call on purpose, to fill the context: stuck detection would end the run first.
+    const agent = trackAgent({ model, tools: [big], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 40 }, resilience: { stuckDetection: false } });
     const compacted: number[] = [];
     agent.events$.subscribe(({ event }) => event.type === 'context.compacted' && compacted.push(event.tokensAfter));
     await agent.run('go');
