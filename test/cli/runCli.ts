@@ -20,9 +20,11 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** The environment minus model keys, so the scripted model is used. */
+/** The environment minus model keys, so the scripted model is used, and minus DATABASE_URL, so commands read the file store. */
 export function offlineEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OPENAI_') && !key.startsWith('OPENROUTER_') && !key.startsWith('ANTHROPIC_')));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('OPENAI_') && !key.startsWith('OPENROUTER_') && !key.startsWith('ANTHROPIC_') && key !== 'DATABASE_URL'),
+  );
 }
 
 /**
