@@ -28,16 +28,16 @@ export function offlineEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Run `actorloop <args>` in `cwd`.
+ * Run `actorloop <args>` in `cwd`, with `env` added to the offline environment.
  *
  * @example
  * ```ts
  * const { code, stdout } = await runCli(['runs', '--json'], dir);
  * ```
  */
-export function runCli(args: readonly string[], cwd: string): Promise<CliResult> {
+export function runCli(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', TSX_LOADER, MAIN, ...args], { cwd, env: offlineEnv() }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', TSX_LOADER, MAIN, ...args], { cwd, env: { ...offlineEnv(), ...env } }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       done({ code, stdout, stderr });
     });
