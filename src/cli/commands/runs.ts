@@ -32,6 +32,15 @@ function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; co
   }
 }
 
+/** Whether a running run's writer is gone; a log that cannot be read says nothing either way, and leaves the status as it is. */
+function ownerGone(store: RunStore, runId: string): boolean {
+  try {
+    return store.ownerGone(runId);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The rows for every run of a store. A run still `running` whose writer is gone (its process
  * was killed) is `interrupted`.
@@ -45,7 +54,7 @@ export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const meta of await store.listRuns()) {
     const totals = meta.status === 'corrupt' ? { iterations: 0, costUsd: 0 } : totalsOf(() => store.readJournal(meta.runId).entries);
-    const status = meta.status === 'running' && store.ownerGone(meta.runId) ? INTERRUPTED : meta.status;
+    const status = meta.status === 'running' && ownerGone(store, meta.runId) ? INTERRUPTED : meta.status;
     rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt });
   }
   return rows;
