@@ -38,7 +38,7 @@ Commands:
   viz                     Where the state machine diagrams are
       --print NAME        Print a machine's Mermaid diagram (e.g. agent)
   worker                  Advance durable runs kept in PostgreSQL
-      --agents MODULE     Module whose default export (runtime) => … defines the agents
+      --agents MODULE     Module whose default export (runtime, keep) => … defines the agents
       --concurrency N     Jobs at once (default 10)
       --database-url URL  The database (default DATABASE_URL)
   db migrate              Bring the database to this actorloop's schema
