@@ -13,6 +13,7 @@ import { phaseRunner } from '../../machines/phaseRunner.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { EventBus } from '../events/eventBus.ts';
+import { reportingOnce } from '../events/subscriberErrors.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createExecutor, type Executor } from '../executor/executor.ts';
 import { createOverflowCompaction } from '../context/overflow.ts';
@@ -108,10 +109,10 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const journal = new MemoryJournal(settings.journalCapacity);
   const traces = createTraces({ agentId, journal, ...(durable !== undefined ? { runs: durable.runs } : store === undefined ? {} : { store }) });
   bus.attach(journal.write);
-  // Subscribed for the agent's lifetime; a throwing handler is reported by the bus, never fatal.
+  // Subscribed for the agent's lifetime; a throwing handler is reported once, never fatal.
   // A durable agent's entries are those its runs committed, wherever they ran (a worker's steps replay them locally).
   const entries$ = durable?.events$ ?? bus.events$;
-  if (settings.events !== undefined) entries$.subscribe(settings.events);
+  if (settings.events !== undefined) entries$.subscribe(reportingOnce(settings.events, 'the observe.events handler'));
   if (settings.telemetry !== undefined) traceEvents(entries$, settings.telemetry === true ? {} : settings.telemetry);
   const breakers: BreakerRegistry | undefined =
     settings.breakers === false

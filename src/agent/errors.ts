@@ -49,7 +49,7 @@ export class ModelRepairExhaustedError extends RunError {
 }
 
 /**
- * Stuck detection (`createAgent({ resilience: { stuckDetection } })`) ended the run: the model called the same
+ * Stuck detection (on by default; `createAgent({ resilience: { stuckDetection } })`) ended the run: the model called the same
  * tool with the same arguments, or hit near-identical tool errors, too many times in a row. The
  * detector's explanation is in `result.error.message`.
  *
@@ -189,7 +189,7 @@ export function errorForResult(result: LoopResult): RunFailure {
       );
     case 'stuck':
       return new StuckLoopError(
-        `Run ${runId} was stopped as stuck in a loop: ${result.error?.message ?? 'it kept repeating itself'}. Give the model a tool or hint that lets it make progress, use stuckDetection: { action: 'redirect' } to warn it first, or raise stuckDetection.maxRepeats.`,
+        `Run ${runId} was stopped as stuck in a loop: ${result.error?.message ?? 'it kept repeating itself'}. Give the model a tool or hint that lets it make progress, use stuckDetection: { action: 'redirect' } to warn it first, raise stuckDetection.maxRepeats, or turn detection off with stuckDetection: false.`,
         options,
       );
     default: {

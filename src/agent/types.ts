@@ -231,7 +231,7 @@ export interface AgentResilienceConfig {
   readonly tools?: { readonly maxConcurrency?: number; readonly timeoutMs?: number; readonly maxResultBytes?: number };
   /**
    * End (or redirect) runs stuck in a loop: the same call with the same arguments, or
-   * near-identical tool errors, `maxRepeats` (3) times in a row. Off unless set.
+   * near-identical tool errors, `maxRepeats` (5) times in a row. On by default; `false` turns it off.
    */
   readonly stuckDetection?: StuckDetectionOptions | false;
 }

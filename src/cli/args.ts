@@ -20,22 +20,25 @@ export class CliError extends ActorloopError {
 export const USAGE = `Usage: actorloop <command> [options]
 
 Commands:
-  run "<task>"            Run the demo agent on a task
-      --max-iterations N  Stop after N iterations
-      --model NAME        Model name for every call (real models only)
-      --inspect           Start the live view (an offline page on 127.0.0.1) and print its URL
-      --confirm TOOLS     Comma-separated tools whose calls wait for approve/reject
-  runs                    List the runs in the store
+  run "<task>"            Run the demo agent (or your agent, with --agents) on a task
+      --agents MODULE     Module whose default export (runtime, keep) => … returns your agents
+      --agent NAME        Which of them (by id), when it returns several
+      --max-iterations N  Demo agent: stop after N iterations
+      --model NAME        Demo agent: model name for every call (real models only)
+      --inspect           Demo agent: start the live view (an offline page on 127.0.0.1) and print its URL
+      --confirm TOOLS     Demo agent: comma-separated tools whose calls wait for approve/reject
+  runs                    List the runs (an interrupted one says how to resume it)
   replay <runId>          Print a run's journal as a timeline
       --follow            Keep reading until the run ends
   resume <runId>          Continue an interrupted or resumable run
   approve <runId>         Approve the calls a run is waiting on
   reject <runId>          Reject them
       --reason TEXT       Why (goes back to the model)
+      --agents MODULE     The module of the run's agent (not needed for the demo agent's runs)
   viz                     Where the state machine diagrams are
       --print NAME        Print a machine's Mermaid diagram (e.g. agent)
   worker                  Advance durable runs kept in PostgreSQL
-      --agents MODULE     Module whose default export (runtime) => … defines the agents
+      --agents MODULE     Module whose default export (runtime, keep) => … defines the agents
       --concurrency N     Jobs at once (default 10)
       --database-url URL  The database (default DATABASE_URL)
   db migrate              Bring the database to this actorloop's schema
@@ -43,6 +46,8 @@ Commands:
 
 Options for every command:
   --store DIR             Run store folder (default .actorloop)
+  --database-url URL      runs, replay, resume, approve, reject: runs kept in PostgreSQL
+                          (default DATABASE_URL, unless --store is given)
   --json                  Machine-readable output on stdout
   --debug                 Print stack traces of errors
   -h, --help              Show this help

@@ -96,6 +96,22 @@ export function chooseDemoModel(env: NodeJS.ProcessEnv = process.env): { model: 
   return { model, real: false };
 }
 
+/** The demo agent's id, in the runs it makes: `resume`, `approve` and `reject` continue those with the demo agent. */
+export const DEMO_AGENT_ID = 'demo';
+
+/** The id an agent created without one gets (the demo agent had one of those before it was named). */
+const UNNAMED_AGENT_ID = /^agent_[0-9a-f]{8}$/;
+
+/**
+ * Whether a run's agent is the demo agent, which the CLI can rebuild; a user's agent comes from its module.
+ *
+ * @example
+ * ```ts
+ * isDemoAgentId(meta.agentId); // true for runs `actorloop run "…"` made
+ * ```
+ */
+export const isDemoAgentId = (agentId: string): boolean => agentId === DEMO_AGENT_ID || UNNAMED_AGENT_ID.test(agentId);
+
 export interface DemoAgentOptions {
   readonly store?: RunStore;
   readonly maxIterations?: number;
@@ -118,6 +134,7 @@ export interface DemoAgentOptions {
 export function createDemoAgent(options: DemoAgentOptions = {}): { agent: Agent; real: boolean } {
   const { model, real } = chooseDemoModel();
   const agent = createAgent({
+    id: DEMO_AGENT_ID,
     model: { provider: model, stream: real, ...(options.modelName === undefined ? {} : { name: options.modelName }) },
     system: 'You are precise. Use the tools for every fact and every calculation, then answer in one sentence.',
     tools: demoTools(new Set(options.confirm ?? [])),

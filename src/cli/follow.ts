@@ -10,6 +10,25 @@ import { formatCost } from './format.ts';
 /** How a followed run stopped: ended (with its result), or parked waiting for a human. */
 export type FollowOutcome = { readonly kind: 'settled'; readonly result: LoopResult } | { readonly kind: 'waiting' };
 
+/** What a command that ran an agent leaves: its exit code, and the cleanup to do before the process exits. */
+export interface AgentCommandResult {
+  readonly exitCode: number;
+  /** Stop the agent and the inspector, unless the run is parked for a human (stopping would cancel it). */
+  readonly cleanup: () => Promise<void>;
+}
+
+/**
+ * How a followed run is printed: JSON lines with `--json`, else live for a terminal, else one line per event.
+ *
+ * @example
+ * ```ts
+ * followRun(run, { mode: modeFor(parsed.common.json) });
+ * ```
+ */
+export function modeFor(json: boolean): ReporterMode {
+  return json ? 'json' : process.stdout.isTTY === true ? 'tty' : 'plain';
+}
+
 /** What the command prints and its exit code. */
 export interface FollowReport {
   readonly outcome: FollowOutcome;
@@ -72,6 +91,9 @@ function printOutcome(runId: string, outcome: FollowOutcome, json: boolean): num
   return 0;
 }
 
+/** How often the phase is looked at besides the actor's changes: a durable run's phase changes in the database, not in an actor here. */
+const PHASE_CHECK_MS = 250;
+
 /** Resolves when the run ends or waits for a human, whichever comes first. */
 function nextStop(run: AgentRun): Promise<FollowOutcome> {
   return new Promise((resolve) => {
@@ -79,12 +101,14 @@ function nextStop(run: AgentRun): Promise<FollowOutcome> {
     const finish = (outcome: FollowOutcome): void => {
       if (done) return;
       done = true;
+      clearInterval(checking);
       queueMicrotask(() => subscription.unsubscribe());
       resolve(outcome);
     };
     const check = (): void => {
       if (run.phase() === 'awaitingHuman') finish({ kind: 'waiting' });
     };
+    const checking = setInterval(check, PHASE_CHECK_MS);
     const subscription = run.actor.subscribe({ next: check, error: () => undefined });
     void run.settled.then((result) => finish({ kind: 'settled', result }));
     check();

@@ -71,10 +71,13 @@ export const DEFAULTS = {
     onLimitReached: 'skipStep',
     /** Characters of each (whitespace-normalised) output compared: bounds the cost of huge outputs. */
     compareChars: 2_048,
-    /** In-loop stuck detection (off unless `createAgent({ resilience: { stuckDetection } })` is set). */
+    /** In-loop stuck detection: on for every agent unless `resilience: { stuckDetection: false }`. */
     stuck: {
-      /** Identical calls (tool + canonical arguments) in a row, or near-identical errors in a row, that count as stuck. */
-      maxRepeats: 3,
+      /**
+       * Identical calls (tool + canonical arguments) in a row, or near-identical errors in a row, that count as stuck.
+       * High enough that a model re-checking something a few times is not stopped, since detection is on by default.
+       */
+      maxRepeats: 5,
       /** `stop` ends the run with `stuck`; `redirect` first tells the model to change approach. */
       action: 'stop',
     },

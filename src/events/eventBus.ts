@@ -2,16 +2,12 @@
  * Where journal entries go: an RxJS subject kept private, exposed as observables. Subjects in,
  * observables out.
  */
-import { config, filter, map, Subject, type Observable } from 'rxjs';
+import { filter, map, Subject, type Observable } from 'rxjs';
 import type { JournalEntry, LoopEvent, LoopEventOf, LoopEventType } from '../core/loopEvent.ts';
+import { installSubscriberErrorReport } from './subscriberErrors.ts';
 
-// A throwing subscriber must never take the host down: RxJS reports such errors from a timer,
-// which would crash Node unless someone handles them. Keep a user's handler if one is set.
-if (config.onUnhandledError === null) {
-  config.onUnhandledError = (error: unknown) => {
-    console.warn('[actorloop] an events$ subscriber threw; the run continues:', error);
-  };
-}
+// A throwing subscriber must never take the host down, nor flood its output.
+installSubscriberErrorReport();
 
 /** Receives every entry synchronously (journal writers); must not throw. */
 export type EntrySink = (entry: JournalEntry) => void;

@@ -10,7 +10,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
-import { resolveAnthropicConfig } from './anthropicConfig.ts';
+import { ANTHROPIC_BASE_URL, resolveAnthropicConfig } from './anthropicConfig.ts';
 import type { AnthropicOptions } from './anthropicConfig.ts';
 import { classifyAnthropicError } from './anthropicClassify.ts';
 import { buildMessagesParams, finishAnthropic, toAnthropicRaw } from './anthropicMapping.ts';
@@ -39,7 +39,8 @@ import { DEFAULT_PRICES } from './usage.ts';
 export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
   const config = resolveAnthropicConfig(options, options.env ?? process.env);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const prices = { ...DEFAULT_PRICES, ...options.prices };
+  // A gateway bills its own prices, not Anthropic's list prices.
+  const prices = config.baseURL === ANTHROPIC_BASE_URL ? { ...DEFAULT_PRICES, ...options.prices } : { ...options.prices };
   const context: ClassifyContext = { secrets: [config.apiKey], timeoutMs, keyVariable: 'ANTHROPIC_API_KEY' };
   // The client lives in this closure only: the provider object itself holds nothing secret.
   // Everything is passed explicitly, so the SDK reads no credentials or profiles of its own.

@@ -44,7 +44,10 @@ export interface AnthropicOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The retry policy of every call (see retry.ts); per-call `signal`/`onRetry` come from the request. */
   readonly retry?: Omit<RetryOptions, 'signal' | 'onRetry' | 'shouldRetry'>;
-  /** Prices added to (or overriding) DEFAULT_PRICES, for `costUsd`. */
+  /**
+   * Prices for `costUsd`, added to (or overriding) DEFAULT_PRICES on Anthropic's own endpoint.
+   * Behind another `baseURL` (a gateway or proxy) these are the only prices.
+   */
   readonly prices?: PriceTable;
   /** Provider name (default `anthropic`). */
   readonly name?: string;

@@ -44,7 +44,11 @@ export interface OpenAICompatibleOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The retry policy of every call (see retry.ts); per-call `signal`/`onRetry` come from the request. */
   readonly retry?: Omit<RetryOptions, 'signal' | 'onRetry' | 'shouldRetry'>;
-  /** Prices added to (or overriding) DEFAULT_PRICES, for `costUsd`. */
+  /**
+   * Prices for `costUsd`, added to (or overriding) DEFAULT_PRICES on OpenAI's and OpenRouter's
+   * endpoints. On any other `baseURL` these are the only prices: a known model name there is not
+   * billed at OpenAI's list price, so its calls have no cost unless priced here.
+   */
   readonly prices?: PriceTable;
   /**
    * What models accept, added to (or overriding) DEFAULT_MODEL_CAPABILITIES: which field caps the
@@ -121,6 +125,21 @@ export function resolveConfig(
     organization: options.organization ?? (official ? (read('OPENAI_ORG_ID') ?? null) : null),
     project: official ? (read('OPENAI_PROJECT_ID') ?? null) : null,
   };
+}
+
+/**
+ * Whether an endpoint bills the list prices of DEFAULT_PRICES: OpenAI's own, and OpenRouter
+ * (which passes on the vendors' prices). A local server or another gateway serving a model under
+ * a known name bills its own, or nothing.
+ *
+ * @example
+ * ```ts
+ * billsListPrices('https://api.openai.com/v1'); // true
+ * billsListPrices('http://127.0.0.1:11434/v1'); // false
+ * ```
+ */
+export function billsListPrices(baseURL: string): boolean {
+  return baseURL === OPENAI_BASE_URL || isOpenRouter(baseURL);
 }
 
 function isOpenRouter(baseURL: string): boolean {

@@ -15,7 +15,7 @@ import { buildChatParams, finishCompletion, toRawCompletion } from './chatMappin
 import type { RawCompletion } from './chatMapping.ts';
 import { classifyError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
-import { DEFAULT_TIMEOUT_MS, resolveConfig } from './config.ts';
+import { billsListPrices, DEFAULT_TIMEOUT_MS, resolveConfig } from './config.ts';
 import type { OpenAICompatibleOptions } from './config.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { requestRetry, withRetry } from './retry.ts';
@@ -41,7 +41,7 @@ import { DEFAULT_PRICES } from './usage.ts';
 export function openAICompatible(options: OpenAICompatibleOptions = {}): InferenceProvider {
   const config = resolveConfig(options, options.env ?? process.env);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const prices = { ...DEFAULT_PRICES, ...options.prices };
+  const prices = billsListPrices(config.baseURL) ? { ...DEFAULT_PRICES, ...options.prices } : { ...options.prices };
   const context: ClassifyContext = { secrets: config.keyIsSecret ? [config.apiKey] : [], timeoutMs };
   // The client lives in this closure only: the provider object itself holds nothing secret.
   const client = new OpenAI({

@@ -130,6 +130,12 @@ export interface RunStore {
   getRun(runId: string): Promise<RunMeta | null>;
   /** The journal entries of a run, in order, for replay. */
   readJournal(runId: string): { entries: JournalEntry[]; warnings: string[] };
+  /**
+   * True when a resumable run that has not ended has no live writer: the process that wrote it
+   * was killed or its lease lapsed, so `resume` can continue it. False while a writer holds the
+   * run, once it ended, and for a journal-only run (which keeps no lease to judge by).
+   */
+  ownerGone(runId: string): boolean;
 }
 
 /**
@@ -402,7 +408,24 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const log = readRunLog(logFile);
       return { entries: journalEntries(log.records), warnings: log.warnings };
     },
+
+    ownerGone(runId) {
+      const paths = locate(runId);
+      if (paths.segment === true || !existsSync(paths.log)) return false;
+      const header = readRunHeader(paths.log);
+      if (header === null || header.journalOnly === true || readRunEnd(paths.log) !== null) return false;
+      return liveWriter(paths, () => header, leaseMs) === undefined;
+    },
   };
+}
+
+/** Who is writing a run: a resume holding its lock, else the creator its header names while it renews the log's lease. */
+function liveWriter(paths: RunPaths, readHeader: () => RunHeaderRecord | null, leaseMs: number): { owner: RunOwner; file: string } | undefined {
+  const holder = liveLockHolder(paths.lock, leaseMs);
+  if (holder !== undefined) return { owner: holder, file: paths.lock };
+  const header = readHeader();
+  if (header !== null && readRunEnd(paths.log) === null && ownerIsLive(header.owner, statSync(paths.log).mtimeMs, paths.log, leaseMs)) return { owner: header.owner, file: paths.log };
+  return undefined;
 }
 
 function segmentLimits(limits: Partial<SegmentLimits> = {}): Partial<SegmentLimits> {
@@ -464,12 +487,8 @@ function lockedBy(owner: RunOwner, file: string, runId: string): RunLockedError 
 function existingRunError(paths: RunPaths, runId: string, dir: string, leaseMs: number): Error {
   // A resume holding the lock, or the creator named in the header, may still be writing it.
   try {
-    const holder = liveLockHolder(paths.lock, leaseMs);
-    if (holder !== undefined) return lockedBy(holder, paths.lock, runId);
-    const header = existsSync(paths.log) ? readRunHeader(paths.log) : null;
-    if (header !== null && readRunEnd(paths.log) === null && ownerIsLive(header.owner, statSync(paths.log).mtimeMs, paths.log, leaseMs)) {
-      return lockedBy(header.owner, paths.log, runId);
-    }
+    const writer = liveWriter(paths, () => (existsSync(paths.log) ? readRunHeader(paths.log) : null), leaseMs);
+    if (writer !== undefined) return lockedBy(writer.owner, writer.file, runId);
   } catch (error) {
     // A damaged header names no live writer: the id is taken all the same (reading the run says what is wrong).
     if (!(error instanceof CorruptFileError)) return error as Error;

@@ -256,6 +256,8 @@ export function createStepStore(): StepStore {
       if (run.seqs[0] !== 0) throw new ConfigurationError(`A step does not hold all of run ${runId}'s journal: read it with runtime.journal(runId).`);
       return { entries: journalEntries(run.records), warnings: [] };
     },
+    // A step's run is held by the worker running the step: never without an owner while it is here.
+    ownerGone: () => false,
   };
 }
 

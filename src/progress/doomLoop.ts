@@ -18,7 +18,7 @@ import { normalizeForComparison, similarity } from './similarity.ts';
 export type StuckAction = 'stop' | 'redirect';
 
 export interface StuckDetectionOptions {
-  /** Identical calls, or near-identical errors, in a row that count as stuck. Default 3 (≥ 2). */
+  /** Identical calls, or near-identical errors, in a row that count as stuck. Default 5 (≥ 2). */
   readonly maxRepeats?: number;
   /** Consecutive errors at least this similar (0–1) are "the same error". Default 0.85. */
   readonly similarityThreshold?: number;

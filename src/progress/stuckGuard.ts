@@ -23,8 +23,8 @@ export interface StuckGuard {
 }
 
 /**
- * Create the guard for an agent. `undefined` or `false` gives a pass-through guard: stuck
- * detection is off unless asked for. Options are validated here, at configuration time.
+ * Create the guard for an agent. `undefined` detects with the defaults (detection is on unless
+ * turned off); `false` gives a pass-through guard. Options are validated here, at configuration time.
  *
  * @example
  * ```ts
@@ -32,8 +32,9 @@ export interface StuckGuard {
  * const output = stuck.check(runScope, input.calls, await executor.run(input.calls, scope));
  * ```
  */
-export function createStuckGuard(options: StuckDetectionOptions | false | undefined): StuckGuard {
-  if (options === undefined || options === false) return { check: (_scope, _calls, outcomes) => ({ outcomes }), save: () => undefined, restore: () => undefined };
+export function createStuckGuard(configured: StuckDetectionOptions | false | undefined): StuckGuard {
+  if (configured === false) return { check: (_scope, _calls, outcomes) => ({ outcomes }), save: () => undefined, restore: () => undefined };
+  const options = configured ?? {};
   // Fail on bad options when the agent is created, not in the middle of its first run.
   void new DoomLoopDetector(options);
   // Keyed by the run's scope object, so a finished run's detector goes with its scope.

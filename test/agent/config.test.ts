@@ -85,12 +85,14 @@ describe('the grouped config takes effect', () => {
     expect(types).toContain('run.terminated');
   });
 
-  it('survives an observe.events handler that throws: the run finishes and the error is reported', async () => {
+  it('survives an observe.events handler that throws on each of 10 events: the run finishes and one line reports it', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       let thrown = 0;
+      const echoTool = echo();
       const agent = trackAgent({
-        model: scriptedModel([{ text: 'fine' }]),
+        model: scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { v: 'a' } }] }, { toolCalls: [{ name: 'echo', arguments: { v: 'b' } }] }, { text: 'fine' }]),
+        tools: [echoTool],
         observe: {
           events: () => {
             thrown++;
@@ -99,10 +101,12 @@ describe('the grouped config takes effect', () => {
         },
       });
       await expect(agent.run('go')).resolves.toMatchObject({ status: 'done', text: 'fine' });
-      expect(thrown).toBeGreaterThan(0);
-      // RxJS reports subscriber errors from a timer; wait for every one under the spy.
-      await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(thrown));
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('subscriber threw'), expect.objectContaining({ message: 'handler bug' }));
+      expect(thrown).toBeGreaterThanOrEqual(10);
+      // Anything RxJS would report goes through a timer: let one pass before counting.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(warn.mock.calls).toEqual([
+        ['[actorloop] the observe.events handler threw Error: handler bug (the run continues; further errors from it are not reported)'],
+      ]);
     } finally {
       warn.mockRestore();
     }
@@ -127,7 +131,8 @@ describe('the grouped config takes effect', () => {
     const model = scriptedModel((request) =>
       request.messages.filter((m) => m.role === 'tool').length >= 8 || n > 30 ? { text: 'done' } : { toolCalls: [{ id: `c${n++}`, name: 'big', arguments: {} }] },
     );
-    const agent = trackAgent({ model, tools: [big], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 40 } });
+    // Repeats one call on purpose, to fill the context: stuck detection would end the run first.
+    const agent = trackAgent({ model, tools: [big], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 40 }, resilience: { stuckDetection: false } });
     const compacted: number[] = [];
     agent.events$.subscribe(({ event }) => event.type === 'context.compacted' && compacted.push(event.tokensAfter));
     await agent.run('go');

@@ -25,7 +25,8 @@ describe('optional primitives through createAgent', () => {
     const model = scriptedModel((request) =>
       request.messages.filter((m) => m.role === 'tool').length >= 12 || n > 40 ? { text: 'done' } : { toolCalls: [{ id: `c${n++}`, name: 'big', arguments: {} }] },
     );
-    const agent = createAgent({ model, tools: [tool('big')], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 60 } });
+    // Repeats one call on purpose, to fill the context: stuck detection would end the run first.
+    const agent = createAgent({ model, tools: [tool('big')], context: { budget: { tokenBudget: 3_000, strategy: 'slidingWindow' } }, limits: { maxIterations: 60 }, resilience: { stuckDetection: false } });
     const compacted: number[] = [];
     agent.events$.subscribe(({ event }) => event.type === 'context.compacted' && compacted.push(event.tokensAfter));
     await agent.run('go');

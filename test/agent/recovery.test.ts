@@ -277,7 +277,8 @@ describe('circuit breakers through createAgent', () => {
     });
     const steps: ScriptStep[] = [1, 2, 3, 4, 5, 6].map((i) => call(`s${i}`, 'sometimes'));
     const model = scriptedModel([...steps, { text: 'done' }]);
-    const { agent } = agentWith({ model, tools: [sometimes], resilience: { breakers: { perTool: { sometimes: { failureThreshold: 3 } } } } });
+    // Six identical calls on purpose: stuck detection would end the run at the fifth.
+    const { agent } = agentWith({ model, tools: [sometimes], resilience: { breakers: { perTool: { sometimes: { failureThreshold: 3 } } } , stuckDetection: false } });
     const result = await agent.run('go');
     // fail, fail, ok, fail, fail, ok: never 3 in a row, so every call ran.
     expect(n).toBe(6);

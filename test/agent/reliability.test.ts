@@ -298,13 +298,13 @@ describe('huge tool output', () => {
 });
 
 describe('a runaway loop', () => {
-  /** The model repeats the same call forever. */
+  /** The model repeats the same call forever (stuck detection, which would end it first, is off where a budget is under test). */
   const forever = (usage?: { totalTokens: number }) =>
     scriptedModel(() => ({ toolCalls: [{ id: 'same', name: 'add', arguments: { a: 1, b: 1 } }], ...(usage === undefined ? {} : { usage }) }));
 
   it('ends with MaxIterationsError carrying the run id', async () => {
     const { tool, received } = adder();
-    const { agent } = agentWith({ model: forever(), tools: [tool], limits: { maxIterations: 7 } });
+    const { agent } = agentWith({ model: forever(), tools: [tool], limits: { maxIterations: 7 }, resilience: { stuckDetection: false } });
     const error = await agent.run('loop', { runId: 'run-loop' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MaxIterationsError);
     expect((error as MaxIterationsError).runId).toBe('run-loop');
@@ -328,6 +328,7 @@ describe('a runaway loop', () => {
       tools: [tool],
       limits: { timeoutMs: 60, maxIterations: 1_000_000, maxTotalTokens: Number.MAX_SAFE_INTEGER },
       observe: { journalCapacity: 100 },
+      resilience: { stuckDetection: false },
     });
     const started = performance.now();
     const error = await agent.run('loop', { runId: 'run-clock' }).catch((e: unknown) => e);

@@ -1,7 +1,7 @@
 /**
  * Stuck detection through createAgent: a model repeating the same call, or hitting the same
- * error, ends with StuckLoopError (or is redirected once); without `stuckDetection` nothing
- * changes and the iteration budget ends the same runaway model.
+ * error, ends with StuckLoopError (or is redirected once). Detection is on by default (five
+ * identical calls); with `stuckDetection: false` the iteration budget ends the same runaway model.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -70,7 +70,7 @@ describe('stuck detection', () => {
 
   it('ends a run whose tool keeps failing with near-identical errors (different arguments each time)', async () => {
     const model = scriptedModel((_request, i) => ({ toolCalls: [{ name: 'fetch_url', arguments: { url: `https://example.com/page/${i}` } }] }));
-    const agent = agentWith({ model, tools: [fetchUrl], resilience: { stuckDetection: {} }, limits: { maxIterations: 20 } });
+    const agent = agentWith({ model, tools: [fetchUrl], resilience: { stuckDetection: { maxRepeats: 3 } }, limits: { maxIterations: 20 } });
     const run = agent.start('fetch the pages');
     const result = await run.settled;
     expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 3 });
@@ -85,7 +85,7 @@ describe('stuck detection', () => {
       if (last?.role === 'tool' && last.content.startsWith('[actorloop]')) return { text: 'Changed approach: the answer is "again".' };
       return { toolCalls: [{ name: 'echo', arguments: { v: 'again' } }] };
     });
-    const agent = agentWith({ model, tools: [echo], resilience: { stuckDetection: { action: 'redirect' } } });
+    const agent = agentWith({ model, tools: [echo], resilience: { stuckDetection: { maxRepeats: 3, action: 'redirect' } } });
     const run = agent.start('repeat yourself');
     const result = await run.result;
     expect(result).toMatchObject({ status: 'done', reason: 'final_answer', iterations: 4 });
@@ -100,7 +100,7 @@ describe('stuck detection', () => {
   });
 
   it('in redirect mode stops a model that repeats again after the note', async () => {
-    const agent = agentWith({ model: loopForever(), tools: [echo], resilience: { stuckDetection: { action: 'redirect' } }, limits: { maxIterations: 20 } });
+    const agent = agentWith({ model: loopForever(), tools: [echo], resilience: { stuckDetection: { maxRepeats: 3, action: 'redirect' } }, limits: { maxIterations: 20 } });
     const run = agent.start('repeat yourself');
     const result = await run.settled;
     expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 4 });
@@ -111,11 +111,24 @@ describe('stuck detection', () => {
     ]);
   });
 
-  it.each([
-    ['not configured', {}],
-    ['false', { resilience: { stuckDetection: false as const } }],
-  ])('is off when %s: the same runaway model ends with MaxIterationsError instead', async (_label, extra) => {
-    const agent = agentWith({ model: loopForever(), tools: [echo], limits: { maxIterations: 6 }, ...extra });
+  it('is on when not configured: five identical calls in a row end the run as stuck', async () => {
+    const agent = agentWith({ model: loopForever(), tools: [echo], limits: { maxIterations: 20 } });
+    const run = agent.start('repeat yourself');
+    const result = await run.settled;
+    expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 5 });
+    expect(result.error?.message).toBe('the model called "echo" with the same arguments 5 times in a row');
+    expect(eventsOf(agent, run.runId).filter((e) => e.type === 'stuck.detected')).toHaveLength(1);
+  });
+
+  it('does not stop a model that repeats a call four times and then moves on', async () => {
+    const model = scriptedModel((_request, i) => (i < 4 ? { toolCalls: [{ name: 'echo', arguments: { v: 'again' } }] } : { text: 'done' }));
+    const agent = agentWith({ model, tools: [echo] });
+    const result = await agent.run('repeat a little');
+    expect(result).toMatchObject({ status: 'done', iterations: 5 });
+  });
+
+  it('is off with stuckDetection: false: the same runaway model ends with MaxIterationsError instead', async () => {
+    const agent = agentWith({ model: loopForever(), tools: [echo], limits: { maxIterations: 6 }, resilience: { stuckDetection: false } });
     const run = agent.start('repeat yourself');
     const error = await rejection(run.result);
     expect(error).toBeInstanceOf(MaxIterationsError);

@@ -232,23 +232,33 @@ describe('never crash the host', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const model = scriptedModel([{ toolCalls: [{ id: 'e1', name: 'echo', arguments: { v: 'hi' } }] }, { text: 'fine' }]);
     const agent = agentWith({ model, tools: [echo] });
+    let agentThrows = 0;
+    let runThrows = 0;
     agent.events$.subscribe(() => {
+      agentThrows++;
       throw new Error('subscriber bug');
     });
     const seen: string[] = [];
     agent.events$.subscribe((e) => seen.push(e.event.type));
     const run = agent.start('echo');
     run.events$.subscribe(() => {
+      runThrows++;
       throw new Error('run subscriber bug');
     });
     const result = await run.result;
     expect(result.text).toBe('fine');
     expect(seen.at(-1)).toBe('run.terminated');
     expect(seen).toContain('tool.finished');
-    // RxJS reports subscriber errors from a timer; they reach the warning, not the process.
     // Every event reached both throwing subscribers (the run's replays what came before it).
-    await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(2 * seen.length));
-    expect(String(warn.mock.calls[0]?.[1])).toContain('bug');
+    expect([agentThrows, runThrows]).toEqual([seen.length, seen.length]);
+    // RxJS reports subscriber errors from a timer; they reach the warning, not the process: each error once, in one line.
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(2));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const tail = '(the run continues; further errors from it are not reported)';
+    expect(warn.mock.calls.map(([line]) => String(line)).sort()).toEqual([
+      `[actorloop] an events$ subscriber threw Error: run subscriber bug ${tail}`,
+      `[actorloop] an events$ subscriber threw Error: subscriber bug ${tail}`,
+    ]);
     expect(unhandled).toEqual([]);
   });
 });

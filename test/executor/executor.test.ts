@@ -112,7 +112,8 @@ describe('executor', () => {
         { toolCalls: Array.from({ length: 10 }, (_, i) => ({ id: `p${i}`, name: 'wait', arguments: { ms: 5 } })) },
         { text: 'done' },
       ]);
-      const agent = createAgent({ model, tools: [tool], resilience: { tools: { maxConcurrency: 2 } } });
+      // Ten identical calls in one phase on purpose: stuck detection would end the run.
+      const agent = createAgent({ model, tools: [tool], resilience: { tools: { maxConcurrency: 2 }, stuckDetection: false } });
       const result = await agent.run('go');
       agent.stop();
       expect(stats.maxInFlight).toBe(2);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Message } from '../../src/core/messages.ts';
 import type { StreamEvent } from '../../src/core/provider.ts';
 import { anthropic } from '../../src/inference/anthropic.ts';
-import type { AnthropicOptions } from '../../src/inference/anthropicConfig.ts';
+import { ANTHROPIC_BASE_URL, type AnthropicOptions } from '../../src/inference/anthropicConfig.ts';
 import {
   AuthenticationError,
   ContextLengthError,
@@ -61,7 +61,10 @@ const TOOLS = [
 describe('anthropic complete, recorded replies', () => {
   it('returns the text of a reply and prices its cache reads and writes apart', async () => {
     server.enqueue(wireReply('text-cache-usage'));
-    const completion = await provider().complete({ messages: [{ role: 'system', content: 'Be brief.' }, ...ask('Summarise Python')] });
+    // Anthropic's own endpoint (list prices apply), its requests carried to the local server.
+    const redirect: typeof fetch = (input, init) => fetch((input instanceof Request ? input.url : String(input)).replace(ANTHROPIC_BASE_URL, server.baseURL.replace(/\/v1$/, '')), init);
+    const official = provider({ baseURL: ANTHROPIC_BASE_URL, fetch: redirect });
+    const completion = await official.complete({ messages: [{ role: 'system', content: 'Be brief.' }, ...ask('Summarise Python')] });
     expect(completion.text).toBe(textOf('text-cache-usage'));
     expect(completion.finishReason).toBe('stop');
     expect(completion.model).toBe('claude-sonnet-4-5-20250929');
@@ -71,6 +74,16 @@ describe('anthropic complete, recorded replies', () => {
     expect(completion.costUsd).toBeCloseTo(expected, 12);
     // Billing every input token at the full price would cost more: the cache discount is applied.
     expect(completion.costUsd).toBeLessThan((1532 * 3 + 33 * 15) / 1_000_000);
+  });
+
+  it('gives no cost behind a gateway baseURL unless the user prices the model', async () => {
+    server.enqueue(wireReply('text-cache-usage'));
+    const unpriced = await provider().complete({ messages: ask('Summarise Python') });
+    expect(unpriced.usage.totalTokens).toBe(1565);
+    expect(unpriced).not.toHaveProperty('costUsd');
+    server.enqueue(wireReply('text-cache-usage'));
+    const priced = await provider({ prices: { 'claude-sonnet-4-5': { promptPerMillion: 1_000_000, completionPerMillion: 0 } } }).complete({ messages: ask('Summarise Python') });
+    expect(priced.costUsd).toBe(1532);
   });
 
   it('marks the system prompt and the last tool as a cache breakpoint by default, and sends none when caching is off', async () => {

@@ -15,6 +15,7 @@ import {
   StructuredOutputError,
   openAICompatible,
 } from '../../src/inference/index.ts';
+import { OPENAI_BASE_URL } from '../../src/inference/config.ts';
 import type { OpenAICompatibleOptions, RetryInfo } from '../../src/inference/index.ts';
 import { completionBody, reply, startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer, ScriptedReply } from '../support/openaiServer.ts';
@@ -39,6 +40,12 @@ function provider(options: Partial<OpenAICompatibleOptions> = {}) {
   });
 }
 
+/** A provider configured for OpenAI's own endpoint, its requests carried to the local server. */
+function officialProvider(options: Partial<OpenAICompatibleOptions> = {}) {
+  const redirect: typeof fetch = (input, init) => fetch((input instanceof Request ? input.url : String(input)).replace(OPENAI_BASE_URL, server.baseURL), init);
+  return provider({ baseURL: OPENAI_BASE_URL, fetch: redirect, ...options });
+}
+
 const ask = (content = 'hi'): Message[] => [{ role: 'user', content }];
 const bodyOf = (index: number) => server.requests[index]?.body as Record<string, unknown>;
 
@@ -58,7 +65,7 @@ describe('openAICompatible complete', () => {
       { role: 'tool', toolCallId: 'call_0', content: '0' },
     ];
     const tools = [{ name: 'add', description: 'Add', parameters: { type: 'object', properties: { a: { type: 'number' } } } }];
-    const completion = await provider().complete({ messages, tools, toolChoice: { name: 'add' }, temperature: 0, maxTokens: 50 });
+    const completion = await officialProvider().complete({ messages, tools, toolChoice: { name: 'add' }, temperature: 0, maxTokens: 50 });
 
     const request = server.requests[0];
     expect(request?.method).toBe('POST');
@@ -105,6 +112,19 @@ describe('openAICompatible complete', () => {
     const promptTokens = estimateTokens(messages);
     expect(completion.usage).toEqual({ promptTokens, completionTokens: 1, totalTokens: promptTokens + 1, estimated: true });
     expect(completion).not.toHaveProperty('costUsd');
+  });
+
+  it('gives no cost for a known model name on a custom baseURL: that server does not bill OpenAI list prices', async () => {
+    server.enqueue(reply.completion({ textPieces: ['ok'], model: 'gpt-4o-mini', usage: { prompt_tokens: 1_000, completion_tokens: 500, total_tokens: 1_500 } }));
+    const completion = await provider({ model: 'gpt-4o-mini' }).complete({ messages: ask() });
+    expect(completion.usage.totalTokens).toBe(1_500);
+    expect(completion).not.toHaveProperty('costUsd');
+  });
+
+  it('prices a known model name on a custom baseURL at the prices the user gives', async () => {
+    server.enqueue(reply.completion({ textPieces: ['ok'], model: 'gpt-4o-mini', usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, total_tokens: 2_000_000 } }));
+    const completion = await provider({ model: 'gpt-4o-mini', prices: { 'gpt-4o-mini': { promptPerMillion: 0.5, completionPerMillion: 1 } } }).complete({ messages: ask() });
+    expect(completion.costUsd).toBe(1.5);
   });
 
   it('prices models from the configured table', async () => {

@@ -82,8 +82,10 @@ describe('openAICompatible stream', () => {
 
   it('assembles exactly the Completion the non-streamed call returns', async () => {
     server.enqueue(reply.completion(SPEC), reply.stream(SPEC));
-    const plain = await provider().complete(request);
-    const streamed = doneOf(await collect(provider().stream(request)));
+    // A custom endpoint is priced only as the user prices it.
+    const prices = { 'gpt-4o-mini': { promptPerMillion: 1, completionPerMillion: 2 } };
+    const plain = await provider({ prices }).complete(request);
+    const streamed = doneOf(await collect(provider({ prices }).stream(request)));
     expect(streamed).toEqual(plain);
     expect(plain).toMatchObject({
       text: 'Grüße aus 世界 🌍🚀…',

@@ -23,14 +23,13 @@ function feed(detector: DoomLoopDetector, phase: [ActCall, ToolOutcome]) {
 }
 
 describe('DoomLoopDetector', () => {
-  it('stops on the third identical call in a row by default', () => {
+  it('stops on the fifth identical call in a row by default', () => {
     const detector = new DoomLoopDetector();
-    expect(feed(detector, act('search', { q: 'x', page: 1 })).stuck).toBeUndefined();
-    expect(feed(detector, act('search', { q: 'x', page: 1 })).stuck).toBeUndefined();
+    for (let i = 0; i < 4; i++) expect(feed(detector, act('search', { q: 'x', page: 1 })).stuck).toBeUndefined();
     // Key order does not matter: the arguments are compared as canonical JSON.
-    const third = feed(detector, act('search', { page: 1, q: 'x' }));
-    expect(third.stuck?.reason).toBe('the model called "search" with the same arguments 3 times in a row');
-    expect(third.detections).toEqual([{ reason: third.stuck?.reason, action: 'stop' }]);
+    const fifth = feed(detector, act('search', { page: 1, q: 'x' }));
+    expect(fifth.stuck?.reason).toBe('the model called "search" with the same arguments 5 times in a row');
+    expect(fifth.detections).toEqual([{ reason: fifth.stuck?.reason, action: 'stop' }]);
   });
 
   it('does not count calls with different arguments, or a different call in between', () => {
@@ -43,7 +42,7 @@ describe('DoomLoopDetector', () => {
   });
 
   it('counts identical calls within one act phase too', () => {
-    const detector = new DoomLoopDetector();
+    const detector = new DoomLoopDetector({ maxRepeats: 3 });
     const phases = [act('ping', {}), act('ping', {}), act('ping', {})];
     const check = detector.check(
       phases.map((p) => p[0]),
@@ -72,7 +71,7 @@ describe('DoomLoopDetector', () => {
   });
 
   it('in redirect mode prefixes a note to the repeated call, then stops if the model repeats again', () => {
-    const detector = new DoomLoopDetector({ action: 'redirect' });
+    const detector = new DoomLoopDetector({ action: 'redirect', maxRepeats: 3 });
     feed(detector, act('search', { q: 'x' }, 'no results'));
     feed(detector, act('search', { q: 'x' }, 'no results'));
     const redirected = feed(detector, act('search', { q: 'x' }, 'no results'));
@@ -102,13 +101,20 @@ describe('DoomLoopDetector', () => {
 });
 
 describe('createStuckGuard', () => {
-  it('is a pass-through when off (undefined or false)', () => {
+  it('is a pass-through when turned off with false', () => {
     const [call, outcome] = act('x', {});
     const scope = { emit: () => undefined };
-    for (const options of [undefined, false] as const) {
-      const guard = createStuckGuard(options);
-      for (let i = 0; i < 5; i++) expect(guard.check(scope, [call], [outcome])).toEqual({ outcomes: [outcome] });
-    }
+    const guard = createStuckGuard(false);
+    for (let i = 0; i < 8; i++) expect(guard.check(scope, [call], [outcome])).toEqual({ outcomes: [outcome] });
+    expect(guard.save(scope)).toBeUndefined();
+  });
+
+  it('detects with the defaults when not configured: the fifth identical call stops', () => {
+    const [call, outcome] = act('x', {});
+    const scope = { emit: () => undefined };
+    const guard = createStuckGuard(undefined);
+    for (let i = 0; i < 4; i++) expect(guard.check(scope, [call], [outcome]).stuck).toBeUndefined();
+    expect(guard.check(scope, [call], [outcome]).stuck?.reason).toMatch(/5 times in a row/);
   });
 
   it('keeps one detector per run scope and emits stuck.detected for each detection', () => {

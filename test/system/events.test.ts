@@ -50,9 +50,11 @@ describe('system events$', () => {
 
     expect(thrown).toBe(seen.length);
     expect(seen.filter((e) => e.event.type === 'run.terminated')).toHaveLength(2);
-    // RxJS reports subscriber errors from a timer; they reach our handler, not the process.
-    await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(thrown));
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('subscriber threw'), expect.objectContaining({ message: 'subscriber bug' }));
+    // RxJS reports subscriber errors from a timer; they reach our handler, not the process, which says it once.
+    await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(thrown).toBeGreaterThanOrEqual(10);
+    expect(warn.mock.calls).toEqual([['[actorloop] an events$ subscriber threw Error: subscriber bug (the run continues; further errors from it are not reported)']]);
     expect(system.get('a').actor.getSnapshot().status).toBe('active');
   });
 });

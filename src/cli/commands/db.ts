@@ -1,13 +1,12 @@
 /** `actorloop db migrate`: bring a database to this actorloop's schema (graphile-worker's and ours). */
-import { createPostgresRuntime } from '../../postgres/index.ts';
 import { onePositional, parseCommand, UsageError } from '../args.ts';
-import { databaseUrl } from './worker.ts';
+import { DATABASE_FLAG, openRuntime, requiredDatabaseUrl } from '../durable.ts';
 
 export async function dbCommand(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand(args, { 'database-url': { type: 'string' } });
+  const parsed = parseCommand(args, DATABASE_FLAG);
   const action = onePositional(parsed, 'action', 'db');
   if (action !== 'migrate') throw new UsageError(`actorloop db knows "migrate", not "${action}".`);
-  const runtime = createPostgresRuntime({ connectionString: databaseUrl(parsed), poolSize: 2 });
+  const runtime = openRuntime(requiredDatabaseUrl(parsed));
   try {
     const report = await runtime.migrate();
     if (parsed.common.json) process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -1,11 +1,12 @@
 /**
- * `actorloop replay <runId>`: a run's journal as a timeline (time since its start, iteration,
- * summary); `--follow` keeps reading the journal until the run ends.
+ * `actorloop replay <runId>`: a run's journal, from a file store or a PostgreSQL database, as a
+ * timeline (time since its start, iteration, summary); `--follow` keeps reading the journal until
+ * the run ends.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JournalEntry } from '../../core/loopEvent.ts';
-import type { RunStore } from '../../persistence/fileStore.ts';
 import { onePositional, parseCommand } from '../args.ts';
+import { DATABASE_FLAG, durableUrl, openRuntime, requireDurableRun } from '../durable.ts';
 import { summarizeEvent } from '../format.ts';
 import { openStore, requireRun } from '../store.ts';
 
@@ -29,7 +30,7 @@ export function timelineLine(entry: JournalEntry, startedAt: number): string | u
 }
 
 /**
- * `actorloop replay <runId> [--follow] [--json]`.
+ * `actorloop replay <runId> [--follow] [--json] [--store DIR | --database-url URL]`.
  *
  * @example
  * ```ts
@@ -37,10 +38,9 @@ export function timelineLine(entry: JournalEntry, startedAt: number): string | u
  * ```
  */
 export async function replayCommand(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand(args, { follow: { type: 'boolean' } });
+  const parsed = parseCommand(args, { follow: { type: 'boolean' }, ...DATABASE_FLAG });
   const runId = onePositional(parsed, 'runId', 'replay');
-  const store = openStore(parsed.common.store, true);
-  await requireRun(store, runId);
+  const url = durableUrl(parsed);
   const print = (entry: JournalEntry, startedAt: number): void => {
     if (parsed.common.json) {
       process.stdout.write(`${JSON.stringify(entry)}\n`);
@@ -49,15 +49,27 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
     const line = timelineLine(entry, startedAt);
     if (line !== undefined) process.stdout.write(`${line}\n`);
   };
-  await replay(store, runId, parsed.flag('follow'), print);
+  if (url === undefined) {
+    const store = openStore(parsed.common.store, true);
+    await requireRun(store, runId);
+    await replay(() => store.readJournal(runId).entries, parsed.flag('follow'), print);
+    return 0;
+  }
+  const runtime = openRuntime(url);
+  try {
+    await requireDurableRun(runtime, runId);
+    await replay(() => runtime.journal(runId), parsed.flag('follow'), print);
+  } finally {
+    await runtime.close();
+  }
   return 0;
 }
 
-async function replay(store: RunStore, runId: string, follow: boolean, print: (entry: JournalEntry, startedAt: number) => void): Promise<void> {
+async function replay(read: () => JournalEntry[] | Promise<JournalEntry[]>, follow: boolean, print: (entry: JournalEntry, startedAt: number) => void): Promise<void> {
   let printed = -1;
   let startedAt: number | undefined;
   for (;;) {
-    const { entries } = store.readJournal(runId);
+    const entries = await read();
     startedAt ??= entries[0]?.timestamp;
     for (const entry of entries) {
       if (entry.sequence <= printed) continue;

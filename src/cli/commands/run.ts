@@ -1,25 +1,23 @@
 /**
- * `actorloop run`, `resume`, `approve` and `reject`: start or continue a run of the demo agent
- * in the store, and follow it to its end or to a wait for a human.
+ * `actorloop run`, `resume`, `approve` and `reject`: start or continue a run of the demo agent,
+ * or of an agent from the user's module (`--agents MODULE`), in the file store, and follow it to
+ * its end or to a wait for a human. Runs kept in PostgreSQL are continued by `durableRun.ts`.
  */
 import type { Agent } from '../../agent/types.ts';
 import type { Inspector } from '../../inspect/index.ts';
-import { CliError, onePositional, parseCommand, positiveInt, UsageError } from '../args.ts';
-import { createDemoAgent, DEMO_TOOL_NAMES } from '../demoAgent.ts';
-import { followRun, type FollowOptions } from '../follow.ts';
-import type { ReporterMode } from '../liveView.ts';
+import type { RunStore } from '../../persistence/fileStore.ts';
+import { CliError, onePositional, parseCommand, positiveInt, UsageError, type ParsedCommand } from '../args.ts';
+import { defineAndPick, loadAgentsModule } from '../agentsModule.ts';
+import { createDemoAgent, DEMO_TOOL_NAMES, isDemoAgentId } from '../demoAgent.ts';
+import { DATABASE_FLAG, durableUrl } from '../durable.ts';
+import { followRun, modeFor, type AgentCommandResult, type FollowOptions } from '../follow.ts';
 import { openStore, requireRun } from '../store.ts';
+import { continueDurable } from './durableRun.ts';
 
-/** What a command that ran an agent leaves: its exit code, and the cleanup to do before the process exits. */
-export interface AgentCommandResult {
-  readonly exitCode: number;
-  /** Stop the agent and the inspector, unless the run is parked for a human (stopping would cancel it). */
-  readonly cleanup: () => Promise<void>;
-}
+export type { AgentCommandResult } from '../follow.ts';
 
-function modeFor(json: boolean): ReporterMode {
-  return json ? 'json' : process.stdout.isTTY === true ? 'tty' : 'plain';
-}
+/** Flags that pick a user's agent instead of the demo one. */
+const MODULE_FLAGS = { agents: { type: 'string' }, agent: { type: 'string' } } as const;
 
 function announce(real: boolean, agent: Agent, json: boolean): void {
   if (json) return;
@@ -27,6 +25,10 @@ function announce(real: boolean, agent: Agent, json: boolean): void {
     ? `model "${agent.model.name}" via ${agent.model.provider.name}`
     : 'no OPENAI_API_KEY / OPENAI_BASE_URL / OPENROUTER_API_KEY / ANTHROPIC_API_KEY set: using the scripted demo model (offline)';
   process.stderr.write(`${line}\n`);
+}
+
+function announceModule(agent: Agent, path: string, json: boolean): void {
+  if (!json) process.stderr.write(`agent "${agent.id}" from ${path}: model "${agent.model.name}" via ${agent.model.provider.name}\n`);
 }
 
 function cleanupFor(agent: Agent, inspector: Inspector | undefined, parked: boolean): () => Promise<void> {
@@ -37,8 +39,19 @@ function cleanupFor(agent: Agent, inspector: Inspector | undefined, parked: bool
   };
 }
 
+/** With `--agents`, the demo agent's own flags mean nothing: say where those settings go instead. */
+function refuseDemoFlags(parsed: ParsedCommand, flags: readonly string[]): void {
+  const given = flags.find((flag) => parsed.string(flag) !== undefined || parsed.flag(flag));
+  if (given !== undefined) throw new UsageError(`--${given} configures the demo agent; with --agents MODULE, set it in your module's createAgent config.`);
+}
+
+/** The user's agent from `--agents`, keeping its runs in `store` (the agent named `name`, or the module's only one). */
+async function moduleAgent(path: string, store: RunStore, name: string | undefined): Promise<Agent> {
+  return defineAndPick(await loadAgentsModule(path), path, undefined, { persistence: { store } }, name);
+}
+
 /**
- * `actorloop run "<task>"`.
+ * `actorloop run "<task>"`, with the demo agent or `--agents MODULE [--agent NAME]`.
  *
  * @example
  * ```ts
@@ -51,8 +64,12 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
     model: { type: 'string' },
     inspect: { type: 'boolean' },
     confirm: { type: 'string' },
+    ...MODULE_FLAGS,
   });
   const task = onePositional(parsed, 'task', 'run');
+  const modulePath = parsed.string('agents');
+  if (modulePath !== undefined) return runModuleAgent(parsed, modulePath, task);
+  if (parsed.string('agent') !== undefined) throw new UsageError('--agent NAME picks an agent of --agents MODULE: give the module too.');
   const maxText = parsed.string('max-iterations');
   const confirm = parsed.string('confirm')?.split(',').map((name) => name.trim()).filter((name) => name !== '');
   const unknownTool = confirm?.find((name) => !DEMO_TOOL_NAMES.includes(name));
@@ -74,8 +91,24 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, inspector, report.outcome.kind === 'waiting') };
 }
 
+async function runModuleAgent(parsed: ParsedCommand, path: string, task: string): Promise<AgentCommandResult> {
+  refuseDemoFlags(parsed, ['max-iterations', 'model', 'confirm', 'inspect']);
+  const { json, store: dir } = parsed.common;
+  const store = openStore(dir, false);
+  const agent = await moduleAgent(path, store, parsed.string('agent'));
+  announceModule(agent, path, json);
+  const run = agent.start(task);
+  const report = await followRun(run, { mode: modeFor(json) });
+  // A module that ignores the store it is given keeps its runs elsewhere (or nowhere): runs, replay and resume would not find this one.
+  if ((await store.getRun(run.runId)) === null) {
+    process.stderr.write(`run ${run.runId} is not in ${store.dir}: spread the second argument of your module's function into createAgent's config to keep its runs there.\n`);
+  }
+  return { exitCode: report.exitCode, cleanup: cleanupFor(agent, undefined, report.outcome.kind === 'waiting') };
+}
+
 /**
- * `actorloop resume <runId>`, `approve <runId>` and `reject <runId> --reason …`.
+ * `actorloop resume <runId>`, `approve <runId>` and `reject <runId> --reason …`, in the file
+ * store or, with `--database-url`, in PostgreSQL.
  *
  * @example
  * ```ts
@@ -85,9 +118,13 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
 export async function continueCommand(command: 'resume' | 'approve' | 'reject', args: readonly string[]): Promise<AgentCommandResult> {
   const parsed = parseCommand(args, {
     model: { type: 'string' },
+    ...MODULE_FLAGS,
+    ...DATABASE_FLAG,
     ...(command === 'reject' ? { reason: { type: 'string' } } : {}),
   });
   const runId = onePositional(parsed, 'runId', command);
+  const url = durableUrl(parsed);
+  if (url !== undefined) return continueDurable(command, parsed, runId, url);
   const { json, store: dir } = parsed.common;
   const store = openStore(dir, true);
   const meta = await requireRun(store, runId);
@@ -97,9 +134,20 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
   const reason = parsed.string('reason');
   const decide: FollowOptions['decide'] =
     command === 'approve' ? (run) => run.approve() : command === 'reject' ? (run) => run.reject(reason ?? 'Rejected from the command line.') : undefined;
-  const modelName = parsed.string('model');
-  const { agent, real } = createDemoAgent({ store, ...(modelName === undefined ? {} : { modelName }) });
-  announce(real, agent, json);
+  const modulePath = parsed.string('agents');
+  let agent: Agent;
+  if (modulePath !== undefined) {
+    refuseDemoFlags(parsed, ['model']);
+    agent = await moduleAgent(modulePath, store, parsed.string('agent') ?? meta.agentId);
+    announceModule(agent, modulePath, json);
+  } else {
+    // The demo agent's tools are not the ones a user's agent called: continuing its run with them would go wrong.
+    if (!isDemoAgentId(meta.agentId)) throw new CliError(`Run ${runId} was made by agent "${meta.agentId}", not the demo agent: give the module that defines it with --agents MODULE.`);
+    const modelName = parsed.string('model');
+    const demo = createDemoAgent({ store, ...(modelName === undefined ? {} : { modelName }) });
+    agent = demo.agent;
+    announce(demo.real, agent, json);
+  }
   const report = await followRun(agent.resume(runId), { mode: modeFor(json), ...(decide === undefined ? {} : { decide }) });
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, undefined, report.outcome.kind === 'waiting') };
 }

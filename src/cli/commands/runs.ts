@@ -1,11 +1,17 @@
 /**
- * `actorloop runs`: the store's runs, newest first, with iterations and cost read from each
- * run's journal (the index alone does not keep them).
+ * `actorloop runs`: the runs of a file store or of a PostgreSQL database, newest first, with
+ * iterations and cost read from each run's journal (the index alone does not keep them).
  */
+import type { JournalEntry } from '../../core/loopEvent.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
+import type { PostgresRuntime } from '../../postgres/index.ts';
 import { parseCommand, UsageError } from '../args.ts';
+import { DATABASE_FLAG, durableUrl, openRuntime } from '../durable.ts';
 import { formatAge, formatCost, journalTotals, shorten } from '../format.ts';
 import { openStore } from '../store.ts';
+
+/** A run left `running` by a process that is gone: nothing writes it any more, and `resume` continues it. */
+export const INTERRUPTED = 'interrupted';
 
 /** One row of `actorloop runs` (and one element of its `--json` array). */
 export interface RunRow {
@@ -17,8 +23,27 @@ export interface RunRow {
   readonly createdAt: number;
 }
 
+function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; costUsd: number } {
+  try {
+    return journalTotals(read());
+  } catch {
+    // A run whose journal cannot be read is still listed, with its status from the index.
+    return { iterations: 0, costUsd: 0 };
+  }
+}
+
+/** Whether a running run's writer is gone; a log that cannot be read says nothing either way, and leaves the status as it is. */
+function ownerGone(store: RunStore, runId: string): boolean {
+  try {
+    return store.ownerGone(runId);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The rows for every run of a store.
+ * The rows for every run of a store. A run still `running` whose writer is gone (its process
+ * was killed) is `interrupted`.
  *
  * @example
  * ```ts
@@ -28,21 +53,31 @@ export interface RunRow {
 export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const meta of await store.listRuns()) {
-    let totals = { iterations: 0, costUsd: 0 };
-    if (meta.status !== 'corrupt') {
-      try {
-        totals = journalTotals(store.readJournal(meta.runId).entries);
-      } catch {
-        // A run whose journal cannot be read is still listed, with its status from the index.
-      }
-    }
-    rows.push({ runId: meta.runId, status: meta.status, task: meta.task ?? '', iterations: totals.iterations, costUsd: totals.costUsd, createdAt: meta.createdAt });
+    const totals = meta.status === 'corrupt' ? { iterations: 0, costUsd: 0 } : totalsOf(() => store.readJournal(meta.runId).entries);
+    const status = meta.status === 'running' && ownerGone(store, meta.runId) ? INTERRUPTED : meta.status;
+    rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt });
   }
   return rows;
 }
 
+/** The rows for the runs a database keeps (the runtime's newest page of them). */
+async function listDurableRows(runtime: PostgresRuntime): Promise<RunRow[]> {
+  const rows: RunRow[] = [];
+  for (const info of await runtime.listRuns()) {
+    const entries = await runtime.journal(info.runId).catch(() => undefined);
+    const totals = entries === undefined ? { iterations: 0, costUsd: 0 } : totalsOf(() => entries);
+    rows.push({ runId: info.runId, status: info.status, task: info.task, ...totals, createdAt: info.createdAt.getTime() });
+  }
+  return rows;
+}
+
+/** What the table shows for a status: an interrupted run says how to continue it. */
+function statusCell(row: RunRow): string {
+  return row.status === INTERRUPTED ? `${INTERRUPTED} (owner gone; resume with: actorloop resume ${row.runId})` : row.status;
+}
+
 /**
- * `actorloop runs [--store DIR] [--json]`.
+ * `actorloop runs [--store DIR | --database-url URL] [--json]`.
  *
  * @example
  * ```ts
@@ -50,21 +85,32 @@ export async function listRunRows(store: RunStore): Promise<RunRow[]> {
  * ```
  */
 export async function runsCommand(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand(args, {});
+  const parsed = parseCommand(args, DATABASE_FLAG);
   if (parsed.positionals.length > 0) throw new UsageError(`actorloop runs takes no arguments; got "${parsed.positionals.join(' ')}".`);
-  const rows = await listRunRows(openStore(parsed.common.store, true));
+  const url = durableUrl(parsed);
+  let rows: RunRow[];
+  if (url === undefined) {
+    rows = await listRunRows(openStore(parsed.common.store, true));
+  } else {
+    const runtime = openRuntime(url);
+    try {
+      rows = await listDurableRows(runtime);
+    } finally {
+      await runtime.close();
+    }
+  }
   if (parsed.common.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
   }
   if (rows.length === 0) {
-    process.stdout.write(`no runs in ${parsed.common.store}\n`);
+    process.stdout.write(`no runs in ${url === undefined ? parsed.common.store : 'the database'}\n`);
     return 0;
   }
   const now = Date.now();
   const table = [
     ['RUN', 'STATUS', 'ITER', 'COST', 'AGE', 'TASK'],
-    ...rows.map((row) => [row.runId, row.status, String(row.iterations), formatCost(row.costUsd), formatAge(now - row.createdAt), shorten(row.task, 50)]),
+    ...rows.map((row) => [row.runId, statusCell(row), String(row.iterations), formatCost(row.costUsd), formatAge(now - row.createdAt), shorten(row.task, 50)]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)));
   for (const cells of table) {

@@ -6,33 +6,26 @@
  * @example
  * ```ts
  * // agents.ts
- * export default (runtime) => createAgent({ id: 'researcher', model, tools, runtime });
+ * export default (runtime, keep) => createAgent({ id: 'researcher', model, tools, ...keep }); // keep = { runtime }
  * ```
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { createPostgresRuntime, runWorker, type PostgresRuntime } from '../../postgres/index.ts';
-import { CliError, parseCommand, positiveInt, UsageError, type ParsedCommand } from '../args.ts';
-
-/** `--database-url`, else `DATABASE_URL`, else a usage error. */
-export function databaseUrl(parsed: ParsedCommand): string {
-  const url = parsed.string('database-url') ?? process.env['DATABASE_URL'];
-  if (url === undefined || url === '') throw new UsageError('Give the database with --database-url postgres://… (or set DATABASE_URL).');
-  return url;
-}
+import { runWorker } from '../../postgres/index.ts';
+import { parseCommand, positiveInt, UsageError } from '../args.ts';
+import { loadAgentsModule } from '../agentsModule.ts';
+import { DATABASE_FLAG, openRuntime, requiredDatabaseUrl } from '../durable.ts';
 
 export async function workerCommand(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand(args, { 'database-url': { type: 'string' }, agents: { type: 'string' }, concurrency: { type: 'string' } });
+  const parsed = parseCommand(args, { ...DATABASE_FLAG, agents: { type: 'string' }, concurrency: { type: 'string' } });
   if (parsed.positionals.length > 0) throw new UsageError(`actorloop worker takes no positional arguments; got "${parsed.positionals.join(' ')}".`);
-  const url = databaseUrl(parsed);
+  const url = requiredDatabaseUrl(parsed);
   const modulePath = parsed.string('agents');
   if (modulePath === undefined) throw new UsageError('actorloop worker needs --agents MODULE: a module whose default export defines the agents, given the runtime.');
   const concurrencyFlag = parsed.string('concurrency');
   const concurrency = concurrencyFlag === undefined ? 10 : positiveInt(concurrencyFlag, '--concurrency');
-  const define = await loadDefinitions(modulePath);
-  const runtime = createPostgresRuntime({ connectionString: url, poolSize: concurrency + 4 });
+  const define = await loadAgentsModule(modulePath);
+  const runtime = openRuntime(url, concurrency + 4);
   try {
-    await define(runtime);
+    await define(runtime, { runtime });
     const worker = await runWorker({ runtime, concurrency });
     process.stdout.write(`actorloop worker ${worker.id}: serving ${worker.agents.join(', ') || 'no agents'} (${concurrency} runs at once). Ctrl-C stops it.\n`);
     await new Promise<void>((done) => {
@@ -44,16 +37,4 @@ export async function workerCommand(args: readonly string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
-}
-
-async function loadDefinitions(path: string): Promise<(runtime: PostgresRuntime) => unknown> {
-  let loaded: { default?: unknown };
-  try {
-    loaded = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
-  } catch (error) {
-    throw new CliError(`Could not load the agents module ${path}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const define = loaded.default;
-  if (typeof define !== 'function') throw new CliError(`${path} must export by default a function (runtime) => … that creates its agents with createAgent({ runtime }).`);
-  return define as (runtime: PostgresRuntime) => unknown;
 }

@@ -1,0 +1,80 @@
+/**
+ * A user's agents module (`--agents MODULE`), shared by `worker`, `run` and `resume`: its default
+ * export is called with the PostgreSQL runtime (when the command has one) and with where the
+ * command keeps runs, and creates the agents; `run` and `resume` also need it to return them.
+ *
+ * @example
+ * ```ts
+ * // agents.ts: the same module serves `actorloop worker`, `run --agents` and `resume --agents`
+ * export default (runtime, keep) => createAgent({ id: 'researcher', model, tools, ...keep });
+ * ```
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Agent } from '../agent/types.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import type { PostgresRuntime } from '../postgres/index.ts';
+import { CliError } from './args.ts';
+
+/** Where the command keeps runs, ready to spread into `createAgent`'s config. */
+export type RunKeeping = { readonly runtime: PostgresRuntime } | { readonly persistence: { readonly store: RunStore } };
+
+/** The default export of an agents module. */
+export type DefineAgents = (runtime: PostgresRuntime | undefined, keep: RunKeeping) => unknown;
+
+/**
+ * Import the module at `path` (relative to the working folder) and return its default export.
+ *
+ * @example
+ * ```ts
+ * const define = await loadAgentsModule('./agents.ts');
+ * await define(runtime, { runtime });
+ * ```
+ */
+export async function loadAgentsModule(path: string): Promise<DefineAgents> {
+  let loaded: { default?: unknown };
+  try {
+    loaded = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+  } catch (error) {
+    throw new CliError(`Could not load the agents module ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const define = loaded.default;
+  if (typeof define !== 'function') {
+    throw new CliError(`${path} must export by default a function (runtime, keep) => … that creates its agents with createAgent({ …, ...keep }).`);
+  }
+  return define as DefineAgents;
+}
+
+const isAgent = (value: unknown): value is Agent =>
+  value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' && typeof (value as { start?: unknown }).start === 'function';
+
+/** The agents a module's default export returned: one agent, an array of them, or an object whose values are agents. */
+function agentsOf(returned: unknown): Agent[] {
+  if (isAgent(returned)) return [returned];
+  const values = Array.isArray(returned) ? (returned as unknown[]) : returned !== null && typeof returned === 'object' ? Object.values(returned) : [];
+  return values.filter(isAgent);
+}
+
+/**
+ * Call the module's default export and pick the agent named `name` (by its `id`), or its only
+ * agent when no name is given; a CliError says what the module returned when neither fits.
+ *
+ * @example
+ * ```ts
+ * const agent = await defineAndPick(define, './agents.ts', undefined, { persistence: { store } }, 'researcher');
+ * ```
+ */
+export async function defineAndPick(define: DefineAgents, path: string, runtime: PostgresRuntime | undefined, keep: RunKeeping, name: string | undefined): Promise<Agent> {
+  const agents = agentsOf(await define(runtime, keep));
+  if (agents.length === 0) {
+    throw new CliError(`${path} returned no agent: its default export must return the agents it creates (an agent, an array, or an object of them).`);
+  }
+  const ids = agents.map((agent) => agent.id).join(', ');
+  if (name === undefined) {
+    if (agents.length === 1) return agents[0] as Agent;
+    throw new CliError(`${path} defines ${agents.length} agents (${ids}): pick one with --agent NAME.`);
+  }
+  const found = agents.find((agent) => agent.id === name);
+  if (found === undefined) throw new CliError(`${path} has no agent "${name}"; it defines ${ids}.`);
+  return found;
+}
