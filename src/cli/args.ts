@@ -47,7 +47,6 @@ Commands:
 Options for every command:
   --store DIR             Run store folder (default .actorloop)
   --database-url URL      runs, replay, resume, approve, reject: runs kept in PostgreSQL
-                          (default DATABASE_URL, unless --store is given)
   --json                  Machine-readable output on stdout
   --debug                 Print stack traces of errors
   -h, --help              Show this help

@@ -1,7 +1,6 @@
 /**
- * Commands that reach runs kept in PostgreSQL (`--database-url`, or `DATABASE_URL` when no
- * `--store` is given): which database, a runtime on it for the command's length, and a run by id.
- * The URL may hold a password: it is never printed.
+ * Commands that reach runs kept in PostgreSQL: which database, a runtime on it for the command's
+ * length, and a run by id. The URL may hold a password: it is never printed.
  */
 import { createPostgresRuntime, type DurableRunInfo, type PostgresRuntime } from '../postgres/index.ts';
 import { CliError, UsageError, type ParsedCommand } from './args.ts';
@@ -10,8 +9,8 @@ import { CliError, UsageError, type ParsedCommand } from './args.ts';
 export const DATABASE_FLAG = { 'database-url': { type: 'string' } } as const;
 
 /**
- * The database a command reads runs from: `--database-url`, else `DATABASE_URL` unless the
- * command names a file store with `--store`; `undefined` means the file store.
+ * The database a command that also reads file stores reads runs from: `--database-url` only (a
+ * `DATABASE_URL` may belong to another application); `undefined` means the file store.
  *
  * @example
  * ```ts
@@ -25,9 +24,7 @@ export function durableUrl(parsed: ParsedCommand): string | undefined {
     if (parsed.string('store') !== undefined) throw new UsageError('Give either --store DIR (a file store) or --database-url URL (PostgreSQL), not both.');
     return flag;
   }
-  if (parsed.string('store') !== undefined) return undefined;
-  const env = process.env['DATABASE_URL'];
-  return env === undefined || env === '' ? undefined : env;
+  return undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `actorloop runs`, `replay`, `approve`, `reject` and `resume` on runs kept in PostgreSQL
- * (`--database-url`, or DATABASE_URL), as child processes. A worker in this process advances the
+ * (`--database-url`), as child processes. A worker in this process advances the
  * runs, with the same agents module the `resume` command loads.
  */
 import { fileURLToPath } from 'node:url';
@@ -70,9 +70,13 @@ describe.skipIf(missing !== '')('the actorloop command on runs kept in PostgreSQ
     for (const out of [listed, table, replay, approved, again]) expect(out.stdout + out.stderr).not.toContain(url);
   }, TIMEOUT);
 
-  it('rejects through DATABASE_URL, the reason going back to the model', async () => {
+  it('rejects with --database-url, the reason going back to the model; DATABASE_URL alone reads the file store', async () => {
     const run = await waiting('run_cli_reject');
-    const rejected = await runCli(['reject', 'run_cli_reject', '--reason', 'not on a Friday'], temp.dir, { DATABASE_URL: url });
+    // The environment's DATABASE_URL may be another application's: without the flag the command reads the file store.
+    const fromFiles = await runCli(['reject', 'run_cli_reject', '--reason', 'not on a Friday'], temp.dir, { DATABASE_URL: url });
+    expect(fromFiles.code).toBe(1);
+    expect(fromFiles.stderr).toContain('No run store at');
+    const rejected = await runCli(['reject', 'run_cli_reject', '--reason', 'not on a Friday', '--database-url', url], temp.dir);
     expect(rejected.code).toBe(0);
     expect((await run.result).text).toMatch(/^not shipped: .*not on a Friday/);
   }, TIMEOUT);
