@@ -207,3 +207,35 @@ describe('resources offered to an agent', () => {
     expect((error as Error).message).toMatch(/"plain" offers no resources, but its config asks for resources: 'tools'/);
   });
 });
+
+describe('a subscription across a server restart', () => {
+  it('is renewed on the restarted server: its updates still reach the subscriber', { timeout: 60_000 }, async () => {
+    const server = await connectMcpServer(controlled('notes', undefined, { WITH_RESOURCES: '1' }));
+    try {
+      const updates: string[] = [];
+      await server.subscribe('note://one', (uri) => updates.push(uri));
+      const tool = async (name: string) => (await server.tools()).find((candidate) => candidate.name === `notes_${name}`);
+      expect(await (await tool('touch'))?.execute({}, context)).toBe('touched 1');
+      expect(await until(() => updates.length === 1)).toBe(true);
+      const pid = Number(await (await tool('pid'))?.execute({}, context));
+      process.kill(pid, 'SIGKILL');
+      expect(await until(() => !isAlive(pid))).toBe(true);
+      // The next use restarts it; the subscription was made again on the new process.
+      const [note] = await server.readResource('note://one');
+      expect(note?.text).not.toBe(`note of ${pid}`);
+      expect(await (await tool('touch'))?.execute({}, context)).toBe('touched 1');
+      expect(await until(() => updates.length === 2)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
