@@ -103,7 +103,7 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
   const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
+    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP, either with resources?: 'tools' | 'context' | false; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
   );
 }
 

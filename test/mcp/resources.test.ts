@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { connectMcpServer, type McpServer } from '../../src/mcp/connect.ts';
+import { connectMcpServer, type McpServer, type McpServerConfig } from '../../src/mcp/connect.ts';
 import { McpRequestError } from '../../src/mcp/errors.ts';
 import { contentText } from '../../src/mcp/resources.ts';
 import { taintOf } from '../../src/policy/taint.ts';
@@ -205,6 +205,8 @@ describe('resources offered to an agent', () => {
     const error: unknown = await connectMcpServer({ ...controlled('plain'), resources: 'tools' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/"plain" offers no resources, but its config asks for resources: 'tools'/);
+    const misspelt = { ...everythingStdio, resources: 'always' } as unknown as McpServerConfig;
+    expect(() => createAgent({ model: scriptedModel([]), mcpServers: [misspelt] })).toThrow(/resources:[\s\S]*resources\?: 'tools' \| 'context' \| false/);
   });
 });
 
