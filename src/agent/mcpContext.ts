@@ -61,12 +61,14 @@ export interface McpContextOptions {
 export function mcpContextHydrator(connected: () => Promise<readonly McpServer[]>, names: readonly string[], options: McpContextOptions = {}): Hydrator {
   const source = `mcp:${names.join(',')}`;
   return async (input, context) => {
-    let servers: readonly McpServer[];
     let found: Map<string, McpServer>;
     try {
-      servers = (await connected()).filter((server) => names.includes(server.name));
+      const servers = (await connected()).filter((server) => names.includes(server.name));
       found = await owners(servers, input.task);
     } catch {
+      // Which URIs were meant cannot be told without the servers' lists: count every candidate as failed.
+      const candidates = new Set([...input.task.matchAll(CANDIDATE)].map((match) => trimEnd(match[0]))).size;
+      if (candidates > 0) context.emit({ type: 'prehydration.completed', found: candidates, resolved: 0, failed: candidates, tokens: 0 });
       return { inject: [] };
     }
     if (found.size === 0) return { inject: [] };

@@ -23,7 +23,7 @@ import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const STDERR_TAIL = 2_000;
-/** The SDK's own per-request timeout is off: the executor's timeout aborts the call instead. */
+/** Off for requests made with a signal (tool calls, reads by a tool): the executor's timeout aborts them instead. */
 const NO_REQUEST_TIMEOUT = 2 ** 31 - 1;
 
 /** How an agent offers a server's resources: as tools the model calls, as context the user names, or not at all. */
@@ -304,7 +304,8 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
 
   const offers = (what: 'resources' | 'prompts'): boolean => connection?.client.getServerCapabilities()?.[what] !== undefined;
   const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
-  const listed = { timeout: NO_REQUEST_TIMEOUT };
+  // Requests nobody can cancel keep the SDK's own timeout, so a hung server fails them instead of hanging them.
+  const listed = {};
 
   async function resources(): Promise<McpResourceInfo[]> {
     if (!offers('resources')) return [];
@@ -331,7 +332,7 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     const what = `read resource ${JSON.stringify(uri)}`;
     if (!offers('resources')) throw new McpRequestError(name, what, 'it offers no resources');
     const { signal } = options;
-    const result = await ask(what, (client) => client.readResource({ uri }, { ...(signal === undefined ? {} : { signal }), timeout: NO_REQUEST_TIMEOUT }), signal);
+    const result = await ask(what, (client) => client.readResource({ uri }, signal === undefined ? listed : { signal, timeout: NO_REQUEST_TIMEOUT }), signal);
     return result.contents.map((content) => capContent(content, options));
   }
 
