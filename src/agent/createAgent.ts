@@ -173,8 +173,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
           ...(settings.preHydration?.maxContextTokens === undefined ? {} : { maxContextTokens: settings.preHydration.maxContextTokens }),
           ...(settings.preHydration?.timeoutMs === undefined ? {} : { timeoutMs: settings.preHydration.timeoutMs }),
         });
-  const contextHydrator = resourceHydrator === undefined ? ownHydrator : alongside(ownHydrator, resourceHydrator);
-  const hydrator = experiences === undefined ? contextHydrator : alongside(experiences.hydrator, contextHydrator);
+  const hydrator = alongside(experiences?.hydrator, alongside(ownHydrator, resourceHydrator));
   // Skills are listed after the user's own system prompt; their bodies load on demand.
   const composed = [settings.system ?? '', skills === undefined ? '' : skillsPromptSection(skills)].filter((part) => part !== '').join('\n\n');
   const system = composed === '' ? undefined : redactor.text(composed);
