@@ -33,6 +33,7 @@ import { createBreakerRegistry, type BreakerRegistry } from '../resilience/break
 import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createLiveTools } from './liveTools.ts';
+import { mcpContextHydrator } from './mcpContext.ts';
 import { createStuckGuard } from '../progress/stuckGuard.ts';
 import { createContextBudget } from '../context/index.ts';
 import { applyToolProfile } from '../tools/profile.ts';
@@ -167,7 +168,15 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const ownHydrator: Hydrator | undefined =
     settings.hydrator ??
     (settings.preHydration === undefined ? undefined : createPreHydrator({ tools: settings.tools, ...settings.preHydration }));
-  const hydrator = experiences === undefined ? ownHydrator : withExperiences(experiences.hydrator, ownHydrator);
+  const contextServers = settings.mcpServers.filter((server) => server.resources === 'context').map((server) => server.name);
+  const resourceHydrator =
+    mcp === undefined || contextServers.length === 0
+      ? undefined
+      : mcpContextHydrator(mcp.servers, contextServers, {
+          ...(settings.preHydration?.maxContextTokens === undefined ? {} : { maxContextTokens: settings.preHydration.maxContextTokens }),
+          ...(settings.preHydration?.timeoutMs === undefined ? {} : { timeoutMs: settings.preHydration.timeoutMs }),
+        });
+  const hydrator = alongside(experiences?.hydrator, alongside(ownHydrator, resourceHydrator));
   // Skills are listed after the user's own system prompt; their bodies load on demand.
   const composed = [settings.system ?? '', skills === undefined ? '' : skillsPromptSection(skills)].filter((part) => part !== '').join('\n\n');
   const system = composed === '' ? undefined : redactor.text(composed);
@@ -441,9 +450,9 @@ function rejected<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The experiences' system text first, then what the agent's own hydrator injects. */
-function withExperiences(first: Hydrator, then: Hydrator | undefined): Hydrator {
-  if (then === undefined) return first;
+/** What `first` injects (the experiences' system text, the agent's own context), then what `then` does. */
+function alongside(first: Hydrator | undefined, then: Hydrator | undefined): Hydrator | undefined {
+  if (first === undefined || then === undefined) return first ?? then;
   return async (input, context) => {
     const [a, b] = await Promise.all([first(input, context), then(input, context)]);
     const shown = [...(a.experiences ?? []), ...(b.experiences ?? [])];

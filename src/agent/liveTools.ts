@@ -13,6 +13,8 @@ import type { Tool } from '../tools/types.ts';
 export interface LiveTools extends ToolRegistry {
   /** Connect on first use; fetch the tools of servers whose list changed. Returns the specs the model gets. */
   sync(): Promise<readonly ToolSpec[]>;
+  /** The connected servers, connecting on first use. */
+  servers(): Promise<readonly McpServer[]>;
   /** Close every server connection. */
   close(): Promise<void>;
 }
@@ -30,13 +32,17 @@ export function createLiveTools(local: readonly Tool[], servers: readonly McpSer
   let connecting: Promise<McpServer[]> | undefined;
   let closed = false;
 
-  async function sync(): Promise<readonly ToolSpec[]> {
+  function connect(): Promise<McpServer[]> {
     // A failed connect is not cached: the next run tries again.
     connecting ??= Promise.all(servers.map((server) => connectMcpServer(server))).catch((error: unknown) => {
       connecting = undefined;
       throw error;
     });
-    const connected = await connecting;
+    return connecting;
+  }
+
+  async function sync(): Promise<readonly ToolSpec[]> {
+    const connected = await connect();
     if (closed) {
       await Promise.all(connected.map((server) => server.close()));
       return current.specs;
@@ -64,6 +70,7 @@ export function createLiveTools(local: readonly Tool[], servers: readonly McpSer
       return current.size;
     },
     sync,
+    servers: connect,
     async close() {
       closed = true;
       const connected = await connecting?.catch(() => []);

@@ -1,30 +1,37 @@
 /**
  * `connectMcpServer`: one MCP server, over stdio (a child process) or streamable HTTP (falling
- * back to SSE for servers that only have that), with its tools as actorloop tools.
+ * back to SSE for servers that only have that), with its tools as actorloop tools, its resources
+ * (read capped, subscriptions) and its prompts.
  *
- * A server that dies is restarted once, lazily, by the next call; `notifications/tools/list_changed`
- * marks the tool list stale so the next `tools()` fetches it again. A stdio server's stderr is
- * kept as a bounded tail for error messages only.
+ * A server that dies is restarted once, lazily, by the next call, and its resource subscriptions
+ * are renewed; `notifications/tools/list_changed` marks the tool list stale so the next `tools()`
+ * fetches it again. A stdio server's stderr is kept as a bounded tail for error messages only.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
-import { McpConnectError, McpServerClosedError } from './errors.ts';
+import { McpConnectError, McpRequestError, McpServerClosedError } from './errors.ts';
+import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
+import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const STDERR_TAIL = 2_000;
-/** The SDK's own per-request timeout is off: the executor's timeout aborts the call instead. */
+/** Off for requests made with a signal (tool calls, reads by a tool): the executor's timeout aborts them instead. */
 const NO_REQUEST_TIMEOUT = 2 ** 31 - 1;
+
+/** How an agent offers a server's resources: as tools the model calls, as context the user names, or not at all. */
+const resourcesMode = z.union([z.literal('tools'), z.literal('context'), z.literal(false)]).optional();
 
 const stdioConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
+  resources: resourcesMode,
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -33,6 +40,7 @@ const stdioConfig = z.strictObject({
 });
 const httpConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
+  resources: resourcesMode,
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).optional(),
   connectTimeoutMs: z.number().int().positive().optional(),
@@ -44,7 +52,9 @@ export type McpStdioServerConfig = z.infer<typeof stdioConfig>;
 export type McpHttpServerConfig = z.infer<typeof httpConfig>;
 /**
  * Where an MCP server is. `name` (1–32 of `[A-Za-z0-9_-]`) prefixes its tools' names; values of
- * `env` and `headers` are treated as secrets.
+ * `env` and `headers` are treated as secrets. `resources` (default `false`): `'tools'` adds
+ * `<name>__list_resources` and `<name>__read_resource` to its tools; `'context'` reads the
+ * resource URIs a task names into the run's context before the first model call.
  *
  * @example
  * ```ts
@@ -57,10 +67,22 @@ export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 /** A connected server. */
 export interface McpServer {
   readonly name: string;
-  /** Its tools as actorloop tools, fetched again after the server said its list changed. */
+  /** Its tools as actorloop tools, fetched again after the server said its list changed (with the resource tools when `resources: 'tools'`). */
   tools(): Promise<Tool[]>;
   /** Whether the server said its tool list changed since the last `tools()`. */
   readonly toolsChanged: boolean;
+  /** Its resources, every page (empty when it offers none). */
+  resources(): Promise<McpResourceInfo[]>;
+  /** Its resource templates, every page (empty when it offers none). */
+  resourceTemplates(): Promise<McpResourceTemplateInfo[]>;
+  /** Read a resource; text is cut at `maxChars` and blobs at `maxBytes`, each content saying whether it was. */
+  readResource(uri: string, options?: McpReadOptions): Promise<McpResourceContent[]>;
+  /** Subscribe to a resource's `resources/updated` notifications; resolves to the unsubscribe function. */
+  subscribe(uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>>;
+  /** Its prompts, every page (empty when it offers none). */
+  prompts(): Promise<McpPromptInfo[]>;
+  /** A prompt filled in with its arguments: the task, history and text of a run. */
+  prompt(name: string, args?: Readonly<Record<string, string>>): Promise<McpPrompt>;
   close(): Promise<void>;
 }
 
@@ -81,7 +103,7 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
   const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
+    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP, either with resources?: 'tools' | 'context' | false; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
   );
 }
 
@@ -139,6 +161,7 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
   let restartFailed: unknown;
   let toolsChanged = true;
   let cached: Tool[] = [];
+  const listeners = new Map<string, Set<(uri: string) => void>>();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
@@ -147,6 +170,16 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       toolsChanged = true;
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      const { uri } = notification.params;
+      for (const listener of listeners.get(uri) ?? []) {
+        try {
+          listener(uri);
+        } catch {
+          // A listener's failure is its own; the others still hear of the update.
+        }
+      }
     });
     // Protocol noise (e.g. garbage on stdout) is not fatal by itself; a dead link shows as onclose.
     client.onerror = () => undefined;
@@ -193,6 +226,8 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
         made = await handshake(transport);
       }
       toolsChanged = true;
+      // A restarted server has forgotten the subscriptions of the one before it.
+      await Promise.all([...listeners.keys()].map((uri) => made.client.subscribeResource({ uri }).catch(() => undefined)));
       return made;
     } catch (error) {
       throw new McpConnectError(name, describeError(error), stderrTail(), { cause: error });
@@ -223,22 +258,127 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     return opening;
   }
 
-  async function call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  /** One request on the live connection; a server that exits meanwhile fails it at once with a typed error. */
+  async function request<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { client, closed } = await live();
-    const request = client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT });
-    // A server that exits mid-call: the call fails now with a typed error, not whenever the SDK notices.
+    const sent = send(client, signal);
     const gone = closed.then(() => Promise.reject(new McpServerClosedError(name, stderrTail())));
     try {
-      return (await Promise.race([request, gone])) as McpCallResult;
+      return await Promise.race([sent, gone]);
     } catch (error) {
-      if (signal.aborted) throw signal.reason;
+      if (signal?.aborted === true) throw signal.reason;
       if (error instanceof McpServerClosedError) throw error;
       if (connection?.alive !== true) throw new McpServerClosedError(name, stderrTail(), { cause: error });
       throw error;
     } finally {
-      request.catch(() => undefined);
+      sent.catch(() => undefined);
       gone.catch(() => undefined);
     }
+  }
+
+  /** A request other than a tool call: the server's refusal becomes a typed error naming what was asked. */
+  async function ask<T>(what: string, send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await request(send, signal);
+    } catch (error) {
+      if (error instanceof McpServerClosedError || signal?.aborted === true) throw error;
+      throw new McpRequestError(name, what, describeError(error).replace(/MCP error -?\d+: /g, ''), { cause: error });
+    }
+  }
+
+  function call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    return request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal);
+  }
+
+  /** Every page of a list request. */
+  async function allPages<T>(what: string, page: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
+    const all: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const got = await ask(what, (client) => page(client, cursor));
+      all.push(...got.items);
+      cursor = got.nextCursor;
+    } while (cursor !== undefined);
+    return all;
+  }
+
+  const offers = (what: 'resources' | 'prompts'): boolean => connection?.client.getServerCapabilities()?.[what] !== undefined;
+  const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+  // Requests nobody can cancel keep the SDK's own timeout, so a hung server fails them instead of hanging them.
+  const listed = {};
+
+  async function resources(): Promise<McpResourceInfo[]> {
+    if (!offers('resources')) return [];
+    return allPages('list resources', async (client, cursor) => {
+      const page = await client.listResources(params(cursor), listed);
+      return { items: page.resources as McpResourceInfo[], nextCursor: page.nextCursor };
+    });
+  }
+
+  async function resourceTemplates(): Promise<McpResourceTemplateInfo[]> {
+    if (!offers('resources')) return [];
+    return allPages('list resource templates', async (client, cursor) => {
+      const page = await client.listResourceTemplates(params(cursor), listed);
+      return { items: page.resourceTemplates as McpResourceTemplateInfo[], nextCursor: page.nextCursor };
+    });
+  }
+
+  async function readResource(uri: string, options: McpReadOptions = {}): Promise<McpResourceContent[]> {
+    if (typeof uri !== 'string' || uri === '') throw new ConfigurationError(`readResource needs a resource URI (got ${JSON.stringify(uri)}); list them with resources().`);
+    for (const key of ['maxChars', 'maxBytes'] as const) {
+      const cap = options[key];
+      if (cap !== undefined && !(Number.isSafeInteger(cap) && cap > 0)) throw new ConfigurationError(`readResource's ${key} must be a positive whole number (got ${String(cap)}).`);
+    }
+    const what = `read resource ${JSON.stringify(uri)}`;
+    if (!offers('resources')) throw new McpRequestError(name, what, 'it offers no resources');
+    const { signal } = options;
+    const result = await ask(what, (client) => client.readResource({ uri }, signal === undefined ? listed : { signal, timeout: NO_REQUEST_TIMEOUT }), signal);
+    return result.contents.map((content) => capContent(content, options));
+  }
+
+  async function subscribe(uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
+    const what = `subscribe to resource ${JSON.stringify(uri)}`;
+    if (typeof onUpdated !== 'function') throw new ConfigurationError(`subscribe needs a function to call on updates of ${JSON.stringify(uri)}.`);
+    await live();
+    if (connection?.client.getServerCapabilities()?.resources?.subscribe !== true) throw new McpRequestError(name, what, 'it does not offer resource subscriptions');
+    const set = listeners.get(uri) ?? new Set();
+    const first = set.size === 0;
+    set.add(onUpdated);
+    listeners.set(uri, set);
+    try {
+      if (first) await ask(what, (client) => client.subscribeResource({ uri }, listed));
+    } catch (error) {
+      set.delete(onUpdated);
+      if (set.size === 0) listeners.delete(uri);
+      throw error;
+    }
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      set.delete(onUpdated);
+      if (set.size > 0 || listeners.get(uri) !== set) return;
+      listeners.delete(uri);
+      if (!closedByUs) await ask(`unsubscribe from resource ${JSON.stringify(uri)}`, (client) => client.unsubscribeResource({ uri }, listed));
+    };
+  }
+
+  async function prompts(): Promise<McpPromptInfo[]> {
+    if (!offers('prompts')) return [];
+    return allPages('list prompts', async (client, cursor) => {
+      const page = await client.listPrompts(params(cursor), listed);
+      return { items: page.prompts as McpPromptInfo[], nextCursor: page.nextCursor };
+    });
+  }
+
+  async function prompt(promptName: string, args: Readonly<Record<string, string>> = {}): Promise<McpPrompt> {
+    const what = `get prompt ${JSON.stringify(promptName)}`;
+    if (typeof promptName !== 'string' || promptName === '') throw new ConfigurationError(`prompt needs a prompt name (got ${JSON.stringify(promptName)}); list them with prompts().`);
+    const bad = Object.entries(args).find(([, value]) => typeof value !== 'string');
+    if (bad !== undefined) throw new ConfigurationError(`Prompt arguments are strings; "${bad[0]}" is ${typeof bad[1]}. Convert it, e.g. String(value).`);
+    if (!offers('prompts')) throw new McpRequestError(name, what, 'it offers no prompts');
+    const result = await ask(what, (client) => client.getPrompt({ name: promptName, arguments: { ...args } }, listed));
+    return toPrompt({ ...(result.description === undefined ? {} : { description: result.description }), messages: result.messages as RawPromptMessage[] });
   }
 
   async function listTools(client: Client): Promise<McpToolInfo[]> {
@@ -253,6 +393,20 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
   }
 
   connection = await live();
+  if (config.resources !== undefined && config.resources !== false && !offers('resources')) {
+    closedByUs = true;
+    await connection.client.close().catch(() => undefined);
+    throw new ConfigurationError(`MCP server "${name}" offers no resources, but its config asks for resources: '${config.resources}'. Remove the option (or set it to false).`);
+  }
+  const ownResourceTools = config.resources === 'tools'
+    ? resourceTools(name, {
+        list: async () => {
+          const [listedResources, templates] = await Promise.all([resources(), resourceTemplates()]);
+          return { resources: listedResources, templates };
+        },
+        read: readResource,
+      })
+    : [];
   return {
     name,
     get toolsChanged() {
@@ -262,9 +416,19 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
       if (!toolsChanged && connection?.alive === true) return cached;
       const { client } = await live();
       toolsChanged = false;
-      cached = mcpTools(name, await listTools(client), call);
+      const own = mcpTools(name, await listTools(client), call);
+      const taken = new Set(own.map((tool) => tool.name));
+      const clash = ownResourceTools.find((tool) => taken.has(tool.name));
+      if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);
+      cached = [...own, ...ownResourceTools];
       return cached;
     },
+    resources,
+    resourceTemplates,
+    readResource,
+    subscribe,
+    prompts,
+    prompt,
     async close() {
       closedByUs = true;
       await connection?.client.close().catch(() => undefined);

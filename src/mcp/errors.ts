@@ -70,3 +70,25 @@ export class McpToolError extends ActorloopError {
     this.tool = tool;
   }
 }
+
+/**
+ * A server refused or failed a request other than a tool call: reading a resource, subscribing,
+ * getting a prompt. Names the server, what was asked and the server's own words.
+ *
+ * @example
+ * ```ts
+ * new McpRequestError('docs', 'read resource "demo://x"', 'Resource not found').code; // 'mcp_request_failed'
+ * ```
+ */
+export class McpRequestError extends ActorloopError {
+  readonly code = 'mcp_request_failed' as const;
+  readonly blame = 'tool' as const;
+  readonly server: string;
+  readonly request: string;
+
+  constructor(server: string, request: string, reason: string, options?: ActorloopErrorOptions) {
+    super(`MCP server "${server}" could not ${request}: ${reason}. Check the name or URI against what the server lists, and the arguments it needs.`, options);
+    this.server = server;
+    this.request = request;
+  }
+}

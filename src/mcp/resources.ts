@@ -1,0 +1,195 @@
+/**
+ * MCP resources: what a server lists and reads, capped before anything sees it, and the two
+ * tools (`<server>__list_resources`, `<server>__read_resource`) that let a model browse them.
+ * Resource content is another party's data: the tools are marked untrusted like MCP tools.
+ */
+import { z } from 'zod';
+import { printable, sliceChars } from '../tools/text.ts';
+import type { Tool, ToolContext } from '../tools/types.ts';
+
+/** A resource as a server lists it. */
+export interface McpResourceInfo {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+}
+
+/** A parameterised resource (`demo://item/{id}`): read by filling in the template. */
+export interface McpResourceTemplateInfo {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
+/**
+ * One content of a read resource: `text`, or `blob` (base64). `truncated` says the content
+ * was cut to the read's cap; `size` is its size before the cut (characters of text, bytes of a blob).
+ */
+export interface McpResourceContent {
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly text?: string;
+  readonly blob?: string;
+  readonly size: number;
+  readonly truncated: boolean;
+}
+
+/** Caps of one read. */
+export interface McpReadOptions {
+  /** Longest text kept, in characters. Default 100 000. */
+  readonly maxChars?: number;
+  /** Largest blob kept, in decoded bytes. Default 5 MiB. */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+export const DEFAULT_RESOURCE_MAX_CHARS = 100_000;
+export const DEFAULT_RESOURCE_MAX_BYTES = 5 * 1024 * 1024;
+
+/** A content as the protocol carries it (the fields actorloop reads). */
+export interface RawResourceContent {
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly text?: string;
+  readonly blob?: string;
+}
+
+/**
+ * A read content cut to its caps: text to `maxChars` characters, a blob to `maxBytes` decoded bytes.
+ *
+ * @example
+ * ```ts
+ * capContent({ uri: 'demo://a', text: 'x'.repeat(10) }, { maxChars: 4 }); // { uri, text: 'xxxx', size: 10, truncated: true }
+ * ```
+ */
+export function capContent(raw: RawResourceContent, options: McpReadOptions = {}): McpResourceContent {
+  const base = { uri: raw.uri, ...(raw.mimeType === undefined ? {} : { mimeType: raw.mimeType }) };
+  if (typeof raw.blob === 'string') {
+    const bytes = Buffer.from(raw.blob, 'base64');
+    const max = options.maxBytes ?? DEFAULT_RESOURCE_MAX_BYTES;
+    const truncated = bytes.length > max;
+    return { ...base, blob: truncated ? bytes.subarray(0, max).toString('base64') : raw.blob, size: bytes.length, truncated };
+  }
+  const text = raw.text ?? '';
+  const max = options.maxChars ?? DEFAULT_RESOURCE_MAX_CHARS;
+  const kept = sliceChars(text, max);
+  return { ...base, text: kept, size: text.length, truncated: kept.length < text.length };
+}
+
+const TEXTUAL = /^(text\/|application\/(json|xml|yaml|x-yaml|javascript|typescript|toml|x-sh|sql|graphql)\b|[^;]*\+(json|xml)\b)/i;
+
+function size(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * One content as the text a model reads: text as is; a blob of a textual type decoded; any
+ * other blob described by type and size (never raw base64). A cut content ends with a note
+ * saying how much is shown.
+ *
+ * @example
+ * ```ts
+ * contentText({ uri: 'demo://a', text: 'xxxx', size: 10, truncated: true });
+ * // 'xxxx\n[truncated: showing the first 4 of 10 characters of demo://a]'
+ * ```
+ */
+export function contentText(content: McpResourceContent): string {
+  if (content.blob === undefined) {
+    const text = content.text ?? '';
+    return content.truncated ? `${text}\n[truncated: showing the first ${text.length} of ${content.size} characters of ${content.uri}]` : text;
+  }
+  const shownBytes = Buffer.from(content.blob, 'base64');
+  const note = content.truncated ? `\n[truncated: showing the first ${size(shownBytes.length)} of ${size(content.size)} of ${content.uri}]` : '';
+  if (content.mimeType !== undefined && TEXTUAL.test(content.mimeType)) return printable(shownBytes.toString('utf8')) + note;
+  return `[binary resource: ${content.uri}, ${content.mimeType ?? 'unknown type'}, ${size(content.size)}]`;
+}
+
+/**
+ * What a read returned, as one text: each content's text, headed by its URI when there are several.
+ *
+ * @example
+ * ```ts
+ * readText([{ uri: 'demo://a', text: 'hello', size: 5, truncated: false }]); // 'hello'
+ * ```
+ */
+export function readText(contents: readonly McpResourceContent[]): string {
+  if (contents.length === 0) return '(the resource has no content)';
+  if (contents.length === 1) return contentText(contents[0]!);
+  return contents.map((content) => `[${content.uri}]\n${contentText(content)}`).join('\n\n');
+}
+
+/**
+ * A server's resources and templates as a listing the model can choose from.
+ *
+ * @example
+ * ```ts
+ * listingText([{ uri: 'demo://a', name: 'A', mimeType: 'text/plain' }], []); // 'Resources:\n- demo://a — A (text/plain)'
+ * ```
+ */
+export function listingText(resources: readonly McpResourceInfo[], templates: readonly McpResourceTemplateInfo[]): string {
+  const line = (target: string, info: { name: string; title?: string; description?: string; mimeType?: string }) => {
+    const description = info.description === undefined ? '' : `: ${sliceChars(info.description.replace(/\s+/g, ' ').trim(), 200)}`;
+    return `- ${target} — ${info.title ?? info.name}${info.mimeType === undefined ? '' : ` (${info.mimeType})`}${description}`;
+  };
+  const parts: string[] = [];
+  if (resources.length > 0) parts.push(['Resources:', ...resources.map((resource) => line(resource.uri, resource))].join('\n'));
+  if (templates.length > 0) {
+    parts.push(['Resource templates (fill in the {placeholders} to get a URI you can read):', ...templates.map((template) => line(template.uriTemplate, template))].join('\n'));
+  }
+  return parts.length === 0 ? 'This server lists no resources.' : parts.join('\n\n');
+}
+
+/** What the resource tools need from the connection. */
+export interface ResourceAccess {
+  list(signal: AbortSignal): Promise<{ resources: McpResourceInfo[]; templates: McpResourceTemplateInfo[] }>;
+  read(uri: string, options: McpReadOptions): Promise<McpResourceContent[]>;
+}
+
+const readInput = z.strictObject({ uri: z.string().min(1).describe('The URI of the resource, as listed (or a filled-in template).') });
+const listInput = z.strictObject({});
+
+/**
+ * `<server>__list_resources` and `<server>__read_resource`: read-only, safe to repeat, and
+ * untrusted (what they return is another party's data).
+ *
+ * @example
+ * ```ts
+ * const [list, read] = resourceTools('docs', access);
+ * list.name; // 'docs__list_resources'
+ * ```
+ */
+export function resourceTools(server: string, access: ResourceAccess, caps: McpReadOptions = {}): Tool[] {
+  const permissions = Object.freeze(['mcp', `mcp:${server}`, 'mcp:read']);
+  const common = { permissions, verified: false, requiresConfirmation: false, untrusted: true, idempotent: true } as const;
+  const listName = `${server}__list_resources`;
+  const listDescription = `List the resources (and resource templates) of MCP server "${server}": documents and data it can show you. Read one with ${server}__read_resource.`;
+  const readName = `${server}__read_resource`;
+  const readDescription = `Read a resource of MCP server "${server}" by its URI (from ${listName}, or a template with its placeholders filled in).`;
+  const list: Tool<Record<string, never>, string> = Object.freeze({
+    ...common,
+    name: listName,
+    description: listDescription,
+    input: listInput,
+    spec: Object.freeze({ name: listName, description: listDescription, parameters: z.toJSONSchema(listInput) }),
+    async execute(_input: Record<string, never>, context: ToolContext) {
+      const { resources, templates } = await access.list(context.signal);
+      return listingText(resources, templates);
+    },
+  });
+  const read: Tool<{ uri: string }, string> = Object.freeze({
+    ...common,
+    name: readName,
+    description: readDescription,
+    input: readInput,
+    spec: Object.freeze({ name: readName, description: readDescription, parameters: z.toJSONSchema(readInput) }),
+    async execute(input: { uri: string }, context: ToolContext) {
+      return readText(await access.read(input.uri, { ...caps, signal: context.signal }));
+    },
+  });
+  return [list as Tool, read as Tool];
+}
