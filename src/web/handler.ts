@@ -37,6 +37,8 @@ export interface WebHandlerOptions {
   readonly redact?: SecretRuleOptions;
   /** How often a run streamed from the store is read again while it has not ended. Default 1000 ms. */
   readonly pollIntervalMs?: number;
+  /** Called with each run the handler starts, before it streams: await its `result`, log it, keep it. */
+  readonly onRun?: (run: AgentRun) => void;
   /** Ended runs kept for their tool details and decisions' answers, newest kept. Default 100. */
   readonly retainRuns?: number;
 }
@@ -108,6 +110,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       throw error;
     }
     hold({ handle, threadId: wanted.threadId });
+    options.onRun?.(handle);
     return stream(handle.runId, request);
   };
 

@@ -60,27 +60,59 @@ export function parseSse(text: string): SseEvent[] {
     });
 }
 
-/**
- * Read a stream until `stopAfter` events arrived (then drop the connection), or to its end.
- * Returns the events read, whole ones only.
- */
-export async function readEvents(response: Response, stopAfter = Infinity): Promise<SseEvent[]> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let events: SseEvent[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    const whole = text.slice(0, text.lastIndexOf('\n\n') + 2);
-    events = parseSse(whole);
-    if (events.length >= stopAfter) {
-      await reader.cancel();
-      return events.slice(0, stopAfter);
+/** Reads a stream's events as they arrive: wait for one, or read to the end, or drop the connection. */
+export class EventReader {
+  readonly events: SseEvent[] = [];
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #text = '';
+  #done = false;
+
+  constructor(response: Response) {
+    this.#reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  }
+
+  /** Read until `count` events in all have arrived (fewer if the stream ends first). */
+  async take(count: number): Promise<SseEvent[]> {
+    while (this.events.length < count && !this.#done) await this.#pull();
+    return this.events.slice(0, count);
+  }
+
+  /** Read until an event matches (rejects if the stream ends first). */
+  async until(match: (event: SseEvent) => boolean): Promise<SseEvent> {
+    for (;;) {
+      const found = this.events.find(match);
+      if (found !== undefined) return found;
+      if (this.#done) throw new Error(`the stream ended without the awaited event; got ${this.events.map((e) => e.data.type).join(' ')}`);
+      await this.#pull();
     }
   }
-  return parseSse(text);
+
+  async rest(): Promise<SseEvent[]> {
+    while (!this.#done) await this.#pull();
+    return this.events;
+  }
+
+  async drop(): Promise<void> {
+    await this.#reader.cancel();
+  }
+
+  async #pull(): Promise<void> {
+    const { done, value } = await this.#reader.read();
+    if (done) {
+      this.#done = true;
+      this.#text += this.#decoder.decode();
+    } else this.#text += this.#decoder.decode(value, { stream: true });
+    const cut = this.#text.lastIndexOf('\n\n');
+    if (cut < 0) return;
+    this.events.push(...parseSse(this.#text.slice(0, cut + 2)));
+    this.#text = this.#text.slice(cut + 2);
+  }
+}
+
+/** POST a JSON body; the response as it comes. */
+export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 }
 
 /** A RunAgentInput with one user message. */
