@@ -92,8 +92,8 @@ class AgUiEncoder implements StreamEncoder<AgUiEvent> {
     this.#view = view;
   }
 
-  encode(entry: JournalEntry): AgUiEvent[] {
-    const out: AgUiEvent[] = [];
+  encode(entry: JournalEntry): (AgUiEvent | undefined)[] {
+    const out: (AgUiEvent | undefined)[] = [];
     const { event } = entry;
     switch (event.type) {
       case 'run.started':
@@ -129,7 +129,7 @@ class AgUiEncoder implements StreamEncoder<AgUiEvent> {
     return { type: EventType.RUN_ERROR, message, code };
   }
 
-  #sendText(out: AgUiEvent[], sequence: number, delta: string): void {
+  #sendText(out: (AgUiEvent | undefined)[], sequence: number, delta: string): void {
     if (this.#text === undefined) {
       // Named by the entry that opened it: the same id on every encoding of the run.
       this.#text = { id: `${this.#view.runId}:${sequence}`, sent: '' };
@@ -139,13 +139,13 @@ class AgUiEncoder implements StreamEncoder<AgUiEvent> {
     out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta });
   }
 
-  #closeText(out: AgUiEvent[]): void {
+  #closeText(out: (AgUiEvent | undefined)[]): void {
     if (this.#text === undefined) return;
     out.push({ type: EventType.TEXT_MESSAGE_END, messageId: this.#text.id });
     this.#text = undefined;
   }
 
-  #completed(out: AgUiEvent[], sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
+  #completed(out: (AgUiEvent | undefined)[], sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
     const text = event.text ?? '';
     const sent = this.#text?.sent ?? '';
     // A reply that was not streamed (or only partly) is sent whole here; a streamed one is complete already.
@@ -156,23 +156,22 @@ class AgUiEncoder implements StreamEncoder<AgUiEvent> {
     for (const call of event.toolCalls) {
       out.push({ type: EventType.TOOL_CALL_START, toolCallId: call.id, toolCallName: call.name, ...(parentMessageId === undefined ? {} : { parentMessageId }) });
       const args = this.#view.details.toolArguments(call.id);
-      if (args !== undefined && args !== '') out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: args });
+      out.push(args === undefined || args === '' ? undefined : { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: args });
       out.push({ type: EventType.TOOL_CALL_END, toolCallId: call.id });
       this.#open.add(call.id);
     }
   }
 
-  /** The results of the calls that have one in the conversation (run, refused or rejected alike). */
-  #results(out: AgUiEvent[]): void {
+  /** The results of the turn's calls (run, refused or rejected alike: each has its observation by now). */
+  #results(out: (AgUiEvent | undefined)[]): void {
     for (const toolCallId of this.#open) {
       const content = this.#view.details.toolResult(toolCallId);
-      if (content === undefined) continue;
-      this.#open.delete(toolCallId);
-      out.push({ type: EventType.TOOL_CALL_RESULT, messageId: `${toolCallId}:result`, toolCallId, content, role: 'tool' });
+      out.push(content === undefined ? undefined : { type: EventType.TOOL_CALL_RESULT, messageId: `${toolCallId}:result`, toolCallId, content, role: 'tool' });
     }
+    this.#open.clear();
   }
 
-  #closeStep(out: AgUiEvent[]): void {
+  #closeStep(out: (AgUiEvent | undefined)[]): void {
     if (this.#step === undefined) return;
     out.push({ type: EventType.STEP_FINISHED, stepName: this.#step });
     this.#step = undefined;

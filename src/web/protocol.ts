@@ -40,8 +40,12 @@ export interface RunView {
  * given: a reconnect encodes the run again from its first entry and sends what the page missed.
  */
 export interface StreamEncoder<TEvent> {
-  /** The events of one entry, in order; none for an entry the protocol does not show. */
-  encode(entry: JournalEntry): TEvent[];
+  /**
+   * The events of one entry, in order; none for an entry the protocol does not show. An
+   * `undefined` holds the place of an event this server cannot give (a detail it does not know),
+   * so the events after it keep the ids another server gives them.
+   */
+  encode(entry: JournalEntry): (TEvent | undefined)[];
   /** The event that ends a stream whose source failed (a store that could not be read again). */
   failure(message: string, code: string): TEvent;
 }

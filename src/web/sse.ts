@@ -74,9 +74,10 @@ export function sseBody<TEvent>(
         next(entry) {
           const events = encoder.encode(entry);
           for (let index = 0; index < events.length; index++) {
-            if (!isAfter(entry.sequence, index, after)) continue;
+            const event = events[index];
+            if (event === undefined || !isAfter(entry.sequence, index, after)) continue;
             lastId = `${entry.sequence}.${index}`;
-            send(lastId, events[index] as TEvent);
+            send(lastId, event);
           }
         },
         error(error: unknown) {
