@@ -18,7 +18,7 @@ import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
 import type { RunDetails, RunView, WebProtocol } from './protocol.ts';
-import { runFeed } from './runFeed.ts';
+import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody } from './sse.ts';
 
 /** A request in, a response out: mounts as a Next.js route handler, in Hono, Bun or Deno. */
@@ -30,6 +30,11 @@ export interface WebHandlerOptions {
    * it, so a page can reconnect to a server process other than the one that started its run.
    */
   readonly store?: RunStore;
+  /**
+   * Where runs this process does not hold are read from when they are not in a file store: a
+   * durable agent's `(runId) => runtime.journal(runId)`. Takes precedence over `store`.
+   */
+  readonly journal?: JournalReader;
   /**
    * Secret rules for tool arguments and results sent to the page, on top of the defaults; give
    * the agent's `policy.redact` here too (journal entries are already redacted by the agent).
@@ -87,9 +92,10 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact) };
   };
 
-  const stream = (runId: string, request: Request): Response => {
+  const read = options.journal ?? (options.store === undefined ? undefined : storeReader(options.store));
+  const stream = async (runId: string, request: Request): Promise<Response> => {
     const after = parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = runFeed({ agent, pollIntervalMs, ...(options.store === undefined ? {} : { store: options.store }) }, runId);
+    const feed = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId);
     return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: SSE_HEADERS });
   };
 
@@ -148,7 +154,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       const action = route[2] as 'stream' | 'approve' | 'reject' | 'cancel';
       const method = action === 'stream' ? 'GET' : 'POST';
       if (request.method !== method) throw new WebRequestError(405, `runs/<runId>/${action} takes ${method}, not ${request.method}.`);
-      if (action === 'stream') return stream(runId, request);
+      if (action === 'stream') return await stream(runId, request);
       return await decide(runId, action, request);
     } catch (error) {
       if (error instanceof WebRequestError) return json(error.status, { error: { code: error.code, message: error.message } });

@@ -15,4 +15,5 @@ export { createAgUiHandler, agUiProtocol, AG_UI_INTERRUPT } from './agUi.ts';
 export { createRunHandler } from './handler.ts';
 export type { WebHandler, WebHandlerOptions } from './handler.ts';
 export type { RunDetails, RunView, StartRequest, StreamEncoder, WebProtocol } from './protocol.ts';
+export type { JournalReader } from './runFeed.ts';
 export { toNodeListener } from './node.ts';

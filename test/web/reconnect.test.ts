@@ -135,6 +135,31 @@ describe('reconnecting with Last-Event-ID', () => {
     expect(received.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: SECOND } });
   });
 
+  it('reads the runs it does not hold through a journal function (a durable runtime\'s), asking again until the end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-'));
+    dirs.push(dir);
+    const store = createFileStore({ dir });
+    const { agent, release } = holdingAgent({ persistence: { store } });
+    release();
+    const { url } = await served(agent);
+    const live = await new EventReader(await post(url, runInput('Look it up', 'run-durable'))).rest();
+    const asked: string[] = [];
+    // Served first without the end, as a database would while a worker still runs it.
+    let reads = 0;
+    const journal = async (runId: string) => {
+      asked.push(runId);
+      const entries = runId === 'run-durable' ? store.readJournal(runId).entries : [];
+      return reads++ === 0 ? entries.filter((e) => e.event.type !== 'run.terminated') : entries;
+    };
+    const other = await served(holdingAgent().agent, { journal, pollIntervalMs: 100 });
+    const replay = await new EventReader(await stream(other.url, 'run-durable', live[3]?.id)).rest();
+    expect(replay.map((e) => e.id)).toEqual(live.slice(4).filter((e) => e.data.type !== 'TOOL_CALL_ARGS' && e.data.type !== 'TOOL_CALL_RESULT').map((e) => e.id));
+    expect(reads).toBeGreaterThanOrEqual(2);
+    const missing = await stream(other.url, 'run-nowhere', undefined);
+    expect(missing.status).toBe(404);
+    expect(asked).toContain('run-nowhere');
+  });
+
   it('refuses to serve a run the agent does not have and that no store was given for', async () => {
     const { agent } = holdingAgent();
     const { url } = await served(agent);
