@@ -106,6 +106,23 @@ describe('a run consumed by HttpAgent', () => {
   });
 });
 
+describe('secrets on the way to the page', () => {
+  it('redacts tool arguments and results with the default rules and the handler’s own', async () => {
+    const echo = defineTool({ name: 'echo', description: 'Echoes', input: z.object({ key: z.string() }), execute: ({ key }) => `stored ${key} for tenant-acme-7` });
+    const model = scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { key: 'sk-live0123456789abcdef' } }] }, { text: 'Stored.' }]);
+    const agent = trackAgent({ model, tools: [echo] });
+    served = await serve(createAgUiHandler(agent, { redact: { secrets: ['tenant-acme-7'] } }));
+    const events = await new EventReader(await post(served.url, runInput('Store my key', 'run-secret'))).rest();
+    const args = events.find((e) => e.data.type === 'TOOL_CALL_ARGS')?.data.delta as string;
+    const result = events.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content as string;
+    expect(args).toContain('"key"');
+    expect(result).toContain('stored');
+    const wire = JSON.stringify(events);
+    expect(wire).not.toContain('sk-live0123456789abcdef');
+    expect(wire).not.toContain('tenant-acme-7');
+  });
+});
+
 describe('a human decision from the page', () => {
   const confirmingAgent = (script: Parameters<typeof scriptedModel>[0]) => {
     const model = scriptedModel(script);
