@@ -133,7 +133,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       return json(202, { runId, action });
     }
     const pending = handle.actor.getSnapshot().context.pending;
-    if (handle.phase() !== 'awaitingHuman' || pending === null) {
+    // `pending` is set exactly while the run waits for a human.
+    if (pending === null) {
       throw new WebRequestError(409, `Run ${runId} is not waiting for a human (it is in ${handle.phase()}): ${action} a call once the stream shows its interrupt.`);
     }
     const stray = (toolCallIds ?? []).filter((id) => !pending.toolCallIds.includes(id));
