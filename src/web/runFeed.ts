@@ -60,13 +60,14 @@ export async function runFeed(source: FeedSource, runId: string): Promise<Observ
   return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(inOrder(), takeWhile((entry) => !ended(entry), true));
 }
 
-/** A stored run's entries, read again every `pollIntervalMs` until its end is written (another process may be running it). */
+/** A stored run's entries, read again every `pollIntervalMs` until unsubscribed (another process may be running it). */
 function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number): Observable<JournalEntry> {
   return new Observable<JournalEntry>((subscriber) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const emit = (entries: readonly JournalEntry[]): void => {
       for (const entry of entries) subscriber.next(entry);
-      if (subscriber.closed || entries.some(ended)) return subscriber.complete();
+      // The run's end closed the subscriber (`takeWhile` below), and with it the reading.
+      if (subscriber.closed) return;
       timer = setTimeout(() => {
         Promise.resolve()
           .then(() => read(runId))
