@@ -8,6 +8,7 @@
 import { EventType, type Event as AgUiEvent, type Message as AgUiMessage } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
+import type { Agent } from '../agent/types.ts';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
@@ -28,7 +29,7 @@ export const AG_UI_INTERRUPT = 'actorloop.human.awaiting';
  * export { handler as GET, handler as POST };
  * ```
  */
-export function createAgUiHandler(agent: Parameters<typeof createRunHandler>[0], options: WebHandlerOptions = {}): WebHandler {
+export function createAgUiHandler(agent: Agent, options: WebHandlerOptions = {}): WebHandler {
   return createRunHandler(agent, agUiProtocol, options);
 }
 

@@ -151,7 +151,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
         if (request.method !== 'POST') throw new WebRequestError(405, `${request.method} is not served here: POST a run's input to start it, or GET runs/<runId>/stream.`);
         return await start(request);
       }
-      const runId = decodeURIComponent(route[1] as string);
+      const runId = decodeRunId(route[1] as string);
       const action = route[2] as 'stream' | 'approve' | 'reject' | 'cancel';
       const method = action === 'stream' ? 'GET' : 'POST';
       if (request.method !== method) throw new WebRequestError(405, `runs/<runId>/${action} takes ${method}, not ${request.method}.`);
@@ -162,6 +162,14 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
     }
   };
+}
+
+function decodeRunId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new WebRequestError(400, `The run id in the path is not valid percent-encoding: encode it with encodeURIComponent.`);
+  }
 }
 
 const NO_DETAILS: RunDetails = { toolArguments: () => undefined, toolResult: () => undefined };

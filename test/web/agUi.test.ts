@@ -239,6 +239,7 @@ describe('bad requests', () => {
     await refused(await post(`${url}/runs/nope/approve`, {}), 404, /No run nope/);
     await refused(await fetch(`${url}/runs/run-wait/stream`, { headers: { 'last-event-id': 'yesterday' } }), 400, /Last-Event-ID/);
     await refused(await fetch(`${url}/runs/run-wait/approve`), 405, /takes POST/);
+    await refused(await post(`${url}/runs/%E0%A4%A/approve`, {}), 400, /percent-encoding/);
   });
 
   it('refuses decisions that do not fit and leaves the waiting run unharmed', async () => {
