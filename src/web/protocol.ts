@@ -57,4 +57,6 @@ export interface WebProtocol<TEvent> {
   encoder(view: RunView): StreamEncoder<TEvent>;
   /** One event as the `data:` lines of a server-sent event, ending with its blank line. */
   frame(event: TEvent): string;
+  /** Response headers the protocol's clients look for, beside the SSE ones. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
