@@ -61,6 +61,13 @@ export default {
       from: { path: '^src/postgres/' },
       to: { path: '^src/(system|cli)/|^src/(index|errors|memory)\\.ts$' },
     },
+    {
+      name: 'web-is-an-edge',
+      comment: 'Serving runs to web pages builds on agents and their stores; nothing else knows it (errors.ts only lists its error).',
+      severity: 'error',
+      from: { path: '^(src|machines)/', pathNot: '^src/web/|^src/errors\\.ts$' },
+      to: { path: '^src/web/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -40,6 +40,7 @@ export {
   SessionLockedError,
   SessionRunRecordedError,
 } from './sessions/errors.ts';
+export { WebRequestError } from './web/errors.ts';
 
 // blame 'model': what the model sent cannot be used.
 export { ModelBehaviorError } from './core/errors.ts';

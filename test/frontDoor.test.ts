@@ -36,3 +36,27 @@ describe('the front door', () => {
     expect(names).toEqual(expect.arrayContaining(['RunResult', 'LoopResult', 'StrategyResult', 'JournalEntry']));
   });
 });
+
+describe('actorloop/web', () => {
+  // The handler, the protocol seam a second protocol plugs into, and the Node adapter: nothing more.
+  it('exports the AG-UI handler, the protocol seam and the Node adapter', () => {
+    const web = exportedNames(fileURLToPath(new URL('../src/web/index.ts', import.meta.url)));
+    expect(web.sort()).toEqual(
+      [
+        'AG_UI_INTERRUPT',
+        'JournalReader',
+        'RunDetails',
+        'RunView',
+        'StartRequest',
+        'StreamEncoder',
+        'WebHandler',
+        'WebHandlerOptions',
+        'WebProtocol',
+        'agUiProtocol',
+        'createAgUiHandler',
+        'createRunHandler',
+        'toNodeListener',
+      ].sort(),
+    );
+  });
+});

@@ -62,16 +62,17 @@ describe('the npm package', { timeout: 120_000 }, () => {
       const { definePrompt } = await import('actorloop/prompts');
       const { traceEvents } = await import('actorloop/telemetry');
       const { createPostgresRuntime } = await import('actorloop/postgres');
+      const { createAgUiHandler } = await import('actorloop/web');
       const { z } = await import('zod');
       const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
       const model = scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: '3' }]);
       const agent = createAgent({ model, tools: [add] });
       const result = await agent.run('1 + 2?');
       const trace = await agent.traces.get(result.runId);
-      console.log(JSON.stringify({ text: result.text, steps: trace.steps.length, chart: traceToMermaid(trace).startsWith('flowchart'), machine: agentMachine.id, errors: typeof ActorloopError, prompt: typeof definePrompt, telemetry: typeof traceEvents, postgres: typeof createPostgresRuntime }));
+      console.log(JSON.stringify({ text: result.text, steps: trace.steps.length, chart: traceToMermaid(trace).startsWith('flowchart'), machine: agentMachine.id, errors: typeof ActorloopError, prompt: typeof definePrompt, telemetry: typeof traceEvents, postgres: typeof createPostgresRuntime, web: typeof createAgUiHandler }));
     `;
     const out = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], project).trim()) as Record<string, unknown>;
-    expect(out).toEqual({ text: '3', steps: 4, chart: true, machine: 'agent', errors: 'function', prompt: 'function', telemetry: 'function', postgres: 'function' });
+    expect(out).toEqual({ text: '3', steps: 4, chart: true, machine: 'agent', errors: 'function', prompt: 'function', telemetry: 'function', postgres: 'function', web: 'function' });
   });
 
   it('installs the actorloop command, which runs the demo agent', () => {
@@ -88,12 +89,15 @@ import { HookFailedError } from 'actorloop/errors';
 import { scriptedModel } from 'actorloop/testing';
 import { loadSkills, type Trace } from 'actorloop/memory';
 import { createPostgresRuntime, runWorker, type PostgresRuntime } from 'actorloop/postgres';
+import { createAgUiHandler, toNodeListener, type WebHandler } from 'actorloop/web';
 const runtime: PostgresRuntime = createPostgresRuntime({ connectionString: 'postgres://app@127.0.0.1:5432/app' });
 export const durable = () => [createAgent({ id: 'durable', model: scriptedModel([{ text: 'ok' }]), runtime }), runWorker({ runtime, concurrency: 2 })];
 const hooks: AgentHooks = { beforeToolCall: (call) => (call.tool === 'shell' ? { kind: 'deny', reason: 'no shell' } : undefined) };
 const agent = createAgent({ model: scriptedModel([{ text: 'ok' }]), hooks, memory: { skills: await loadSkills() } });
 const result: LoopResult = await agent.run('hi');
 const trace: Trace | undefined = await agent.traces.get(result.runId);
+const web: WebHandler = createAgUiHandler(agent, { pollIntervalMs: 500 });
+export const listener = toNodeListener(web);
 export const seen = [trace?.status, new HookFailedError('onError', 'x').code];
 `,
     );

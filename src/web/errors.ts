@@ -1,0 +1,25 @@
+/**
+ * What a web handler answers a request it cannot serve with: a 4xx status and one line saying
+ * what to send instead. The run the request named is never touched by it.
+ */
+import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+
+/** The HTTP statuses a refused request gets. */
+export type WebRequestStatus = 400 | 404 | 405 | 409 | 415;
+
+/**
+ * A request to a web handler was refused (malformed body, unknown run, a decision for calls that
+ * are not waiting). `status` is the HTTP status it is answered with.
+ */
+export class WebRequestError extends ActorloopError {
+  readonly code = 'web_request' as const;
+  readonly blame = 'user' as const;
+
+  constructor(
+    readonly status: WebRequestStatus,
+    message: string,
+    options: ActorloopErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * One Fetch-style handler serving an agent's runs to web pages in a wire protocol: start a run
+ * and stream it, stream it again from where a page lost it, and take a human's approval,
+ * rejection or cancellation. Routes, relative to wherever the handler is mounted:
+ *
+ *   POST …/                         start a run from the protocol's body, streamed as SSE
+ *   GET  …/runs/:runId/stream       the run again (after `Last-Event-ID`), then its live tail
+ *   POST …/runs/:runId/approve      body `{ toolCallIds?, reason? }`
+ *   POST …/runs/:runId/reject
+ *   POST …/runs/:runId/cancel
+ */
+import { z } from 'zod';
+import type { Agent, AgentRun } from '../agent/types.ts';
+import { ActorloopError, describeError } from '../core/errors.ts';
+import type { Message } from '../core/messages.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import { createRedactor } from '../security/redactor.ts';
+import type { SecretRuleOptions } from '../security/secrets.ts';
+import { WebRequestError } from './errors.ts';
+import type { RunDetails, RunView, WebProtocol } from './protocol.ts';
+import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
+import { parseEventId, SSE_HEADERS, sseBody } from './sse.ts';
+
+/** A request in, a response out: mounts as a Next.js route handler, in Hono, Bun or Deno. */
+export type WebHandler = (request: Request) => Promise<Response>;
+
+export interface WebHandlerOptions {
+  /**
+   * The agent's store (`persistence.store`): runs this process does not hold are streamed from
+   * it, so a page can reconnect to a server process other than the one that started its run.
+   */
+  readonly store?: RunStore;
+  /**
+   * Where runs this process does not hold are read from when they are not in a file store: a
+   * durable agent's `(runId) => runtime.journal(runId)`. Takes precedence over `store`.
+   */
+  readonly journal?: JournalReader;
+  /**
+   * Secret rules for tool arguments and results sent to the page, on top of the defaults; give
+   * the agent's `policy.redact` here too (journal entries are already redacted by the agent).
+   */
+  readonly redact?: SecretRuleOptions;
+  /** How often a run streamed from the store is read again while it has not ended. Default 1000 ms. */
+  readonly pollIntervalMs?: number;
+  /** Called with each run the handler starts, before it streams: await its `result`, log it, keep it. */
+  readonly onRun?: (run: AgentRun) => void;
+  /** Ended runs kept for their tool details and decisions' answers, newest kept. Default 100. */
+  readonly retainRuns?: number;
+}
+
+const Decision = z.strictObject({
+  toolCallIds: z.array(z.string().min(1)).min(1).optional(),
+  reason: z.string().max(10_000).optional(),
+});
+
+const ROUTE = /\/runs\/([^/]+)\/(stream|approve|reject|cancel)\/?$/;
+/** Run ids a page may choose: safe in file names and URLs. */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+interface HeldRun {
+  readonly handle: AgentRun;
+  readonly threadId: string;
+}
+
+/**
+ * Serve `agent`'s runs in `protocol`. Refused requests get a 4xx JSON body
+ * `{ error: { code, message } }` whose message says what to send instead.
+ *
+ * @example
+ * ```ts
+ * const handler = createRunHandler(agent, agUiProtocol, { store });
+ * export const POST = handler; // a Next.js route handler
+ * ```
+ */
+export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEvent>, options: WebHandlerOptions = {}): WebHandler {
+  const redact = createRedactor(options.redact ?? {}).text;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const retain = options.retainRuns ?? 100;
+  const runs = new Map<string, HeldRun>();
+
+  const hold = (held: HeldRun): void => {
+    runs.set(held.handle.runId, held);
+    void held.handle.settled.then(() => {
+      // Ended runs beyond `retain` are forgotten, oldest first; their journals still serve reconnects.
+      const ended = [...runs.values()].filter((run) => isEnded(run.handle));
+      for (const run of ended.slice(0, Math.max(0, ended.length - retain))) runs.delete(run.handle.runId);
+    });
+  };
+
+  const view = (runId: string): RunView => {
+    const held = runs.get(runId);
+    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact) };
+  };
+
+  const read = options.journal ?? (options.store === undefined ? undefined : storeReader(options.store));
+  const stream = async (runId: string, request: Request): Promise<Response> => {
+    const after = parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
+    const feed = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId);
+    return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+  };
+
+  const start = async (request: Request): Promise<Response> => {
+    const wanted = protocol.parseStart(await jsonBody(request, false));
+    if (wanted.runId !== undefined) {
+      if (!RUN_ID.test(wanted.runId)) throw new WebRequestError(400, `runId "${wanted.runId.slice(0, 40)}" is not usable: use letters, digits and _.:- (at most 128), or leave it to the server.`);
+      if (runs.has(wanted.runId) || agent.journal.last(wanted.runId) !== undefined) {
+        throw new WebRequestError(409, `Run ${wanted.runId} exists already: stream it with GET runs/${wanted.runId}/stream, or start a run with a new runId.`);
+      }
+    }
+    let handle: AgentRun;
+    try {
+      handle = agent.start(wanted.task, { history: wanted.history as Message[], ...(wanted.runId === undefined ? {} : { runId: wanted.runId }) });
+    } catch (error) {
+      // A task or run id the agent refuses is the page's to fix.
+      if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
+      throw error;
+    }
+    hold({ handle, threadId: wanted.threadId });
+    options.onRun?.(handle);
+    return stream(handle.runId, request);
+  };
+
+  const decide = async (runId: string, action: 'approve' | 'reject' | 'cancel', request: Request): Promise<Response> => {
+    const body = Decision.safeParse(await jsonBody(request, true));
+    if (!body.success) throw new WebRequestError(400, `The ${action} body must be { toolCallIds?: string[], reason?: string }: ${oneLine(body.error)}.`);
+    const held = runs.get(runId);
+    if (held === undefined) throw new WebRequestError(404, `No run ${runId} started through this handler in this process is known: start runs with a POST to the handler.`);
+    const { handle } = held;
+    if (isEnded(handle)) throw new WebRequestError(409, `Run ${runId} has ended (${handle.phase()}): there is nothing to ${action}.`);
+    const { toolCallIds, reason } = body.data;
+    if (action === 'cancel') {
+      handle.cancel(reason ?? 'cancelled from the web page');
+      return json(202, { runId, action });
+    }
+    const pending = handle.actor.getSnapshot().context.pending;
+    // `pending` is set exactly while the run waits for a human.
+    if (pending === null) {
+      throw new WebRequestError(409, `Run ${runId} is not waiting for a human (it is in ${handle.phase()}): ${action} a call once the stream shows its interrupt.`);
+    }
+    const stray = (toolCallIds ?? []).filter((id) => !pending.toolCallIds.includes(id));
+    if (stray.length > 0) throw new WebRequestError(409, `Tool calls ${stray.join(', ')} of run ${runId} are not waiting; waiting: ${pending.toolCallIds.join(', ')}.`);
+    if (action === 'approve') handle.approve(toolCallIds);
+    else handle.reject(reason, toolCallIds);
+    return json(202, { runId, action, toolCallIds: toolCallIds ?? pending.toolCallIds });
+  };
+
+  return async (request) => {
+    try {
+      const route = ROUTE.exec(new URL(request.url).pathname);
+      if (route === null) {
+        if (request.method !== 'POST') throw new WebRequestError(405, `${request.method} is not served here: POST a run's input to start it, or GET runs/<runId>/stream.`);
+        return await start(request);
+      }
+      const runId = decodeRunId(route[1] as string);
+      const action = route[2] as 'stream' | 'approve' | 'reject' | 'cancel';
+      const method = action === 'stream' ? 'GET' : 'POST';
+      if (request.method !== method) throw new WebRequestError(405, `runs/<runId>/${action} takes ${method}, not ${request.method}.`);
+      if (action === 'stream') return await stream(runId, request);
+      return await decide(runId, action, request);
+    } catch (error) {
+      if (error instanceof WebRequestError) return json(error.status, { error: { code: error.code, message: error.message } });
+      return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
+    }
+  };
+}
+
+function decodeRunId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new WebRequestError(400, `The run id in the path is not valid percent-encoding: encode it with encodeURIComponent.`);
+  }
+}
+
+const NO_DETAILS: RunDetails = { toolArguments: () => undefined, toolResult: () => undefined };
+
+const isEnded = (handle: AgentRun): boolean => handle.actor.getSnapshot().status !== 'active';
+
+/** Arguments and results read from the run's conversation, redacted on the way out. */
+function detailsOf(handle: AgentRun, redact: (text: string) => string): RunDetails {
+  const messages = (): readonly Message[] => handle.actor.getSnapshot().context.messages;
+  return {
+    toolArguments(toolCallId) {
+      for (const message of messages()) {
+        if (message.role !== 'assistant') continue;
+        const call = message.toolCalls?.find((c) => c.id === toolCallId);
+        if (call !== undefined) return redact(call.arguments);
+      }
+      return undefined;
+    },
+    toolResult(toolCallId) {
+      const message = messages().find((m) => m.role === 'tool' && m.toolCallId === toolCallId);
+      return message === undefined ? undefined : redact(message.content as string);
+    },
+  };
+}
+
+async function jsonBody(request: Request, emptyIsObject: boolean): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') {
+    if (emptyIsObject) return {};
+    throw new WebRequestError(400, 'The request has no body: send the run input as JSON.');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new WebRequestError(400, 'The request body is not JSON: send a JSON object.');
+  }
+}
+
+/** A zod error's first problem, with its path. */
+export function oneLine(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  const path = issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+  return `${path}${issue.message}`.replace(/\s+/g, ' ');
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}

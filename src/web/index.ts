@@ -1,0 +1,19 @@
+/**
+ * `actorloop/web`: agents in a web page. A Fetch-style handler (`(request) => Promise<Response>`)
+ * starts a run from a front end's protocol, streams it as server-sent events, serves a page that
+ * reconnects exactly what it missed (from the journal), and takes approvals, rejections and
+ * cancellations; `toNodeListener` mounts it on Node's `http`.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createAgUiHandler, toNodeListener } from 'actorloop/web';
+ * createServer(toNodeListener(createAgUiHandler(agent, { store }))).listen(3000);
+ * ```
+ */
+export { createAgUiHandler, agUiProtocol, AG_UI_INTERRUPT } from './agUi.ts';
+export { createRunHandler } from './handler.ts';
+export type { WebHandler, WebHandlerOptions } from './handler.ts';
+export type { RunDetails, RunView, StartRequest, StreamEncoder, WebProtocol } from './protocol.ts';
+export type { JournalReader } from './runFeed.ts';
+export { toNodeListener } from './node.ts';

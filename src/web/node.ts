@@ -1,0 +1,63 @@
+/**
+ * A Fetch-style handler as a Node `http` request listener: the request becomes a `Request`
+ * (aborted when the client goes away), the `Response` is written as it streams.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { describeError } from '../core/errors.ts';
+import type { WebHandler } from './handler.ts';
+
+/**
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * createServer(toNodeListener(createAgUiHandler(agent))).listen(3000);
+ * ```
+ */
+export function toNodeListener(handler: WebHandler): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    const aborted = new AbortController();
+    // The response closes before it finished: the client went away.
+    response.on('close', () => {
+      if (!response.writableFinished) aborted.abort();
+    });
+    void serve(handler, toRequest(request, aborted.signal), response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: 'internal', message: describeError(error) } }));
+    });
+  };
+}
+
+function toRequest(request: IncomingMessage, signal: AbortSignal): Request {
+  const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const method = request.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    signal,
+    ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+async function serve(handler: WebHandler, request: Request, response: ServerResponse): Promise<void> {
+  const answer = await handler(request);
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => (headers[name] = value));
+  response.writeHead(answer.status, headers);
+  if (answer.body === null) return void response.end();
+  response.flushHeaders();
+  const reader = answer.body.getReader();
+  response.on('close', () => void reader.cancel().catch(() => undefined));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    response.write(value);
+  }
+  response.end();
+}

@@ -1,0 +1,62 @@
+/**
+ * The seam between a run and a front end's wire protocol. The handler owns routing, the run
+ * registry, decisions, reconnects and SSE ids; a protocol only reads its start request and turns
+ * journal entries into its own events. AG-UI is one protocol; another plugs in the same way.
+ */
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { Message } from '../core/messages.ts';
+
+/** What a request to start a run asks for, read from a protocol's body. */
+export interface StartRequest {
+  /** The new user message: the run's task. */
+  readonly task: string;
+  /** The conversation before it. */
+  readonly history: readonly Message[];
+  /** The run id the page chose; the agent picks one when absent. */
+  readonly runId?: string;
+  /** The page's conversation id, echoed in the protocol's events. */
+  readonly threadId: string;
+}
+
+/**
+ * Tool calls' arguments and results, which journal entries name only by id. Known for runs this
+ * process started through the handler; `undefined` otherwise. Values are redacted.
+ */
+export interface RunDetails {
+  toolArguments(toolCallId: string): string | undefined;
+  toolResult(toolCallId: string): string | undefined;
+}
+
+/** The run an encoder encodes. */
+export interface RunView {
+  readonly runId: string;
+  readonly threadId: string;
+  readonly details: RunDetails;
+}
+
+/**
+ * Turns one run's entries, fed in order from its first, into a protocol's events. It may keep
+ * state (an open message), but its output must depend only on the entries and details it is
+ * given: a reconnect encodes the run again from its first entry and sends what the page missed.
+ */
+export interface StreamEncoder<TEvent> {
+  /**
+   * The events of one entry, in order; none for an entry the protocol does not show. An
+   * `undefined` holds the place of an event this server cannot give (a detail it does not know),
+   * so the events after it keep the ids another server gives them.
+   */
+  encode(entry: JournalEntry): (TEvent | undefined)[];
+  /** The event that ends a stream whose source failed (a store that could not be read again). */
+  failure(message: string, code: string): TEvent;
+}
+
+/** One wire protocol: how a start request is read and how a run is encoded and framed. */
+export interface WebProtocol<TEvent> {
+  /** Reads a start request's JSON body; throws WebRequestError (400) for one it cannot use. */
+  parseStart(body: unknown): StartRequest;
+  encoder(view: RunView): StreamEncoder<TEvent>;
+  /** One event as the `data:` lines of a server-sent event, ending with its blank line. */
+  frame(event: TEvent): string;
+  /** Response headers the protocol's clients look for, beside the SSE ones. */
+  readonly headers?: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,94 @@
+/**
+ * The protocol-neutral core of serving a run to a web page: a run's journal entries from its
+ * first on, then its live tail, ending with its `run.terminated` entry. Every protocol encodes
+ * this one feed, so a page that reconnects is served from the journal and never from a buffer
+ * only the first connection had.
+ */
+import { concat, defer, filter, from, Observable, takeWhile } from 'rxjs';
+import type { Agent } from '../agent/types.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import { RunNotFoundError } from '../persistence/errors.ts';
+import { WebRequestError } from './errors.ts';
+
+/** A run's journal as some store keeps it; empty when it has no such run. */
+export type JournalReader = (runId: string) => readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+
+/** Where a run's entries are read from: this process's agent, else where its runs are kept. */
+export interface FeedSource {
+  readonly agent: Agent;
+  /** Runs of other processes (or ones this process's journal dropped) are read with it. */
+  readonly read?: JournalReader;
+  /** How often a run read with `read` is read again while it has not ended. */
+  readonly pollIntervalMs: number;
+}
+
+/** A file store's journals as a reader. */
+export function storeReader(store: RunStore): JournalReader {
+  return (runId) => {
+    try {
+      return store.readJournal(runId).entries;
+    } catch (error) {
+      if (error instanceof RunNotFoundError) return [];
+      throw error;
+    }
+  };
+}
+
+const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.terminated';
+
+/**
+ * A run's entries from its first, then live, completing after `run.terminated`. Rejects with
+ * WebRequestError (404) for a run neither the agent's journal nor `read` has.
+ *
+ * @example
+ * ```ts
+ * (await runFeed({ agent, read: storeReader(store), pollIntervalMs: 1000 }, runId)).subscribe(send);
+ * ```
+ */
+export async function runFeed(source: FeedSource, runId: string): Promise<Observable<JournalEntry>> {
+  const { agent, read } = source;
+  // The in-memory journal serves a run only while it still holds the run's first entry.
+  const first = agent.journal.entries(runId)[0];
+  if (first?.sequence === 0) {
+    const live = defer(() => concat(from(agent.journal.entries(runId)), agent.events$.pipe(filter((entry) => entry.runId === runId))));
+    return live.pipe(inOrder(), takeWhile((entry) => !ended(entry), true));
+  }
+  if (read === undefined) throw new WebRequestError(404, `No run ${runId} on agent ${agent.id}: start one with a POST, or give the handler the agent's store to serve runs of other processes.`);
+  const initial = await read(runId);
+  if (initial.length === 0) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
+  return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(inOrder(), takeWhile((entry) => !ended(entry), true));
+}
+
+/** A stored run's entries, read again every `pollIntervalMs` until unsubscribed (another process may be running it). */
+function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number): Observable<JournalEntry> {
+  return new Observable<JournalEntry>((subscriber) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const emit = (entries: readonly JournalEntry[]): void => {
+      for (const entry of entries) subscriber.next(entry);
+      // The run's end closed the subscriber (`takeWhile` below), and with it the reading.
+      if (subscriber.closed) return;
+      timer = setTimeout(() => {
+        Promise.resolve()
+          .then(() => read(runId))
+          .then(emit, (error: unknown) => subscriber.error(error));
+      }, pollIntervalMs);
+    };
+    emit(initial);
+    return () => clearTimeout(timer);
+  });
+}
+/** Each sequence once, in order: a source read again, or a journal and a bus that overlap, never repeats an entry. */
+function inOrder() {
+  return (source: Observable<JournalEntry>): Observable<JournalEntry> =>
+    defer(() => {
+      let last = -1;
+      return source.pipe(
+        filter((entry) => {
+          if (entry.sequence <= last) return false;
+          last = entry.sequence;
+          return true;
+        }),
+      );
+    });
+}

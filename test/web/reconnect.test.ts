@@ -1,0 +1,170 @@
+/**
+ * A page that loses its stream and reconnects with `Last-Event-ID` gets exactly the events it
+ * missed, then the live tail: from this process's journal, or from the store when another
+ * process serves the reconnect.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { createAgUiHandler } from '../../src/web/agUi.ts';
+import type { WebHandlerOptions } from '../../src/web/handler.ts';
+import type { AgentConfig } from '../../src/agent/types.ts';
+import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
+import { EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
+
+const FIRST = 'First I will look that up, carefully and slowly.';
+const SECOND = 'The answer, after holding on for a while, is forty two.';
+
+const servers: Served[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  stopTrackedAgents();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An agent whose run streams a reply, then holds in its tool call until `release()`. */
+function holdingAgent(extra: Partial<AgentConfig> = {}) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({ q: z.string() }), execute: async ({ q }) => (await released, `held ${q}`) });
+  const model = scriptedModel([{ text: FIRST, toolCalls: [{ name: 'hold', arguments: { q: 'x' } }] }, { text: SECOND }]);
+  const agent = trackAgent({ model: { provider: model, stream: true }, tools: [hold], ...extra });
+  return { agent, release };
+}
+
+async function served(agent: ReturnType<typeof holdingAgent>['agent'], options: WebHandlerOptions = {}): Promise<Served> {
+  const server = await serve(createAgUiHandler(agent, options));
+  servers.push(server);
+  return server;
+}
+
+const stream = (url: string, runId: string, after: string | undefined) =>
+  fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
+
+/** The texts of the assistant messages, reassembled from their content events. */
+function texts(events: readonly SseEvent[]): string[] {
+  const byMessage = new Map<string, string>();
+  for (const { data } of events) {
+    if (data.type === 'TEXT_MESSAGE_START') byMessage.set(data.messageId as string, '');
+    if (data.type === 'TEXT_MESSAGE_CONTENT') byMessage.set(data.messageId as string, `${byMessage.get(data.messageId as string)}${data.delta as string}`);
+  }
+  return [...byMessage.values()];
+}
+
+describe('reconnecting with Last-Event-ID', () => {
+  it('gives the events after the last one received and then the live tail, wherever the connection dropped', { timeout: 60_000 }, async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 15 }), fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 3 }), async (first, later) => {
+        const runId = `run-drop-${n++}`;
+        const { agent, release } = holdingAgent();
+        const { url } = await served(agent);
+
+        // The first connection drops while the run holds in its tool: the rest of the run happens while no page listens.
+        const start = new EventReader(await post(url, runInput('Look it up', runId)));
+        const received = await start.take(first);
+        await start.drop();
+        release();
+        for (const cut of later) {
+          const reader = new EventReader(await stream(url, runId, received.at(-1)?.id));
+          received.push(...(await reader.take(cut)));
+          await reader.drop();
+        }
+        received.push(...(await new EventReader(await stream(url, runId, received.at(-1)?.id)).rest()));
+
+        const ids = received.map((e) => e.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        const unbroken = await new EventReader(await stream(url, runId, undefined)).rest();
+        expect(received).toEqual(unbroken);
+        expect(texts(received)).toEqual([FIRST, SECOND]);
+        expect(received.find((e) => e.data.type === 'TOOL_CALL_ARGS')?.data.delta).toBe('{"q":"x"}');
+        expect(received.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('held x');
+        expect(received.at(-1)?.data.type).toBe('RUN_FINISHED');
+        agent.stop();
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  it('numbers every event by its journal entry, so the replay of a finished run is the live stream, event for event', async () => {
+    const { agent, release } = holdingAgent();
+    const { url } = await served(agent);
+    release();
+    const live = await new EventReader(await post(url, runInput('Look it up', 'run-live'))).rest();
+    const replay = await new EventReader(await stream(url, 'run-live', undefined)).rest();
+    expect(replay).toEqual(live);
+    const sequences = live.map((e) => (e.id ?? '').split('.').map(Number) as [number, number]);
+    // Ids rise: by entry sequence, then by place within the entry.
+    for (let i = 1; i < sequences.length; i++) {
+      const [a, b] = [sequences[i - 1] as [number, number], sequences[i] as [number, number]];
+      expect(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])).toBe(true);
+    }
+    const tail = await new EventReader(await stream(url, 'run-live', live.at(-3)?.id)).rest();
+    expect(tail).toEqual(live.slice(-2));
+  });
+
+  it('is served from the store by another process: text, steps and the end as the first process sent them', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-'));
+    dirs.push(dir);
+    const { agent, release } = holdingAgent({ persistence: { store: createFileStore({ dir }) } });
+    const first = await served(agent);
+    const reader = new EventReader(await post(first.url, runInput('Look it up', 'run-elsewhere')));
+    const received = await reader.take(5);
+    await reader.drop();
+
+    // Another process: its own agent (an empty journal), the same store.
+    const elsewhere = holdingAgent({ persistence: { store: createFileStore({ dir }) } });
+    const second = await served(elsewhere.agent, { store: createFileStore({ dir }), pollIntervalMs: 100 });
+    const resumed = new EventReader(await stream(second.url, 'run-elsewhere', received.at(-1)?.id));
+    // What the store holds is served at once; the run's end arrives by reading the store again.
+    await resumed.until((e) => e.data.type === 'TOOL_CALL_START');
+    release();
+    received.push(...(await resumed.rest()));
+
+    const unbroken = await new EventReader(await stream(first.url, 'run-elsewhere', undefined)).rest();
+    const withoutDetails = unbroken.filter((e) => e.data.type !== 'TOOL_CALL_ARGS' && e.data.type !== 'TOOL_CALL_RESULT');
+    expect(received.map((e) => e.id)).toEqual(withoutDetails.map((e) => e.id));
+    expect(texts(received)).toEqual([FIRST, SECOND]);
+    expect(received.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: SECOND } });
+  });
+
+  it('reads the runs it does not hold through a journal function (a durable runtime\'s), asking again until the end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-'));
+    dirs.push(dir);
+    const store = createFileStore({ dir });
+    const { agent, release } = holdingAgent({ persistence: { store } });
+    release();
+    const { url } = await served(agent);
+    const live = await new EventReader(await post(url, runInput('Look it up', 'run-durable'))).rest();
+    const asked: string[] = [];
+    // Served first without the end, as a database would while a worker still runs it.
+    let reads = 0;
+    const journal = async (runId: string) => {
+      asked.push(runId);
+      const entries = runId === 'run-durable' ? store.readJournal(runId).entries : [];
+      return reads++ === 0 ? entries.filter((e) => e.event.type !== 'run.terminated') : entries;
+    };
+    const other = await served(holdingAgent().agent, { journal, pollIntervalMs: 100 });
+    const replay = await new EventReader(await stream(other.url, 'run-durable', live[3]?.id)).rest();
+    expect(replay.map((e) => e.id)).toEqual(live.slice(4).filter((e) => e.data.type !== 'TOOL_CALL_ARGS' && e.data.type !== 'TOOL_CALL_RESULT').map((e) => e.id));
+    expect(reads).toBeGreaterThanOrEqual(2);
+    const missing = await stream(other.url, 'run-nowhere', undefined);
+    expect(missing.status).toBe(404);
+    expect(asked).toContain('run-nowhere');
+  });
+
+  it('refuses to serve a run the agent does not have and that no store was given for', async () => {
+    const { agent } = holdingAgent();
+    const { url } = await served(agent);
+    const response = await stream(url, 'run-unknown', '3.0');
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/give the handler the agent's store/);
+  });
+});

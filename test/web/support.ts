@@ -1,0 +1,121 @@
+/**
+ * A web handler on a real Node HTTP server on 127.0.0.1, and a plain SSE reader for the tests
+ * that need to cut a stream where they choose.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { toNodeListener } from '../../src/web/node.ts';
+import type { WebHandler } from '../../src/web/handler.ts';
+
+export interface Served {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function serve(handler: WebHandler): Promise<Served> {
+  const server: Server = createServer(toNodeListener(handler));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/api/agent`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const add = (requiresConfirmation = false) =>
+  defineTool({
+    name: 'add',
+    description: 'Add two numbers',
+    input: z.object({ a: z.number(), b: z.number() }),
+    execute: ({ a, b }) => a + b,
+    requiresConfirmation,
+  });
+
+/** One server-sent event as the wire carried it. */
+export interface SseEvent {
+  readonly id: string | undefined;
+  readonly data: Record<string, unknown> & { type: string };
+}
+
+/** Parse SSE text into events, each data validated against AG-UI's event schemas. */
+export function parseSse(text: string): SseEvent[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      let id: string | undefined;
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id: ')) id = line.slice(4);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      return { id, data: EventSchemas.parse(JSON.parse(data)) as SseEvent['data'] };
+    });
+}
+
+/** Reads a stream's events as they arrive: wait for one, or read to the end, or drop the connection. */
+export class EventReader {
+  readonly events: SseEvent[] = [];
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #text = '';
+  #done = false;
+
+  constructor(response: Response) {
+    this.#reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  }
+
+  /** Read until `count` events in all have arrived (fewer if the stream ends first). */
+  async take(count: number): Promise<SseEvent[]> {
+    while (this.events.length < count && !this.#done) await this.#pull();
+    return this.events.slice(0, count);
+  }
+
+  /** Read until an event matches (rejects if the stream ends first). */
+  async until(match: (event: SseEvent) => boolean): Promise<SseEvent> {
+    for (;;) {
+      const found = this.events.find(match);
+      if (found !== undefined) return found;
+      if (this.#done) throw new Error(`the stream ended without the awaited event; got ${this.events.map((e) => e.data.type).join(' ')}`);
+      await this.#pull();
+    }
+  }
+
+  async rest(): Promise<SseEvent[]> {
+    while (!this.#done) await this.#pull();
+    return this.events;
+  }
+
+  async drop(): Promise<void> {
+    await this.#reader.cancel();
+  }
+
+  async #pull(): Promise<void> {
+    const { done, value } = await this.#reader.read();
+    if (done) {
+      this.#done = true;
+      this.#text += this.#decoder.decode();
+    } else this.#text += this.#decoder.decode(value, { stream: true });
+    const cut = this.#text.lastIndexOf('\n\n');
+    if (cut < 0) return;
+    this.events.push(...parseSse(this.#text.slice(0, cut + 2)));
+    this.#text = this.#text.slice(cut + 2);
+  }
+}
+
+/** POST a JSON body; the response as it comes. */
+export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+/** A RunAgentInput with one user message. */
+export function runInput(task: string, runId: string, threadId = 'thread-1'): Record<string, unknown> {
+  return { threadId, runId, messages: [{ id: 'u1', role: 'user', content: task }], tools: [], context: [], state: {}, forwardedProps: {} };
+}
