@@ -3,21 +3,23 @@
  * back to SSE for servers that only have that), with its tools as actorloop tools, its resources
  * (read capped, subscriptions) and its prompts.
  *
- * A server that dies is restarted once, lazily, by the next call, and its resource subscriptions
- * are renewed; `notifications/tools/list_changed` marks the tool list stale so the next `tools()`
- * fetches it again. A stdio server's stderr is kept as a bounded tail for error messages only.
+ * A stdio server that dies is restarted once, lazily, by the next call (an HTTP one reconnected
+ * with bounded backoff), and its resource subscriptions are renewed; HTTP servers may use OAuth.
+ * `notifications/tools/list_changed` marks the tool list stale so the next `tools()` fetches it
+ * again. A stdio server's stderr is kept as a bounded tail for error messages only.
  */
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
 import { McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
+import { linkFailed, MAX_SIGN_INS, notDelivered, refusedAfterAuth, reopenWithBackoff, signIn } from './httpSession.ts';
 import { authSecrets, mcpAuthSchema, oauthSession, type McpOAuthSession } from './oauth.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
@@ -91,10 +93,6 @@ export interface McpServer {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** Waits before each reconnect of an HTTP server whose session was lost: bounded, growing. */
-const HTTP_RECONNECT_DELAYS_MS = [0, 250, 1_000] as const;
-/** Sign-ins one request may need (a first one, then step-ups to more scopes) before it is refused for good. */
-const MAX_SIGN_INS = 3;
 
 /** What a connection tells its owner: secrets it learnt (OAuth tokens), and restarts. */
 export interface McpConnectHooks {
@@ -102,18 +100,6 @@ export interface McpConnectHooks {
   onSecret?(secret: string): void;
   /** The server's session was lost and a new one is up (`attempts` reconnects it took). */
   onRestarted?(server: string, attempts: number): void;
-}
-
-/** A request that never reached a live session: the server refused the connection, or no longer knows the session. */
-function notDelivered(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404;
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  return error instanceof TypeError && cause?.code === 'ECONNREFUSED';
-}
-
-/** The link itself failed (not the server's answer): worth a reconnect on the next use. */
-function linkFailed(error: unknown): boolean {
-  return notDelivered(error) || (error instanceof TypeError && /fetch failed/.test(error.message));
 }
 
 /**
@@ -243,7 +229,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
           const transport = streamable();
           made = await handshake(transport).catch(async (error: unknown) => {
             if (!(error instanceof UnauthorizedError) || oauth === undefined) throw error;
-            await signIn(transport, oauth, error);
+            await signIn(name, transport, oauth, error, hooks.onSecret);
             return handshake(streamable());
           });
         } catch (error) {
@@ -275,35 +261,6 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
     }
   }
 
-  /** A sign-in the transport asked for: the user's `authorize` handler brings back the code, or the error says what to do. */
-  async function signIn(transport: StreamableHTTPClientTransport, session: McpOAuthSession, error: UnauthorizedError): Promise<void> {
-    const url = session.pendingAuthorization();
-    if (url === undefined) throw new McpAuthorizationError(name, `the authorization server refused (${error.message || 'unauthorized'})`, { cause: error });
-    if (session.authorize === undefined) throw new McpAuthorizationError(name, `a person must sign in at ${url.origin}${url.pathname} and no authorize handler was given`);
-    const code = await session.authorize(url);
-    if (typeof code !== 'string' || code === '') throw new McpAuthorizationError(name, 'the authorize handler returned no authorization code');
-    hooks.onSecret?.(code);
-    await transport.finishAuth(code);
-  }
-
-  /** An HTTP server's new session after the last one was lost: a few tries with backoff, then a typed error. */
-  async function reopenHttp(): Promise<Connection> {
-    let last: unknown;
-    for (const [attempt, delay] of HTTP_RECONNECT_DELAYS_MS.entries()) {
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-      if (closedByUs) throw new McpServerClosedError(name, '');
-      try {
-        const made = await open();
-        hooks.onRestarted?.(name, attempt + 1);
-        return made;
-      } catch (error) {
-        if (error instanceof McpAuthorizationError) throw error;
-        last = error;
-      }
-    }
-    throw new McpServerUnavailableError(name, HTTP_RECONNECT_DELAYS_MS.length, describeError(last instanceof McpConnectError ? last.cause : last), { cause: last });
-  }
-
   /**
    * The live connection. A server that died is restarted once, by the next use; if that restart
    * fails, later uses fail at once with the restart's error instead of starting it again and again.
@@ -315,7 +272,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
     const restarting = connection !== undefined;
     const http = 'url' in config;
     // An HTTP server down now may be up at the next call: it is tried again each time, boundedly.
-    opening ??= (restarting && http ? reopenHttp() : open()).then(
+    opening ??= (restarting && http ? reopenWithBackoff(name, open, () => closedByUs, hooks.onRestarted) : open()).then(
       (made) => {
         connection = made;
         opening = undefined;
@@ -343,7 +300,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
       return await requestOnce(send, signal, current);
     } catch (error) {
       if (error instanceof UnauthorizedError && oauth !== undefined && current.transport !== undefined) return authorizedRetry(send, signal, current.transport, oauth, error);
-      if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) throw new McpAuthorizationError(name, `the server refused the request with ${error.code} after the client authorized`, { cause: error });
+      if (refusedAfterAuth(error)) throw new McpAuthorizationError(name, `the server refused the request with ${error.code} after the client authorized`, { cause: error });
       const cause = error instanceof McpServerClosedError ? error.cause : error;
       if (signal?.aborted === true || !linkFailed(cause)) throw error;
       current.alive = false;
@@ -357,7 +314,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
   async function authorizedRetry<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined, transport: StreamableHTTPClientTransport, session: McpOAuthSession, first: UnauthorizedError): Promise<T> {
     let refusal = first;
     for (let signIns = 0; signIns < MAX_SIGN_INS; signIns++) {
-      await signIn(transport, session, refusal);
+      await signIn(name, transport, session, refusal, hooks.onSecret);
       try {
         return await requestOnce(send, signal);
       } catch (error) {
