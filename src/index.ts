@@ -37,7 +37,6 @@ export type { ToolProfile } from './tools/profile.ts';
 export { webFetch, fileRead } from './tools/builtin/index.ts';
 export { connectMcpServer } from './mcp/connect.ts';
 export type { McpServer, McpServerConfig } from './mcp/connect.ts';
-export type { McpAuthorize, McpOAuthOptions, McpTokenStore } from './mcp/oauth.ts';
 
 // Policy, resilience, limits
 export { gates } from './policy/gates.ts';
