@@ -97,7 +97,14 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const allTools = durable?.tools ?? ownTools;
   const store = durable?.store ?? settings.store;
   const provider = durable?.provider ?? settings.provider;
-  const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool);
+  // Tokens an MCP server's OAuth yields are secrets like its headers; its restarts go to the runs using it.
+  const mcpHooks = {
+    onSecret: (secret: string) => redactor.addSecret(secret),
+    onRestarted: (server: string, attempts: number) => {
+      for (const run of runs.values()) run.emit({ type: 'mcp.restarted', server, attempts });
+    },
+  };
+  const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, mcpHooks);
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
   const preparers: readonly MessagePreparer[] = [

@@ -42,6 +42,8 @@ export function summarizeEvent(event: LoopEvent): string | undefined {
       return `provider retry ${event.attempt}: ${shorten(event.error, 60)}`;
     case 'stuck.detected':
       return `stuck: ${event.reason} (${event.action})`;
+    case 'mcp.restarted':
+      return `MCP server "${event.server}" lost its session and was reconnected (${event.attempts} attempt${event.attempts === 1 ? '' : 's'})`;
     case 'step.limit_reached':
       return `limit reached in ${event.step}: ${event.reason}`;
     case 'context.compacted':

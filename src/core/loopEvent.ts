@@ -200,6 +200,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     reason: z.string().optional(),
   }),
   z.object({ type: z.literal('stuck.detected'), reason: z.string(), action: z.string() }),
+  /** An MCP server's session was lost and a new one is up, re-initialized (`attempts` reconnects it took). */
+  z.object({ type: z.literal('mcp.restarted'), server: z.string(), attempts: z.number().int().positive() }),
   z.object({
     type: z.literal('strategy.decided'),
     strategy: z.string(),

@@ -3,10 +3,12 @@
  * back to SSE for servers that only have that), with its tools as actorloop tools, its resources
  * (read capped, subscriptions) and its prompts.
  *
- * A server that dies is restarted once, lazily, by the next call, and its resource subscriptions
- * are renewed; `notifications/tools/list_changed` marks the tool list stale so the next `tools()`
- * fetches it again. A stdio server's stderr is kept as a bounded tail for error messages only.
+ * A stdio server that dies is restarted once, lazily, by the next call (an HTTP one reconnected
+ * with bounded backoff), and its resource subscriptions are renewed; HTTP servers may use OAuth.
+ * `notifications/tools/list_changed` marks the tool list stale so the next `tools()` fetches it
+ * again. A stdio server's stderr is kept as a bounded tail for error messages only.
  */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -16,7 +18,9 @@ import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } 
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
-import { McpConnectError, McpRequestError, McpServerClosedError } from './errors.ts';
+import { McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
+import { linkFailed, MAX_SIGN_INS, notDelivered, refusedAfterAuth, reopenWithBackoff, signIn } from './httpSession.ts';
+import { authSecrets, mcpAuthSchema, oauthSession, type McpOAuthSession } from './oauth.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
@@ -43,6 +47,8 @@ const httpConfig = z.strictObject({
   resources: resourcesMode,
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).optional(),
+  /** OAuth 2.1: built-in provider options or an `OAuthClientProvider` of one's own. */
+  auth: mcpAuthSchema.optional(),
   connectTimeoutMs: z.number().int().positive().optional(),
 });
 
@@ -88,6 +94,14 @@ export interface McpServer {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
+/** What a connection tells its owner: secrets it learnt (OAuth tokens), and restarts. */
+export interface McpConnectHooks {
+  /** A token or client secret obtained at run time, to redact wherever text goes. */
+  onSecret?(secret: string): void;
+  /** The server's session was lost and a new one is up (`attempts` reconnects it took). */
+  onRestarted?(server: string, attempts: number): void;
+}
+
 /**
  * Check a server config; a bad one is a `ConfigurationError` saying what is wrong.
  *
@@ -103,7 +117,7 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
   const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP, either with resources?: 'tools' | 'context' | false; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
+    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers?, auth? } for HTTP, either with resources?: 'tools' | 'context' | false; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
   );
 }
 
@@ -119,11 +133,13 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
 export function mcpSecrets(config: McpServerConfig): string[] {
   const values = 'url' in config ? Object.values(config.headers ?? {}) : Object.values(config.env ?? {});
   const credentials = values.flatMap((value) => /^[A-Za-z]+\s+(\S{4,})$/.exec(value)?.[1] ?? []);
-  return [...values, ...credentials].filter((value) => value.length >= 4);
+  return [...values, ...credentials, ...('url' in config ? authSecrets(config.auth) : [])].filter((value) => value.length >= 4);
 }
 
 interface Connection {
   readonly client: Client;
+  /** The HTTP transport, which finishes a sign-in the server asked for mid-session. */
+  readonly transport?: StreamableHTTPClientTransport;
   readonly closed: Promise<void>;
   alive: boolean;
 }
@@ -150,7 +166,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Pr
  * await server.close();
  * ```
  */
-export async function connectMcpServer(input: McpServerConfig): Promise<McpServer> {
+export async function connectMcpServer(input: McpServerConfig, hooks: McpConnectHooks = {}): Promise<McpServer> {
   const config = checkMcpServerConfig(input);
   const { name } = config;
   const timeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -162,11 +178,13 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
   let toolsChanged = true;
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
+  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.auth, (secret) => hooks.onSecret?.(secret)) : undefined;
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
   /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
+    const http = transport instanceof StreamableHTTPClientTransport ? { transport } : {};
     const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       toolsChanged = true;
@@ -185,7 +203,7 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     client.onerror = () => undefined;
     let resolveClosed!: () => void;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-    const made: Connection = { client, closed, alive: false };
+    const made: Connection = { client, closed, alive: false, ...http };
     client.onclose = () => {
       made.alive = false;
       resolveClosed();
@@ -205,12 +223,19 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
       let made: Connection;
       if ('url' in config) {
         const requestInit = { headers: config.headers ?? {} };
+        const authProvider = oauth?.provider;
+        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, ...(authProvider === undefined ? {} : { authProvider }) });
         try {
-          made = await handshake(new StreamableHTTPClientTransport(new URL(config.url), { requestInit }));
+          const transport = streamable();
+          made = await handshake(transport).catch(async (error: unknown) => {
+            if (!(error instanceof UnauthorizedError) || oauth === undefined) throw error;
+            await signIn(name, transport, oauth, error, hooks.onSecret);
+            return handshake(streamable());
+          });
         } catch (error) {
           // A server that only speaks the older SSE transport rejects the streamable handshake.
-          if (closedByUs) throw error;
-          made = await handshake(new SSEClientTransport(new URL(config.url), { requestInit }));
+          if (closedByUs || error instanceof McpAuthorizationError || error instanceof UnauthorizedError) throw error;
+          made = await handshake(new SSEClientTransport(new URL(config.url), { requestInit, ...(authProvider === undefined ? {} : { authProvider }) }));
         }
       } else {
         const transport = new StdioClientTransport({
@@ -230,6 +255,8 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
       await Promise.all([...listeners.keys()].map((uri) => made.client.subscribeResource({ uri }).catch(() => undefined)));
       return made;
     } catch (error) {
+      if (error instanceof McpAuthorizationError) throw error;
+      if (error instanceof UnauthorizedError) throw new McpAuthorizationError(name, `the server refused the credentials (${error.message || 'unauthorized'})`, { cause: error });
       throw new McpConnectError(name, describeError(error), stderrTail(), { cause: error });
     }
   }
@@ -243,7 +270,9 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     if (connection?.alive === true) return Promise.resolve(connection);
     if (restartFailed !== undefined) return Promise.reject(restartFailed);
     const restarting = connection !== undefined;
-    opening ??= open().then(
+    const http = 'url' in config;
+    // An HTTP server down now may be up at the next call: it is tried again each time, boundedly.
+    opening ??= (restarting && http ? reopenWithBackoff(name, open, () => closedByUs, hooks.onRestarted) : open()).then(
       (made) => {
         connection = made;
         opening = undefined;
@@ -251,16 +280,53 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
       },
       (error: unknown) => {
         opening = undefined;
-        if (restarting) restartFailed = error;
+        if (restarting && !http) restartFailed = error;
         throw error;
       },
     );
     return opening;
   }
 
-  /** One request on the live connection; a server that exits meanwhile fails it at once with a typed error. */
-  async function request<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const { client, closed } = await live();
+  /**
+   * One request on the live connection; a server that exits meanwhile fails it at once with a
+   * typed error. An HTTP request that never reached a live session (connection refused, session
+   * unknown to a restarted server) is sent once more on a new session, as is any request but a
+   * tool call after the link failed: a tool call that may have run is not repeated behind the model's back.
+   */
+  async function request<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal, repeatable = true): Promise<T> {
+    if (!('url' in config)) return requestOnce(send, signal);
+    const current = await live();
+    try {
+      return await requestOnce(send, signal, current);
+    } catch (error) {
+      if (error instanceof UnauthorizedError && oauth !== undefined && current.transport !== undefined) return authorizedRetry(send, signal, current.transport, oauth, error);
+      if (refusedAfterAuth(error)) throw new McpAuthorizationError(name, `the server refused the request with ${error.code} after the client authorized`, { cause: error });
+      const cause = error instanceof McpServerClosedError ? error.cause : error;
+      if (signal?.aborted === true || !linkFailed(cause)) throw error;
+      current.alive = false;
+      void current.client.close().catch(() => undefined);
+      if (!repeatable && !notDelivered(cause)) throw error instanceof McpServerClosedError ? error : new McpServerClosedError(name, '', { cause: error });
+      return requestOnce(send, signal);
+    }
+  }
+
+  /** A request the server refused for want of (more) authorization: sign in, send again, a bounded number of times. */
+  async function authorizedRetry<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined, transport: StreamableHTTPClientTransport, session: McpOAuthSession, first: UnauthorizedError): Promise<T> {
+    let refusal = first;
+    for (let signIns = 0; signIns < MAX_SIGN_INS; signIns++) {
+      await signIn(name, transport, session, refusal, hooks.onSecret);
+      try {
+        return await requestOnce(send, signal);
+      } catch (error) {
+        if (!(error instanceof UnauthorizedError)) throw error;
+        refusal = error;
+      }
+    }
+    throw new McpAuthorizationError(name, `the server still refused after ${MAX_SIGN_INS} sign-ins (it may want scopes this client cannot get)`, { cause: refusal });
+  }
+
+  async function requestOnce<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal, on?: Connection): Promise<T> {
+    const { client, closed } = on ?? (await live());
     const sent = send(client, signal);
     const gone = closed.then(() => Promise.reject(new McpServerClosedError(name, stderrTail())));
     try {
@@ -281,13 +347,13 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     try {
       return await request(send, signal);
     } catch (error) {
-      if (error instanceof McpServerClosedError || signal?.aborted === true) throw error;
+      if (error instanceof McpServerClosedError || error instanceof McpServerUnavailableError || error instanceof McpAuthorizationError || signal?.aborted === true) throw error;
       throw new McpRequestError(name, what, describeError(error).replace(/MCP error -?\d+: /g, ''), { cause: error });
     }
   }
 
   function call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    return request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal);
+    return request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
   }
 
   /** Every page of a list request. */
@@ -414,9 +480,9 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     },
     async tools() {
       if (!toolsChanged && connection?.alive === true) return cached;
-      const { client } = await live();
+      const listedTools = await request((client) => listTools(client));
       toolsChanged = false;
-      const own = mcpTools(name, await listTools(client), call);
+      const own = mcpTools(name, listedTools, call);
       const taken = new Set(own.map((tool) => tool.name));
       const clash = ownResourceTools.find((tool) => taken.has(tool.name));
       if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);

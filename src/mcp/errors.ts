@@ -92,3 +92,48 @@ export class McpRequestError extends ActorloopError {
     this.request = request;
   }
 }
+
+/**
+ * A server needs OAuth authorization that cannot be completed without a person: a browser sign-in
+ * with no `authorize` handler, a token store without tokens, or an authorization server that refused.
+ *
+ * @example
+ * ```ts
+ * new McpAuthorizationError('search', 'it needs a sign-in in a browser').code; // 'mcp_authorization_required'
+ * ```
+ */
+export class McpAuthorizationError extends ActorloopError {
+  readonly code = 'mcp_authorization_required' as const;
+  readonly blame = 'user' as const;
+  readonly server: string;
+
+  constructor(server: string, reason: string, options?: ActorloopErrorOptions) {
+    super(
+      `MCP server "${server}" needs OAuth authorization: ${reason}. Give its config auth: { authorize(url) { … return code } } (with redirectUrl) to sign in, client credentials (clientId and clientSecret or privateKey, grant: 'client_credentials'), or a tokenStore that holds its tokens.`,
+      options,
+    );
+    this.server = server;
+  }
+}
+
+/**
+ * An HTTP server whose session was lost could not be reached again after a bounded number of
+ * reconnects with backoff. The next call tries again.
+ *
+ * @example
+ * ```ts
+ * new McpServerUnavailableError('search', 3, 'fetch failed').code; // 'mcp_server_unavailable'
+ * ```
+ */
+export class McpServerUnavailableError extends ActorloopError {
+  readonly code = 'mcp_server_unavailable' as const;
+  readonly blame = 'tool' as const;
+  readonly server: string;
+  readonly attempts: number;
+
+  constructor(server: string, attempts: number, reason: string, options?: ActorloopErrorOptions) {
+    super(`MCP server "${server}" is down: ${attempts} reconnects failed (${reason}). Start it again or check its URL; the next call tries again.`, options);
+    this.server = server;
+    this.attempts = attempts;
+  }
+}

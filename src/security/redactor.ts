@@ -20,6 +20,8 @@ export interface Redactor {
    * to a secret are copied.
    */
   deep<T>(value: T): T;
+  /** Treat `secret` as one from now on (a token obtained at run time); values under 4 characters are ignored. */
+  addSecret(secret: string): void;
 }
 
 /**
@@ -31,7 +33,8 @@ export interface Redactor {
  */
 export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.ProcessEnv = process.env): Redactor {
   const fromEnv = SECRET_ENV.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 8);
-  const rules = sharedRules({ ...options, secrets: [...(options.secrets ?? []), ...fromEnv] });
+  const secrets = [...(options.secrets ?? []), ...fromEnv];
+  let rules = sharedRules({ ...options, secrets });
   // Runs repeat the same short strings every iteration (tool names, small arguments and
   // results, statuses): their verdicts are remembered, per agent, on first use.
   let memo: ShortTextMemo | undefined;
@@ -40,6 +43,13 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
     text,
     event: (event) => redactEvent(event, text),
     deep: <T>(value: T): T => deepRedact(value, rules, (memo ??= shortTextMemo(rules)), 0, undefined) as T,
+    addSecret(secret) {
+      if (secret.length < 4 || secrets.includes(secret)) return;
+      secrets.push(secret);
+      // Own rules, not the shared ones: a run-time token is this agent's alone.
+      rules = compileSecretRules({ ...options, secrets });
+      memo = undefined;
+    },
   };
 }
 

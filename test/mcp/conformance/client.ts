@@ -3,20 +3,47 @@
  * the scenario in MCP_CONFORMANCE_SCENARIO. Every scenario goes through `connectMcpServer`, and
  * through an agent where the scenario is about what a model does (calling a tool). Exits 0 when
  * the scenario ran to its end, 1 with the reason on stderr otherwise; the suite's own checks
- * decide whether the client behaved.
+ * decide whether the client behaved. The OAuth scenarios pass their credentials in
+ * MCP_CONFORMANCE_CONTEXT (JSON); their authorization servers approve at once, so the sign-in
+ * handler follows the authorization URL's redirect and reads the code off it, as a browser would.
  */
 import { createAgent } from '../../../src/agent/createAgent.ts';
-import { connectMcpServer, type McpServer } from '../../../src/mcp/connect.ts';
+import { connectMcpServer, type McpServer, type McpServerConfig } from '../../../src/mcp/connect.ts';
+import type { McpOAuthOptions } from '../../../src/mcp/oauth.ts';
 import { scriptedModel } from '../../../src/testing/index.ts';
 
 const NAME = 'conformance';
 const url = process.argv.at(-1) ?? '';
 const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
+const context = JSON.parse(process.env['MCP_CONFORMANCE_CONTEXT'] ?? '{}') as Record<string, string | undefined>;
+const REDIRECT = 'http://localhost:3000/callback';
+// The address the suite's basic-cimd scenario expects as the client's metadata document.
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** The browser's part: open the authorization URL, take the code from where it redirects. */
+async function authorize(url: URL): Promise<string> {
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  const code = location === null ? null : new URL(location, url).searchParams.get('code');
+  if (code === null) throw new Error(`the authorization server answered ${response.status} without a redirect carrying a code`);
+  return code;
+}
+
+/** The scenario's OAuth setup from its context: client credentials (secret or key), a pre-registered client, or registration. */
+function auth(): McpOAuthOptions {
+  const { client_id: clientId, client_secret: clientSecret, private_key_pem: privateKey, signing_algorithm: algorithm } = context;
+  if (clientId !== undefined && privateKey !== undefined) return { grant: 'client_credentials', clientId, privateKey, algorithm: algorithm ?? 'ES256' };
+  if (scenario.startsWith('auth/client-credentials') && clientId !== undefined && clientSecret !== undefined) return { grant: 'client_credentials', clientId, clientSecret };
+  const preRegistered = clientId === undefined ? {} : { clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };
+  return { ...preRegistered, clientMetadataUrl: CLIENT_METADATA_URL, redirectUrl: REDIRECT, authorize };
+}
+
+const config: McpServerConfig = scenario.startsWith('auth/') ? { name: NAME, url, auth: auth() } : { name: NAME, url };
 const toolContext = { signal: new AbortController().signal, toolCallId: 'c1', idempotencyKey: 'conformance:c1', runId: 'conformance', agentId: 'conformance' };
 
 /** Connect, list the tools, call each named one with no arguments, close. */
 async function callTools(names: readonly string[]): Promise<void> {
-  const server: McpServer = await connectMcpServer({ name: NAME, url });
+  const server: McpServer = await connectMcpServer(config);
   try {
     const tools = await server.tools();
     for (const name of names) {
@@ -32,7 +59,7 @@ async function callTools(names: readonly string[]): Promise<void> {
 /** A model that adds two numbers with the server's tool: the agent connects, offers it, calls it. */
 async function agentAddsNumbers(): Promise<void> {
   const model = scriptedModel([{ toolCalls: [{ name: `${NAME}_add_numbers`, arguments: { a: 5, b: 3 } }] }, { text: 'done' }]);
-  const agent = createAgent({ model, mcpServers: [{ name: NAME, url }] });
+  const agent = createAgent({ model, mcpServers: [config] });
   try {
     await agent.run('Add 5 and 3.');
     const finished = agent.journal.entries().find((entry) => entry.event.type === 'tool.finished');
@@ -51,7 +78,7 @@ const scenarios: Readonly<Record<string, () => Promise<void>>> = {
 
 /** Scenarios without their own entry (the OAuth ones): connect, list tools, call the test tool if there is one. */
 async function connectAndList(): Promise<void> {
-  const server = await connectMcpServer({ name: NAME, url });
+  const server = await connectMcpServer(config);
   try {
     const tools = await server.tools();
     const test = tools.find((tool) => tool.name === `${NAME}_test-tool`);
