@@ -122,6 +122,8 @@ export interface DemoAgentOptions {
   readonly inspector?: Inspector;
   /** Stream replies token by token. Default: only a real model streams (the terminal prints whole replies). */
   readonly stream?: boolean;
+  /** Where the model settings are read from. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -134,7 +136,7 @@ export interface DemoAgentOptions {
  * ```
  */
 export function createDemoAgent(options: DemoAgentOptions = {}): { agent: Agent; real: boolean } {
-  const { model, real } = chooseDemoModel();
+  const { model, real } = chooseDemoModel(options.env);
   const agent = createAgent({
     id: DEMO_AGENT_ID,
     model: { provider: model, stream: options.stream ?? real, ...(options.modelName === undefined ? {} : { name: options.modelName }) },
