@@ -72,7 +72,7 @@ export class AgUiEncoder {
   #step: string | undefined;
   #text: { readonly id: string; sent: string } | undefined;
   #answer: string | null = null;
-  /** The run's cost so far, when the provider priced any reply. */
+  /** The run's cost so far; a provider that prices nothing reports 0, which is left out as unknown. */
   #costUsd: number | undefined;
   /** Calls announced and not yet given their result. */
   readonly #open = new Set<string>();
@@ -175,7 +175,7 @@ export class AgUiEncoder {
         type: EventType.RUN_FINISHED,
         threadId: this.#view.threadId,
         runId: this.#view.runId,
-        result: { reason, iterations, usage, text: this.#answer, ...(this.#costUsd === undefined ? {} : { costUsd: this.#costUsd }) },
+        result: { reason, iterations, usage, text: this.#answer, ...(this.#costUsd === undefined || this.#costUsd <= 0 ? {} : { costUsd: this.#costUsd }) },
         outcome: { type: reason === 'cancelled' ? 'cancelled' : 'success' },
         usage: tokens,
       };
