@@ -120,6 +120,10 @@ export interface DemoAgentOptions {
   /** Tools whose calls wait for a human (`approve`/`reject`). */
   readonly confirm?: readonly string[];
   readonly inspector?: Inspector;
+  /** Stream replies token by token. Default: only a real model streams (the terminal prints whole replies). */
+  readonly stream?: boolean;
+  /** Where the model settings are read from. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -132,10 +136,10 @@ export interface DemoAgentOptions {
  * ```
  */
 export function createDemoAgent(options: DemoAgentOptions = {}): { agent: Agent; real: boolean } {
-  const { model, real } = chooseDemoModel();
+  const { model, real } = chooseDemoModel(options.env);
   const agent = createAgent({
     id: DEMO_AGENT_ID,
-    model: { provider: model, stream: real, ...(options.modelName === undefined ? {} : { name: options.modelName }) },
+    model: { provider: model, stream: options.stream ?? real, ...(options.modelName === undefined ? {} : { name: options.modelName }) },
     system: 'You are precise. Use the tools for every fact and every calculation, then answer in one sentence.',
     tools: demoTools(new Set(options.confirm ?? [])),
     policy: { gate: gates.permissive() },

@@ -10,7 +10,11 @@
 import { execFile } from 'node:child_process';
 import { platform } from 'node:os';
 import { createInspector as createStatelyInspector, type StatelyActorEvent, type StatelyInspectionEvent } from '@statelyai/inspect';
+import type { Observable } from 'rxjs';
 import type { AnyEventObject, InspectionEvent, Observer, Snapshot } from 'xstate';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { Message } from '../core/messages.ts';
+import { AgUiEncoder, detailsFromMessages } from '../events/agUiEncoder.ts';
 import { startRelayServer } from './relayServer.ts';
 import { defaultVizDir } from './vizFiles.ts';
 import { createSanitizer, type JsonValue, type SanitizeOptions, type Sanitizer } from '../security/sanitize.ts';
@@ -44,6 +48,14 @@ export interface InspectorOptions {
   readonly replayLimit?: number;
 }
 
+/** A run the live page can show as a conversation: an `AgentRun` (`agent.start(task)`) is one. */
+export interface FollowedRun {
+  readonly runId: string;
+  readonly events$: Observable<JournalEntry>;
+  /** Read for tool calls' arguments and results, which the journal names only by id. */
+  readonly actor: { getSnapshot(): { readonly context: { readonly messages: readonly Message[] } } };
+}
+
 /** A running inspector. */
 export interface Inspector {
   /** Pass to `createAgent({ observe: { inspect } })` or `createActor(logic, { inspect })`. */
@@ -52,6 +64,12 @@ export interface Inspector {
   readonly url: string;
   /** The relay's WebSocket address, for other clients. */
   readonly wsUrl: string;
+  /**
+   * Show `run` on the local page as its conversation (task, streamed text, tool calls with their
+   * arguments and results, decisions, waits, usage), sanitised like everything else. Returns
+   * the function that stops following it; following ends by itself with the run.
+   */
+  follow(run: FollowedRun): () => void;
   /** Deliver what is pending, close every client and the server. Idempotent. */
   stop(): Promise<void>;
 }
@@ -108,11 +126,35 @@ export async function createInspector(options: InspectorOptions = {}): Promise<I
 
   if (options.autoOpen === true) openBrowser(relay.url);
 
+  const send = (message: Record<string, unknown>): void => {
+    if (stopped) return;
+    try {
+      relay.broadcast(JSON.stringify(clean(message)));
+    } catch {
+      // As above: the view loses a message, the run goes on.
+    }
+  };
+
+  const follow = (run: FollowedRun): (() => void) => {
+    const { runId } = run;
+    // Everything sent is passed through `clean`, which redacts the details too.
+    const encoder = new AgUiEncoder({ runId, threadId: runId, details: detailsFromMessages(() => run.actor.getSnapshot().context.messages, (text) => text) });
+    const subscription = run.events$.subscribe({
+      next(entry) {
+        if (entry.event.type === 'run.started') send({ type: 'actorloop.user', runId, text: entry.event.task });
+        for (const event of encoder.encode(entry)) if (event !== undefined) send({ type: 'actorloop.run', runId, event });
+      },
+      error: () => undefined,
+    });
+    return () => subscription.unsubscribe();
+  };
+
   let stopping: Promise<void> | undefined;
   return {
     inspect,
     url: relay.url,
     wsUrl: relay.wsUrl,
+    follow,
     stop() {
       stopping ??= (async () => {
         // The library converts on a later tick (setTimeout 0); one more tick delivers those.

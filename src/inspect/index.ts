@@ -12,7 +12,7 @@
  * ```
  */
 export { createInspector } from './createInspector.ts';
-export type { Inspector, InspectorOptions } from './createInspector.ts';
+export type { FollowedRun, Inspector, InspectorOptions } from './createInspector.ts';
 export { createJsonlRecorder } from './jsonlRecorder.ts';
 export type { JsonlRecorder, JsonlRecorderOptions } from './jsonlRecorder.ts';
 export { combineInspectors } from './combine.ts';

@@ -1,10 +1,12 @@
 /**
  * The local live page the relay serves with `createInspector({ page: 'local' })`: a
  * self-contained HTML document (inline CSS and script, no external resource) that connects back
- * to the relay's WebSocket and shows the actor tree, each machine actor's diagram from
- * `visualizations/` with its current state highlighted, and the recent event stream. It works
- * with the network cut; the relay's Content-Security-Policy keeps it that way.
+ * to the relay's WebSocket and shows the runs it follows as conversations (`inspector.follow`)
+ * and, in a collapsed panel beside them, the machines: the actor tree, each machine actor's
+ * diagram from `visualizations/` with its current state highlighted, and the recent machine
+ * events. It works with the network cut; the relay's Content-Security-Policy keeps it that way.
  */
+import { CONVERSATION_SCRIPT, CONVERSATION_STYLE } from './conversationScript.ts';
 import { LIVE_PAGE_SCRIPT } from './livePageScript.ts';
 
 /** What the relay puts into the page. */
@@ -24,9 +26,14 @@ const STYLE = `
   #al-status { font-size: 12px; color: #d0d7de; }
   #al-status.al-connected { color: #7ee787; }
   #al-status.al-disconnected { color: #ffa198; }
-  main { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(260px, 28%) 1fr; grid-template-rows: 1fr 1fr; gap: 8px; padding: 8px; }
+  main { flex: 1; min-height: 0; display: flex; flex-direction: column; gap: 8px; padding: 8px; }
+  #al-conversation-box { flex: 1; min-height: 120px; }
+  #al-machines { flex: 0 0 auto; background: #fff; border: 1px solid #d0d7de; border-radius: 6px; }
+  #al-machines[open] { flex: 1 1 60%; min-height: 0; display: flex; flex-direction: column; }
+  #al-machines > summary { cursor: pointer; padding: 6px 10px; font-size: 12px; font-weight: 600; text-transform: uppercase; letter-spacing: .04em; }
+  #al-machines-grid { flex: 1; min-height: 0; height: 70vh; display: grid; grid-template-columns: minmax(260px, 28%) 1fr; grid-template-rows: 1fr 1fr; gap: 8px; padding: 0 8px 8px; }
   section.al-box { background: #fff; border: 1px solid #d0d7de; border-radius: 6px; overflow: auto; min-height: 0; }
-  section.al-box > h2 { position: sticky; top: 0; margin: 0; padding: 6px 10px; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; background: #f6f8fa; border-bottom: 1px solid #d0d7de; }
+  section.al-box > h2 { position: sticky; top: 0; z-index: 1; margin: 0; padding: 6px 10px; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; background: #f6f8fa; border-bottom: 1px solid #d0d7de; }
   #al-tree-box { grid-column: 1; grid-row: 1; }
   #al-events-box { grid-column: 1; grid-row: 2; }
   #al-panels-box { grid-column: 2; grid-row: 1 / span 2; }
@@ -53,7 +60,7 @@ const STYLE = `
   .al-svg g.al-current > g > rect.outer { stroke: #bf8700 !important; stroke-width: 4px !important; }
   .al-svg g.node.al-current > g > rect.outer { fill: #fff1b3 !important; }
   .al-empty { color: #8c959f; padding: 8px 10px; margin: 0; }
-`;
+${CONVERSATION_STYLE}`;
 
 /**
  * The page's HTML. The diagram list is embedded as JSON (with `<` escaped), so the page never
@@ -79,12 +86,15 @@ export function livePage(options: LivePageOptions): string {
 <body>
   <header><h1>actorloop live view</h1><span id="al-status">connecting…</span></header>
   <main>
-    <section class="al-box" id="al-tree-box"><h2>Actors</h2><div id="al-tree"><p class="al-empty">No actors yet.</p></div></section>
-    <section class="al-box" id="al-events-box"><h2>Events</h2><ol id="al-events"></ol></section>
-    <section class="al-box" id="al-panels-box"><h2>Machines</h2><div id="al-panels"></div></section>
+    <section class="al-box" id="al-conversation-box"><h2>Conversation</h2><div id="al-conversation"><p class="al-empty">No run followed yet: pass a run to inspector.follow(run).</p></div></section>
+    <details id="al-machines"><summary>Machines (actors, diagrams, machine events)</summary><div id="al-machines-grid">
+      <section class="al-box" id="al-tree-box"><h2>Actors</h2><div id="al-tree"><p class="al-empty">No actors yet.</p></div></section>
+      <section class="al-box" id="al-events-box"><h2>Machine events</h2><ol id="al-events"></ol></section>
+      <section class="al-box" id="al-panels-box"><h2>Diagrams</h2><div id="al-panels"></div></section>
+    </div></details>
   </main>
   <script type="application/json" id="al-diagrams">${diagrams}</script>
-  <script nonce="${nonce}">${LIVE_PAGE_SCRIPT}</script>
+  <script nonce="${nonce}">${CONVERSATION_SCRIPT}${LIVE_PAGE_SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -3,7 +3,8 @@
  * runs in the page, so it is not type-checked here (the project compiles without the DOM
  * library). Its behaviour is covered by `test/inspect/livePage.test.ts` in Chromium.
  *
- * It reads the relay's `@xstate.actor` / `@xstate.snapshot` / `@xstate.event` messages (the
+ * Runs followed with `inspector.follow` arrive as `actorloop.user` / `actorloop.run` messages and
+ * go to the conversation script (`conversationScript.ts`). For the machines it reads the relay's `@xstate.actor` / `@xstate.snapshot` / `@xstate.event` messages (the
  * Stately inspector format, see `createInspector.ts`) and keeps, per actor, only its name,
  * parent, machine id, status and state value — never whole snapshots — plus a capped event list,
  * so memory stays bounded however long the run. Every string from the stream is rendered with
@@ -36,6 +37,8 @@ export const LIVE_PAGE_SCRIPT = `
   const panelsEl = byId('al-panels');
   const eventsEl = byId('al-events');
   const statusEl = byId('al-status');
+  // The runs followed with inspector.follow, drawn by the shared conversation script.
+  const conversation = window.actorloopConversation(byId('al-conversation'));
   const actors = new Map();
   const panels = new Map();
   const svgs = new Map();
@@ -105,6 +108,8 @@ export const LIVE_PAGE_SCRIPT = `
   }
 
   function handle(message) {
+    if (message && message.type === 'actorloop.user') return conversation.user(message.runId, message.text);
+    if (message && message.type === 'actorloop.run') return conversation.handle(message.runId, message.event);
     if (!message || typeof message !== 'object' || typeof message.sessionId !== 'string') return;
     if (message.type === '@xstate.actor') {
       const actor = actorFor(message.sessionId);

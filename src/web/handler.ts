@@ -17,7 +17,8 @@ import type { RunStore } from '../persistence/fileStore.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
-import type { RunDetails, RunView, WebProtocol } from './protocol.ts';
+import { detailsFromMessages, NO_DETAILS, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
+import type { WebProtocol } from './protocol.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody } from './sse.ts';
 
@@ -172,28 +173,10 @@ function decodeRunId(segment: string): string {
   }
 }
 
-const NO_DETAILS: RunDetails = { toolArguments: () => undefined, toolResult: () => undefined };
-
 const isEnded = (handle: AgentRun): boolean => handle.actor.getSnapshot().status !== 'active';
 
-/** Arguments and results read from the run's conversation, redacted on the way out. */
-function detailsOf(handle: AgentRun, redact: (text: string) => string): RunDetails {
-  const messages = (): readonly Message[] => handle.actor.getSnapshot().context.messages;
-  return {
-    toolArguments(toolCallId) {
-      for (const message of messages()) {
-        if (message.role !== 'assistant') continue;
-        const call = message.toolCalls?.find((c) => c.id === toolCallId);
-        if (call !== undefined) return redact(call.arguments);
-      }
-      return undefined;
-    },
-    toolResult(toolCallId) {
-      const message = messages().find((m) => m.role === 'tool' && m.toolCallId === toolCallId);
-      return message === undefined ? undefined : redact(message.content as string);
-    },
-  };
-}
+const detailsOf = (handle: AgentRun, redact: (text: string) => string): RunDetails =>
+  detailsFromMessages(() => handle.actor.getSnapshot().context.messages, redact);
 
 async function jsonBody(request: Request, emptyIsObject: boolean): Promise<unknown> {
   const text = await request.text();

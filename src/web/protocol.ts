@@ -5,6 +5,7 @@
  */
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
+import type { RunView } from '../events/agUiEncoder.ts';
 
 /** What a request to start a run asks for, read from a protocol's body. */
 export interface StartRequest {
@@ -18,21 +19,7 @@ export interface StartRequest {
   readonly threadId: string;
 }
 
-/**
- * Tool calls' arguments and results, which journal entries name only by id. Known for runs this
- * process started through the handler; `undefined` otherwise. Values are redacted.
- */
-export interface RunDetails {
-  toolArguments(toolCallId: string): string | undefined;
-  toolResult(toolCallId: string): string | undefined;
-}
-
-/** The run an encoder encodes. */
-export interface RunView {
-  readonly runId: string;
-  readonly threadId: string;
-  readonly details: RunDetails;
-}
+export type { RunDetails, RunView } from '../events/agUiEncoder.ts';
 
 /**
  * Turns one run's entries, fed in order from its first, into a protocol's events. It may keep

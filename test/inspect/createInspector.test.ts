@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInspector, InspectorStartError, type Inspector } from '../../src/inspect/index.ts';
-import { connect, echoAgent, tcpHandles, type Collector } from './fixtures.ts';
+import { CANARY, connect, echoAgent, tcpHandles, type Collector } from './fixtures.ts';
 
 let inspector: Inspector | undefined;
 let client: Collector | undefined;
@@ -49,6 +49,27 @@ describe('createInspector', () => {
     expect(last.context.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     // The tool's breaker is an actor of its own, inspected too.
     expect(messages.some((m) => m['type'] === '@xstate.actor' && String(m['definition']).includes('"id":"circuitBreaker'))).toBe(true);
+  });
+
+  it('follows a run as AG-UI events with its task, tool arguments and results, the secrets in them redacted', async () => {
+    inspector = await createInspector();
+    client = await connect(inspector.wsUrl);
+    const agent = echoAgent(inspector.inspect, { steps: [{ toolCalls: [{ name: 'echo', arguments: { text: `key ${CANARY}` } }] }, { text: 'done' }] });
+    const run = agent.start('echo my key');
+    inspector.follow(run);
+    await run.result;
+    await client.waitFor((m) => m['type'] === 'actorloop.run' && (m['event'] as { type?: string }).type === 'RUN_FINISHED');
+    agent.stop();
+
+    const mine = client.parsed().filter((m) => m['runId'] === run.runId);
+    expect(mine[0]).toEqual({ type: 'actorloop.user', runId: run.runId, text: 'echo my key' });
+    const events = mine.filter((m) => m['type'] === 'actorloop.run').map((m) => m['event'] as Record<string, unknown>);
+    const args = events.find((e) => e['type'] === 'TOOL_CALL_ARGS');
+    const result = events.find((e) => e['type'] === 'TOOL_CALL_RESULT');
+    expect(JSON.parse(String(args?.['delta']))).toEqual({ text: 'key [REDACTED]' });
+    expect(String(result?.['content'])).toContain('[REDACTED]');
+    expect(JSON.stringify(mine)).not.toContain(CANARY);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { reason: 'final_answer', text: 'done' } });
   });
 
   it('replays earlier messages to a client that connects after the run', async () => {

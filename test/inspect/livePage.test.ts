@@ -45,6 +45,8 @@ describe('the local page, served', () => {
     expect(response.status).toBe(200);
     expect(response.type).toContain('text/html');
     expect(response.body).toContain('id="al-tree"');
+    expect(response.body).toContain('<details id="al-machines">');
+    expect(response.body).toContain('id="al-conversation"');
     expect(response.body).toContain("new WebSocket('ws://' + location.host)");
     expect(response.body).toContain('"agent"');
     expect(response.body).not.toMatch(/https?:\/\/|stately\.ai|<script src|<link rel="stylesheet"/);
@@ -122,6 +124,9 @@ describe.runIf(runBrowser)('the local page in Chromium', () => {
     });
     await page.goto(inspector.url);
     await page.waitForSelector('#al-status.al-connected', { timeout: 30_000 });
+    // The conversation comes first; the machines wait, collapsed, until opened.
+    expect(await page.locator('#al-tree').isVisible()).toBe(false);
+    await page.click('#al-machines > summary');
   }, 60_000); // generous: starting Chromium is slow on a loaded CI machine
 
   afterAll(async () => {
@@ -217,5 +222,59 @@ describe.runIf(runBrowser)('the local page in Chromium', () => {
     expect(await page.locator('#al-events .al-type', { hasText: /^tick\.0$/ }).count()).toBe(0);
     actor.stop();
     expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it('shows a followed run as its conversation: the task, a tool call with its arguments and result, the answer streamed in pieces', async () => {
+    let started!: () => void;
+    const inTool = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const lookup = defineTool({
+      name: 'lookup_city',
+      description: 'Looks a city up once the test releases it',
+      input: z.object({ city: z.string() }),
+      execute: async ({ city }) => {
+        started();
+        await gate;
+        return { city, population: 37_115_000 };
+      },
+    });
+    const answer = 'Tokyo has about 37.1 million people.';
+    const agent = createAgent({
+      id: 'agent_conversation',
+      model: { provider: scriptedModel([{ text: 'Looking it up.', toolCalls: [{ name: 'lookup_city', arguments: { city: 'Tokyo' } }] }, { text: answer }]), stream: true },
+      tools: [lookup],
+      observe: { inspect: inspector.inspect },
+    });
+    const run = agent.start('How many people live in Tokyo?');
+    const unfollow = inspector.follow(run);
+    try {
+      await inTool;
+      const section = page.locator(`#al-conversation section[data-run-id="${run.runId}"]`);
+      await section.locator('.al-tool .al-tool-status', { hasText: 'running' }).waitFor({ timeout: 30_000 });
+      expect(await section.locator('.al-user').textContent()).toBe('How many people live in Tokyo?');
+      const card = section.locator('.al-tool');
+      expect(await card.locator('.al-tool-name').textContent()).toBe('lookup_city');
+      expect(JSON.parse((await card.locator('.al-args').textContent()) ?? '')).toEqual({ city: 'Tokyo' });
+      expect(await card.locator('.al-gate').textContent()).toBe('gate: allow');
+      expect(await card.locator('.al-result').isVisible()).toBe(false);
+
+      release();
+      await run.result;
+      await section.locator('.al-end', { hasText: 'finished (final_answer' }).waitFor({ timeout: 30_000 });
+      expect(JSON.parse((await card.locator('.al-result').textContent()) ?? '')).toEqual({ city: 'Tokyo', population: 37_115_000 });
+      const replies = section.locator('.al-assistant');
+      expect(await replies.allTextContents()).toEqual(['Looking it up.', answer]);
+      // One text node per streamed delta: the answer was drawn as it arrived, not set whole at the end.
+      expect(await page.evaluate(`[...document.querySelectorAll('#al-conversation .al-assistant')].at(-1).childNodes.length`)).toBeGreaterThan(3);
+      expect(await section.locator('.al-end').textContent()).toMatch(/tokens \d+ in \/ \d+ out/);
+    } finally {
+      release();
+      unfollow();
+      await run.settled;
+      agent.stop();
+    }
+    expect(consoleErrors).toEqual([]);
+    expect(foreignRequests).toEqual([]);
   }, 60_000);
 });

@@ -87,7 +87,9 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
     ...(inspector === undefined ? {} : { inspector }),
   });
   announce(real, agent, json);
-  const report = await followRun(agent.start(task), { mode: modeFor(json) });
+  const run = agent.start(task);
+  inspector?.follow(run);
+  const report = await followRun(run, { mode: modeFor(json) });
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, inspector, report.outcome.kind === 'waiting') };
 }
 
