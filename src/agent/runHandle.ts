@@ -87,6 +87,7 @@ tookOver?: RunOwner,
   const stuck = recovered?.checkpoint?.stuck;
   if (stuck !== undefined) host.stuckGuard?.restore(run, stuck);
   const send = (event: AgentEvent | PhaseReply): void => actor.send(event);
+  run.toMachine = send;
   actor.on('*', (event) => run.observe(event, send));
   persistence?.onLost((reason) => actor.send({ type: 'agent.cancel', reason: `another process took the run over (${reason})` }));
 

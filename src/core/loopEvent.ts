@@ -190,6 +190,11 @@ export const LoopEvent = z.discriminatedUnion('type', [
     reason: z.string(),
   }),
   z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
+  /**
+   * An MCP server's sampling request, answered by the agent's model during one of the run's tool
+   * calls: its usage and cost count in the run's totals.
+   */
+  z.object({ type: z.literal('mcp.sampled'), server: z.string(), model: z.string(), usage: UsageData, costUsd: z.number() }),
   /** A lifecycle hook ran: how long it took and what it decided (`continue` when it only observed). */
   z.object({
     type: z.literal('hook.completed'),

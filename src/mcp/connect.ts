@@ -19,6 +19,8 @@ import type { Tool } from '../tools/types.ts';
 import { McpConnectError, McpRequestError, McpServerClosedError } from './errors.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
+import { answerRoots } from './roots.ts';
+import { answerSampling, type McpSampler } from './sampling.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
@@ -28,10 +30,16 @@ const NO_REQUEST_TIMEOUT = 2 ** 31 - 1;
 
 /** How an agent offers a server's resources: as tools the model calls, as context the user names, or not at all. */
 const resourcesMode = z.union([z.literal('tools'), z.literal('context'), z.literal(false)]).optional();
+/** Whether the server may ask the agent's model for completions, and how many output tokens each may take. */
+const samplingMode = z.union([z.boolean(), z.strictObject({ maxTokens: z.number().int().positive() })]).optional();
+/** The directories a server is told it may work in. */
+const rootsList = z.array(z.url({ protocol: /^file$/ })).optional();
 
 const stdioConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
   resources: resourcesMode,
+  sampling: samplingMode,
+  roots: rootsList,
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -41,6 +49,8 @@ const stdioConfig = z.strictObject({
 const httpConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
   resources: resourcesMode,
+  sampling: samplingMode,
+  roots: rootsList,
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).optional(),
   connectTimeoutMs: z.number().int().positive().optional(),
@@ -54,7 +64,9 @@ export type McpHttpServerConfig = z.infer<typeof httpConfig>;
  * Where an MCP server is. `name` (1–32 of `[A-Za-z0-9_-]`) prefixes its tools' names; values of
  * `env` and `headers` are treated as secrets. `resources` (default `false`): `'tools'` adds
  * `<name>__list_resources` and `<name>__read_resource` to its tools; `'context'` reads the
- * resource URIs a task names into the run's context before the first model call.
+ * resource URIs a task names into the run's context before the first model call. `sampling`
+ * (default off): `true` or `{ maxTokens }` lets the server ask the agent's model for completions.
+ * `roots` (default none): `file://` URIs the server gets when it asks for the client's roots.
  *
  * @example
  * ```ts
@@ -88,6 +100,12 @@ export interface McpServer {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
+/** What the host gives a connection beyond its config. */
+export interface McpConnectOptions {
+  /** Answers the server's sampling requests when its config allows them (an agent passes its model). */
+  readonly sampler?: McpSampler;
+}
+
 /**
  * Check a server config; a bad one is a `ConfigurationError` saying what is wrong.
  *
@@ -103,7 +121,7 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
   const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP, either with resources?: 'tools' | 'context' | false; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
+    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers? } for HTTP, either with resources?: 'tools' | 'context' | false, sampling?: boolean | { maxTokens }, roots?: ['file:///…']; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
   );
 }
 
@@ -128,6 +146,15 @@ interface Connection {
   alive: boolean;
 }
 
+/**
+ * What the client offers: sampling always (a server whose config does not allow it gets a clear
+ * refusal, not a silent capability gap); roots when the config lists some, never `listChanged`
+ * (the list is fixed for the connection's life).
+ */
+function clientCapabilities(config: McpServerConfig): { sampling: Record<string, never>; roots?: Record<string, never> } {
+  return { sampling: {}, ...(config.roots === undefined ? {} : { roots: {} }) };
+}
+
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -150,7 +177,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Pr
  * await server.close();
  * ```
  */
-export async function connectMcpServer(input: McpServerConfig): Promise<McpServer> {
+export async function connectMcpServer(input: McpServerConfig, options: McpConnectOptions = {}): Promise<McpServer> {
   const config = checkMcpServerConfig(input);
   const { name } = config;
   const timeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -162,12 +189,16 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
   let toolsChanged = true;
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
+  /** Tool calls in flight on this server, by run: a server's request during one is that run's. */
+  const inFlight = new Map<string, number>();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
   /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
-    const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config) });
+    answerSampling(client, name, config.sampling, () => [...inFlight.keys()], options.sampler);
+    if (config.roots !== undefined) answerRoots(client, config.roots);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       toolsChanged = true;
     });
@@ -286,8 +317,15 @@ export async function connectMcpServer(input: McpServerConfig): Promise<McpServe
     }
   }
 
-  function call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    return request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal);
+  async function call(tool: string, args: Record<string, unknown>, signal: AbortSignal, runId: string): Promise<McpCallResult> {
+    inFlight.set(runId, (inFlight.get(runId) ?? 0) + 1);
+    try {
+      return await request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal);
+    } finally {
+      const left = (inFlight.get(runId) ?? 1) - 1;
+      if (left === 0) inFlight.delete(runId);
+      else inFlight.set(runId, left);
+    }
   }
 
   /** Every page of a list request. */

@@ -8,6 +8,7 @@
 import type { AnyActorRef } from 'xstate';
 import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
+import type { Usage } from '../core/provider.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { CallJournal } from '../executor/executor.ts';
@@ -54,6 +55,8 @@ export class RunContext {
   readonly session?: SessionMemory;
   /** Whether the run has phase replies to take again or to keep (a resumed or resumable run). */
   readonly recorded: boolean;
+  /** Sends the run's machine an event (set when the run's actor is attached). */
+  toMachine: SendToRun | undefined = undefined;
   /** The last turn whose `onTurnEnd` hook ran (0: none yet). */
   turnEnded = 0;
   /** The iteration journal entries are stamped with: counted again on a replay, from its checkpoint's. */
@@ -161,6 +164,12 @@ export class RunContext {
     // checkpoint would be, and a resume from it would skip it; nor while the machine emits
     // events the journal already holds (they would be journaled before it and again after).
     if (phase === 'reason' && this.replay?.replaying !== true && this.#alreadyJournaled === 0) persistence.checkpoint(iteration, take);
+  }
+
+  /** Model usage spent for the run outside its reason phase (an MCP server's sample): journalled and added to its totals. */
+  spent(server: string, model: string, usage: Usage, costUsd: number): void {
+    this.emit({ type: 'mcp.sampled', server, model, usage: { ...usage }, costUsd });
+    this.toMachine?.({ type: 'agent.usage', usage, costUsd });
   }
 
   /** Record a phase reply or human decision for a resume to take again (resumable runs only). */
