@@ -34,7 +34,7 @@ import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createLiveTools } from './liveTools.ts';
 import { mcpContextHydrator } from './mcpContext.ts';
-import { mcpSampler } from './mcpSampler.ts';
+import { mcpElicitor, mcpSampler } from './mcpRequests.ts';
 import { createStuckGuard } from '../progress/stuckGuard.ts';
 import { createContextBudget } from '../context/index.ts';
 import { applyToolProfile } from '../tools/profile.ts';
@@ -102,7 +102,10 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const mcp =
     settings.mcpServers.length === 0
       ? undefined
-      : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, { sampler: mcpSampler(provider, settings.modelName ?? provider.defaultModel, runs, redactor.text) });
+      : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, {
+          sampler: mcpSampler(provider, settings.modelName ?? provider.defaultModel, runs, redactor.text),
+          elicitor: mcpElicitor(runs),
+        });
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
   const preparers: readonly MessagePreparer[] = [

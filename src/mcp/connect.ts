@@ -12,13 +12,14 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
 import { McpConnectError, McpRequestError, McpServerClosedError } from './errors.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
+import { answerElicitation, type McpElicitor } from './elicitation.ts';
 import { answerRoots } from './roots.ts';
 import { answerSampling, type McpSampler } from './sampling.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
@@ -104,6 +105,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export interface McpConnectOptions {
   /** Answers the server's sampling requests when its config allows them (an agent passes its model). */
   readonly sampler?: McpSampler;
+  /** Puts the server's questions (elicitation) to a human; an agent makes each one a human turn of its run. */
+  readonly elicitor?: McpElicitor;
 }
 
 /**
@@ -148,11 +151,12 @@ interface Connection {
 
 /**
  * What the client offers: sampling always (a server whose config does not allow it gets a clear
- * refusal, not a silent capability gap); roots when the config lists some, never `listChanged`
- * (the list is fixed for the connection's life).
+ * refusal, not a silent capability gap); form elicitation when someone can answer (an agent's
+ * run always can); roots when the config lists some, never `listChanged` (the list is fixed for
+ * the connection's life).
  */
-function clientCapabilities(config: McpServerConfig): { sampling: Record<string, never>; roots?: Record<string, never> } {
-  return { sampling: {}, ...(config.roots === undefined ? {} : { roots: {} }) };
+function clientCapabilities(config: McpServerConfig, options: McpConnectOptions): ClientCapabilities {
+  return { sampling: {}, ...(options.elicitor === undefined ? {} : { elicitation: { form: {} } }), ...(config.roots === undefined ? {} : { roots: {} }) };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
@@ -196,8 +200,9 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
 
   /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
-    const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config) });
+    const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config, options) });
     answerSampling(client, name, config.sampling, () => [...inFlight.keys()], options.sampler);
+    if (options.elicitor !== undefined) answerElicitation(client, name, () => [...inFlight.keys()], options.elicitor);
     if (config.roots !== undefined) answerRoots(client, config.roots);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       toolsChanged = true;
