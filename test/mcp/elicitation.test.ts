@@ -130,6 +130,16 @@ describe('elicitation', () => {
       const sent = { action: 'accept', content: { name: 'Grace', age: 85, team: 'blue' } };
       expect(answersIn(env.MARKER_FILE)).toEqual([sent]);
       expect(String(lines.at(-1)?.['text'])).toContain(JSON.stringify(sent));
+      // The journal holds what the resumed run did, none of it swallowed as a replayed duplicate:
+      // the question's wait and answer before the crash are the runtime's, not the machine's.
+      const journal = readFileSync(join(env.STORE_DIR, 'runs/run_e.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { kind: string; events?: { type: string; phase?: string; kind?: string }[] })
+        .flatMap((record) => (record.kind === 'journal' ? (record.events ?? []) : []));
+      const afterResume = journal.slice(journal.findIndex((event) => event.type === 'run.resumed'));
+      expect(afterResume.filter((event) => event.type === 'phase.entered' && event.phase === 'awaitingHuman')).toHaveLength(1);
+      expect(afterResume.filter((event) => event.type === 'human.awaiting').map((event) => event.kind)).toEqual(['escalation', 'elicitation']);
     },
     SLOW * 2,
   );
