@@ -104,7 +104,8 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       ? undefined
       : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, {
           sampler: mcpSampler(provider, settings.modelName ?? provider.defaultModel, runs, redactor.text),
-          elicitor: mcpElicitor(runs),
+          // A durable run's workers have no human to put a question to: those servers are not offered elicitation.
+          ...(durable === undefined ? { elicitor: mcpElicitor(runs) } : {}),
         });
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.

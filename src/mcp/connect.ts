@@ -193,8 +193,12 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   let toolsChanged = true;
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
-  /** Tool calls in flight on this server, by run: a server's request during one is that run's. */
-  const inFlight = new Map<string, number>();
+  /**
+   * Tool calls in flight on this server, by run: a server's request during one is that run's.
+   * `ended` aborts when the run's last call here ends (done, failed, timed out), withdrawing a
+   * question the server asked for it.
+   */
+  const inFlight = new Map<string, { calls: number; readonly ended: AbortController }>();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
@@ -202,7 +206,10 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   async function handshake(transport: Transport): Promise<Connection> {
     const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config, options) });
     answerSampling(client, name, config.sampling, () => [...inFlight.keys()], options.sampler);
-    if (options.elicitor !== undefined) answerElicitation(client, name, () => [...inFlight.keys()], options.elicitor);
+    if (options.elicitor !== undefined) {
+      const { elicitor } = options;
+      answerElicitation(client, name, () => [...inFlight.entries()].map(([runId, entry]) => ({ runId, ended: entry.ended.signal })), elicitor);
+    }
     if (config.roots !== undefined) answerRoots(client, config.roots);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       toolsChanged = true;
@@ -323,13 +330,17 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   }
 
   async function call(tool: string, args: Record<string, unknown>, signal: AbortSignal, runId: string): Promise<McpCallResult> {
-    inFlight.set(runId, (inFlight.get(runId) ?? 0) + 1);
+    const entry = inFlight.get(runId) ?? { calls: 0, ended: new AbortController() };
+    entry.calls += 1;
+    inFlight.set(runId, entry);
     try {
       return await request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal);
     } finally {
-      const left = (inFlight.get(runId) ?? 1) - 1;
-      if (left === 0) inFlight.delete(runId);
-      else inFlight.set(runId, left);
+      entry.calls -= 1;
+      if (entry.calls === 0) {
+        inFlight.delete(runId);
+        entry.ended.abort();
+      }
     }
   }
 

@@ -16,7 +16,7 @@ export interface McpElicitRequest {
   readonly message: string;
   /** The form's JSON Schema: an object of primitive properties. */
   readonly schema: Readonly<Record<string, unknown>>;
-  /** Aborted when the server gives up on the question (or the connection closes). */
+  /** Aborted when the server gives up on the question, or the tool call that asked it ends. */
   readonly signal: AbortSignal;
 }
 
@@ -67,7 +67,12 @@ export function checkElicitAnswer(schema: Readonly<Record<string, unknown>>, ans
  * answerElicitation(client, 'people', () => ['run-1'], (request) => askTheUser(request));
  * ```
  */
-export function answerElicitation(client: Client, server: string, runsInFlight: () => readonly string[], elicitor: McpElicitor): void {
+export function answerElicitation(
+  client: Client,
+  server: string,
+  runsInFlight: () => readonly { readonly runId: string; readonly ended: AbortSignal }[],
+  elicitor: McpElicitor,
+): void {
   client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     const { params } = request;
     if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'actorloop answers form-mode elicitation only.');
@@ -78,6 +83,9 @@ export function answerElicitation(client: Client, server: string, runsInFlight: 
         `MCP server "${server}" asked the user while ${runs.length === 0 ? 'no tool call of a run was' : `tool calls of ${runs.length} runs were`} in flight; actorloop asks only for the one run whose tool call asks.`,
       );
     }
-    return elicitor({ server, runId: runs[0] as string, message: params.message, schema: params.requestedSchema as Record<string, unknown>, signal: extra.signal });
+    const [run] = runs as [{ readonly runId: string; readonly ended: AbortSignal }];
+    // Withdrawn when the server gives up on it, or when the call that asked ends without the answer (a timeout).
+    const signal = AbortSignal.any([extra.signal, run.ended]);
+    return elicitor({ server, runId: run.runId, message: params.message, schema: params.requestedSchema as Record<string, unknown>, signal });
   });
 }

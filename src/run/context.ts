@@ -209,7 +209,7 @@ export class RunContext {
             resolve(outcome);
           };
           const dismissed = (): void => {
-            this.publish({ type: 'human.decided', kind: 'elicitation', decision: 'reject', toolCallIds: [], reason: 'The server withdrew its question.' });
+            this.publish({ type: 'human.decided', kind: 'elicitation', decision: 'reject', toolCallIds: [], reason: 'The question was withdrawn: the server gave up on it, or the call that asked it ended.' });
             settle({ action: 'cancel' });
           };
           this.#question = { question, settle };

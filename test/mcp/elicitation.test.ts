@@ -110,6 +110,29 @@ describe('elicitation', () => {
   );
 
   it(
+    'is withdrawn when the call that asked it times out: the server gets cancel and the run moves on',
+    async () => {
+      const marker = join(tempDir(), 'answers');
+      const model = scriptedModel((request) => (request.messages.some((m) => m.role === 'tool') ? { text: 'gave up' } : { toolCalls: [{ name: 'ctl_ask', arguments: {} }] }));
+      const agent = createAgent({ model, mcpServers: [controlled('ctl', undefined, { MARKER_FILE: marker })], resilience: { tools: { timeoutMs: 5_000 } } });
+      try {
+        const run = agent.start('ask me');
+        await question(run);
+        const result = await run.result;
+        expect(result.text).toBe('gave up');
+        const events = agent.journal.entries(run.runId).map((entry) => entry.event);
+        const withdrawn = events.findIndex((event) => event.type === 'human.decided' && event.kind === 'elicitation');
+        expect(withdrawn).toBeGreaterThan(-1);
+        expect(withdrawn).toBeLessThan(events.findIndex((event) => event.type === 'observations.collected'));
+        await expect.poll(() => answersIn(marker), { timeout: 10_000 }).toEqual([{ action: 'cancel' }]);
+      } finally {
+        await agent.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
     'is answered after a SIGKILL and resume: the re-made call asks again and the server gets the answer once',
     () => {
       const dir = tempDir();
