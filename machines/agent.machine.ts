@@ -19,6 +19,7 @@
 import { assign, emit, sendTo, setup } from 'xstate';
 import { reasoningText, type Message } from '../src/core/messages.ts';
 import type { TerminationReason } from '../src/core/loopEvent.ts';
+import { addUsage } from '../src/core/provider.ts';
 import type { AgentContext, AgentEmitted, AgentEvent, AgentMachineInput, AgentOutput } from './agent.types.ts';
 import type { ActOutput, GateOutput, PlannedCall, ReasonOutput } from '../src/core/run.ts';
 import {
@@ -276,6 +277,7 @@ export const agentMachine = setup({
       },
       on: {
         'agent.cancel': { target: 'cancelled', actions: assign({ termination: () => terminate('cancelled') }) },
+        'agent.usage': { actions: assign(({ context, event }) => ({ usage: addUsage(context.usage, event.usage), costUsd: context.costUsd + event.costUsd })) },
         'phase.error': { target: 'failed', actions: { type: 'recordError', params: errorOf } },
       },
       initial: 'hydrate',

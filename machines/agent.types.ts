@@ -59,7 +59,9 @@ export interface AgentContext {
 export type AgentEvent =
   | { readonly type: 'agent.cancel'; readonly reason?: string }
   | { readonly type: 'agent.approve'; readonly toolCallIds?: readonly string[] }
-  | { readonly type: 'agent.reject'; readonly toolCallIds?: readonly string[]; readonly reason?: string };
+  | { readonly type: 'agent.reject'; readonly toolCallIds?: readonly string[]; readonly reason?: string }
+  /** Model usage spent outside the reason phase (an MCP server's sampling request): added to the run's totals. */
+  | { readonly type: 'agent.usage'; readonly usage: Usage; readonly costUsd: number };
 
 /** What the machine emits (`actor.on(...)`): the loop events it owns. */
 export type AgentEmitted = LoopEvent;

@@ -59,7 +59,7 @@ export { InvalidResponseError, NetworkError, ProviderTimeoutError, RateLimitErro
 export { ToolExecutionError, ToolTimeoutError } from './tools/errors.ts';
 export { FileReadError, WebFetchError } from './tools/builtin/errors.ts';
 export { CircuitOpenError } from './resilience/circuitOpenError.ts';
-export { McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError, McpToolError } from './mcp/errors.ts';
+export { McpAnswerError, McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError, McpToolError } from './mcp/errors.ts';
 export { PreHydrationTimeoutError } from './hydration/errors.ts';
 
 // blame 'runtime': a limit of the run was reached, or actorloop itself failed.

@@ -34,6 +34,7 @@ import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createLiveTools } from './liveTools.ts';
 import { mcpContextHydrator } from './mcpContext.ts';
+import { mcpElicitor, mcpSampler } from './mcpRequests.ts';
 import { createStuckGuard } from '../progress/stuckGuard.ts';
 import { createContextBudget } from '../context/index.ts';
 import { applyToolProfile } from '../tools/profile.ts';
@@ -97,14 +98,20 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const allTools = durable?.tools ?? ownTools;
   const store = durable?.store ?? settings.store;
   const provider = durable?.provider ?? settings.provider;
-  // Tokens an MCP server's OAuth yields are secrets like its headers; its restarts go to the runs using it.
-  const mcpHooks = {
-    onSecret: (secret: string) => redactor.addSecret(secret),
-    onRestarted: (server: string, attempts: number) => {
-      for (const run of runs.values()) run.emit({ type: 'mcp.restarted', server, attempts });
-    },
-  };
-  const mcp = settings.mcpServers.length === 0 ? undefined : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, mcpHooks);
+  const runs = new Map<string, RunContext>();
+  const mcp =
+    settings.mcpServers.length === 0
+      ? undefined
+      : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, {
+          sampler: mcpSampler(provider, settings.modelName ?? provider.defaultModel, runs, redactor.text),
+          // A durable run's workers have no human to put a question to: those servers are not offered elicitation.
+          ...(durable === undefined ? { elicitor: mcpElicitor(runs) } : {}),
+          // Tokens an MCP server's OAuth yields are secrets like its headers; its restarts go to the runs using it.
+          onSecret: (secret: string) => redactor.addSecret(secret),
+          onRestarted: (server: string, attempts: number) => {
+            for (const run of runs.values()) run.emit({ type: 'mcp.restarted', server, attempts });
+          },
+        });
   const registry: ToolRegistry = mcp ?? createToolRegistry(settings.toolProfile === undefined ? allTools : applyToolProfile(allTools, settings.toolProfile));
   // The budget runs last, so it measures what knowledge injected; the user's beforeModelCall sees the result.
   const preparers: readonly MessagePreparer[] = [
@@ -143,7 +150,6 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     timeoutMs: settings.limits?.timeoutMs ?? DEFAULTS.loop.timeoutMs,
     maxRepairTurns: settings.limits?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
   };
-  const runs = new Map<string, RunContext>();
   // Images and files of runs: beside the store's runs when there is a store (a resume reads them there), else in memory.
   let blobStore: BlobStore | undefined;
   const blobs = (): BlobStore => (blobStore ??= store === undefined ? createMemoryBlobStore() : createFileBlobStore(join(store.dir, 'blobs')));

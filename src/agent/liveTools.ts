@@ -5,7 +5,7 @@
  * says its tools changed, between iterations.
  */
 import type { ToolSpec } from '../core/provider.ts';
-import { connectMcpServer, type McpConnectHooks, type McpServer, type McpServerConfig } from '../mcp/connect.ts';
+import { connectMcpServer, type McpConnectOptions, type McpServer, type McpServerConfig } from '../mcp/connect.ts';
 import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
@@ -26,7 +26,13 @@ export interface LiveTools extends ToolRegistry {
  * await tools.sync(); // connects, lists: add, files_read_file, …
  * ```
  */
-export function createLiveTools(local: readonly Tool[], servers: readonly McpServerConfig[], profile?: ToolProfile, wrap: (tool: Tool) => Tool = (tool) => tool, hooks: McpConnectHooks = {}): LiveTools {
+export function createLiveTools(
+  local: readonly Tool[],
+  servers: readonly McpServerConfig[],
+  profile?: ToolProfile,
+  wrap: (tool: Tool) => Tool = (tool) => tool,
+  options: McpConnectOptions = {},
+): LiveTools {
   const build = (tools: readonly Tool[]): ToolRegistry => createToolRegistry(profile === undefined ? tools : applyToolProfile(tools, profile));
   let current = build(local);
   let connecting: Promise<McpServer[]> | undefined;
@@ -34,7 +40,7 @@ export function createLiveTools(local: readonly Tool[], servers: readonly McpSer
 
   function connect(): Promise<McpServer[]> {
     // A failed connect is not cached: the next run tries again.
-    connecting ??= Promise.all(servers.map((server) => connectMcpServer(server, hooks))).catch((error: unknown) => {
+    connecting ??= Promise.all(servers.map((server) => connectMcpServer(server, options))).catch((error: unknown) => {
       connecting = undefined;
       throw error;
     });

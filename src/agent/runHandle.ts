@@ -87,6 +87,7 @@ tookOver?: RunOwner,
   const stuck = recovered?.checkpoint?.stuck;
   if (stuck !== undefined) host.stuckGuard?.restore(run, stuck);
   const send = (event: AgentEvent | PhaseReply): void => actor.send(event);
+  run.toMachine = send;
   actor.on('*', (event) => run.observe(event, send));
   persistence?.onLost((reason) => actor.send({ type: 'agent.cancel', reason: `another process took the run over (${reason})` }));
 
@@ -97,6 +98,7 @@ tookOver?: RunOwner,
     if (finished) return;
     finished = true;
     runs.delete(runId);
+    run.dismissQuestion();
     const snapshot = actor.getSnapshot();
     // Stopped by its parent actor (XState stops children with their parent): the run is cancelled.
     const ended = output ?? (snapshot.status === 'stopped' ? stoppedOutput(snapshot.context) : undefined);
@@ -135,17 +137,24 @@ tookOver?: RunOwner,
     settled,
     result,
     cancel: (reason?: string) => {
+      run.dismissQuestion();
       actor.send(reason === undefined ? { type: 'agent.cancel' } : { type: 'agent.cancel', reason });
     },
-    approve: (toolCallIds) => actor.send(toolCallIds === undefined ? { type: 'agent.approve' } : { type: 'agent.approve', toolCallIds }),
+    // A server's question waiting for the human takes the decision; otherwise it is about calls.
+    approve: (toolCallIds, options) => {
+      if (run.asking) run.answer('approve', options?.answer);
+      else actor.send(toolCallIds === undefined ? { type: 'agent.approve' } : { type: 'agent.approve', toolCallIds });
+    },
     reject: (reason, toolCallIds) =>
-      actor.send({
+      run.asking
+        ? run.answer('reject', undefined, reason === undefined ? undefined : redactor.text(reason))
+        : actor.send({
         type: 'agent.reject',
         // It goes back to the model (and the log) as the calls' outcome.
         ...(reason === undefined ? {} : { reason: redactor.text(reason) }),
         ...(toolCallIds === undefined ? {} : { toolCallIds }),
       }),
-    phase: () => phaseOf(actor.getSnapshot().value),
+    phase: () => (run.asking ? 'awaitingHuman' : phaseOf(actor.getSnapshot().value)),
   };
 }
 

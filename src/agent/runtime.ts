@@ -137,6 +137,8 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations<R
       const { input, cancellation, run: scope } = args;
       const afterToolCall = hooks?.afterToolCall;
       const at = hooks === undefined ? undefined : hookScope(input.runId, input.iteration, args, scope.emit);
+      // A resumed run replays its model replies without listing its MCP servers' tools: they are connected here.
+      if (options.syncTools !== undefined && input.calls.some((call) => !tools.has(call.call.name))) await options.syncTools();
       const outcomes = await executor
         .run(input.calls, {
           runId: input.runId,

@@ -347,6 +347,12 @@ export interface ResumeRunOptions {
   readonly takeover?: boolean;
 }
 
+/** What an approval carries besides the calls it approves. */
+export interface ApproveOptions {
+  /** The answer to an MCP server's question (elicitation): an object matching the form it asked for. */
+  readonly answer?: unknown;
+}
+
 /** A run in progress. */
 export interface AgentRun {
   readonly runId: string;
@@ -360,9 +366,14 @@ export interface AgentRun {
   readonly result: Promise<LoopResult>;
   /** Abort the in-flight model call and every running tool; the run ends `cancelled`. */
   cancel(reason?: string): void;
-  /** Approve calls waiting in `awaitingHuman` (all of them, or the ids given). */
-  approve(toolCallIds?: readonly string[]): void;
-  /** Reject calls waiting in `awaitingHuman`; the reason goes back to the model. */
+  /**
+   * Approve calls waiting in `awaitingHuman` (all of them, or the ids given). When an MCP server's
+   * question waits instead (`human.awaiting` of kind `elicitation`), `answer` is sent to it:
+   * checked against the form it asked for, defaults filled in; a bad answer throws
+   * `McpAnswerError` and the run keeps waiting.
+   */
+  approve(toolCallIds?: readonly string[], options?: ApproveOptions): void;
+  /** Reject calls waiting in `awaitingHuman`; the reason goes back to the model. A server's waiting question is declined. */
   reject(reason?: string, toolCallIds?: readonly string[]): void;
   /** The phase the run is in (`reason`, `awaitingHuman`, …) or its final state. */
   phase(): string;

@@ -32,6 +32,7 @@ Commands:
       --follow            Keep reading until the run ends
   resume <runId>          Continue an interrupted or resumable run
   approve <runId>         Approve the calls a run is waiting on
+      --answer JSON       The answer to an MCP server's question the run waits on (approving the waits before it)
   reject <runId>          Reject them
       --reason TEXT       Why (goes back to the model)
       --agents MODULE     The module of the run's agent (not needed for the demo agent's runs)

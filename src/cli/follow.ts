@@ -38,11 +38,12 @@ export interface FollowReport {
 export interface FollowOptions {
   readonly mode: ReporterMode;
   /** Run once the run first waits for a human (approve or reject); without it the command stops there. */
-  readonly decide?: (run: AgentRun) => void;
+  readonly decide?: (run: AgentRun) => void | 'again';
 }
 
 /**
- * Follow a run: report its events, apply `decide` at its first wait for a human, and print
+ * Follow a run: report its events, apply `decide` at its first wait for a human (and at the
+ * next ones while it returns `'again'`), and print
  * how it ended (the answer, or one line on stderr when it failed).
  *
  * @example
@@ -58,8 +59,7 @@ export async function followRun(run: AgentRun, options: FollowOptions): Promise<
   for (;;) {
     outcome = await nextStop(run);
     if (outcome.kind === 'settled' || decide === undefined) break;
-    decide(run);
-    decide = undefined;
+    if (decide(run) !== 'again') decide = undefined;
     await phaseLeft(run, 'awaitingHuman');
   }
   subscription.unsubscribe();

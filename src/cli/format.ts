@@ -35,8 +35,10 @@ export function summarizeEvent(event: LoopEvent): string | undefined {
     case 'recovery.triggered':
       return `recovery ${event.strategy} for ${event.tool}: ${shorten(event.error, 60)}`;
     case 'human.awaiting':
+      if (event.question !== undefined) return `MCP server ${event.question.server} asks: ${shorten(event.question.message, 120)} — answer with: ${JSON.stringify(event.question.schema)}`;
       return `waiting for a human (${event.kind}) on ${event.toolCallIds.length} call(s)`;
     case 'human.decided':
+      if (event.kind === 'elicitation') return event.decision === 'approve' ? `human answered: ${JSON.stringify(event.answer ?? {})}` : 'human declined to answer';
       return `human ${event.decision === 'approve' ? 'approved' : 'rejected'} ${event.toolCallIds.length} call(s)${event.reason ? `: ${event.reason}` : ''}`;
     case 'provider.retry':
       return `provider retry ${event.attempt}: ${shorten(event.error, 60)}`;

@@ -137,16 +137,23 @@ export const LoopEvent = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('human.awaiting'),
-    kind: z.enum(['confirmation', 'escalation']),
+    /** `elicitation`: an MCP server asks the user a question during a tool call (see `question`). */
+    kind: z.enum(['confirmation', 'escalation', 'elicitation']),
     toolCallIds: z.array(z.string()),
     /** What the human is asked about each call awaiting confirmation: the gate's, taint policy's or tool's reason. */
     reasons: z.array(z.object({ toolCallId: z.string(), reason: z.string() })).optional(),
+    /** An elicitation's question: the server, its message and the JSON Schema the answer must match. */
+    question: z.object({ server: z.string(), message: z.string(), schema: z.record(z.string(), z.unknown()) }).optional(),
   }),
   z.object({
     type: z.literal('human.decided'),
     decision: z.enum(['approve', 'reject']),
     toolCallIds: z.array(z.string()),
     reason: z.string().optional(),
+    /** Set on the answer to an elicitation (not a decision on calls: a resume does not replay it). */
+    kind: z.literal('elicitation').optional(),
+    /** The answer sent to the server, its defaults filled in (an approved elicitation). */
+    answer: z.record(z.string(), z.unknown()).optional(),
   }),
   z.object({
     type: z.literal('provider.retry'),
@@ -190,6 +197,11 @@ export const LoopEvent = z.discriminatedUnion('type', [
     reason: z.string(),
   }),
   z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
+  /**
+   * An MCP server's sampling request, answered by the agent's model during one of the run's tool
+   * calls: its usage and cost count in the run's totals.
+   */
+  z.object({ type: z.literal('mcp.sampled'), server: z.string(), model: z.string(), usage: UsageData, costUsd: z.number() }),
   /** A lifecycle hook ran: how long it took and what it decided (`continue` when it only observed). */
   z.object({
     type: z.literal('hook.completed'),

@@ -14,7 +14,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
@@ -23,6 +23,9 @@ import { linkFailed, MAX_SIGN_INS, notDelivered, refusedAfterAuth, reopenWithBac
 import { authSecrets, mcpAuthSchema, oauthSession, type McpOAuthSession } from './oauth.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
+import { answerElicitation, type McpElicitor } from './elicitation.ts';
+import { answerRoots } from './roots.ts';
+import { answerSampling, type McpSampler } from './sampling.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
@@ -32,10 +35,16 @@ const NO_REQUEST_TIMEOUT = 2 ** 31 - 1;
 
 /** How an agent offers a server's resources: as tools the model calls, as context the user names, or not at all. */
 const resourcesMode = z.union([z.literal('tools'), z.literal('context'), z.literal(false)]).optional();
+/** Whether the server may ask the agent's model for completions, and how many output tokens each may take. */
+const samplingMode = z.union([z.boolean(), z.strictObject({ maxTokens: z.number().int().positive() })]).optional();
+/** The directories a server is told it may work in. */
+const rootsList = z.array(z.url({ protocol: /^file$/ })).optional();
 
 const stdioConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
   resources: resourcesMode,
+  sampling: samplingMode,
+  roots: rootsList,
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -45,6 +54,8 @@ const stdioConfig = z.strictObject({
 const httpConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
   resources: resourcesMode,
+  sampling: samplingMode,
+  roots: rootsList,
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).optional(),
   /** OAuth 2.1: built-in provider options or an `OAuthClientProvider` of one's own. */
@@ -60,7 +71,9 @@ export type McpHttpServerConfig = z.infer<typeof httpConfig>;
  * Where an MCP server is. `name` (1–32 of `[A-Za-z0-9_-]`) prefixes its tools' names; values of
  * `env` and `headers` are treated as secrets. `resources` (default `false`): `'tools'` adds
  * `<name>__list_resources` and `<name>__read_resource` to its tools; `'context'` reads the
- * resource URIs a task names into the run's context before the first model call.
+ * resource URIs a task names into the run's context before the first model call. `sampling`
+ * (default off): `true` or `{ maxTokens }` lets the server ask the agent's model for completions.
+ * `roots` (default none): `file://` URIs the server gets when it asks for the client's roots.
  *
  * @example
  * ```ts
@@ -94,8 +107,12 @@ export interface McpServer {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-/** What a connection tells its owner: secrets it learnt (OAuth tokens), and restarts. */
-export interface McpConnectHooks {
+/** What the host gives a connection beyond its config, and what the connection tells it. */
+export interface McpConnectOptions {
+  /** Answers the server's sampling requests when its config allows them (an agent passes its model). */
+  readonly sampler?: McpSampler;
+  /** Puts the server's questions (elicitation) to a human; an agent makes each one a human turn of its run. */
+  readonly elicitor?: McpElicitor;
   /** A token or client secret obtained at run time, to redact wherever text goes. */
   onSecret?(secret: string): void;
   /** The server's session was lost and a new one is up (`attempts` reconnects it took). */
@@ -117,7 +134,7 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
   const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers?, auth? } for HTTP, either with resources?: 'tools' | 'context' | false; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
+    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers?, auth? } for HTTP, either with resources?: 'tools' | 'context' | false, sampling?: boolean | { maxTokens }, roots?: ['file:///…']; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
   );
 }
 
@@ -144,6 +161,16 @@ interface Connection {
   alive: boolean;
 }
 
+/**
+ * What the client offers: sampling always (a server whose config does not allow it gets a clear
+ * refusal, not a silent capability gap); form elicitation when someone can answer (an agent's
+ * run always can); roots when the config lists some, never `listChanged` (the list is fixed for
+ * the connection's life).
+ */
+function clientCapabilities(config: McpServerConfig, options: McpConnectOptions): ClientCapabilities {
+  return { sampling: {}, ...(options.elicitor === undefined ? {} : { elicitation: { form: {} } }), ...(config.roots === undefined ? {} : { roots: {} }) };
+}
+
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -166,7 +193,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Pr
  * await server.close();
  * ```
  */
-export async function connectMcpServer(input: McpServerConfig, hooks: McpConnectHooks = {}): Promise<McpServer> {
+export async function connectMcpServer(input: McpServerConfig, options: McpConnectOptions = {}): Promise<McpServer> {
   const config = checkMcpServerConfig(input);
   const { name } = config;
   const timeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -178,14 +205,26 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
   let toolsChanged = true;
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
-  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.auth, (secret) => hooks.onSecret?.(secret)) : undefined;
+  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.auth, (secret) => options.onSecret?.(secret)) : undefined;
+  /**
+   * Tool calls in flight on this server, by run: a server's request during one is that run's.
+   * `ended` aborts when the run's last call here ends (done, failed, timed out), withdrawing a
+   * question the server asked for it.
+   */
+  const inFlight = new Map<string, { calls: number; readonly ended: AbortController }>();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
   /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
     const http = transport instanceof StreamableHTTPClientTransport ? { transport } : {};
-    const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config, options) });
+    answerSampling(client, name, config.sampling, () => [...inFlight.keys()], options.sampler);
+    if (options.elicitor !== undefined) {
+      const { elicitor } = options;
+      answerElicitation(client, name, () => [...inFlight.entries()].map(([runId, entry]) => ({ runId, ended: entry.ended.signal })), elicitor);
+    }
+    if (config.roots !== undefined) answerRoots(client, config.roots);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       toolsChanged = true;
     });
@@ -229,7 +268,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
           const transport = streamable();
           made = await handshake(transport).catch(async (error: unknown) => {
             if (!(error instanceof UnauthorizedError) || oauth === undefined) throw error;
-            await signIn(name, transport, oauth, error, hooks.onSecret);
+            await signIn(name, transport, oauth, error, options.onSecret);
             return handshake(streamable());
           });
         } catch (error) {
@@ -272,7 +311,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
     const restarting = connection !== undefined;
     const http = 'url' in config;
     // An HTTP server down now may be up at the next call: it is tried again each time, boundedly.
-    opening ??= (restarting && http ? reopenWithBackoff(name, open, () => closedByUs, hooks.onRestarted) : open()).then(
+    opening ??= (restarting && http ? reopenWithBackoff(name, open, () => closedByUs, options.onRestarted) : open()).then(
       (made) => {
         connection = made;
         opening = undefined;
@@ -314,7 +353,7 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
   async function authorizedRetry<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined, transport: StreamableHTTPClientTransport, session: McpOAuthSession, first: UnauthorizedError): Promise<T> {
     let refusal = first;
     for (let signIns = 0; signIns < MAX_SIGN_INS; signIns++) {
-      await signIn(name, transport, session, refusal, hooks.onSecret);
+      await signIn(name, transport, session, refusal, options.onSecret);
       try {
         return await requestOnce(send, signal);
       } catch (error) {
@@ -352,8 +391,19 @@ export async function connectMcpServer(input: McpServerConfig, hooks: McpConnect
     }
   }
 
-  function call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    return request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
+  async function call(tool: string, args: Record<string, unknown>, signal: AbortSignal, runId: string): Promise<McpCallResult> {
+    const entry = inFlight.get(runId) ?? { calls: 0, ended: new AbortController() };
+    entry.calls += 1;
+    inFlight.set(runId, entry);
+    try {
+      return await request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
+    } finally {
+      entry.calls -= 1;
+      if (entry.calls === 0) {
+        inFlight.delete(runId);
+        entry.ended.abort();
+      }
+    }
   }
 
   /** Every page of a list request. */

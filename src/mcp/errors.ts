@@ -137,3 +137,23 @@ export class McpServerUnavailableError extends ActorloopError {
     this.attempts = attempts;
   }
 }
+
+/**
+ * An answer given to an MCP server's question (`approve(…, { answer })`) does not fit the form
+ * the server asked for. The run keeps waiting: approve again with a fixed answer, or reject.
+ *
+ * @example
+ * ```ts
+ * new McpAnswerError('people', 'age: expected number').code; // 'mcp_answer_invalid'
+ * ```
+ */
+export class McpAnswerError extends ActorloopError {
+  readonly code = 'mcp_answer_invalid' as const;
+  readonly blame = 'user' as const;
+  readonly server: string;
+
+  constructor(server: string, problems: string, options?: ActorloopErrorOptions) {
+    super(`The answer to MCP server "${server}" does not fit the form it asked for (${problems}). The run is still waiting: approve again with a fixed answer, or reject to decline.`, options);
+    this.server = server;
+  }
+}

@@ -38,8 +38,8 @@ export interface McpCallResult {
   readonly isError?: boolean;
 }
 
-/** Calls a tool on its server; the signal is sent on as MCP cancellation. */
-export type McpCall = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<McpCallResult>;
+/** Calls a tool on its server for a run; the signal is sent on as MCP cancellation. */
+export type McpCall = (tool: string, args: Record<string, unknown>, signal: AbortSignal, runId: string) => Promise<McpCallResult>;
 
 const MAX_NAME = 64;
 
@@ -163,7 +163,7 @@ export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<
     // MCP's default is "not idempotent"; a read-only tool is safe to run again.
     idempotent: hints.idempotentHint === true || hints.readOnlyHint === true,
     async execute(input: Record<string, unknown>, context: ToolContext): Promise<string> {
-      const result = await call(info.name, input, context.signal);
+      const result = await call(info.name, input, context.signal, context.runId);
       const text = resultText(result);
       if (result.isError === true) throw new McpToolError(server, info.name, text);
       // The text still describes each image: a model that does not take them sees that much.

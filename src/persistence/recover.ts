@@ -65,7 +65,11 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
   let nextSequence = 0;
   const eventCounts = new Map<string, number>();
   const breakers = new Map<string, SavedBreaker>();
-  const count = (type: string): void => void eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
+  // An elicitation's wait and answer are the runtime's, not the machine's: a replay does not emit them again.
+  const count = (event: { type: string; kind?: unknown }): void => {
+    const key = event.kind === 'elicitation' ? `${event.type}:elicitation` : event.type;
+    eventCounts.set(key, (eventCounts.get(key) ?? 0) + 1);
+  };
   for (const record of records) {
     switch (record.kind) {
       case 'checkpoint':
@@ -87,12 +91,12 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
       }
       case 'event':
         nextSequence = record.entry.sequence + 1;
-        count(record.entry.event.type);
+        count(record.entry.event);
         break;
       case 'journal': {
         const last = record.events.length - 1;
         if (last >= 0) nextSequence = (record.sequence[last] as number) + 1;
-        for (const event of record.events) count(event.type);
+        for (const event of record.events) count(event);
         break;
       }
       case 'start':

@@ -8,6 +8,9 @@
 import type { AnyActorRef } from 'xstate';
 import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
+import type { Usage } from '../core/provider.ts';
+import { checkElicitAnswer, type McpElicitOutcome } from '../mcp/elicitation.ts';
+import { McpAnswerError } from '../mcp/errors.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { CallJournal } from '../executor/executor.ts';
@@ -37,6 +40,15 @@ export interface RunContextOptions {
   readonly tookOver?: RunOwner;
 }
 
+/** A question an MCP server puts to the run's human during a tool call. */
+export interface RunQuestion {
+  readonly server: string;
+  readonly message: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+  /** Aborted when the server gives up on it: the wait ends as a cancel. */
+  readonly signal: AbortSignal;
+}
+
 /** How a run's machine is told a recorded human decision again. */
 export type SendToRun = (event: AgentEvent | PhaseReply) => void;
 
@@ -54,6 +66,8 @@ export class RunContext {
   readonly session?: SessionMemory;
   /** Whether the run has phase replies to take again or to keep (a resumed or resumable run). */
   readonly recorded: boolean;
+  /** Sends the run's machine an event (set when the run's actor is attached). */
+  toMachine: SendToRun | undefined = undefined;
   /** The last turn whose `onTurnEnd` hook ran (0: none yet). */
   turnEnded = 0;
   /** The iteration journal entries are stamped with: counted again on a replay, from its checkpoint's. */
@@ -62,6 +76,10 @@ export class RunContext {
   /** Events the resumed machine emits again that the journal already holds: skipped, not journalled twice. */
   #alreadyJournaled: number;
   readonly #options: RunContextOptions;
+  /** The question the run's human is asked now, and how to answer it. */
+  #question: { readonly question: RunQuestion; readonly settle: (outcome: McpElicitOutcome) => void } | undefined;
+  /** Questions wait for the one before them: the human answers one at a time. */
+  #questions: Promise<unknown> = Promise.resolve();
 
   constructor(options: RunContextOptions) {
     const { runId, agentId, persistence, recovered } = options;
@@ -156,11 +174,77 @@ export class RunContext {
   atPhase(phase: string, iteration: number, take: () => CheckpointData): void {
     const { persistence } = this;
     if (persistence === undefined) return;
-    persistence.onPhase(phase);
+    persistence.onPhase(this.asking ? 'awaitingHuman' : phase);
     // An iteration starts. Not while replaying: what is replayed is in the log before the
     // checkpoint would be, and a resume from it would skip it; nor while the machine emits
     // events the journal already holds (they would be journaled before it and again after).
     if (phase === 'reason' && this.replay?.replaying !== true && this.#alreadyJournaled === 0) persistence.checkpoint(iteration, take);
+  }
+
+  /** Model usage spent for the run outside its reason phase (an MCP server's sample): journalled and added to its totals. */
+  spent(server: string, model: string, usage: Usage, costUsd: number): void {
+    this.emit({ type: 'mcp.sampled', server, model, usage: { ...usage }, costUsd });
+    this.toMachine?.({ type: 'agent.usage', usage, costUsd });
+  }
+
+  /** True while an MCP server's question waits for the run's human (the run is then `awaitingHuman`). */
+  get asking(): boolean {
+    return this.#question !== undefined;
+  }
+
+  /**
+   * Put a server's question to the run's human: the run waits (journalled as `human.awaiting`,
+   * kind `elicitation`, and stored as awaiting a human) until `answer`, or a cancel.
+   */
+  ask(question: RunQuestion): Promise<McpElicitOutcome> {
+    const asked = this.#questions.then(
+      () =>
+        new Promise<McpElicitOutcome>((resolve) => {
+          if (question.signal.aborted) return resolve({ action: 'cancel' });
+          const settle = (outcome: McpElicitOutcome): void => {
+            if (this.#question?.settle !== settle) return;
+            this.#question = undefined;
+            question.signal.removeEventListener('abort', dismissed);
+            this.persistence?.onPhase('act');
+            resolve(outcome);
+          };
+          const dismissed = (): void => {
+            this.publish({ type: 'human.decided', kind: 'elicitation', decision: 'reject', toolCallIds: [], reason: 'The question was withdrawn: the server gave up on it, or the call that asked it ended.' });
+            settle({ action: 'cancel' });
+          };
+          this.#question = { question, settle };
+          question.signal.addEventListener('abort', dismissed, { once: true });
+          const { server, message, schema } = question;
+          this.publish({ type: 'human.awaiting', kind: 'elicitation', toolCallIds: [], question: { server, message, schema: { ...schema } } });
+          this.persistence?.onPhase('awaitingHuman');
+        }),
+    );
+    this.#questions = asked.catch(() => undefined);
+    return asked;
+  }
+
+  /**
+   * Answer the waiting question: `approve` sends `answer` (checked against the server's form,
+   * its defaults filled in; a bad one throws `McpAnswerError` and the question still waits),
+   * `reject` declines it.
+   */
+  answer(decision: 'approve' | 'reject', answer?: unknown, reason?: string): void {
+    const waiting = this.#question;
+    if (waiting === undefined) return;
+    if (decision === 'reject') {
+      this.publish({ type: 'human.decided', kind: 'elicitation', decision, toolCallIds: [], ...(reason === undefined ? {} : { reason }) });
+      waiting.settle({ action: 'decline' });
+      return;
+    }
+    const checked = checkElicitAnswer(waiting.question.schema, answer ?? {});
+    if ('problems' in checked) throw new McpAnswerError(waiting.question.server, checked.problems, { runId: this.runId });
+    this.publish({ type: 'human.decided', kind: 'elicitation', decision, toolCallIds: [], answer: checked.content });
+    waiting.settle({ action: 'accept', content: checked.content });
+  }
+
+  /** The run ended (or was cancelled) while its human was asked: the server gets `cancel`. */
+  dismissQuestion(): void {
+    this.#question?.settle({ action: 'cancel' });
   }
 
   /** Record a phase reply or human decision for a resume to take again (resumable runs only). */

@@ -99,6 +99,18 @@ function shortTextMemo(rules: SecretRules): ShortTextMemo {
   };
 }
 
+/** An elicitation answer's text fields (a form holds primitives and string lists); the same object when nothing changed. */
+function redactAnswer(answer: Record<string, unknown>, text: (value: string) => string): Record<string, unknown> {
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(answer)) {
+    const clean = typeof value === 'string' ? text(value) : Array.isArray(value) ? value.map((item: unknown) => (typeof item === 'string' ? text(item) : item)) : value;
+    if (clean !== value && (typeof value === 'string' || JSON.stringify(clean) !== JSON.stringify(value))) changed = true;
+    out[key] = clean;
+  }
+  return changed ? out : answer;
+}
+
 /** Only fields that can carry free text are scanned: the rest are ids, enums and numbers. */
 function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEvent {
   switch (event.type) {
@@ -117,9 +129,19 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
       const delta = text(event.delta);
       return delta === event.delta ? event : { ...event, delta };
     }
-    case 'policy.evaluated':
-    case 'hook.completed':
+    case 'human.awaiting': {
+      if (event.question === undefined) return event;
+      const message = text(event.question.message);
+      return message === event.question.message ? event : { ...event, question: { ...event.question, message } };
+    }
     case 'human.decided': {
+      const reason = event.reason === undefined ? undefined : text(event.reason);
+      const answer = event.answer === undefined ? undefined : redactAnswer(event.answer, text);
+      if (reason === event.reason && answer === event.answer) return event;
+      return { ...event, ...(reason === undefined ? {} : { reason }), ...(answer === undefined ? {} : { answer }) };
+    }
+    case 'policy.evaluated':
+    case 'hook.completed': {
       if (event.reason === undefined) return event;
       const reason = text(event.reason);
       return reason === event.reason ? event : { ...event, reason };

@@ -3,7 +3,7 @@
  * or of an agent from the user's module (`--agents MODULE`), in the file store, and follow it to
  * its end or to a wait for a human. Runs kept in PostgreSQL are continued by `durableRun.ts`.
  */
-import type { Agent } from '../../agent/types.ts';
+import type { Agent, AgentRun } from '../../agent/types.ts';
 import type { Inspector } from '../../inspect/index.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
 import { CliError, onePositional, parseCommand, positiveInt, UsageError, type ParsedCommand } from '../args.ts';
@@ -123,9 +123,13 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
     ...MODULE_FLAGS,
     ...DATABASE_FLAG,
     ...(command === 'reject' ? { reason: { type: 'string' } } : {}),
+    ...(command === 'approve' ? { answer: { type: 'string' } } : {}),
   });
   const runId = onePositional(parsed, 'runId', command);
   const url = durableUrl(parsed);
+  if (url !== undefined && parsed.string('answer') !== undefined) {
+    throw new CliError("--answer is for runs in the file store: a durable run's MCP servers run in its workers, which do not take questions to a human.");
+  }
   if (url !== undefined) return continueDurable(command, parsed, runId, url);
   const { json, store: dir } = parsed.common;
   const store = openStore(dir, true);
@@ -134,8 +138,14 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
     throw new CliError(`Run ${runId} is not waiting for a human (status ${meta.status}): there is nothing to ${command}.`);
   }
   const reason = parsed.string('reason');
+  const answerText = parsed.string('answer');
+  const answer = answerText === undefined ? undefined : parseAnswer(answerText);
   const decide: FollowOptions['decide'] =
-    command === 'approve' ? (run) => run.approve() : command === 'reject' ? (run) => run.reject(reason ?? 'Rejected from the command line.') : undefined;
+    command === 'approve'
+      ? answerApproval(answer)
+      : command === 'reject'
+        ? (run) => run.reject(reason ?? 'Rejected from the command line.')
+        : undefined;
   const modulePath = parsed.string('agents');
   let agent: Agent;
   if (modulePath !== undefined) {
@@ -152,4 +162,45 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
   }
   const report = await followRun(agent.resume(runId), { mode: modeFor(json), ...(decide === undefined ? {} : { decide }) });
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, undefined, report.outcome.kind === 'waiting') };
+}
+
+/** `--answer`'s JSON; anything but an object is refused before the run is touched. */
+function parseAnswer(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`--answer is not JSON (${error instanceof Error ? error.message : String(error)}): give the answer as an object, e.g. --answer '{"name":"Ada"}'.`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`--answer must be a JSON object of the form's fields, e.g. --answer '{"name":"Ada"}'.`);
+  return value as Record<string, unknown>;
+}
+
+/** The kind of wait the run is in now (its last `human.awaiting` not yet decided), read from its journal. */
+function waitKind(run: AgentRun): string | undefined {
+  let kind: string | undefined;
+  // events$ replays the journal synchronously on subscribe.
+  run.events$
+    .subscribe(({ event }) => {
+      if (event.type === 'human.awaiting') kind = event.kind;
+      else if (event.type === 'human.decided') kind = undefined;
+    })
+    .unsubscribe();
+  return kind;
+}
+
+/**
+ * Approve; with an answer, a resumed run may first wait for its interrupted call to be approved
+ * again (the call that asked the question): those waits are approved until the question comes.
+ */
+function answerApproval(answer: Record<string, unknown> | undefined): FollowOptions['decide'] {
+  if (answer === undefined) return (run) => run.approve();
+  return (run) => {
+    if (waitKind(run) === 'elicitation') {
+      run.approve(undefined, { answer });
+      return undefined;
+    }
+    run.approve();
+    return 'again';
+  };
 }

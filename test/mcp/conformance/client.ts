@@ -69,10 +69,27 @@ async function agentAddsNumbers(): Promise<void> {
   }
 }
 
+/** The server asks the user a question with every field defaulted: the agent's run waits, the human accepts without filling anything in. */
+async function agentAnswersWithDefaults(): Promise<void> {
+  const model = scriptedModel([{ toolCalls: [{ name: `${NAME}_test_client_elicitation_defaults`, arguments: {} }] }, { text: 'done' }]);
+  const agent = createAgent({ model, mcpServers: [{ name: NAME, url }] });
+  try {
+    const run = agent.start('Answer the form.');
+    run.events$.subscribe(({ event }) => {
+      if (event.type === 'human.awaiting' && event.kind === 'elicitation') queueMicrotask(() => run.approve(undefined, { answer: {} }));
+    });
+    await run.result;
+    const finished = agent.journal.entries().find((entry) => entry.event.type === 'tool.finished');
+    if (finished?.event.type !== 'tool.finished' || finished.event.status !== 'ok') throw new Error(`the elicitation tool call did not succeed: ${JSON.stringify(finished?.event)}`);
+  } finally {
+    await agent.close();
+  }
+}
+
 const scenarios: Readonly<Record<string, () => Promise<void>>> = {
   initialize: () => callTools([]),
   tools_call: agentAddsNumbers,
-  'elicitation-sep1034-client-defaults': () => callTools(['test_client_elicitation_defaults']),
+  'elicitation-sep1034-client-defaults': agentAnswersWithDefaults,
   'sse-retry': () => callTools(['test_reconnection']),
 };
 
