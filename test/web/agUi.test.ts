@@ -144,7 +144,7 @@ describe('a human decision from the page', () => {
     expect(approval?.status).toBe(202);
     expect(await approval?.json()).toEqual({ runId: 'run-approve', action: 'approve', toolCallIds: ['call_0_0'] });
     const awaiting = typed(events, 'CUSTOM').find((e) => e.name === 'actorloop.human.awaiting');
-    expect(awaiting?.value).toEqual({ type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['call_0_0'] });
+    expect(awaiting?.value).toEqual({ type: 'human.awaiting', kind: 'confirmation', toolCallIds: ['call_0_0'], reasons: [{ toolCallId: 'call_0_0', reason: 'Waiting for human confirmation.' }] });
     expect(typed(events, 'CUSTOM').find((e) => e.name === 'actorloop.policy.evaluated')?.value).toMatchObject({ decision: 'confirm' });
     expect(client.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_0_0', content: '5' });
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' }, result: { text: '5' } });
