@@ -5,7 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import { z } from 'zod';
+import { RunCancelledError } from '../../src/agent/errors.ts';
+import type { AgentRun } from '../../src/agent/types.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
@@ -105,6 +109,49 @@ describe('a run read by readUIMessageStream', () => {
     expect(chunks.at(-2)).toMatchObject({ type: 'message-metadata', messageMetadata: { reason: 'max_iterations' } });
     expect(chunks.at(-1)).toMatchObject({ type: 'error', errorText: expect.stringContaining('max_iterations') });
     expect(chunks.filter((chunk) => chunk.type === 'finish')).toEqual([]);
+  });
+});
+
+describe('what reaches the page', () => {
+  it('redacts tool input and output with the default rules and the handler’s own', async () => {
+    const echo = defineTool({ name: 'echo', description: 'Echoes', input: z.object({ key: z.string() }), execute: ({ key }) => `stored ${key} for tenant-acme-7` });
+    const model = scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { key: 'sk-live0123456789abcdef' } }] }, { text: 'Stored.' }]);
+    const agent = trackAgent({ model, tools: [echo] });
+    served = await serve(createAiSdkHandler(agent, { redact: { secrets: ['tenant-acme-7'] } }));
+    const wire = await (await post(served.url, chatBody([userMessage('Store my key')]))).text();
+    const message = await messageOf(bodyOf(wire));
+    const part = message.parts.find((p) => p.type === 'tool-echo') as { input: { key: string }; output: string };
+    expect(Object.keys(part.input)).toEqual(['key']);
+    expect(part.output).toContain('stored');
+    expect(wire).not.toContain('sk-live0123456789abcdef');
+    expect(wire).not.toContain('tenant-acme-7');
+  });
+
+  it('ends a cancelled run with abort, after its usage', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits until cancelled',
+      input: z.object({}),
+      execute: (_input, context) =>
+        new Promise<string>((_resolve, reject) => {
+          started();
+          context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
+        }),
+    });
+    const agent = trackAgent({ model: scriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }]), tools: [slow] });
+    const runs: AgentRun[] = [];
+    served = await serve(createAiSdkHandler(agent, { onRun: (run) => runs.push(run) }));
+    const response = await post(served.url, chatBody([userMessage('Wait')]));
+    await running;
+    expect((await post(`${served.url}/runs/${runs[0]?.runId}/cancel`, {})).status).toBe(202);
+    const chunks = (await response.text())
+      .split('\n\n')
+      .filter((block) => block !== '')
+      .map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)) as UIMessageChunk);
+    await expect(runs[0]?.result).rejects.toBeInstanceOf(RunCancelledError);
+    expect(chunks.slice(-2)).toEqual([expect.objectContaining({ type: 'message-metadata', messageMetadata: expect.objectContaining({ reason: 'cancelled' }) }), { type: 'abort', reason: 'cancelled' }]);
   });
 });
 
