@@ -44,6 +44,7 @@ describe('actorloop/web', () => {
     expect(web.sort()).toEqual(
       [
         'AG_UI_INTERRUPT',
+        'AiSdkChunk',
         'AiSdkRunMetadata',
         'JournalReader',
         'ResumeRequest',

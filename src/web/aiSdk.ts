@@ -7,7 +7,6 @@
  * calls and streams the run on. Everything else the loop journals is a `data-actorloop.<type>`
  * part; the end carries the usage in its message metadata.
  */
-import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
@@ -32,12 +31,39 @@ export function createAiSdkHandler(agent: Agent, options: WebHandlerOptions = {}
 }
 
 /** The AI SDK UI message stream as a protocol of the run handler. */
-export const aiSdkProtocol: WebProtocol<UIMessageChunk> = {
+export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   parseStart,
   encoder: (view) => new AiSdkEncoder(view),
   frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
 };
+
+/**
+ * The UI message stream chunks this protocol sends: a subset of the AI SDK's `AiSdkChunk`,
+ * written out so the package's declarations need no `ai` installed (a test pins that they fit).
+ */
+export type AiSdkChunk =
+  | { readonly type: 'start'; readonly messageId: string }
+  | { readonly type: 'start-step' }
+  | { readonly type: 'finish-step' }
+  | { readonly type: 'text-start'; readonly id: string }
+  | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'text-end'; readonly id: string }
+  | { readonly type: 'reasoning-start'; readonly id: string }
+  | { readonly type: 'reasoning-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'reasoning-end'; readonly id: string }
+  | { readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: 'tool-input-delta'; readonly toolCallId: string; readonly inputTextDelta: string }
+  | { readonly type: 'tool-input-available'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string }
+  | { readonly type: 'tool-output-denied'; readonly toolCallId: string }
+  | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCallId: string; readonly reason?: string }
+  | { readonly type: `data-${string}`; readonly data: unknown; readonly id?: string }
+  | { readonly type: 'finish'; readonly finishReason?: 'stop' | 'tool-calls'; readonly messageMetadata?: AiSdkRunMetadata }
+  | { readonly type: 'message-metadata'; readonly messageMetadata: AiSdkRunMetadata }
+  | { readonly type: 'abort'; readonly reason?: string }
+  | { readonly type: 'error'; readonly errorText: string };
 
 /** The message metadata of a run's last chunk. */
 export interface AiSdkRunMetadata {
@@ -117,9 +143,9 @@ function toMessages(message: UiMessage): Message[] {
 }
 
 
-type Out = (UIMessageChunk | undefined)[];
+type Out = (AiSdkChunk | undefined)[];
 
-class AiSdkEncoder implements StreamEncoder<UIMessageChunk> {
+class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   readonly #view: RunView;
   #step = false;
   #text: { readonly id: string; sent: string } | undefined;
@@ -196,7 +222,7 @@ class AiSdkEncoder implements StreamEncoder<UIMessageChunk> {
     return out;
   }
 
-  failure(message: string, code: string): UIMessageChunk {
+  failure(message: string, code: string): AiSdkChunk {
     return { type: 'error', errorText: `${message} (${code})` };
   }
 
@@ -273,7 +299,7 @@ class AiSdkEncoder implements StreamEncoder<UIMessageChunk> {
     this.#step = false;
   }
 
-  #end(event: LoopEventOf<'run.terminated'>): UIMessageChunk[] {
+  #end(event: LoopEventOf<'run.terminated'>): AiSdkChunk[] {
     const { usage, reason, iterations } = event;
     const messageMetadata: AiSdkRunMetadata = { runId: this.#view.runId, reason, iterations, usage };
     // Only an answer finishes; a cancelled run aborts, every other end is an error.
@@ -295,6 +321,6 @@ function parseInput(args: string): { value: unknown } {
 }
 
 /** An event the protocol has no own chunk for, as a `data-actorloop.<type>` part holding the event. */
-function data(event: JournalEntry['event'], id?: string): UIMessageChunk {
+function data(event: JournalEntry['event'], id?: string): AiSdkChunk {
   return { type: `data-actorloop.${event.type}`, data: event, ...(id === undefined ? {} : { id }) };
 }

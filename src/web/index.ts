@@ -14,7 +14,7 @@
  */
 export { createAgUiHandler, agUiProtocol, AG_UI_INTERRUPT } from './agUi.ts';
 export { createAiSdkHandler, aiSdkProtocol } from './aiSdk.ts';
-export type { AiSdkRunMetadata } from './aiSdk.ts';
+export type { AiSdkRunMetadata, AiSdkChunk } from './aiSdk.ts';
 export { createRunHandler } from './handler.ts';
 export type { WebHandler, WebHandlerOptions } from './handler.ts';
 export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, WebProtocol } from './protocol.ts';

@@ -10,7 +10,7 @@ import { RunCancelledError } from '../../src/agent/errors.ts';
 import type { AgentRun } from '../../src/agent/types.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
+import { createAiSdkHandler, type AiSdkChunk } from '../../src/web/aiSdk.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
 import { add, post, serve, type Served } from './support.ts';
@@ -21,6 +21,9 @@ afterEach(async () => {
   await served?.close();
   served = undefined;
 });
+
+// Every chunk the protocol sends is one the AI SDK's reader takes: the type check fails otherwise.
+export const fitsTheAiSdk = (chunk: AiSdkChunk): UIMessageChunk => chunk;
 
 /** What useChat's default transport posts: the chat id and every message so far. */
 const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: undefined });
