@@ -38,13 +38,16 @@ describe('the front door', () => {
 });
 
 describe('actorloop/web', () => {
-  // The handler, the protocol seam a second protocol plugs into, and the Node adapter: nothing more.
-  it('exports the AG-UI handler, the protocol seam and the Node adapter', () => {
+  // The two protocols' handlers, the protocol seam, and the Node adapter: nothing more.
+  it('exports the AG-UI and AI SDK handlers, the protocol seam and the Node adapter', () => {
     const web = exportedNames(fileURLToPath(new URL('../src/web/index.ts', import.meta.url)));
     expect(web.sort()).toEqual(
       [
         'AG_UI_INTERRUPT',
+        'AiSdkChunk',
+        'AiSdkRunMetadata',
         'JournalReader',
+        'ResumeRequest',
         'RunDetails',
         'RunView',
         'StartRequest',
@@ -53,7 +56,9 @@ describe('actorloop/web', () => {
         'WebHandlerOptions',
         'WebProtocol',
         'agUiProtocol',
+        'aiSdkProtocol',
         'createAgUiHandler',
+        'createAiSdkHandler',
         'createRunHandler',
         'toNodeListener',
       ].sort(),

@@ -89,7 +89,7 @@ import { HookFailedError } from 'actorloop/errors';
 import { scriptedModel } from 'actorloop/testing';
 import { loadSkills, type Trace } from 'actorloop/memory';
 import { createPostgresRuntime, runWorker, type PostgresRuntime } from 'actorloop/postgres';
-import { createAgUiHandler, toNodeListener, type WebHandler } from 'actorloop/web';
+import { createAgUiHandler, createAiSdkHandler, toNodeListener, type WebHandler } from 'actorloop/web';
 const runtime: PostgresRuntime = createPostgresRuntime({ connectionString: 'postgres://app@127.0.0.1:5432/app' });
 export const durable = () => [createAgent({ id: 'durable', model: scriptedModel([{ text: 'ok' }]), runtime }), runWorker({ runtime, concurrency: 2 })];
 const hooks: AgentHooks = { beforeToolCall: (call) => (call.tool === 'shell' ? { kind: 'deny', reason: 'no shell' } : undefined) };
@@ -98,6 +98,7 @@ const result: LoopResult = await agent.run('hi');
 const trace: Trace | undefined = await agent.traces.get(result.runId);
 const web: WebHandler = createAgUiHandler(agent, { pollIntervalMs: 500 });
 export const listener = toNodeListener(web);
+export const chat: WebHandler = createAiSdkHandler(agent);
 export const seen = [trace?.status, new HookFailedError('onError', 'x').code];
 `,
     );

@@ -18,9 +18,9 @@ import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
 import { detailsFromMessages, NO_DETAILS, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
-import type { WebProtocol } from './protocol.ts';
+import type { ResumeRequest, WebProtocol } from './protocol.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
-import { parseEventId, SSE_HEADERS, sseBody } from './sse.ts';
+import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
 
 /** A request in, a response out: mounts as a Next.js route handler, in Hono, Bun or Deno. */
 export type WebHandler = (request: Request) => Promise<Response>;
@@ -94,14 +94,15 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 
   const read = options.journal ?? (options.store === undefined ? undefined : storeReader(options.store));
-  const stream = async (runId: string, request: Request): Promise<Response> => {
-    const after = parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
+  const stream = async (runId: string, request: Request, from?: EventCursor): Promise<Response> => {
+    const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
     const feed = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId);
     return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const start = async (request: Request): Promise<Response> => {
     const wanted = protocol.parseStart(await jsonBody(request, false));
+    if ('resume' in wanted) return resume(wanted.resume, request);
     if (wanted.runId !== undefined) {
       if (!RUN_ID.test(wanted.runId)) throw new WebRequestError(400, `runId "${wanted.runId.slice(0, 40)}" is not usable: use letters, digits and _.:- (at most 128), or leave it to the server.`);
       if (runs.has(wanted.runId) || agent.journal.last(wanted.runId) !== undefined) {
@@ -121,28 +122,50 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return stream(handle.runId, request);
   };
 
+  /** The live run `runId`, refused when it is unknown or has ended. */
+  const liveRun = (runId: string, action: string): AgentRun => {
+    const held = runs.get(runId);
+    if (held === undefined) throw new WebRequestError(404, `No run ${runId} started through this handler in this process is known: start runs with a POST to the handler.`);
+    if (isEnded(held.handle)) throw new WebRequestError(409, `Run ${runId} has ended (${held.handle.phase()}): there is nothing to ${action}.`);
+    return held.handle;
+  };
+
+  /** The calls of `handle` waiting for a human; refused when it is not waiting or `toolCallIds` names others. */
+  const waiting = (handle: AgentRun, action: string, toolCallIds: readonly string[]): readonly string[] => {
+    const pending = handle.actor.getSnapshot().context.pending;
+    // `pending` is set exactly while the run waits for a human.
+    if (pending === null) {
+      throw new WebRequestError(409, `Run ${handle.runId} is not waiting for a human (it is in ${handle.phase()}): ${action} a call once the stream shows its interrupt.`);
+    }
+    const stray = toolCallIds.filter((id) => !pending.toolCallIds.includes(id));
+    if (stray.length > 0) throw new WebRequestError(409, `Tool calls ${stray.join(', ')} of run ${handle.runId} are not waiting; waiting: ${pending.toolCallIds.join(', ')}.`);
+    return pending.toolCallIds;
+  };
+
   const decide = async (runId: string, action: 'approve' | 'reject' | 'cancel', request: Request): Promise<Response> => {
     const body = Decision.safeParse(await jsonBody(request, true));
     if (!body.success) throw new WebRequestError(400, `The ${action} body must be { toolCallIds?: string[], reason?: string }: ${oneLine(body.error)}.`);
-    const held = runs.get(runId);
-    if (held === undefined) throw new WebRequestError(404, `No run ${runId} started through this handler in this process is known: start runs with a POST to the handler.`);
-    const { handle } = held;
-    if (isEnded(handle)) throw new WebRequestError(409, `Run ${runId} has ended (${handle.phase()}): there is nothing to ${action}.`);
+    const handle = liveRun(runId, action);
     const { toolCallIds, reason } = body.data;
     if (action === 'cancel') {
       handle.cancel(reason ?? 'cancelled from the web page');
       return json(202, { runId, action });
     }
-    const pending = handle.actor.getSnapshot().context.pending;
-    // `pending` is set exactly while the run waits for a human.
-    if (pending === null) {
-      throw new WebRequestError(409, `Run ${runId} is not waiting for a human (it is in ${handle.phase()}): ${action} a call once the stream shows its interrupt.`);
-    }
-    const stray = (toolCallIds ?? []).filter((id) => !pending.toolCallIds.includes(id));
-    if (stray.length > 0) throw new WebRequestError(409, `Tool calls ${stray.join(', ')} of run ${runId} are not waiting; waiting: ${pending.toolCallIds.join(', ')}.`);
+    const pending = waiting(handle, action, toolCallIds ?? []);
     if (action === 'approve') handle.approve(toolCallIds);
     else handle.reject(reason, toolCallIds);
-    return json(202, { runId, action, toolCallIds: toolCallIds ?? pending.toolCallIds });
+    return json(202, { runId, action, toolCallIds: toolCallIds ?? pending });
+  };
+
+  /** Decide the calls a page answered in its request, then stream the run on from its wait. */
+  const resume = async ({ runId, approved, rejected }: ResumeRequest['resume'], request: Request): Promise<Response> => {
+    const handle = liveRun(runId, 'answer');
+    waiting(handle, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
+    // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
+    for (const { toolCallId, reason } of rejected) handle.reject(reason, [toolCallId]);
+    if (approved.length > 0) handle.approve(approved);
+    const lastWait = agent.journal.entries(runId).findLast((entry) => entry.event.type === 'human.awaiting');
+    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER });
   };
 
   return async (request) => {

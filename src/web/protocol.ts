@@ -22,6 +22,19 @@ export interface StartRequest {
 export type { RunDetails, RunView } from '../events/agUiEncoder.ts';
 
 /**
+ * A request that answers a run's wait for a human instead of starting a run: protocols whose
+ * page sends its approvals in its next request (the AI SDK's) read them into this. The handler
+ * decides the waiting calls and streams the run on from the wait.
+ */
+export interface ResumeRequest {
+  readonly resume: {
+    readonly runId: string;
+    readonly approved: readonly string[];
+    readonly rejected: readonly { readonly toolCallId: string; readonly reason?: string }[];
+  };
+}
+
+/**
  * Turns one run's entries, fed in order from its first, into a protocol's events. It may keep
  * state (an open message), but its output must depend only on the entries and details it is
  * given: a reconnect encodes the run again from its first entry and sends what the page missed.
@@ -35,12 +48,17 @@ export interface StreamEncoder<TEvent> {
   encode(entry: JournalEntry): (TEvent | undefined)[];
   /** The event that ends a stream whose source failed (a store that could not be read again). */
   failure(message: string, code: string): TEvent;
+  /**
+   * True for an entry that ends a response: the page answers it in a new request (a wait for a
+   * human, in the AI SDK) and a stream resumed after it goes on. Absent: streams end with the run.
+   */
+  endsResponse?(entry: JournalEntry): boolean;
 }
 
 /** One wire protocol: how a start request is read and how a run is encoded and framed. */
 export interface WebProtocol<TEvent> {
-  /** Reads a start request's JSON body; throws WebRequestError (400) for one it cannot use. */
-  parseStart(body: unknown): StartRequest;
+  /** Reads a start (or resume) request's JSON body; throws WebRequestError (400) for one it cannot use. */
+  parseStart(body: unknown): StartRequest | ResumeRequest;
   encoder(view: RunView): StreamEncoder<TEvent>;
   /** One event as the `data:` lines of a server-sent event, ending with its blank line. */
   frame(event: TEvent): string;

@@ -79,6 +79,8 @@ export function sseBody<TEvent>(
             lastId = `${entry.sequence}.${index}`;
             send(lastId, event);
           }
+          // An entry before the cursor was answered already: the stream goes on past it.
+          if (encoder.endsResponse?.(entry) === true && (after === undefined || entry.sequence > after.sequence)) close();
         },
         error(error: unknown) {
           // No id: a page that reconnects after it resumes where the last good event left it.
@@ -87,6 +89,8 @@ export function sseBody<TEvent>(
         },
         complete: close,
       });
+      // A replayed journal can end the response while `subscribe` is still running.
+      if (!open) subscription.unsubscribe();
       if (signal.aborted) close();
     },
     cancel() {

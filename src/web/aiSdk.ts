@@ -1,0 +1,326 @@
+/**
+ * The AI SDK's UI message stream (what `useChat` reads) over the run feed. A chat request's last
+ * user message is the task, the messages before it the history. Each model turn is a step;
+ * streamed tokens and thinking are text and reasoning parts; tool calls carry their input and
+ * output; a wait for a human is a tool approval request that ends the response, and the page's
+ * answer (`addToolApprovalResponse`, sent with its next request) approves or rejects the waiting
+ * calls and streams the run on. Everything else the loop journals is a `data-actorloop.<type>`
+ * part; the end carries the usage in its message metadata.
+ */
+import { z } from 'zod';
+import type { Agent } from '../agent/types.ts';
+import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
+import type { Message, ToolCall } from '../core/messages.ts';
+import { WebRequestError } from './errors.ts';
+import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
+import type { ResumeRequest, RunView, StartRequest, StreamEncoder, WebProtocol } from './protocol.ts';
+
+/**
+ * Serve `agent`'s runs to the AI SDK's `useChat` (its default transport): POST a chat request
+ * to stream a run; see `createRunHandler` for the other routes.
+ *
+ * @example
+ * ```ts
+ * // app/api/chat/[[...path]]/route.ts (Next.js)
+ * const handler = createAiSdkHandler(agent);
+ * export { handler as GET, handler as POST };
+ * ```
+ */
+export function createAiSdkHandler(agent: Agent, options: WebHandlerOptions = {}): WebHandler {
+  return createRunHandler(agent, aiSdkProtocol, options);
+}
+
+/** The AI SDK UI message stream as a protocol of the run handler. */
+export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
+  parseStart,
+  encoder: (view) => new AiSdkEncoder(view),
+  frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
+  headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
+};
+
+/**
+ * The UI message stream chunks this protocol sends: a subset of the AI SDK's `AiSdkChunk`,
+ * written out so the package's declarations need no `ai` installed (a test pins that they fit).
+ */
+export type AiSdkChunk =
+  | { readonly type: 'start'; readonly messageId: string }
+  | { readonly type: 'start-step' }
+  | { readonly type: 'finish-step' }
+  | { readonly type: 'text-start'; readonly id: string }
+  | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'text-end'; readonly id: string }
+  | { readonly type: 'reasoning-start'; readonly id: string }
+  | { readonly type: 'reasoning-delta'; readonly id: string; readonly delta: string }
+  | { readonly type: 'reasoning-end'; readonly id: string }
+  | { readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: 'tool-input-delta'; readonly toolCallId: string; readonly inputTextDelta: string }
+  | { readonly type: 'tool-input-available'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string }
+  | { readonly type: 'tool-output-denied'; readonly toolCallId: string }
+  | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCallId: string; readonly reason?: string }
+  | { readonly type: `data-${string}`; readonly data: unknown; readonly id?: string }
+  | { readonly type: 'finish'; readonly finishReason?: 'stop' | 'tool-calls'; readonly messageMetadata?: AiSdkRunMetadata }
+  | { readonly type: 'message-metadata'; readonly messageMetadata: AiSdkRunMetadata }
+  | { readonly type: 'abort'; readonly reason?: string }
+  | { readonly type: 'error'; readonly errorText: string };
+
+/** The message metadata of a run's last chunk. */
+export interface AiSdkRunMetadata {
+  readonly runId: string;
+  readonly reason: string;
+  readonly iterations: number;
+  readonly usage: LoopEventOf<'run.terminated'>['usage'];
+}
+
+// Only what is read is checked; the page's other fields and parts pass untouched.
+const Part = z.looseObject({ type: z.string() });
+const UiMessage = z.looseObject({ id: z.string(), role: z.enum(['system', 'user', 'assistant']), parts: z.array(Part) });
+const ChatRequest = z.looseObject({ id: z.string().min(1), messages: z.array(UiMessage).min(1) });
+const ToolPart = z.looseObject({
+  type: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string().optional(),
+  state: z.string(),
+  input: z.unknown().optional(),
+  output: z.unknown().optional(),
+  errorText: z.string().optional(),
+  approval: z.looseObject({ id: z.string(), approved: z.boolean().optional(), reason: z.string().optional() }).optional(),
+});
+type UiMessage = z.infer<typeof UiMessage>;
+type ToolPart = z.infer<typeof ToolPart>;
+
+function parseStart(body: unknown): StartRequest | ResumeRequest {
+  const parsed = ChatRequest.safeParse(body);
+  if (!parsed.success) throw new WebRequestError(400, `The body is not a chat request ({ id, messages: UIMessage[] }, what useChat sends): ${oneLine(parsed.error)}.`);
+  const { id, messages } = parsed.data;
+  const last = messages.at(-1) as UiMessage;
+  if (last.role === 'assistant') return resumeOf(last);
+  const task = last.role === 'user' ? textOf(last) : '';
+  if (task.trim() === '') throw new WebRequestError(400, 'The last message must be a user message with text (the task of the run), or the assistant message answering a tool approval request.');
+  return { task, history: messages.slice(0, -1).flatMap(toMessages), threadId: id };
+}
+
+/** An assistant message whose approval requests the page answered: its id is the run's. */
+function resumeOf(message: UiMessage): ResumeRequest {
+  const approved: string[] = [];
+  const rejected: { toolCallId: string; reason?: string }[] = [];
+  for (const part of toolParts(message)) {
+    if (part.state !== 'approval-responded' || part.approval?.approved === undefined) continue;
+    if (part.approval.approved) approved.push(part.toolCallId);
+    else rejected.push({ toolCallId: part.toolCallId, ...(part.approval.reason === undefined ? {} : { reason: part.approval.reason }) });
+  }
+  if (approved.length + rejected.length === 0) {
+    throw new WebRequestError(400, 'The last message is an assistant message with no answered tool approval: send a user message to start a run, or answer the approval request with addToolApprovalResponse.');
+  }
+  return { resume: { runId: message.id, approved, rejected } };
+}
+
+function textOf(message: UiMessage): string {
+  return message.parts.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
+}
+
+function toolParts(message: UiMessage): ToolPart[] {
+  return message.parts.flatMap((part) => {
+    if (part.type !== 'dynamic-tool' && !part.type.startsWith('tool-')) return [];
+    const tool = ToolPart.safeParse(part);
+    return tool.success ? [tool.data] : [];
+  });
+}
+
+/** One UI message as the loop's: an assistant's finished tool calls become calls and their results. */
+function toMessages(message: UiMessage): Message[] {
+  if (message.role !== 'assistant') return [{ role: message.role, content: textOf(message) }];
+  const done = toolParts(message).filter((part) => part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied');
+  const toolCalls: ToolCall[] = done.map((part) => ({ id: part.toolCallId, name: part.toolName ?? part.type.slice('tool-'.length), arguments: JSON.stringify(part.input ?? {}) }));
+  const text = textOf(message);
+  const results: Message[] = done.map((part) => {
+    if (part.state === 'output-available') return { role: 'tool', toolCallId: part.toolCallId, content: typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null) };
+    const content = part.state === 'output-error' ? (part.errorText ?? 'The tool failed.') : `A human rejected this call${part.approval?.reason === undefined ? '' : `: ${part.approval.reason}`}.`;
+    return { role: 'tool', toolCallId: part.toolCallId, content, isError: true };
+  });
+  return [{ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length === 0 ? {} : { toolCalls }) }, ...results];
+}
+
+
+type Out = (AiSdkChunk | undefined)[];
+
+class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
+  readonly #view: RunView;
+  #step = false;
+  #text: { readonly id: string; sent: string } | undefined;
+  #reasoning: { readonly id: string; sent: string } | undefined;
+  /** Calls announced, with the status their run ended in, until their output is sent. */
+  readonly #open = new Map<string, string | undefined>();
+  /** Calls a human rejected: their output is a denial. */
+  readonly #rejected = new Set<string>();
+
+  constructor(view: RunView) {
+    this.#view = view;
+  }
+
+  endsResponse(entry: JournalEntry): boolean {
+    return entry.event.type === 'human.awaiting';
+  }
+
+  encode(entry: JournalEntry): Out {
+    const out: Out = [];
+    const { event } = entry;
+    switch (event.type) {
+      case 'run.started':
+        out.push({ type: 'start', messageId: this.#view.runId });
+        break;
+      case 'phase.entered':
+        // A step is one model turn: its reply, the gate, the calls and their results.
+        if (event.phase === 'reason') {
+          this.#closeStep(out);
+          this.#step = true;
+          out.push({ type: 'start-step' });
+        }
+        // One part, updated in place: the phase the run is in.
+        out.push(data(event, 'phase'));
+        break;
+      case 'token.delta':
+        if (event.delta !== '') this.#sendText(out, entry.sequence, event.delta);
+        break;
+      case 'thinking.delta':
+        if (event.delta !== '') this.#sendReasoning(out, entry.sequence, event.delta);
+        break;
+      case 'reasoning.completed':
+        this.#completed(out, entry.sequence, event);
+        break;
+      case 'tool.finished':
+        if (this.#open.has(event.toolCallId)) this.#open.set(event.toolCallId, event.status);
+        out.push(data(event));
+        break;
+      case 'human.decided':
+        if (event.decision === 'reject') for (const id of event.toolCallIds) this.#rejected.add(id);
+        out.push(data(event));
+        break;
+      case 'observations.collected':
+        this.#results(out);
+        out.push(data(event));
+        break;
+      case 'human.awaiting':
+        out.push(data(event));
+        for (const toolCallId of event.toolCallIds) {
+          const reason = event.reasons?.find((r) => r.toolCallId === toolCallId)?.reason;
+          out.push({ type: 'tool-approval-request', approvalId: toolCallId, toolCallId, ...(reason === undefined ? {} : { reason }) });
+        }
+        // The page answers in its next request; this response ends here.
+        this.#closeStep(out);
+        out.push({ type: 'finish', finishReason: 'tool-calls' });
+        break;
+      case 'run.terminated':
+        this.#closeParts(out);
+        this.#closeStep(out);
+        out.push(...this.#end(event));
+        break;
+      default:
+        out.push(data(event));
+    }
+    return out;
+  }
+
+  failure(message: string, code: string): AiSdkChunk {
+    return { type: 'error', errorText: `${message} (${code})` };
+  }
+
+  #sendText(out: Out, sequence: number, delta: string): void {
+    this.#closeReasoning(out);
+    if (this.#text === undefined) {
+      // Named by the entry that opened it: the same id on every encoding of the run.
+      this.#text = { id: `text:${sequence}`, sent: '' };
+      out.push({ type: 'text-start', id: this.#text.id });
+    }
+    this.#text.sent += delta;
+    out.push({ type: 'text-delta', id: this.#text.id, delta });
+  }
+
+  #sendReasoning(out: Out, sequence: number, delta: string): void {
+    if (this.#reasoning === undefined) {
+      this.#reasoning = { id: `reasoning:${sequence}`, sent: '' };
+      out.push({ type: 'reasoning-start', id: this.#reasoning.id });
+    }
+    this.#reasoning.sent += delta;
+    out.push({ type: 'reasoning-delta', id: this.#reasoning.id, delta });
+  }
+
+  #closeReasoning(out: Out): void {
+    if (this.#reasoning === undefined) return;
+    out.push({ type: 'reasoning-end', id: this.#reasoning.id });
+    this.#reasoning = undefined;
+  }
+
+  #closeParts(out: Out): void {
+    this.#closeReasoning(out);
+    if (this.#text === undefined) return;
+    out.push({ type: 'text-end', id: this.#text.id });
+    this.#text = undefined;
+  }
+
+  #completed(out: Out, sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
+    // Thinking or a reply that was not streamed (or only partly) is sent whole here.
+    const thought = event.reasoning ?? '';
+    const thinking = this.#reasoning?.sent ?? '';
+    if (this.#text === undefined && thought.length > thinking.length && thought.startsWith(thinking)) this.#sendReasoning(out, sequence, thought.slice(thinking.length));
+    const text = event.text ?? '';
+    const sent = this.#text?.sent ?? '';
+    if (text.length > sent.length && text.startsWith(sent)) this.#sendText(out, sequence, text.slice(sent.length));
+    this.#closeParts(out);
+    for (const call of event.toolCalls) {
+      out.push({ type: 'tool-input-start', toolCallId: call.id, toolName: call.name });
+      const args = this.#view.details.toolArguments(call.id);
+      const input = args === undefined ? undefined : parseInput(args);
+      out.push(args === undefined || args === '' ? undefined : { type: 'tool-input-delta', toolCallId: call.id, inputTextDelta: args });
+      out.push(input === undefined ? undefined : { type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input: input.value });
+      this.#open.set(call.id, undefined);
+    }
+  }
+
+  /** The outputs of the turn's calls: run, failed, refused or rejected, each has its observation by now. */
+  #results(out: Out): void {
+    for (const [toolCallId, status] of this.#open) {
+      if (this.#rejected.has(toolCallId)) {
+        out.push({ type: 'tool-output-denied', toolCallId });
+        continue;
+      }
+      const content = this.#view.details.toolResult(toolCallId);
+      if (content === undefined) out.push(undefined);
+      else if (status === undefined || status === 'ok') out.push({ type: 'tool-output-available', toolCallId, output: content });
+      else out.push({ type: 'tool-output-error', toolCallId, errorText: content });
+    }
+    this.#open.clear();
+  }
+
+  #closeStep(out: Out): void {
+    if (!this.#step) return;
+    out.push({ type: 'finish-step' });
+    this.#step = false;
+  }
+
+  #end(event: LoopEventOf<'run.terminated'>): AiSdkChunk[] {
+    const { usage, reason, iterations } = event;
+    const messageMetadata: AiSdkRunMetadata = { runId: this.#view.runId, reason, iterations, usage };
+    // Only an answer finishes; a cancelled run aborts, every other end is an error.
+    if (reason === 'final_answer') return [{ type: 'finish', finishReason: 'stop', messageMetadata }];
+    if (reason === 'cancelled') return [{ type: 'message-metadata', messageMetadata }, { type: 'abort', reason: 'cancelled' }];
+    const errorText = `${event.error?.message ?? `The run ended without an answer (${reason}).`} (${event.error?.code ?? reason})`;
+    return [{ type: 'message-metadata', messageMetadata }, { type: 'error', errorText }];
+  }
+}
+
+/** Arguments as the JSON value they are; text that is not JSON stays text. */
+function parseInput(args: string): { value: unknown } {
+  if (args.trim() === '') return { value: {} };
+  try {
+    return { value: JSON.parse(args) as unknown };
+  } catch {
+    return { value: args };
+  }
+}
+
+/** An event the protocol has no own chunk for, as a `data-actorloop.<type>` part holding the event. */
+function data(event: JournalEntry['event'], id?: string): AiSdkChunk {
+  return { type: `data-actorloop.${event.type}`, data: event, ...(id === undefined ? {} : { id }) };
+}
