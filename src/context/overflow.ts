@@ -11,7 +11,10 @@
 import type { Message } from '../core/messages.ts';
 import type { PreparerContext, MessagePreparer } from '../core/hooks.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
-import type { ContextLengthError } from '../inference/errors.ts';
+import type { ContextLengthDetails } from '../core/provider.ts';
+
+/** A context-length error as compaction reads it: its sizes and what it said. */
+type Overflow = ContextLengthDetails & { readonly message: string };
 import { createContextBudget, type ContextBudgetOptions } from './budget.ts';
 import { createTokenCounter } from './estimate.ts';
 
@@ -38,7 +41,7 @@ export interface OverflowCompaction {
    * cannot make the request smaller (the error stands).
    */
   afterOverflow(
-    error: ContextLengthError,
+    error: Overflow,
     messages: readonly Message[],
     context: PreparerContext,
   ): Promise<{ readonly messages: readonly Message[]; readonly limit: number; readonly event: Overflowed } | undefined>;
@@ -53,7 +56,7 @@ export interface OverflowCompaction {
  * overflowTarget({ limitTokens: 4097, promptTokens: 3120, completionTokens: 1000 }, 3000); // floor(3097 × 3000/3120 × 0.9) = 2680
  * ```
  */
-export function overflowTarget(error: Pick<ContextLengthError, 'limitTokens' | 'promptTokens' | 'completionTokens'>, estimated: number): number {
+export function overflowTarget(error: ContextLengthDetails, estimated: number): number {
   const { limitTokens, promptTokens, completionTokens } = error;
   let target: number | undefined;
   if (limitTokens !== undefined) {

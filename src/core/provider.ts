@@ -120,3 +120,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0),
   };
 }
+
+/** The sizes a context-length error reported, in the server's tokens, when it said them. */
+export interface ContextLengthDetails {
+  /** The model's context window. */
+  readonly limitTokens?: number;
+  /** The prompt (the messages) as the server counted it. */
+  readonly promptTokens?: number;
+  /** Tokens the request reserved for the reply (`max_tokens`), counted against the window. */
+  readonly completionTokens?: number;
+}

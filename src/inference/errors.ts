@@ -6,6 +6,7 @@
  * so "is this worth another attempt" is decided once, here, where the error is understood.
  * Messages never contain the API key: provider replies that echo it are redacted on the way in.
  */
+import type { ContextLengthDetails } from '../core/provider.ts';
 import type { z } from 'zod';
 import { ActorloopError } from '../core/errors.ts';
 import type { ActorloopErrorOptions } from '../core/errors.ts';
@@ -135,15 +136,7 @@ export class ServerError extends InferenceError {
   }
 }
 
-/** The sizes a context-length error reported, in the server's tokens, when it said them. */
-export interface ContextLengthDetails {
-  /** The model's context window. */
-  readonly limitTokens?: number;
-  /** The prompt (the messages) as the server counted it. */
-  readonly promptTokens?: number;
-  /** Tokens the request reserved for the reply (`max_tokens`), counted against the window. */
-  readonly completionTokens?: number;
-}
+export type { ContextLengthDetails } from '../core/provider.ts';
 
 /**
  * The conversation does not fit the model's context window. Never retried as is: the same
