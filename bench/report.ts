@@ -11,6 +11,7 @@ import type { TraceResult } from './traces.ts';
 import type { RestoreResult } from './restore.ts';
 import type { ExperienceRetrievalResult } from './experiences.ts';
 import type { PostgresSection } from './postgres.ts';
+import type { WebResult } from './web.ts';
 import { postgresRows, postgresTargets } from './postgresReport.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
@@ -42,6 +43,7 @@ export interface BenchResults {
   readonly traces?: TraceResult;
   readonly restore?: RestoreResult;
   readonly experiences?: ExperienceRetrievalResult;
+  readonly web?: WebResult;
   /** The durable runtime on PostgreSQL, or why it was skipped. */
   readonly postgres?: PostgresSection;
   readonly targets: readonly TargetCheck[];
@@ -90,6 +92,7 @@ export function checkTargets(results: Measured): TargetCheck[] {
   const restoreMs = (iterations: number) => results.restore?.rows.find((r) => r.checkpoints && r.iterations === iterations)?.ms.median;
   add('restore', 'restoring a crashed run at 500 iterations ≤ 2× at 5 (checkpoints, median)', [['', ratio(restoreMs(500), restoreMs(5))]], (v) => v <= 2);
   add('experiences', 'experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences?.perQueryMs.median]], (v) => v <= 20, ' ms');
+  add('web', 'web streaming ≤ 1.2× `agent.tokens$` per token (AG-UI handler over loopback HTTP, median)', [['', ratio(results.web?.agUiUs.median, results.web?.directUs.median)]], (v) => v <= 1.2);
   add('stuck', 'stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
   for (const t of postgresTargets(results.postgres)) add('postgres', t.target, t.figures, t.pass, t.unit);
   const f = results.fanOut;
@@ -103,6 +106,31 @@ function hookRows(hooks: HooksResult): string[] {
     (row) =>
       `| ${row.id === 'none' ? 'none' : row.id === 'all' ? 'all seven' : `\`${row.id}\``} | ${fmt(row.perIterationUs.median)} (${fmt(row.perIterationUs.p10)}) | ${show(ratio(row.perIterationUs.median, none), '×')} | ${row.hookCalls} |`,
   );
+}
+
+function webRows(web: WebResult): string[] {
+  const c = web.concurrent;
+  const row = (what: string, us: WebResult['directUs']) => `| ${what} | ${fmt(us.median)} (${fmt(us.p10)}) | ${fmt(us.p90)} | ${show(ratio(us.median, web.directUs.median), '×')} |`;
+  return [
+    '### Web streaming',
+    '',
+    `One run streaming ${web.tokens} tokens from a scripted model with no delay, ${web.directUs.count} runs of each, interleaved. Over HTTP: the handler on Node http (\`toNodeListener\`) on 127.0.0.1, ` +
+      'server and client in one process, the client a plain `fetch` reader parsing each event; every reply reassembled and checked.',
+    '',
+    '| read by | µs per token median (p10) | p90 | vs `tokens$` |',
+    '|---|---|---|---|',
+    row('`agent.tokens$` in process', web.directUs),
+    row('AG-UI handler over HTTP', web.agUiUs),
+    row('AG-UI handler called in process, its body read directly (no HTTP)', web.agUiInProcessUs),
+    row('AI SDK handler over HTTP', web.aiSdkUs),
+    '',
+    `${c.runs} runs started at once through the AG-UI handler, ${c.tokensPerRun} tokens each, server and client in one process; every run's text checked exact.`,
+    '',
+    '| wall ms | runs/s | tokens/s | RSS before MB | peak RSS MB |',
+    '|---|---|---|---|---|',
+    `| ${fmt(c.wallMs)} | ${fmt(c.runsPerSecond)} | ${fmt(c.tokensPerSecond)} | ${c.rssBeforeMb} | ${c.peakRssMb} |`,
+    '',
+  ];
 }
 
 function iterationTable(rows: readonly IterationResult[]): string[] {
@@ -265,6 +293,7 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  if (results.web !== undefined) out.push(...webRows(results.web));
   if (results.postgres !== undefined) out.push('### Durable runtime on PostgreSQL', '', ...postgresRows(results.postgres), '');
   out.push('### Targets', '', '| target | measured | met |', '|---|---|---|');
   for (const t of results.targets) out.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);

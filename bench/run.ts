@@ -2,7 +2,7 @@
  * `npm run bench` — actorloop beside two floors, (a) a bare async loop with the model inline and
  * (b) the leanest XState loop, in one run: cost per loop iteration (react-10, react-100), durable
  * mode, loopback HTTP, 1 000 and 10 000 concurrent agents, stuck detection, strategy fan-out,
- * restoring a crashed run and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
+ * restoring a crashed run, web streaming over SSE and the durable runtime on PostgreSQL (skipped with a note where PostgreSQL is not installed).
  * `npm run bench:peers` adds the Vercel AI SDK, OpenAI Agents JS and LangGraph.js (installed
  * into bench/peers on first use) and writes bench/RESULTS.md. Figures, not a test: nothing here
  * fails on a threshold; every run is checked for its answer and call counts.
@@ -32,6 +32,7 @@ import { measureRestore } from './restore.ts';
 import { measureExperienceRetrieval } from './experiences.ts';
 import { measurePostgres, type PostgresOptions } from './postgres.ts';
 import { measureHttp } from './http.ts';
+import { measureWeb, type WebOptions } from './web.ts';
 import { measureRounds, type IterationResult, type RoundOptions } from './method.ts';
 import { checkTargets, renderMarkdown, type BenchResults } from './report.ts';
 import { actorloop, actorloopDurable } from './scenarios/actorloop.ts';
@@ -46,7 +47,7 @@ const quick = process.argv.includes('--quick');
 const withPeers = process.argv.includes('--peers');
 
 /** The sections, in the order they run; `--only` picks some of them. */
-const SECTIONS = ['iterations', 'http', 'concurrency', 'stuck', 'fanout', 'mcp', 'cedar', 'hooks', 'traces', 'restore', 'experiences', 'postgres'] as const;
+const SECTIONS = ['iterations', 'http', 'concurrency', 'stuck', 'fanout', 'mcp', 'cedar', 'hooks', 'traces', 'restore', 'experiences', 'web', 'postgres'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** `--only a,b` or `--only=a,b`: undefined when absent; an unknown name is an error, not a silent empty run. */
@@ -82,6 +83,7 @@ interface Settings {
   /** Restoring a crashed run: at these iterations, samples (after warm-up) of each. */
   readonly restore: { readonly sizes: readonly number[]; readonly samples: number; readonly warmup: number };
   readonly experienceQueries: number;
+  readonly web: WebOptions;
   /** The PostgreSQL section (see PostgresOptions). */
   readonly postgres: Omit<PostgresOptions, 'log' | 'concurrency'>;
 }
@@ -103,6 +105,7 @@ const settings: Settings = quick
       traceRepeats: 20,
       restore: { sizes: [5, 500], samples: 20, warmup: 3 },
       experienceQueries: 20,
+      web: { tokens: 500, runs: 3, warmupRuns: 1, concurrentRuns: 100, concurrentTokens: 20 },
       postgres: { agents: 100, workers: [1, 2], waiting: 1000, fsyncOn: false, sequentialRuns: 5 },
     }
   : {
@@ -124,6 +127,7 @@ const settings: Settings = quick
       traceRepeats: 500,
       restore: { sizes: [5, 50, 500], samples: 30, warmup: 5 },
       experienceQueries: 200,
+      web: { tokens: 2000, runs: 15, warmupRuns: 3, concurrentRuns: 1000, concurrentTokens: 50 },
       postgres: { agents: 2000, workers: [1, 2, 4], waiting: 20_000, fsyncOn: true, sequentialRuns: 20 },
     };
 
@@ -178,12 +182,15 @@ async function measureAll(scratch: string): Promise<void> {
     measureRestore({ ...settings.restore, dir: mkdtempSync(join(scratch, 'restore-')) }),
   );
   const experiences = await section('experiences', 'experience retrieval at 10 000 items', () => measureExperienceRetrieval({ items: 10_000, queries: settings.experienceQueries }));
+  const web = await section('web', `web streaming: ${settings.web.tokens} tokens via tokens$ vs the AG-UI and AI SDK handlers over HTTP; ${settings.web.concurrentRuns} concurrent runs`, () =>
+    measureWeb(settings.web),
+  );
   const postgres = await section('postgres', 'the durable runtime on PostgreSQL: throughput and cost per agent by worker processes, with runs waiting on a human, with fsync on, cost per iteration', () =>
     measurePostgres({ ...settings.postgres, log }),
   );
   if (postgres !== undefined && 'skipped' in postgres) log(postgres.skipped);
 
-  const measured = { quick, ...(only === undefined ? {} : { only }), peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, restore, experiences, postgres };
+  const measured = { quick, ...(only === undefined ? {} : { only }), peers: withPeers, environment, loadAtEnd: Number((loadavg()[0] ?? 0).toFixed(2)), iterations, http, concurrency, stuck, fanOut, mcp, cedar, hooks, traces, restore, experiences, web, postgres };
   const results: BenchResults = { ...measured, targets: checkTargets(measured) };
   const markdown = renderMarkdown(results);
   process.stdout.write(`${markdown}\n`);

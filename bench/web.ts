@@ -1,0 +1,204 @@
+/**
+ * Web streaming: a streamed reply read by `agent.tokens$` in process against the same reply read
+ * over real HTTP on 127.0.0.1 through the AG-UI and AI SDK handlers (Node http via
+ * `toNodeListener`, server and client in this process), and through the AG-UI handler called in
+ * process without HTTP; then many streamed runs at once through the AG-UI handler. Every run's
+ * text is reassembled and compared with what the model sent.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAgent, type Agent } from '../src/index.ts';
+import { scriptedModel } from '../src/testing/index.ts';
+import { createAgUiHandler, createAiSdkHandler, toNodeListener } from '../src/web/index.ts';
+import { summarize, type Summary } from './stats.ts';
+
+export interface WebOptions {
+  /** Tokens in the reply of the per-token rows. */
+  readonly tokens: number;
+  /** Runs of each way of reading, after `warmupRuns`, interleaved round by round. */
+  readonly runs: number;
+  readonly warmupRuns: number;
+  /** Runs started at once through the AG-UI handler, and tokens in each reply. */
+  readonly concurrentRuns: number;
+  readonly concurrentTokens: number;
+}
+
+export interface WebResult {
+  readonly tokens: number;
+  /** µs per token, one sample per run. */
+  readonly directUs: Summary;
+  readonly agUiUs: Summary;
+  /** The AG-UI handler called in process, its Response body read directly: the handler without HTTP. */
+  readonly agUiInProcessUs: Summary;
+  readonly aiSdkUs: Summary;
+  readonly concurrent: {
+    readonly runs: number;
+    readonly tokensPerRun: number;
+    readonly wallMs: number;
+    readonly runsPerSecond: number;
+    readonly tokensPerSecond: number;
+    readonly rssBeforeMb: number;
+    /** The highest RSS sampled during the runs (every 10 ms and at the end). */
+    readonly peakRssMb: number;
+  };
+}
+
+/** The reply the model streams for a task: `tokens` pieces that name the task, so a mixed-up stream shows. */
+const piecesFor = (task: string, tokens: number) => Array.from({ length: tokens }, (_, i) => `${task}.${i} `);
+
+function streamingAgent(tokens: number): Agent {
+  const model = scriptedModel((request) => {
+    const task = request.messages.findLast((m) => m.role === 'user')?.content;
+    if (typeof task !== 'string') throw new Error('web bench: the request has no user task');
+    const chunks = piecesFor(task, tokens);
+    return { text: chunks.join(''), chunks };
+  });
+  return createAgent({ model: { provider: model, stream: true } });
+}
+
+/** The reply as `tokens$` carries it; resolves when the run has ended. */
+async function readDirect(agent: Agent, task: string): Promise<{ text: string; deltas: number }> {
+  const run = agent.start(task);
+  const pieces: string[] = [];
+  const subscription = agent.tokens$.subscribe((token) => {
+    if (token.runId === run.runId) pieces.push(token.delta);
+  });
+  try {
+    await run.result;
+  } finally {
+    subscription.unsubscribe();
+  }
+  return { text: pieces.join(''), deltas: pieces.length };
+}
+
+type Protocol = 'agUi' | 'aiSdk';
+
+const bodyFor = (protocol: Protocol, task: string, id: string) =>
+  protocol === 'agUi'
+    ? { threadId: `t-${id}`, runId: id, messages: [{ id: 'u1', role: 'user', content: task }], tools: [], context: [], state: {}, forwardedProps: {} }
+    : { id, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: task }] }] };
+
+/**
+ * POST a run and read its SSE stream to the end with a plain reader: the text deltas joined, and
+ * whether the run finished. `send` is `fetch`, or the handler itself to leave HTTP out.
+ */
+async function readStream(send: (request: Request) => Promise<Response>, url: string, protocol: Protocol, task: string, id: string): Promise<{ text: string; deltas: number; finished: boolean }> {
+  const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bodyFor(protocol, task, id)) });
+  const response = await send(request);
+  if (!response.ok || response.body === null) throw new Error(`web bench: ${protocol} answered ${response.status} ${await response.text()}`);
+  const [deltaType, endType] = protocol === 'agUi' ? ['TEXT_MESSAGE_CONTENT', 'RUN_FINISHED'] : ['text-delta', 'finish'];
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  let finished = false;
+  let buffered = '';
+  const take = (block: string) => {
+    for (const line of block.split('\n')) {
+      if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+      const event = JSON.parse(line.slice(6)) as { type: string; delta?: string };
+      if (event.type === deltaType) pieces.push(event.delta ?? '');
+      else if (event.type === endType) finished = true;
+    }
+  };
+  for await (const chunk of response.body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    const cut = buffered.lastIndexOf('\n\n');
+    if (cut < 0) continue;
+    take(buffered.slice(0, cut));
+    buffered = buffered.slice(cut + 2);
+  }
+  take(buffered + decoder.decode());
+  return { text: pieces.join(''), deltas: pieces.length, finished };
+}
+
+/** Fail loudly when a run's reassembled text is not exactly what the model streamed. */
+function check(what: string, task: string, tokens: number, got: { text: string; deltas: number; finished?: boolean }): void {
+  const expected = piecesFor(task, tokens);
+  if (got.finished === false || got.deltas !== tokens || got.text !== expected.join('')) {
+    throw new Error(`web bench: ${what} for "${task}" got ${got.deltas} of ${tokens} deltas${got.finished === false ? ', no end event' : ''}, text ${got.text === expected.join('') ? 'exact' : 'wrong'}`);
+  }
+}
+
+async function listen(server: Server): Promise<string> {
+  // A backlog above Node's default 511 so a thousand connections at once are not refused and retried.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/agent`;
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/**
+ * @example
+ * ```ts
+ * const r = await measureWeb({ tokens: 2000, runs: 10, warmupRuns: 3, concurrentRuns: 1000, concurrentTokens: 50 });
+ * r.agUiUs.median / r.directUs.median;
+ * ```
+ */
+export async function measureWeb(options: WebOptions): Promise<WebResult> {
+  const agent = streamingAgent(options.tokens);
+  const agUiHandler = createAgUiHandler(agent);
+  const agUi = createServer(toNodeListener(agUiHandler));
+  const aiSdk = createServer(toNodeListener(createAiSdkHandler(agent)));
+  try {
+    const urls = { agUi: await listen(agUi), aiSdk: await listen(aiSdk) };
+    const samples = { direct: [] as number[], agUi: [] as number[], agUiInProcess: [] as number[], aiSdk: [] as number[] };
+    const ways = ['direct', 'agUi', 'agUiInProcess', 'aiSdk'] as const;
+    const read = (way: (typeof ways)[number], task: string, id: string) => {
+      if (way === 'direct') return readDirect(agent, task);
+      if (way === 'agUiInProcess') return readStream(agUiHandler, urls.agUi, 'agUi', task, id);
+      return readStream(fetch, urls[way], way, task, id);
+    };
+    for (let round = 0; round < options.warmupRuns + options.runs; round++) {
+      // Rotate which goes first, so none always runs on a warmer process.
+      for (let k = 0; k < ways.length; k++) {
+        const way = ways[(round + k) % ways.length] as (typeof ways)[number];
+        const task = `r${round}${way}`;
+        const started = performance.now();
+        const got = await read(way, task, `run-${round}-${way}`);
+        const us = ((performance.now() - started) * 1000) / options.tokens;
+        check(way, task, options.tokens, got);
+        if (round >= options.warmupRuns) samples[way].push(us);
+      }
+    }
+    const concurrent = await measureConcurrent(options.concurrentRuns, options.concurrentTokens);
+    return { tokens: options.tokens, directUs: summarize(samples.direct), agUiUs: summarize(samples.agUi), agUiInProcessUs: summarize(samples.agUiInProcess), aiSdkUs: summarize(samples.aiSdk), concurrent };
+  } finally {
+    agent.stop();
+    await Promise.all([close(agUi), close(aiSdk)]);
+  }
+}
+
+/** `runs` AG-UI runs started at once against a fresh agent and server; every reply checked. */
+async function measureConcurrent(runs: number, tokens: number): Promise<WebResult['concurrent']> {
+  const agent = streamingAgent(tokens);
+  // The handler keeps ended runs for their details; keep them all so none is dropped mid-bench.
+  const server = createServer(toNodeListener(createAgUiHandler(agent, { retainRuns: runs })));
+  try {
+    const url = await listen(server);
+    const rssBefore = process.memoryUsage.rss();
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: runs }, (_, i) => readStream(fetch, url, 'agUi', `c${i}`, `crun-${i}`)));
+    const wallMs = performance.now() - started;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage.rss());
+    for (const [i, got] of results.entries()) check('a concurrent AG-UI run', `c${i}`, tokens, got);
+    return {
+      runs,
+      tokensPerRun: tokens,
+      wallMs,
+      runsPerSecond: runs / (wallMs / 1000),
+      tokensPerSecond: (runs * tokens) / (wallMs / 1000),
+      rssBeforeMb: mb(rssBefore),
+      peakRssMb: mb(peak),
+    };
+  } finally {
+    agent.stop();
+    await close(server);
+  }
+}
