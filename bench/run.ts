@@ -127,7 +127,7 @@ const settings: Settings = quick
       traceRepeats: 500,
       restore: { sizes: [5, 50, 500], samples: 30, warmup: 5 },
       experienceQueries: 200,
-      web: { tokens: 2000, runs: 15, warmupRuns: 3, concurrentRuns: 1000, concurrentTokens: 50 },
+      web: { tokens: 2000, runs: 30, warmupRuns: 5, concurrentRuns: 1000, concurrentTokens: 50 },
       postgres: { agents: 2000, workers: [1, 2, 4], waiting: 20_000, fsyncOn: true, sequentialRuns: 20 },
     };
 
