@@ -58,14 +58,14 @@ function streamingAgent(tokens: number): Agent {
 }
 
 /** The reply as `tokens$` carries it; resolves when the run has ended. */
-async function readDirect(agent: Agent, task: string): Promise<{ text: string; deltas: number }> {
-  const run = agent.start(task);
+async function readDirect(agent: Agent, task: string, runId: string): Promise<{ text: string; deltas: number }> {
   const pieces: string[] = [];
+  // Subscribed before the run starts, so no token can come before the reader.
   const subscription = agent.tokens$.subscribe((token) => {
-    if (token.runId === run.runId) pieces.push(token.delta);
+    if (token.runId === runId) pieces.push(token.delta);
   });
   try {
-    await run.result;
+    await agent.start(task, { runId }).result;
   } finally {
     subscription.unsubscribe();
   }
@@ -149,7 +149,7 @@ export async function measureWeb(options: WebOptions): Promise<WebResult> {
     const samples = { direct: [] as number[], agUi: [] as number[], agUiInProcess: [] as number[], aiSdk: [] as number[] };
     const ways = ['direct', 'agUi', 'agUiInProcess', 'aiSdk'] as const;
     const read = (way: (typeof ways)[number], task: string, id: string) => {
-      if (way === 'direct') return readDirect(agent, task);
+      if (way === 'direct') return readDirect(agent, task, id);
       if (way === 'agUiInProcess') return readStream(agUiHandler, urls.agUi, 'agUi', task, id);
       return readStream(fetch, urls[way], way, task, id);
     };
