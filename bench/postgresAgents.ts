@@ -38,7 +38,7 @@ export function benchAgent(runtime: PostgresRuntime | undefined, options: { read
       if (counts !== undefined) bump(counts.model, String(request.messages.find((message) => message.role === 'user')?.content));
       const done = request.messages.filter((message) => message.role === 'tool').length;
       // Ids from the progress, not the model's call counter: two workers' counters can agree.
-      if (done < CALLS) return { toolCalls: [{ id: `c${done}`, name: 'noop', arguments: {} }], delayMs: options.delayMs };
+      if (done < CALLS) return { toolCalls: [{ id: `c${done}`, name: 'noop', arguments: { step: done } }], delayMs: options.delayMs };
       return { text: ANSWER, delayMs: options.delayMs };
     },
     { recordCalls: false },
@@ -46,14 +46,13 @@ export function benchAgent(runtime: PostgresRuntime | undefined, options: { read
   const noop = defineTool({
     name: 'noop',
     description: 'Do nothing.',
-    input: z.object({}),
+    input: z.object({ step: z.number() }),
     execute: async (_input, context) => {
       if (counts !== undefined) bump(counts.tool, context.runId);
       return 'ok';
     },
   });
-  // Ten identical calls are the workload here, not a loop to stop.
-  return createAgent({ id: AGENT_ID, model, tools: [noop], resilience: { stuckDetection: false }, ...(runtime === undefined ? {} : { runtime }) });
+  return createAgent({ id: AGENT_ID, model, tools: [noop], ...(runtime === undefined ? {} : { runtime }) });
 }
 
 /** One call of a tool that requires confirmation: each run waits for a human after its first model call. */
