@@ -62,4 +62,12 @@ describe('actorloop/errors', () => {
     const internal = new Set(classes.filter((c) => c.abstract && !exported.has(c.name)).map((c) => c.name));
     expect(classes.filter((c) => !exported.has(c.name) && !testing.has(c.name) && !internal.has(c.name)).map((c) => c.name)).toEqual([]);
   });
+
+  it('keeps the knowledge and experience stores\' former error names, as the shared classes', () => {
+    expect(errors.KnowledgeStoreLockedError).toBe(errors.StoreLockedError);
+    expect(errors.ExperienceStoreLockedError).toBe(errors.StoreLockedError);
+    expect(errors.KnowledgeStoreClosedError).toBe(errors.StoreClosedError);
+    expect(errors.ExperienceStoreClosedError).toBe(errors.StoreClosedError);
+    expect(errors.ExperienceNotFoundError).toBe(errors.StoreItemNotFoundError);
+  });
 });
