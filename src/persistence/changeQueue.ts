@@ -26,7 +26,6 @@ export interface Change<T> {
  * ```
  */
 export interface ChangeQueue {
-  readonly closed: boolean;
   /** Throws the store's closed error once `close` was called. */
   assertOpen(): void;
   /**
@@ -78,9 +77,6 @@ export function createChangeQueue(closedError: () => Error): ChangeQueue {
   }
 
   return {
-    get closed() {
-      return closing !== undefined;
-    },
     assertOpen,
     change,
     close(release) {
