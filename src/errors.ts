@@ -27,10 +27,17 @@ export { HookFailedError, ModelCallBlockedError, ReplyTruncatedError, RunCancell
 export { ReplayMismatchError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError, UnsupportedVersionError } from './persistence/errors.ts';
 export { AgentNotFoundError, AgentStoppedError, AskCancelledError } from './system/errors.ts';
 export { InvalidDecisionError, StrategyCancelledError, StrategyRoundsExceededError } from './strategies/errors.ts';
-export { KnowledgeStoreClosedError, KnowledgeStoreLockedError } from './knowledge/errors.ts';
+export { StoreClosedError, StoreItemNotFoundError, StoreLockedError } from './persistence/storeErrors.ts';
 export { InspectorStartError } from './inspect/errors.ts';
 export { PromptRenderError, PromptVariablesError } from './prompts/errors.ts';
-export { ExperienceNotFoundError, ExperienceStoreClosedError, ExperienceStoreLockedError } from './experiences/errors.ts';
+// The per-store names these errors had, kept for code that catches them by type (`code` tells the stores apart).
+export {
+  StoreItemNotFoundError as ExperienceNotFoundError,
+  StoreClosedError as ExperienceStoreClosedError,
+  StoreLockedError as ExperienceStoreLockedError,
+  StoreClosedError as KnowledgeStoreClosedError,
+  StoreLockedError as KnowledgeStoreLockedError,
+} from './persistence/storeErrors.ts';
 export {
   InvalidSessionIdError,
   InvalidSessionKeyError,

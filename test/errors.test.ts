@@ -10,12 +10,13 @@ import * as errors from '../src/errors.ts';
 
 interface Declared {
   readonly name: string;
-  readonly code: string | undefined;
+  /** The literal codes: one, or a union when one class serves several stores (`code` tells them apart). */
+  readonly codes: readonly string[];
   readonly blame: string | undefined;
   readonly abstract: boolean;
 }
 
-/** Every error class declared under `dir` (classes extending …Error), with its literal code and blame. */
+/** Every error class declared under `dir` (classes extending …Error), with its literal code(s) and blame. */
 function declared(dir = 'src'): Declared[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -24,11 +25,19 @@ function declared(dir = 'src'): Declared[] {
     const text = readFileSync(path, 'utf8');
     return [...text.matchAll(/^(export )?(abstract )?class (\w+) extends \w*Error\b[^{]*\{([\s\S]*?)^\}/gm)].map((m) => ({
       name: m[3] as string,
-      code: /readonly code = '([^']+)'/.exec(m[4] as string)?.[1],
+      codes: literalCodes(m[4] as string),
       blame: /readonly blame = '([^']+)'/.exec(m[4] as string)?.[1],
       abstract: m[2] !== undefined,
     }));
   });
+}
+
+/** `readonly code = 'x' as const`, or `readonly code: 'x' | 'y'` set by the constructor. */
+function literalCodes(body: string): string[] {
+  const single = /readonly code = '([^']+)'/.exec(body)?.[1];
+  if (single !== undefined) return [single];
+  const union = /readonly code: ('[^']+'(?: \| '[^']+')*);/.exec(body)?.[1];
+  return union === undefined ? [] : [...union.matchAll(/'([^']+)'/g)].map((m) => m[1] as string);
 }
 
 describe('actorloop/errors', () => {
@@ -38,10 +47,11 @@ describe('actorloop/errors', () => {
   it('gives every concrete error class its own literal code and a blame', () => {
     expect(concrete.length).toBeGreaterThan(40);
     for (const c of concrete) {
-      expect(c.code, c.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
+      expect(c.codes.length, c.name).toBeGreaterThan(0);
+      for (const code of c.codes) expect(code, c.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
       expect(['user', 'model', 'provider', 'tool', 'runtime'], c.name).toContain(c.blame);
     }
-    const codes = concrete.map((c) => c.code);
+    const codes = concrete.flatMap((c) => c.codes);
     expect(codes.filter((code, i) => codes.indexOf(code) !== i)).toEqual([]);
   });
 
@@ -51,5 +61,13 @@ describe('actorloop/errors', () => {
     const testing = new Set([...declared('src/testing'), ...declared('src/cli')].map((c) => c.name));
     const internal = new Set(classes.filter((c) => c.abstract && !exported.has(c.name)).map((c) => c.name));
     expect(classes.filter((c) => !exported.has(c.name) && !testing.has(c.name) && !internal.has(c.name)).map((c) => c.name)).toEqual([]);
+  });
+
+  it('keeps the knowledge and experience stores\' former error names, as the shared classes', () => {
+    expect(errors.KnowledgeStoreLockedError).toBe(errors.StoreLockedError);
+    expect(errors.ExperienceStoreLockedError).toBe(errors.StoreLockedError);
+    expect(errors.KnowledgeStoreClosedError).toBe(errors.StoreClosedError);
+    expect(errors.ExperienceStoreClosedError).toBe(errors.StoreClosedError);
+    expect(errors.ExperienceNotFoundError).toBe(errors.StoreItemNotFoundError);
   });
 });

@@ -8,7 +8,7 @@
  */
 import { join, resolve } from 'node:path';
 import { openLockedDocument } from '../persistence/lockedDocument.ts';
-import { ExperienceStoreLockedError } from './errors.ts';
+import { storeLockedError } from '../persistence/storeErrors.ts';
 import { EXPERIENCES_VERSION, ExperienceDocument } from './experience.ts';
 import { buildExperienceStore, type ExperienceStore, type ExperienceStoreOptions } from './store.ts';
 
@@ -21,7 +21,7 @@ export interface ExperienceFileOptions extends ExperienceStoreOptions {
 /**
  * Open (or create on first write) the experiences file. Rejects with `CorruptFileError` or
  * `UnsupportedVersionError` (from the persistence module) when the file cannot be trusted, and
- * with `ExperienceStoreLockedError` when another open store owns it. Close the store to release it.
+ * with `StoreLockedError` (code `experience_store_locked`) when another open store owns it. Close the store to release it.
  *
  * @example
  * ```ts
@@ -32,13 +32,13 @@ export interface ExperienceFileOptions extends ExperienceStoreOptions {
  */
 export async function openExperienceStore(options: ExperienceFileOptions = {}): Promise<ExperienceStore> {
   const file = resolve(options.file ?? join('.actorloop', 'experiences.json'));
-  const doc = await openLockedDocument(file, ExperienceDocument, EXPERIENCES_VERSION, { v: EXPERIENCES_VERSION, items: [] }, 'experiences', (inThisProcess, cause) =>
-    new ExperienceStoreLockedError(
-      `${file} is already open for writing by another experience store (${inThisProcess ? 'in this process' : 'in another process'}). ` +
-        'Share one store object, or close the other one before opening the file again.',
-      { file, cause },
-    ),
-  );
+  const doc = await openLockedDocument<ExperienceDocument>(file, {
+    schema: ExperienceDocument,
+    version: EXPERIENCES_VERSION,
+    empty: () => ({ v: EXPERIENCES_VERSION, items: [] }),
+    owner: 'experiences',
+    locked: (inThisProcess, cause) => storeLockedError('experience', file, inThisProcess, cause),
+  });
   return buildExperienceStore(doc.data.items, {
     ...(options.redact === undefined ? {} : { redact: options.redact }),
     persistence: {

@@ -14,8 +14,9 @@ import { resolve } from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
 import { KnowledgeIndex } from '../knowledge/searchIndex.ts';
 import { collectTerms } from '../knowledge/terms.ts';
+import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
+import { StoreClosedError, StoreItemNotFoundError } from '../persistence/storeErrors.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
-import { ExperienceNotFoundError, ExperienceStoreClosedError } from './errors.ts';
 import {
   experienceKey,
   appliesIn,
@@ -85,7 +86,7 @@ export interface ExperienceStore {
    * through the store's `redact` first. An invalid candidate rejects with a ConfigurationError.
    */
   add(candidate: NewExperience, options?: ExperienceAddOptions): Promise<Experience>;
-  /** Make a pending experience active; rejects with ExperienceNotFoundError for an unknown id. */
+  /** Make a pending experience active; rejects with StoreItemNotFoundError (code `experience_not_found`) for an unknown id. */
   accept(id: string): Promise<Experience>;
   /** Remove an experience; resolves to false when there was none. */
   remove(id: string): Promise<boolean>;
@@ -153,8 +154,13 @@ export function buildExperienceStore(
   /** Condition + rule + scope → id: what makes two experiences the same. */
   const byKey = new Map<string, string>();
   const index = new KnowledgeIndex();
-  let queue: Promise<unknown> = Promise.resolve();
-  let closed = false;
+  const queue = createChangeQueue(
+    () =>
+      new StoreClosedError('The experience store is closed. Open it again (openExperienceStore) before adding, accepting, removing or recording outcomes.', {
+        code: 'experience_store_closed',
+      }),
+  );
+  const save = persistence === undefined ? undefined : () => persistence.save([...byId.values()]);
 
   /** Store `item`; the index is touched only when its text is new (an update keeps the same text). */
   const put = (item: Experience): void => {
@@ -181,26 +187,6 @@ export function buildExperienceStore(
   };
   for (const item of initial) put(freeze({ ...item }));
 
-  /** Run one change after the previous ones; persist it, or undo it if persisting fails. */
-  function change<T>(apply: () => { result: T; undo: () => void; changed?: boolean }): Promise<T> {
-    if (closed) return Promise.reject(closedError());
-    const run = async (): Promise<T> => {
-      const { result, undo, changed = true } = apply();
-      if (persistence !== undefined && changed) {
-        try {
-          await persistence.save([...byId.values()]);
-        } catch (error) {
-          undo();
-          throw error;
-        }
-      }
-      return result;
-    };
-    const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
-    return next;
-  }
-
   /** Put `items` back as they were (an undo). */
   const restore = (items: readonly Experience[]): void => {
     for (const item of items) byId.set(item.id, item);
@@ -217,32 +203,30 @@ export function buildExperienceStore(
     },
     seed: (candidate, status) => void upsert(cleanCandidate(candidate, redact, Date.now(), newId(), status)),
     add(candidate, addOptions = {}) {
-      let fresh: Experience;
-      try {
-        fresh = cleanCandidate(candidate, redact, Date.now(), newId(), addOptions.status ?? 'pending');
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return change(() => {
-        const { item, existing } = upsert(fresh);
-        return { result: item, undo: () => (existing === undefined ? drop(item.id) : restore([existing])) };
-      });
+      return queue.change(
+        (fresh): Change<Experience> => {
+          const { item, existing } = upsert(fresh);
+          return { result: item, write: save, undo: () => (existing === undefined ? drop(item.id) : restore([existing])) };
+        },
+        () => cleanCandidate(candidate, redact, Date.now(), newId(), addOptions.status ?? 'pending'),
+      );
     },
     accept(id) {
-      return change(() => {
+      return queue.change((): Change<Experience> => {
         const existing = byId.get(id);
-        if (existing === undefined) throw new ExperienceNotFoundError(id);
-        if (existing.status === 'active') return { result: existing, undo: () => undefined, changed: false };
+        if (existing === undefined) throw notFound(id);
+        if (existing.status === 'active') return { result: existing };
         const item = freeze({ ...existing, status: 'active', updatedAt: Date.now() });
         put(item);
-        return { result: item, undo: () => restore([existing]) };
+        return { result: item, write: save, undo: () => restore([existing]) };
       });
     },
     remove(id) {
-      return change(() => {
+      return queue.change((): Change<boolean> => {
         const existing = byId.get(id);
-        if (existing !== undefined) drop(id);
-        return { result: existing !== undefined, undo: () => existing !== undefined && put(existing), changed: existing !== undefined };
+        if (existing === undefined) return { result: false };
+        drop(id);
+        return { result: true, write: save, undo: () => put(existing) };
       });
     },
     relevant(task, relevantOptions = {}) {
@@ -273,7 +257,7 @@ export function buildExperienceStore(
       if (outcome !== 'success' && outcome !== 'failure') {
         return Promise.reject(new ConfigurationError(`recordOutcome() outcome must be 'success' or 'failure' (got ${String(outcome)}).`));
       }
-      return change(() => {
+      return queue.change((): Change<Experience[]> => {
         const before: Experience[] = [];
         const after: Experience[] = [];
         const now = Date.now();
@@ -288,15 +272,10 @@ export function buildExperienceStore(
           before.push(existing);
           after.push(item);
         }
-        return { result: after, undo: () => restore(before), changed: after.length > 0 };
+        return { result: after, write: after.length > 0 ? save : undefined, undo: () => restore(before) };
       });
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await queue;
-      persistence?.close();
-    },
+    close: () => queue.close(() => persistence?.close()),
   };
 }
 
@@ -330,6 +309,9 @@ function freeze(item: Experience): Experience {
 
 const newId = (): string => `exp_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 
-function closedError(): ExperienceStoreClosedError {
-  return new ExperienceStoreClosedError('The experience store is closed. Open it again (openExperienceStore) before adding, accepting, removing or recording outcomes.');
+function notFound(id: string): StoreItemNotFoundError {
+  return new StoreItemNotFoundError(`No experience has the id ${JSON.stringify(id)}. List the store (store.list()) for the ids it holds; it may have been removed.`, {
+    code: 'experience_not_found',
+    id,
+  });
 }

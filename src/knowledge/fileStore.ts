@@ -8,7 +8,7 @@
  */
 import { join, resolve } from 'node:path';
 import { openLockedDocument } from '../persistence/lockedDocument.ts';
-import { KnowledgeStoreLockedError } from './errors.ts';
+import { storeLockedError } from '../persistence/storeErrors.ts';
 import { KNOWLEDGE_VERSION, KnowledgeDocument } from './item.ts';
 import { buildKnowledgeStore, type KnowledgeStore } from './store.ts';
 
@@ -21,7 +21,7 @@ export interface KnowledgeFileOptions {
 /**
  * Open (or create on first write) the knowledge file. Rejects with `CorruptFileError` or
  * `UnsupportedVersionError` (from the persistence module) when the file cannot be trusted, and
- * with `KnowledgeStoreLockedError` when another open store owns it. Close the store to release it.
+ * with `StoreLockedError` (code `knowledge_store_locked`) when another open store owns it. Close the store to release it.
  *
  * @example
  * ```ts
@@ -32,13 +32,13 @@ export interface KnowledgeFileOptions {
  */
 export async function openKnowledgeStore(options: KnowledgeFileOptions = {}): Promise<KnowledgeStore> {
   const file = resolve(options.file ?? join('.actorloop', 'knowledge.json'));
-  const doc = await openLockedDocument(file, KnowledgeDocument, KNOWLEDGE_VERSION, { v: KNOWLEDGE_VERSION, items: [] }, 'knowledge', (inThisProcess, cause) =>
-    new KnowledgeStoreLockedError(
-      `${file} is already open for writing by another knowledge store (${inThisProcess ? 'in this process' : 'in another process'}). ` +
-        'Share one store object, or close the other one before opening the file again.',
-      { file, cause },
-    ),
-  );
+  const doc = await openLockedDocument<KnowledgeDocument>(file, {
+    schema: KnowledgeDocument,
+    version: KNOWLEDGE_VERSION,
+    empty: () => ({ v: KNOWLEDGE_VERSION, items: [] }),
+    owner: 'knowledge',
+    locked: (inThisProcess, cause) => storeLockedError('knowledge', file, inThisProcess, cause),
+  });
   return buildKnowledgeStore(doc.data.items, {
     save: (items) => doc.save({ v: KNOWLEDGE_VERSION, items: [...items] }),
     close: () => doc.release(),

@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.ts';
+import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
+import { StoreClosedError } from '../persistence/storeErrors.ts';
 import { normaliseDirectory } from './directory.ts';
-import { KnowledgeStoreClosedError } from './errors.ts';
 import { contentKey, KnowledgeItem, NewKnowledgeItem, placementKey } from './item.ts';
 import { KnowledgeIndex } from './searchIndex.ts';
 import { termsOf } from './terms.ts';
@@ -108,8 +109,10 @@ export function buildKnowledgeStore(
   /** Content + placement → id: what makes two items the same. */
   const byKey = new Map<string, string>();
   const index = new KnowledgeIndex();
-  let queue: Promise<unknown> = Promise.resolve();
-  let closed = false;
+  const queue = createChangeQueue(
+    () => new StoreClosedError('The knowledge store is closed. Open it again (openKnowledgeStore) before adding or removing items.', { code: 'knowledge_store_closed' }),
+  );
+  const save = persistence === undefined ? undefined : () => persistence.save([...byId.values()]);
 
   const put = (item: KnowledgeItem): void => {
     byId.set(item.id, item);
@@ -133,26 +136,6 @@ export function buildKnowledgeStore(
   };
   for (const item of initial) upsert(Object.freeze({ ...item }));
 
-  /** Run one change after the previous ones; persist it, or undo it if persisting fails. */
-  function change<T>(apply: () => { result: T; undo: () => void }): Promise<T> {
-    if (closed) return Promise.reject(closedError());
-    const run = async (): Promise<T> => {
-      const { result, undo } = apply();
-      if (persistence !== undefined) {
-        try {
-          await persistence.save([...byId.values()]);
-        } catch (error) {
-          undo();
-          throw error;
-        }
-      }
-      return result;
-    };
-    const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
-    return next;
-  }
-
   return {
     get size() {
       return byId.size;
@@ -161,33 +144,25 @@ export function buildKnowledgeStore(
     get: (id) => byId.get(id),
     seed: (item) => void upsert(item),
     add(input, options = {}) {
-      let fresh: KnowledgeItem;
-      try {
-        fresh = prepare(input);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return change(() => {
+      return queue.change((fresh): Change<KnowledgeItem> => {
         const sameId = byKey.get(identity(fresh));
         const replace = options.replace;
         const replaced = replace === undefined ? [] : [...byId.values()].filter((i) => i.id !== sameId && replace(i));
         for (const old of replaced) drop(old.id);
         const { item, existing } = upsert(fresh);
-        return {
-          result: item,
-          undo: () => {
-            if (existing === undefined) drop(item.id);
-            else put(existing);
-            for (const old of replaced) put(old);
-          },
+        const undo = (): void => {
+          if (existing === undefined) drop(item.id);
+          else put(existing);
+          for (const old of replaced) put(old);
         };
-      });
+        return { result: item, write: save, undo };
+      }, () => prepare(input));
     },
     remove(id) {
-      return change(() => {
+      return queue.change((): Change<boolean> => {
         const existing = byId.get(id);
         if (existing !== undefined) drop(id);
-        return { result: existing !== undefined, undo: () => existing !== undefined && put(existing) };
+        return { result: existing !== undefined, write: save, undo: () => existing !== undefined && put(existing) };
       });
     },
     search(query, options = {}) {
@@ -213,21 +188,12 @@ export function buildKnowledgeStore(
       }
       return results;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await queue;
-      persistence?.close();
-    },
+    close: () => queue.close(() => persistence?.close()),
   };
 }
 
 function identity(item: KnowledgeItem): string {
   return `${contentKey(item)}\u0001${placementKey(item)}`;
-}
-
-function closedError(): KnowledgeStoreClosedError {
-  return new KnowledgeStoreClosedError('The knowledge store is closed. Open it again (openKnowledgeStore) before adding or removing items.');
 }
 
 /** Validate and normalise a new item; throws ConfigurationError naming each problem. */

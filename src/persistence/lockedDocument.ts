@@ -2,7 +2,7 @@
  * One small JSON document with one writer: a lock file beside it (a second open, in this process
  * or another, fails fast instead of losing writes) and the shared `DocumentFile` adapter (atomic
  * writes, version and schema checked, untrusted content refused with the file left untouched).
- * The knowledge and experience stores keep their items this way.
+ * The knowledge, experience and session stores keep their documents this way.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -10,50 +10,64 @@ import { Low } from 'lowdb';
 import type { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
-import { RunLockedError } from './errors.ts';
-import { acquireRunLock, type RunLock } from './lock.ts';
+import { CorruptFileError, RunLockedError } from './errors.ts';
+import { acquireRunLock, heldInThisProcess, type RunLock } from './lock.ts';
 
 /** An open document: what it held, how to write it, and how to let the next writer in. */
 export interface LockedDocument<T> {
   readonly data: T;
   save(data: T): Promise<void>;
   release(): void;
+  /** Why this writer may no longer write (another process took its lock over), if it may not. */
+  lost(): string | undefined;
+}
+
+/** How to open a document, and what to make of a lock another writer holds. */
+export interface LockedDocumentOptions<T> {
+  readonly schema: z.ZodType<T>;
+  readonly version: number;
+  /** The document when the file does not exist yet. */
+  readonly empty: () => T;
+  /** Who holds the lock, as other writers are told. */
+  readonly owner: string;
+  /** How long the claim lasts without renewal, in ms (renewed in the background while open). Default `DEFAULTS.persistence.leaseMs`. */
+  readonly leaseMs?: number;
+  /** The error for a lock another writer holds; `inThisProcess` says where it is. */
+  readonly locked: (inThisProcess: boolean, cause: RunLockedError) => Error;
 }
 
 /**
- * Open `file` for writing: `empty` when it does not exist yet. Throws what `onLocked` makes of a
- * lock another store holds (`inThisProcess` says where), and the persistence module's
- * `CorruptFileError` / `UnsupportedVersionError` for content that cannot be trusted.
+ * Open `file` for writing. Throws what `locked` makes of a lock another writer holds, and the
+ * persistence module's `CorruptFileError` / `UnsupportedVersionError` for content that cannot be
+ * trusted.
  *
  * @example
  * ```ts
- * const doc = await openLockedDocument(file, KnowledgeDocument, 1, { v: 1, items: [] }, 'knowledge', (inThisProcess, cause) => new KnowledgeStoreLockedError(…));
+ * const doc = await openLockedDocument(file, { schema: KnowledgeDocument, version: 1, empty: () => ({ v: 1, items: [] }), owner: 'knowledge', locked: () => new StoreLockedError(…) });
  * await doc.save({ ...doc.data, items });
  * doc.release();
  * ```
  */
-export async function openLockedDocument<T extends { v: number }>(
-  file: string,
-  schema: z.ZodType<T>,
-  version: number,
-  empty: T,
-  owner: string,
-  onLocked: (inThisProcess: boolean, cause: RunLockedError) => Error,
-): Promise<LockedDocument<T>> {
+export async function openLockedDocument<T extends { v: number }>(file: string, options: LockedDocumentOptions<T>): Promise<LockedDocument<T>> {
   mkdirSync(dirname(file), { recursive: true });
+  const lockFile = `${file}.lock`;
+  // Asked before trying: once the attempt fails, the holder may already have let go.
+  const here = heldInThisProcess(lockFile);
+  let lost: string | undefined;
   let lock: RunLock;
   try {
-    lock = acquireRunLock(`${file}.lock`, owner, { leaseMs: DEFAULTS.persistence.leaseMs });
+    lock = acquireRunLock(lockFile, options.owner, { leaseMs: options.leaseMs ?? DEFAULTS.persistence.leaseMs, onLost: (reason) => (lost = reason) });
   } catch (error) {
     if (!(error instanceof RunLockedError)) throw error;
-    throw onLocked(error.message.includes('(this process)'), error);
+    throw options.locked(here, error);
   }
   try {
     // A crash mid-write can leave lowdb's temp file; it never holds acknowledged data. Removed
     // only now, under the lock, so it cannot be another writer's write in progress.
     rmSync(join(dirname(file), `.${basename(file)}.tmp`), { force: true });
-    const db = new Low<T>(new DocumentFile(file, schema, version), empty);
-    await db.read();
+    const adapter = new DocumentFile(file, options.schema, options.version);
+    const db = new Low<T>(adapter, options.empty());
+    await read(db, file);
     return {
       data: db.data,
       save: async (data) => {
@@ -61,9 +75,20 @@ export async function openLockedDocument<T extends { v: number }>(
         await db.write();
       },
       release: () => lock.release(),
+      lost: () => lost,
     };
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/** Read the file; a value nested past what the schema check can walk is corruption too. */
+async function read<T>(db: Low<T>, file: string): Promise<void> {
+  try {
+    await db.read();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new CorruptFileError(`${file} is nested too deeply to check (${error.message}). It was left untouched.`, { file, cause: error });
   }
 }

@@ -5,12 +5,10 @@
  * file left untouched. Only a missing file is a new session. One writer per session: a lock file
  * beside it makes a second open (another process, or this one) fail fast instead of losing turns.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DEFAULTS } from '../core/defaults.ts';
-import { DocumentFile } from '../persistence/documentFile.ts';
-import { CorruptFileError, RunLockedError } from '../persistence/errors.ts';
-import { acquireRunLock, heldInThisProcess, type RunLock } from '../persistence/lock.ts';
+import { CorruptFileError } from '../persistence/errors.ts';
+import { openLockedDocument } from '../persistence/lockedDocument.ts';
 import { emptySessionDocument, SESSION_VERSION, SessionDocument } from './document.ts';
 import { SessionLockedError } from './errors.ts';
 import { buildSessionHandle, type SessionHandle } from './handle.ts';
@@ -67,54 +65,29 @@ export function openSessionStore(options: SessionFileOptions = {}): FileSessionS
   async function open(id: string): Promise<SessionHandle> {
     checkSessionId(id);
     const file = fileOf(id);
-    mkdirSync(dir, { recursive: true });
-    let lost: string | undefined;
-    const lock = lockSession(id, file, leaseMs, (reason) => (lost = reason));
-    try {
-      // A crash mid-write can leave lowdb's temp file; it never holds acknowledged data. Removed
-      // only now, under the lock, so it cannot be another writer's write in progress.
-      rmSync(join(dirname(file), `.${basename(file)}.tmp`), { force: true });
-      const adapter = new DocumentFile(file, SessionDocument, SESSION_VERSION);
-      const storedId = redact(id);
-      const document = (await readDocument(adapter)) ?? emptySessionDocument(storedId, Date.now());
-      if (document.id !== storedId) {
-        throw new CorruptFileError(
-          `${file} holds session "${document.id}", not "${storedId}": it was copied or renamed by hand. It was left untouched; move it back or remove it.`,
-          { file },
-        );
-      }
-      return buildSessionHandle(id, document, { file, save: (next) => adapter.write(next), release: () => lock.release(), lost: () => lost }, redact);
-    } catch (error) {
-      lock.release();
-      throw error;
+    const storedId = redact(id);
+    const doc = await openLockedDocument(file, {
+      schema: SessionDocument,
+      version: SESSION_VERSION,
+      empty: () => emptySessionDocument(storedId, Date.now()),
+      owner: `session ${id}`,
+      leaseMs,
+      locked: (inThisProcess, cause) =>
+        new SessionLockedError(
+          `Session "${id}" (${file}) is already open for writing ${inThisProcess ? 'in this process' : 'by another process'}. ` +
+            "Close the other handle before opening the session again; two writers would lose each other's turns.",
+          { sessionId: id, file, cause },
+        ),
+    });
+    if (doc.data.id !== storedId) {
+      doc.release();
+      throw new CorruptFileError(
+        `${file} holds session "${doc.data.id}", not "${storedId}": it was copied or renamed by hand. It was left untouched; move it back or remove it.`,
+        { file },
+      );
     }
+    return buildSessionHandle(id, doc.data, { file, save: (next) => doc.save(next), release: () => doc.release(), lost: () => doc.lost() }, redact);
   }
 
   return { dir, fileOf, open };
-}
-
-/** Read a session file; a value nested past what the schema check can walk is corruption too. */
-async function readDocument(adapter: DocumentFile<SessionDocument>): Promise<SessionDocument | null> {
-  try {
-    return await adapter.read();
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    throw new CorruptFileError(`${adapter.file} is nested too deeply to check (${error.message}). It was left untouched.`, { file: adapter.file, cause: error });
-  }
-}
-
-function lockSession(id: string, file: string, leaseMs: number, onLost: (reason: string) => void): RunLock {
-  const lockFile = `${file}.lock`;
-  // Asked before trying: once the attempt fails, the holder may already have let go.
-  const here = heldInThisProcess(lockFile);
-  try {
-    return acquireRunLock(lockFile, `session ${id}`, { leaseMs, onLost });
-  } catch (error) {
-    if (!(error instanceof RunLockedError)) throw error;
-    throw new SessionLockedError(
-      `Session "${id}" (${file}) is already open for writing ${here ? 'in this process' : 'by another process'}. ` +
-        'Close the other handle before opening the session again; two writers would lose each other\'s turns.',
-      { sessionId: id, file, cause: error },
-    );
-  }
 }

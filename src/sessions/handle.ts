@@ -6,6 +6,7 @@
  */
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { Message } from '../core/messages.ts';
+import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
 import { SESSION_VERSION, type JsonValue, type SessionDocument, type SessionRun } from './document.ts';
 import { InvalidSessionKeyError, SessionClosedError, SessionLockedError, SessionRunRecordedError } from './errors.ts';
 import { checkMemoryName, checkMemoryValue, checkRedactedMessages, checkTurn } from './validate.ts';
@@ -89,12 +90,8 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     runs: document.runs,
     memory: new Map(Object.entries(document.memory).map(([namespace, entries]) => [namespace, new Map(Object.entries(entries))])),
   };
-  let queue: Promise<unknown> = Promise.resolve();
-  let closing: Promise<void> | undefined;
-
-  const assertOpen = (): void => {
-    if (closing !== undefined) throw new SessionClosedError(`Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id });
-  };
+  const queue = createChangeQueue(() => new SessionClosedError(`Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id }));
+  const assertOpen = queue.assertOpen;
 
   const toDocument = (next: State): SessionDocument => ({
     v: SESSION_VERSION,
@@ -106,14 +103,12 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     memory: Object.fromEntries([...next.memory].map(([namespace, entries]) => [namespace, Object.fromEntries(entries)])),
   });
 
-  /** Run one change after the previous ones; it takes effect only once saved. */
-  function change<T>(compute: (current: State) => { next: State | undefined; result: T }): Promise<T> {
-    try {
-      assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const run = async (): Promise<T> => {
+  /**
+   * Queue one change (checking `prepare`'s input first); it takes effect only once saved, so what
+   * the handle shows is what the backend holds.
+   */
+  function change<A, T>(prepare: () => A, compute: (current: State, input: A) => { next: State | undefined; result: T }): Promise<T> {
+    return queue.change((input): Change<T> => {
       const lost = backend.lost();
       if (lost !== undefined) {
         throw new SessionLockedError(`Session "${id}" can no longer be written by this handle: ${lost}. Close it and open the session again.`, {
@@ -121,28 +116,10 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
           file: backend.file,
         });
       }
-      const { next, result } = compute(state);
-      if (next !== undefined) {
-        await backend.save(toDocument(next));
-        state = next;
-      }
-      return result;
-    };
-    const done = queue.then(run, run);
-    queue = done.catch(() => undefined);
-    return done;
-  }
-
-  /** Validate first, so a bad call rejects at once instead of after queued writes. */
-  function prepared<A, T>(prepare: () => A, then: (input: A) => Promise<T>): Promise<T> {
-    let input: A;
-    try {
-      assertOpen();
-      input = prepare();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return then(input);
+      const { next, result } = compute(state, input);
+      if (next === undefined) return { result };
+      return { result, write: () => backend.save(toDocument(next)), commit: () => (state = next) };
+    }, prepare);
   }
 
   const withNamespace = (current: State, namespace: string, entries: ReadonlyMap<string, JsonValue>): State => {
@@ -162,7 +139,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
         return value === undefined ? undefined : structuredClone(value);
       },
       set(key, value) {
-        return prepared(
+        return change(
           () => {
             checkMemoryName('key', key, id);
             // The file format refuses this pair of names as it refuses such a pair inside a value.
@@ -175,25 +152,23 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
             checkMemoryValue(clean, key, id);
             return clean;
           },
-          (clean) =>
-            change((current) => {
-              const entries = new Map(current.memory.get(namespace));
-              entries.set(key, clean);
-              return { next: withNamespace(current, namespace, entries), result: undefined };
-            }),
+          (current, clean) => {
+            const entries = new Map(current.memory.get(namespace));
+            entries.set(key, clean);
+            return { next: withNamespace(current, namespace, entries), result: undefined };
+          },
         );
       },
       delete(key) {
-        return prepared(
+        return change(
           () => checkMemoryName('key', key, id),
-          () =>
-            change((current) => {
-              const entries = current.memory.get(namespace);
-              if (entries?.has(key) !== true) return { next: undefined, result: false };
-              const rest = new Map(entries);
-              rest.delete(key);
-              return { next: withNamespace(current, namespace, rest), result: true };
-            }),
+          (current) => {
+            const entries = current.memory.get(namespace);
+            if (entries?.has(key) !== true) return { next: undefined, result: false };
+            const rest = new Map(entries);
+            rest.delete(key);
+            return { next: withNamespace(current, namespace, rest), result: true };
+          },
         );
       },
       entries() {
@@ -215,23 +190,22 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
       return state.runs.map((run) => ({ ...run }));
     },
     appendTurn(turn) {
-      return prepared(
+      return change(
         () => {
           const { runId, messages } = checkTurn(turn, id);
           return { runId, messages: checkRedactedMessages(redact(messages), id) };
         },
-        ({ runId, messages }) =>
-          change((current) => {
-            if (current.runs.some((run) => run.runId === runId)) {
-              throw new SessionRunRecordedError(
-                `Session "${id}" already holds the turn of run ${runId}; appending it again would repeat its messages. Append each run once, when it ends.`,
-                { sessionId: id, runId },
-              );
-            }
-            const at = Date.now();
-            const next: State = { ...current, updatedAt: at, messages: [...current.messages, ...messages], runs: [...current.runs, { runId, at }] };
-            return { next, result: undefined };
-          }),
+        (current, { runId, messages }) => {
+          if (current.runs.some((run) => run.runId === runId)) {
+            throw new SessionRunRecordedError(
+              `Session "${id}" already holds the turn of run ${runId}; appending it again would repeat its messages. Append each run once, when it ends.`,
+              { sessionId: id, runId },
+            );
+          }
+          const at = Date.now();
+          const next: State = { ...current, updatedAt: at, messages: [...current.messages, ...messages], runs: [...current.runs, { runId, at }] };
+          return { next, result: undefined };
+        },
       );
     },
     memory(namespace) {
@@ -239,9 +213,6 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
       checkMemoryName('namespace', namespace, id);
       return memoryView(namespace);
     },
-    close() {
-      closing ??= queue.then(() => backend.release());
-      return closing;
-    },
+    close: () => queue.close(() => backend.release()),
   };
 }

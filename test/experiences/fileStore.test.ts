@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExperienceStoreLockedError } from '../../src/experiences/errors.ts';
 import { openExperienceStore, type ExperienceFileOptions } from '../../src/experiences/fileStore.ts';
 import type { ExperienceStore } from '../../src/experiences/store.ts';
 import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
@@ -94,11 +93,10 @@ describe('experience file store', () => {
     expect((await openStore()).size).toBe(1);
   });
 
-  it('fails fast with ExperienceStoreLockedError naming the file while another store has it open, and opens once closed', async () => {
+  it('fails fast with a locked-store error naming the file while another store has it open, and opens once closed', async () => {
     const first = await openStore();
     const error: unknown = await openExperienceStore({ file }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ExperienceStoreLockedError);
-    expect((error as ExperienceStoreLockedError).file).toBe(file);
+    expect(error).toMatchObject({ code: 'experience_store_locked', file });
     expect((error as Error).message).toContain(file);
     await first.close();
     expect((await openStore()).size).toBe(0);

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { ExperienceNotFoundError, ExperienceStoreClosedError } from '../../src/experiences/errors.ts';
 import { scopeApplies } from '../../src/experiences/experience.ts';
 import { createMemoryExperienceStore } from '../../src/experiences/store.ts';
 import { EXPERIENCE_DEFAULTS } from '../../src/experiences/defaults.ts';
@@ -60,15 +59,14 @@ describe('experience store: add, dedupe, accept, list, remove', () => {
     expect(store.get(active.id)?.status).toBe('active');
   });
 
-  it('accepts a pending experience, and rejects an unknown id with ExperienceNotFoundError', async () => {
+  it('accepts a pending experience, and rejects an unknown id with a not-found error', async () => {
     const store = createMemoryExperienceStore();
     const pending = await store.add(timeout);
     const accepted = await store.accept(pending.id);
     expect(accepted).toMatchObject({ id: pending.id, status: 'active' });
     expect(store.get(pending.id)?.status).toBe('active');
     const error = await store.accept('exp_missing').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ExperienceNotFoundError);
-    expect((error as ExperienceNotFoundError).id).toBe('exp_missing');
+    expect(error).toMatchObject({ code: 'experience_not_found', id: 'exp_missing' });
   });
 
   it('lists oldest first, narrowed by status and exact scope', async () => {
@@ -109,8 +107,8 @@ describe('experience store: add, dedupe, accept, list, remove', () => {
   it('rejects changes once closed', async () => {
     const store = createMemoryExperienceStore();
     await store.close();
-    await expect(store.add(timeout)).rejects.toBeInstanceOf(ExperienceStoreClosedError);
-    await expect(store.recordOutcome([], 'success')).rejects.toBeInstanceOf(ExperienceStoreClosedError);
+    await expect(store.add(timeout)).rejects.toMatchObject({ code: 'experience_store_closed' });
+    await expect(store.recordOutcome([], 'success')).rejects.toMatchObject({ code: 'experience_store_closed' });
   });
 });
 

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KnowledgeStoreLockedError } from '../../src/knowledge/errors.ts';
 import { openKnowledgeStore } from '../../src/knowledge/fileStore.ts';
 import type { KnowledgeStore } from '../../src/knowledge/store.ts';
 import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
@@ -71,7 +70,7 @@ describe('knowledge file store', () => {
 
   it('fails fast when the same file is already open, and opens again once closed', async () => {
     const first = await openStore();
-    await expect(openKnowledgeStore({ file })).rejects.toBeInstanceOf(KnowledgeStoreLockedError);
+    await expect(openKnowledgeStore({ file })).rejects.toMatchObject({ code: 'knowledge_store_locked' });
     await first.close();
     expect((await openStore()).size).toBe(0);
   });

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { KnowledgeStoreClosedError } from '../../src/knowledge/errors.ts';
 import type { NewKnowledgeItem } from '../../src/knowledge/item.ts';
 import { createMemoryKnowledgeStore } from '../../src/knowledge/store.ts';
 
@@ -158,6 +157,6 @@ describe('knowledge store changes', () => {
   it('refuses changes once closed', async () => {
     const store = createMemoryKnowledgeStore();
     await store.close();
-    await expect(store.add(fact('Earth', 'has', 'one moon'))).rejects.toBeInstanceOf(KnowledgeStoreClosedError);
+    await expect(store.add(fact('Earth', 'has', 'one moon'))).rejects.toMatchObject({ code: 'knowledge_store_closed' });
   });
 });
