@@ -99,7 +99,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   let toolsChanged = true;
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
-  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.auth, (secret) => options.onSecret?.(secret)) : undefined;
+  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.url, config.auth, (secret) => options.onSecret?.(secret)) : undefined;
   /**
    * Tool calls in flight on this server, by run: a server's request during one is that run's.
    * `ended` aborts when the run's last call here ends (done, failed, timed out), withdrawing a
@@ -217,6 +217,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   async function request<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal, repeatable = true): Promise<T> {
     if (!('url' in config)) return requestOnce(send, signal);
     const current = await live();
+    await oauth?.refreshIfDue();
     try {
       return await requestOnce(send, signal, current);
     } catch (error) {
