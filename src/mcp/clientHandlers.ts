@@ -4,7 +4,8 @@
  * resource updated). The connection itself lives in `connect.ts`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RunFor, RunInFlight } from './attribution.ts';
 import type { McpServerConfig } from './config.ts';
 import { answerElicitation, type McpElicitor } from './elicitation.ts';
 import { answerRoots } from './roots.ts';
@@ -22,16 +23,12 @@ export interface McpConnectOptions {
   onRestarted?(server: string, attempts: number): void;
 }
 
-/** A run with tool calls in flight on the server; `ended` aborts when its last call there ends. */
-export interface RunInFlight {
-  readonly runId: string;
-  readonly ended: AbortSignal;
-}
-
 /** What the handlers need from the connection. */
 export interface ClientHandlerHooks {
   /** The runs with a tool call in flight on this server now. */
   runsInFlight(): readonly RunInFlight[];
+  /** The run whose tool call's stream carried a server request, when the transport can tell (streamable HTTP). */
+  runOf(serverRequestId: RequestId): string | undefined;
   /** The server said its tool list changed. */
   toolsChanged(): void;
   /** The listeners of a resource's updates. */
@@ -48,11 +45,22 @@ export function clientCapabilities(config: McpServerConfig, options: McpConnectO
   return { sampling: {}, ...(options.elicitor === undefined ? {} : { elicitation: { form: {} } }), ...(config.roots === undefined ? {} : { roots: {} }) };
 }
 
+/** The run a server's request is for: the one whose tool call's stream carried it, else the only run with a call in flight. */
+function runFor(hooks: ClientHandlerHooks): RunFor {
+  return (serverRequestId) => {
+    const runs = hooks.runsInFlight();
+    const attributed = hooks.runOf(serverRequestId);
+    const run = attributed === undefined ? undefined : runs.find((candidate) => candidate.runId === attributed);
+    if (run !== undefined) return run;
+    return runs.length === 1 ? (runs[0] as RunInFlight) : runs.length;
+  };
+}
+
 /** Install the answers to the server's requests and notifications on a new client. */
 export function serveServerRequests(client: Client, config: McpServerConfig, options: McpConnectOptions, hooks: ClientHandlerHooks): void {
   const { name } = config;
-  answerSampling(client, name, config.sampling, () => hooks.runsInFlight().map((run) => run.runId), options.sampler);
-  if (options.elicitor !== undefined) answerElicitation(client, name, hooks.runsInFlight, options.elicitor);
+  answerSampling(client, name, config.sampling, runFor(hooks), options.sampler);
+  if (options.elicitor !== undefined) answerElicitation(client, name, runFor(hooks), options.elicitor);
   if (config.roots !== undefined) answerRoots(client, config.roots);
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.toolsChanged());
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {

@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
+import { callAttribution } from './attribution.ts';
 import { clientCapabilities, serveServerRequests, type McpConnectOptions } from './clientHandlers.ts';
 import { checkMcpServerConfig, type McpServerConfig } from './config.ts';
 import { McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
@@ -106,15 +107,18 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
    * question the server asked for it.
    */
   const inFlight = new Map<string, { calls: number; readonly ended: AbortController }>();
+  const attribution = callAttribution();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
   /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
     const http = transport instanceof StreamableHTTPClientTransport ? { transport } : {};
+    if (transport instanceof StreamableHTTPClientTransport) attribution.watch(transport);
     const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config, options) });
     serveServerRequests(client, config, options, {
       runsInFlight: () => [...inFlight.entries()].map(([runId, entry]) => ({ runId, ended: entry.ended.signal })),
+      runOf: (serverRequestId) => attribution.runOf(serverRequestId),
       toolsChanged: () => {
         toolsChanged = true;
       },
@@ -145,7 +149,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       if ('url' in config) {
         const requestInit = { headers: config.headers ?? {} };
         const authProvider = oauth?.provider;
-        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, ...(authProvider === undefined ? {} : { authProvider }) });
+        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, fetch: attribution.fetch, ...(authProvider === undefined ? {} : { authProvider }) });
         try {
           const transport = streamable();
           made = await handshake(transport).catch(async (error: unknown) => {
@@ -278,9 +282,13 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     const entry = inFlight.get(runId) ?? { calls: 0, ended: new AbortController() };
     entry.calls += 1;
     inFlight.set(runId, entry);
+    // Tagged so a request the server sends on this call's stream is known to be this run's.
+    const params = { name: tool, arguments: args };
+    attribution.tag(params, runId);
     try {
-      return await request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
+      return await request((client) => client.callTool(params, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
     } finally {
+      attribution.untag(params);
       entry.calls -= 1;
       if (entry.calls === 0) {
         inFlight.delete(runId);
