@@ -140,7 +140,9 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
       try {
         await runAuth(provider, { serverUrl });
       } catch {
-        // The request goes out with the token it has; a refusal then takes the usual path.
+        // The request goes out with the token it has; a refusal then takes the usual path. No more
+        // early tries for this token: each request would otherwise wait on a failing server first.
+        due = undefined;
       } finally {
         quiet = false;
         pending = undefined;
