@@ -1,7 +1,8 @@
 /**
  * Two runs of one agent with tool calls in flight on the same streamable HTTP server at once:
  * each question the server asks on a call's stream is that call's run's human turn, and each
- * answer goes back to the call that asked.
+ * answer goes back to the call that asked. Over stdio nothing ties a request to a call, so a
+ * question asked while two runs have calls in flight is refused, saying why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
@@ -9,6 +10,7 @@ import type { AgentRun } from '../../src/agent/types.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauthServer.ts';
+import { controlled } from './support.ts';
 
 /** Resolves with the `human.awaiting` event of the run's first question; rejects if the run ends without one. */
 function question(run: AgentRun): Promise<Extract<LoopEvent, { type: 'human.awaiting' }>> {
@@ -23,7 +25,7 @@ function question(run: AgentRun): Promise<Extract<LoopEvent, { type: 'human.awai
   });
 }
 
-describe('MCP requests of concurrent runs on one HTTP server', () => {
+describe('MCP requests of concurrent runs on one server', () => {
   let fixture: OAuthFixture | undefined;
   afterEach(async () => {
     await fixture?.stop();
@@ -55,6 +57,25 @@ describe('MCP requests of concurrent runs on one HTTP server', () => {
       const [a, b] = await Promise.all([first.result, second.result]);
       expect(a.text).toContain('A: {"action":"accept","content":{"name":"Ada"}}');
       expect(b.text).toContain('B: {"action":"accept","content":{"name":"Bea"}}');
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
+
+  it('over stdio refuses a question asked while calls of two runs are in flight, and still serves the run that was alone', async () => {
+    const model = scriptedModel((request) => {
+      const result = request.messages.find((message) => message.role === 'tool');
+      return result === undefined ? { toolCalls: [{ name: 'ctl_ask', arguments: {} }] } : { text: String(result.content) };
+    });
+    const agent = createAgent({ model, mcpServers: [controlled('ctl')] });
+    try {
+      const first = agent.start('Ask me.');
+      await question(first);
+      const second = agent.start('Ask me too.');
+      const refused = await second.result;
+      expect(refused.text).toMatch(/refused: .*tool calls of 2 runs were in flight; .*over stdio only one run may have calls in flight/s);
+      first.approve(undefined, { answer: { name: 'Ada', age: 36 } });
+      expect((await first.result).text).toContain('"name":"Ada"');
     } finally {
       await agent.close();
     }
