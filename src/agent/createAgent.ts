@@ -34,7 +34,7 @@ import type { BreakerOptions } from '../resilience/circuitBreaker.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createLiveTools } from './liveTools.ts';
 import { mcpContextHydrator } from './mcpContext.ts';
-import { mcpElicitor, mcpSampler } from './mcpRequests.ts';
+import { durableElicitor, mcpElicitor, mcpSampler } from './mcpRequests.ts';
 import { createStuckGuard } from '../progress/stuckGuard.ts';
 import { createContextBudget } from '../context/index.ts';
 import { applyToolProfile } from '../tools/profile.ts';
@@ -104,8 +104,8 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       ? undefined
       : createLiveTools(allTools, settings.mcpServers, settings.toolProfile, durable?.wrapTool, {
           sampler: mcpSampler(provider, settings.modelName ?? provider.defaultModel, runs, redactor.text),
-          // A durable run's workers have no human to put a question to: those servers are not offered elicitation.
-          ...(durable === undefined ? { elicitor: mcpElicitor(runs) } : {}),
+          // A durable call cannot wait for a person: its server's questions are refused, saying why.
+          elicitor: durable === undefined ? mcpElicitor(runs) : durableElicitor(),
           // Tokens an MCP server's OAuth yields are secrets like its headers; its restarts go to the runs using it.
           onSecret: (secret: string) => redactor.addSecret(secret),
           onRestarted: (server: string, attempts: number) => {

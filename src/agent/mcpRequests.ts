@@ -4,6 +4,7 @@
  * any other text bound for the model, and the usage journalled and counted in the run's totals.
  * A question (elicitation) is a human turn of the run.
  */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { McpElicitor } from '../mcp/elicitation.ts';
 import type { McpSampler } from '../mcp/sampling.ts';
@@ -43,4 +44,25 @@ export function mcpElicitor(runs: ReadonlyMap<string, RunContext>): McpElicitor 
     if (run === undefined) return { action: 'cancel' };
     return run.ask({ server: request.server, message: request.message, schema: request.schema, signal: request.signal });
   };
+}
+
+/**
+ * The elicitor of a durable (PostgreSQL) agent: it refuses every question with why. A durable
+ * call is made by whichever worker claimed its step and must end within that step, while a human
+ * wait is stored and answered from any process, perhaps hours later, perhaps to another worker;
+ * the server's question lives on one worker's open MCP stream, so the answer could not reach it.
+ *
+ * @example
+ * ```ts
+ * const elicitor = durableElicitor(); // a server's question fails its tool call with a message saying why
+ * ```
+ */
+export function durableElicitor(): McpElicitor {
+  return (request) =>
+    Promise.reject(
+      new McpError(
+        ErrorCode.InvalidRequest,
+        `MCP server "${request.server}" asked the user "${request.message}" during a tool call of a durable (PostgreSQL) run, which cannot hold the call open while a person answers. Pass what the tool needs in its arguments, or run the agent without the durable runtime to answer such questions.`,
+      ),
+    );
 }

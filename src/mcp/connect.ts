@@ -6,7 +6,8 @@
  * A stdio server that dies is restarted once, lazily, by the next call (an HTTP one reconnected
  * with bounded backoff), and its resource subscriptions are renewed; HTTP servers may use OAuth.
  * `notifications/tools/list_changed` marks the tool list stale so the next `tools()` fetches it
- * again. A stdio server's stderr is kept as a bounded tail for error messages only.
+ * again. A stdio server's stderr is kept as a bounded tail for error messages only. Its config is
+ * checked in `config.ts`; the answers to the server's own requests are installed by `clientHandlers.ts`.
  */
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,74 +15,24 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
+import { callAttribution } from './attribution.ts';
+import { clientCapabilities, serveServerRequests, type McpConnectOptions } from './clientHandlers.ts';
+import { checkMcpServerConfig, type McpServerConfig } from './config.ts';
 import { McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
 import { linkFailed, MAX_SIGN_INS, notDelivered, refusedAfterAuth, reopenWithBackoff, signIn } from './httpSession.ts';
-import { authSecrets, mcpAuthSchema, oauthSession, type McpOAuthSession } from './oauth.ts';
+import { oauthSession, type McpOAuthSession } from './oauth.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
-import { answerElicitation, type McpElicitor } from './elicitation.ts';
-import { answerRoots } from './roots.ts';
-import { answerSampling, type McpSampler } from './sampling.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
 
-const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+export type { McpConnectOptions } from './clientHandlers.ts';
+export { checkMcpServerConfig, mcpSecrets, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.ts';
+
 const STDERR_TAIL = 2_000;
 /** Off for requests made with a signal (tool calls, reads by a tool): the executor's timeout aborts them instead. */
 const NO_REQUEST_TIMEOUT = 2 ** 31 - 1;
-
-/** How an agent offers a server's resources: as tools the model calls, as context the user names, or not at all. */
-const resourcesMode = z.union([z.literal('tools'), z.literal('context'), z.literal(false)]).optional();
-/** Whether the server may ask the agent's model for completions, and how many output tokens each may take. */
-const samplingMode = z.union([z.boolean(), z.strictObject({ maxTokens: z.number().int().positive() })]).optional();
-/** The directories a server is told it may work in. */
-const rootsList = z.array(z.url({ protocol: /^file$/ })).optional();
-
-const stdioConfig = z.strictObject({
-  name: z.string().regex(SERVER_NAME),
-  resources: resourcesMode,
-  sampling: samplingMode,
-  roots: rootsList,
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().min(1).optional(),
-  connectTimeoutMs: z.number().int().positive().optional(),
-});
-const httpConfig = z.strictObject({
-  name: z.string().regex(SERVER_NAME),
-  resources: resourcesMode,
-  sampling: samplingMode,
-  roots: rootsList,
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).optional(),
-  /** OAuth 2.1: built-in provider options or an `OAuthClientProvider` of one's own. */
-  auth: mcpAuthSchema.optional(),
-  connectTimeoutMs: z.number().int().positive().optional(),
-});
-
-/** A server started as a child process, speaking MCP on its stdin and stdout. */
-export type McpStdioServerConfig = z.infer<typeof stdioConfig>;
-/** A server reached over streamable HTTP (or SSE). */
-export type McpHttpServerConfig = z.infer<typeof httpConfig>;
-/**
- * Where an MCP server is. `name` (1–32 of `[A-Za-z0-9_-]`) prefixes its tools' names; values of
- * `env` and `headers` are treated as secrets. `resources` (default `false`): `'tools'` adds
- * `<name>__list_resources` and `<name>__read_resource` to its tools; `'context'` reads the
- * resource URIs a task names into the run's context before the first model call. `sampling`
- * (default off): `true` or `{ maxTokens }` lets the server ask the agent's model for completions.
- * `roots` (default none): `file://` URIs the server gets when it asks for the client's roots.
- *
- * @example
- * ```ts
- * const files: McpServerConfig = { name: 'files', command: 'npx', args: ['@modelcontextprotocol/server-filesystem', root] };
- * const remote: McpServerConfig = { name: 'search', url: 'https://mcp.example.com/mcp', headers: { authorization: `Bearer ${token}` } };
- * ```
- */
-export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 /** A connected server. */
 export interface McpServer {
@@ -107,68 +58,12 @@ export interface McpServer {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-/** What the host gives a connection beyond its config, and what the connection tells it. */
-export interface McpConnectOptions {
-  /** Answers the server's sampling requests when its config allows them (an agent passes its model). */
-  readonly sampler?: McpSampler;
-  /** Puts the server's questions (elicitation) to a human; an agent makes each one a human turn of its run. */
-  readonly elicitor?: McpElicitor;
-  /** A token or client secret obtained at run time, to redact wherever text goes. */
-  onSecret?(secret: string): void;
-  /** The server's session was lost and a new one is up (`attempts` reconnects it took). */
-  onRestarted?(server: string, attempts: number): void;
-}
-
-/**
- * Check a server config; a bad one is a `ConfigurationError` saying what is wrong.
- *
- * @example
- * ```ts
- * checkMcpServerConfig({ name: 'x', command: 'node', args: ['server.js'] });
- * ```
- */
-export function checkMcpServerConfig(config: unknown): McpServerConfig {
-  const isHttp = config !== null && typeof config === 'object' && 'url' in config;
-  const parsed = (isHttp ? httpConfig : stdioConfig).safeParse(config);
-  if (parsed.success) return parsed.data;
-  const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-  throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers?, auth? } for HTTP, either with resources?: 'tools' | 'context' | false, sampling?: boolean | { maxTokens }, roots?: ['file:///…']; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
-  );
-}
-
-/**
- * The secret values of a config, for redaction: env and header values, and the credential of an
- * `Authorization`-style value (`Bearer <token>`) on its own, since a tool may echo just that.
- *
- * @example
- * ```ts
- * mcpSecrets({ name: 'x', url: 'https://h/mcp', headers: { authorization: 'Bearer t0ken' } }); // ['Bearer t0ken', 't0ken']
- * ```
- */
-export function mcpSecrets(config: McpServerConfig): string[] {
-  const values = 'url' in config ? Object.values(config.headers ?? {}) : Object.values(config.env ?? {});
-  const credentials = values.flatMap((value) => /^[A-Za-z]+\s+(\S{4,})$/.exec(value)?.[1] ?? []);
-  return [...values, ...credentials, ...('url' in config ? authSecrets(config.auth) : [])].filter((value) => value.length >= 4);
-}
-
 interface Connection {
   readonly client: Client;
   /** The HTTP transport, which finishes a sign-in the server asked for mid-session. */
   readonly transport?: StreamableHTTPClientTransport;
   readonly closed: Promise<void>;
   alive: boolean;
-}
-
-/**
- * What the client offers: sampling always (a server whose config does not allow it gets a clear
- * refusal, not a silent capability gap); form elicitation when someone can answer (an agent's
- * run always can); roots when the config lists some, never `listChanged` (the list is fixed for
- * the connection's life).
- */
-function clientCapabilities(config: McpServerConfig, options: McpConnectOptions): ClientCapabilities {
-  return { sampling: {}, ...(options.elicitor === undefined ? {} : { elicitation: { form: {} } }), ...(config.roots === undefined ? {} : { roots: {} }) };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
@@ -205,38 +100,29 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   let toolsChanged = true;
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
-  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.auth, (secret) => options.onSecret?.(secret)) : undefined;
+  const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.url, config.auth, (secret) => options.onSecret?.(secret)) : undefined;
   /**
    * Tool calls in flight on this server, by run: a server's request during one is that run's.
    * `ended` aborts when the run's last call here ends (done, failed, timed out), withdrawing a
    * question the server asked for it.
    */
   const inFlight = new Map<string, { calls: number; readonly ended: AbortController }>();
+  const attribution = callAttribution();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
   /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
     const http = transport instanceof StreamableHTTPClientTransport ? { transport } : {};
+    if (transport instanceof StreamableHTTPClientTransport) attribution.watch(transport);
     const client = new Client({ name: 'actorloop', version: '0.1.0' }, { capabilities: clientCapabilities(config, options) });
-    answerSampling(client, name, config.sampling, () => [...inFlight.keys()], options.sampler);
-    if (options.elicitor !== undefined) {
-      const { elicitor } = options;
-      answerElicitation(client, name, () => [...inFlight.entries()].map(([runId, entry]) => ({ runId, ended: entry.ended.signal })), elicitor);
-    }
-    if (config.roots !== undefined) answerRoots(client, config.roots);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      toolsChanged = true;
-    });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      const { uri } = notification.params;
-      for (const listener of listeners.get(uri) ?? []) {
-        try {
-          listener(uri);
-        } catch {
-          // A listener's failure is its own; the others still hear of the update.
-        }
-      }
+    serveServerRequests(client, config, options, {
+      runsInFlight: () => [...inFlight.entries()].map(([runId, entry]) => ({ runId, ended: entry.ended.signal })),
+      runOf: (serverRequestId) => attribution.runOf(serverRequestId),
+      toolsChanged: () => {
+        toolsChanged = true;
+      },
+      listenersOf: (uri) => listeners.get(uri) ?? [],
     });
     // Protocol noise (e.g. garbage on stdout) is not fatal by itself; a dead link shows as onclose.
     client.onerror = () => undefined;
@@ -263,7 +149,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       if ('url' in config) {
         const requestInit = { headers: config.headers ?? {} };
         const authProvider = oauth?.provider;
-        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, ...(authProvider === undefined ? {} : { authProvider }) });
+        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, fetch: attribution.fetch, ...(authProvider === undefined ? {} : { authProvider }) });
         try {
           const transport = streamable();
           made = await handshake(transport).catch(async (error: unknown) => {
@@ -335,6 +221,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   async function request<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal, repeatable = true): Promise<T> {
     if (!('url' in config)) return requestOnce(send, signal);
     const current = await live();
+    await oauth?.refreshIfDue();
     try {
       return await requestOnce(send, signal, current);
     } catch (error) {
@@ -395,9 +282,13 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     const entry = inFlight.get(runId) ?? { calls: 0, ended: new AbortController() };
     entry.calls += 1;
     inFlight.set(runId, entry);
+    // Tagged so a request the server sends on this call's stream is known to be this run's.
+    const params = { name: tool, arguments: args };
+    attribution.tag(params, runId);
     try {
-      return await request((client) => client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
+      return await request((client) => client.callTool(params, undefined, { signal, timeout: NO_REQUEST_TIMEOUT }) as Promise<McpCallResult>, signal, false);
     } finally {
+      attribution.untag(params);
       entry.calls -= 1;
       if (entry.calls === 0) {
         inFlight.delete(runId);

@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { RunFor } from './attribution.ts';
 
 /** What a server asked the user, for the run to show. */
 export interface McpElicitRequest {
@@ -59,31 +60,25 @@ export function checkElicitAnswer(schema: Readonly<Record<string, unknown>>, ans
 
 /**
  * Answer `elicitation/create` on `client` through `elicitor`; refused with an MCP error when it
- * is not tied to exactly one run's call, or in URL mode. (Installed only with an elicitor: the
- * SDK refuses the handler unless the client declares the capability.)
+ * cannot be tied to one run's call, or in URL mode. (Installed only with an elicitor: the SDK
+ * refuses the handler unless the client declares the capability.)
  *
  * @example
  * ```ts
- * answerElicitation(client, 'people', () => ['run-1'], (request) => askTheUser(request));
+ * answerElicitation(client, 'people', () => ({ runId: 'run-1', ended }), (request) => askTheUser(request));
  * ```
  */
-export function answerElicitation(
-  client: Client,
-  server: string,
-  runsInFlight: () => readonly { readonly runId: string; readonly ended: AbortSignal }[],
-  elicitor: McpElicitor,
-): void {
+export function answerElicitation(client: Client, server: string, runFor: RunFor, elicitor: McpElicitor): void {
   client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     const { params } = request;
     if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'actorloop answers form-mode elicitation only.');
-    const runs = runsInFlight();
-    if (runs.length !== 1) {
+    const run = runFor(extra.requestId);
+    if (typeof run === 'number') {
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `MCP server "${server}" asked the user while ${runs.length === 0 ? 'no tool call of a run was' : `tool calls of ${runs.length} runs were`} in flight; actorloop asks only for the one run whose tool call asks.`,
+        `MCP server "${server}" asked the user while ${run === 0 ? 'no tool call of a run was' : `tool calls of ${run} runs were`} in flight; actorloop asks only for the run whose tool call asks (send the request on that call's stream over streamable HTTP; over stdio only one run may have calls in flight).`,
       );
     }
-    const [run] = runs as [{ readonly runId: string; readonly ended: AbortSignal }];
     // Withdrawn when the server gives up on it, or when the call that asked ends without the answer (a timeout).
     const signal = AbortSignal.any([extra.signal, run.ended]);
     return elicitor({ server, runId: run.runId, message: params.message, schema: params.requestedSchema as Record<string, unknown>, signal });

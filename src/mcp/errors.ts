@@ -109,7 +109,7 @@ export class McpAuthorizationError extends ActorloopError {
 
   constructor(server: string, reason: string, options?: ActorloopErrorOptions) {
     super(
-      `MCP server "${server}" needs OAuth authorization: ${reason}. Give its config auth: { authorize(url) { … return code } } (with redirectUrl) to sign in, client credentials (clientId and clientSecret or privateKey, grant: 'client_credentials'), or a tokenStore that holds its tokens.`,
+      `MCP server "${server}" needs OAuth authorization: ${reason}. Give its config auth: { authorize(url) { … return code } } (with redirectUrl) to sign in, client credentials (clientId and clientSecret or privateKey, grant: 'client_credentials'), cross-app access (grant: 'cross_app_access' with the user's idToken and the identity provider's idpTokenEndpoint and idpClientId), or a tokenStore that holds its tokens.`,
       options,
     );
     this.server = server;

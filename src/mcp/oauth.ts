@@ -2,12 +2,14 @@
  * OAuth 2.1 for MCP servers over HTTP, on the SDK's `OAuthClientProvider` interface: the SDK's
  * transport does discovery, registration, PKCE, step-up and refresh; this file supplies the
  * provider (a user's own, or a built-in one for the usual grants) and keeps every token and
- * client secret it sees in the agent's redaction list.
+ * client secret it sees in the agent's redaction list. A token that says when it expires is
+ * refreshed shortly before then, when that needs no person, rather than only after a 401.
  */
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { AddClientAuthentication, OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth as runAuth, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { z } from 'zod';
+import { jwtBearerRequest, JWT_BEARER_GRANT, type McpIdToken } from './crossAppAccess.ts';
 
 /** Where a server's tokens are kept between connections (memory by default). */
 export interface McpTokenStore {
@@ -21,8 +23,12 @@ export type McpAuthorize = (authorizationUrl: URL) => Promise<string>;
 const fn = <T>() => z.custom<T>((value) => typeof value === 'function', 'must be a function');
 
 const optionsSchema = z.strictObject({
-  /** `authorization_code` (a person signs in; the default) or `client_credentials` (machine to machine). */
-  grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+  /**
+   * `authorization_code` (a person signs in; the default), `client_credentials` (machine to
+   * machine) or `cross_app_access` (the user's ID token from their organisation's identity
+   * provider, exchanged there for an identity assertion grant, then for an access token).
+   */
+  grant: z.enum(['authorization_code', 'client_credentials', 'cross_app_access']).optional(),
   /** A pre-registered client; without one the client registers itself (or uses `clientMetadataUrl`). */
   clientId: z.string().min(1).optional(),
   clientSecret: z.string().min(1).optional(),
@@ -36,6 +42,11 @@ const optionsSchema = z.strictObject({
   scope: z.string().min(1).optional(),
   redirectUrl: z.url().optional(),
   authorize: fn<McpAuthorize>().optional(),
+  /** For `cross_app_access`: the user's ID token (or a function returning a fresh one), and the identity provider's token endpoint and client. */
+  idToken: z.union([z.string().min(1), fn<() => string | Promise<string>>()]).optional(),
+  idpTokenEndpoint: z.url({ protocol: /^https?$/ }).optional(),
+  idpClientId: z.string().min(1).optional(),
+  idpClientSecret: z.string().min(1).optional(),
   tokenStore: z.custom<McpTokenStore>((value) => typeof value === 'object' && value !== null && typeof (value as McpTokenStore).load === 'function' && typeof (value as McpTokenStore).save === 'function', 'must have load() and save()').optional(),
 });
 
@@ -57,7 +68,11 @@ export const mcpAuthSchema = z.custom<McpAuth>((value) => typeof value === 'obje
     return;
   }
   const options = parsed.data;
-  if (options.grant === 'client_credentials') {
+  if (options.grant === 'cross_app_access') {
+    for (const field of ['clientId', 'idToken', 'idpTokenEndpoint', 'idpClientId'] as const) {
+      if (options[field] === undefined) context.addIssue({ code: 'custom', message: `cross_app_access needs ${field} (with clientId, idToken, idpTokenEndpoint, idpClientId; clientSecret and idpClientSecret where the servers want them)`, path: [field] });
+    }
+  } else if (options.grant === 'client_credentials') {
     if (options.clientId === undefined) context.addIssue({ code: 'custom', message: "client_credentials needs clientId (with clientSecret or privateKey)", path: ['clientId'] });
     else if (options.clientSecret === undefined && options.privateKey === undefined) context.addIssue({ code: 'custom', message: 'client_credentials needs clientSecret or privateKey', path: ['clientSecret'] });
   } else if (options.authorize !== undefined && options.redirectUrl === undefined) {
@@ -69,7 +84,8 @@ export const mcpAuthSchema = z.custom<McpAuth>((value) => typeof value === 'obje
 /** The secrets a config's `auth` holds itself (a client secret, a private key). */
 export function authSecrets(auth: McpAuth | undefined): string[] {
   if (auth === undefined || isProvider(auth)) return [];
-  return [auth.clientSecret, auth.privateKey].filter((value): value is string => value !== undefined);
+  const idToken: McpIdToken | undefined = auth.idToken;
+  return [auth.clientSecret, auth.privateKey, auth.idpClientSecret, typeof idToken === 'string' ? idToken : undefined].filter((value): value is string => value !== undefined);
 }
 
 /** A session's provider plus what the connection needs to finish a browser sign-in. */
@@ -78,6 +94,16 @@ export interface McpOAuthSession {
   /** The authorization URL the last `auth()` asked to send a person to, if it did (taken: a second call says none). */
   pendingAuthorization(): URL | undefined;
   readonly authorize: McpAuthorize | undefined;
+  /**
+   * Refresh the access token when it expires soon and that needs no person (a refresh token, or a
+   * grant without one); a failure leaves the old token to the usual refusal-then-sign-in path.
+   */
+  refreshIfDue(): Promise<void>;
+}
+
+/** How long before its expiry a token is refreshed: a fifth of its lifetime, at most a minute. */
+function refreshAhead(lifetimeMs: number): number {
+  return Math.min(60_000, lifetimeMs / 5);
 }
 
 function memoryStore(): McpTokenStore {
@@ -89,12 +115,41 @@ function memoryStore(): McpTokenStore {
  * The provider a connection uses: the built-in one for options, the user's own wrapped. Either
  * way each token or registered client secret is handed to `onSecret` before anything can echo it.
  */
-export function oauthSession(server: string, auth: McpAuth, onSecret: (secret: string) => void): McpOAuthSession {
+export function oauthSession(server: string, serverUrl: string, auth: McpAuth, onSecret: (secret: string) => void): McpOAuthSession {
   let pending: URL | undefined;
   const take = (): URL | undefined => {
     const url = pending;
     pending = undefined;
     return url;
+  };
+  // When the last token saved falls due for refresh, and whether getting another needs no person.
+  let due: number | undefined;
+  let silent = false;
+  // While set, a sign-in the refresh would start is not taken to the user's own provider (no browser opens).
+  let quiet = false;
+  let refreshing: Promise<void> | undefined;
+  const noteSaved = (tokens: OAuthTokens, machine: boolean): void => {
+    const lifetimeMs = tokens.expires_in === undefined ? undefined : tokens.expires_in * 1000;
+    due = lifetimeMs === undefined || !(lifetimeMs > 0) ? undefined : Date.now() + lifetimeMs - refreshAhead(lifetimeMs);
+    silent = machine || tokens.refresh_token !== undefined;
+  };
+  const refresher = (provider: OAuthClientProvider) => (): Promise<void> => {
+    if (due === undefined || !silent || Date.now() < due) return Promise.resolve();
+    refreshing ??= (async () => {
+      quiet = true;
+      try {
+        await runAuth(provider, { serverUrl });
+      } catch {
+        // The request goes out with the token it has; a refusal then takes the usual path. No more
+        // early tries for this token: each request would otherwise wait on a failing server first.
+        due = undefined;
+      } finally {
+        quiet = false;
+        pending = undefined;
+        refreshing = undefined;
+      }
+    })();
+    return refreshing;
   };
   const noteTokens = (tokens: OAuthTokens): void => {
     onSecret(tokens.access_token);
@@ -109,21 +164,24 @@ export function oauthSession(server: string, auth: McpAuth, onSecret: (secret: s
     const wrapped: OAuthClientProvider = Object.create(auth) as OAuthClientProvider;
     wrapped.saveTokens = async (tokens) => {
       noteTokens(tokens);
+      noteSaved(tokens, auth.redirectUrl === undefined);
       await auth.saveTokens(tokens);
     };
     wrapped.redirectToAuthorization = async (url) => {
       pending = url;
-      await auth.redirectToAuthorization(url);
+      if (!quiet) await auth.redirectToAuthorization(url);
     };
     wrapped.saveClientInformation = async (info) => {
       noteClient(info);
       await auth.saveClientInformation?.(info);
     };
-    return { provider: wrapped, pendingAuthorization: take, authorize: auth.authorize };
+    return { provider: wrapped, pendingAuthorization: take, authorize: auth.authorize, refreshIfDue: refresher(wrapped) };
   }
   const options = optionsSchema.parse(auth);
   const store = options.tokenStore ?? memoryStore();
-  const machine = options.grant === 'client_credentials';
+  const crossApp = options.grant === 'cross_app_access';
+  const machine = options.grant === 'client_credentials' || crossApp;
+  let discovery: OAuthDiscoveryState | undefined;
   let registered: OAuthClientInformationMixed | undefined;
   let verifier: string | undefined;
   // Tokens the server rejected for good stay unused until new ones are saved (a store may not delete).
@@ -131,7 +189,7 @@ export function oauthSession(server: string, auth: McpAuth, onSecret: (secret: s
   const metadata: OAuthClientMetadata = {
     client_name: options.clientName ?? 'actorloop',
     redirect_uris: options.redirectUrl === undefined ? [] : [options.redirectUrl],
-    grant_types: machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+    grant_types: crossApp ? [JWT_BEARER_GRANT] : machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
     response_types: machine ? [] : ['code'],
     ...(options.privateKey === undefined ? {} : { token_endpoint_auth_method: 'private_key_jwt' }),
     ...(options.scope === undefined ? {} : { scope: options.scope }),
@@ -157,6 +215,7 @@ export function oauthSession(server: string, auth: McpAuth, onSecret: (secret: s
     },
     saveTokens: async (tokens) => {
       noteTokens(tokens);
+      noteSaved(tokens, machine);
       dropped = false;
       await store.save(server, tokens);
     },
@@ -175,15 +234,26 @@ export function oauthSession(server: string, auth: McpAuth, onSecret: (secret: s
       if (scope === 'all' || scope === 'verifier') verifier = undefined;
       if (scope === 'all' || scope === 'tokens') dropped = true;
     },
-    ...(machine
+    saveDiscoveryState: (state) => {
+      discovery = state;
+    },
+    ...(crossApp
       ? {
-          prepareTokenRequest: (scope?: string) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }),
+          prepareTokenRequest: (scope?: string) => {
+            const { idToken, idpTokenEndpoint, idpClientId, idpClientSecret } = options;
+            if (idToken === undefined || idpTokenEndpoint === undefined || idpClientId === undefined) throw new Error('cross_app_access options were not checked');
+            return jwtBearerRequest(server, { idToken, idpTokenEndpoint, idpClientId, idpClientSecret, scope: options.scope }, discovery, serverUrl, scope, onSecret);
+          },
         }
-      : {}),
+      : machine
+        ? {
+            prepareTokenRequest: (scope?: string) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }),
+          }
+        : {}),
   };
   if (options.privateKey !== undefined && options.clientId !== undefined && options.algorithm !== undefined) {
     const jwtAuth: AddClientAuthentication = createPrivateKeyJwtAuth({ issuer: options.clientId, subject: options.clientId, privateKey: options.privateKey, alg: options.algorithm });
     provider.addClientAuthentication = jwtAuth;
   }
-  return { provider, pendingAuthorization: take, authorize: options.authorize };
+  return { provider, pendingAuthorization: take, authorize: options.authorize, refreshIfDue: refresher(provider) };
 }

@@ -3,11 +3,12 @@
  * Off unless the server's config says `sampling: true` (or `{ maxTokens }`, a cap on what one
  * request may ask for). The agent answers with its own model, never offering its tools, and
  * counts the usage against the run whose tool call the server is serving; a request that cannot
- * be tied to exactly one run is refused, since its cost would land on no run or the wrong one.
+ * be tied to one run is refused, since its cost would land on no run or the wrong one.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Message } from '../core/messages.ts';
+import type { RunFor } from './attribution.ts';
 
 /** What a server asked the model, as the agent's model takes it. */
 export interface McpSampleRequest {
@@ -50,14 +51,14 @@ function textOf(server: string, content: unknown): string {
 
 /**
  * Answer `sampling/createMessage` on `client`: refused with an MCP error saying how to allow it
- * while `config` is off, or while no single run has a call in flight on the server.
+ * while `config` is off, or when it cannot be tied to one run's call on the server.
  *
  * @example
  * ```ts
- * answerSampling(client, 'notes', { maxTokens: 200 }, () => ['run-1'], sampler);
+ * answerSampling(client, 'notes', { maxTokens: 200 }, () => ({ runId: 'run-1', ended }), sampler);
  * ```
  */
-export function answerSampling(client: Client, server: string, config: McpSamplingConfig, runsInFlight: () => readonly string[], sampler: McpSampler | undefined): void {
+export function answerSampling(client: Client, server: string, config: McpSamplingConfig, runFor: RunFor, sampler: McpSampler | undefined): void {
   client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
     if (config === undefined || config === false || sampler === undefined) {
       throw new McpError(
@@ -65,11 +66,11 @@ export function answerSampling(client: Client, server: string, config: McpSampli
         `Sampling is off for MCP server "${server}": the agent's model answers a server only when its config says sampling: true (or { maxTokens }).`,
       );
     }
-    const runs = runsInFlight();
-    if (runs.length !== 1) {
+    const run = runFor(extra.requestId);
+    if (typeof run === 'number') {
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `MCP server "${server}" asked to sample while ${runs.length === 0 ? 'no tool call of a run was' : `tool calls of ${runs.length} runs were`} in flight; actorloop samples only for the one run whose tool call asks, so its usage is counted there.`,
+        `MCP server "${server}" asked to sample while ${run === 0 ? 'no tool call of a run was' : `tool calls of ${run} runs were`} in flight; actorloop samples only for the run whose tool call asks, so its usage is counted there (send the request on that call's stream over streamable HTTP; over stdio only one run may have calls in flight).`,
       );
     }
     const { params } = request;
@@ -79,7 +80,7 @@ export function answerSampling(client: Client, server: string, config: McpSampli
     const cap = typeof config === 'object' ? config.maxTokens : params.maxTokens;
     const answer = await sampler({
       server,
-      runId: runs[0] as string,
+      runId: run.runId,
       messages,
       maxTokens: Math.min(params.maxTokens, cap),
       ...(params.temperature === undefined ? {} : { temperature: params.temperature }),

@@ -29,9 +29,13 @@ async function authorize(url: URL): Promise<string> {
   return code;
 }
 
-/** The scenario's OAuth setup from its context: client credentials (secret or key), a pre-registered client, or registration. */
+/** The scenario's OAuth setup from its context: cross-app access, client credentials (secret or key), a pre-registered client, or registration. */
 function auth(): McpOAuthOptions {
   const { client_id: clientId, client_secret: clientSecret, private_key_pem: privateKey, signing_algorithm: algorithm } = context;
+  const { idp_id_token: idToken, idp_token_endpoint: idpTokenEndpoint, idp_client_id: idpClientId } = context;
+  if (clientId !== undefined && idToken !== undefined && idpTokenEndpoint !== undefined && idpClientId !== undefined) {
+    return { grant: 'cross_app_access', clientId, ...(clientSecret === undefined ? {} : { clientSecret }), idToken, idpTokenEndpoint, idpClientId };
+  }
   if (clientId !== undefined && privateKey !== undefined) return { grant: 'client_credentials', clientId, privateKey, algorithm: algorithm ?? 'ES256' };
   if (scenario.startsWith('auth/client-credentials') && clientId !== undefined && clientSecret !== undefined) return { grant: 'client_credentials', clientId, clientSecret };
   const preRegistered = clientId === undefined ? {} : { clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };
