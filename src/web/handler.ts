@@ -9,8 +9,10 @@
  *   POST …/runs/:runId/reject
  *   POST …/runs/:runId/cancel
  */
+import { map } from 'rxjs';
 import { z } from 'zod';
 import type { Agent, AgentRun } from '../agent/types.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
 import { ActorloopError, describeError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
@@ -96,7 +98,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const read = options.journal ?? (options.store === undefined ? undefined : storeReader(options.store));
   const stream = async (runId: string, request: Request, from?: EventCursor): Promise<Response> => {
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId);
+    const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId)).pipe(map((entry) => redactDetails(entry, redact)));
     return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
@@ -194,6 +196,19 @@ function decodeRunId(segment: string): string {
   } catch {
     throw new WebRequestError(400, `The run id in the path is not valid percent-encoding: encode it with encodeURIComponent.`);
   }
+}
+
+/** An entry with the tool arguments and results it carries passed through the handler's secret rules too. */
+function redactDetails(entry: JournalEntry, redact: (text: string) => string): JournalEntry {
+  const { event } = entry;
+  if (event.type === 'reasoning.completed' && event.toolCalls.some((call) => call.arguments !== undefined)) {
+    const toolCalls = event.toolCalls.map((call) => (call.arguments === undefined ? call : { ...call, arguments: redact(call.arguments) }));
+    return { ...entry, event: { ...event, toolCalls } };
+  }
+  if (event.type === 'observations.collected' && event.results !== undefined) {
+    return { ...entry, event: { ...event, results: event.results.map((result) => ({ ...result, content: redact(result.content) })) } };
+  }
+  return entry;
 }
 
 const isEnded = (handle: AgentRun): boolean => handle.actor.getSnapshot().status !== 'active';
