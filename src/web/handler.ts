@@ -108,7 +108,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
   const stream = async (runId: string, request: Request, from?: EventCursor): Promise<Response> => {
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId)).pipe(map((entry) => redactDetails(entry, redact)));
+    const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
     return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 

@@ -42,14 +42,14 @@ const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.termin
  * last entry so far. A run resumed after a resumable failure has an earlier `run.terminated` with
  * entries after it: that end was superseded and is left out, so the feed goes on to the final end
  * (and a page never sees a failure the run came back from). Rejects with WebRequestError (404)
- * for a run neither the agent's journal nor `read` has.
+ * for a run neither the agent's journal nor `read` has, unless it was just `started` here.
  *
  * @example
  * ```ts
  * (await runFeed({ agent, read: storeReader(store), pollIntervalMs: 1000 }, runId)).subscribe(send);
  * ```
  */
-export async function runFeed(source: FeedSource, runId: string): Promise<Observable<JournalEntry>> {
+export async function runFeed(source: FeedSource, runId: string, started = false): Promise<Observable<JournalEntry>> {
   const { agent, read } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
   const first = agent.journal.entries(runId)[0];
@@ -63,7 +63,8 @@ export async function runFeed(source: FeedSource, runId: string): Promise<Observ
   }
   if (read === undefined) throw new WebRequestError(404, `No run ${runId} on agent ${agent.id}: start one with a POST, or give the handler the agent's store to serve runs of other processes.`);
   const initial = await read(runId);
-  if (initial.length === 0) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
+  // A run just started elsewhere (a durable one, queued for a worker) has no entries yet: it is read until it has.
+  if (initial.length === 0 && !started) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
   return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(untilLastEnd());
 }
 
