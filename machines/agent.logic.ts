@@ -158,17 +158,22 @@ export function turnWasAllInvalid(plan: readonly PlannedCall[]): boolean {
   return true;
 }
 
-/** The conversation with one tool message per planned call, in call order. */
-export function appendObservations(context: AgentContext): Message[] {
-  const observations: Message[] = [];
+/** One tool message per planned call, in call order: what the observe phase adds to the conversation. */
+export function observationsOf(context: AgentContext): ToolMessage[] {
+  const observations: ToolMessage[] = [];
   for (let i = 0; i < context.plan.length; i++) {
     const planned = context.plan[i] as PlannedCall;
     const outcome = context.outcomes[i] ?? null;
     observations.push(observationFor(planned, outcome));
   }
+  return observations;
+}
+
+/** The conversation with one tool message per planned call, in call order. */
+export function appendObservations(context: AgentContext): Message[] {
   // The history is copied (snapshots are immutable), so at least copy it once, at its exact
   // size: concat allocates half of what slice-then-push does and takes half the time.
-  return context.messages.concat(observations);
+  return context.messages.concat(observationsOf(context));
 }
 
 /** Literal objects rather than spreads: this runs for every call of every turn. */

@@ -18,12 +18,13 @@
  */
 import { assign, emit, sendTo, setup } from 'xstate';
 import { reasoningText, type Message } from '../src/core/messages.ts';
-import type { TerminationReason } from '../src/core/loopEvent.ts';
+import { capJournalDetail, type TerminationReason } from '../src/core/loopEvent.ts';
 import { addUsage } from '../src/core/provider.ts';
 import type { AgentContext, AgentEmitted, AgentEvent, AgentMachineInput, AgentOutput } from './agent.types.ts';
 import type { ActOutput, GateOutput, PlannedCall, ReasonOutput } from '../src/core/run.ts';
 import {
   appendObservations,
+  observationsOf,
   confirmationReasons,
   dispatchedCalls,
   errorData,
@@ -176,7 +177,8 @@ export const agentMachine = setup({
     emitReasoning: emit((_, output: ReasonOutput) => ({
       type: 'reasoning.completed' as const,
       text: output.text,
-      toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name })),
+      // The arguments ride along (capped) so a reader of the journal alone can show the call.
+      toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: capJournalDetail(c.arguments) })),
       usage: { ...output.usage },
       costUsd: output.costUsd,
       ...(output.reasoning === undefined || reasoningText(output.reasoning) === '' ? {} : { reasoning: reasoningText(output.reasoning) }),
@@ -421,6 +423,7 @@ export const agentMachine = setup({
               type: 'observations.collected' as const,
               count: context.plan.length,
               errors: observationErrors(context),
+              results: observationsOf(context).map((m) => ({ toolCallId: m.toolCallId, content: capJournalDetail(m.content) })),
             })),
             assign(({ context }) => ({ messages: appendObservations(context), plan: [], outcomes: [] })),
           ],

@@ -408,6 +408,10 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       void handle.settled.then(() => live.delete(handle));
       return handle;
     },
+    handle(runId) {
+      for (const handle of live) if (handle.runId === runId) return handle;
+      return undefined;
+    },
     record(runId, event) {
       const run = runs.get(runId);
       if (run === undefined) return false;

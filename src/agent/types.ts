@@ -414,6 +414,12 @@ export interface Agent<TOutput = unknown> {
   readonly experiences: AgentExperiences | undefined;
   /** Start a task and get a handle to watch, approve or cancel it. Throws for a task it cannot start. */
   start(task: TaskInput, options?: RunOptions): AgentRun;
+  /**
+   * The run `runId` if it is in progress on this agent in this process (started, run, resumed or a
+   * session's turn): approve, reject or cancel it from code that did not start it. `undefined`
+   * for any other run (a durable agent's runs are reached through their runtime).
+   */
+  handle(runId: string): AgentRun | undefined;
   /** Make a run ready for a parent actor to spawn (see {@link PreparedRun}); `start` spawns its own root actor. */
   prepare(task: string, options?: RunOptions): PreparedRun;
   /**

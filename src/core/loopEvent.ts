@@ -83,7 +83,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('reasoning.completed'),
     text: z.string().nullable(),
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
+    /** `arguments`: the call's argument text, capped (see `capJournalDetail`); absent in journals written before it was kept. */
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string().optional() })),
     usage: UsageData,
     costUsd: z.number().optional(),
     /** The model's thinking before this reply, when it sent any (never part of `text`). */
@@ -134,6 +135,12 @@ export const LoopEvent = z.discriminatedUnion('type', [
     type: z.literal('observations.collected'),
     count: z.number(),
     errors: z.number(),
+    /**
+     * What each call's observation said (its result, error, refusal or rejection), capped (see
+     * `capJournalDetail`): a reader of the journal alone shows a call's outcome. Absent in journals
+     * written before it was kept.
+     */
+    results: z.array(z.object({ toolCallId: z.string(), content: z.string() })).optional(),
   }),
   z.object({
     type: z.literal('human.awaiting'),
@@ -248,6 +255,26 @@ export const LoopEvent = z.discriminatedUnion('type', [
   }),
 ]);
 export type LoopEvent = z.infer<typeof LoopEvent>;
+
+/** Characters of a tool call's arguments or observation an event keeps: enough to show, small enough to journal every turn. */
+export const JOURNAL_DETAIL_CHARS = 8_000;
+
+/**
+ * A tool call's argument or observation text as events carry it: whole up to
+ * {@link JOURNAL_DETAIL_CHARS} characters, else cut with a marker saying how much is left out.
+ *
+ * @example
+ * ```ts
+ * capJournalDetail('{"a":1}'); // '{"a":1}'
+ * ```
+ */
+export function capJournalDetail(text: string): string {
+  if (text.length <= JOURNAL_DETAIL_CHARS) return text;
+  // A cut between a surrogate pair's halves would leave a lone half: the cut moves before the pair.
+  const high = text.charCodeAt(JOURNAL_DETAIL_CHARS - 1);
+  const shown = high >= 0xd800 && high <= 0xdbff ? JOURNAL_DETAIL_CHARS - 1 : JOURNAL_DETAIL_CHARS;
+  return `${text.slice(0, shown)}… [${text.length - shown} more characters]`;
+}
 export type LoopEventType = LoopEvent['type'];
 /** The event of one type, e.g. `LoopEventOf<'run.terminated'>`. */
 export type LoopEventOf<TType extends LoopEventType> = Extract<LoopEvent, { type: TType }>;

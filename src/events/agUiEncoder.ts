@@ -9,8 +9,9 @@ import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 
 /**
- * Tool calls' arguments and results, which journal entries name only by id; `undefined` for a
- * call whose detail is not known here. Values are redacted.
+ * Tool calls' arguments and results for entries that name them only by id (journals written
+ * before events carried them); `undefined` for a call whose detail is not known here. Values
+ * are redacted.
  */
 export interface RunDetails {
   toolArguments(toolCallId: string): string | undefined;
@@ -100,7 +101,7 @@ export class AgUiEncoder {
         this.#completed(out, entry.sequence, event);
         break;
       case 'observations.collected':
-        this.#results(out);
+        this.#results(out, event.results);
         out.push(custom(event));
         break;
       case 'run.terminated':
@@ -145,7 +146,8 @@ export class AgUiEncoder {
     if (event.costUsd !== undefined) this.#costUsd = (this.#costUsd ?? 0) + event.costUsd;
     for (const call of event.toolCalls) {
       out.push({ type: EventType.TOOL_CALL_START, toolCallId: call.id, toolCallName: call.name, ...(parentMessageId === undefined ? {} : { parentMessageId }) });
-      const args = this.#view.details.toolArguments(call.id);
+      // The journal's copy first: every server that reads the journal sends the same arguments.
+      const args = call.arguments ?? this.#view.details.toolArguments(call.id);
       out.push(args === undefined || args === '' ? undefined : { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: args });
       out.push({ type: EventType.TOOL_CALL_END, toolCallId: call.id });
       this.#open.add(call.id);
@@ -153,9 +155,9 @@ export class AgUiEncoder {
   }
 
   /** The results of the turn's calls (run, refused or rejected alike: each has its observation by now). */
-  #results(out: (AgUiEvent | undefined)[]): void {
+  #results(out: (AgUiEvent | undefined)[], journaled: LoopEventOf<'observations.collected'>['results']): void {
     for (const toolCallId of this.#open) {
-      const content = this.#view.details.toolResult(toolCallId);
+      const content = journaled?.find((r) => r.toolCallId === toolCallId)?.content ?? this.#view.details.toolResult(toolCallId);
       out.push(content === undefined ? undefined : { type: EventType.TOOL_CALL_RESULT, messageId: `${toolCallId}:result`, toolCallId, content, role: 'tool' });
     }
     this.#open.clear();

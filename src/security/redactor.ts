@@ -121,8 +121,20 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
     case 'reasoning.completed': {
       const value = event.text === null ? null : text(event.text);
       const thought = event.reasoning === undefined ? undefined : text(event.reasoning);
-      if (value === event.text && thought === event.reasoning) return event;
-      return { ...event, text: value, ...(thought === undefined ? {} : { reasoning: thought }) };
+      const toolCalls = sameOrNew(event.toolCalls, (call) => {
+        const args = call.arguments === undefined ? undefined : text(call.arguments);
+        return args === call.arguments ? call : { ...call, arguments: args };
+      });
+      if (value === event.text && thought === event.reasoning && toolCalls === event.toolCalls) return event;
+      return { ...event, text: value, toolCalls, ...(thought === undefined ? {} : { reasoning: thought }) };
+    }
+    case 'observations.collected': {
+      if (event.results === undefined) return event;
+      const results = sameOrNew(event.results, (result) => {
+        const content = text(result.content);
+        return content === result.content ? result : { ...result, content };
+      });
+      return results === event.results ? event : { ...event, results };
     }
     case 'token.delta':
     case 'thinking.delta': {
@@ -169,6 +181,12 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
     default:
       return event;
   }
+}
+
+/** `items` mapped, or `items` itself when no item changed. */
+function sameOrNew<T>(items: T[], each: (item: T) => T): T[] {
+  const mapped = items.map(each);
+  return mapped.every((item, i) => item === items[i]) ? items : mapped;
 }
 
 /**

@@ -198,7 +198,7 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
         out.push(data(event));
         break;
       case 'observations.collected':
-        this.#results(out);
+        this.#results(out, event.results);
         out.push(data(event));
         break;
       case 'human.awaiting':
@@ -270,7 +270,8 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     this.#closeParts(out);
     for (const call of event.toolCalls) {
       out.push({ type: 'tool-input-start', toolCallId: call.id, toolName: call.name });
-      const args = this.#view.details.toolArguments(call.id);
+      // The journal's copy first: every server that reads the journal sends the same input.
+      const args = call.arguments ?? this.#view.details.toolArguments(call.id);
       const input = args === undefined ? undefined : parseInput(args);
       out.push(args === undefined || args === '' ? undefined : { type: 'tool-input-delta', toolCallId: call.id, inputTextDelta: args });
       out.push(input === undefined ? undefined : { type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input: input.value });
@@ -279,13 +280,13 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   }
 
   /** The outputs of the turn's calls: run, failed, refused or rejected, each has its observation by now. */
-  #results(out: Out): void {
+  #results(out: Out, journaled: LoopEventOf<'observations.collected'>['results']): void {
     for (const [toolCallId, status] of this.#open) {
       if (this.#rejected.has(toolCallId)) {
         out.push({ type: 'tool-output-denied', toolCallId });
         continue;
       }
-      const content = this.#view.details.toolResult(toolCallId);
+      const content = journaled?.find((r) => r.toolCallId === toolCallId)?.content ?? this.#view.details.toolResult(toolCallId);
       if (content === undefined) out.push(undefined);
       else if (status === undefined || status === 'ok') out.push({ type: 'tool-output-available', toolCallId, output: content });
       else out.push({ type: 'tool-output-error', toolCallId, errorText: content });

@@ -9,14 +9,17 @@
  *   POST …/runs/:runId/reject
  *   POST …/runs/:runId/cancel
  */
+import { map } from 'rxjs';
 import { z } from 'zod';
 import type { Agent, AgentRun } from '../agent/types.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
 import { ActorloopError, describeError } from '../core/errors.ts';
 import type { Message } from '../core/messages.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
+import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
 import type { ResumeRequest, WebProtocol } from './protocol.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
@@ -47,6 +50,14 @@ export interface WebHandlerOptions {
   readonly onRun?: (run: AgentRun) => void;
   /** Ended runs kept for their tool details and decisions' answers, newest kept. Default 100. */
   readonly retainRuns?: number;
+  /**
+   * A durable agent's runtime (`createPostgresRuntime()`): decisions on its runs go to it, from
+   * whichever process started them, and runs this process does not hold are read from its
+   * journal (unless `journal` is given).
+   */
+  readonly runtime?: DurableRuns;
+  /** How long a stored run resumed here to take a decision may take to reach its wait again. Default 30 000 ms. */
+  readonly resumeTimeoutMs?: number;
 }
 
 const Decision = z.strictObject({
@@ -93,10 +104,11 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact) };
   };
 
-  const read = options.journal ?? (options.store === undefined ? undefined : storeReader(options.store));
+  const runtime = options.runtime;
+  const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
   const stream = async (runId: string, request: Request, from?: EventCursor): Promise<Response> => {
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId);
+    const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
     return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
@@ -122,49 +134,58 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return stream(handle.runId, request);
   };
 
-  /** The live run `runId`, refused when it is unknown or has ended. */
-  const liveRun = (runId: string, action: string): AgentRun => {
-    const held = runs.get(runId);
-    if (held === undefined) throw new WebRequestError(404, `No run ${runId} started through this handler in this process is known: start runs with a POST to the handler.`);
-    if (isEnded(held.handle)) throw new WebRequestError(409, `Run ${runId} has ended (${held.handle.phase()}): there is nothing to ${action}.`);
-    return held.handle;
+  const sources: DecisionSources = {
+    agent,
+    held: (runId) => runs.get(runId)?.handle,
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(runtime === undefined ? {} : { runtime }),
+    resumeTimeoutMs: options.resumeTimeoutMs ?? 30_000,
   };
 
-  /** The calls of `handle` waiting for a human; refused when it is not waiting or `toolCallIds` names others. */
-  const waiting = (handle: AgentRun, action: string, toolCallIds: readonly string[]): readonly string[] => {
-    const pending = handle.actor.getSnapshot().context.pending;
-    // `pending` is set exactly while the run waits for a human.
+  /** The run `runId` wherever it is, refused when it is unknown or has ended; a stored run resumed to decide it is held from now on. */
+  const liveRun = async (runId: string, action: string): Promise<DecidableRun> => {
+    const run = await decidable(sources, runId, action);
+    if (run.resumed !== undefined) hold({ handle: run.resumed, threadId: runId });
+    return run;
+  };
+
+  /** The calls of `run` waiting for a human; refused when it is not waiting or `toolCallIds` names others. */
+  const waiting = async (runId: string, run: DecidableRun, action: string, toolCallIds: readonly string[]): Promise<readonly string[]> => {
+    const pending = await run.waiting();
     if (pending === null) {
-      throw new WebRequestError(409, `Run ${handle.runId} is not waiting for a human (it is in ${handle.phase()}): ${action} a call once the stream shows its interrupt.`);
+      throw new WebRequestError(409, `Run ${runId} is not waiting for a human (it is in ${run.state()}): ${action} a call once the stream shows its interrupt.`);
     }
-    const stray = toolCallIds.filter((id) => !pending.toolCallIds.includes(id));
-    if (stray.length > 0) throw new WebRequestError(409, `Tool calls ${stray.join(', ')} of run ${handle.runId} are not waiting; waiting: ${pending.toolCallIds.join(', ')}.`);
-    return pending.toolCallIds;
+    const stray = toolCallIds.filter((id) => !pending.includes(id));
+    if (stray.length > 0) throw new WebRequestError(409, `Tool calls ${stray.join(', ')} of run ${runId} are not waiting; waiting: ${pending.join(', ')}.`);
+    return pending;
   };
 
   const decide = async (runId: string, action: 'approve' | 'reject' | 'cancel', request: Request): Promise<Response> => {
     const body = Decision.safeParse(await jsonBody(request, true));
     if (!body.success) throw new WebRequestError(400, `The ${action} body must be { toolCallIds?: string[], reason?: string }: ${oneLine(body.error)}.`);
-    const handle = liveRun(runId, action);
+    const run = await liveRun(runId, action);
     const { toolCallIds, reason } = body.data;
     if (action === 'cancel') {
-      handle.cancel(reason ?? 'cancelled from the web page');
+      await run.cancel(reason ?? 'cancelled from the web page');
       return json(202, { runId, action });
     }
-    const pending = waiting(handle, action, toolCallIds ?? []);
-    if (action === 'approve') handle.approve(toolCallIds);
-    else handle.reject(reason, toolCallIds);
+    const pending = await waiting(runId, run, action, toolCallIds ?? []);
+    if (action === 'approve') await run.approve(toolCallIds);
+    else await run.reject(reason, toolCallIds);
     return json(202, { runId, action, toolCallIds: toolCallIds ?? pending });
   };
 
   /** Decide the calls a page answered in its request, then stream the run on from its wait. */
   const resume = async ({ runId, approved, rejected }: ResumeRequest['resume'], request: Request): Promise<Response> => {
-    const handle = liveRun(runId, 'answer');
-    waiting(handle, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
+    const run = await liveRun(runId, 'answer');
+    await waiting(runId, run, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
     // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
-    for (const { toolCallId, reason } of rejected) handle.reject(reason, [toolCallId]);
-    if (approved.length > 0) handle.approve(approved);
-    const lastWait = agent.journal.entries(runId).findLast((entry) => entry.event.type === 'human.awaiting');
+    for (const { toolCallId, reason } of rejected) await run.reject(reason, [toolCallId]);
+    if (approved.length > 0) await run.approve(approved);
+    // The stream goes on after the last wait (a run of another process: from where it is kept).
+    const known = agent.journal.entries(runId);
+    const entries = known[0]?.sequence === 0 ? known : read === undefined ? [] : await read(runId);
+    const lastWait = entries.findLast((entry) => entry.event.type === 'human.awaiting');
     return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER });
   };
 
@@ -196,10 +217,24 @@ function decodeRunId(segment: string): string {
   }
 }
 
-const isEnded = (handle: AgentRun): boolean => handle.actor.getSnapshot().status !== 'active';
+/** An entry with the tool arguments and results it carries passed through the handler's secret rules too. */
+function redactDetails(entry: JournalEntry, redact: (text: string) => string): JournalEntry {
+  const { event } = entry;
+  if (event.type === 'reasoning.completed' && event.toolCalls.some((call) => call.arguments !== undefined)) {
+    const toolCalls = event.toolCalls.map((call) => (call.arguments === undefined ? call : { ...call, arguments: redact(call.arguments) }));
+    return { ...entry, event: { ...event, toolCalls } };
+  }
+  if (event.type === 'observations.collected' && event.results !== undefined) {
+    return { ...entry, event: { ...event, results: event.results.map((result) => ({ ...result, content: redact(result.content) })) } };
+  }
+  return entry;
+}
 
+const isEnded = (handle: AgentRun): boolean => !isLive(handle);
+
+/** A durable run's handle stands for a run in the database: its actor has no conversation here. */
 const detailsOf = (handle: AgentRun, redact: (text: string) => string): RunDetails =>
-  detailsFromMessages(() => handle.actor.getSnapshot().context.messages, redact);
+  detailsFromMessages(() => (handle.actor.getSnapshot().context as { messages?: readonly Message[] } | undefined)?.messages ?? [], redact);
 
 async function jsonBody(request: Request, emptyIsObject: boolean): Promise<unknown> {
   const text = await request.text();

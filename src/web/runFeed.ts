@@ -1,10 +1,10 @@
 /**
  * The protocol-neutral core of serving a run to a web page: a run's journal entries from its
- * first on, then its live tail, ending with its `run.terminated` entry. Every protocol encodes
- * this one feed, so a page that reconnects is served from the journal and never from a buffer
- * only the first connection had.
+ * first on, then its live tail, ending with the `run.terminated` entry that ends what the journal
+ * holds. Every protocol encodes this one feed, so a page that reconnects is served from the
+ * journal and never from a buffer only the first connection had.
  */
-import { concat, defer, filter, from, Observable, takeWhile } from 'rxjs';
+import { concat, defer, filter, from, map, Observable, type OperatorFunction } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
@@ -38,35 +38,43 @@ export function storeReader(store: RunStore): JournalReader {
 const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.terminated';
 
 /**
- * A run's entries from its first, then live, completing after `run.terminated`. Rejects with
- * WebRequestError (404) for a run neither the agent's journal nor `read` has.
+ * A run's entries from its first, then live, completing after the `run.terminated` that is its
+ * last entry so far. A run resumed after a resumable failure has an earlier `run.terminated` with
+ * entries after it: that end was superseded and is left out, so the feed goes on to the final end
+ * (and a page never sees a failure the run came back from). Rejects with WebRequestError (404)
+ * for a run neither the agent's journal nor `read` has, unless it was just `started` here.
  *
  * @example
  * ```ts
  * (await runFeed({ agent, read: storeReader(store), pollIntervalMs: 1000 }, runId)).subscribe(send);
  * ```
  */
-export async function runFeed(source: FeedSource, runId: string): Promise<Observable<JournalEntry>> {
+export async function runFeed(source: FeedSource, runId: string, started = false): Promise<Observable<JournalEntry>> {
   const { agent, read } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
   const first = agent.journal.entries(runId)[0];
   if (first?.sequence === 0) {
-    const live = defer(() => concat(from(agent.journal.entries(runId)), agent.events$.pipe(filter((entry) => entry.runId === runId))));
-    return live.pipe(inOrder(), takeWhile((entry) => !ended(entry), true));
+    // The journal so far is one batch: an end inside it that later entries follow was resumed from.
+    const live = defer(() => {
+      const known = agent.journal.entries(runId);
+      return concat(from([known]), agent.events$.pipe(filter((entry) => entry.runId === runId), map((entry) => [entry])));
+    });
+    return live.pipe(untilLastEnd());
   }
   if (read === undefined) throw new WebRequestError(404, `No run ${runId} on agent ${agent.id}: start one with a POST, or give the handler the agent's store to serve runs of other processes.`);
   const initial = await read(runId);
-  if (initial.length === 0) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
-  return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(inOrder(), takeWhile((entry) => !ended(entry), true));
+  // A run just started elsewhere (a durable one, queued for a worker) has no entries yet: it is read until it has.
+  if (initial.length === 0 && !started) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
+  return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(untilLastEnd());
 }
 
-/** A stored run's entries, read again every `pollIntervalMs` until unsubscribed (another process may be running it). */
-function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number): Observable<JournalEntry> {
-  return new Observable<JournalEntry>((subscriber) => {
+/** A stored run's entries, each read a batch, read again every `pollIntervalMs` until unsubscribed (another process may be running it). */
+function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number): Observable<readonly JournalEntry[]> {
+  return new Observable<readonly JournalEntry[]>((subscriber) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const emit = (entries: readonly JournalEntry[]): void => {
-      for (const entry of entries) subscriber.next(entry);
-      // The run's end closed the subscriber (`takeWhile` below), and with it the reading.
+      subscriber.next(entries);
+      // The run's end closed the subscriber (`untilLastEnd` below), and with it the reading.
       if (subscriber.closed) return;
       timer = setTimeout(() => {
         Promise.resolve()
@@ -78,17 +86,30 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
     return () => clearTimeout(timer);
   });
 }
-/** Each sequence once, in order: a source read again, or a journal and a bus that overlap, never repeats an entry. */
-function inOrder() {
-  return (source: Observable<JournalEntry>): Observable<JournalEntry> =>
-    defer(() => {
+/**
+ * Batches of entries as one feed: each sequence once, in order (a source read again, or a journal
+ * and a bus that overlap, never repeats an entry), without the ends later entries of the same
+ * batch supersede, completing after an end that closes its batch.
+ */
+function untilLastEnd(): OperatorFunction<readonly JournalEntry[], JournalEntry> {
+  return (source) =>
+    new Observable<JournalEntry>((subscriber) => {
       let last = -1;
-      return source.pipe(
-        filter((entry) => {
-          if (entry.sequence <= last) return false;
-          last = entry.sequence;
-          return true;
-        }),
-      );
+      const subscription = source.subscribe({
+        next(batch) {
+          const fresh = batch.filter((entry) => entry.sequence > last);
+          for (let i = 0; i < fresh.length && !subscriber.closed; i++) {
+            const entry = fresh[i] as JournalEntry;
+            last = entry.sequence;
+            const final = i === fresh.length - 1;
+            if (ended(entry) && !final) continue;
+            subscriber.next(entry);
+            if (ended(entry)) subscriber.complete();
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => subscription.unsubscribe();
     });
 }

@@ -191,4 +191,16 @@ describe('secret canary', () => {
     const clean = { type: 'thinking.delta' as const, delta: 'nothing secret' };
     expect(redactor.event(clean)).toBe(clean);
   });
+
+  it('redacts secrets in the tool arguments and observations events carry', () => {
+    const redactor = createRedactor({}, {});
+    const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    const calls = redactor.event({ type: 'reasoning.completed', text: null, toolCalls: [{ id: 'c1', name: 'login', arguments: `{"token":"${CANARY}"}` }, { id: 'c2', name: 'add', arguments: '{}' }], usage });
+    expect(JSON.stringify(calls)).not.toContain(CANARY);
+    expect(calls).toMatchObject({ toolCalls: [{ id: 'c1', name: 'login' }, { id: 'c2', arguments: '{}' }] });
+    const observed = redactor.event({ type: 'observations.collected', count: 1, errors: 0, results: [{ toolCallId: 'c1', content: `logged in with ${CANARY}` }] });
+    expect(JSON.stringify(observed)).not.toContain(CANARY);
+    const clean = { type: 'observations.collected' as const, count: 1, errors: 0, results: [{ toolCallId: 'c2', content: '3' }] };
+    expect(redactor.event(clean)).toBe(clean);
+  });
 });

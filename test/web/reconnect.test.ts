@@ -48,6 +48,15 @@ async function served(agent: ReturnType<typeof holdingAgent>['agent'], options: 
 const stream = (url: string, runId: string, after: string | undefined) =>
   fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
 
+/**
+ * An event without its thread id: the page's conversation id, which only the process its run
+ * was started in was told (another echoes the run id).
+ */
+function threadless({ id, data }: SseEvent): SseEvent {
+  const { threadId: _threadId, ...rest } = data;
+  return { id, data: rest };
+}
+
 /** The texts of the assistant messages, reassembled from their content events. */
 function texts(events: readonly SseEvent[]): string[] {
   const byMessage = new Map<string, string>();
@@ -110,7 +119,7 @@ describe('reconnecting with Last-Event-ID', () => {
     expect(tail).toEqual(live.slice(-2));
   });
 
-  it('is served from the store by another process: text, steps and the end as the first process sent them', { timeout: 30_000 }, async () => {
+  it('is served from the store by another process: text, steps, tool arguments and results and the end as the first process sent them', { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-'));
     dirs.push(dir);
     const { agent, release } = holdingAgent({ persistence: { store: createFileStore({ dir }) } });
@@ -129,8 +138,10 @@ describe('reconnecting with Last-Event-ID', () => {
     received.push(...(await resumed.rest()));
 
     const unbroken = await new EventReader(await stream(first.url, 'run-elsewhere', undefined)).rest();
-    const withoutDetails = unbroken.filter((e) => e.data.type !== 'TOOL_CALL_ARGS' && e.data.type !== 'TOOL_CALL_RESULT');
-    expect(received.map((e) => e.id)).toEqual(withoutDetails.map((e) => e.id));
+    // Event for event what the process that ran it sends, the call's arguments and result included.
+    expect(received.map(threadless)).toEqual(unbroken.map(threadless));
+    expect(received.filter((e) => e.data.type === 'TOOL_CALL_ARGS').map((e) => e.data.delta)).toEqual(['{"q":"x"}']);
+    expect(received.filter((e) => e.data.type === 'TOOL_CALL_RESULT').map((e) => e.data.content)).toEqual(['held x']);
     expect(texts(received)).toEqual([FIRST, SECOND]);
     expect(received.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: SECOND } });
   });
@@ -153,7 +164,7 @@ describe('reconnecting with Last-Event-ID', () => {
     };
     const other = await served(holdingAgent().agent, { journal, pollIntervalMs: 100 });
     const replay = await new EventReader(await stream(other.url, 'run-durable', live[3]?.id)).rest();
-    expect(replay.map((e) => e.id)).toEqual(live.slice(4).filter((e) => e.data.type !== 'TOOL_CALL_ARGS' && e.data.type !== 'TOOL_CALL_RESULT').map((e) => e.id));
+    expect(replay.map(threadless)).toEqual(live.slice(4).map(threadless));
     expect(reads).toBeGreaterThanOrEqual(2);
     const missing = await stream(other.url, 'run-nowhere', undefined);
     expect(missing.status).toBe(404);

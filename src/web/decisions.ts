@@ -1,0 +1,144 @@
+/**
+ * Where a page's approval, rejection or cancellation of a run goes, whoever started the run: a
+ * run this process holds (through the handler or in code), a durable run through its runtime,
+ * or a run waiting in a file store, which this process resumes (as `actorloop approve` does) and
+ * then decides. A run none of them has is a 404; one that is not waiting (or has ended), a 409.
+ */
+import { waitFor } from 'xstate';
+import type { Agent, AgentRun } from '../agent/types.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { RunStore } from '../persistence/fileStore.ts';
+import { RunFinishedError, RunLockedError } from '../persistence/errors.ts';
+import { isFinalStatus } from '../persistence/records.ts';
+import { WebRequestError } from './errors.ts';
+
+/**
+ * What the handler needs of a durable runtime (`createPostgresRuntime()` has all of it): its runs'
+ * rows and journals, and decisions, which its workers act on.
+ */
+export interface DurableRuns {
+  getRun(runId: string): Promise<{ readonly status: string } | null>;
+  journal(runId: string): Promise<readonly JournalEntry[]>;
+  approve(runId: string, toolCallIds?: readonly string[]): Promise<void>;
+  reject(runId: string, reason?: string, toolCallIds?: readonly string[]): Promise<void>;
+  cancel(runId: string, reason?: string): Promise<void>;
+}
+
+/** A run a decision can reach. */
+export interface DecidableRun {
+  /** The calls waiting for a human; null when the run is not waiting. */
+  waiting(): Promise<readonly string[] | null>;
+  /** Where the run is, for a refusal's message. */
+  state(): string;
+  approve(toolCallIds: readonly string[] | undefined): Promise<void>;
+  reject(reason: string | undefined, toolCallIds: readonly string[] | undefined): Promise<void>;
+  cancel(reason: string): Promise<void>;
+  /** Set when deciding it made this process hold it (a stored run it resumed). */
+  readonly resumed?: AgentRun;
+}
+
+export interface DecisionSources {
+  readonly agent: Agent;
+  /** Runs started through the handler, by id. */
+  held(runId: string): AgentRun | undefined;
+  readonly store?: RunStore;
+  readonly runtime?: DurableRuns;
+  /** How long a resumed stored run may take to reach its wait again. */
+  readonly resumeTimeoutMs: number;
+}
+
+/** True while a run's machine is running (a followed durable run's actor stands for the run too). */
+export const isLive = (handle: AgentRun): boolean => handle.actor.getSnapshot().status === 'active';
+
+/**
+ * The run `runId` as a decision target; throws WebRequestError 404 for a run nothing here has,
+ * 409 for one that ended (`action` names what was asked, for the message).
+ */
+export async function decidable(sources: DecisionSources, runId: string, action: string): Promise<DecidableRun> {
+  const { agent, runtime, store } = sources;
+  // A durable run is decided in its database, whichever process started it: its workers act on it.
+  const row = runtime === undefined ? null : await runtime.getRun(runId);
+  if (runtime !== undefined && row !== null) {
+    if (isFinalStatus(row.status)) throw ended(runId, row.status, action);
+    return durableRun(runtime, runId, row.status);
+  }
+  const handle = sources.held(runId) ?? agent.handle(runId);
+  if (handle !== undefined) {
+    if (!isLive(handle)) throw ended(runId, handle.phase(), action);
+    return heldRun(handle);
+  }
+  if (store !== undefined) {
+    const meta = await store.getRun(runId);
+    if (meta !== null) return storedRun(sources, store, runId, meta.status, action);
+  }
+  const last = agent.journal.last(runId);
+  if (last !== undefined) throw ended(runId, last.event.type === 'run.terminated' ? last.event.reason : 'no longer in this process', action);
+  throw new WebRequestError(
+    404,
+    `No run ${runId} is known here: start runs with a POST to the handler, or give the handler the agent's store (options.store) or durable runtime (options.runtime) to reach runs of other processes.`,
+  );
+}
+
+const ended = (runId: string, how: string, action: string): WebRequestError => new WebRequestError(409, `Run ${runId} has ended (${how}): there is nothing to ${action}.`);
+
+/** A run whose machine runs in this process: its context says what waits. */
+function heldRun(handle: AgentRun, resumed?: AgentRun): DecidableRun {
+  return {
+    // A durable run's handle has no machine context here: without its runtime, what waits is not known.
+    waiting: async () => (handle.actor.getSnapshot().context as Partial<{ pending: { toolCallIds: readonly string[] } | null }> | undefined)?.pending?.toolCallIds ?? null,
+    state: () => handle.phase(),
+    approve: async (ids) => handle.approve(ids),
+    reject: async (reason, ids) => handle.reject(reason, ids),
+    cancel: async (reason) => handle.cancel(reason),
+    ...(resumed === undefined ? {} : { resumed }),
+  };
+}
+
+function durableRun(runtime: DurableRuns, runId: string, status: string): DecidableRun {
+  return {
+    // The row says whether it waits; the journal's last wait not yet decided says for which calls.
+    waiting: async () => (status === 'awaiting_human' ? waitingCalls(await runtime.journal(runId)) : null),
+    state: () => status,
+    approve: (ids) => runtime.approve(runId, ids),
+    reject: (reason, ids) => runtime.reject(runId, reason, ids),
+    cancel: (reason) => runtime.cancel(runId, reason),
+  };
+}
+
+/** The calls of the last `human.awaiting` no `human.decided` has settled yet, from a journal. */
+export function waitingCalls(entries: readonly JournalEntry[]): readonly string[] | null {
+  let waiting: Set<string> | null = null;
+  for (const { event } of entries) {
+    if (event.type === 'human.awaiting') waiting = new Set(event.toolCallIds);
+    else if (event.type === 'human.decided' && waiting !== null) {
+      for (const id of event.toolCallIds) waiting.delete(id);
+      if (waiting.size === 0) waiting = null;
+    } else if (event.type === 'run.terminated') waiting = null;
+  }
+  return waiting === null ? null : [...waiting];
+}
+
+/**
+ * A run in the file store that no process here holds. One waiting for a human is resumed here
+ * (rebuilt from its log, no model or tool called again) until it waits again, then decided: the
+ * run goes on in this process. A run still running elsewhere cannot be reached from here.
+ */
+async function storedRun(sources: DecisionSources, store: RunStore, runId: string, status: string, action: string): Promise<DecidableRun> {
+  if (isFinalStatus(status)) throw ended(runId, status, action);
+  if (status !== 'awaiting_human') {
+    throw new WebRequestError(409, `Run ${runId} is running in another process (status ${status}): ${action} it through that process's handler, or once it waits for a human.`);
+  }
+  let handle: AgentRun;
+  try {
+    handle = sources.agent.resume(runId);
+  } catch (error) {
+    if (error instanceof RunLockedError) {
+      throw new WebRequestError(409, `Run ${runId} waits in another process that still holds it: ${action} it through that process's handler.`, { cause: error });
+    }
+    if (error instanceof RunFinishedError) throw new WebRequestError(409, `Run ${runId} has ended: there is nothing to ${action}.`, { cause: error });
+    throw error;
+  }
+  // Still replaying at the timeout: it is held here from now on, and a later decision finds it waiting.
+  await waitFor(handle.actor, (s) => s.status !== 'active' || s.context.pending !== null, { timeout: sources.resumeTimeoutMs }).catch(() => undefined);
+  return heldRun(handle, handle);
+}

@@ -1,0 +1,119 @@
+/**
+ * The web handler on a durable agent: a run kept in PostgreSQL and advanced by workers is
+ * streamed over AG-UI, a page that reconnects (to another server process) gets exactly the
+ * events it missed, and an approval from the page reaches the run waiting in the database.
+ */
+import { z } from 'zod';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpAgent } from '@ag-ui/client';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import type { BaseEvent } from '@ag-ui/core';
+import { createAgent, defineTool, type Agent } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { createAgUiHandler } from '../../src/web/agUi.ts';
+import { freshDatabase, postgresMissing } from '../support/postgres.ts';
+import { inProcess, type InProcess } from './fixtures/agents.ts';
+import { EventReader, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
+
+const missing = postgresMissing();
+
+/** The agent every process defines alike: it asks to deploy (held for a human), then says it shipped. */
+function deployer(runtime: PostgresRuntime): Agent {
+  const deploy = defineTool({ name: 'deploy', description: 'Deploy.', input: z.object({ env: z.string() }), requiresConfirmation: true, execute: ({ env }) => `deployed to ${env}` });
+  const model = scriptedModel(
+    (request) => (request.messages.some((m) => m.role === 'tool') ? { text: 'Shipped to production.' } : { text: 'Deploying.', toolCalls: [{ id: 'd1', name: 'deploy', arguments: { env: 'prod' } }] }),
+    { recordCalls: false },
+  );
+  return createAgent({ id: 'web_deployer', model, tools: [deploy], runtime });
+}
+
+describe.skipIf(missing !== '')('the web handler on a durable PostgreSQL agent', () => {
+  let setup: InProcess | undefined;
+  let runtime: PostgresRuntime;
+  /** Another server process: its own runtime (connections, notices), the same database. */
+  let elsewhere: PostgresRuntime;
+  const servers: Served[] = [];
+
+  beforeAll(async () => {
+    setup = await inProcess(await freshDatabase('web'), 2);
+    ({ runtime } = setup);
+    elsewhere = createPostgresRuntime({ connectionString: setup.url, poolSize: 2 });
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  afterAll(async () => {
+    await elsewhere?.close();
+    await setup?.close();
+  });
+
+  /** One agent per runtime (a runtime binds an agent id once), each behind a handler of its own. */
+  let agents: { readonly here: Agent; readonly there: Agent } | undefined;
+  const handlers = async () => {
+    agents ??= { here: deployer(runtime), there: deployer(elsewhere) };
+    const here = await serve(createAgUiHandler(agents.here, { runtime, pollIntervalMs: 100 }));
+    const there = await serve(createAgUiHandler(agents.there, { runtime: elsewhere, pollIntervalMs: 100 }));
+    servers.push(here, there);
+    return { here: here.url, there: there.url };
+  };
+
+  it('streams a run to HttpAgent; the page approves the waiting call through another process and the workers finish it', { timeout: 60_000 }, async () => {
+    const { here, there } = await handlers();
+    const client = new HttpAgent({ url: here, threadId: 'thread-db', initialMessages: [{ id: 'u1', role: 'user', content: 'Deploy it.' }] });
+    const events: BaseEvent[] = [];
+    const decisions: Promise<Response>[] = [];
+    await client.runAgent(
+      { runId: 'run-web-db' },
+      {
+        onEvent: ({ event }) => {
+          EventSchemas.parse(event);
+          events.push(event);
+          if (event.type !== 'CUSTOM' || (event as { name?: string }).name !== 'actorloop.human.awaiting') return;
+          const decision = post(`${there}/runs/run-web-db/approve`, {});
+          // A refused approval would leave the run waiting and this stream open: end the stream, and the test fails below.
+          void decision.then((response) => response.status === 202 || client.abortRun());
+          decisions.push(decision);
+        },
+      },
+    );
+    expect(decisions).toHaveLength(1);
+    const approved = await (decisions[0] as Promise<Response>);
+    expect(approved.status).toBe(202);
+    expect(await approved.json()).toEqual({ runId: 'run-web-db', action: 'approve', toolCallIds: ['d1'] });
+
+    const of = (type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
+    expect(of('TOOL_CALL_ARGS').map((e) => e.delta)).toEqual(['{"env":"prod"}']);
+    expect(of('TOOL_CALL_RESULT').map((e) => e.content)).toEqual(['deployed to prod']);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { reason: 'final_answer', text: 'Shipped to production.' } });
+    expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Shipped to production.' });
+    expect(await runtime.getRun('run-web-db')).toMatchObject({ status: 'done' });
+
+    // Ended: nothing to decide; a run the database does not have: unknown.
+    expect((await post(`${there}/runs/run-web-db/approve`, {})).status).toBe(409);
+    expect((await post(`${there}/runs/run-nowhere/approve`, {})).status).toBe(404);
+  });
+
+  it('a page that reconnects to another process mid-run gets exactly the events it missed, then the rest once approved', { timeout: 60_000 }, async () => {
+    const { here, there } = await handlers();
+    const first = new EventReader(await post(here, runInput('Deploy it.', 'run-web-db-reconnect')));
+    // The connection drops just after the call was announced (events read past it count as lost).
+    const cut = await first.until((e) => e.data.type === 'TOOL_CALL_START');
+    const received: SseEvent[] = first.events.slice(0, first.events.indexOf(cut) + 1);
+    await first.drop();
+
+    const resumed = new EventReader(await fetch(`${there}/runs/run-web-db-reconnect/stream`, { headers: { 'last-event-id': received.at(-1)?.id ?? '' } }));
+    await resumed.until((e) => e.data.type === 'CUSTOM' && e.data.name === 'actorloop.human.awaiting');
+    // Not waiting yet for other calls than its own: refused, untouched.
+    expect((await post(`${there}/runs/run-web-db-reconnect/approve`, { toolCallIds: ['d9'] })).status).toBe(409);
+    expect((await post(`${there}/runs/run-web-db-reconnect/approve`, { toolCallIds: ['d1'] })).status).toBe(202);
+    received.push(...(await resumed.rest()));
+
+    const unbroken = await new EventReader(await fetch(`${here}/runs/run-web-db-reconnect/stream`)).rest();
+    const threadless = ({ id, data }: SseEvent) => ({ id, data: { ...data, threadId: undefined } });
+    expect(received.map(threadless)).toEqual(unbroken.map(threadless));
+    expect(new Set(received.map((e) => e.id)).size).toBe(received.length);
+    expect(received.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('deployed to prod');
+    expect(received.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'Shipped to production.' } });
+  });
+});
