@@ -5,7 +5,7 @@
  * decisions, waits for a human and everything else the loop journals are CUSTOM events named
  * `actorloop.<event type>`; the end is RUN_FINISHED (usage in its result) or RUN_ERROR.
  */
-import type { Event as AgUiEvent, Message as AgUiMessage } from '@ag-ui/core';
+import { EventType, type Event as AgUiEvent, type Message as AgUiMessage } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Agent } from '../agent/types.ts';
@@ -13,7 +13,7 @@ import { AgUiEncoder } from '../events/agUiEncoder.ts';
 import type { Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { StartRequest, WebProtocol } from './protocol.ts';
+import type { StartRequest, SubRun, WebProtocol } from './protocol.ts';
 
 /** The CUSTOM event a wait for a human becomes: answer it with `runs/:runId/approve` or `reject`. */
 export const AG_UI_INTERRUPT = 'actorloop.human.awaiting';
@@ -40,7 +40,40 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   parseStart,
   encoder: (view) => new AgUiEncoder(view),
   frame: (event) => sse.encodeSSE(event),
+  attribute: attributeAgUi,
 };
+
+/**
+ * A sub-run's event as AG-UI attributes it: its start, answer and failure are SUBAGENT_STARTED,
+ * SUBAGENT_FINISHED and SUBAGENT_ERROR (named by its agent); every other event carries its
+ * `subagentRunId`, so its text and tool calls show as the sub-agent's (its call ids prefixed
+ * with its run id).
+ */
+function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
+  const subagentRunId = run.runId;
+  // Call ids are unique within a run only; a page matches calls across the whole stream.
+  const own = (id: string): string => `${run.runId}/${id}`;
+  switch (event.type) {
+    case EventType.RUN_STARTED:
+      return { type: EventType.SUBAGENT_STARTED, subagentRunId, name: run.agentId, ...(run.parentSubRunId === undefined ? {} : { parentSubagentRunId: run.parentSubRunId }) };
+    case EventType.RUN_FINISHED:
+      if (event.outcome?.type === 'cancelled') return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: `Agent ${run.agentId}'s run was cancelled.`, code: 'cancelled' };
+      return { type: EventType.SUBAGENT_FINISHED, subagentRunId, result: event.result, outcome: { type: 'success' } };
+    case EventType.RUN_ERROR:
+      return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: event.message, ...(event.code === undefined ? {} : { code: event.code }) };
+    case EventType.MESSAGES_SNAPSHOT:
+      // A snapshot names each message's owner in the messages themselves.
+      return event;
+    case EventType.TOOL_CALL_RESULT:
+      return { ...event, toolCallId: own(event.toolCallId), messageId: own(event.messageId), subagentRunId };
+    case EventType.TOOL_CALL_START:
+    case EventType.TOOL_CALL_ARGS:
+    case EventType.TOOL_CALL_END:
+      return { ...event, toolCallId: own(event.toolCallId), subagentRunId };
+    default:
+      return { ...event, subagentRunId };
+  }
+}
 
 function parseStart(body: unknown): StartRequest {
   const parsed = RunAgentInputSchema.safeParse(body);
