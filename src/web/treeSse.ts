@@ -16,7 +16,8 @@ import type { EventCursor } from './sse.ts';
 /** Where a stream of a run tree resumes: each run after its own position; runs absent from it from their first event. */
 export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
 
-const POSITION = /^(\d{1,15})\.(\d{1,6})$/;
+/** An index as long as a safe integer: a stream resumed after a wait starts past every index of the wait's entry. */
+const POSITION = /^(\d{1,15})\.(\d{1,16})$/;
 const KEY = /^[1-9]\d{0,5}(?:-[1-9]\d{0,5}){0,31}$/;
 /** More sub-runs than a page could have been sent: a value past it is no id of this handler. */
 const MAX_RUNS = 1_000;

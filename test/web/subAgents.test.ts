@@ -17,6 +17,7 @@ import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import type { WebHandler } from '../../src/web/handler.ts';
+import { formatTreeEventId, parseTreeEventId } from '../../src/web/treeSse.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { trackedSystem } from '../system/helpers.ts';
 import { add, EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
@@ -133,6 +134,22 @@ describe('a delegating run read by the AI SDK', () => {
       ['tool-delegate_to_researcher', 'It is 42.', undefined],
       ['tool-add', '42', { agentId: 'researcher', runId: sub }],
     ]);
+  });
+});
+
+describe('vector event ids', () => {
+  it('read back as the positions they were written from, a single run\'s id as its own', () => {
+    const position = fc.record({ sequence: fc.nat({ max: 10 ** 12 }), index: fc.oneof(fc.nat({ max: 999 }), fc.constant(Number.MAX_SAFE_INTEGER)) });
+    const key = fc.array(fc.integer({ min: 1, max: 99 }), { minLength: 1, maxLength: 3 }).map((ranks) => ranks.join('-'));
+    fc.assert(
+      fc.property(position, fc.dictionary(key, position, { maxKeys: 5 }), (root, subs) => {
+        const cursor = new Map([['', root], ...Object.entries(subs)]);
+        const id = formatTreeEventId(cursor);
+        expect(id).not.toMatch(/[\n\r\0]/);
+        expect(parseTreeEventId(id)).toEqual(cursor);
+        if (Object.keys(subs).length === 0) expect(id).toBe(`${root.sequence}.${root.index}`);
+      }),
+    );
   });
 });
 
