@@ -9,7 +9,7 @@
  *   POST …/runs/:runId/reject
  *   POST …/runs/:runId/cancel
  */
-import { defer, map, mergeAll, type Observable } from 'rxjs';
+import { defer, map, mergeAll, throwError, type Observable } from 'rxjs';
 import { z } from 'zod';
 import type { Agent, AgentRun } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -125,8 +125,17 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor): Promise<Response> => {
     const after = from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]);
     const root = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId));
-    const subFeed = (sub: SubRun): Observable<JournalEntry> =>
-      system.has(sub.agentId) ? agentRunFeed(system.get(sub.agentId).agent, sub.runId) : defer(() => runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, sub.runId, true, notHandOff)).pipe(mergeAll());
+    // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
+    const local = agent.journal.entries(runId)[0]?.sequence === 0;
+    const subFeed = (sub: SubRun): Observable<JournalEntry> => {
+      const subAgent = system.has(sub.agentId) ? system.get(sub.agentId).agent : undefined;
+      if (subAgent !== undefined && (local || subAgent.journal.last(sub.runId) !== undefined)) return agentRunFeed(subAgent, sub.runId);
+      // A sub-run of a run read from the store was handed off long ago: a store without it is an error, not a wait.
+      if (read !== undefined) return defer(() => runFeed({ agent, pollIntervalMs, read }, sub.runId, local, notHandOff)).pipe(mergeAll());
+      return throwError(
+        () => new WebRequestError(404, `Run ${sub.runId} of agent ${sub.agentId}, delegated to by run ${sub.parentRunId}, is in neither the system nor a store: give the handler the store or journal it is kept in.`),
+      );
+    };
     const tree = runTree(root, subFeed).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
     const threadId = view(runId).threadId;
     const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId) : { runId: sub.runId, threadId, details: NO_DETAILS });

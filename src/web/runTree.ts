@@ -62,7 +62,17 @@ interface Followed {
   started: boolean;
   /** The sub-runs it named, in order. */
   readonly children: Set<string>;
+  /** The sub-runs whose answer it journaled: they ran, and are waited for. */
+  readonly answered: Set<string>;
+  /** Absent for the served run. */
+  readonly runId?: string;
   subscription?: Subscription;
+}
+
+/** The sub-run whose answer an entry of its parent is, if it is one. */
+function answered(entry: JournalEntry): string | undefined {
+  const { event } = entry;
+  return event.type === 'agent.message' && event.kind === 'delegate.result' && event.to === entry.agentId ? event.runId : undefined;
 }
 
 /** The run a delegating entry of `parent` started, if it is one. */
@@ -74,8 +84,9 @@ function delegated(entry: JournalEntry): { readonly runId: string; readonly agen
 
 /**
  * The served run's feed and, as they are named, its sub-runs' feeds (given by `subFeed`), merged
- * in the order entries arrive. Completes once the served run and every sub-run that started have
- * ended; a sub-run that never started by the time the served run ended is not waited for.
+ * in the order entries arrive. Completes once the served run and every sub-run that started or
+ * was answered have ended; a sub-run that did neither by the time the served run ended is not
+ * waited for.
  *
  * @example
  * ```ts
@@ -93,12 +104,14 @@ export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) =
     };
 
     const follow = (feed: Observable<JournalEntry>, key: RunKey, sub: SubRun | undefined): void => {
-      const run: Followed = { done: false, started: false, children: new Set() };
+      const run: Followed = { done: false, started: false, children: new Set(), answered: new Set(), ...(sub === undefined ? {} : { runId: sub.runId }) };
       runs.set(key, run);
       const subscription = feed.subscribe({
         next(entry) {
           run.started = true;
           subscriber.next({ key, entry, ...(sub === undefined ? {} : { sub }) });
+          const answer = answered(entry);
+          if (answer !== undefined) run.answered.add(answer);
           const child = delegated(entry);
           if (child === undefined || run.children.has(child.runId)) return;
           run.children.add(child.runId);
@@ -111,9 +124,11 @@ export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) =
           run.done = true;
           if (key === '') {
             rootDone = true;
-            // A hand-off whose run never started (its ask timed out or was cancelled first) is not waited for.
+            // A hand-off that was never answered may never have run (its ask timed out or was
+            // cancelled first): unless it has sent entries, it is not waited for.
+            const answers = new Set([...runs.values()].flatMap((r) => [...r.answered]));
             for (const other of runs.values()) {
-              if (other.started || other.done) continue;
+              if (other.started || other.done || (other.runId !== undefined && answers.has(other.runId))) continue;
               other.done = true;
               other.subscription?.unsubscribe();
             }

@@ -4,6 +4,9 @@
  * reader see which agent each event comes from, and a page that reconnects anywhere in the
  * sub-agent's part gets exactly the events it missed.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
@@ -12,6 +15,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import type { AgentConfig } from '../../src/agent/types.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
@@ -23,8 +27,10 @@ import { trackedSystem } from '../system/helpers.ts';
 import { add, EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
 
 const servers: Served[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 async function served(handler: WebHandler): Promise<Served> {
@@ -37,11 +43,12 @@ async function served(handler: WebHandler): Promise<Served> {
  * A lead agent that delegates to a researcher; the researcher calls `tool` (with its own call
  * id, so a page can tell the two runs' calls apart only by attribution when ids clash) and answers.
  */
-function delegation(system: AgentSystem, researcherTools: AgentConfig['tools'], toolName: string): void {
+function delegation(system: AgentSystem, researcherTools: AgentConfig['tools'], toolName: string, persistence?: AgentConfig['persistence']): void {
   const researcher = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: toolName, arguments: toolName === 'add' ? { a: 20, b: 22 } : { q: 'x' } }] }, { text: 'It is 42.' }]);
   const lead = scriptedModel([{ text: 'Asking the researcher.', toolCalls: [{ name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } }] }, { text: 'The researcher says 42.' }]);
-  system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: researcherTools ?? [] });
-  system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher')] });
+  const kept = persistence === undefined ? {} : { persistence };
+  system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: researcherTools ?? [], ...kept });
+  system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher')], ...kept });
 }
 
 const typed = (events: readonly BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
@@ -155,13 +162,27 @@ describe('vector event ids', () => {
 
 describe('reconnecting to a delegating run', () => {
   /** A researcher that holds in its tool until `release()`, so a page can lose the stream in the middle of the sub-agent's part. */
-  function holding(system: AgentSystem) {
+  function holding(system: AgentSystem, persistence?: AgentConfig['persistence']) {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({ q: z.string() }), execute: async ({ q }) => (await released, `held ${q}`) });
-    delegation(system, [hold], 'hold');
+    delegation(system, [hold], 'hold', persistence);
     return release;
   }
+  /** Each run's events (the served run's under ''), in the order they came, without their ids and thread id. */
+  const byRun = (events: readonly SseEvent[]) => {
+    const runs = new Map<string, unknown[]>();
+    for (const event of events) {
+      const owner = typeof event.data.subagentRunId === 'string' ? event.data.subagentRunId : '';
+      runs.set(owner, [...(runs.get(owner) ?? []), threadless(event).data]);
+    }
+    return runs;
+  };
+  /** An event without its thread id, which only the process the run was started in was told. */
+  const threadless = ({ id, data }: SseEvent): SseEvent => {
+    const { threadId: _threadId, ...rest } = data;
+    return { id, data: rest };
+  };
   const stream = (url: string, runId: string, after: string | undefined) => fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
   const inSub = (e: SseEvent) => typeof e.data.subagentRunId === 'string';
 
@@ -198,5 +219,28 @@ describe('reconnecting to a delegating run', () => {
       }),
       { numRuns: 8 },
     );
+  });
+
+  it("is served by another process from the store, the sub-agent's part included, from a cursor inside it", { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-tree-'));
+    dirs.push(dir);
+    const first = trackedSystem().system;
+    const release = holding(first, { store: createFileStore({ dir }) });
+    const one = await served(createAgUiHandler(first.get('lead').agent, { system: first }));
+    const reader = new EventReader(await post(one.url, runInput('What is it?', 'run-tree-elsewhere')));
+    const cut = await reader.until((e) => inSub(e) && e.data.type === 'TEXT_MESSAGE_CONTENT');
+    release();
+    const live = await reader.rest();
+
+    // Another process: its own agents of the same ids, no run in memory, the same store.
+    const second = trackedSystem().system;
+    holding(second, { store: createFileStore({ dir }) });
+    const two = await served(createAgUiHandler(second.get('lead').agent, { system: second, store: createFileStore({ dir }) }));
+    const rest = await new EventReader(await stream(two.url, 'run-tree-elsewhere', cut.id)).rest();
+    // Each run's events after the cursor, once and in order; read from the store, the runs arrive one after the other.
+    const missed = live.slice(live.indexOf(cut) + 1);
+    expect(byRun(rest)).toEqual(byRun(missed));
+    expect(new Set(rest.map((e) => e.id)).size).toBe(rest.length);
+    expect(rest.filter(inSub).length).toBeGreaterThan(3);
   });
 });
