@@ -5,7 +5,7 @@
  * decisions, waits for a human and everything else the loop journals are CUSTOM events named
  * `actorloop.<event type>`; the end is RUN_FINISHED (usage in its result) or RUN_ERROR.
  */
-import type { Event as AgUiEvent, Message as AgUiMessage } from '@ag-ui/core';
+import { EventType, type Event as AgUiEvent, type Message as AgUiMessage } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Agent } from '../agent/types.ts';
@@ -40,6 +40,10 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   parseStart,
   encoder: (view) => new AgUiEncoder(view),
   frame: (event) => sse.encodeSSE(event),
+  merge: (previous, next) =>
+    previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
+      ? { ...previous, delta: previous.delta + next.delta }
+      : undefined,
 };
 
 function parseStart(body: unknown): StartRequest {

@@ -62,6 +62,11 @@ export interface WebProtocol<TEvent> {
   encoder(view: RunView): StreamEncoder<TEvent>;
   /** One event as the `data:` lines of a server-sent event, ending with its blank line. */
   frame(event: TEvent): string;
+  /**
+   * `next` joined into `previous` when the page reads the two as one (two text deltas of one
+   * message); `undefined` when they stay two. Events that waited for a slow reader are joined.
+   */
+  merge?(previous: TEvent, next: TEvent): TEvent | undefined;
   /** Response headers the protocol's clients look for, beside the SSE ones. */
   readonly headers?: Readonly<Record<string, string>>;
 }

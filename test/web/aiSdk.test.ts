@@ -89,9 +89,10 @@ describe('a run read by readUIMessageStream', () => {
     const full = await messageOf(bodyOf(whole));
 
     const blocks = whole.split('\n\n').filter((block) => block !== '');
-    // Cut after the third text delta: the reconnect must finish that text part and everything after it.
+    // Cut after the first text delta, before its text part ends: the reconnect must finish that part and everything after it.
     const deltas = blocks.flatMap((block, index) => (block.includes('"type":"text-delta"') ? [index] : []));
-    const cut = deltas[2] as number;
+    const cut = deltas[0] as number;
+    expect(blocks[cut + 1]).toContain('"type":"text-end"');
     const lastId = /^id: (.+)$/m.exec(blocks[cut] as string)?.[1] as string;
     const rest = await fetch(`${served.url}/runs/${full.id}/stream`, { headers: { 'last-event-id': lastId } });
     const rejoined = `${blocks.slice(0, cut + 1).join('\n\n')}\n\n${await rest.text()}`;
