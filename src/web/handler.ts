@@ -17,7 +17,7 @@ import type { RunStore } from '../persistence/fileStore.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
-import { detailsFromMessages, NO_DETAILS, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
+import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
 import type { ResumeRequest, WebProtocol } from './protocol.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
@@ -88,16 +88,16 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     });
   };
 
-  const view = (runId: string): RunView => {
+  const view = (runId: string, resumedAs?: string): RunView => {
     const held = runs.get(runId);
-    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact) };
+    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact), ...(resumedAs === undefined ? {} : { resumedAs }) };
   };
 
   const read = options.journal ?? (options.store === undefined ? undefined : storeReader(options.store));
-  const stream = async (runId: string, request: Request, from?: EventCursor): Promise<Response> => {
+  const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
     const feed = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId);
-    return new Response(sseBody(feed, () => protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+    return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const start = async (request: Request): Promise<Response> => {
@@ -158,14 +158,22 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 
   /** Decide the calls a page answered in its request, then stream the run on from its wait. */
-  const resume = async ({ runId, approved, rejected }: ResumeRequest['resume'], request: Request): Promise<Response> => {
+  const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
+    const { runId, approved, rejected, answers = {}, resumedAs } = answer;
     const handle = liveRun(runId, 'answer');
-    waiting(handle, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
-    // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
-    for (const { toolCallId, reason } of rejected) handle.reject(reason, [toolCallId]);
-    if (approved.length > 0) handle.approve(approved);
     const lastWait = agent.journal.entries(runId).findLast((entry) => entry.event.type === 'human.awaiting');
-    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER });
+    const question = lastWait?.event.type === 'human.awaiting' && lastWait.event.kind === 'elicitation' ? lastWait.event : undefined;
+    // A server's question waits outside the loop's own wait for calls.
+    if (lastWait !== undefined && question !== undefined && handle.actor.getSnapshot().context.pending === null && handle.phase() === 'awaitingHuman') answerQuestion(handle, questionKey(lastWait.sequence), answer);
+    else {
+      const stray = Object.keys(answers);
+      if (stray.length > 0) throw new WebRequestError(400, `Calls ${stray.join(', ')} of run ${runId} wait for a decision, not an answer: resolve each with the payload { approved: boolean, reason?: string }.`);
+      waiting(handle, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
+      // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
+      for (const { toolCallId, reason } of rejected) handle.reject(reason, [toolCallId]);
+      if (approved.length > 0) handle.approve(approved);
+    }
+    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
   };
 
   return async (request) => {
@@ -186,6 +194,22 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
     }
   };
+}
+
+/** Answer a server's waiting question: declined when rejected, else sent the page's answer (checked against its form). */
+function answerQuestion(handle: AgentRun, asking: string, { runId, approved, rejected, answers = {} }: ResumeRequest['resume']): void {
+  const named = [...approved, ...rejected.map((r) => r.toolCallId)];
+  if (named.length !== 1 || named[0] !== asking) throw new WebRequestError(409, `Run ${runId} waits for the answer to its question ${asking}; the request answers ${named.join(', ') || 'nothing'}.`);
+  const refusal = rejected[0];
+  if (refusal !== undefined) return handle.reject(refusal.reason);
+  const call = approved[0] as string;
+  try {
+    handle.approve(undefined, call in answers ? { answer: answers[call] } : {});
+  } catch (error) {
+    // An answer that does not fit the form: the run keeps waiting for a better one.
+    if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(400, describeError(error), { cause: error });
+    throw error;
+  }
 }
 
 function decodeRunId(segment: string): string {

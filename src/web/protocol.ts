@@ -31,6 +31,14 @@ export interface ResumeRequest {
     readonly runId: string;
     readonly approved: readonly string[];
     readonly rejected: readonly { readonly toolCallId: string; readonly reason?: string }[];
+    /**
+     * Answers that are no decision: what a wait that asks a question (an MCP server's
+     * elicitation) is answered with, under `questionKey(<its entry's sequence>)`. Refused for a
+     * wait on held calls.
+     */
+    readonly answers?: Readonly<Record<string, unknown>>;
+    /** The id the page gave the run that continues from the wait (an AG-UI resume's `runId`). */
+    readonly resumedAs?: string;
   };
 }
 
