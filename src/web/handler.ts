@@ -8,6 +8,8 @@
  *   POST …/runs/:runId/approve      body `{ toolCallIds?, reason? }`
  *   POST …/runs/:runId/reject
  *   POST …/runs/:runId/cancel
+ *   GET  …/:threadId/stream         the thread's active run, its current response from its start
+ *                                   (useChat's `resumeStream`); 204 when the thread has none
  */
 import { z } from 'zod';
 import type { Agent, AgentRun } from '../agent/types.ts';
@@ -55,6 +57,7 @@ const Decision = z.strictObject({
 });
 
 const ROUTE = /\/runs\/([^/]+)\/(stream|approve|reject|cancel)\/?$/;
+const THREAD_STREAM = /\/([^/]+)\/stream\/?$/;
 /** Run ids a page may choose: safe in file names and URLs. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
@@ -78,13 +81,19 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const retain = options.retainRuns ?? 100;
   const runs = new Map<string, HeldRun>();
+  /** The run each thread (a chat) started last. */
+  const threads = new Map<string, string>();
 
   const hold = (held: HeldRun): void => {
     runs.set(held.handle.runId, held);
+    threads.set(held.threadId, held.handle.runId);
     void held.handle.settled.then(() => {
       // Ended runs beyond `retain` are forgotten, oldest first; their journals still serve reconnects.
       const ended = [...runs.values()].filter((run) => isEnded(run.handle));
-      for (const run of ended.slice(0, Math.max(0, ended.length - retain))) runs.delete(run.handle.runId);
+      for (const run of ended.slice(0, Math.max(0, ended.length - retain))) {
+        runs.delete(run.handle.runId);
+        if (threads.get(run.threadId) === run.handle.runId) threads.delete(run.threadId);
+      }
     });
   };
 
@@ -120,6 +129,19 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     hold({ handle, threadId: wanted.threadId });
     options.onRun?.(handle);
     return stream(handle.runId, request);
+  };
+
+  /**
+   * A thread's active run, from the start of the response it is in: after the last wait the
+   * page answered, up to the wait it is in, if any. No content (204) when the thread has none.
+   */
+  const threadStream = async (threadId: string, request: Request): Promise<Response> => {
+    const runId = threads.get(threadId);
+    const held = runId === undefined ? undefined : runs.get(runId);
+    if (runId === undefined || held === undefined || isEnded(held.handle)) return new Response(null, { status: 204 });
+    const waits = agent.journal.entries(runId).filter((entry) => entry.event.type === 'human.awaiting');
+    const answered = waits.at(held.handle.phase() === 'awaitingHuman' ? -2 : -1);
+    return stream(runId, request, answered === undefined ? undefined : { sequence: answered.sequence, index: Number.MAX_SAFE_INTEGER });
   };
 
   /** The live run `runId`, refused when it is unknown or has ended. */
@@ -180,6 +202,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     try {
       const route = ROUTE.exec(new URL(request.url).pathname);
       if (route === null) {
+        const thread = request.method === 'GET' ? THREAD_STREAM.exec(new URL(request.url).pathname) : null;
+        if (thread !== null) return await threadStream(decodeRunId(thread[1] as string), request);
         if (request.method !== 'POST') throw new WebRequestError(405, `${request.method} is not served here: POST a run's input to start it, or GET runs/<runId>/stream.`);
         return await start(request);
       }
