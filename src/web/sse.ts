@@ -106,7 +106,7 @@ export function sseBody<TEvent>(
         if (!following) return;
         // A run whose first entries this process no longer holds cannot be encoded again here.
         if (first && replayUpTo >= 0 && entry.sequence !== 0) {
-          queue(undefined, encoder.failure(`The stream fell behind and run's first entries are no longer held. Reconnect with Last-Event-ID ${cursorId(cursor)} to go on.`, 'web_stream'));
+          queue(undefined, encoder.failure(`The stream fell behind and the run's first entries are no longer held here. Reconnect with Last-Event-ID ${cursorId(cursor)} to go on.`, 'web_stream'));
           return finish();
         }
         first = false;
