@@ -9,30 +9,38 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { agUiProtocol } from '../../src/web/agUi.ts';
 import type { StreamEncoder } from '../../src/web/protocol.ts';
 import { runFeed } from '../../src/web/runFeed.ts';
-import { sseBody } from '../../src/web/sse.ts';
+import { SSE_HEADERS, sseBody } from '../../src/web/sse.ts';
 import type { Event as AgUiEvent } from '@ag-ui/core';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
-import { parseSse } from './support.ts';
+import { parseSse, serve } from './support.ts';
+import { connect } from 'node:net';
 
 afterEach(() => stopTrackedAgents());
 
 const words = Array.from({ length: 200 }, (_, i) => `w${i} `);
 
-/** A run streaming `words`, started and read by `sseBody` directly; encoders and entries encoded counted. */
-async function slowlyRead(maxAhead: number, journalCapacity?: number) {
-  const model = scriptedModel([{ text: words.join(''), chunks: words }]);
+/** A run streaming `chunks`, started and read by `sseBody` directly; encoders, entries encoded and the furthest entry counted. */
+async function slowlyRead(maxAhead: number, journalCapacity?: number, chunks = words, settle = true) {
+  const model = scriptedModel([{ text: chunks.join(''), chunks }]);
   const agent = trackAgent({ model: { provider: model, stream: true }, ...(journalCapacity === undefined ? {} : { observe: { journalCapacity } }) });
   const run = agent.start('Talk', { runId: 'run-slow' });
-  const counts = { encoders: 0, encoded: 0 };
+  const counts = { encoders: 0, encoded: 0, furthest: -1 };
   const encoder = (): StreamEncoder<AgUiEvent> => {
     counts.encoders++;
     const inner = agUiProtocol.encoder({ runId: run.runId, threadId: run.runId, details: NO_DETAILS });
-    return { encode: (entry: JournalEntry) => (counts.encoded++, inner.encode(entry)), failure: (message, code) => inner.failure(message, code) };
+    return {
+      encode: (entry: JournalEntry) => {
+        counts.encoded++;
+        counts.furthest = Math.max(counts.furthest, entry.sequence);
+        return inner.encode(entry);
+      },
+      failure: (message, code) => inner.failure(message, code),
+    };
   };
   const feed = await runFeed({ agent, pollIntervalMs: 1000 }, run.runId);
   const body = sseBody(feed, encoder, agUiProtocol, undefined, new AbortController().signal, maxAhead);
-  await run.result;
-  return { body, counts };
+  if (settle) await run.result;
+  return { body, counts, run };
 }
 
 async function chunksOf(body: ReadableStream<Uint8Array>): Promise<string[]> {
@@ -74,5 +82,25 @@ describe('a stream whose reader falls behind', () => {
     const cursor = events.at(-2)?.id as string;
     expect(last?.message).toContain(`Last-Event-ID ${cursor}`);
     expect(events.slice(0, -1).every((e) => e.id !== undefined)).toBe(true);
+  });
+
+  it('is read by toNodeListener only as fast as the socket drains, so a client that does not read holds the stream back', { timeout: 60_000 }, async () => {
+    // Sixteen megabytes of text: more than the kernel buffers for a socket nobody reads.
+    const big = Array.from({ length: 2000 }, (_, i) => `${'x'.repeat(8 * 1024)}${i} `);
+    const { body, counts, run } = await slowlyRead(10, undefined, big, false);
+    const server = await serve(async () => new Response(body, { headers: SSE_HEADERS }));
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    try {
+      socket.pause();
+      socket.write('GET /api/agent HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await run.result;
+      // Turns of the event loop in which a server that ignored backpressure would read the rest.
+      for (let turn = 0; turn < 1000; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(counts.furthest).toBeGreaterThan(10);
+      expect(counts.furthest).toBeLessThan(1200);
+    } finally {
+      socket.destroy();
+      await server.close();
+    }
   });
 });
