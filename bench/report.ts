@@ -110,19 +110,21 @@ function hookRows(hooks: HooksResult): string[] {
 
 function webRows(web: WebResult): string[] {
   const c = web.concurrent;
-  const row = (what: string, us: WebResult['directUs']) => `| ${what} | ${fmt(us.median)} (${fmt(us.p10)}) | ${fmt(us.p90)} | ${show(ratio(us.median, web.directUs.median), '×')} |`;
+  const row = (what: string, us: WebResult['directUs'], events?: WebResult['directUs']) =>
+    `| ${what} | ${fmt(us.median)} (${fmt(us.p10)}) | ${fmt(us.p90)} | ${show(ratio(us.median, web.directUs.median), '×')} | ${events === undefined ? web.tokens : `${fmt(events.median)} (${fmt(events.p90)})`} |`;
   return [
     '### Web streaming',
     '',
     `One run streaming ${web.tokens} tokens from a scripted model with no delay, ${web.directUs.count} runs of each, interleaved. Over HTTP: the handler on Node http (\`toNodeListener\`) on 127.0.0.1, ` +
-      'server and client in one process, the client a plain `fetch` reader parsing each event; every reply reassembled and checked.',
+      'server and client in one process, the client a plain `fetch` reader parsing each event; every reply reassembled and checked. ' +
+      'A stream joins the text deltas that waited for its reader into one event (text events per run).',
     '',
-    '| read by | µs per token median (p10) | p90 | vs `tokens$` |',
-    '|---|---|---|---|',
+    '| read by | µs per token median (p10) | p90 | vs `tokens$` | text events per run median (p90) |',
+    '|---|---|---|---|---|',
     row('`agent.tokens$` in process', web.directUs),
-    row('AG-UI handler over HTTP', web.agUiUs),
-    row('AG-UI handler called in process, its body read directly (no HTTP)', web.agUiInProcessUs),
-    row('AI SDK handler over HTTP', web.aiSdkUs),
+    row('AG-UI handler over HTTP', web.agUiUs, web.textEvents.agUi),
+    row('AG-UI handler called in process, its body read directly (no HTTP)', web.agUiInProcessUs, web.textEvents.agUiInProcess),
+    row('AI SDK handler over HTTP', web.aiSdkUs, web.textEvents.aiSdk),
     '',
     `${c.runs} runs started at once through the AG-UI handler, ${c.tokensPerRun} tokens each, server and client in one process; every run's text checked exact.`,
     '',

@@ -2,7 +2,8 @@
  * The chat page: plain HTML and one inline script, no framework and no request beyond its own
  * server. It posts an AG-UI `RunAgentInput`, reads the run's server-sent events from the
  * response, and draws them with the conversation script the live view uses; a held tool call
- * gets approve and reject buttons that post to the handler's `runs/:runId/approve|reject`.
+ * ends the response with AG-UI's interrupt and gets approve and reject buttons that post to the
+ * handler's `runs/:runId/approve|reject`, then stream the run on after the interrupt's event.
  */
 import { CONVERSATION_SCRIPT, CONVERSATION_STYLE } from '../../src/inspect/conversationScript.ts';
 
@@ -62,7 +63,12 @@ const SCRIPT = `
           if (!response.ok) {
             problem(await errorOf(response));
             for (const b of row.querySelectorAll('button')) b.disabled = false;
+            return;
           }
+          // The response ended at the interrupt: the run goes on in a stream after its last event.
+          const rest = await fetch(API + '/runs/' + encodeURIComponent(runId) + '/stream', { headers: { accept: 'text/event-stream', 'last-event-id': lastIds.get(runId) || '' } });
+          if (!rest.ok || rest.body === null) return problem(await errorOf(rest));
+          await follow(runId, rest).catch((error) => problem(String(error)));
         });
         row.append(button);
       }
@@ -76,6 +82,14 @@ const SCRIPT = `
     conversation.user(runId, task);
     const response = await post('', { threadId, runId, messages, state: {}, tools: [], context: [], forwardedProps: {} });
     if (!response.ok || response.body === null) return problem(await errorOf(response));
+    await follow(runId, response);
+  }
+
+  /** The last event id of each run's stream: where it goes on after an interrupt. */
+  const lastIds = new Map();
+
+  /** Draw a run's events from a response as they arrive. */
+  async function follow(runId, response) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     for (;;) {
@@ -86,6 +100,8 @@ const SCRIPT = `
       while ((end = buffer.indexOf('\\n\\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
+        const id = block.split('\\n').find((line) => line.startsWith('id:'));
+        if (id !== undefined) lastIds.set(runId, id.slice(3).trim());
         const data = block.split('\\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\\n');
         if (data === '') continue;
         const event = JSON.parse(data);

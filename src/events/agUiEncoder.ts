@@ -4,7 +4,7 @@
  * handler's AG-UI protocol and the inspector's live view. Phases are steps; streamed tokens are
  * text content; everything else the loop journals is a CUSTOM event named `actorloop.<type>`.
  */
-import { EventType, type Event as AgUiEvent } from '@ag-ui/core';
+import { EventType, type Event as AgUiEvent, type Interrupt } from '@ag-ui/core';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 
@@ -23,7 +23,36 @@ export interface RunView {
   readonly runId: string;
   readonly threadId: string;
   readonly details: RunDetails;
+  /**
+   * The id the page gave the run that continues from the run's last wait for a human (an
+   * AG-UI resume's `runId`); the continuation is named by the run's own id without it.
+   */
+  readonly resumedAs?: string;
 }
+
+export interface AgUiEncoderOptions {
+  /**
+   * End the AG-UI run at each wait for a human with the interrupt outcome (one interrupt per
+   * held call, or the elicitation's question and schema), and start a new AG-UI run where the
+   * wait is answered: what AG-UI clients answer with resume entries. Off (the live view): the
+   * wait is only its CUSTOM event and the run is one AG-UI run.
+   */
+  readonly interrupts?: boolean;
+}
+
+/** What an interrupt for a held tool call expects as its resume payload. */
+export const APPROVAL_SCHEMA = {
+  type: 'object',
+  properties: { approved: { type: 'boolean' }, reason: { type: 'string' } },
+  required: ['approved'],
+  additionalProperties: false,
+} as const;
+
+/** The interrupt id a held call or a question gets: unique within the run, and naming the run it resumes. */
+export const interruptId = (runId: string, key: string): string => `${runId}/${key}`;
+
+/** What a wait that asks a question (it holds no call) is answered under: its entry's sequence. */
+export const questionKey = (sequence: number): string => `question:${sequence}`;
 
 /** Details known for no call. */
 export const NO_DETAILS: RunDetails = { toolArguments: () => undefined, toolResult: () => undefined };
@@ -70,6 +99,11 @@ const ANSWERED = new Set(['final_answer']);
  */
 export class AgUiEncoder {
   readonly #view: RunView;
+  readonly #interrupts: boolean;
+  /** The AG-UI run the events belong to: the run's id, then its continuation's after a wait. */
+  #runId: string;
+  /** The AG-UI run ended at a wait: the next entry starts its continuation. */
+  #interrupted = false;
   #step: string | undefined;
   #text: { readonly id: string; sent: string } | undefined;
   #answer: string | null = null;
@@ -78,16 +112,27 @@ export class AgUiEncoder {
   /** Calls announced and not yet given their result. */
   readonly #open = new Set<string>();
 
-  constructor(view: RunView) {
+  constructor(view: RunView, options: AgUiEncoderOptions = {}) {
     this.#view = view;
+    this.#interrupts = options.interrupts === true;
+    this.#runId = view.runId;
   }
 
   encode(entry: JournalEntry): (AgUiEvent | undefined)[] {
     const out: (AgUiEvent | undefined)[] = [];
     const { event } = entry;
+    if (this.#interrupted) {
+      this.#interrupted = false;
+      this.#runId = this.#view.resumedAs ?? this.#view.runId;
+      out.push({ type: EventType.RUN_STARTED, threadId: this.#view.threadId, runId: this.#runId });
+    }
     switch (event.type) {
       case 'run.started':
         out.push({ type: EventType.RUN_STARTED, threadId: this.#view.threadId, runId: this.#view.runId });
+        break;
+      case 'human.awaiting':
+        out.push(custom(event));
+        if (this.#interrupts) this.#interrupt(out, entry.sequence, event);
         break;
       case 'phase.entered':
         this.#closeStep(out);
@@ -117,6 +162,26 @@ export class AgUiEncoder {
 
   failure(message: string, code: string): AgUiEvent {
     return { type: EventType.RUN_ERROR, message, code };
+  }
+
+  /** True for the wait that ended an AG-UI run (with `interrupts`): the page answers it in a new run. */
+  endsResponse(entry: JournalEntry): boolean {
+    return this.#interrupts && entry.event.type === 'human.awaiting';
+  }
+
+  #interrupt(out: (AgUiEvent | undefined)[], sequence: number, event: LoopEventOf<'human.awaiting'>): void {
+    this.#closeText(out);
+    this.#closeStep(out);
+    const { question } = event;
+    const interrupts: Interrupt[] =
+      question !== undefined
+        ? [{ id: interruptId(this.#view.runId, questionKey(sequence)), reason: 'elicitation', message: question.message, responseSchema: question.schema, metadata: { server: question.server } }]
+        : event.toolCallIds.map((toolCallId) => {
+            const reason = event.reasons?.find((r) => r.toolCallId === toolCallId)?.reason;
+            return { id: interruptId(this.#view.runId, toolCallId), reason: event.kind, ...(reason === undefined ? {} : { message: reason }), toolCallId, responseSchema: { ...APPROVAL_SCHEMA } };
+          });
+    out.push({ type: EventType.RUN_FINISHED, threadId: this.#view.threadId, runId: this.#runId, outcome: { type: 'interrupt', interrupts } });
+    this.#interrupted = true;
   }
 
   #sendText(out: (AgUiEvent | undefined)[], sequence: number, delta: string): void {
@@ -176,7 +241,7 @@ export class AgUiEncoder {
       return {
         type: EventType.RUN_FINISHED,
         threadId: this.#view.threadId,
-        runId: this.#view.runId,
+        runId: this.#runId,
         result: { reason, iterations, usage, text: this.#answer, ...(this.#costUsd === undefined || this.#costUsd <= 0 ? {} : { costUsd: this.#costUsd }) },
         outcome: { type: reason === 'cancelled' ? 'cancelled' : 'success' },
         usage: tokens,

@@ -200,6 +200,8 @@ window.actorloopConversation = (root, hooks) => {
         custom(run, runId, str(event.name), event.value);
         return;
       case 'RUN_FINISHED': {
+        // An AG-UI run that ends at a wait for a human: the wait shows it, and the run goes on.
+        if (event.outcome && event.outcome.type === 'interrupt') return;
         const result = event.result && typeof event.result === 'object' ? event.result : {};
         add(run, el('div', 'al-end', 'finished (' + str(result.reason) + ', ' + String(result.iterations) + ' iterations)' + usageText(result.usage, result.costUsd)));
         return;

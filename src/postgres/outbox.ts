@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import { WAKE_TASK } from './engine.ts';
+import { DurableRunError } from './errors.ts';
 import { SCHEMA } from './migrations.ts';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 
@@ -17,22 +18,42 @@ export type MailboxEvent =
   | { readonly decision: { readonly approve: boolean; readonly toolCallIds?: readonly string[]; readonly reason?: string } }
   | { readonly cancel: string };
 
-/** Queue a wake for each run (coalesced with a wake already waiting). */
+/** Attempts at queueing one run's wake; each failed one means a worker took its waiting wake at that very moment. */
+const WAKE_ATTEMPTS = 20;
+
+/**
+ * Queue a wake for each run (coalesced with a wake already waiting), to run after the caller's
+ * transaction commits. graphile-worker's `add_job` queues nothing when a worker takes the
+ * waiting wake between its two statements; that wake's step may have read the run before this
+ * transaction commits, so the run would wait for a wake that never comes. `add_job` is called
+ * again for those runs: the wake now taken is running, so it queues a new one.
+ */
 export async function wake(db: Db, actorIds: readonly string[]): Promise<void> {
-  if (actorIds.length === 0) return;
-  await db.query(`SELECT graphile_worker.add_job($1, json_build_object('actor', id), job_key := 'wake:' || id) FROM unnest($2::text[]) AS id`, [WAKE_TASK, actorIds]);
+  let left = [...new Set(actorIds)];
+  for (let attempt = 1; left.length > 0; attempt++) {
+    if (attempt > WAKE_ATTEMPTS) {
+      throw new DurableRunError(`Run ${left[0] ?? ''} could not be woken: workers took its waiting wake ${WAKE_ATTEMPTS} times in a row while a new one was being queued. Try again (a worker's step is retried by its queue).`, {
+        ...(left[0] === undefined ? {} : { runId: left[0] }),
+      });
+    }
+    const queued = await db.query<{ actor: string; job: string | null }>(
+      `SELECT ids.id AS actor, job.id AS job FROM unnest($2::text[]) AS ids(id), LATERAL graphile_worker.add_job($1, json_build_object('actor', ids.id), job_key := 'wake:' || ids.id) AS job`,
+      [WAKE_TASK, left],
+    );
+    left = queued.rows.flatMap((row) => (row.job === null ? [row.actor] : []));
+  }
 }
 
 /** Record an outcome made elsewhere (a sub-agent run that ended) once, and wake the run waiting for it unless it ended. */
 export async function settleEffect(db: Db, actorId: string, key: string, outcome: EffectOutcome): Promise<void> {
-  await db.query(
+  const settled = await db.query(
     `WITH done AS (
        UPDATE ${SCHEMA}.effects SET status = 'done', outcome = $3, finished_at = now() WHERE actor_id = $1 AND key = $2 AND status <> 'done' RETURNING 1
      )
-     SELECT graphile_worker.add_job($4, json_build_object('actor', $1::text), job_key := 'wake:' || $1::text)
-     FROM done, ${SCHEMA}.actors AS actors WHERE actors.id = $1 AND actors.status NOT IN ${FINAL}`,
-    [actorId, key, JSON.stringify(outcome), WAKE_TASK],
+     SELECT 1 FROM done, ${SCHEMA}.actors AS actors WHERE actors.id = $1 AND actors.status NOT IN ${FINAL}`,
+    [actorId, key, JSON.stringify(outcome)],
   );
+  if ((settled.rowCount ?? 0) > 0) await wake(db, [actorId]);
 }
 
 /** Start the sub-agent runs a step asked for: their rows, and a wake each. */

@@ -21,7 +21,8 @@ import { WAKE_TASK, type Engine } from './engine.ts';
 import { quietLogger, SCHEMA } from './migrations.ts';
 import { engineOf, type PostgresRuntime } from './runtime.ts';
 import { drive, Runs } from './drive.ts';
-import { isConnectionError, whileReconnecting } from './transaction.ts';
+import { wake as wakeRuns } from './outbox.ts';
+import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 
 export interface WorkerOptions {
   readonly runtime: PostgresRuntime;
@@ -155,15 +156,13 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
         await runner.stop().catch(() => undefined);
         await utils.release();
         // Calls this worker claimed and did not finish go to whoever wakes their runs next: wake them now.
-        await engine.pool
-          .query(
-            `WITH released AS (
-               UPDATE ${SCHEMA}.effects SET claimed_by = NULL WHERE claimed_by = $1 AND status <> 'done' RETURNING actor_id
-             )
-             SELECT graphile_worker.add_job($2, json_build_object('actor', actor_id), job_key := 'wake:' || actor_id) FROM (SELECT DISTINCT actor_id FROM released) AS runs`,
-            [id, WAKE_TASK],
-          )
-          .catch(() => undefined);
+        await transaction(engine.pool, async (client) => {
+          const released = await client.query<{ actor_id: string }>(
+            `UPDATE ${SCHEMA}.effects SET claimed_by = NULL WHERE claimed_by = $1 AND status <> 'done' RETURNING actor_id`,
+            [id],
+          );
+          await wakeRuns(client, released.rows.map((row) => row.actor_id));
+        }).catch(() => undefined);
         await engine.pool.query(`DELETE FROM ${SCHEMA}.workers WHERE id = $1`, [id]).catch(() => undefined);
       })()),
   };

@@ -2,10 +2,13 @@
  * AG-UI over the run feed: a `RunAgentInput` starts a run (its last user message is the task,
  * the messages before it the history), and the run's journal becomes AG-UI events. Phases are
  * steps; streamed tokens are text content; tool calls carry their arguments and results; gate
- * decisions, waits for a human and everything else the loop journals are CUSTOM events named
- * `actorloop.<event type>`; the end is RUN_FINISHED (usage in its result) or RUN_ERROR.
+ * decisions and everything else the loop journals are CUSTOM events named `actorloop.<event type>`;
+ * the end is RUN_FINISHED (usage in its result) or RUN_ERROR. A wait for a human ends the AG-UI
+ * run with the interrupt outcome; a RunAgentInput whose resume entries answer it continues the
+ * same loop run as a new AG-UI run.
  */
-import { EventType, type Event as AgUiEvent, type Message as AgUiMessage } from '@ag-ui/core';
+import { EventType, type Event as AgUiEvent, type Message as AgUiMessage, type ResumeEntry } from '@ag-ui/core';
+import { z } from 'zod';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Agent } from '../agent/types.ts';
@@ -13,9 +16,12 @@ import { AgUiEncoder } from '../events/agUiEncoder.ts';
 import type { Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { StartRequest, SubRun, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, StartRequest, SubRun, WebProtocol } from './protocol.ts';
 
-/** The CUSTOM event a wait for a human becomes: answer it with `runs/:runId/approve` or `reject`. */
+/**
+ * The CUSTOM event sent with a wait for a human, before the interrupt outcome that ends the AG-UI
+ * run: answer with resume entries, or with `runs/:runId/approve` or `reject` and stream it on.
+ */
 export const AG_UI_INTERRUPT = 'actorloop.human.awaiting';
 
 /**
@@ -38,9 +44,13 @@ const sse = new EventEncoder();
 /** AG-UI as a protocol of the run handler. */
 export const agUiProtocol: WebProtocol<AgUiEvent> = {
   parseStart,
-  encoder: (view) => new AgUiEncoder(view),
+  encoder: (view) => new AgUiEncoder(view, { interrupts: true }),
   frame: (event) => sse.encodeSSE(event),
   attribute: attributeAgUi,
+  merge: (previous, next) =>
+    previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
+      ? { ...previous, delta: previous.delta + next.delta }
+      : undefined,
 };
 
 /**
@@ -58,6 +68,8 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
       return { type: EventType.SUBAGENT_STARTED, subagentRunId, name: run.agentId, ...(run.parentSubRunId === undefined ? {} : { parentSubagentRunId: run.parentSubRunId }) };
     case EventType.RUN_FINISHED:
       if (event.outcome?.type === 'cancelled') return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: `Agent ${run.agentId}'s run was cancelled.`, code: 'cancelled' };
+      // A sub-run waiting for a human is suspended; only the served run's waits are answered from the page.
+      if (event.outcome?.type === 'interrupt') return { type: EventType.SUBAGENT_FINISHED, subagentRunId, outcome: { type: 'suspended', interruptIds: event.outcome.interrupts.map((i) => i.id) } };
       return { type: EventType.SUBAGENT_FINISHED, subagentRunId, result: event.result, outcome: { type: 'success' } };
     case EventType.RUN_ERROR:
       return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: event.message, ...(event.code === undefined ? {} : { code: event.code }) };
@@ -75,15 +87,47 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
   }
 }
 
-function parseStart(body: unknown): StartRequest {
+function parseStart(body: unknown): StartRequest | ResumeRequest {
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) throw new WebRequestError(400, `The body is not an AG-UI RunAgentInput: ${oneLine(parsed.error)}.`);
   const input = parsed.data;
+  if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId);
   const messages = input.messages as AgUiMessage[];
   const last = messages.at(-1);
   const task = last?.role === 'user' ? textOf(last.content) : '';
   if (task.trim() === '') throw new WebRequestError(400, 'The last message must be a user message with text: it is the task of the run.');
   return { task, history: messages.slice(0, -1).flatMap(toMessage), runId: input.runId, threadId: input.threadId };
+}
+
+/** What a held call's interrupt is resolved with (its `responseSchema`). */
+const Decision = z.strictObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() });
+
+/**
+ * Resume entries answering the interrupts a run ended with: each names the run and the call it
+ * answers. Cancelled is a rejection; resolved carries a decision, or an elicitation's answer.
+ */
+function resumeOf(entries: readonly ResumeEntry[], resumedAs: string): ResumeRequest {
+  const runIds = new Set<string>();
+  const approved: string[] = [];
+  const rejected: { toolCallId: string; reason?: string }[] = [];
+  const answers: Record<string, unknown> = {};
+  for (const entry of entries) {
+    const cut = entry.interruptId.indexOf('/');
+    if (cut <= 0) throw new WebRequestError(400, `Interrupt id "${entry.interruptId.slice(0, 80)}" is not one this server gave: answer the interrupts of the RUN_FINISHED that ended the run.`);
+    runIds.add(entry.interruptId.slice(0, cut));
+    const toolCallId = entry.interruptId.slice(cut + 1);
+    if (entry.status === 'cancelled') {
+      rejected.push({ toolCallId, reason: 'The person asked cancelled the request.' });
+      continue;
+    }
+    const decision = Decision.safeParse(entry.payload);
+    if (!decision.success) answers[toolCallId] = entry.payload;
+    else if (decision.data.approved) approved.push(toolCallId);
+    else rejected.push({ toolCallId, ...(decision.data.reason === undefined ? {} : { reason: decision.data.reason }) });
+  }
+  const [runId, ...others] = runIds;
+  if (runId === undefined || others.length > 0) throw new WebRequestError(400, `The resume entries answer interrupts of ${runIds.size} runs (${[...runIds].join(', ')}): answer those of one run per request.`);
+  return { resume: { runId, approved: [...approved, ...Object.keys(answers)], rejected, answers, resumedAs } };
 }
 
 function textOf(content: unknown): string {

@@ -35,6 +35,7 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   parseStart,
   encoder: (view) => new AiSdkEncoder(view),
   frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
+  merge: mergeDeltas,
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   attribute: attributeAiSdk,
 };
@@ -383,6 +384,13 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     const errorText = `${event.error?.message ?? `The run ended without an answer (${reason}).`} (${event.error?.code ?? reason})`;
     return [{ type: 'message-metadata', messageMetadata }, { type: 'error', errorText }];
   }
+}
+
+/** Two deltas of one text or reasoning part as one. */
+function mergeDeltas(previous: AiSdkChunk, next: AiSdkChunk): AiSdkChunk | undefined {
+  if (previous.type === 'text-delta' && next.type === 'text-delta' && previous.id === next.id) return { ...previous, delta: previous.delta + next.delta };
+  if (previous.type === 'reasoning-delta' && next.type === 'reasoning-delta' && previous.id === next.id) return { ...previous, delta: previous.delta + next.delta };
+  return undefined;
 }
 
 /** Arguments as the JSON value they are; text that is not JSON stays text. */

@@ -35,6 +35,8 @@ export interface DecidableRun {
   cancel(reason: string): Promise<void>;
   /** Set when deciding it made this process hold it (a stored run it resumed). */
   readonly resumed?: AgentRun;
+  /** The run's machine, when it runs in this process (a server's question is answered through it). */
+  readonly handle?: AgentRun;
 }
 
 export interface DecisionSources {
@@ -90,6 +92,7 @@ function heldRun(handle: AgentRun, resumed?: AgentRun): DecidableRun {
     approve: async (ids) => handle.approve(ids),
     reject: async (reason, ids) => handle.reject(reason, ids),
     cancel: async (reason) => handle.cancel(reason),
+    handle,
     ...(resumed === undefined ? {} : { resumed }),
   };
 }

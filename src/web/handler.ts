@@ -8,6 +8,8 @@
  *   POST …/runs/:runId/approve      body `{ toolCallIds?, reason? }`
  *   POST …/runs/:runId/reject
  *   POST …/runs/:runId/cancel
+ *   GET  …/:threadId/stream         the thread's active run, its current response from its start
+ *                                   (useChat's `resumeStream`); 204 when the thread has none
  */
 import { defer, map, mergeAll, throwError, type Observable } from 'rxjs';
 import { z } from 'zod';
@@ -20,7 +22,7 @@ import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
-import { detailsFromMessages, NO_DETAILS, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
+import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
 import type { ResumeRequest, SubRun, WebProtocol } from './protocol.ts';
 import { agentRunFeed, notHandOff, runTree, type RunAgents } from './runTree.ts';
 import { parseTreeEventId, treeSseBody } from './treeSse.ts';
@@ -74,6 +76,7 @@ const Decision = z.strictObject({
 });
 
 const ROUTE = /\/runs\/([^/]+)\/(stream|approve|reject|cancel)\/?$/;
+const THREAD_STREAM = /\/([^/]+)\/stream\/?$/;
 /** Run ids a page may choose: safe in file names and URLs. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
@@ -97,32 +100,38 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const retain = options.retainRuns ?? 100;
   const runs = new Map<string, HeldRun>();
+  /** The run each thread (a chat) started last. */
+  const threads = new Map<string, string>();
 
   const hold = (held: HeldRun): void => {
     runs.set(held.handle.runId, held);
+    threads.set(held.threadId, held.handle.runId);
     void held.handle.settled.then(() => {
       // Ended runs beyond `retain` are forgotten, oldest first; their journals still serve reconnects.
       const ended = [...runs.values()].filter((run) => isEnded(run.handle));
-      for (const run of ended.slice(0, Math.max(0, ended.length - retain))) runs.delete(run.handle.runId);
+      for (const run of ended.slice(0, Math.max(0, ended.length - retain))) {
+        runs.delete(run.handle.runId);
+        if (threads.get(run.threadId) === run.handle.runId) threads.delete(run.threadId);
+      }
     });
   };
 
-  const view = (runId: string): RunView => {
+  const view = (runId: string, resumedAs?: string): RunView => {
     const held = runs.get(runId);
-    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact) };
+    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact), ...(resumedAs === undefined ? {} : { resumedAs }) };
   };
 
   const runtime = options.runtime;
   const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
-  const stream = async (runId: string, request: Request, from?: EventCursor): Promise<Response> => {
-    if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from);
+  const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
+    if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
     const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
-    return new Response(sseBody(feed, protocol.encoder(view(runId)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+    return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   /** The run with the runs it delegated to, as one stream with vector ids. */
-  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor): Promise<Response> => {
+  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
     const after = from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]);
     const root = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
@@ -138,7 +147,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     };
     const tree = runTree(root, subFeed).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
     const threadId = view(runId).threadId;
-    const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId) : { runId: sub.runId, threadId, details: NO_DETAILS });
+    const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
     return new Response(treeSseBody(tree, encoderOf, protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
@@ -162,6 +171,19 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     hold({ handle, threadId: wanted.threadId });
     options.onRun?.(handle);
     return stream(handle.runId, request);
+  };
+
+  /**
+   * A thread's active run, from the start of the response it is in: after the last wait the
+   * page answered, up to the wait it is in, if any. No content (204) when the thread has none.
+   */
+  const threadStream = async (threadId: string, request: Request): Promise<Response> => {
+    const runId = threads.get(threadId);
+    const held = runId === undefined ? undefined : runs.get(runId);
+    if (runId === undefined || held === undefined || isEnded(held.handle)) return new Response(null, { status: 204 });
+    const waits = agent.journal.entries(runId).filter((entry) => entry.event.type === 'human.awaiting');
+    const answered = waits.at(held.handle.phase() === 'awaitingHuman' ? -2 : -1);
+    return stream(runId, request, answered === undefined ? undefined : { sequence: answered.sequence, index: Number.MAX_SAFE_INTEGER });
   };
 
   const sources: DecisionSources = {
@@ -206,23 +228,35 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 
   /** Decide the calls a page answered in its request, then stream the run on from its wait. */
-  const resume = async ({ runId, approved, rejected }: ResumeRequest['resume'], request: Request): Promise<Response> => {
+  const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
+    const { runId, approved, rejected, answers = {}, resumedAs } = answer;
     const run = await liveRun(runId, 'answer');
-    await waiting(runId, run, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
-    // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
-    for (const { toolCallId, reason } of rejected) await run.reject(reason, [toolCallId]);
-    if (approved.length > 0) await run.approve(approved);
-    // The stream goes on after the last wait (a run of another process: from where it is kept).
+    // The stream goes on after the wait answered here (a run of another process: from where it is kept).
     const known = agent.journal.entries(runId);
     const entries = known[0]?.sequence === 0 ? known : read === undefined ? [] : await read(runId);
     const lastWait = entries.findLast((entry) => entry.event.type === 'human.awaiting');
-    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER });
+    const question = lastWait?.event.type === 'human.awaiting' && lastWait.event.kind === 'elicitation' ? lastWait.event : undefined;
+    const handle = run.handle;
+    // A server's question waits outside the loop's own wait for calls.
+    if (lastWait !== undefined && question !== undefined && handle !== undefined && handle.actor.getSnapshot().context.pending === null && handle.phase() === 'awaitingHuman') {
+      answerQuestion(handle, questionKey(lastWait.sequence), answer);
+    } else {
+      const stray = Object.keys(answers);
+      if (stray.length > 0) throw new WebRequestError(400, `Calls ${stray.join(', ')} of run ${runId} wait for a decision, not an answer: resolve each with the payload { approved: boolean, reason?: string }.`);
+      await waiting(runId, run, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
+      // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
+      for (const { toolCallId, reason } of rejected) await run.reject(reason, [toolCallId]);
+      if (approved.length > 0) await run.approve(approved);
+    }
+    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
   };
 
   return async (request) => {
     try {
       const route = ROUTE.exec(new URL(request.url).pathname);
       if (route === null) {
+        const thread = request.method === 'GET' ? THREAD_STREAM.exec(new URL(request.url).pathname) : null;
+        if (thread !== null) return await threadStream(decodeRunId(thread[1] as string), request);
         if (request.method !== 'POST') throw new WebRequestError(405, `${request.method} is not served here: POST a run's input to start it, or GET runs/<runId>/stream.`);
         return await start(request);
       }
@@ -237,6 +271,22 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
     }
   };
+}
+
+/** Answer a server's waiting question: declined when rejected, else sent the page's answer (checked against its form). */
+function answerQuestion(handle: AgentRun, asking: string, { runId, approved, rejected, answers = {} }: ResumeRequest['resume']): void {
+  const named = [...approved, ...rejected.map((r) => r.toolCallId)];
+  if (named.length !== 1 || named[0] !== asking) throw new WebRequestError(409, `Run ${runId} waits for the answer to its question ${asking}; the request answers ${named.join(', ') || 'nothing'}.`);
+  const refusal = rejected[0];
+  if (refusal !== undefined) return handle.reject(refusal.reason);
+  const call = approved[0] as string;
+  try {
+    handle.approve(undefined, call in answers ? { answer: answers[call] } : {});
+  } catch (error) {
+    // An answer that does not fit the form: the run keeps waiting for a better one.
+    if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(400, describeError(error), { cause: error });
+    throw error;
+  }
 }
 
 function decodeRunId(segment: string): string {

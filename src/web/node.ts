@@ -28,6 +28,18 @@ export function toNodeListener(handler: WebHandler): (request: IncomingMessage, 
   };
 }
 
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
 function toRequest(request: IncomingMessage, signal: AbortSignal): Request {
   const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
   const headers = new Headers();
@@ -57,7 +69,9 @@ async function serve(handler: WebHandler, request: Request, response: ServerResp
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    response.write(value);
+    // A client slower than the stream: read on once the socket took what it was given, so
+    // what waits stays in the body (joined there) instead of piling up in Node's buffer.
+    if (!response.write(value)) await drained(response);
   }
   response.end();
 }

@@ -31,6 +31,14 @@ export interface ResumeRequest {
     readonly runId: string;
     readonly approved: readonly string[];
     readonly rejected: readonly { readonly toolCallId: string; readonly reason?: string }[];
+    /**
+     * Answers that are no decision: what a wait that asks a question (an MCP server's
+     * elicitation) is answered with, under `questionKey(<its entry's sequence>)`. Refused for a
+     * wait on held calls.
+     */
+    readonly answers?: Readonly<Record<string, unknown>>;
+    /** The id the page gave the run that continues from the wait (an AG-UI resume's `runId`). */
+    readonly resumedAs?: string;
   };
 }
 
@@ -78,6 +86,11 @@ export interface WebProtocol<TEvent> {
    * the sub-run's agent; `undefined` leaves it out. Absent: the protocol streams no sub-runs.
    */
   attribute?(event: TEvent, run: SubRun): TEvent | undefined;
+  /**
+   * `next` joined into `previous` when the page reads the two as one (two text deltas of one
+   * message); `undefined` when they stay two. Events that waited for a slow reader are joined.
+   */
+  merge?(previous: TEvent, next: TEvent): TEvent | undefined;
   /** Response headers the protocol's clients look for, beside the SSE ones. */
   readonly headers?: Readonly<Record<string, string>>;
 }

@@ -42,59 +42,147 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+/** Journal entries a stream encodes ahead of its reader before it stops following the run. */
+export const MAX_ENTRIES_AHEAD = 4096;
+
 /**
  * The body of a stream of `feed`: every entry is encoded (the encoder's state needs them all),
  * the events after `after` are sent. Ends when the feed does; a page that goes away stops only
  * its stream, never the run.
+ *
+ * Events wait until the reader pulls, and all that waited go out as one chunk, text deltas of
+ * one message joined into one event (`protocol.merge`) whose id is its last delta's. A reader
+ * `maxAhead` entries behind is no longer fed: the feed is dropped and subscribed again, with a
+ * new encoder, once the reader has taken what waited, so a slow page holds a bounded amount.
  */
 export function sseBody<TEvent>(
   feed: Observable<JournalEntry>,
-  encoder: StreamEncoder<TEvent>,
-  protocol: Pick<WebProtocol<TEvent>, 'frame'>,
+  encoderFor: () => StreamEncoder<TEvent>,
+  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'merge'>,
   after: EventCursor | undefined,
   signal: AbortSignal,
+  maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
+  const frame = (id: string | undefined, event: TEvent): string => `${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`;
+  /** Framed events waiting for the reader, then the last one unframed: the next delta may join it. */
+  const framed: string[] = [];
+  let tail: { id: string | undefined; event: TEvent } | undefined;
+  /** The last event queued: a new subscription sends only what comes after it. */
+  let cursor = after;
+  /** The last entry encoded whole: a new subscription encodes up to it only for the encoder's state. */
+  let encodedUpTo = -1;
+  let ahead = 0;
   let subscription: Subscription | undefined;
-  let lastId = after === undefined ? undefined : `${after.sequence}.${after.index}`;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      const close = (): void => {
-        if (!open) return;
-        open = false;
-        subscription?.unsubscribe();
-        controller.close();
-      };
-      const send = (id: string | undefined, event: TEvent): void => {
-        if (open) controller.enqueue(bytes.encode(`${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`));
-      };
-      signal.addEventListener('abort', close, { once: true });
-      subscription = feed.subscribe({
-        next(entry) {
-          const events = encoder.encode(entry);
-          for (let index = 0; index < events.length; index++) {
-            const event = events[index];
-            if (event === undefined || !isAfter(entry.sequence, index, after)) continue;
-            lastId = `${entry.sequence}.${index}`;
-            send(lastId, event);
+  let following = false;
+  let finished = false;
+  let wake: (() => void) | undefined;
+
+  const queue = (id: string | undefined, event: TEvent): void => {
+    const merged = tail === undefined || id === undefined || tail.id === undefined ? undefined : protocol.merge?.(tail.event, event);
+    if (merged !== undefined) {
+      tail = { id, event: merged };
+      return;
+    }
+    if (tail !== undefined) framed.push(frame(tail.id, tail.event));
+    tail = { id, event };
+  };
+  const stop = (): void => {
+    following = false;
+    subscription?.unsubscribe();
+  };
+  const finish = (): void => {
+    finished = true;
+    stop();
+    wake?.();
+  };
+  const follow = (): void => {
+    const encoder = encoderFor();
+    const replayUpTo = encodedUpTo;
+    let first = true;
+    following = true;
+    subscription = feed.subscribe({
+      next(entry) {
+        if (!following) return;
+        // A run whose first entries this process no longer holds cannot be encoded again here.
+        if (first && replayUpTo >= 0 && entry.sequence !== 0) {
+          queue(undefined, encoder.failure(`The stream fell behind and the run's first entries are no longer held here. Reconnect with Last-Event-ID ${cursorId(cursor)} to go on.`, 'web_stream'));
+          return finish();
+        }
+        first = false;
+        const events = encoder.encode(entry);
+        if (entry.sequence <= replayUpTo) return;
+        let queued = false;
+        for (let index = 0; index < events.length; index++) {
+          const event = events[index];
+          if (event === undefined || !isAfter(entry.sequence, index, cursor)) continue;
+          cursor = { sequence: entry.sequence, index };
+          queue(`${entry.sequence}.${index}`, event);
+          queued = true;
+        }
+        encodedUpTo = entry.sequence;
+        // An entry before the cursor was answered already: the stream goes on past it.
+        if (encoder.endsResponse?.(entry) === true && (after === undefined || entry.sequence > after.sequence)) return finish();
+        if (!queued) return;
+        if (++ahead >= maxAhead) stop();
+        wake?.();
+      },
+      error(error: unknown) {
+        if (!following) return;
+        // No id: a page that reconnects after it resumes where the last good event left it.
+        queue(undefined, encoder.failure(`Reading run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${cursorId(cursor)} to go on.`, 'web_stream'));
+        finish();
+      },
+      complete() {
+        // A feed completes after the stream stopped following it when it replays to the end at once.
+        if (following) finish();
+      },
+    });
+    // A replayed journal can end or pause the stream while `subscribe` is still running.
+    if (!following) subscription.unsubscribe();
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start() {
+        signal.addEventListener('abort', finish, { once: true });
+        if (signal.aborted) finished = true;
+        else follow();
+      },
+      async pull(controller) {
+        for (;;) {
+          if (signal.aborted) return controller.close();
+          if (tail !== undefined || finished) break;
+          // The reader took all that waited: feed it from the run again.
+          if (!following) follow();
+          else {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
           }
-          // An entry before the cursor was answered already: the stream goes on past it.
-          if (encoder.endsResponse?.(entry) === true && (after === undefined || entry.sequence > after.sequence)) close();
-        },
-        error(error: unknown) {
-          // No id: a page that reconnects after it resumes where the last good event left it.
-          send(undefined, encoder.failure(`Reading run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${lastId ?? '(none)'} to go on.`, 'web_stream'));
-          close();
-        },
-        complete: close,
-      });
-      // A replayed journal can end the response while `subscribe` is still running.
-      if (!open) subscription.unsubscribe();
-      if (signal.aborted) close();
+        }
+        // What the rest of this turn of the event loop brings (the model chunk's other tokens)
+        // joins this chunk: at most one chunk a turn, however fast the reader pulls.
+        if (!finished) await nextTurn();
+        if (signal.aborted) return controller.close();
+        if (tail !== undefined) {
+          framed.push(frame(tail.id, tail.event));
+          tail = undefined;
+          const chunk = framed.join('');
+          framed.length = 0;
+          ahead = 0;
+          controller.enqueue(bytes.encode(chunk));
+        }
+        if (finished) controller.close();
+      },
+      cancel() {
+        finish();
+      },
     },
-    cancel() {
-      subscription?.unsubscribe();
-    },
-  });
+    // Nothing is encoded into the stream's own queue before a read: what waits can still be joined.
+    { highWaterMark: 0 },
+  );
 }
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
+const cursorId = (cursor: EventCursor | undefined): string => (cursor === undefined ? '(none)' : `${cursor.sequence}.${cursor.index}`);

@@ -88,8 +88,6 @@ describe.runIf(runBrowser)('examples/chat in Chromium', () => {
     expect(await page.locator('.al-wait.al-answered').count()).toBe(1);
     const answer = page.locator('.al-assistant').last();
     expect(await answer.textContent()).toBe('Tokyo (37.12 M) and Paris (11.28 M) together have about 48.39 million people.');
-    // One text node per streamed delta: the page drew the answer as it arrived.
-    expect(await page.evaluate(`[...document.querySelectorAll('.al-assistant')].at(-1).childNodes.length`)).toBeGreaterThan(3);
     expect(consoleErrors).toEqual([]);
     expect(foreignRequests).toEqual([]);
   }, 60_000);

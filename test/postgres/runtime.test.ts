@@ -92,8 +92,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(journal.map((entry) => entry.event.type)).toEqual(local.journal.entries(inMemory.runId).map((entry) => entry.event.type));
   });
 
-  // Under load a step may be retried with the queue's backoff (seconds): the bound is generous.
-  it('runs a strategy whose branches are durable runs of their own, and its scorer calls as calls of its own', { timeout: 60_000 }, async () => {
+  it('runs a strategy whose branches are durable runs of their own, and its scorer calls as calls of its own', async () => {
     const agent = counterAgent(runtime, pool, { id: 'sampler', calls: 1 });
     const vote = voteStrategy(runtime, agent);
     const result = await vote.run('Record one number.');

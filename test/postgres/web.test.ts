@@ -58,34 +58,26 @@ describe.skipIf(missing !== '')('the web handler on a durable PostgreSQL agent',
     return { here: here.url, there: there.url };
   };
 
-  it('streams a run to HttpAgent; the page approves the waiting call through another process and the workers finish it', { timeout: 60_000 }, async () => {
+  it('streams a run to HttpAgent, which ends at the interrupt; the page resumes it through another process and the workers finish it', { timeout: 60_000 }, async () => {
     const { here, there } = await handlers();
     const client = new HttpAgent({ url: here, threadId: 'thread-db', initialMessages: [{ id: 'u1', role: 'user', content: 'Deploy it.' }] });
     const events: BaseEvent[] = [];
-    const decisions: Promise<Response>[] = [];
-    await client.runAgent(
-      { runId: 'run-web-db' },
-      {
-        onEvent: ({ event }) => {
-          EventSchemas.parse(event);
-          events.push(event);
-          if (event.type !== 'CUSTOM' || (event as { name?: string }).name !== 'actorloop.human.awaiting') return;
-          const decision = post(`${there}/runs/run-web-db/approve`, {});
-          // A refused approval would leave the run waiting and this stream open: end the stream, and the test fails below.
-          void decision.then((response) => response.status === 202 || client.abortRun());
-          decisions.push(decision);
-        },
-      },
-    );
-    expect(decisions).toHaveLength(1);
-    const approved = await (decisions[0] as Promise<Response>);
-    expect(approved.status).toBe(202);
-    expect(await approved.json()).toEqual({ runId: 'run-web-db', action: 'approve', toolCallIds: ['d1'] });
+    const onEvent = ({ event }: { event: BaseEvent }): void => {
+      EventSchemas.parse(event);
+      events.push(event);
+    };
+    await client.runAgent({ runId: 'run-web-db' }, { onEvent });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt', interrupts: [{ id: 'run-web-db/d1', toolCallId: 'd1' }] } });
+    expect(await runtime.getRun('run-web-db')).toMatchObject({ status: 'awaiting_human' });
+
+    // The page's next request reaches another process: its resume entry approves the call in the database.
+    client.url = there;
+    await client.runAgent({ runId: 'run-web-db-2', resume: [{ interruptId: 'run-web-db/d1', status: 'resolved', payload: { approved: true } }] }, { onEvent });
 
     const of = (type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
     expect(of('TOOL_CALL_ARGS').map((e) => e.delta)).toEqual(['{"env":"prod"}']);
     expect(of('TOOL_CALL_RESULT').map((e) => e.content)).toEqual(['deployed to prod']);
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { reason: 'final_answer', text: 'Shipped to production.' } });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-web-db-2', outcome: { type: 'success' }, result: { reason: 'final_answer', text: 'Shipped to production.' } });
     expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Shipped to production.' });
     expect(await runtime.getRun('run-web-db')).toMatchObject({ status: 'done' });
 
@@ -103,13 +95,18 @@ describe.skipIf(missing !== '')('the web handler on a durable PostgreSQL agent',
     await first.drop();
 
     const resumed = new EventReader(await fetch(`${there}/runs/run-web-db-reconnect/stream`, { headers: { 'last-event-id': received.at(-1)?.id ?? '' } }));
-    await resumed.until((e) => e.data.type === 'CUSTOM' && e.data.name === 'actorloop.human.awaiting');
-    // Not waiting yet for other calls than its own: refused, untouched.
+    // This response ends at the wait, with the interrupt outcome.
+    received.push(...(await resumed.rest()));
+    expect(received.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+    // Not waiting for other calls than its own: refused, untouched.
     expect((await post(`${there}/runs/run-web-db-reconnect/approve`, { toolCallIds: ['d9'] })).status).toBe(409);
     expect((await post(`${there}/runs/run-web-db-reconnect/approve`, { toolCallIds: ['d1'] })).status).toBe(202);
-    received.push(...(await resumed.rest()));
+    // The page streams the run on from after the interrupt.
+    received.push(...(await new EventReader(await fetch(`${there}/runs/run-web-db-reconnect/stream`, { headers: { 'last-event-id': received.at(-1)?.id ?? '' } })).rest()));
 
-    const unbroken = await new EventReader(await fetch(`${here}/runs/run-web-db-reconnect/stream`)).rest();
+    // Unbroken: the first response, to the interrupt, then the run streamed on after it.
+    const toWait = await new EventReader(await fetch(`${here}/runs/run-web-db-reconnect/stream`)).rest();
+    const unbroken = [...toWait, ...(await new EventReader(await fetch(`${here}/runs/run-web-db-reconnect/stream`, { headers: { 'last-event-id': toWait.at(-1)?.id ?? '' } })).rest())];
     const threadless = ({ id, data }: SseEvent) => ({ id, data: { ...data, threadId: undefined } });
     expect(received.map(threadless)).toEqual(unbroken.map(threadless));
     expect(new Set(received.map((e) => e.id)).size).toBe(received.length);

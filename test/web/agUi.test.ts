@@ -5,11 +5,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
-import type { BaseEvent, Message as AgUiMessage } from '@ag-ui/core';
+import type { BaseEvent, Message as AgUiMessage, ResumeEntry } from '@ag-ui/core';
 import { z } from 'zod';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
+import { APPROVAL_SCHEMA } from '../../src/events/agUiEncoder.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import type { AgentRun } from '../../src/agent/types.ts';
 import { RunCancelledError } from '../../src/agent/errors.ts';
@@ -26,10 +27,10 @@ afterEach(async () => {
 const question: AgUiMessage = { id: 'u1', role: 'user', content: 'What is 1 + 2?' };
 
 /** Runs `client` to its end, every event checked against AG-UI's schemas; `onEvent` sees each first. */
-async function consume(client: HttpAgent, runId: string, onEvent: (event: BaseEvent) => void = () => undefined): Promise<BaseEvent[]> {
+async function consume(client: HttpAgent, runId: string, onEvent: (event: BaseEvent) => void = () => undefined, resume?: ResumeEntry[]): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
   await client.runAgent(
-    { runId },
+    { runId, ...(resume === undefined ? {} : { resume }) },
     {
       onEvent: ({ event }) => {
         EventSchemas.parse(event);
@@ -60,8 +61,12 @@ describe('a run consumed by HttpAgent', () => {
       { role: 'tool', toolCallId: 'call_0_0', content: '3' },
       { role: 'assistant', content: 'The sum is 3.' },
     ]);
-    // Text arrived as the model streamed it, one content event per token delta.
-    expect(typed(events, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta)).toEqual(entries.flatMap((e) => (e.event.type === 'token.delta' ? [e.event.delta] : [])));
+    // Text arrived as the model streamed it: token deltas in order, those that waited for the reader joined.
+    const tokens = entries.flatMap((e) => (e.event.type === 'token.delta' ? [e.event.delta] : []));
+    const contents = typed(events, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta as string);
+    expect(contents.join('')).toBe(tokens.join(''));
+    expect(contents.length).toBeGreaterThanOrEqual(2);
+    expect(contents.length).toBeLessThanOrEqual(tokens.length);
     expect(typed(events, 'STEP_STARTED').map((e) => e.stepName)).toEqual(['hydrate', 'reason', 'gate', 'act', 'observe', 'reason']);
     expect(typed(events, 'STEP_FINISHED')).toHaveLength(6);
     const terminated = entries.find((e) => e.event.type === 'run.terminated')?.event;
@@ -129,47 +134,86 @@ describe('a human decision from the page', () => {
     return { model, agent: trackAgent({ model: { provider: model, stream: true }, tools: [add(true)] }) };
   };
 
-  it('shows the wait as an interrupt; a POST approve lets the call run and the run finish', async () => {
+  it('ends the AG-UI run at the wait with the interrupt outcome; resume entries approving it continue the run to its end', async () => {
     const { agent } = confirmingAgent([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: '5' }]);
     served = await serve(createAgUiHandler(agent));
-    const url = served.url;
-    const client = new HttpAgent({ url, threadId: 't', initialMessages: [question] });
-    const approvals: Promise<Response>[] = [];
-    const events = await consume(client, 'run-approve', (event) => {
-      if (event.type === 'CUSTOM' && (event as { name?: string }).name === 'actorloop.human.awaiting') approvals.push(post(`${url}/runs/run-approve/approve`, { toolCallIds: ['call_0_0'] }));
-    });
+    const client = new HttpAgent({ url: served.url, threadId: 't', initialMessages: [question] });
 
-    expect(approvals).toHaveLength(1);
-    const approval = await approvals[0];
-    expect(approval?.status).toBe(202);
-    expect(await approval?.json()).toEqual({ runId: 'run-approve', action: 'approve', toolCallIds: ['call_0_0'] });
-    const awaiting = typed(events, 'CUSTOM').find((e) => e.name === 'actorloop.human.awaiting');
-    expect(awaiting?.value).toEqual({
+    const first = await consume(client, 'run-interrupt');
+    const interrupt = { id: 'run-interrupt/call_0_0', reason: 'confirmation', message: 'Waiting for human confirmation.', toolCallId: 'call_0_0', responseSchema: APPROVAL_SCHEMA };
+    expect(first.at(-1)).toEqual({ type: 'RUN_FINISHED', threadId: 't', runId: 'run-interrupt', outcome: { type: 'interrupt', interrupts: [interrupt] } });
+    expect(client.pendingInterrupts).toEqual([interrupt]);
+    // The wait is also the loop's own event, for pages that show it.
+    expect(typed(first, 'CUSTOM').find((e) => e.name === 'actorloop.human.awaiting')?.value).toEqual({
       type: 'human.awaiting',
       kind: 'confirmation',
       toolCallIds: ['call_0_0'],
       reasons: [{ toolCallId: 'call_0_0', reason: 'Waiting for human confirmation.' }],
     });
-    expect(typed(events, 'CUSTOM').find((e) => e.name === 'actorloop.policy.evaluated')?.value).toMatchObject({ decision: 'confirm' });
+
+    const second = await consume(client, 'run-interrupt-2', undefined, [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }]);
+    expect(second[0]).toEqual({ type: 'RUN_STARTED', threadId: 't', runId: 'run-interrupt-2' });
+    expect(typed(second, 'CUSTOM').find((e) => e.name === 'actorloop.human.decided')?.value).toMatchObject({ decision: 'approve', toolCallIds: ['call_0_0'] });
+    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', threadId: 't', runId: 'run-interrupt-2', outcome: { type: 'success' }, result: { text: '5' } });
+    expect(client.pendingInterrupts).toEqual([]);
     expect(client.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_0_0', content: '5' });
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' }, result: { text: '5' } });
+    expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: '5' });
   });
 
-  it('sends a rejection reason back to the model as the call’s observation', async () => {
+  it('takes a rejection in the resume entries, with its reason, to the model as the call’s observation; a cancelled entry rejects too', async () => {
+    const { agent, model } = confirmingAgent([
+      { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
+      { toolCalls: [{ name: 'add', arguments: { a: 4, b: 5 } }] },
+      { text: 'Understood, no adding.' },
+    ]);
+    served = await serve(createAgUiHandler(agent));
+    const client = new HttpAgent({ url: served.url, threadId: 't', initialMessages: [question] });
+    await consume(client, 'run-no');
+
+    const second = await consume(client, 'run-no-2', undefined, [{ interruptId: 'run-no/call_0_0', status: 'resolved', payload: { approved: false, reason: 'not with my numbers' } }]);
+    const observation = model.calls[1]?.messages.find((m) => m.role === 'tool');
+    expect(observation?.content).toContain('not with my numbers');
+    expect(typed(second, 'TOOL_CALL_RESULT').find((e) => e.toolCallId === 'call_0_0')?.content).toBe(observation?.content);
+    // The model asked again: the run waits again, and this AG-UI run ends with the new interrupt.
+    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-no-2', outcome: { type: 'interrupt', interrupts: [{ id: 'run-no/call_1_0', toolCallId: 'call_1_0' }] } });
+
+    const third = await consume(client, 'run-no-3', undefined, [{ interruptId: 'run-no/call_1_0', status: 'cancelled' }]);
+    expect(model.calls[2]?.messages.filter((m) => m.role === 'tool').at(-1)?.content).toContain('cancelled');
+    expect(third.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-no-3', outcome: { type: 'success' }, result: { text: 'Understood, no adding.' } });
+  });
+
+  it('takes a decision through the approve and reject routes too: the page streams the run on after the interrupt', async () => {
     const { agent, model } = confirmingAgent([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'Understood, no adding.' }]);
     served = await serve(createAgUiHandler(agent));
-    const reader = new EventReader(await post(served.url, runInput('Add 2 and 3', 'run-reject')));
-    await reader.until((e) => e.data.type === 'CUSTOM' && e.data.name === 'actorloop.human.awaiting');
+    const first = await new EventReader(await post(served.url, runInput('Add 2 and 3', 'run-reject'))).rest();
+    expect(first.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
 
     const rejection = await post(`${served.url}/runs/run-reject/reject`, { reason: 'not with my numbers' });
     expect(rejection.status).toBe(202);
-    const events = await reader.rest();
+    expect(await rejection.json()).toEqual({ runId: 'run-reject', action: 'reject', toolCallIds: ['call_0_0'] });
+    const events = await new EventReader(await fetch(`${served.url}/runs/run-reject/stream`, { headers: { 'last-event-id': first.at(-1)?.id as string } })).rest();
 
+    expect(events[0]?.data).toEqual({ type: 'RUN_STARTED', threadId: 'thread-1', runId: 'run-reject' });
     const observation = model.calls[1]?.messages.find((m) => m.role === 'tool');
     expect(observation?.content).toContain('not with my numbers');
-    const result = events.find((e) => e.data.type === 'TOOL_CALL_RESULT');
-    expect(result?.data.content).toBe(observation?.content);
+    expect(events.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe(observation?.content);
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'Understood, no adding.' } });
+  });
+
+  it('refuses resume entries it cannot use, and leaves the waiting run unharmed', async () => {
+    const { agent } = confirmingAgent([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: '5' }]);
+    served = await serve(createAgUiHandler(agent));
+    await new EventReader(await post(served.url, runInput('Add', 'run-wait'))).rest();
+    const resume = (entries: unknown[], runId = 'run-wait-2') => post(served?.url as string, { ...runInput('Add', runId), resume: entries });
+    const error = async (response: Response) => (expect(response.status).toBe(400), ((await response.json()) as { error: { message: string } }).error.message);
+
+    expect(await error(await resume([{ interruptId: 'call_0_0', status: 'resolved', payload: { approved: true } }]))).toMatch(/not one this server gave/);
+    expect(await error(await resume([{ interruptId: 'run-wait/call_0_0', status: 'resolved', payload: 'yes' }]))).toMatch(/wait for a decision, not an answer: resolve each with the payload \{ approved: boolean/);
+    expect(await error(await resume([{ interruptId: 'run-wait/call_0_0', status: 'resolved', payload: { approved: true } }, { interruptId: 'run-other/call_0_0', status: 'cancelled' }]))).toMatch(/interrupts of 2 runs/);
+    expect(await error(await resume([{ interruptId: 'run-wait/call_0_0', status: 'maybe' }]))).toMatch(/RunAgentInput: resume/);
+
+    const events = await new EventReader(await resume([{ interruptId: 'run-wait/call_0_0', status: 'resolved', payload: { approved: true } }])).rest();
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-wait-2', outcome: { type: 'success' }, result: { text: '5' } });
   });
 
   it('cancels the run from the page: the server side ends with RunCancelledError, the page with a clean cancelled end', async () => {
@@ -249,13 +293,14 @@ describe('bad requests', () => {
 
   it('refuses decisions that do not fit and leaves the waiting run unharmed', async () => {
     const { url, reader } = await waitingRun();
+    const interrupted = await reader.rest();
     await refused(await post(`${url}/runs/run-wait/approve`, '[1, 2'), 400, /not JSON/);
     await refused(await post(`${url}/runs/run-wait/approve`, { toolCallIds: 'call_0_0' }), 400, /toolCallIds/);
     await refused(await post(`${url}/runs/run-wait/reject`, { reason: 'no', extra: true }), 400, /extra/);
     await refused(await post(`${url}/runs/run-wait/approve`, { toolCallIds: ['call_9_9'] }), 409, /call_9_9 of run run-wait are not waiting; waiting: call_0_0/);
 
     expect((await post(`${url}/runs/run-wait/approve`, {})).status).toBe(202);
-    const events = await reader.rest();
+    const events = await new EventReader(await fetch(`${url}/runs/run-wait/stream`, { headers: { 'last-event-id': interrupted.at(-1)?.id as string } })).rest();
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' }, result: { text: '5' } });
     // Once it has moved on, there is nothing to approve.
     await refused(await post(`${url}/runs/run-wait/approve`, {}), 409, /has ended/);

@@ -89,9 +89,10 @@ describe('a run read by readUIMessageStream', () => {
     const full = await messageOf(bodyOf(whole));
 
     const blocks = whole.split('\n\n').filter((block) => block !== '');
-    // Cut after the third text delta: the reconnect must finish that text part and everything after it.
+    // Cut after the first text delta, before its text part ends: the reconnect must finish that part and everything after it.
     const deltas = blocks.flatMap((block, index) => (block.includes('"type":"text-delta"') ? [index] : []));
-    const cut = deltas[2] as number;
+    const cut = deltas[0] as number;
+    expect(blocks[cut + 1]).toContain('"type":"text-end"');
     const lastId = /^id: (.+)$/m.exec(blocks[cut] as string)?.[1] as string;
     const rest = await fetch(`${served.url}/runs/${full.id}/stream`, { headers: { 'last-event-id': lastId } });
     const rejoined = `${blocks.slice(0, cut + 1).join('\n\n')}\n\n${await rest.text()}`;
@@ -178,6 +179,22 @@ describe('tool approval, the way useChat answers it', () => {
     );
     return { ...message, parts } as UIMessage;
   }
+
+  it("serves the chat's active run at GET <chat id>/stream (useChat's resumeStream) from the start of its response; 204 when none is active", async () => {
+    const { agent } = confirming([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'It is 5.' }]);
+    const runs: AgentRun[] = [];
+    served = await serve(createAiSdkHandler(agent, { onRun: (run) => runs.push(run) }));
+    const resumed = () => fetch(`${served?.url as string}/chat-1/stream`);
+    expect((await resumed()).status).toBe(204);
+
+    const held = await heldMessage(served.url);
+    // The run waits for the page: its response is served again, up to the approval request.
+    expect(await messageOf(await resumed())).toEqual(held);
+
+    expect((await post(`${served.url}/runs/${held.id}/approve`, {})).status).toBe(202);
+    expect((await runs[0]?.settled)?.text).toBe('It is 5.');
+    expect((await resumed()).status).toBe(204);
+  });
 
   it('ends the response at the wait; the answer in the next request approves the call and streams the run on', async () => {
     const { agent } = confirming([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'It is 5.' }]);

@@ -18,6 +18,8 @@ import { toNodeListener } from '../../src/web/node.ts';
 import { CHROMIUM_PATH, launchChromium } from '../../scripts/viz.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
 import { add } from './support.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { z } from 'zod';
 
 const HTML = '<!doctype html><html><head><meta charset="utf-8"><title>chat</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
 
@@ -27,7 +29,7 @@ async function servePage(bundle: string, handler: WebHandler): Promise<{ url: st
   const server: Server = createServer((request, response) => {
     if (request.url?.startsWith('/api/chat') === true) return api(request, response);
     if (request.url === '/app.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
-    if (request.url === '/') return response.writeHead(200, { 'content-type': 'text/html' }).end(HTML);
+    if (request.url === '/' || request.url?.startsWith('/?') === true) return response.writeHead(200, { 'content-type': 'text/html' }).end(HTML);
     // The browser's own favicon request, answered so the page's console stays empty.
     response.writeHead(request.url === '/favicon.ico' ? 204 : 404).end();
   });
@@ -114,6 +116,44 @@ describe.runIf(runBrowser)('useChat in Chromium', () => {
     // One assistant message, continued by the answer's response.
     expect(await page.locator('article.assistant').count()).toBe(1);
     expect((await runs[0]?.result)?.text).toBe('The sum is 5.');
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('resumes the answer after a reload mid-stream (useChat resume): it completes exactly once', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({ q: z.string() }), execute: async ({ q }) => (await released, `held ${q}`) });
+    const model = scriptedModel([{ text: 'Let me look.', toolCalls: [{ name: 'hold', arguments: { q: 'x' } }] }, { text: 'Found it.' }]);
+    const agent = trackAgent({ model: { provider: model, stream: true }, tools: [hold] });
+    const runs: AgentRun[] = [];
+    const server = await servePage(bundle, createAiSdkHandler(agent, { onRun: (run) => runs.push(run) }));
+    served = server;
+    page = await browser.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(`${server.url}?chat=chat-reload&resume`);
+    await page.fill('input[name=task]', 'Look it up');
+    await page.click('button.send');
+    await page.locator('.tool[data-tool=hold][data-state=input-available]').waitFor({ timeout: 30_000 });
+
+    // The page goes away while the run holds in its tool; the reloaded page resumes the chat's stream.
+    await page.reload();
+    await page.locator('.tool[data-tool=hold][data-state=input-available]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('article.assistant p.text').allTextContents()).toEqual(['Let me look.']);
+    release();
+
+    await page.locator('main[data-status=ready] article.assistant p.text:nth-of-type(2)').waitFor({ timeout: 30_000 });
+    expect(await page.locator('article.assistant p.text').allTextContents()).toEqual(['Let me look.', 'Found it.']);
+    expect(await page.locator('article.assistant').count()).toBe(1);
+    expect(await page.locator('.tool output').textContent()).toBe('held x');
+    expect(runs).toHaveLength(1);
+    expect((await runs[0]?.result)?.text).toBe('Found it.');
+    // Once the run has ended, a reload finds nothing to resume.
+    await page.reload();
+    await page.locator('main[data-status=ready]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('article.assistant').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });

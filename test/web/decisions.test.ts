@@ -97,7 +97,10 @@ describe('decisions on runs the handler did not start', () => {
     expect(approved.status).toBe(202);
     expect(await approved.json()).toEqual({ runId: 'run-stored', action: 'approve', toolCallIds: ['c1'] });
 
-    const events = await new EventReader(await fetch(`${url}/runs/run-stored/stream`)).rest();
+    // The run's first response ends at its wait (the interrupt); the page streams on after it.
+    const first = await new EventReader(await fetch(`${url}/runs/run-stored/stream`)).rest();
+    expect(first.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+    const events = await new EventReader(await fetch(`${url}/runs/run-stored/stream`, { headers: { 'last-event-id': first.at(-1)?.id ?? '' } })).rest();
     expect(events.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('3');
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'The sum is 3.' } });
     expect(await store.getRun('run-stored')).toMatchObject({ status: 'done' });

@@ -16,7 +16,8 @@ import { createAgUiHandler } from '../../src/web/agUi.ts';
 import type { WebHandlerOptions } from '../../src/web/handler.ts';
 import type { AgentConfig } from '../../src/agent/types.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
-import { EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
+import { splitWords } from '../../src/testing/streamEvents.ts';
+import { EventReader, pacedModel, post, runInput, serve, type Served, type SseEvent } from './support.ts';
 
 const FIRST = 'First I will look that up, carefully and slowly.';
 const SECOND = 'The answer, after holding on for a while, is forty two.';
@@ -29,14 +30,19 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** An agent whose run streams a reply, then holds in its tool call until `release()`. */
-function holdingAgent(extra: Partial<AgentConfig> = {}) {
+/**
+ * An agent whose run streams a reply, then holds in its tool call until `release()`. With
+ * `paced`, its text deltas come only as `tokens(n)` lets them.
+ */
+function holdingAgent(extra: Partial<AgentConfig> = {}, paced = false) {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({ q: z.string() }), execute: async ({ q }) => (await released, `held ${q}`) });
-  const model = scriptedModel([{ text: FIRST, toolCalls: [{ name: 'hold', arguments: { q: 'x' } }] }, { text: SECOND }]);
-  const agent = trackAgent({ model: { provider: model, stream: true }, tools: [hold], ...extra });
-  return { agent, release };
+  const scripted = scriptedModel([{ text: FIRST, toolCalls: [{ name: 'hold', arguments: { q: 'x' } }] }, { text: SECOND }]);
+  const model = pacedModel(scripted);
+  if (!paced) model.release(Number.MAX_SAFE_INTEGER);
+  const agent = trackAgent({ model: { provider: model.provider, stream: true }, tools: [hold], ...extra });
+  return { agent, release, tokens: model.release };
 }
 
 async function served(agent: ReturnType<typeof holdingAgent>['agent'], options: WebHandlerOptions = {}): Promise<Served> {
@@ -68,37 +74,63 @@ function texts(events: readonly SseEvent[]): string[] {
 }
 
 describe('reconnecting with Last-Event-ID', () => {
-  it('gives the events after the last one received and then the live tail, wherever the connection dropped', { timeout: 60_000 }, async () => {
+  it('gives the events after the last one received and then the live tail, wherever the connection dropped and however text was joined', { timeout: 60_000 }, async () => {
+    const words = [...splitWords(FIRST), ...splitWords(SECOND)];
+    const firstWords = splitWords(FIRST).length;
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 15 }), fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 3 }), async (first, later) => {
+      // Each step lets some deltas through, reads until they arrived (joined, as they waited), then maybe drops the connection.
+      fc.asyncProperty(fc.array(fc.record({ deltas: fc.integer({ min: 0, max: 6 }), drop: fc.boolean() }), { minLength: 1, maxLength: 8 }), async (steps) => {
         const runId = `run-drop-${n++}`;
-        const { agent, release } = holdingAgent();
+        const { agent, release, tokens } = holdingAgent({}, true);
         const { url } = await served(agent);
 
-        // The first connection drops while the run holds in its tool: the rest of the run happens while no page listens.
-        const start = new EventReader(await post(url, runInput('Look it up', runId)));
-        const received = await start.take(first);
-        await start.drop();
-        release();
-        for (const cut of later) {
-          const reader = new EventReader(await stream(url, runId, received.at(-1)?.id));
-          received.push(...(await reader.take(cut)));
+        const received: SseEvent[] = [];
+        let reader = new EventReader(await post(url, runInput('Look it up', runId)));
+        let letThrough = 0;
+        for (const step of steps) {
+          tokens(step.deltas);
+          letThrough = Math.min(words.length, letThrough + step.deltas);
+          // The run holds in its tool once its first reply is through: the rest happens while it may have no reader.
+          if (letThrough >= firstWords) release();
+          const expected = words.slice(0, letThrough).join('');
+          await reader.whilst(() => texts([...received, ...reader.events]).join('') !== expected);
+          if (!step.drop) continue;
+          received.push(...reader.events);
           await reader.drop();
+          reader = new EventReader(await stream(url, runId, received.at(-1)?.id));
         }
-        received.push(...(await new EventReader(await stream(url, runId, received.at(-1)?.id)).rest()));
+        tokens(words.length);
+        release();
+        received.push(...(await reader.rest()));
 
         const ids = received.map((e) => e.id);
         expect(new Set(ids).size).toBe(ids.length);
-        const unbroken = await new EventReader(await stream(url, runId, undefined)).rest();
-        expect(received).toEqual(unbroken);
         expect(texts(received)).toEqual([FIRST, SECOND]);
+        // A joined event's id is its last delta's entry: the text up to it is the journal's up to that entry.
+        const journal = agent.journal.entries(runId);
+        let sent = '';
+        for (const { id, data } of received) {
+          if (data.type === 'TEXT_MESSAGE_START') sent = '';
+          if (data.type !== 'TEXT_MESSAGE_CONTENT') continue;
+          sent += data.delta as string;
+          const upTo = Number((id ?? '').split('.')[0]);
+          const start = Number((data.messageId as string).split(':').at(-1));
+          const streamed = journal.filter((e) => e.sequence >= start && e.sequence <= upTo && e.event.type === 'token.delta');
+          expect(streamed.map((e) => (e.event.type === 'token.delta' ? e.event.delta : '')).join('')).toBe(sent);
+        }
+        const unbroken = await new EventReader(await stream(url, runId, undefined)).rest();
+        const notText = (events: SseEvent[]) => events.filter((e) => e.data.type !== 'TEXT_MESSAGE_CONTENT');
+        expect(notText(received)).toEqual(notText(unbroken));
+        // Deltas let through together came as one event.
+        const contents = received.filter((e) => e.data.type === 'TEXT_MESSAGE_CONTENT').length;
+        if (steps.some((step) => step.deltas > 1)) expect(contents).toBeLessThan(words.length);
         expect(received.find((e) => e.data.type === 'TOOL_CALL_ARGS')?.data.delta).toBe('{"q":"x"}');
         expect(received.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('held x');
         expect(received.at(-1)?.data.type).toBe('RUN_FINISHED');
         agent.stop();
       }),
-      { numRuns: 6 },
+      { numRuns: 12 },
     );
   });
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { toNodeListener } from '../../src/web/node.ts';
+import type { InferenceProvider } from '../../src/core/provider.ts';
 import type { WebHandler } from '../../src/web/handler.ts';
 
 export interface Served {
@@ -88,6 +89,14 @@ export class EventReader {
     }
   }
 
+  /** Read while `pending()` holds (rejects if the stream ends first). */
+  async whilst(pending: () => boolean): Promise<void> {
+    while (pending()) {
+      if (this.#done) throw new Error(`the stream ended before the awaited state; got ${this.events.map((e) => e.data.type).join(' ')}`);
+      await this.#pull();
+    }
+  }
+
   async rest(): Promise<SseEvent[]> {
     while (!this.#done) await this.#pull();
     return this.events;
@@ -118,4 +127,40 @@ export function post(url: string, body: unknown, headers: Record<string, string>
 /** A RunAgentInput with one user message. */
 export function runInput(task: string, runId: string, threadId = 'thread-1'): Record<string, unknown> {
   return { threadId, runId, messages: [{ id: 'u1', role: 'user', content: task }], tools: [], context: [], state: {}, forwardedProps: {} };
+}
+
+/**
+ * A model whose text deltas come only as the test lets them: `release(n)` lets n more through.
+ * A page that reads after a release gets the released deltas as one event (the stream joins
+ * what waited), so a test chooses where text events begin and end.
+ */
+export function pacedModel(model: InferenceProvider): { provider: InferenceProvider; release(count: number): void } {
+  let permits = 0;
+  const waiting: (() => void)[] = [];
+  const permit = (): Promise<void> | undefined => {
+    if (permits === 0) return new Promise((resolve) => waiting.push(resolve));
+    permits--;
+    return undefined;
+  };
+  const provider: InferenceProvider = {
+    name: model.name,
+    defaultModel: model.defaultModel,
+    supportsNativeTools: model.supportsNativeTools,
+    supportsStructuredOutput: model.supportsStructuredOutput,
+    complete: (request) => model.complete(request),
+    async *stream(request) {
+      for await (const event of model.stream(request)) {
+        if (event.type === 'text.delta') await permit();
+        yield event;
+      }
+    },
+  };
+  return {
+    provider,
+    release(count) {
+      let left = count;
+      for (; left > 0 && waiting.length > 0; left--) waiting.shift()?.();
+      permits += left;
+    },
+  };
 }
