@@ -10,15 +10,13 @@
  *                         the owner in its header: the log is created exclusively). Either way
  *                         ownership is a lease the writer renews (the lock's or the log's mtime),
  *                         so a run whose writer died, here or on another host, can be taken over.
- * A resumable run shares no file with any other, so two processes never write the same file. A new run costs
- * one file creation and nothing at its end but the last append: creating files is what persisting
- * a short run costs most (a folder per run and an atomic meta.json write at its end were two more
- * creations and a rename, about a quarter of a react-10 run's time on our CI's disk). A
- * journal-only store (`mode: 'journal'`) writes only the header, the journal and the end of a
- * run, appended in the background: for a run id it picks, to a segment shared with its other
- * runs in this process, `journal/<segmentId>.jsonl` (see journalSegment.ts), which spares each
- * run even that one file creation; for a run id it is given, to the run's own log in `runs/`,
- * whose exclusive creation is what keeps the id unique.
+ * Creating files is what persisting a short run costs most, so a run whose id the store picks
+ * creates none: its log is a share of a segment, `journal/<segmentId>.jsonl`, that the store's
+ * other runs in this process append to as well (see journalSegment.ts and segmentRuns.ts); a
+ * resume moves it out to a log of its own in `runs/`. A run whose id is given has its own log in
+ * `runs/` from the start, whose exclusive creation is what keeps the id unique. Two processes
+ * never write the same file. A journal-only store (`mode: 'journal'`) writes only the header,
+ * the journal and the end of a run, appended in the background.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,23 +25,22 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
 import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError } from './errors.ts';
-import { acquireRunLock, currentOwner, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive, type RunLock } from './lock.ts';
+import { acquireRunLock, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive } from './lock.ts';
 import {
   isFinalStatus,
   LOG_VERSION,
   META_VERSION,
-  newRunId,
   RUN_ID_PATTERN,
   RunMeta,
   type FinalStatus,
   type IndexedRun,
-  type LogRecord,
   type RunHeaderRecord,
   type RunInput,
   type RunOwner,
 } from './records.ts';
-import { JournalSegments, notJournal, readSegment, runIdOf, segmentFile, segmentIdOf, segmentRecords, segmentRunIds, type SegmentLimits } from './journalSegment.ts';
+import { JournalSegments, segmentFile, segmentIdOf, segmentRecords, type SegmentLimits } from './journalSegment.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
+import { createSegmentRun, listSegmentRuns, moveOutOfSegment, readSegmentMeta, runHeader, segmentClaim, segmentOwnerGone, segmentRunState, type SegmentStore } from './segmentRuns.ts';
 import { recover, type RecoveredRun } from './recover.ts';
 import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { checkpointPolicy, readRunLogForResume } from './checkpointLog.ts';
@@ -60,6 +57,7 @@ export interface FileStoreOptions {
    * - `'resumable'` (default): the journal, plus what a resume rebuilds the run from (its input,
    *   each phase reply and human decision, and each tool call, written before it runs and as soon
    *   as it ends), so a run killed at any point resumes without re-running completed tool calls.
+   *   Runs whose ids the store picks share segment files (`journal/`), as below.
    * - `'journal'`: the journal only (every event of the run, and how it ended), appended in the
    *   background. Runs are listed and replayed (`readJournal`) like any other, and cost far less
    *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
@@ -69,7 +67,7 @@ export interface FileStoreOptions {
    *   store picks share segment files (`journal/`), which spares each run a file of its own.
    */
   readonly mode?: 'resumable' | 'journal';
-  /** When a journal-only store starts a new segment: its size, and how long it stays open unused. */
+  /** When the store starts a new segment: its size, and how long it stays open unused. */
   readonly journalSegments?: Partial<SegmentLimits>;
   /**
    * How long a writer's claim on a run lasts without renewal, in ms (default 30 s). A live writer
@@ -111,9 +109,8 @@ export interface RunStore {
   readonly mode: 'resumable' | 'journal';
   /**
    * Create a new run's files and take its lock. Throws RunLockedError if the run exists and is
-   * live. Without `runId` the store picks a new one (the writer's `runId` says which): a random
-   * `run_<uuid>`, whose existence checks (a stat each) are skipped; in a journal-only store,
-   * `run_<segmentId>_<n>`, a run of the store's current journal segment. A given `runId` is
+   * live. Without `runId` the store picks a new one (the writer's `runId` says which),
+   * `run_<segmentId>_<n>`, a run of the store's current segment. A given `runId` is
    * checked, and the exclusive create never overwrites a file. `input` is what a resume rebuilds
    * the run from (a journal-only store does not keep it). Values are written as given: redact
    * secrets before.
@@ -167,9 +164,9 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const journalDir = join(dir, 'journal');
   const segments = new JournalSegments(journalDir, segmentLimits(options.journalSegments));
   /**
-   * Where a run's files are: side by side in `runs/`; a run a journal-only store named has its
-   * log in a segment (`segment` is set, and `log` is the segment's file) and nothing in `runs/`
-   * but, once it waits for a human, meta.json.
+   * Where a run's files are: side by side in `runs/`; a run the store named has its log in a
+   * segment (`segment` is set, and `log` is the segment's file) and nothing in `runs/` but, once
+   * it waits for a human, meta.json, until a resume moves its log to `runs/`.
    */
   const locate = (runId: string): RunPaths => {
     checkId(runId);
@@ -179,6 +176,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     return { ...paths, log: segmentFile(journalDir, segmentId), segment: true };
   };
   const metaFile = (paths: RunPaths) => new DocumentFile(paths.meta, RunMeta, META_VERSION);
+  const segmentStore: SegmentStore = { runsDir, segments, leaseMs, checkpoints, metaFile };
 
   /**
    * meta.json when the run has one, else what its log's header says; then, unless meta.json
@@ -186,7 +184,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
    */
   const readMeta = (runId: string): RunMeta | null => {
     const paths = locate(runId);
-    if (paths.segment === true) return readSegmentMeta(paths, runId);
+    if (paths.segment === true) return readSegmentMeta(segmentStore, paths, runId);
     const doc = metaFile(paths);
     const logFile = paths.log;
     const hasLog = existsSync(logFile);
@@ -199,69 +197,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     if (!hasLog || isFinalStatus(meta.status)) return meta;
     const end = readRunEnd(logFile);
     return end === null ? meta : endedMeta(meta, end);
-  };
-
-  /** A segment run's meta.json if it has one, else its header, with its `end` record applied. */
-  const readSegmentMeta = (paths: RunPaths, runId: string, records = existsSync(paths.log) ? segmentRecords(paths.log, runId).records : []): RunMeta | null => {
-    let meta = readStoredMeta(metaFile(paths));
-    const header = records.find((record) => record.kind === 'run');
-    if (meta === undefined) {
-      if (header === undefined) return null;
-      meta = metaFromHeader(header);
-    }
-    if (isFinalStatus(meta.status)) return meta;
-    const end = records.find((record) => record.kind === 'end');
-    return end === undefined ? meta : endedMeta(meta, end);
-  };
-
-  /** A new run of the current journal segment (a journal-only store, picking the id): its header goes first. */
-  const createSegmentRun = (agentId: string, task: string): RunWriter => {
-    const { runId, log } = segments.openRun();
-    const header = runHeader(runId, agentId, task, true);
-    log.append(header);
-    const openMetaDoc = () => {
-      // Only a run that waits for a human has one; `runs/` may not exist yet.
-      mkdirSync(runsDir, { recursive: true });
-      return metaDoc(metaFile(flatPaths(runsDir, runId)));
-    };
-    return new RunWriter(log, openMetaDoc, metaFromHeader(header), NO_LOCK, false, true);
-  };
-
-  /** Every run in every segment: headers and ends only (journal lines are not parsed). */
-  const listSegmentRuns = (): IndexedRun[] => {
-    if (!existsSync(journalDir)) return [];
-    const metas: IndexedRun[] = [];
-    for (const name of readdirSync(journalDir)) {
-      if (!name.endsWith(LOG_SUFFIX)) continue;
-      const file = join(journalDir, name);
-      let records: LogRecord[];
-      try {
-        records = readSegment(file, notJournal).records;
-      } catch (error) {
-        // Its runs cannot be told apart from the bad line: each is listed as corrupt.
-        for (const runId of segmentRunIds(file)) metas.push(corruptRun(runId, file, error));
-        continue;
-      }
-      const byRun = new Map<string, LogRecord[]>();
-      for (const record of records) {
-        const runId = runIdOf(record);
-        if (runId === undefined) continue;
-        const own = byRun.get(runId);
-        if (own === undefined) byRun.set(runId, [record]);
-        else own.push(record);
-      }
-      for (const [runId, own] of byRun) {
-        if (!RUN_ID_PATTERN.test(runId)) continue;
-        const paths: RunPaths = { ...flatPaths(runsDir, runId), log: file, segment: true };
-        try {
-          const meta = readSegmentMeta(paths, runId, own);
-          if (meta !== null) metas.push(meta);
-        } catch (error) {
-          metas.push(corruptRun(runId, paths.meta, error));
-        }
-      }
-    }
-    return metas;
   };
 
   /**
@@ -278,12 +213,11 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     dir,
     mode,
     createRun({ runId: givenId, agentId, task, input }) {
-      if (journalOnly && givenId === undefined) return createSegmentRun(agentId, task);
-      const freshId = givenId === undefined;
-      const runId = givenId ?? newRunId();
-      if (!freshId) checkId(runId);
-      if (!freshId && segmentIdOf(runId) !== undefined) {
-        throw new ConfigurationError(`Run id "${runId}" has the form of the ids a journal-only store picks (run_seg-…_n); pick another, or let the store pick one.`);
+      if (givenId === undefined) return createSegmentRun(segmentStore, { agentId, task, journalOnly, ...(input === undefined ? {} : { input }) });
+      const runId = givenId;
+      checkId(runId);
+      if (segmentIdOf(runId) !== undefined) {
+        throw new ConfigurationError(`Run id "${runId}" has the form of the ids the store picks for runs it keeps in segments (run_seg-…_n); pick another, or let the store pick one.`);
       }
       if (!runsDirMade) {
         mkdirSync(runsDir, { recursive: true });
@@ -297,10 +231,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       }
       // A journal is written in the background, so its file is created there too: an existing
       // run is caught here, now; one created in the meantime fails the journal's writes.
-      if (journalOnly && !freshId && existsSync(logFile)) throw existingRunError(paths, runId, dir, leaseMs);
+      if (journalOnly && existsSync(logFile)) throw existingRunError(paths, runId, dir, leaseMs);
       let log: RunLogWriter;
       try {
-        log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true, fresh: freshId });
+        log = new RunLogWriter(logFile, { create: journalOnly ? 'background' : true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         throw existingRunError(paths, runId, dir, leaseMs);
@@ -329,22 +263,27 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     },
 
     resumeRun(runId, { takeover = false } = {}) {
-      const paths = locate(runId);
+      const located = locate(runId);
+      if (!existsSync(located.log)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: located.log, runId });
+      const inSegment = located.segment === true;
+      const header = inSegment ? (segmentRunState(located.log, runId).header ?? null) : readRunHeader(located.log);
+      if (inSegment && header === null) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: located.log, runId });
+      if (header?.journalOnly === true) throw notResumable(runId, located.log);
+      // A run in a segment goes on in a log of its own (see segmentRuns.ts).
+      const paths = flatPaths(runsDir, runId);
       const logFile = paths.log;
-      if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
-      if (paths.segment === true) {
-        if (readSegmentMeta(paths, runId) === null) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
-        throw notResumable(runId, logFile);
-      }
-      const header = readRunHeader(logFile);
-      if (header?.journalOnly === true) throw notResumable(runId, logFile);
       // Refused before taking the lock: a run that ended for good needs no writer.
       const doc = metaFile(paths);
       const storedMeta = readStoredMeta(doc);
-      if (storedMeta !== undefined && isFinalStatus(storedMeta.status) && storedMeta.resumable !== true) throw finishedError(runId, storedMeta.status, doc.file);
+      const known = inSegment ? readSegmentMeta(segmentStore, located, runId) : storedMeta;
+      if (known != null && isFinalStatus(known.status) && known.resumable !== true) throw finishedError(runId, known.status, storedMeta === undefined ? located.log : doc.file);
       let writer: RunWriter | undefined;
-      const lock = acquireRunLock(paths.lock, runId, { leaseMs, takeover, base: headerClaim(logFile, header), onLost: (reason) => writer?.markLost(reason) });
+      const base = inSegment ? segmentClaim(located.log, runId, paths.lock) : headerClaim(logFile, header);
+      // A store whose runs were all in segments may have no `runs/` yet.
+      if (inSegment) mkdirSync(runsDir, { recursive: true });
+      const lock = acquireRunLock(paths.lock, runId, { leaseMs, takeover, base, onLost: (reason) => writer?.markLost(reason) });
       try {
+        if (inSegment) moveOutOfSegment(located.log, runId, logFile);
         // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
         rmSync(paths.temp, { force: true });
         // From the last checkpoint on: what a resume needs, however long the run.
@@ -369,7 +308,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
     async listRuns() {
       const metas: IndexedRun[] = [];
-      if (!existsSync(runsDir)) return listSegmentRuns();
+      if (!existsSync(runsDir)) return listSegmentRuns(segmentStore, journalDir);
       const listed = new Set<string>();
       for (const name of readdirSync(runsDir)) {
         // `<runId>.jsonl`; not locks, metadata, temp files, except the meta.json of a segment's
@@ -388,7 +327,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
           metas.push(corruptRun(runId, error instanceof CorruptFileError ? error.file : join(runsDir, name), error));
         }
       }
-      for (const meta of listSegmentRuns()) if (!listed.has(meta.runId)) metas.push(meta);
+      for (const meta of listSegmentRuns(segmentStore, journalDir)) if (!listed.has(meta.runId)) metas.push(meta);
       return metas.sort((a, b) => b.createdAt - a.createdAt);
     },
 
@@ -411,7 +350,8 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
     ownerGone(runId) {
       const paths = locate(runId);
-      if (paths.segment === true || !existsSync(paths.log)) return false;
+      if (!existsSync(paths.log)) return false;
+      if (paths.segment === true) return segmentOwnerGone(paths, runId, leaseMs);
       const header = readRunHeader(paths.log);
       if (header === null || header.journalOnly === true || readRunEnd(paths.log) !== null) return false;
       return liveWriter(paths, () => header, leaseMs) === undefined;
@@ -445,22 +385,6 @@ function positive(name: string, value: unknown): number | undefined {
     throw new ConfigurationError(`createFileStore: ${name} must be a positive number of milliseconds, not ${JSON.stringify(value)}.`);
   }
   return value;
-}
-
-/** A run of a segment holds no lock: its id is new, and nobody else writes its segment. */
-const NO_LOCK: RunLock = { file: '', gen: 0, release: () => undefined };
-
-function runHeader(runId: string, agentId: string, task: string, journalOnly: boolean): RunHeaderRecord {
-  return {
-    v: LOG_VERSION,
-    kind: 'run',
-    runId,
-    agentId,
-    task: task.slice(0, 1000),
-    createdAt: Date.now(),
-    owner: currentOwner(),
-    ...(journalOnly ? { journalOnly: true as const } : {}),
-  };
 }
 
 function notResumable(runId: string, file: string): RunNotResumableError {

@@ -1,15 +1,16 @@
 /**
- * Journal segments: where a journal-only store (`mode: 'journal'`) puts the runs whose ids it
- * picks. Every such run of one store, in one process, appends to the same file,
- * `<dir>/journal/<segmentId>.jsonl`, each record carrying its run id, instead of creating a
- * file of its own: creating, filling and closing a file per run cost a short run far more than
- * appending its lines to an open one, most of it in the kernel (a new inode, its own pages, its
- * own writeback; bench/RESULTS.md has the figures).
+ * Segments: where a store puts the runs whose ids it picks. Every such run of one store, in one
+ * process, appends to the same file, `<dir>/journal/<segmentId>.jsonl`, each record carrying its
+ * run id, instead of creating a file of its own: creating, filling and closing a file per run
+ * cost a short run far more than appending its lines to an open one, most of it in the kernel (a
+ * new inode, its own pages, its own writeback; bench/RESULTS.md has the figures).
  *
  * A run id names its segment (`run_<segmentId>_<n>`), so reading one run opens one file. A
  * segment is written by one process only: its name is new and random. It is closed, and the
  * next run starts a new one, when it is full or has been idle a while (see {@link SegmentLimits});
- * a write that fails retires it too.
+ * a write that fails retires it too. A journal-only store's segment is written in the background;
+ * a resumable store's synchronously, where its runs flush (see fileStore.ts for how a resume
+ * moves a run out of its segment).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -124,7 +125,7 @@ export class JournalSegments {
   }
 
   /** Start a run in the current segment: its id, and the log it appends to. */
-  openRun(): { runId: string; log: RunLog } {
+  openRun(): { runId: string; log: SegmentRunLog } {
     let segment = this.#current;
     if (segment === undefined || !segment.open) {
       // Once per segment, not per run; made again if it was removed under a failed segment.
@@ -135,27 +136,51 @@ export class JournalSegments {
       this.#current = segment;
     }
     const runId = segment.takeRun();
-    return { runId, log: new SegmentRunLog(segment) };
+    return { runId, log: new SegmentRunLog(segment, runId) };
   }
 }
 
-/** One run's view of its segment: its lines go to the shared writer; `close` waits for them to land. */
-class SegmentRunLog implements RunLog {
+/** The start of a line whose record does not name its run (a checkpoint, serialised by hand): `{"v":…,"kind":"…",`. */
+const UNNAMED_LINE = /^\{"v":\d+,"kind":"[a-z.]+",/;
+
+/**
+ * One run's view of its segment: its lines go to the shared writer, each naming the run (a
+ * record that does not carry its run id gets one); `close` waits for them to land.
+ */
+export class SegmentRunLog implements RunLog {
   #closed = false;
   #collect: (() => void) | undefined;
+  readonly #runIdJson: string;
 
-  constructor(private readonly segment: Segment) {}
+  constructor(
+    private readonly segment: Segment,
+    readonly runId: string,
+  ) {
+    this.#runIdJson = JSON.stringify(runId);
+  }
 
   get file(): string {
     return this.segment.file;
   }
 
+  /** Where the next line appended will start in the segment (its other runs append in between, and are counted). */
+  get end(): number {
+    return this.segment.writer.end;
+  }
+
   append(record: LogRecord): void {
-    if (!this.#closed) this.segment.writer.append(record);
+    if (this.#closed) return;
+    this.segment.writer.append(record.kind === 'event' || record.runId !== undefined ? record : { ...record, runId: this.runId });
   }
 
   appendLine(json: string): void {
-    if (!this.#closed) this.segment.writer.appendLine(json);
+    if (this.#closed) return;
+    if (json.includes('"runId":')) {
+      this.segment.writer.appendLine(json);
+      return;
+    }
+    const head = UNNAMED_LINE.exec(json)?.[0];
+    this.segment.writer.appendLine(head === undefined ? json : `${head}"runId":${this.#runIdJson},${json.slice(head.length)}`);
   }
 
   flush(): Promise<void> {
@@ -216,8 +241,8 @@ export function readSegment(file: string, select: (line: string) => boolean): { 
   return statSync(file).size === 0 ? { records: [], warnings: [] } : readRunLog(file, select);
 }
 
-/** Lines of a segment other than journal entries (`journal`, `event`): what an index needs. */
-export const notJournal = (line: string): boolean => !/^\{"v":\d+,"kind":"(?:journal|event)"/.test(line);
+/** Lines of a segment that are runs' headers and ends: what an index needs. */
+export const headsAndEnds = (line: string): boolean => /^\{"v":\d+,"kind":"(?:run|end)"/.test(line);
 
 /** The ids of the runs whose headers a segment holds, from lines that need not parse. */
 export function segmentRunIds(file: string): string[] {

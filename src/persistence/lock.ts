@@ -59,6 +59,8 @@ export interface HoldCreatedRunOptions {
    * took the run over, maybe finished it and let go of the lock already).
    */
   readonly written?: () => number;
+  /** Where a takeover moves the run's records (the log is shared with other runs): once it exists, the run is another process's. */
+  readonly movedTo?: string;
 }
 
 export interface RunLock {
@@ -99,6 +101,7 @@ interface HeldCreatedRun extends HeldBase {
   /** The id of a lock file left over from before the run was created, if any. */
   readonly lockAtHold: string | undefined;
   readonly written: (() => number) | undefined;
+  readonly movedTo: string | undefined;
 }
 type Held = HeldLock | HeldCreatedRun;
 
@@ -133,6 +136,9 @@ export function currentOwner(): { pid: number; host: string; startedAt: number }
  * ```
  */
 export const heldInThisProcess = (file: string): boolean => (heldHere.get(file)?.size ?? 0) > 0;
+
+/** True while a writer of this process holds the run it created whose lock file would be `lockFile`. */
+export const createdRunHeldHere = (lockFile: string): boolean => (createdHere.get(lockFile)?.size ?? 0) > 0;
 
 /**
  * True when `owner`, holding `file` and last renewing its lease at `heartbeatAt` (ms since
@@ -237,12 +243,12 @@ export function acquireRunLock(file: string, runId: string, options: AcquireRunL
  * ```
  */
 export function holdCreatedRun(logFile: string, options: HoldCreatedRunOptions): RunLock {
-  const { lockFile, leaseMs, renew = true, onLost, written } = options;
+  const { lockFile, leaseMs, renew = true, onLost, written, movedTo } = options;
   checkLease(leaseMs);
   // A lock file left from an earlier run of this id is not a takeover; a different one later is.
   // (Looked for first: a missing file read would throw, and almost every new run has none.)
   const lockAtHold = renew && existsSync(lockFile) ? readLockFile(lockFile)?.id : undefined;
-  return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold, written }, 0, undefined, () => undefined);
+  return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold, written, movedTo }, 0, undefined, () => undefined);
 }
 
 function checkLease(leaseMs: number): void {
@@ -428,6 +434,7 @@ function renew(entry: Held): string | undefined {
       const lock = readLockFile(entry.lockFile);
       if (lock !== undefined && lock.id !== entry.lockAtHold) return `another process took the run over: ${entry.lockFile} appeared, ${whose(lock)}`;
       if (entry.written !== undefined && statSync(entry.file).size > entry.written()) return `another process took the run over and wrote to its log ${entry.file}`;
+      if (entry.movedTo !== undefined && existsSync(entry.movedTo)) return `another process took the run over and moved it to ${entry.movedTo}`;
       utimesSync(entry.file, now, now);
       return undefined;
     }

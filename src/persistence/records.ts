@@ -27,6 +27,8 @@ export const ToolOutcomeRecord = z.object({
 });
 
 const v = z.literal(LOG_VERSION);
+/** The run a record belongs to, on records that do not name it otherwise: set where a segment file holds many runs' records. */
+const runId = z.string().optional();
 
 /** The process that writes a run: while its lease lives, nobody else may. */
 export const RunOwner = z.object({ pid: z.number().int().positive(), host: z.string().optional(), startedAt: z.number().optional() });
@@ -131,12 +133,14 @@ const PlannedCallRecord = z.object({
 export const HydrateReplyRecord = z.object({
   v,
   kind: z.literal('hydrate'),
+  runId,
   /** `experiences`: the ids of the experiences the run was shown (absent when none). */
   output: z.object({ inject: z.array(Message), experiences: z.array(z.string()).optional() }),
 });
 export const ReasonReplyRecord = z.object({
   v,
   kind: z.literal('reason'),
+  runId,
   iteration: z.number().int().nonnegative(),
   output: z.object({
     text: z.string().nullable(),
@@ -155,6 +159,7 @@ export const ReasonReplyRecord = z.object({
 export const GateReplyRecord = z.object({
   v,
   kind: z.literal('gate'),
+  runId,
   iteration: z.number().int().nonnegative(),
   output: z.object({ plan: z.array(PlannedCallRecord) }),
 });
@@ -162,6 +167,7 @@ export const GateReplyRecord = z.object({
 export const HumanRecord = z.object({
   v,
   kind: z.literal('human'),
+  runId,
   decision: z.enum(['approve', 'reject']),
   toolCallIds: z.array(z.string()),
   reason: z.string().optional(),
@@ -182,6 +188,7 @@ export type ReplayRecord = z.infer<typeof HydrateReplyRecord> | z.infer<typeof R
 export const CheckpointRecord = z.object({
   v,
   kind: z.literal('checkpoint'),
+  runId,
   /** 1 for a run's first checkpoint, then 2, 3, … */
   index: z.number().int().positive(),
   /** Completed reason phases: the iteration the run goes on from. */
@@ -206,7 +213,7 @@ export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
  * A tool's circuit breaker changed state because of one of the run's calls: a resume restores the
  * breaker from the run's latest record of it before any tool runs.
  */
-export const BreakerRecord = SavedBreaker.extend({ v, kind: z.literal('breaker') });
+export const BreakerRecord = SavedBreaker.extend({ v, kind: z.literal('breaker'), runId });
 export type BreakerRecord = z.infer<typeof BreakerRecord>;
 
 export const LogRecord = z.discriminatedUnion('kind', [
@@ -214,15 +221,15 @@ export const LogRecord = z.discriminatedUnion('kind', [
   /** A journal entry that cannot join a `journal` record: another run's or agent's, or one whose timestamp is not whole milliseconds. */
   z.object({ v, kind: z.literal('event'), entry: JournalEntry }),
   JournalRecord,
-  z.object({ v, kind: z.literal('start'), input: RunInput }),
+  z.object({ v, kind: z.literal('start'), runId, input: RunInput }),
   HydrateReplyRecord,
   ReasonReplyRecord,
   GateReplyRecord,
   HumanRecord,
   /** Written (and flushed) before a tool call executes: `key` says which call, `args` hashes its canonical arguments. */
-  z.object({ v, kind: z.literal('call.started'), key: z.string(), tool: z.string(), args: z.string() }),
+  z.object({ v, kind: z.literal('call.started'), runId, key: z.string(), tool: z.string(), args: z.string() }),
   /** Written (and flushed) as soon as a tool call ends: a resumed run reuses the outcome instead of calling again. */
-  z.object({ v, kind: z.literal('call.finished'), key: z.string(), outcome: ToolOutcomeRecord }),
+  z.object({ v, kind: z.literal('call.finished'), runId, key: z.string(), outcome: ToolOutcomeRecord }),
   CheckpointRecord,
   BreakerRecord,
   RunEndRecord,

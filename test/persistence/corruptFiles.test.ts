@@ -83,7 +83,8 @@ describe('a finished run whose log was overwritten by NUL bytes', () => {
   it('is listed as corrupt, naming its log, and reading it says so: it does not vanish from the store', async () => {
     const store = createFileStore({ dir: tempDir() });
     const { agent } = agentOn(store, [{ text: 'hi' }]);
-    const { runId } = await agent.run('say hi');
+    // A given id: the run has a log of its own (a run the store names shares a segment, below).
+    const { runId } = await agent.run('say hi', { runId: 'run_overwritten' });
     const files = runFiles(store, runId);
     writeFileSync(files.log, Buffer.alloc(statSync(files.log).size, 0));
     const listed = (await store.listRuns()).find((meta) => meta.runId === runId);

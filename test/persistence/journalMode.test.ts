@@ -328,7 +328,7 @@ describe('writing a log in the background', () => {
   it('picks a new id when given none, in either mode, and still refuses a given id that is taken', async () => {
     for (const [mode, picked] of [
       ['journal', /^run_seg-[0-9a-z]+-[0-9a-f]{16}_0$/],
-      ['resumable', /^run_[0-9a-f-]{36}$/],
+      ['resumable', /^run_seg-[0-9a-z]+-[0-9a-f]{16}_0$/],
     ] as const) {
       const store = createFileStore({ dir: tempDir(), mode });
       const first = store.createRun({ runId: 'run_taken', agentId: 'a', task: 'first' });

@@ -1,0 +1,204 @@
+/**
+ * The runs a file store keeps in segments (journalSegment.ts): those whose ids it picks. A
+ * segment's writer is the owner its runs' headers name, and the segment's mtime, renewed while a
+ * run of it is held, is the lease of every run in it. A run there is in flight while that owner
+ * is live and the segment holds no `end` record for it; a resumable run may be resumed once it
+ * has an end record (a resumable failure) or its owner is gone. A resume takes the run's lock
+ * (`runs/<runId>.lock`) as for any run, then moves the run out: its records are copied to
+ * `runs/<runId>.jsonl` (made whole and put in place at once), which readers prefer to the
+ * segment from then on, and the run goes on there. A run's first writer learns that it lost the
+ * run from the lock file, or from that file.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DocumentFile } from './documentFile.ts';
+import { withConversation } from './checkpointLog.ts';
+import { corrupt } from './runLog.ts';
+import { headsAndEnds, mentions, readSegment, runIdOf, segmentRecords, segmentRunIds, type JournalSegments } from './journalSegment.ts';
+import { createdRunHeldHere, currentOwner, holdCreatedRun, liveLockHolder, ownerIsLive, type BaseClaim, type RunLock } from './lock.ts';
+import { isFinalStatus, LOG_VERSION, RUN_ID_PATTERN, type CheckpointRecord, type IndexedRun, type LogRecord, type RunHeaderRecord, type RunInput, type RunMeta } from './records.ts';
+import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
+import { RunWriter, type CheckpointPolicy } from './runWriter.ts';
+
+/** What a store's segment runs need of it. */
+export interface SegmentStore {
+  readonly runsDir: string;
+  readonly segments: JournalSegments;
+  readonly leaseMs: number;
+  readonly checkpoints: CheckpointPolicy | undefined;
+  readonly metaFile: (paths: RunPaths) => DocumentFile<RunMeta>;
+}
+
+/** The first record of a run's log. */
+export function runHeader(runId: string, agentId: string, task: string, journalOnly: boolean): RunHeaderRecord {
+  return {
+    v: LOG_VERSION,
+    kind: 'run',
+    runId,
+    agentId,
+    task: task.slice(0, 1000),
+    createdAt: Date.now(),
+    owner: currentOwner(),
+    ...(journalOnly ? { journalOnly: true as const } : {}),
+  };
+}
+
+/** A run of a journal-only segment holds no lock: its id is new, nobody else writes its segment, and nobody resumes it. */
+const NO_LOCK: RunLock = { file: '', gen: 0, release: () => undefined };
+
+/**
+ * A new run of the current segment. Its header goes first; a resumable run's header and input
+ * are written at once (from then on a resume finds it), and it is held as a created run, its
+ * lease the segment's.
+ */
+export function createSegmentRun(store: SegmentStore, init: { agentId: string; task: string; input?: RunInput; journalOnly: boolean }): RunWriter {
+  const { runId, log } = store.segments.openRun();
+  const header = runHeader(runId, init.agentId, init.task, init.journalOnly);
+  const paths = flatPaths(store.runsDir, runId);
+  const openMetaDoc = () => {
+    // Only a run that waits for a human has one; `runs/` may not exist yet.
+    mkdirSync(store.runsDir, { recursive: true });
+    return metaDoc(store.metaFile(paths));
+  };
+  log.append(header);
+  if (init.journalOnly) return new RunWriter(log, openMetaDoc, metaFromHeader(header), NO_LOCK, false, true);
+  let writer: RunWriter | undefined;
+  const claim = holdCreatedRun(log.file, { lockFile: paths.lock, leaseMs: store.leaseMs, movedTo: paths.log, onLost: (reason) => writer?.markLost(reason) });
+  try {
+    if (init.input !== undefined) log.append({ v: LOG_VERSION, kind: 'start', input: init.input });
+    log.flushSync();
+    writer = new RunWriter(log, openMetaDoc, metaFromHeader(header), claim, false, false, store.checkpoints);
+    return writer;
+  } catch (error) {
+    claim.release();
+    void log.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A segment run's meta.json if it has one, else its header, with its `end` record applied. */
+export function readSegmentMeta(store: SegmentStore, paths: RunPaths, runId: string, records?: readonly LogRecord[]): RunMeta | null {
+  let meta = readStoredMeta(store.metaFile(paths));
+  const own = records ?? (existsSync(paths.log) ? readSegment(paths.log, headOrEndOf(runId)).records.filter((record) => runIdOf(record) === runId) : []);
+  const header = own.find((record) => record.kind === 'run');
+  if (meta === undefined) {
+    if (header === undefined) return null;
+    meta = metaFromHeader(header);
+  }
+  if (isFinalStatus(meta.status)) return meta;
+  const end = own.findLast((record) => record.kind === 'end');
+  return end === undefined ? meta : endedMeta(meta, end);
+}
+
+const headOrEndOf = (runId: string) => {
+  const named = mentions(runId);
+  return (line: string): boolean => headsAndEnds(line) && named(line);
+};
+
+/** Every run in every segment of `journalDir`: headers and ends only (nothing else is parsed). */
+export function listSegmentRuns(store: SegmentStore, journalDir: string): IndexedRun[] {
+  if (!existsSync(journalDir)) return [];
+  const metas: IndexedRun[] = [];
+  for (const name of readdirSync(journalDir)) {
+    if (!name.endsWith(LOG_SUFFIX)) continue;
+    const file = join(journalDir, name);
+    let records: LogRecord[];
+    try {
+      records = readSegment(file, headsAndEnds).records;
+    } catch (error) {
+      // Its runs cannot be told apart from the bad line: each is listed as corrupt.
+      for (const runId of segmentRunIds(file)) metas.push(corruptRun(runId, file, error));
+      continue;
+    }
+    const byRun = new Map<string, LogRecord[]>();
+    for (const record of records) {
+      const runId = runIdOf(record);
+      if (runId === undefined) continue;
+      const own = byRun.get(runId);
+      if (own === undefined) byRun.set(runId, [record]);
+      else own.push(record);
+    }
+    for (const [runId, own] of byRun) {
+      if (!RUN_ID_PATTERN.test(runId)) continue;
+      const paths: RunPaths = { ...flatPaths(store.runsDir, runId), log: file, segment: true };
+      try {
+        const meta = readSegmentMeta(store, paths, runId, own);
+        if (meta !== null) metas.push(meta);
+      } catch (error) {
+        metas.push(corruptRun(runId, paths.meta, error));
+      }
+    }
+  }
+  return metas;
+}
+
+/** A segment run's header and whether the segment holds an end record for it (lines other than those are not parsed). */
+export function segmentRunState(file: string, runId: string): { header: RunHeaderRecord | undefined; ended: boolean } {
+  const own = readSegment(file, headOrEndOf(runId)).records.filter((record) => runIdOf(record) === runId);
+  const header = own.find((record) => record.kind === 'run');
+  return { header, ended: own.some((record) => record.kind === 'end') };
+}
+
+/**
+ * Who owns a segment run while no lock file exists: the writer its header names, its lease the
+ * segment's mtime; nobody once the segment holds an end record for the run.
+ */
+export const segmentClaim = (file: string, runId: string, lockFile: string) => (): BaseClaim | undefined => {
+  const { header, ended } = segmentRunState(file, runId);
+  if (header === undefined || ended) return undefined;
+  // In this process, the run itself must be held: the segment is, by its other runs too.
+  return { owner: header.owner, heartbeatAt: statSync(file).mtimeMs, file: isThisProcess(header.owner) ? lockFile : file };
+};
+
+function isThisProcess(owner: RunHeaderRecord['owner']): boolean {
+  const me = currentOwner();
+  return owner.pid === me.pid && (owner.host === undefined || owner.host === me.host) && (owner.startedAt === undefined || owner.startedAt === me.startedAt);
+}
+
+/** True when a resumable segment run that has not ended has no live writer (see `RunStore.ownerGone`). */
+export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number): boolean {
+  const { header, ended } = segmentRunState(paths.log, runId);
+  if (header === undefined || header.journalOnly === true || ended) return false;
+  if (liveLockHolder(paths.lock, leaseMs) !== undefined) return false;
+  if (isThisProcess(header.owner)) return !createdRunHeldHere(paths.lock);
+  return !ownerIsLive(header.owner, statSync(paths.log).mtimeMs, paths.log, leaseMs);
+}
+
+/**
+ * Copy a segment run's records to its own log `flatLog`, under the run's lock: every record, in
+ * order, but of its checkpoints only the last, made whole (the others name their bases by where
+ * they are in the segment). The copy is written aside and linked into place, so the log appears
+ * complete or not at all; one already there (a resume that got this far before) is kept.
+ */
+export function moveOutOfSegment(segment: string, runId: string, flatLog: string): void {
+  if (existsSync(flatLog)) return;
+  const { records } = segmentRecords(segment, runId);
+  const checkpoints = new Map<number, CheckpointRecord>();
+  let last: CheckpointRecord | undefined;
+  for (const record of records) {
+    if (record.kind !== 'checkpoint') continue;
+    checkpoints.set(record.index, record);
+    last = record;
+  }
+  let whole: CheckpointRecord | undefined;
+  if (last !== undefined) {
+    const made = withConversation(last, (record) => checkpoints.get(record.index & (record.index - 1)));
+    if (typeof made === 'string') throw corrupt(segment, `run ${runId}: ${made}`, undefined);
+    whole = made;
+  }
+  const lines: string[] = [];
+  for (const record of records) {
+    if (record.kind !== 'checkpoint') lines.push(JSON.stringify(record));
+    else if (record === last && whole !== undefined) lines.push(JSON.stringify(whole));
+  }
+  const aside = `${flatLog}.${randomUUID()}.tmp`;
+  writeFileSync(aside, `${lines.join('\n')}\n`, { flag: 'wx' });
+  try {
+    linkSync(aside, flatLog);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(aside);
+  }
+}
