@@ -38,20 +38,23 @@ describe('the front door', () => {
 });
 
 describe('actorloop/web', () => {
-  // The two protocols' handlers, the protocol seam, and the Node adapter: nothing more.
+  // The two protocols' handlers, the protocol seam (sub-runs included), and the Node adapter: nothing more.
   it('exports the AG-UI and AI SDK handlers, the protocol seam and the Node adapter', () => {
     const web = exportedNames(fileURLToPath(new URL('../src/web/index.ts', import.meta.url)));
     expect(web.sort()).toEqual(
       [
         'AG_UI_INTERRUPT',
+        'AiSdkAgentPart',
         'AiSdkChunk',
         'AiSdkRunMetadata',
         'JournalReader',
         'ResumeRequest',
+        'RunAgents',
         'RunDetails',
         'RunView',
         'StartRequest',
         'StreamEncoder',
+        'SubRun',
         'WebHandler',
         'WebHandlerOptions',
         'WebProtocol',

@@ -245,6 +245,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     to: z.string(),
     kind: z.enum(['tell', 'ask', 'reply', 'delegate', 'delegate.result']),
     correlationId: z.string().optional(),
+    /** The receiver's run the message started (or, for a reply, the run that answered): a reader of the sender's journal follows it there. */
+    runId: z.string().optional(),
   }),
   z.object({
     type: z.literal('run.terminated'),

@@ -6,7 +6,7 @@
  * without the DOM library), shared by the live page and `examples/chat`; covered in Chromium by
  * `test/inspect/livePage.test.ts` and `test/examples/chat.test.ts`.
  *
- * It defines `window.actorloopConversation(root, hooks)`, returning `{ user(runId, text),
+ * It defines `window.actorloopConversation(root, hooks)`, returning `{ user(runId, text, agentId?),
  * handle(runId, event) }`. `hooks.onWait(runId, value, element)` lets a page put its own
  * controls (approve, reject) into a wait. Every string is rendered with `textContent`.
  */
@@ -68,8 +68,14 @@ window.actorloopConversation = (root, hooks) => {
   }
   const add = (run, node) => { run.section.append(node); node.scrollIntoView?.({ block: 'nearest' }); return node; };
 
-  function user(runId, text) {
-    add(runFor(runId), el('div', 'al-msg al-user', text));
+  /** \`agentId\`, when given, names whose run it is: with several agents (delegation) each run says its agent. */
+  function user(runId, text, agentId) {
+    const run = runFor(runId);
+    if (typeof agentId === 'string' && agentId !== '') {
+      run.section.setAttribute('data-agent-id', agentId);
+      run.section.querySelector(':scope > h3').textContent = agentId + ' \\u00b7 run ' + runId;
+    }
+    add(run, el('div', 'al-msg al-user', text));
   }
 
   function tool(run, id) {

@@ -141,7 +141,7 @@ export async function createInspector(options: InspectorOptions = {}): Promise<I
     const encoder = new AgUiEncoder({ runId, threadId: runId, details: detailsFromMessages(() => run.actor.getSnapshot().context.messages, (text) => text) });
     const subscription = run.events$.subscribe({
       next(entry) {
-        if (entry.event.type === 'run.started') send({ type: 'actorloop.user', runId, text: entry.event.task });
+        if (entry.event.type === 'run.started') send({ type: 'actorloop.user', runId, text: entry.event.task, agentId: entry.agentId });
         for (const event of encoder.encode(entry)) if (event !== undefined) send({ type: 'actorloop.run', runId, event });
       },
       error: () => undefined,

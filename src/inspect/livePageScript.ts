@@ -108,7 +108,7 @@ export const LIVE_PAGE_SCRIPT = `
   }
 
   function handle(message) {
-    if (message && message.type === 'actorloop.user') return conversation.user(message.runId, message.text);
+    if (message && message.type === 'actorloop.user') return conversation.user(message.runId, message.text, message.agentId);
     if (message && message.type === 'actorloop.run') return conversation.handle(message.runId, message.event);
     if (!message || typeof message !== 'object' || typeof message.sessionId !== 'string') return;
     if (message.type === '@xstate.actor') {

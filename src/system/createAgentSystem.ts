@@ -146,7 +146,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     };
     recordMessage(
       [sideOf(task.from, send.senderRunId ?? task.runId, send.senderRunId === undefined), sideOf(to, task.runId, true)],
-      { from: task.from, to, kind: send.kind, correlationId: task.taskId },
+      { from: task.from, to, kind: send.kind, correlationId: task.taskId, runId: task.runId },
       publish,
     );
     return { task, host };
@@ -193,7 +193,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     if (report.type === 'task.done') {
       const { task } = report;
       const kind: MessageKind = task.kind === 'delegate' ? 'delegate.result' : 'reply';
-      recordMessage([sideOf(agentId, task.runId), sideOf(task.from, task.senderRunId ?? task.runId)], { from: agentId, to: task.from, kind, correlationId: task.taskId }, publish);
+      recordMessage([sideOf(agentId, task.runId), sideOf(task.from, task.senderRunId ?? task.runId)], { from: agentId, to: task.from, kind, correlationId: task.taskId, runId: task.runId }, publish);
     }
     asks.onReport(report);
   }

@@ -106,7 +106,7 @@ export function messageEntry(side: MessageSide, event: LoopEventOf<'agent.messag
  */
 export function recordMessage(
   sides: readonly (MessageSide | undefined)[],
-  message: { readonly from: string; readonly to: string; readonly kind: MessageKind; readonly correlationId: string },
+  message: { readonly from: string; readonly to: string; readonly kind: MessageKind; readonly correlationId: string; readonly runId?: string },
   publish: (entry: JournalEntry) => void,
 ): void {
   const seen = new Set<string>();

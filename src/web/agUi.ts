@@ -16,7 +16,7 @@ import { AgUiEncoder } from '../events/agUiEncoder.ts';
 import type { Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { ResumeRequest, StartRequest, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, StartRequest, SubRun, WebProtocol } from './protocol.ts';
 
 /**
  * The CUSTOM event sent with a wait for a human, before the interrupt outcome that ends the AG-UI
@@ -46,11 +46,46 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   parseStart,
   encoder: (view) => new AgUiEncoder(view, { interrupts: true }),
   frame: (event) => sse.encodeSSE(event),
+  attribute: attributeAgUi,
   merge: (previous, next) =>
     previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
       ? { ...previous, delta: previous.delta + next.delta }
       : undefined,
 };
+
+/**
+ * A sub-run's event as AG-UI attributes it: its start, answer and failure are SUBAGENT_STARTED,
+ * SUBAGENT_FINISHED and SUBAGENT_ERROR (named by its agent); every other event carries its
+ * `subagentRunId`, so its text and tool calls show as the sub-agent's (its call ids prefixed
+ * with its run id).
+ */
+function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
+  const subagentRunId = run.runId;
+  // Call ids are unique within a run only; a page matches calls across the whole stream.
+  const own = (id: string): string => `${run.runId}/${id}`;
+  switch (event.type) {
+    case EventType.RUN_STARTED:
+      return { type: EventType.SUBAGENT_STARTED, subagentRunId, name: run.agentId, ...(run.parentSubRunId === undefined ? {} : { parentSubagentRunId: run.parentSubRunId }) };
+    case EventType.RUN_FINISHED:
+      if (event.outcome?.type === 'cancelled') return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: `Agent ${run.agentId}'s run was cancelled.`, code: 'cancelled' };
+      // A sub-run waiting for a human is suspended; only the served run's waits are answered from the page.
+      if (event.outcome?.type === 'interrupt') return { type: EventType.SUBAGENT_FINISHED, subagentRunId, outcome: { type: 'suspended', interruptIds: event.outcome.interrupts.map((i) => i.id) } };
+      return { type: EventType.SUBAGENT_FINISHED, subagentRunId, result: event.result, outcome: { type: 'success' } };
+    case EventType.RUN_ERROR:
+      return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: event.message, ...(event.code === undefined ? {} : { code: event.code }) };
+    case EventType.MESSAGES_SNAPSHOT:
+      // A snapshot names each message's owner in the messages themselves.
+      return event;
+    case EventType.TOOL_CALL_RESULT:
+      return { ...event, toolCallId: own(event.toolCallId), messageId: own(event.messageId), subagentRunId };
+    case EventType.TOOL_CALL_START:
+    case EventType.TOOL_CALL_ARGS:
+    case EventType.TOOL_CALL_END:
+      return { ...event, toolCallId: own(event.toolCallId), subagentRunId };
+    default:
+      return { ...event, subagentRunId };
+  }
+}
 
 function parseStart(body: unknown): StartRequest | ResumeRequest {
   const parsed = RunAgentInputSchema.safeParse(body);

@@ -13,7 +13,7 @@ import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message, ToolCall } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { ResumeRequest, RunView, StartRequest, StreamEncoder, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 
 /**
  * Serve `agent`'s runs to the AI SDK's `useChat` (its default transport): POST a chat request
@@ -37,7 +37,56 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
   merge: mergeDeltas,
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
+  attribute: attributeAiSdk,
 };
+
+/**
+ * A sub-run's chunk in the served run's message: its start and end update its
+ * `data-actorloop.agent` part, its steps and approval requests are left out (the page answers
+ * only the served run's), and its text, reasoning and tool parts carry its agent, their ids
+ * made its own (two runs may number their parts and calls alike).
+ */
+function attributeAiSdk(chunk: AiSdkChunk, run: SubRun): AiSdkChunk | undefined {
+  const by: AiSdkAgentRef = { agentId: run.agentId, runId: run.runId };
+  const own = (id: string): string => `${run.runId}/${id}`;
+  const agent = (status: AiSdkAgentPart['status'], more: Partial<AiSdkAgentPart> = {}): AiSdkChunk => {
+    const part: AiSdkAgentPart = { ...by, parentRunId: run.parentRunId, status, ...more };
+    return { type: 'data-actorloop.agent', id: run.runId, data: part };
+  };
+  switch (chunk.type) {
+    case 'start':
+      return agent('running');
+    case 'finish':
+      return chunk.finishReason === 'tool-calls' ? agent('waiting') : agent('finished', chunk.messageMetadata === undefined ? {} : { usage: chunk.messageMetadata.usage });
+    case 'error':
+      return agent('failed', { error: chunk.errorText });
+    case 'abort':
+      return agent('cancelled');
+    case 'message-metadata':
+    case 'start-step':
+    case 'finish-step':
+    case 'tool-approval-request':
+      return undefined;
+    case 'text-start':
+    case 'text-delta':
+    case 'text-end':
+    case 'reasoning-start':
+    case 'reasoning-delta':
+    case 'reasoning-end':
+      return { ...chunk, id: own(chunk.id), providerMetadata: { actorloop: by } };
+    case 'tool-input-delta':
+    case 'tool-output-denied':
+      return { ...chunk, toolCallId: own(chunk.toolCallId) };
+    case 'tool-input-start':
+    case 'tool-input-available':
+    case 'tool-output-available':
+    case 'tool-output-error':
+      return { ...chunk, toolCallId: own(chunk.toolCallId), toolMetadata: by };
+    default:
+      // A data part: the phase part is the sub-run's own, every other is its event.
+      return { ...chunk, ...(chunk.id === undefined ? {} : { id: own(chunk.id) }), data: { ...(chunk.data as object), agentId: run.agentId, runId: run.runId } };
+  }
+}
 
 /**
  * The UI message stream chunks this protocol sends: a subset of the AI SDK's `AiSdkChunk`,
@@ -47,17 +96,17 @@ export type AiSdkChunk =
   | { readonly type: 'start'; readonly messageId: string }
   | { readonly type: 'start-step' }
   | { readonly type: 'finish-step' }
-  | { readonly type: 'text-start'; readonly id: string }
-  | { readonly type: 'text-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'text-end'; readonly id: string }
-  | { readonly type: 'reasoning-start'; readonly id: string }
-  | { readonly type: 'reasoning-delta'; readonly id: string; readonly delta: string }
-  | { readonly type: 'reasoning-end'; readonly id: string }
-  | { readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string }
+  | ({ readonly type: 'text-start'; readonly id: string } & ByAgent)
+  | ({ readonly type: 'text-delta'; readonly id: string; readonly delta: string } & ByAgent)
+  | ({ readonly type: 'text-end'; readonly id: string } & ByAgent)
+  | ({ readonly type: 'reasoning-start'; readonly id: string } & ByAgent)
+  | ({ readonly type: 'reasoning-delta'; readonly id: string; readonly delta: string } & ByAgent)
+  | ({ readonly type: 'reasoning-end'; readonly id: string } & ByAgent)
+  | ({ readonly type: 'tool-input-start'; readonly toolCallId: string; readonly toolName: string } & ByAgentTool)
   | { readonly type: 'tool-input-delta'; readonly toolCallId: string; readonly inputTextDelta: string }
-  | { readonly type: 'tool-input-available'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
-  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown }
-  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string }
+  | ({ readonly type: 'tool-input-available'; readonly toolCallId: string; readonly toolName: string; readonly input: unknown } & ByAgentTool)
+  | ({ readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown } & ByAgentTool)
+  | ({ readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string } & ByAgentTool)
   | { readonly type: 'tool-output-denied'; readonly toolCallId: string }
   | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCallId: string; readonly reason?: string }
   | { readonly type: `data-${string}`; readonly data: unknown; readonly id?: string }
@@ -65,6 +114,31 @@ export type AiSdkChunk =
   | { readonly type: 'message-metadata'; readonly messageMetadata: AiSdkRunMetadata }
   | { readonly type: 'abort'; readonly reason?: string }
   | { readonly type: 'error'; readonly errorText: string };
+
+/** Which agent's run a part of a sub-run came from (absent on the served run's own parts). */
+export type AiSdkAgentRef = {
+  readonly agentId: string;
+  readonly runId: string;
+};
+/** Text and reasoning parts of a sub-run carry their agent in `providerMetadata.actorloop`. */
+interface ByAgent {
+  readonly providerMetadata?: { readonly actorloop: AiSdkAgentRef };
+}
+/** Tool parts of a sub-run carry their agent as their `toolMetadata`. */
+interface ByAgentTool {
+  readonly toolMetadata?: AiSdkAgentRef;
+}
+
+/**
+ * The `data-actorloop.agent` part of a sub-run (one per sub-run, its id the run id, updated in
+ * place): the agent a delegation went to and how its run stands.
+ */
+export interface AiSdkAgentPart extends AiSdkAgentRef {
+  readonly parentRunId: string;
+  readonly status: 'running' | 'waiting' | 'finished' | 'failed' | 'cancelled';
+  readonly error?: string;
+  readonly usage?: LoopEventOf<'run.terminated'>['usage'];
+}
 
 /** The message metadata of a run's last chunk. */
 export interface AiSdkRunMetadata {

@@ -11,7 +11,7 @@
  *   GET  …/:threadId/stream         the thread's active run, its current response from its start
  *                                   (useChat's `resumeStream`); 204 when the thread has none
  */
-import { map } from 'rxjs';
+import { defer, map, mergeAll, throwError, type Observable } from 'rxjs';
 import { z } from 'zod';
 import type { Agent, AgentRun } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -23,7 +23,9 @@ import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
-import type { ResumeRequest, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, SubRun, WebProtocol } from './protocol.ts';
+import { agentRunFeed, notHandOff, runTree, type RunAgents } from './runTree.ts';
+import { parseTreeEventId, treeSseBody } from './treeSse.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
 
@@ -60,6 +62,12 @@ export interface WebHandlerOptions {
   readonly runtime?: DurableRuns;
   /** How long a stored run resumed here to take a decision may take to reach its wait again. Default 30 000 ms. */
   readonly resumeTimeoutMs?: number;
+  /**
+   * The agent system the agent delegates in (`createAgentSystem()`, the agent spawned into it):
+   * the runs a run delegates to (and theirs) are streamed with it, each event attributed to its
+   * agent. Sub-runs of agents it does not hold are read like runs of other processes.
+   */
+  readonly system?: RunAgents;
 }
 
 const Decision = z.strictObject({
@@ -116,9 +124,31 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const runtime = options.runtime;
   const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
   const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
+    if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
     const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+  };
+
+  /** The run with the runs it delegated to, as one stream with vector ids. */
+  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
+    const after = from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]);
+    const root = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId));
+    // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
+    const local = agent.journal.entries(runId)[0]?.sequence === 0;
+    const subFeed = (sub: SubRun): Observable<JournalEntry> => {
+      const subAgent = system.has(sub.agentId) ? system.get(sub.agentId).agent : undefined;
+      if (subAgent !== undefined && (local || subAgent.journal.last(sub.runId) !== undefined)) return agentRunFeed(subAgent, sub.runId);
+      // A sub-run of a run read from the store was handed off long ago: a store without it is an error, not a wait.
+      if (read !== undefined) return defer(() => runFeed({ agent, pollIntervalMs, read }, sub.runId, local, notHandOff)).pipe(mergeAll());
+      return throwError(
+        () => new WebRequestError(404, `Run ${sub.runId} of agent ${sub.agentId}, delegated to by run ${sub.parentRunId}, is in neither the system nor a store: give the handler the store or journal it is kept in.`),
+      );
+    };
+    const tree = runTree(root, subFeed).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
+    const threadId = view(runId).threadId;
+    const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
+    return new Response(treeSseBody(tree, encoderOf, protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const start = async (request: Request): Promise<Response> => {

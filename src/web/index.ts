@@ -2,7 +2,8 @@
  * `actorloop/web`: agents in a web page. A Fetch-style handler (`(request) => Promise<Response>`)
  * starts a run from a front end's protocol (AG-UI, or the AI SDK's UI message stream for
  * `useChat`), streams it as server-sent events, serves a page that reconnects exactly what it
- * missed (from the journal), and takes approvals, rejections and cancellations;
+ * missed (from the journal), and takes approvals, rejections and cancellations; a run that
+ * delegates to other agents is streamed with their runs, each event attributed to its agent;
  * `toNodeListener` mounts it on Node's `http`.
  *
  * @example
@@ -14,9 +15,10 @@
  */
 export { createAgUiHandler, agUiProtocol, AG_UI_INTERRUPT } from './agUi.ts';
 export { createAiSdkHandler, aiSdkProtocol } from './aiSdk.ts';
-export type { AiSdkRunMetadata, AiSdkChunk } from './aiSdk.ts';
+export type { AiSdkAgentPart, AiSdkRunMetadata, AiSdkChunk } from './aiSdk.ts';
 export { createRunHandler } from './handler.ts';
 export type { WebHandler, WebHandlerOptions } from './handler.ts';
-export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, WebProtocol } from './protocol.ts';
+export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
+export type { RunAgents } from './runTree.ts';
 export type { JournalReader } from './runFeed.ts';
 export { toNodeListener } from './node.ts';

@@ -63,6 +63,17 @@ export interface StreamEncoder<TEvent> {
   endsResponse?(entry: JournalEntry): boolean;
 }
 
+/** A run another run of the stream handed work to (a delegation), served in the same stream. */
+export interface SubRun {
+  readonly runId: string;
+  /** The agent that ran it. */
+  readonly agentId: string;
+  /** The run that handed it the work. */
+  readonly parentRunId: string;
+  /** Set when that run is itself a sub-run (not the run the stream serves). */
+  readonly parentSubRunId?: string;
+}
+
 /** One wire protocol: how a start request is read and how a run is encoded and framed. */
 export interface WebProtocol<TEvent> {
   /** Reads a start (or resume) request's JSON body; throws WebRequestError (400) for one it cannot use. */
@@ -70,6 +81,11 @@ export interface WebProtocol<TEvent> {
   encoder(view: RunView): StreamEncoder<TEvent>;
   /** One event as the `data:` lines of a server-sent event, ending with its blank line. */
   frame(event: TEvent): string;
+  /**
+   * One of a sub-run's events (encoded by its own encoder) as the stream shows it, attributed to
+   * the sub-run's agent; `undefined` leaves it out. Absent: the protocol streams no sub-runs.
+   */
+  attribute?(event: TEvent, run: SubRun): TEvent | undefined;
   /**
    * `next` joined into `previous` when the page reads the two as one (two text deltas of one
    * message); `undefined` when they stay two. Events that waited for a slow reader are joined.

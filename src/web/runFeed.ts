@@ -41,7 +41,7 @@ const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.termin
  * A run's entries from its first, then live, completing after the `run.terminated` that is its
  * last entry so far. A run resumed after a resumable failure has an earlier `run.terminated` with
  * entries after it: that end was superseded and is left out, so the feed goes on to the final end
- * (and a page never sees a failure the run came back from). Rejects with WebRequestError (404)
+ * (and a page never sees a failure the run came back from). Only entries `keep` keeps are fed. Rejects with WebRequestError (404)
  * for a run neither the agent's journal nor `read` has, unless it was just `started` here.
  *
  * @example
@@ -49,7 +49,7 @@ const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.termin
  * (await runFeed({ agent, read: storeReader(store), pollIntervalMs: 1000 }, runId)).subscribe(send);
  * ```
  */
-export async function runFeed(source: FeedSource, runId: string, started = false): Promise<Observable<JournalEntry>> {
+export async function runFeed(source: FeedSource, runId: string, started = false, keep: (entry: JournalEntry) => boolean = () => true): Promise<Observable<JournalEntry>> {
   const { agent, read } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
   const first = agent.journal.entries(runId)[0];
@@ -59,13 +59,19 @@ export async function runFeed(source: FeedSource, runId: string, started = false
       const known = agent.journal.entries(runId);
       return concat(from([known]), agent.events$.pipe(filter((entry) => entry.runId === runId), map((entry) => [entry])));
     });
-    return live.pipe(untilLastEnd());
+    return live.pipe(
+      map((batch) => batch.filter(keep)),
+      untilLastEnd(),
+    );
   }
   if (read === undefined) throw new WebRequestError(404, `No run ${runId} on agent ${agent.id}: start one with a POST, or give the handler the agent's store to serve runs of other processes.`);
   const initial = await read(runId);
   // A run just started elsewhere (a durable one, queued for a worker) has no entries yet: it is read until it has.
   if (initial.length === 0 && !started) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
-  return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(untilLastEnd());
+  return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(
+    map((batch) => batch.filter(keep)),
+    untilLastEnd(),
+  );
 }
 
 /** A stored run's entries, each read a batch, read again every `pollIntervalMs` until unsubscribed (another process may be running it). */
@@ -91,7 +97,7 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
  * and a bus that overlap, never repeats an entry), without the ends later entries of the same
  * batch supersede, completing after an end that closes its batch.
  */
-function untilLastEnd(): OperatorFunction<readonly JournalEntry[], JournalEntry> {
+export function untilLastEnd(): OperatorFunction<readonly JournalEntry[], JournalEntry> {
   return (source) =>
     new Observable<JournalEntry>((subscriber) => {
       let last = -1;

@@ -62,7 +62,7 @@ describe('createInspector', () => {
     agent.stop();
 
     const mine = client.parsed().filter((m) => m['runId'] === run.runId);
-    expect(mine[0]).toEqual({ type: 'actorloop.user', runId: run.runId, text: 'echo my key' });
+    expect(mine[0]).toEqual({ type: 'actorloop.user', runId: run.runId, text: 'echo my key', agentId: agent.id });
     const events = mine.filter((m) => m['type'] === 'actorloop.run').map((m) => m['event'] as Record<string, unknown>);
     const args = events.find((e) => e['type'] === 'TOOL_CALL_ARGS');
     const result = events.find((e) => e['type'] === 'TOOL_CALL_RESULT');

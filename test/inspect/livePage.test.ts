@@ -253,6 +253,9 @@ describe.runIf(runBrowser)('the local page in Chromium', () => {
       const section = page.locator(`#al-conversation section[data-run-id="${run.runId}"]`);
       await section.locator('.al-tool .al-tool-status', { hasText: 'running' }).waitFor({ timeout: 30_000 });
       expect(await section.locator('.al-user').textContent()).toBe('How many people live in Tokyo?');
+      // Each run says whose it is: with delegation, a page shows several agents' runs.
+      expect(await section.locator('h3').textContent()).toBe(`agent_conversation \u00b7 run ${run.runId}`);
+      expect(await section.getAttribute('data-agent-id')).toBe('agent_conversation');
       const card = section.locator('.al-tool');
       expect(await card.locator('.al-tool-name').textContent()).toBe('lookup_city');
       expect(JSON.parse((await card.locator('.al-args').textContent()) ?? '')).toEqual({ city: 'Tokyo' });

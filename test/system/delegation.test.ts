@@ -47,6 +47,9 @@ describe('delegation', () => {
       { runId: bRun, kind: 'delegate', from: 'a', to: 'b', correlationId },
       { runId: bRun, kind: 'delegate.result', from: 'b', to: 'a', correlationId },
     ]);
+    // A's side names the run the hand-off started, so a reader of A's journal can follow it into B's.
+    const handOffs = a.agent.journal.entries(result.runId).flatMap((e) => (e.event.type === 'agent.message' && e.event.kind.startsWith('delegate') ? [e.event.runId] : []));
+    expect(handOffs).toEqual([bRun, bRun]);
     // Order in A's run: the call starts, the request goes out, the answer returns, the call ends.
     const aRun: string[] = a.agent.journal.entries(result.runId).map((e) => (e.event.type === 'agent.message' ? e.event.kind : e.event.type));
     const at = (type: string) => aRun.indexOf(type);

@@ -28,7 +28,7 @@ describe('tell', () => {
     expect(model.calls[0]?.messages.at(-1)).toEqual({ role: 'user', content: 'Remember the milk' });
     // The message heads the run in the receiver's journal.
     const run = worker.agent.journal.entries(receipt.runId);
-    expect(run[0]?.event).toEqual({ type: 'agent.message', from: 'user', to: 'worker', kind: 'tell', correlationId: receipt.correlationId });
+    expect(run[0]?.event).toEqual({ type: 'agent.message', from: 'user', to: 'worker', kind: 'tell', correlationId: receipt.correlationId, runId: receipt.runId });
     expect(run[1]?.event.type).toBe('run.started');
   });
 
