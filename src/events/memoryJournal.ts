@@ -23,6 +23,12 @@ export class MemoryJournal {
   #start = 0;
   #size = 0;
   #dropped = 0;
+  /**
+   * Per run with entries held: how many, and the sequence of the first one written while none
+   * of its entries has been dropped since (-1 once some were), so a web request can ask whether
+   * a run is here, and from its start, without scanning the ring.
+   */
+  readonly #runs = new Map<string, { held: number; first: number }>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
@@ -42,10 +48,14 @@ export class MemoryJournal {
       slot = this.#start;
       this.#start = (this.#start + 1) % this.capacity;
       this.#dropped++;
+      this.#forget(this.#runIds[slot] as string);
       this.#events[slot] = entry.event;
       this.#agentIds[slot] = entry.agentId;
       this.#runIds[slot] = entry.runId;
     }
+    const run = this.#runs.get(entry.runId);
+    if (run === undefined) this.#runs.set(entry.runId, { held: 1, first: entry.sequence });
+    else run.held++;
     const numbers = this.#numbers;
     numbers[3 * slot] = entry.sequence;
     numbers[3 * slot + 1] = entry.timestamp;
@@ -71,6 +81,20 @@ export class MemoryJournal {
     return undefined;
   }
 
+  /** Whether it holds any entry of `runId`. */
+  has(runId: string): boolean {
+    return this.#runs.has(runId);
+  }
+
+  /**
+   * The sequence of `runId`'s oldest entry held, when it still holds every entry of the run it
+   * was given; undefined when it holds none or dropped some (its oldest is then unknown without a scan).
+   */
+  firstSequence(runId: string): number | undefined {
+    const first = this.#runs.get(runId)?.first;
+    return first === undefined || first < 0 ? undefined : first;
+  }
+
   get size(): number {
     return this.#size;
   }
@@ -90,6 +114,14 @@ export class MemoryJournal {
       iteration: numbers[3 * slot + 2] as number,
       event: this.#events[slot] as LoopEvent,
     };
+  }
+
+  /** One entry of `runId` was dropped: its run is no longer held from its start, or not at all. */
+  #forget(runId: string): void {
+    const run = this.#runs.get(runId);
+    if (run === undefined) return;
+    if (--run.held === 0) this.#runs.delete(runId);
+    else run.first = -1;
   }
 
   /** Double the number columns (at least {@link INITIAL_SLOTS} slots, at most `capacity`). */
