@@ -55,6 +55,17 @@ describe('memory journal', () => {
     expect(journal.entries('run_a').map((e) => e.sequence)).toEqual([2]);
   });
 
+  it("reads a run held from its start from where its first entry is in the ring, after earlier runs' entries were dropped", () => {
+    const journal = new MemoryJournal(3);
+    for (let i = 0; i < 4; i++) journal.write(entry(i, 'run_x'));
+    journal.write(entry(0, 'run_y'));
+    journal.write(entry(1, 'run_y'));
+    expect(journal.entries('run_y').map((e) => e.sequence)).toEqual([0, 1]);
+    expect(journal.entries('run_x').map((e) => e.sequence)).toEqual([3]);
+    expect(journal.last('run_y')?.sequence).toBe(1);
+    expect(journal.entries('run_z')).toEqual([]);
+  });
+
   it('filters by run across the wrap-around', () => {
     const journal = new MemoryJournal(4);
     for (let i = 0; i < 6; i++) journal.write(entry(i, i % 2 === 0 ? 'run_a' : 'run_b'));
