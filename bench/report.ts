@@ -93,6 +93,8 @@ export function checkTargets(results: Measured): TargetCheck[] {
   add('restore', 'restoring a crashed run at 500 iterations ≤ 2× at 5 (checkpoints, median)', [['', ratio(restoreMs(500), restoreMs(5))]], (v) => v <= 2);
   add('experiences', 'experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences?.perQueryMs.median]], (v) => v <= 20, ' ms');
   add('web', 'web streaming ≤ 1.2× `agent.tokens$` per token (AG-UI handler over loopback HTTP, median)', [['', ratio(results.web?.agUiUs.median, results.web?.directUs.median)]], (v) => v <= 1.2);
+  const marginal = results.web?.marginal.usPerToken;
+  add('web', 'per-token streaming overhead (marginal) ≤ 1.2× `agent.tokens$` (AG-UI handler over loopback HTTP, slope of medians)', [['', ratio(marginal?.agUi, marginal?.direct)]], (v) => v <= 1.2);
   add('stuck', 'stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
   for (const t of postgresTargets(results.postgres)) add('postgres', t.target, t.figures, t.pass, t.unit);
   const f = results.fanOut;
@@ -112,6 +114,11 @@ function webRows(web: WebResult): string[] {
   const c = web.concurrent;
   const row = (what: string, us: WebResult['directUs'], events?: WebResult['directUs']) =>
     `| ${what} | ${fmt(us.median)} (${fmt(us.p10)}) | ${fmt(us.p90)} | ${show(ratio(us.median, web.directUs.median), '×')} | ${events === undefined ? web.tokens : `${fmt(events.median)} (${fmt(events.p90)})`} |`;
+  const costRow = (what: string, way: keyof WebResult['fixedMs']) => {
+    const fixed = web.fixedMs[way];
+    const slope = web.marginal.usPerToken[way];
+    return `| ${what} | ${fmt(fixed.median)} (${fmt(fixed.p10)}) | ${fmt(fixed.p90)} | ${fmt(slope)} | ${show(ratio(slope, web.marginal.usPerToken.direct), '×')} |`;
+  };
   return [
     '### Web streaming',
     '',
@@ -125,6 +132,16 @@ function webRows(web: WebResult): string[] {
     row('AG-UI handler over HTTP', web.agUiUs, web.textEvents.agUi),
     row('AG-UI handler called in process, its body read directly (no HTTP)', web.agUiInProcessUs, web.textEvents.agUiInProcess),
     row('AI SDK handler over HTTP', web.aiSdkUs, web.textEvents.aiSdk),
+    '',
+    `The two costs apart: a one-token run is what a request costs before any token (ms, ${web.fixedMs.direct.count} runs of each); the marginal cost of a token is the slope ` +
+      `between the medians of ${web.marginal.tokens[0]}- and ${web.marginal.tokens[1]}-token runs (µs per token, ${web.fixedMs.direct.count} runs of each length).`,
+    '',
+    '| read by | one-token run ms median (p10) | p90 | marginal µs per token | vs `tokens$` marginal |',
+    '|---|---|---|---|---|',
+    costRow('`agent.tokens$` in process', 'direct'),
+    costRow('AG-UI handler over HTTP', 'agUi'),
+    costRow('AG-UI handler called in process (no HTTP)', 'agUiInProcess'),
+    costRow('AI SDK handler over HTTP', 'aiSdk'),
     '',
     `${c.runs} runs started at once through the AG-UI handler, ${c.tokensPerRun} tokens each, server and client in one process; every run's text checked exact.`,
     '',

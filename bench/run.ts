@@ -105,7 +105,7 @@ const settings: Settings = quick
       traceRepeats: 20,
       restore: { sizes: [5, 500], samples: 20, warmup: 3 },
       experienceQueries: 20,
-      web: { tokens: 500, runs: 3, warmupRuns: 1, concurrentRuns: 100, concurrentTokens: 20 },
+      web: { tokens: 500, runs: 3, warmupRuns: 1, concurrentRuns: 100, concurrentTokens: 20, slopeTokens: [100, 500] },
       postgres: { agents: 100, workers: [1, 2], waiting: 1000, fsyncOn: false, sequentialRuns: 5 },
     }
   : {
@@ -127,7 +127,7 @@ const settings: Settings = quick
       traceRepeats: 500,
       restore: { sizes: [5, 50, 500], samples: 30, warmup: 5 },
       experienceQueries: 200,
-      web: { tokens: 2000, runs: 30, warmupRuns: 5, concurrentRuns: 1000, concurrentTokens: 50 },
+      web: { tokens: 2000, runs: 30, warmupRuns: 5, concurrentRuns: 1000, concurrentTokens: 50, slopeTokens: [500, 4000] },
       postgres: { agents: 2000, workers: [1, 2, 4], waiting: 20_000, fsyncOn: true, sequentialRuns: 20 },
     };
 

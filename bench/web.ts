@@ -21,7 +21,15 @@ export interface WebOptions {
   /** Runs started at once through the AG-UI handler, and tokens in each reply. */
   readonly concurrentRuns: number;
   readonly concurrentTokens: number;
+  /**
+   * The two costs apart: one-token runs (a request's fixed cost), and runs of these two lengths
+   * whose medians' slope is the cost of one more token; `runs` of each, interleaved like the rest.
+   */
+  readonly slopeTokens: readonly [number, number];
 }
+
+type Way = 'direct' | 'agUi' | 'agUiInProcess' | 'aiSdk';
+const WAYS: readonly Way[] = ['direct', 'agUi', 'agUiInProcess', 'aiSdk'];
 
 export interface WebResult {
   readonly tokens: number;
@@ -33,6 +41,10 @@ export interface WebResult {
   readonly aiSdkUs: Summary;
   /** Text events a run's stream carried (the deltas that waited for the reader are joined into one), one sample per run. */
   readonly textEvents: { readonly agUi: Summary; readonly agUiInProcess: Summary; readonly aiSdk: Summary };
+  /** ms per one-token run: what a request costs before any token. */
+  readonly fixedMs: Readonly<Record<Way, Summary>>;
+  /** µs per token between runs of `slopeTokens[0]` and `slopeTokens[1]` tokens (the slope of the medians). */
+  readonly marginal: { readonly tokens: readonly [number, number]; readonly usPerToken: Readonly<Record<Way, number>> };
   readonly concurrent: {
     readonly runs: number;
     readonly tokensPerRun: number;
@@ -49,7 +61,7 @@ export interface WebResult {
 /** The reply the model streams for a task: `tokens` pieces that name the task, so a mixed-up stream shows. */
 const piecesFor = (task: string, tokens: number) => Array.from({ length: tokens }, (_, i) => `${task}.${i} `);
 
-function streamingAgent(tokens: number): Agent {
+export function streamingAgent(tokens: number): Agent {
   const model = scriptedModel((request) => {
     const task = request.messages.findLast((m) => m.role === 'user')?.content;
     if (typeof task !== 'string') throw new Error('web bench: the request has no user task');
@@ -60,7 +72,7 @@ function streamingAgent(tokens: number): Agent {
 }
 
 /** The reply as `tokens$` carries it; resolves when the run has ended. */
-async function readDirect(agent: Agent, task: string, runId: string): Promise<{ text: string; deltas: number }> {
+export async function readDirect(agent: Agent, task: string, runId: string): Promise<{ text: string; deltas: number }> {
   const pieces: string[] = [];
   // Subscribed before the run starts, so no token can come before the reader.
   const subscription = agent.tokens$.subscribe((token) => {
@@ -85,7 +97,7 @@ const bodyFor = (protocol: Protocol, task: string, id: string) =>
  * POST a run and read its SSE stream to the end with a plain reader: the text deltas joined, and
  * whether the run finished. `send` is `fetch`, or the handler itself to leave HTTP out.
  */
-async function readStream(send: (request: Request) => Promise<Response>, url: string, protocol: Protocol, task: string, id: string): Promise<{ text: string; deltas: number; finished: boolean }> {
+export async function readStream(send: (request: Request) => Promise<Response>, url: string, protocol: Protocol, task: string, id: string): Promise<{ text: string; deltas: number; finished: boolean }> {
   const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bodyFor(protocol, task, id)) });
   const response = await send(request);
   if (!response.ok || response.body === null) throw new Error(`web bench: ${protocol} answered ${response.status} ${await response.text()}`);
@@ -125,61 +137,85 @@ function check(what: string, task: string, tokens: number, got: { text: string; 
   }
 }
 
-async function listen(server: Server): Promise<string> {
+export async function listen(server: Server): Promise<string> {
   // A backlog above Node's default 511 so a thousand connections at once are not refused and retried.
   await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/agent`;
 }
 
-function close(server: Server): Promise<void> {
+export function close(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-/**
- * @example
- * ```ts
- * const r = await measureWeb({ tokens: 2000, runs: 10, warmupRuns: 3, concurrentRuns: 1000, concurrentTokens: 50 });
- * r.agUiUs.median / r.directUs.median;
- * ```
- */
-export async function measureWeb(options: WebOptions): Promise<WebResult> {
-  const agent = streamingAgent(options.tokens);
+/** ms per run and text events per run of each way, `tokens`-token runs interleaved round by round. */
+async function measureWays(tokens: number, runs: number, warmupRuns: number): Promise<Record<Way, { ms: number[]; deltas: number[] }>> {
+  const agent = streamingAgent(tokens);
   const agUiHandler = createAgUiHandler(agent);
   const agUi = createServer(toNodeListener(agUiHandler));
   const aiSdk = createServer(toNodeListener(createAiSdkHandler(agent)));
   try {
     const urls = { agUi: await listen(agUi), aiSdk: await listen(aiSdk) };
-    const samples = { direct: [] as number[], agUi: [] as number[], agUiInProcess: [] as number[], aiSdk: [] as number[] };
-    const textEvents = { agUi: [] as number[], agUiInProcess: [] as number[], aiSdk: [] as number[] };
-    const ways = ['direct', 'agUi', 'agUiInProcess', 'aiSdk'] as const;
-    const read = (way: (typeof ways)[number], task: string, id: string) => {
+    const samples = Object.fromEntries(WAYS.map((way) => [way, { ms: [] as number[], deltas: [] as number[] }])) as Record<Way, { ms: number[]; deltas: number[] }>;
+    const read = (way: Way, task: string, id: string) => {
       if (way === 'direct') return readDirect(agent, task, id);
       if (way === 'agUiInProcess') return readStream(agUiHandler, urls.agUi, 'agUi', task, id);
       return readStream(fetch, urls[way], way, task, id);
     };
-    for (let round = 0; round < options.warmupRuns + options.runs; round++) {
+    for (let round = 0; round < warmupRuns + runs; round++) {
       // Rotate which goes first, so none always runs on a warmer process.
-      for (let k = 0; k < ways.length; k++) {
-        const way = ways[(round + k) % ways.length] as (typeof ways)[number];
+      for (let k = 0; k < WAYS.length; k++) {
+        const way = WAYS[(round + k) % WAYS.length] as Way;
         const task = `r${round}${way}`;
         const started = performance.now();
         const got = await read(way, task, `run-${round}-${way}`);
-        const us = ((performance.now() - started) * 1000) / options.tokens;
-        check(way, task, options.tokens, got, way !== 'direct');
-        if (round < options.warmupRuns) continue;
-        samples[way].push(us);
-        if (way !== 'direct') textEvents[way].push(got.deltas);
+        const ms = performance.now() - started;
+        check(way, task, tokens, got, way !== 'direct');
+        if (round < warmupRuns) continue;
+        samples[way].ms.push(ms);
+        samples[way].deltas.push(got.deltas);
       }
     }
-    const concurrent = await measureConcurrent(options.concurrentRuns, options.concurrentTokens);
-    return { tokens: options.tokens, directUs: summarize(samples.direct), agUiUs: summarize(samples.agUi), agUiInProcessUs: summarize(samples.agUiInProcess), aiSdkUs: summarize(samples.aiSdk), textEvents: { agUi: summarize(textEvents.agUi), agUiInProcess: summarize(textEvents.agUiInProcess), aiSdk: summarize(textEvents.aiSdk) }, concurrent };
+    return samples;
   } finally {
     agent.stop();
     await Promise.all([close(agUi), close(aiSdk)]);
   }
+}
+
+const byWay = <T>(make: (way: Way) => T): Record<Way, T> => Object.fromEntries(WAYS.map((way) => [way, make(way)])) as Record<Way, T>;
+
+/**
+ * @example
+ * ```ts
+ * const r = await measureWeb({ tokens: 2000, runs: 10, warmupRuns: 3, concurrentRuns: 1000, concurrentTokens: 50, slopeTokens: [500, 4000] });
+ * r.agUiUs.median / r.directUs.median;
+ * ```
+ */
+export async function measureWeb(options: WebOptions): Promise<WebResult> {
+  const { runs, warmupRuns } = options;
+  const main = await measureWays(options.tokens, runs, warmupRuns);
+  const perToken = (way: Way) => summarize(main[way].ms.map((ms) => (ms * 1000) / options.tokens));
+  const one = await measureWays(1, runs, warmupRuns);
+  const [fewer, more] = options.slopeTokens;
+  if (!(more > fewer && fewer >= 1)) throw new Error(`web bench: slopeTokens must be two lengths, the second longer, not ${fewer} and ${more}`);
+  const short = await measureWays(fewer, runs, warmupRuns);
+  const long = await measureWays(more, runs, warmupRuns);
+  const slope = (way: Way) => ((summarize(long[way].ms).median - summarize(short[way].ms).median) * 1000) / (more - fewer);
+  const concurrent = await measureConcurrent(options.concurrentRuns, options.concurrentTokens);
+  return {
+    tokens: options.tokens,
+    directUs: perToken('direct'),
+    agUiUs: perToken('agUi'),
+    agUiInProcessUs: perToken('agUiInProcess'),
+    aiSdkUs: perToken('aiSdk'),
+    textEvents: { agUi: summarize(main.agUi.deltas), agUiInProcess: summarize(main.agUiInProcess.deltas), aiSdk: summarize(main.aiSdk.deltas) },
+    fixedMs: byWay((way) => summarize(one[way].ms)),
+    marginal: { tokens: [fewer, more], usPerToken: byWay(slope) },
+    concurrent,
+  };
 }
 
 /** `runs` AG-UI runs started at once against a fresh agent and server; every reply checked. */

@@ -23,6 +23,15 @@ export class MemoryJournal {
   #start = 0;
   #size = 0;
   #dropped = 0;
+  /** Entries ever written: an entry's position is its count at the time. */
+  #written = 0;
+  /**
+   * Per run with entries held: how many, and the sequence and position of the first one written
+   * while none of its entries has been dropped since (first -1 once some were), so a web request
+   * can ask whether a run is here, and from its start, and read its entries, without scanning
+   * the ring before them.
+   */
+  readonly #runs = new Map<string, { held: number; first: number; from: number }>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
@@ -42,10 +51,15 @@ export class MemoryJournal {
       slot = this.#start;
       this.#start = (this.#start + 1) % this.capacity;
       this.#dropped++;
+      this.#forget(this.#runIds[slot] as string);
       this.#events[slot] = entry.event;
       this.#agentIds[slot] = entry.agentId;
       this.#runIds[slot] = entry.runId;
     }
+    const run = this.#runs.get(entry.runId);
+    if (run === undefined) this.#runs.set(entry.runId, { held: 1, first: entry.sequence, from: this.#written });
+    else run.held++;
+    this.#written++;
     const numbers = this.#numbers;
     numbers[3 * slot] = entry.sequence;
     numbers[3 * slot + 1] = entry.timestamp;
@@ -55,7 +69,11 @@ export class MemoryJournal {
   /** Entries oldest first, optionally only one run's. New objects on every call. */
   entries(runId?: string): JournalEntry[] {
     const out: JournalEntry[] = [];
-    for (let i = 0; i < this.#size; i++) {
+    const run = runId === undefined ? undefined : this.#runs.get(runId);
+    if (runId !== undefined && run === undefined) return out;
+    // A run held from its first entry starts where that entry was written: the ring before it is not its.
+    const begin = run !== undefined && run.first >= 0 ? run.from - this.#dropped : 0;
+    for (let i = begin; i < this.#size; i++) {
       const slot = (this.#start + i) % this.capacity;
       if (runId === undefined || this.#runIds[slot] === runId) out.push(this.#entry(slot));
     }
@@ -64,11 +82,26 @@ export class MemoryJournal {
 
   /** The newest entry (of one run), without building the others; undefined when there is none. */
   last(runId?: string): JournalEntry | undefined {
+    if (runId !== undefined && !this.#runs.has(runId)) return undefined;
     for (let i = this.#size - 1; i >= 0; i--) {
       const slot = (this.#start + i) % this.capacity;
       if (runId === undefined || this.#runIds[slot] === runId) return this.#entry(slot);
     }
     return undefined;
+  }
+
+  /** Whether it holds any entry of `runId`. */
+  has(runId: string): boolean {
+    return this.#runs.has(runId);
+  }
+
+  /**
+   * The sequence of `runId`'s oldest entry held, when it still holds every entry of the run it
+   * was given; undefined when it holds none or dropped some (its oldest is then unknown without a scan).
+   */
+  firstSequence(runId: string): number | undefined {
+    const first = this.#runs.get(runId)?.first;
+    return first === undefined || first < 0 ? undefined : first;
   }
 
   get size(): number {
@@ -90,6 +123,14 @@ export class MemoryJournal {
       iteration: numbers[3 * slot + 2] as number,
       event: this.#events[slot] as LoopEvent,
     };
+  }
+
+  /** One entry of `runId` was dropped: its run is no longer held from its start, or not at all. */
+  #forget(runId: string): void {
+    const run = this.#runs.get(runId);
+    if (run === undefined) return;
+    if (--run.held === 0) this.#runs.delete(runId);
+    else run.first = -1;
   }
 
   /** Double the number columns (at least {@link INITIAL_SLOTS} slots, at most `capacity`). */

@@ -45,7 +45,7 @@ const sse = new EventEncoder();
 export const agUiProtocol: WebProtocol<AgUiEvent> = {
   parseStart,
   encoder: (view) => new AgUiEncoder(view, { interrupts: true }),
-  frame: (event) => sse.encodeSSE(event),
+  frame,
   attribute: attributeAgUi,
   merge: (previous, next) =>
     previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
@@ -85,6 +85,15 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
     default:
       return { ...event, subagentRunId };
   }
+}
+
+/**
+ * An event as an SSE frame. AG-UI's encoder walks each event to drop optional fields that are
+ * null; an event whose JSON has no null anywhere has none to drop, so its JSON is the frame.
+ */
+function frame(event: AgUiEvent): string {
+  const json = JSON.stringify(event);
+  return json.includes('null') ? sse.encodeSSE(event) : `data: ${json}\n\n`;
 }
 
 function parseStart(body: unknown): StartRequest | ResumeRequest {

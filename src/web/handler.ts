@@ -156,7 +156,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     if ('resume' in wanted) return resume(wanted.resume, request);
     if (wanted.runId !== undefined) {
       if (!RUN_ID.test(wanted.runId)) throw new WebRequestError(400, `runId "${wanted.runId.slice(0, 40)}" is not usable: use letters, digits and _.:- (at most 128), or leave it to the server.`);
-      if (runs.has(wanted.runId) || agent.journal.last(wanted.runId) !== undefined) {
+      if (runs.has(wanted.runId) || agent.journal.has(wanted.runId)) {
         throw new WebRequestError(409, `Run ${wanted.runId} exists already: stream it with GET runs/${wanted.runId}/stream, or start a run with a new runId.`);
       }
     }

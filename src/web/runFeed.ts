@@ -52,8 +52,7 @@ const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.termin
 export async function runFeed(source: FeedSource, runId: string, started = false, keep: (entry: JournalEntry) => boolean = () => true): Promise<Observable<JournalEntry>> {
   const { agent, read } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
-  const first = agent.journal.entries(runId)[0];
-  if (first?.sequence === 0) {
+  if (agent.journal.firstSequence(runId) === 0) {
     // The journal so far is one batch: an end inside it that later entries follow was resumed from.
     const live = defer(() => {
       const known = agent.journal.entries(runId);

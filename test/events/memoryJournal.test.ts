@@ -32,6 +32,40 @@ describe('memory journal', () => {
     expect(journal.dropped).toBe(5);
   });
 
+  it('knows which runs it holds, and from their start, as entries are dropped', () => {
+    const journal = new MemoryJournal(4);
+    journal.write(entry(0, 'run_a'));
+    journal.write(entry(0, 'run_b'));
+    journal.write(entry(1, 'run_a'));
+    journal.write(entry(7, 'run_c'));
+    expect([journal.has('run_a'), journal.has('run_b'), journal.has('run_x')]).toEqual([true, true, false]);
+    expect([journal.firstSequence('run_a'), journal.firstSequence('run_b'), journal.firstSequence('run_c')]).toEqual([0, 0, 7]);
+    // Full: run_a's first entry goes, then run_b's only one.
+    journal.write(entry(8, 'run_c'));
+    expect(journal.has('run_a')).toBe(true);
+    expect(journal.firstSequence('run_a')).toBeUndefined();
+    journal.write(entry(9, 'run_c'));
+    expect(journal.has('run_b')).toBe(false);
+    expect(journal.firstSequence('run_b')).toBeUndefined();
+    journal.write(entry(10, 'run_c'));
+    expect(journal.has('run_a')).toBe(false);
+    // A run all of whose entries went is held again from the next one it is given.
+    journal.write(entry(2, 'run_a'));
+    expect(journal.firstSequence('run_a')).toBe(2);
+    expect(journal.entries('run_a').map((e) => e.sequence)).toEqual([2]);
+  });
+
+  it("reads a run held from its start from where its first entry is in the ring, after earlier runs' entries were dropped", () => {
+    const journal = new MemoryJournal(3);
+    for (let i = 0; i < 4; i++) journal.write(entry(i, 'run_x'));
+    journal.write(entry(0, 'run_y'));
+    journal.write(entry(1, 'run_y'));
+    expect(journal.entries('run_y').map((e) => e.sequence)).toEqual([0, 1]);
+    expect(journal.entries('run_x').map((e) => e.sequence)).toEqual([3]);
+    expect(journal.last('run_y')?.sequence).toBe(1);
+    expect(journal.entries('run_z')).toEqual([]);
+  });
+
   it('filters by run across the wrap-around', () => {
     const journal = new MemoryJournal(4);
     for (let i = 0; i < 6; i++) journal.write(entry(i, i % 2 === 0 ? 'run_a' : 'run_b'));
