@@ -11,7 +11,7 @@ import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
 import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 import type { RunKey, TreeEntry } from './runTree.ts';
-import type { EventCursor } from './sse.ts';
+import { MAX_ENTRIES_AHEAD, type EventCursor } from './sse.ts';
 
 /** Where a stream of a run tree resumes: each run after its own position; runs absent from it from their first event. */
 export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
@@ -81,6 +81,11 @@ const isAfter = (sequence: number, index: number, cursor: EventCursor | undefine
  * entry: the encoder's state needs them all), a sub-run's events are attributed to it by the
  * protocol, and each run's events after its position in `after` are sent. Ends when the tree
  * does, or at an entry of the served run that ends a response.
+ *
+ * Events wait until the reader pulls. A reader `maxAhead` entries behind is no longer fed: the
+ * tree is dropped and followed again, with new encoders, once the reader has taken what waited
+ * (each run is read again from its start and sent from where it stopped), so a slow page holds a
+ * bounded amount.
  */
 export function treeSseBody<TEvent>(
   feed: Observable<TreeEntry>,
@@ -88,59 +93,120 @@ export function treeSseBody<TEvent>(
   protocol: Pick<WebProtocol<TEvent>, 'frame' | 'attribute'>,
   after: TreeCursor | undefined,
   signal: AbortSignal,
+  maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
-  const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
+  /** Framed events waiting for the reader. */
+  const waiting: string[] = [];
+  /** Each run's last event queued: a new subscription sends only what comes after it. */
   const at = new Map<RunKey, EventCursor>(after ?? []);
+  let ahead = 0;
+  let followed = 0;
   let subscription: Subscription | undefined;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      const close = (): void => {
-        if (!open) return;
-        open = false;
-        subscription?.unsubscribe();
-        controller.close();
-      };
-      const send = (id: string | undefined, event: TEvent): void => {
-        if (open) controller.enqueue(bytes.encode(`${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`));
-      };
-      const encoderFor = (key: RunKey, sub: SubRun | undefined): StreamEncoder<TEvent> => {
-        const known = encoders.get(key);
-        if (known !== undefined) return known;
-        const made = encoderOf(sub);
-        encoders.set(key, made);
-        return made;
-      };
-      signal.addEventListener('abort', close, { once: true });
-      subscription = feed.subscribe({
-        next({ key, entry, sub }) {
-          const encoder = encoderFor(key, sub);
-          const events = encoder.encode(entry);
-          const from = after?.get(key);
-          for (let index = 0; index < events.length; index++) {
-            const event = events[index];
-            if (event === undefined || !isAfter(entry.sequence, index, from)) continue;
-            const shown = sub === undefined ? event : protocol.attribute?.(event, sub);
-            at.set(key, { sequence: entry.sequence, index });
-            if (shown !== undefined) send(formatTreeEventId(at), shown);
+  let following = false;
+  let finished = false;
+  let wake: (() => void) | undefined;
+
+  const queue = (id: string | undefined, event: TEvent): void => {
+    waiting.push(`${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`);
+  };
+  const stop = (): void => {
+    following = false;
+    subscription?.unsubscribe();
+  };
+  const finish = (): void => {
+    finished = true;
+    stop();
+    wake?.();
+  };
+  const follow = (): void => {
+    const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
+    const encoderFor = (key: RunKey, sub: SubRun | undefined): StreamEncoder<TEvent> => {
+      const known = encoders.get(key);
+      if (known !== undefined) return known;
+      const made = encoderOf(sub);
+      encoders.set(key, made);
+      return made;
+    };
+    /** Runs this subscription has had entries of. */
+    const seen = new Set<RunKey>();
+    const again = followed++ > 0;
+    following = true;
+    subscription = feed.subscribe({
+      next({ key, entry, sub }) {
+        if (!following) return;
+        const encoder = encoderFor(key, sub);
+        // Followed again, a run whose first entries are no longer held cannot be encoded again here.
+        if (again && !seen.has(key) && entry.sequence !== 0) {
+          queue(undefined, encoderFor('', undefined).failure(`The stream fell behind and a run's first entries are no longer held here. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
+          return finish();
+        }
+        seen.add(key);
+        const events = encoder.encode(entry);
+        const from = at.get(key);
+        let queued = false;
+        for (let index = 0; index < events.length; index++) {
+          const event = events[index];
+          if (event === undefined || !isAfter(entry.sequence, index, from)) continue;
+          const shown = sub === undefined ? event : protocol.attribute?.(event, sub);
+          at.set(key, { sequence: entry.sequence, index });
+          if (shown !== undefined) {
+            queue(formatTreeEventId(at), shown);
+            queued = true;
           }
-          // Only the served run's waits end a response: the page answers those.
-          if (sub === undefined && encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence)) close();
-        },
-        error(error: unknown) {
-          const id = at.size === 0 ? '(none)' : formatTreeEventId(at);
-          send(undefined, encoderFor('', undefined).failure(`Reading a run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${id} to go on.`, 'web_stream'));
-          close();
-        },
-        complete: close,
-      });
-      // A replayed journal can end the response while `subscribe` is still running.
-      if (!open) subscription.unsubscribe();
-      if (signal.aborted) close();
+        }
+        // Only the served run's waits end a response (the page answers those); one sent before was answered already.
+        if (sub === undefined && encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence)) return finish();
+        if (!queued) return;
+        if (++ahead >= maxAhead) stop();
+        wake?.();
+      },
+      error(error: unknown) {
+        if (!following) return;
+        queue(undefined, encoderFor('', undefined).failure(`Reading a run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
+        finish();
+      },
+      complete() {
+        if (following) finish();
+      },
+    });
+    // A replayed journal can end or pause the stream while `subscribe` is still running.
+    if (!following) subscription.unsubscribe();
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start() {
+        signal.addEventListener('abort', finish, { once: true });
+        if (signal.aborted) finished = true;
+        else follow();
+      },
+      async pull(controller) {
+        for (;;) {
+          if (signal.aborted) return controller.close();
+          if (waiting.length > 0 || finished) break;
+          // The reader took all that waited: feed it from the runs again.
+          if (!following) follow();
+          else {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        }
+        if (waiting.length > 0) {
+          const chunk = waiting.join('');
+          waiting.length = 0;
+          ahead = 0;
+          controller.enqueue(bytes.encode(chunk));
+        }
+        if (finished) controller.close();
+      },
+      cancel() {
+        finish();
+      },
     },
-    cancel() {
-      subscription?.unsubscribe();
-    },
-  });
+    // Nothing is encoded into the stream's own queue before a read.
+    { highWaterMark: 0 },
+  );
 }
+
+const idOf = (at: TreeCursor): string => (at.size === 0 ? '(none)' : formatTreeEventId(at));
