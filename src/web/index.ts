@@ -3,7 +3,8 @@
  * starts a run from a front end's protocol (AG-UI, or the AI SDK's UI message stream for
  * `useChat`), streams it as server-sent events, serves a page that reconnects exactly what it
  * missed (from the journal), and takes approvals, rejections and cancellations; a run that
- * delegates to other agents is streamed with their runs, each event attributed to its agent;
+ * delegates to other agents, or a reasoning strategy with its branches, is streamed with those
+ * runs, each event attributed to its agent;
  * `toNodeListener` mounts it on Node's `http`.
  *
  * @example
