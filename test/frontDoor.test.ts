@@ -66,7 +66,6 @@ describe('actorloop/web', () => {
         'createAiSdkHandler',
         'createRunHandler',
         'createStrategyHandler',
-        'strategyTree',
         'toNodeListener',
       ].sort(),
     );

@@ -22,6 +22,6 @@ export type { WebHandler, WebHandlerOptions } from './handler.ts';
 export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 export type { RunAgents } from './runTree.ts';
 export type { JournalReader } from './runFeed.ts';
-export { createStrategyHandler, strategyTree } from './strategyHandler.ts';
+export { createStrategyHandler } from './strategyHandler.ts';
 export type { StrategyHandlerOptions, StrategyStart } from './strategyHandler.ts';
 export { toNodeListener } from './node.ts';

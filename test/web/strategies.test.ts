@@ -130,7 +130,7 @@ describe('a strategy stream a page reconnects to', () => {
 });
 
 describe('a strategy cancelled from the page', () => {
-  it('stops the strategy and its branches, and the stream ends cancelled', { timeout: 30_000 }, async () => {
+  it('stops the strategy, and the stream ends with the run cancelled', { timeout: 30_000 }, async () => {
     const gate = pacedModel(scriptedModel([{ text: 'never sent' }]));
     let run: StrategyRun | undefined;
     const url = await served(samples({ provider: gate, held: [0, 1, 2] }), agUiProtocol, (r) => (run = r));
