@@ -147,3 +147,16 @@ describe('a strategy cancelled from the page', () => {
     expect((await fetch(`${url}/runs/unknown/stream`)).status).toBe(404);
   });
 });
+
+describe('requests a strategy handler refuses', () => {
+  it('refuses a run id in use, a decision, and a resume, each with what to send instead', { timeout: 30_000 }, async () => {
+    const url = await served(samples(), agUiProtocol);
+    await new EventReader(await post(url, runInput('What is 6 * 7?', 'run-once'))).rest();
+    const again = await post(url, runInput('What is 6 * 7?', 'run-once'));
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toContain('GET runs/run-once/stream');
+    expect((await post(`${url}/runs/run-once/approve`, {})).status).toBe(404);
+    const resume = { ...runInput('x', 'run-2'), resume: [{ interruptId: 'run-once/call-1', status: 'resolved', payload: { approved: true } }] };
+    expect((await post(url, resume)).status).toBe(400);
+  });
+});
