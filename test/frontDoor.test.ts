@@ -54,6 +54,8 @@ describe('actorloop/web', () => {
         'RunView',
         'StartRequest',
         'StreamEncoder',
+        'StrategyHandlerOptions',
+        'StrategyStart',
         'SubRun',
         'WebHandler',
         'WebHandlerOptions',
@@ -63,6 +65,7 @@ describe('actorloop/web', () => {
         'createAgUiHandler',
         'createAiSdkHandler',
         'createRunHandler',
+        'createStrategyHandler',
         'toNodeListener',
       ].sort(),
     );

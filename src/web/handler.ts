@@ -289,7 +289,7 @@ function answerQuestion(handle: AgentRun, asking: string, { runId, approved, rej
   }
 }
 
-function decodeRunId(segment: string): string {
+export function decodeRunId(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -298,7 +298,7 @@ function decodeRunId(segment: string): string {
 }
 
 /** An entry with the tool arguments and results it carries passed through the handler's secret rules too. */
-function redactDetails(entry: JournalEntry, redact: (text: string) => string): JournalEntry {
+export function redactDetails(entry: JournalEntry, redact: (text: string) => string): JournalEntry {
   const { event } = entry;
   if (event.type === 'reasoning.completed' && event.toolCalls.some((call) => call.arguments !== undefined)) {
     const toolCalls = event.toolCalls.map((call) => (call.arguments === undefined ? call : { ...call, arguments: redact(call.arguments) }));
@@ -316,7 +316,7 @@ const isEnded = (handle: AgentRun): boolean => !isLive(handle);
 const detailsOf = (handle: AgentRun, redact: (text: string) => string): RunDetails =>
   detailsFromMessages(() => (handle.actor.getSnapshot().context as { messages?: readonly Message[] } | undefined)?.messages ?? [], redact);
 
-async function jsonBody(request: Request, emptyIsObject: boolean): Promise<unknown> {
+export async function jsonBody(request: Request, emptyIsObject: boolean): Promise<unknown> {
   const text = await request.text();
   if (text.trim() === '') {
     if (emptyIsObject) return {};
@@ -337,6 +337,6 @@ export function oneLine(error: z.ZodError): string {
   return `${path}${issue.message}`.replace(/\s+/g, ' ');
 }
 
-function json(status: number, body: unknown): Response {
+export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }

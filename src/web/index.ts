@@ -3,7 +3,8 @@
  * starts a run from a front end's protocol (AG-UI, or the AI SDK's UI message stream for
  * `useChat`), streams it as server-sent events, serves a page that reconnects exactly what it
  * missed (from the journal), and takes approvals, rejections and cancellations; a run that
- * delegates to other agents is streamed with their runs, each event attributed to its agent;
+ * delegates to other agents, or a reasoning strategy with its branches, is streamed with those
+ * runs, each event attributed to its agent;
  * `toNodeListener` mounts it on Node's `http`.
  *
  * @example
@@ -21,4 +22,6 @@ export type { WebHandler, WebHandlerOptions } from './handler.ts';
 export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 export type { RunAgents } from './runTree.ts';
 export type { JournalReader } from './runFeed.ts';
+export { createStrategyHandler } from './strategyHandler.ts';
+export type { StrategyHandlerOptions, StrategyStart } from './strategyHandler.ts';
 export { toNodeListener } from './node.ts';

@@ -1,0 +1,196 @@
+/**
+ * A reasoning strategy served to web pages: the page starts it with its protocol's body, reads
+ * the runner's decisions and each branch's sub-agent run in one stream (every branch's events
+ * attributed to it), reconnects to what it missed, and cancels it. Routes, relative to wherever
+ * the handler is mounted:
+ *
+ *   POST …/                      start a strategy from the protocol's body, streamed as SSE
+ *   GET  …/runs/:runId/stream    the run again (after `Last-Event-ID`), then its live tail
+ *   POST …/runs/:runId/cancel    stop the strategy and its branches
+ *
+ * Strategy runs live in this process only: a reconnect must reach the process that started it.
+ */
+import { defer, filter, map, type Observable } from 'rxjs';
+import { z } from 'zod';
+import { ActorloopError, ConfigurationError, describeError } from '../core/errors.ts';
+import { ZERO_USAGE } from '../core/provider.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { Message } from '../core/messages.ts';
+import { NO_DETAILS } from '../events/agUiEncoder.ts';
+import { createRedactor } from '../security/redactor.ts';
+import type { SecretRuleOptions } from '../security/secrets.ts';
+import type { StrategyRun } from '../strategies/runStrategy.ts';
+import { WebRequestError } from './errors.ts';
+import { decodeRunId, json, jsonBody, oneLine, redactDetails, type WebHandler } from './handler.ts';
+import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
+import { notHandOff, type RunKey, type TreeEntry } from './runTree.ts';
+import { SSE_HEADERS } from './sse.ts';
+import { parseTreeEventId, treeSseBody } from './treeSse.ts';
+
+/** What a page's start request gives the strategy: its task, the conversation before it, and the run id it chose. */
+export interface StrategyStart {
+  readonly task: string;
+  readonly history: readonly Message[];
+  /** Pass it as `startStrategy({ runId })`: the page names the run by it (AG-UI always sends one). */
+  readonly runId?: string;
+}
+
+export interface StrategyHandlerOptions {
+  /** Called with each strategy run the handler starts, before it streams: await its `result`, log it. */
+  readonly onRun?: (run: StrategyRun) => void;
+  /** Ended runs kept for reconnects, newest kept. Default 100. */
+  readonly retainRuns?: number;
+  /** Secret rules for tool arguments and results sent to the page, on top of the defaults. */
+  readonly redact?: SecretRuleOptions;
+}
+
+const Cancel = z.strictObject({ reason: z.string().max(10_000).optional() });
+const ROUTE = /\/runs\/([^/]+)\/(stream|cancel|approve|reject)\/?$/;
+
+interface HeldStrategy {
+  readonly run: StrategyRun;
+  readonly threadId: string;
+  ended: boolean;
+}
+
+/**
+ * A strategy run's entries as a run tree: the runner's own entries are the served run (key
+ * `''`), each branch's sub-agent run a sub-run keyed by the order its first entry appears (`1`,
+ * `2`, …). The run replays its entries in the order they came, so every reading gives a branch
+ * the same key.
+ *
+ * @example
+ * ```ts
+ * strategyTree(startStrategy(opts)).subscribe(({ key, entry }) => console.log(key, entry.event.type));
+ * ```
+ */
+export function strategyTree(run: StrategyRun): Observable<TreeEntry> {
+  return defer(() => {
+    const keys = new Map<string, RunKey>();
+    return run.events$.pipe(
+      filter(notHandOff),
+      map((entry): TreeEntry => {
+        if (entry.runId === run.runId) return { key: '', entry };
+        let key = keys.get(entry.runId);
+        if (key === undefined) {
+          key = String(keys.size + 1);
+          keys.set(entry.runId, key);
+        }
+        return { key, entry, sub: { runId: entry.runId, agentId: entry.agentId, parentRunId: run.runId } };
+      }),
+    );
+  });
+}
+
+/**
+ * The runner's encoder, which also sends the strategy's answer: the runner journals no reply
+ * of its own, so its answer is encoded as one just before the end of a run that found it.
+ */
+function answering<TEvent>(encoder: StreamEncoder<TEvent>, answer: () => string | null): StreamEncoder<TEvent> {
+  return {
+    encode(entry) {
+      const { event } = entry;
+      const text = event.type === 'run.terminated' && event.reason === 'final_answer' ? answer() : null;
+      if (text === null) return encoder.encode(entry);
+      const reply: JournalEntry = { ...entry, event: { type: 'reasoning.completed', text, toolCalls: [], usage: ZERO_USAGE } };
+      return [...encoder.encode(reply), ...encoder.encode(entry)];
+    },
+    failure: (message, code) => encoder.failure(message, code),
+    ...(encoder.endsResponse === undefined ? {} : { endsResponse: (entry: JournalEntry) => encoder.endsResponse?.(entry) === true }),
+  };
+}
+
+/**
+ * Serve strategy runs in `protocol`: `start` is called with each page's task and starts one
+ * (`startStrategy`). Refused requests get a 4xx JSON body `{ error: { code, message } }` whose
+ * message says what to send instead.
+ *
+ * @example
+ * ```ts
+ * const handler = createStrategyHandler(({ task, runId }) => startStrategy({ strategy: strategies.vote({ samples: 3 }), task, subAgent: { model }, runId }), agUiProtocol);
+ * createServer(toNodeListener(handler)).listen(3000);
+ * ```
+ */
+export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => StrategyRun, protocol: WebProtocol<TEvent>, options: StrategyHandlerOptions = {}): WebHandler {
+  if (protocol.attribute === undefined) {
+    throw new ConfigurationError('createStrategyHandler needs a protocol that attributes sub-runs (agUiProtocol or aiSdkProtocol): each branch is streamed as one.');
+  }
+  const redact = createRedactor(options.redact ?? {}).text;
+  const retain = options.retainRuns ?? 100;
+  const runs = new Map<string, HeldStrategy>();
+
+  const hold = (held: HeldStrategy): void => {
+    runs.set(held.run.runId, held);
+    void held.run.settled.then(() => {
+      held.ended = true;
+      // Ended runs beyond `retain` are forgotten, oldest first.
+      const ended = [...runs.values()].filter((other) => other.ended);
+      for (const other of ended.slice(0, Math.max(0, ended.length - retain))) runs.delete(other.run.runId);
+    });
+  };
+
+  const heldRun = (runId: string, what: string): HeldStrategy => {
+    const held = runs.get(runId);
+    if (held === undefined) throw new WebRequestError(404, `No strategy run ${runId} is held here (it never started here or ended long ago): ${what} a run this server started.`);
+    return held;
+  };
+
+  const stream = (held: HeldStrategy, request: Request): Response => {
+    const { run, threadId } = held;
+    const after = parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
+    const tree = strategyTree(run).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
+    const answer = (): string | null => run.actor.getSnapshot().context.answer;
+    const encoderOf = (sub: SubRun | undefined): StreamEncoder<TEvent> =>
+      sub === undefined ? answering(protocol.encoder({ runId: run.runId, threadId, details: NO_DETAILS }), answer) : protocol.encoder({ runId: sub.runId, threadId, details: NO_DETAILS });
+    return new Response(treeSseBody(tree, encoderOf, protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+  };
+
+  const begin = async (request: Request): Promise<Response> => {
+    const wanted = protocol.parseStart(await jsonBody(request, false));
+    if ('resume' in wanted) throw new WebRequestError(400, 'A strategy run never waits for a human: start a new run with a user message instead of resuming one.');
+    if (wanted.runId !== undefined && runs.has(wanted.runId)) {
+      throw new WebRequestError(409, `Run ${wanted.runId} exists already: stream it with GET runs/${wanted.runId}/stream, or start a run with a new runId.`);
+    }
+    let run: StrategyRun;
+    try {
+      run = start({ task: wanted.task, history: wanted.history, ...(wanted.runId === undefined ? {} : { runId: wanted.runId }) });
+    } catch (error) {
+      // A task the strategy refuses (empty, say) is the page's to fix.
+      if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
+      throw error;
+    }
+    const held: HeldStrategy = { run, threadId: wanted.threadId, ended: false };
+    hold(held);
+    options.onRun?.(run);
+    return stream(held, request);
+  };
+
+  const cancel = async (held: HeldStrategy, request: Request): Promise<Response> => {
+    const body = Cancel.safeParse(await jsonBody(request, true));
+    if (!body.success) throw new WebRequestError(400, `The cancel body must be { reason?: string }: ${oneLine(body.error)}.`);
+    if (held.ended) throw new WebRequestError(409, `Strategy run ${held.run.runId} has ended: there is nothing to cancel.`);
+    held.run.cancel(body.data.reason ?? 'cancelled from the web page');
+    return json(202, { runId: held.run.runId, action: 'cancel' });
+  };
+
+  return async (request) => {
+    try {
+      const route = ROUTE.exec(new URL(request.url).pathname);
+      if (route === null) {
+        if (request.method !== 'POST') throw new WebRequestError(405, `${request.method} is not served here: POST a strategy's task to start it, or GET runs/<runId>/stream.`);
+        return await begin(request);
+      }
+      const runId = decodeRunId(route[1] as string);
+      const action = route[2] as 'stream' | 'cancel' | 'approve' | 'reject';
+      if (action === 'approve' || action === 'reject') throw new WebRequestError(404, `A strategy run takes no ${action}: its branches never wait for a human. Cancel it with POST runs/${runId}/cancel.`);
+      const method = action === 'stream' ? 'GET' : 'POST';
+      if (request.method !== method) throw new WebRequestError(405, `runs/<runId>/${action} takes ${method}, not ${request.method}.`);
+      const held = heldRun(runId, action === 'stream' ? 'stream' : 'cancel');
+      if (action === 'stream') return stream(held, request);
+      return await cancel(held, request);
+    } catch (error) {
+      if (error instanceof WebRequestError) return json(error.status, { error: { code: error.code, message: error.message } });
+      return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
+    }
+  };
+}
