@@ -1,6 +1,6 @@
 /**
  * A run's feed while the run is live: the entries the journal held when the page subscribed,
- * then those published after, each once and only those `keep` keeps, ending with the run's end.
+ * then those published after, in order and only those `keep` keeps, ending with the run's end.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -14,7 +14,7 @@ afterEach(() => stopTrackedAgents());
 const chunks = Array.from({ length: 30 }, (_, i) => `w${i} `);
 
 describe('a live run\'s feed', () => {
-  it('feeds the entries `keep` keeps, journaled and published alike, each once, and completes with the run\'s end', async () => {
+  it('feeds the entries `keep` keeps, journaled and published alike, in order, and completes with the run\'s end', async () => {
     const agent = trackAgent({ model: { provider: scriptedModel([{ text: chunks.join(''), chunks }]), stream: true } });
     const run = agent.start('Talk', { runId: 'run-live' });
     const heldAtSubscribe = agent.journal.entries(run.runId).length;
