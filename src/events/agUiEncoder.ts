@@ -119,8 +119,13 @@ export class AgUiEncoder {
   }
 
   encode(entry: JournalEntry): (AgUiEvent | undefined)[] {
-    const out: (AgUiEvent | undefined)[] = [];
     const { event } = entry;
+    // Most entries are deltas of the message being streamed: one event, in an array of its size.
+    if (event.type === 'token.delta' && this.#text !== undefined && !this.#interrupted && event.delta !== '') {
+      this.#text.sent += event.delta;
+      return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta: event.delta }];
+    }
+    const out: (AgUiEvent | undefined)[] = [];
     if (this.#interrupted) {
       this.#interrupted = false;
       this.#runId = this.#view.resumedAs ?? this.#view.runId;

@@ -239,8 +239,13 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   }
 
   encode(entry: JournalEntry): Out {
-    const out: Out = [];
     const { event } = entry;
+    // Most entries are deltas of the text being streamed: one chunk, in an array of its size.
+    if (event.type === 'token.delta' && this.#text !== undefined && this.#reasoning === undefined && event.delta !== '') {
+      this.#text.sent += event.delta;
+      return [{ type: 'text-delta', id: this.#text.id, delta: event.delta }];
+    }
+    const out: Out = [];
     switch (event.type) {
       case 'run.started':
         out.push({ type: 'start', messageId: this.#view.runId });

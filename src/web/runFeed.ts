@@ -4,7 +4,7 @@
  * holds. Every protocol encodes this one feed, so a page that reconnects is served from the
  * journal and never from a buffer only the first connection had.
  */
-import { concat, defer, filter, from, map, Observable, type OperatorFunction } from 'rxjs';
+import { map, Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
@@ -54,14 +54,21 @@ export async function runFeed(source: FeedSource, runId: string, started = false
   // The in-memory journal serves a run only while it still holds the run's first entry.
   if (agent.journal.firstSequence(runId) === 0) {
     // The journal so far is one batch: an end inside it that later entries follow was resumed from.
-    const live = defer(() => {
-      const known = agent.journal.entries(runId);
-      return concat(from([known]), agent.events$.pipe(filter((entry) => entry.runId === runId), map((entry) => [entry])));
+    // Each live entry is a batch of its own, fed without an array or operator of its own: this is
+    // the path every streamed token takes.
+    return new Observable<JournalEntry>((subscriber) => {
+      const ends = endsOf(subscriber);
+      ends.batch(agent.journal.entries(runId).filter(keep));
+      if (subscriber.closed) return undefined;
+      const subscription = agent.events$.subscribe({
+        next(entry) {
+          if (entry.runId === runId && keep(entry)) ends.one(entry);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => subscription.unsubscribe();
     });
-    return live.pipe(
-      map((batch) => batch.filter(keep)),
-      untilLastEnd(),
-    );
   }
   if (read === undefined) throw new WebRequestError(404, `No run ${runId} on agent ${agent.id}: start one with a POST, or give the handler the agent's store to serve runs of other processes.`);
   const initial = await read(runId);
@@ -99,22 +106,36 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
 export function untilLastEnd(): OperatorFunction<readonly JournalEntry[], JournalEntry> {
   return (source) =>
     new Observable<JournalEntry>((subscriber) => {
-      let last = -1;
+      const ends = endsOf(subscriber);
       const subscription = source.subscribe({
-        next(batch) {
-          const fresh = batch.filter((entry) => entry.sequence > last);
-          for (let i = 0; i < fresh.length && !subscriber.closed; i++) {
-            const entry = fresh[i] as JournalEntry;
-            last = entry.sequence;
-            const final = i === fresh.length - 1;
-            if (ended(entry) && !final) continue;
-            subscriber.next(entry);
-            if (ended(entry)) subscriber.complete();
-          }
-        },
+        next: (batch) => ends.batch(batch),
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
       });
       return () => subscription.unsubscribe();
     });
+}
+
+/** `untilLastEnd`'s state for one subscriber: batches, or single entries (each a batch of one). */
+function endsOf(subscriber: Subscriber<JournalEntry>): { batch(entries: readonly JournalEntry[]): void; one(entry: JournalEntry): void } {
+  let last = -1;
+  return {
+    batch(entries) {
+      const fresh = entries.filter((entry) => entry.sequence > last);
+      for (let i = 0; i < fresh.length && !subscriber.closed; i++) {
+        const entry = fresh[i] as JournalEntry;
+        last = entry.sequence;
+        const final = i === fresh.length - 1;
+        if (ended(entry) && !final) continue;
+        subscriber.next(entry);
+        if (ended(entry)) subscriber.complete();
+      }
+    },
+    one(entry) {
+      if (entry.sequence <= last || subscriber.closed) return;
+      last = entry.sequence;
+      subscriber.next(entry);
+      if (ended(entry)) subscriber.complete();
+    },
+  };
 }

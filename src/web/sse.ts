@@ -31,9 +31,6 @@ export function parseEventId(value: string | null): EventCursor | undefined {
   return { sequence: Number(match[1]), index: Number(match[2]) };
 }
 
-const isAfter = (sequence: number, index: number, cursor: EventCursor | undefined): boolean =>
-  cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && index > cursor.index);
-
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
@@ -64,12 +61,17 @@ export function sseBody<TEvent>(
   maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
-  const frame = (id: string | undefined, event: TEvent): string => `${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`;
+  const frame = (sequence: number, index: number, event: TEvent): string => `${sequence < 0 ? '' : `id: ${sequence}.${index}\n`}${protocol.frame(event)}`;
   /** Framed events waiting for the reader, then the last one unframed: the next delta may join it. */
   const framed: string[] = [];
-  let tail: { id: string | undefined; event: TEvent } | undefined;
-  /** The last event queued: a new subscription sends only what comes after it. */
-  let cursor = after;
+  // The waiting event and its id's two parts, kept apart so that a delta joined into it costs no
+  // id string: only the event that is framed gets one. A sequence of -1 is an event without an id.
+  let tail: TEvent | undefined;
+  let tailSequence = -1;
+  let tailIndex = 0;
+  /** The last event queued: a new subscription sends only what comes after it (sequence -1: none yet). */
+  let cursorSequence = after === undefined ? -1 : after.sequence;
+  let cursorIndex = after === undefined ? -1 : after.index;
   /** The last entry encoded whole: a new subscription encodes up to it only for the encoder's state. */
   let encodedUpTo = -1;
   let ahead = 0;
@@ -78,15 +80,14 @@ export function sseBody<TEvent>(
   let finished = false;
   let wake: (() => void) | undefined;
 
-  const queue = (id: string | undefined, event: TEvent): void => {
-    const merged = tail === undefined || id === undefined || tail.id === undefined ? undefined : protocol.merge?.(tail.event, event);
-    if (merged !== undefined) {
-      tail = { id, event: merged };
-      return;
-    }
-    if (tail !== undefined) framed.push(frame(tail.id, tail.event));
-    tail = { id, event };
+  const queue = (sequence: number, index: number, event: TEvent): void => {
+    const merged = tail === undefined || sequence < 0 || tailSequence < 0 ? undefined : protocol.merge?.(tail, event);
+    if (merged === undefined && tail !== undefined) framed.push(frame(tailSequence, tailIndex, tail));
+    tail = merged ?? event;
+    tailSequence = sequence;
+    tailIndex = index;
   };
+  const resumeId = (): string => (cursorSequence < 0 ? '(none)' : `${cursorSequence}.${cursorIndex}`);
   const stop = (): void => {
     following = false;
     subscription?.unsubscribe();
@@ -106,18 +107,20 @@ export function sseBody<TEvent>(
         if (!following) return;
         // A run whose first entries this process no longer holds cannot be encoded again here.
         if (first && replayUpTo >= 0 && entry.sequence !== 0) {
-          queue(undefined, encoder.failure(`The stream fell behind and the run's first entries are no longer held here. Reconnect with Last-Event-ID ${cursorId(cursor)} to go on.`, 'web_stream'));
+          queue(-1, 0, encoder.failure(`The stream fell behind and the run's first entries are no longer held here. Reconnect with Last-Event-ID ${resumeId()} to go on.`, 'web_stream'));
           return finish();
         }
         first = false;
         const events = encoder.encode(entry);
         if (entry.sequence <= replayUpTo) return;
+        const { sequence } = entry;
         let queued = false;
         for (let index = 0; index < events.length; index++) {
           const event = events[index];
-          if (event === undefined || !isAfter(entry.sequence, index, cursor)) continue;
-          cursor = { sequence: entry.sequence, index };
-          queue(`${entry.sequence}.${index}`, event);
+          if (event === undefined || sequence < cursorSequence || (sequence === cursorSequence && index <= cursorIndex)) continue;
+          cursorSequence = sequence;
+          cursorIndex = index;
+          queue(sequence, index, event);
           queued = true;
         }
         encodedUpTo = entry.sequence;
@@ -130,7 +133,7 @@ export function sseBody<TEvent>(
       error(error: unknown) {
         if (!following) return;
         // No id: a page that reconnects after it resumes where the last good event left it.
-        queue(undefined, encoder.failure(`Reading run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${cursorId(cursor)} to go on.`, 'web_stream'));
+        queue(-1, 0, encoder.failure(`Reading run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${resumeId()} to go on.`, 'web_stream'));
         finish();
       },
       complete() {
@@ -165,7 +168,7 @@ export function sseBody<TEvent>(
         if (!finished) await nextTurn();
         if (signal.aborted) return controller.close();
         if (tail !== undefined) {
-          framed.push(frame(tail.id, tail.event));
+          framed.push(frame(tailSequence, tailIndex, tail));
           tail = undefined;
           const chunk = framed.join('');
           framed.length = 0;
@@ -185,4 +188,3 @@ export function sseBody<TEvent>(
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
-const cursorId = (cursor: EventCursor | undefined): string => (cursor === undefined ? '(none)' : `${cursor.sequence}.${cursor.index}`);
