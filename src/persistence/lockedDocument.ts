@@ -16,6 +16,7 @@ import { acquireRunLock, heldInThisProcess, type RunLock } from './lock.ts';
 /** An open document: what it held, how to write it, and how to let the next writer in. */
 export interface LockedDocument<T> {
   readonly data: T;
+  /** Write it; refused with the `locked` error once another writer took the lock over. */
   save(data: T): Promise<void>;
   release(): void;
   /** Why this writer may no longer write (another process took its lock over), if it may not. */
@@ -71,6 +72,8 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
     return {
       data: db.data,
       save: async (data) => {
+        // Another writer took the lock over (our lease went stale): writing now would overwrite its changes.
+        if (lost !== undefined) throw options.locked(false, new RunLockedError(`${file} is no longer this writer's: ${lost}`, { file: lockFile }));
         db.data = data;
         await db.write();
       },

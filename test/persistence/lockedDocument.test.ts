@@ -3,10 +3,10 @@
  * file, the caller's own error for a second one, a fresh document only for a missing file, and a
  * stray temp file from a crashed write cleared under the lock.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { CorruptFileError, RunLockedError } from '../../src/persistence/errors.ts';
 import { openLockedDocument, type LockedDocument, type LockedDocumentOptions } from '../../src/persistence/lockedDocument.ts';
@@ -86,5 +86,19 @@ describe('openLockedDocument', () => {
     writeFileSync(temp, '{"v":1,');
     await track(openLockedDocument(file, options));
     expect(existsSync(temp)).toBe(false);
+  });
+
+  it('refuses to write once another writer took its lock over, leaving the file as that writer has it', async () => {
+    const doc = await track(openLockedDocument(file, { ...options, leaseMs: 300 }));
+    await doc.save({ v: 1, items: ['mine'] });
+    // What a process taking over a stale lock does first: the lock file is no longer ours.
+    unlinkSync(`${file}.lock`);
+    // The lease's renewal notices.
+    await vi.waitFor(() => expect(doc.lost()).toBeDefined(), { timeout: 10_000, interval: 50 });
+    writeFileSync(file, '{"v":1,"items":["theirs"]}');
+    const error = await doc.save({ v: 1, items: ['mine', 'again'] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockedForTest);
+    expect((error as LockedForTest).inThisProcess).toBe(false);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ v: 1, items: ['theirs'] });
   });
 });
