@@ -64,10 +64,6 @@ export { sanitize } from './security/sanitize.ts';
 export type { SecretRuleOptions } from './security/secrets.ts';
 
 // Knowledge and pre-hydration
-export { createMemoryKnowledgeStore, openKnowledgeStore } from './knowledge/index.ts';
-export type { KnowledgeConfig, KnowledgeItem, KnowledgeStore } from './knowledge/index.ts';
-export { createPreHydrator } from './hydration/index.ts';
-export type { PreHydratorOptions } from './hydration/index.ts';
 
 // Strategies
 export { strategies, runStrategy, startStrategy } from './strategies/index.ts';

@@ -31,6 +31,12 @@ export type { AgentExperiences, ExperiencesConfig } from './agent/experiences.ts
 export { createSkillTool, loadSkills, skillsPromptSection } from './skills/index.ts';
 export type { LoadedSkills, Skill, SkillProblem } from './skills/index.ts';
 
+// Knowledge, and what a run is given from it before it starts
+export { createMemoryKnowledgeStore, openKnowledgeStore } from './knowledge/index.ts';
+export type { KnowledgeConfig, KnowledgeItem, KnowledgeStore } from './knowledge/index.ts';
+export { createPreHydrator } from './hydration/index.ts';
+export type { PreHydratorOptions } from './hydration/index.ts';
+
 // Sessions
 export { createMemorySessionStore, openSessionStore } from './sessions/index.ts';
 export type { JsonValue, SessionMemory, SessionStore } from './sessions/index.ts';

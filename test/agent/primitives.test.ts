@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryKnowledgeStore, defineTool } from '../../src/index.ts';
+import { createAgent, defineTool } from '../../src/index.ts';
+import { createMemoryKnowledgeStore } from '../../src/memory.ts';
 import { estimateTokens } from '../../src/context/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 
