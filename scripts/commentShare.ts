@@ -3,7 +3,7 @@
  * (default `src`), per top-level folder and in all. With `--max <percent>` it fails when the
  * whole is above it: `npm run lint` keeps comments to a line or two of why.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -12,7 +12,7 @@ const roots = positionals.length > 0 ? positionals : ['src'];
 const COMMENT = /^\s*(\/\/|\/\*|\*)/;
 
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+  !statSync(dir).isDirectory() ? [dir] : readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return files(path);
     return entry.name.endsWith('.ts') ? [path] : [];
@@ -23,7 +23,7 @@ let comments = 0;
 let lines = 0;
 for (const root of roots) {
   for (const file of files(root)) {
-    const group = join(root, relative(root, file).split('/')[0] ?? '');
+    const group = file === root ? root : join(root, relative(root, file).split('/')[0] ?? '');
     const tally = groups.get(group) ?? { comments: 0, lines: 0 };
     groups.set(group, tally);
     for (const line of readFileSync(file, 'utf8').split('\n')) {

@@ -68,7 +68,12 @@ export interface WebHandlerOptions {
    * agent. Sub-runs of agents it does not hold are read like runs of other processes.
    */
   readonly system?: RunAgents;
+  /** The largest request body read, in bytes; a larger one is refused with 413. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
 }
+
+/** Room for a chat's history with a few images inlined, as the AI SDK sends it. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 const Decision = z.strictObject({
   toolCallIds: z.array(z.string().min(1)).min(1).optional(),
@@ -98,6 +103,7 @@ interface HeldRun {
 export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEvent>, options: WebHandlerOptions = {}): WebHandler {
   const redact = createRedactor(options.redact ?? {}).text;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const retain = options.retainRuns ?? 100;
   const runs = new Map<string, HeldRun>();
   /** The run each thread (a chat) started last. */
@@ -152,7 +158,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 
   const start = async (request: Request): Promise<Response> => {
-    const wanted = protocol.parseStart(await jsonBody(request, false));
+    const wanted = protocol.parseStart(await jsonBody(request, false, maxBodyBytes));
     if ('resume' in wanted) return resume(wanted.resume, request);
     if (wanted.runId !== undefined) {
       if (!RUN_ID.test(wanted.runId)) throw new WebRequestError(400, `runId "${wanted.runId.slice(0, 40)}" is not usable: use letters, digits and _.:- (at most 128), or leave it to the server.`);
@@ -213,7 +219,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 
   const decide = async (runId: string, action: 'approve' | 'reject' | 'cancel', request: Request): Promise<Response> => {
-    const body = Decision.safeParse(await jsonBody(request, true));
+    const body = Decision.safeParse(await jsonBody(request, true, maxBodyBytes));
     if (!body.success) throw new WebRequestError(400, `The ${action} body must be { toolCallIds?: string[], reason?: string }: ${oneLine(body.error)}.`);
     const run = await liveRun(runId, action);
     const { toolCallIds, reason } = body.data;
@@ -316,8 +322,8 @@ const isEnded = (handle: AgentRun): boolean => !isLive(handle);
 const detailsOf = (handle: AgentRun, redact: (text: string) => string): RunDetails =>
   detailsFromMessages(() => (handle.actor.getSnapshot().context as { messages?: readonly Message[] } | undefined)?.messages ?? [], redact);
 
-export async function jsonBody(request: Request, emptyIsObject: boolean): Promise<unknown> {
-  const text = await request.text();
+export async function jsonBody(request: Request, emptyIsObject: boolean, maxBytes: number): Promise<unknown> {
+  const text = await bodyText(request, maxBytes);
   if (text.trim() === '') {
     if (emptyIsObject) return {};
     throw new WebRequestError(400, 'The request has no body: send the run input as JSON.');
@@ -327,6 +333,27 @@ export async function jsonBody(request: Request, emptyIsObject: boolean): Promis
   } catch {
     throw new WebRequestError(400, 'The request body is not JSON: send a JSON object.');
   }
+}
+
+/** The body as text, read no further than `maxBytes` (a client may send more than it declares). */
+async function bodyText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () => new WebRequestError(413, `The request body is larger than ${maxBytes} bytes: send less, or raise maxBodyBytes.`);
+  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A zod error's first problem, with its path. */

@@ -21,7 +21,7 @@ import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { StrategyRun } from '../strategies/runStrategy.ts';
 import { WebRequestError } from './errors.ts';
-import { decodeRunId, json, jsonBody, oneLine, redactDetails, type WebHandler } from './handler.ts';
+import { decodeRunId, json, jsonBody, MAX_BODY_BYTES, oneLine, redactDetails, type WebHandler } from './handler.ts';
 import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 import { notHandOff, type RunKey, type TreeEntry } from './runTree.ts';
 import { SSE_HEADERS } from './sse.ts';
@@ -42,6 +42,8 @@ export interface StrategyHandlerOptions {
   readonly retainRuns?: number;
   /** Secret rules for tool arguments and results sent to the page, on top of the defaults. */
   readonly redact?: SecretRuleOptions;
+  /** The largest request body read, in bytes; a larger one is refused with 413. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
 }
 
 const Cancel = z.strictObject({ reason: z.string().max(10_000).optional() });
@@ -117,6 +119,7 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
   }
   const redact = createRedactor(options.redact ?? {}).text;
   const retain = options.retainRuns ?? 100;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const runs = new Map<string, HeldStrategy>();
 
   const hold = (held: HeldStrategy): void => {
@@ -146,7 +149,7 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
   };
 
   const begin = async (request: Request): Promise<Response> => {
-    const wanted = protocol.parseStart(await jsonBody(request, false));
+    const wanted = protocol.parseStart(await jsonBody(request, false, maxBodyBytes));
     if ('resume' in wanted) throw new WebRequestError(400, 'A strategy run never waits for a human: start a new run with a user message instead of resuming one.');
     if (wanted.runId !== undefined && runs.has(wanted.runId)) {
       throw new WebRequestError(409, `Run ${wanted.runId} exists already: stream it with GET runs/${wanted.runId}/stream, or start a run with a new runId.`);
@@ -166,7 +169,7 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
   };
 
   const cancel = async (held: HeldStrategy, request: Request): Promise<Response> => {
-    const body = Cancel.safeParse(await jsonBody(request, true));
+    const body = Cancel.safeParse(await jsonBody(request, true, maxBodyBytes));
     if (!body.success) throw new WebRequestError(400, `The cancel body must be { reason?: string }: ${oneLine(body.error)}.`);
     if (held.ended) throw new WebRequestError(409, `Strategy run ${held.run.runId} has ended: there is nothing to cancel.`);
     held.run.cancel(body.data.reason ?? 'cancelled from the web page');

@@ -281,6 +281,28 @@ describe('bad requests', () => {
     expect(model.calls).toHaveLength(0);
   });
 
+  it('refuses a body over maxBodyBytes with a 413, declared or streamed without a length, and starts nothing', async () => {
+    const model = scriptedModel([{ text: 'never' }]);
+    const agent = trackAgent({ model });
+    served = await serve(createAgUiHandler(agent, { maxBodyBytes: 2000 }));
+    const big = { ...runInput('x'.repeat(3000), 'r-big') };
+    await refused(await post(served.url, big), 413, /larger than 2000 bytes/);
+    const chunks = [JSON.stringify(big).slice(0, 1500), JSON.stringify(big).slice(1500)];
+    const streamed = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const response = await fetch(served.url, { method: 'POST', body: streamed, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    await refused(response, 413, /raise maxBodyBytes/);
+    expect(model.calls).toHaveLength(0);
+    const small = await post(served.url, runInput('small enough', 'r-small'));
+    expect(small.status).toBe(200);
+    await small.body?.cancel();
+  });
+
   it('refuses a run id in use, unknown runs, and a bad Last-Event-ID', async () => {
     const { url } = await waitingRun();
     await refused(await post(url, runInput('again', 'run-wait')), 409, /exists already/);
