@@ -1,9 +1,3 @@
-/**
- * The act phase: run approved tool calls in parallel with a concurrency bound, a per-call
- * timeout, an AbortSignal into every tool, a circuit breaker per tool and a recovery strategy
- * per failure. Results come back in call order, already serialised and truncated, so nothing
- * unbounded ever reaches the conversation, the journal or the events.
- */
 import type { ActCall, ToolOutcome } from '../core/run.ts';
 import type { ImagePart } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
@@ -30,51 +24,38 @@ export interface ExecutorOptions {
   readonly maxConcurrency?: number;
   readonly timeoutMs?: number;
   readonly maxResultBytes?: number;
-  /** Strategy for tools that declare none. Default: give the error to the model. */
   readonly recovery?: RecoveryStrategy;
   readonly cache?: ResultCache;
   readonly deadLetters?: DeadLetterQueue;
   readonly now?: () => number;
-  /** Applied to every outcome's text before anyone sees it (secret redaction). */
+  /** Secret redaction, applied before anyone sees the text. */
   readonly redact?: (text: string) => string;
-  /**
-   * Set when the model takes images: tools may attach images to a result (`ctx.attachImages`);
-   * this keeps their bytes (returning the parts by reference) before the outcome is recorded.
-   */
+  /** Keeps the bytes of images tools attach before the outcome is recorded. */
   readonly storeImages?: (images: readonly ImagePart[]) => ImagePart[];
 }
 
-/** Per act phase: which run the calls belong to, its abort signal, and where events go. */
 export interface ExecutionScope {
   readonly runId: string;
   readonly agentId: string;
-  /** The run's iteration: part of each call's key. */
   readonly iteration: number;
-  /** The run's cancellation: an AbortSignal, or anything that says `aborted` and takes an abort listener. */
   readonly signal: Cancellation;
   emit(event: LoopEvent): void;
-  /** Durability hooks (set when the run is persisted); see `CallJournal`. */
   readonly journal?: CallJournal;
   /**
-   * Sees each outcome of a call made for real (redacted, not yet fenced) and may replace it,
-   * before it is recorded: a resumed run gets the reviewed outcome without reviewing again.
-   * A rejection fails the act phase.
+   * Replaces a fresh outcome before it is recorded, so a resumed run gets the reviewed outcome
+   * without reviewing again. A rejection fails the act phase.
    */
   readonly review?: (outcome: ToolOutcome, call: ActCall) => Promise<ToolOutcome>;
-  /** The session's memory, when the run belongs to one: tools get it as `ctx.session`. */
   readonly session?: SessionMemory;
 }
 
 /**
- * How the executor makes tool calls survive a crash. `before` may answer a call without running
- * it (the outcome recorded before the crash, or an escalation for a non-idempotent call that may
- * have taken effect); otherwise it records, durably, that the call is about to run, and throws
- * if it cannot (the call is then not made). `after` records each outcome as soon as it exists.
+ * `before` may answer a call without running it (recorded outcome, or an escalation for a
+ * non-idempotent call that may have taken effect); else it durably records the call or throws.
  */
 export interface CallJournal {
   before(call: ActCall, tool: Tool, key: CallKey): ToolOutcome | undefined;
   after(call: ActCall, outcome: ToolOutcome, key: CallKey): void;
-  /** A call's outcome changed its tool's breaker: recorded (with the outcome) so a resume restores it. */
   breaker?(saved: SavedBreaker): void;
 }
 
@@ -84,15 +65,6 @@ type Attempt =
 
 const ASK_MODEL: RecoveryStrategy = { kind: 'askModel' };
 
-/**
- * Create the executor an agent uses for every act phase.
- *
- * @example
- * ```ts
- * const executor = createExecutor({ tools: createToolRegistry([add]) });
- * const outcomes = await executor.run(calls, { runId, agentId, signal, emit: console.log });
- * ```
- */
 export function createExecutor(options: ExecutorOptions) {
   const maxConcurrency = options.maxConcurrency ?? DEFAULTS.tools.maxConcurrency;
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULTS.tools.timeoutMs;
@@ -116,12 +88,11 @@ export function createExecutor(options: ExecutorOptions) {
     const result = await runWithTimeout(
       (signal) =>
         tool.execute(call.arguments as never, {
-          // A getter: the signal is only created for tools that read it (see runWithTimeout).
+          // A getter: most tools never read their signal.
           get signal() {
             return signal();
           },
           toolCallId: call.call.id,
-          // A getter: the key (a hash of the arguments) is only made for tools that read it.
           get idempotencyKey() {
             return key().key;
           },
@@ -137,9 +108,8 @@ export function createExecutor(options: ExecutorOptions) {
       if (breaker !== undefined) settle(breaker, scope, true);
       return images === undefined ? { ok: true, value: result.value } : { ok: true, value: result.value, images };
     }
-    // A cancelled run is not the tool's failure: do not count it against the breaker. A
-    // half-open probe must still end, though, or its slot stays taken and the breaker refuses
-    // every later call; an unfinished probe proved nothing, so the breaker re-opens and probes again.
+    // A cancelled run is not the tool's failure, but a half-open probe must still end or its slot
+    // stays taken; an unfinished probe proved nothing, so the breaker re-opens.
     if (scope.signal.aborted) {
       if (probe && breaker !== undefined) settle(breaker, scope, false);
       throw scope.signal.reason;
@@ -151,7 +121,6 @@ export function createExecutor(options: ExecutorOptions) {
     return { ok: false, status: 'error', message: formatToolError(result.error) };
   }
 
-  /** Report a call's outcome to its breaker; a state change it makes goes to the run's journal. */
   function settle(breaker: CircuitBreaker, scope: ExecutionScope, ok: boolean): void {
     const before = breaker.revision;
     if (ok) breaker.recordSuccess();
@@ -161,19 +130,17 @@ export function createExecutor(options: ExecutorOptions) {
     if (saved !== undefined) scope.journal.breaker(saved);
   }
 
-  /** An outcome with secrets taken out; still unfenced (see `seal`). */
   function outcome(call: ActCall, status: ToolOutcomeStatus, content: string, isError: boolean): ToolOutcome {
     const clean = redact === undefined ? content : redact(content);
     return { toolCallId: call.call.id, tool: call.call.name, status, content: clean, isError };
   }
 
-  /** What an untrusted tool returned enters the conversation fenced as data, and taints the run. */
   function seal(result: ToolOutcome): ToolOutcome {
     if (options.tools.get(result.tool)?.untrusted !== true) return result;
     return { ...result, content: fenceUntrusted(result.content, result.tool), untrusted: result.tool };
   }
 
-  /** The scope's review of a fresh outcome; what it wrote is redacted like what the tool wrote. */
+  /** What the review wrote is redacted like what the tool wrote. */
   async function reviewed(result: ToolOutcome, call: ActCall, scope: ExecutionScope): Promise<ToolOutcome> {
     if (scope.review === undefined) return result;
     const next = await scope.review(result, call);
@@ -236,11 +203,6 @@ export function createExecutor(options: ExecutorOptions) {
     return result;
   }
 
-  /**
-   * What to do about a failed attempt: retry, or the outcome the model sees. Not nested in
-   * `runOne`: under tsx (esbuild keepNames) a nested function costs an Object.defineProperty on
-   * every call, and this one is needed only when a call fails.
-   */
   async function recover(
     call: ActCall,
     scope: ExecutionScope,
@@ -311,7 +273,7 @@ export function createExecutor(options: ExecutorOptions) {
   return {
     cache,
     deadLetters,
-    /** Run the calls; one outcome per call, in call order. Rejects only when the run is aborted or a review fails. */
+    /** Rejects only when the run is aborted or a review fails. */
     run(calls: readonly ActCall[], scope: ExecutionScope): Promise<ToolOutcome[]> {
       return mapBounded(calls, maxConcurrency, (call) => runOne(call, scope));
     },

@@ -1,19 +1,12 @@
-/**
- * What the executor remembers across calls: recent successful results (for the `cached`
- * recovery strategy) and failures handed to the dead-letter queue. Both are bounded.
- */
-
 interface CacheEntry {
   readonly content: string;
   readonly at: number;
 }
 
-/** Last successful result per (tool, arguments), least recently set evicted first. */
 export class ResultCache {
   readonly #entries = new Map<string, CacheEntry>();
   constructor(readonly capacity = 256) {}
 
-  /** Cache key of a call: tool name plus canonical JSON of its arguments. */
   static key(tool: string, args: unknown): string {
     return `${tool}\u0000${stableStringify(args)}`;
   }
@@ -47,7 +40,6 @@ export interface DeadLetter {
   readonly at: number;
 }
 
-/** Failed calls recorded by the `deadLetter` strategy; the oldest are dropped past capacity. */
 export class DeadLetterQueue {
   readonly #items: DeadLetter[] = [];
   #dropped = 0;
@@ -61,7 +53,6 @@ export class DeadLetterQueue {
     }
   }
 
-  /** A copy of the recorded failures, oldest first. */
   list(): DeadLetter[] {
     return this.#items.slice();
   }
@@ -71,7 +62,6 @@ export class DeadLetterQueue {
   }
 }
 
-/** JSON with object keys sorted, so `{a,b}` and `{b,a}` give the same cache key. */
 function stableStringify(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;

@@ -1,11 +1,3 @@
-/**
- * Run tasks with at most `limit` in flight; results keep the input order.
- *
- * @example
- * ```ts
- * const sizes = await mapBounded(urls, 3, (url) => fetchSize(url));
- * ```
- */
 export async function mapBounded<TItem, TResult>(
   items: readonly TItem[],
   limit: number,
@@ -13,7 +5,6 @@ export async function mapBounded<TItem, TResult>(
 ): Promise<TResult[]> {
   const results = new Array<TResult>(items.length);
   if (items.length === 1) {
-    // The common case (one call per turn) skips the worker machinery.
     results[0] = await task(items[0] as TItem, 0);
     return results;
   }

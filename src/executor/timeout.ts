@@ -1,11 +1,6 @@
 /**
- * Run one piece of work with a deadline and a parent signal. The work gets its own signal that
- * aborts on timeout or when the parent aborts; the returned promise settles at that moment even
- * if the work ignores its signal, so a hung tool can never hang the loop.
- *
- * The work's signal is created on first read: an AbortSignal is dear to make and slow to
- * collect, and most tools never look at theirs. Work that answers synchronously
- * cannot time out, so it gets no timer and no listener either.
+ * The returned promise settles at the deadline even if the work ignores its signal, so a hung
+ * tool never hangs the loop. Synchronous answers need no timer.
  */
 import type { Cancellation } from '../core/run.ts';
 
@@ -13,13 +8,6 @@ export type TimedResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly timedOut: boolean; readonly error: unknown };
 
-/**
- * @example
- * ```ts
- * const r = await runWithTimeout((signal) => fetch(url, { signal: signal() }), 5_000, runSignal);
- * if (!r.ok && r.timedOut) console.log('too slow');
- * ```
- */
 export function runWithTimeout<T>(
   work: (signal: () => AbortSignal) => T | PromiseLike<T>,
   timeoutMs: number,
@@ -68,11 +56,6 @@ export function runWithTimeout<T>(
   });
 }
 
-/**
- * The work's abort controller, created on first read of its signal. A class rather than two
- * closures per call: under tsx (esbuild keepNames) every named closure costs an
- * Object.defineProperty each time it is created.
- */
 class LazyAbort {
   #controller: AbortController | undefined;
   #aborted: { readonly reason: unknown } | undefined;
@@ -80,7 +63,6 @@ class LazyAbort {
   signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      // Aborted before anyone looked: whoever looks now sees it aborted, with the reason.
       if (this.#aborted !== undefined) this.#controller.abort(this.#aborted.reason);
     }
     return this.#controller.signal;

@@ -1,12 +1,4 @@
-/**
- * The native Anthropic provider: the Messages API over the official `@anthropic-ai/sdk`, with
- * tool use, extended thinking (signed reasoning kept and sent back), prompt caching and
- * cache-aware cost.
- *
- * Like the OpenAI-compatible provider, the client's own retries are off and every attempt goes
- * through `withRetry` (one policy, one Retry-After rule, one `onRetry` per attempt); a stream is
- * retried only while nothing has been yielded.
- */
+/** The client's own retries are off: every attempt goes through `withRetry`, and a stream is retried only before its first delta. */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
@@ -25,15 +17,11 @@ import type { RetryOptions } from './retry.ts';
 import { DEFAULT_PRICES } from './usage.ts';
 
 /**
- * Create a provider for Anthropic's Messages API. Configuration comes from `options`, else the
- * environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL`. Throws
- * MissingConfigurationError when there is no key.
+ * The Messages API; configuration from `options`, else `ANTHROPIC_*` env.
  *
  * @example
  * ```ts
- * const model = anthropic({ model: 'claude-sonnet-5-5', thinking: { budgetTokens: 2048 } }); // ANTHROPIC_API_KEY from env
- * const reply = await model.complete({ messages: [{ role: 'user', content: 'Say hi' }] });
- * console.log(reply.text, reply.reasoning, reply.usage.cacheReadTokens, reply.costUsd);
+ * const model = anthropic({ model: 'claude-sonnet-5-5', thinking: { budgetTokens: 2048 } });
  * ```
  */
 export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
@@ -80,7 +68,6 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     const model = request.model ?? config.model;
     const params = buildMessagesParams(request, model, config);
     const signal = request.signal;
-    // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
     const opened = await withRetry(() => open(params, model, signal), retryOptions(request));
     const raw = yield* readStream(opened, reading(opened.attempt, signal));
     yield { type: 'done', completion: finishAnthropic(raw, request, model, prices) };

@@ -1,23 +1,10 @@
-/**
- * Whatever the `@anthropic-ai/sdk` client threw → the same typed errors the OpenAI-compatible
- * provider produces, so the retry policy and the loop treat both alike: 429 and 529 (overloaded)
- * and 5xx are retried, "prompt is too long" is ContextLengthError, 401/403 AuthenticationError.
- */
+/** The same typed errors as the OpenAI-compatible provider, so retries and the loop treat both alike (529 is retried). */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { ActorloopError } from '../core/errors.ts';
 import { classifyError, classifyHttpError, redactSecrets } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
 import { CancelledError, NetworkError, ProviderTimeoutError } from './errors.ts';
 
-/**
- * Classify an error of the Anthropic client.
- *
- * @example
- * ```ts
- * try { await client.messages.create(params); }
- * catch (e) { throw classifyAnthropicError(e, { secrets: [apiKey], keyVariable: 'ANTHROPIC_API_KEY' }); } // e.g. ServerError for a 529
- * ```
- */
 export function classifyAnthropicError(error: unknown, context: ClassifyContext = {}): ActorloopError {
   if (error instanceof ActorloopError) return error;
   const secrets = context.secrets ?? [];
@@ -31,10 +18,7 @@ export function classifyAnthropicError(error: unknown, context: ClassifyContext 
   return classifyError(error, context);
 }
 
-/**
- * Anthropic bodies are `{ type: 'error', error: { type, message, details? } }`. A spend limit is
- * a 429 too, but waiting will not lift it: its `error_code` is read as exhausted quota.
- */
+/** A spend limit is a 429 too, but waiting will not lift it: its `error_code` is read as exhausted quota. */
 function errorObject(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || !('error' in body)) return body;
   const inner = body.error;
@@ -55,7 +39,6 @@ function messageChain(error: unknown): string {
   return parts.join(': ');
 }
 
-/** The original error stays as `cause` unless something in it carries the key; then a redacted stand-in. */
 function sanitizeCause(error: unknown, secrets: readonly string[]): unknown {
   const active = secrets.filter((secret) => secret.length >= 8);
   if (active.length === 0) return error;

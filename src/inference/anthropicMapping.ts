@@ -1,8 +1,4 @@
-/**
- * CompletionRequest → Messages API parameters, and a Messages API reply → Completion. Replies are
- * parsed with zod from `unknown`: block types this provider does not use (server tools, citations)
- * are skipped, and a malformed reply becomes InvalidResponseError, not a crash later.
- */
+/** Block types this provider does not use (server tools, citations) are skipped; a malformed reply is InvalidResponseError. */
 import { z } from 'zod';
 import type { MessageCreateParamsNonStreaming, TextBlockParam, Tool, ToolChoice as AnthropicToolChoice } from '@anthropic-ai/sdk/resources/messages';
 import { toAnthropicMessages } from '../conversation/anthropic.ts';
@@ -16,18 +12,7 @@ import type { PriceTable } from './usage.ts';
 
 const EPHEMERAL = { cache_control: { type: 'ephemeral' as const } };
 
-/**
- * The body of a Messages API request (without `stream`). The system prompt and the last tool
- * carry a cache breakpoint unless caching is off; with thinking on, the call's `maxTokens` is
- * the answer's share and the thinking budget is added to it (Anthropic counts both).
- *
- * @example
- * ```ts
- * buildMessagesParams({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] }, 'claude-sonnet-5-5', config);
- * // { model, max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }],
- * //   system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }] }
- * ```
- */
+/** With thinking on, the thinking budget is added to `maxTokens`: Anthropic counts both. */
 export function buildMessagesParams(
   request: CompletionRequest<unknown>,
   model: string,
@@ -71,7 +56,6 @@ function toolChoiceParam(choice: ToolChoice): AnthropicToolChoice {
   return { type: 'tool', name: choice.name };
 }
 
-/** Anthropic's `usage` object, in a reply, a `message_start` or a `message_delta` event. */
 export const AnthropicUsageBody = z.object({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
@@ -80,16 +64,7 @@ export const AnthropicUsageBody = z.object({
 });
 export type AnthropicUsageBody = z.infer<typeof AnthropicUsageBody>;
 
-/**
- * Anthropic's `input_tokens` leaves out cached input; `promptTokens` counts all of it, with the
- * cached shares broken out so the cost can price them apart.
- *
- * @example
- * ```ts
- * toAnthropicUsage({ input_tokens: 3, cache_creation_input_tokens: 418, cache_read_input_tokens: 1111, output_tokens: 33 });
- * // { promptTokens: 1532, completionTokens: 33, totalTokens: 1565, cacheReadTokens: 1111, cacheWriteTokens: 418 }
- * ```
- */
+/** Anthropic's `input_tokens` leaves out cached input; `promptTokens` counts all of it, cached shares broken out. */
 export function toAnthropicUsage(body: AnthropicUsageBody | null | undefined): Usage {
   const input = body?.input_tokens ?? 0;
   const cacheWrite = body?.cache_creation_input_tokens ?? 0;
@@ -99,15 +74,7 @@ export function toAnthropicUsage(body: AnthropicUsageBody | null | undefined): U
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite };
 }
 
-/**
- * Map `stop_reason`. `max_tokens` (and running out of context window) is `length`, the same
- * finish the OpenAI-compatible provider reports for a cut reply; `refusal` is `content_filter`.
- *
- * @example
- * ```ts
- * toAnthropicFinishReason('tool_use'); // 'tool_calls'
- * ```
- */
+/** `max_tokens` is `length`, the same finish the OpenAI-compatible provider reports for a cut reply. */
 export function toAnthropicFinishReason(reason: string | null | undefined): FinishReason {
   switch (reason) {
     case 'end_turn':
@@ -138,16 +105,11 @@ const MessageBody = z.object({
   usage: AnthropicUsageBody.nullish(),
 });
 
-/** A reply's content in our terms; the streamed and non-streamed paths both produce it. */
 export interface AnthropicRaw extends RawCompletion {
   readonly reasoning: readonly ReasoningPart[];
 }
 
-/**
- * Collects content blocks in order: text joins into the reply, thinking into reasoning (with its
- * signature), tool_use into tool calls with the input as JSON text. Other block types (server
- * tool use and results) are not ours to run and are left out.
- */
+/** Server tool use and results are not ours to run and are left out. */
 export class ContentCollector {
   readonly text: string[] = [];
   readonly reasoning: ReasoningPart[] = [];
@@ -179,14 +141,6 @@ function parseBlock(block: { readonly type: string }, where: string) {
   return parsed.data;
 }
 
-/**
- * Validate a non-streamed Messages API reply.
- *
- * @example
- * ```ts
- * toAnthropicRaw(await client.messages.create(params), 'claude-sonnet-5-5').reasoning;
- * ```
- */
 export function toAnthropicRaw(body: unknown, requestedModel: string): AnthropicRaw {
   const parsed = MessageBody.safeParse(body);
   if (!parsed.success) {
@@ -200,7 +154,6 @@ export function toAnthropicRaw(body: unknown, requestedModel: string): Anthropic
   return rawOf(collected, stopReason, stopDetails?.explanation, toAnthropicUsage(usage), model || requestedModel);
 }
 
-/** The assembled parts → the shape `finishAnthropic` turns into a Completion. */
 export function rawOf(
   collected: ContentCollector,
   stopReason: string | null | undefined,
@@ -220,15 +173,6 @@ export function rawOf(
   };
 }
 
-/**
- * Add cost (cache reads and writes at their own prices), structured output when requested,
- * and the reasoning.
- *
- * @example
- * ```ts
- * finishAnthropic(raw, request, 'claude-sonnet-5-5', DEFAULT_PRICES).costUsd;
- * ```
- */
 export function finishAnthropic<TOutput>(
   raw: AnthropicRaw,
   request: CompletionRequest<TOutput>,

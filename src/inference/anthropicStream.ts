@@ -1,11 +1,4 @@
-/**
- * Streamed Messages API events → deltas to show now, and one reply at the end.
- *
- * Content arrives as indexed blocks: text deltas, thinking deltas closed by a `signature_delta`,
- * and tool inputs as `input_json_delta` fragments that only parse once joined. A stream that ends
- * without a `stop_reason` was cut: `finish()` then throws StreamInterruptedError, so a partial
- * tool call or an unsigned thinking block is never mistaken for a complete one.
- */
+/** A stream without a `stop_reason` was cut: `finish()` throws, so a partial tool call or unsigned thinking is never taken for complete. */
 import { z } from 'zod';
 import type { DeltaEvent } from './streamAssembler.ts';
 import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
@@ -48,17 +41,6 @@ type Block =
   | { readonly kind: 'tool'; readonly id: string; readonly name: string; readonly ordinal: number; readonly parts: string[] }
   | { readonly kind: 'other' };
 
-/**
- * Assembles one streamed reply. Feed every event to `push`, yield what it returns, then call
- * `finish` once the stream ends.
- *
- * @example
- * ```ts
- * const assembler = new AnthropicStreamAssembler('claude-sonnet-5-5');
- * for await (const event of stream) for (const delta of assembler.push(event)) yield delta;
- * const raw = assembler.finish(); // throws StreamInterruptedError if the stream was cut
- * ```
- */
 export class AnthropicStreamAssembler {
   readonly #requestedModel: string;
   readonly #blocks = new Map<number, Block>();
@@ -74,17 +56,14 @@ export class AnthropicStreamAssembler {
     this.#requestedModel = requestedModel;
   }
 
-  /** True once a stop reason arrived: the reply is complete. */
   get finished(): boolean {
     return this.#stopReason !== undefined;
   }
 
-  /** Deltas handed out so far. */
   get emitted(): number {
     return this.#emitted;
   }
 
-  /** Take one parsed stream event; returns the deltas it carries, in order. */
   push(value: unknown): DeltaEvent[] {
     const parsed = StreamEventBody.safeParse(value);
     if (!parsed.success) {
@@ -180,10 +159,7 @@ export class AnthropicStreamAssembler {
     this.#usage = next;
   }
 
-  /**
-   * The assembled reply. Throws StreamInterruptedError when no stop reason arrived — then nothing
-   * partial escapes; `retryable` says whether any delta had been handed out.
-   */
+  /** `retryable` says whether any delta had been handed out. */
   finish(): AnthropicRaw {
     if (this.#stopReason === undefined) {
       const partialCalls = [...this.#blocks.values()].flatMap((block) => (block.kind === 'tool' ? [block.name] : []));

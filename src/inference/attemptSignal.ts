@@ -1,21 +1,7 @@
-/**
- * The AbortSignal of one attempt: the caller's signal plus this attempt's own timeout. Kept
- * separate so a timeout (ours to retry) is never confused with a cancellation (never retried).
- */
+/** Kept apart from the caller's signal so a timeout (ours to retry) is never confused with a cancellation. */
 import { ProviderTimeoutError } from './errors.ts';
 
-/**
- * One attempt's signal. The timer runs only while we wait on the server (`touch` … `pause`),
- * so a slow consumer of a stream is not mistaken for a silent server.
- *
- * @example
- * ```ts
- * const attempt = new AttemptSignal(request.signal, 30_000);
- * try { await fetch(url, { signal: attempt.signal }); }
- * catch (e) { if (attempt.timedOut) throw new ProviderTimeoutError(30_000); throw e; }
- * finally { attempt.dispose(); }
- * ```
- */
+/** The timer runs only while we wait on the server, so a slow consumer of a stream is not mistaken for a silent server. */
 export class AttemptSignal {
   readonly #controller = new AbortController();
   readonly #parent: AbortSignal | undefined;
@@ -36,12 +22,10 @@ export class AttemptSignal {
     return this.#controller.signal;
   }
 
-  /** True when this attempt was aborted by its own timer, not by the caller. */
   get timedOut(): boolean {
     return this.#timedOut;
   }
 
-  /** (Re)start the timer: a full `timeoutMs` from now. */
   touch(): void {
     clearTimeout(this.#timer);
     if (this.#controller.signal.aborted) return;
@@ -51,20 +35,17 @@ export class AttemptSignal {
     }, this.#timeoutMs);
   }
 
-  /** Stop the timer while the consumer, not the server, has the turn. */
   pause(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
-  /** Release the timer and the listener on the caller's signal. */
   dispose(): void {
     this.pause();
     this.#parent?.removeEventListener('abort', this.#forward);
   }
 }
 
-/** What an attempt failed with: the caller's abort reason, its timeout, or the provider's classified error. */
 export function attemptFailure(error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined, timeoutMs: number, classify: (error: unknown) => unknown): unknown {
   if (signal?.aborted) return signal.reason;
   if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });

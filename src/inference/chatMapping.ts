@@ -1,8 +1,4 @@
-/**
- * CompletionRequest → chat-completions parameters, and a chat-completions reply → Completion.
- * Replies are parsed with zod from `unknown`: compatible servers differ (missing usage, `null`
- * ids, extra fields), and a malformed reply must become a typed error, not a crash later.
- */
+/** Replies are parsed with zod from `unknown`: compatible servers differ, and a malformed reply must become a typed error. */
 import { z } from 'zod';
 import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../conversation/openai.ts';
@@ -17,18 +13,6 @@ import { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts'
 import { costOf } from './usage.ts';
 import type { PriceTable } from './usage.ts';
 
-/**
- * The body of a chat-completions request (without `stream`), shaped by what the model accepts
- * (see capabilities.ts).
- *
- * @example
- * ```ts
- * buildChatParams({ messages: [{ role: 'user', content: 'hi' }], temperature: 0 }, 'gpt-4o-mini');
- * // { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0 }
- * buildChatParams({ messages, maxTokens: 500 }, 'o4-mini', capabilitiesOf('o4-mini'));
- * // { model: 'o4-mini', messages, max_completion_tokens: 500 }
- * ```
- */
 export function buildChatParams(
   request: CompletionRequest<unknown>,
   model: string,
@@ -67,7 +51,6 @@ function toolChoiceParam(choice: ToolChoice): ChatCompletionToolChoiceOption {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
-/** The `usage` object of a reply or of the last stream chunk. */
 export const UsageBody = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
@@ -101,15 +84,7 @@ const CompletionBody = z.object({
   usage: UsageBody.nullish(),
 });
 
-/**
- * Usage as reported (total derived when missing); `undefined` when the server sent none, so the
- * caller estimates it rather than report a silent zero.
- *
- * @example
- * ```ts
- * toUsage({ prompt_tokens: 3, completion_tokens: 4 }); // { promptTokens: 3, completionTokens: 4, totalTokens: 7 }
- * ```
- */
+/** `undefined` when the server sent none, so the caller estimates it rather than report a silent zero. */
 export function toUsage(body: z.infer<typeof UsageBody> | null | undefined): Usage | undefined {
   if (body === null || body === undefined) return undefined;
   // A body of nulls (some servers) carries no counts either.
@@ -119,14 +94,6 @@ export function toUsage(body: z.infer<typeof UsageBody> | null | undefined): Usa
   return { promptTokens, completionTokens, totalTokens: body.total_tokens ?? promptTokens + completionTokens };
 }
 
-/**
- * Map the endpoint's finish reason; anything unknown is `other`.
- *
- * @example
- * ```ts
- * toFinishReason('function_call'); // 'tool_calls'
- * ```
- */
 export function toFinishReason(reason: string | null | undefined): FinishReason {
   switch (reason) {
     case 'stop':
@@ -141,14 +108,7 @@ export function toFinishReason(reason: string | null | undefined): FinishReason 
   }
 }
 
-/**
- * Servers that omit tool-call ids (some local ones) still need one for the tool result.
- *
- * @example
- * ```ts
- * fallbackToolCallId(2); // 'call_2'
- * ```
- */
+/** Servers that omit tool-call ids (some local ones) still need one for the tool result. */
 export function fallbackToolCallId(index: number): string {
   return `call_${index}`;
 }
@@ -157,24 +117,13 @@ export function fallbackToolCallId(index: number): string {
 export interface RawCompletion {
   readonly text: string | null;
   readonly refusal: string | null;
-  /** The model's thinking, when it sent any: text (`reasoning_content`), or parts with their signatures. */
   readonly reasoning: string | readonly ReasoningPart[] | null;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
-  /** `undefined` when the server reported none. */
   readonly usage: Usage | undefined;
   readonly model: string;
 }
 
-/**
- * Add usage (estimated when the server sent none), cost, and (when requested) the validated
- * structured output.
- *
- * @example
- * ```ts
- * finishCompletion(raw, request, 'gpt-4o-mini', DEFAULT_PRICES).costUsd; // e.g. 0.0000123
- * ```
- */
 export function finishCompletion<TOutput>(
   raw: RawCompletion,
   request: CompletionRequest<TOutput>,
@@ -203,15 +152,7 @@ export function finishCompletion<TOutput>(
   }
 }
 
-/**
- * Validate a non-streamed reply body. An `error` object in a 2xx body (OpenRouter does this)
- * is classified like the HTTP error it describes.
- *
- * @example
- * ```ts
- * toRawCompletion(await client.chat.completions.create(params), 'gpt-4o-mini').text;
- * ```
- */
+/** An `error` object in a 2xx body (OpenRouter does this) is classified like the HTTP error it describes. */
 export function toRawCompletion(body: unknown, requestedModel: string, context: ClassifyContext = {}): RawCompletion {
   if (typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'object' && body.error !== null) {
     throw classifyHttpError(undefined, body.error, 'error in the reply body', undefined, context);
@@ -242,15 +183,6 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
   };
 }
 
-/**
- * Usage by the context estimator (characters / 4 plus framing) when the server reported none:
- * the prompt from the request's messages, the completion from what came back. Marked `estimated`.
- *
- * @example
- * ```ts
- * estimateUsage({ messages: [{ role: 'user', content: 'hello world' }] }, raw).estimated; // true
- * ```
- */
 export function estimateUsage(request: Pick<CompletionRequest<unknown>, 'messages'>, raw: Pick<RawCompletion, 'text' | 'reasoning' | 'refusal' | 'toolCalls'>): Usage {
   const promptTokens = estimateTokens(request.messages);
   const thought = raw.reasoning === null ? '' : typeof raw.reasoning === 'string' ? raw.reasoning : reasoningText(raw.reasoning);

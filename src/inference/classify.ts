@@ -1,8 +1,4 @@
-/**
- * `classifyError`: whatever the `openai` client, `fetch` or undici threw → one typed error of
- * errors.ts. Classification happens once, at the edge, so the retry policy and the loop only
- * ever see `InferenceError`s with a `retryable` flag.
- */
+/** Classification happens once, at the edge, so retries and the loop only ever see typed errors with `retryable`. */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ActorloopError, describeError } from '../core/errors.ts';
 import {
@@ -22,15 +18,13 @@ import { parseRetryAfter } from './retryAfter.ts';
 import type { HeaderReader } from './retryAfter.ts';
 
 export interface ClassifyContext {
-  /** Strings cut out of every message and cause (the API key). Strings under 8 characters are ignored. */
+  /** Cut out of every message and cause. Strings under 8 characters are ignored. */
   readonly secrets?: readonly string[];
-  /** The timeout in force, quoted by ProviderTimeoutError. */
   readonly timeoutMs?: number;
-  /** The key setting an AuthenticationError tells the user to check (default the OpenAI ones). */
   readonly keyVariable?: string;
 }
 
-/** Provider error texts can be whole HTML pages from a proxy; keep messages readable. */
+/** Provider error texts can be whole HTML pages from a proxy. */
 const MAX_DETAIL_CHARS = 300;
 const NETWORK_CODES = new Set([
   'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
@@ -43,17 +37,7 @@ const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|ma
 /** llama.cpp's error type for a prompt over the slot's context; some builds send it with a 500. */
 const LLAMA_CPP_CONTEXT_TYPE = 'exceed_context_size_error';
 
-/**
- * Map any thrown value from a model call to a typed actorloop error. ActorloopErrors pass
- * through unchanged; an abort becomes `CancelledError` (callers that own the signal should
- * rethrow `signal.reason` before classifying, as the provider does).
- *
- * @example
- * ```ts
- * try { await client.chat.completions.create(params); }
- * catch (e) { throw classifyError(e, { secrets: [apiKey] }); } // e.g. RateLimitError with retryAfterMs
- * ```
- */
+/** Callers that own the signal should rethrow `signal.reason` before classifying. */
 export function classifyError(error: unknown, context: ClassifyContext = {}): ActorloopError {
   if (error instanceof ActorloopError) return error;
   const secrets = context.secrets ?? [];
@@ -75,17 +59,7 @@ export function classifyError(error: unknown, context: ClassifyContext = {}): Ac
   return new UnknownProviderError(detail(describeError(error), secrets), { cause });
 }
 
-/**
- * Classify an HTTP error reply from its status and `error` body. Also used for error objects
- * that arrive inside a stream or in a 200 body (OpenRouter does both, with the HTTP status as a
- * numeric `code`).
- *
- * @example
- * ```ts
- * classifyHttpError(400, { code: 'context_length_exceeded', message: 'too long' }, '400', undefined);
- * // ContextLengthError
- * ```
- */
+/** Also for error objects inside a stream or a 200 body (OpenRouter, with the status as a numeric `code`). */
 export function classifyHttpError(
   status: number | undefined,
   body: unknown,
@@ -125,14 +99,6 @@ export function classifyHttpError(
   return new ServerError(text, { ...options, ...retryAfter(headers) });
 }
 
-/**
- * Replace every occurrence of each secret (8+ characters) with `[redacted]`.
- *
- * @example
- * ```ts
- * redactSecrets('bad key sk-12345678', ['sk-12345678']); // 'bad key [redacted]'
- * ```
- */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
@@ -153,7 +119,6 @@ interface ErrorBodyInfo {
   code?: string | number;
   type?: string;
   message?: string;
-  /** What the provider behind a gateway said (OpenRouter's `metadata.raw`). */
   upstream?: UpstreamError;
   upstreamType?: string;
 }
@@ -182,7 +147,6 @@ function readErrorBody(body: unknown): ErrorBodyInfo {
 const OPENAI_SIZES = /maximum context length is (\d+) tokens\. However, you requested (\d+) tokens(?: \((\d+) in the messages, (\d+) in the completion\))?/i;
 const ANTHROPIC_SIZES = /prompt is too long: (\d+) tokens > (\d+) maximum/i;
 
-/** The sizes a context-length error states, in its text or (llama.cpp) its body's `n_ctx` and `n_prompt_tokens`. */
 function contextSizes(text: string, body: unknown): ContextLengthDetails {
   const openai = OPENAI_SIZES.exec(text);
   if (openai !== null) {
@@ -204,7 +168,6 @@ function contextSizes(text: string, body: unknown): ContextLengthDetails {
   };
 }
 
-/** `metadata.raw` is the upstream's body as text (usually JSON with its own `error`), or an object. */
 function readRaw(raw: unknown): { message?: string; type?: string } {
   let value = raw;
   if (typeof raw === 'string') {
@@ -241,7 +204,7 @@ function messageOf(value: unknown): string {
   return value instanceof Error ? value.message : '';
 }
 
-/** Error codes along the cause chain (undici nests the socket error two levels down). */
+/** undici nests the socket error two levels down. */
 function codesOf(value: unknown): string[] {
   const codes: string[] = [];
   let current: unknown = value;
@@ -252,7 +215,6 @@ function codesOf(value: unknown): string[] {
   return codes;
 }
 
-/** "Connection error: fetch failed: other side closed" — the SDK's own message says too little. */
 function causeChain(value: unknown): string {
   const parts: string[] = [];
   let current: unknown = value;
@@ -264,10 +226,7 @@ function causeChain(value: unknown): string {
   return parts.join(': ') || describeError(value);
 }
 
-/**
- * Keep the original error as `cause` for debugging, unless something in it carries a secret
- * (servers echo the rejected key in 401 bodies): then a redacted stand-in.
- */
+/** Servers echo the rejected key in 401 bodies, so a cause carrying a secret becomes a redacted stand-in. */
 function sanitizeCause(error: unknown, secrets: readonly string[]): unknown {
   const active = secrets.filter((secret) => secret.length >= 8);
   if (active.length === 0) return error;

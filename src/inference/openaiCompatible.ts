@@ -1,12 +1,4 @@
-/**
- * The OpenAI-compatible provider: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server — anything
- * that speaks chat completions — over the official `openai` client.
- *
- * The client's own retries are off; every attempt goes through `withRetry`, so there is one
- * retry policy, one Retry-After rule and one `onRetry` report per attempt. A stream is retried
- * only while nothing has been yielded: after the first delta the caller has seen output, and a
- * silent second attempt could show it different text.
- */
+/** A stream is retried only while nothing has been yielded: a silent second attempt could show the caller different text. */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { AttemptSignal, attemptFailure } from './attemptSignal.ts';
@@ -25,17 +17,12 @@ import { StreamAssembler } from './streamAssembler.ts';
 import { DEFAULT_PRICES } from './usage.ts';
 
 /**
- * Create a provider for any OpenAI-compatible endpoint. Configuration comes from `options`,
- * else the environment: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`; with only
- * `OPENROUTER_API_KEY` set, OpenRouter and `OPENROUTER_MODEL`. Throws MissingConfigurationError
- * when there is neither a key nor a base URL.
+ * Any chat-completions endpoint; configuration from `options`, else `OPENAI_*` (or `OPENROUTER_*`) env.
  *
  * @example
  * ```ts
- * const model = openAICompatible({ model: 'gpt-4o-mini' });                 // OPENAI_API_KEY from env
  * const local = openAICompatible({ baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }); // no key
- * const reply = await model.complete({ messages: [{ role: 'user', content: 'Say hi' }] });
- * console.log(reply.text, reply.usage.totalTokens, reply.costUsd);
+ * const reply = await local.complete({ messages: [{ role: 'user', content: 'Say hi' }] });
  * ```
  */
 export function openAICompatible(options: OpenAICompatibleOptions = {}): InferenceProvider {
@@ -54,8 +41,7 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     timeout: timeoutMs,
     maxRetries: 0,
     ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
-    // A flat error body (vLLM before 0.10.1: `{ "object": "error", "message": … }`) is nested under
-    // `error` by the client itself (makeStatusError), so its message reaches classifyError.
+    // A flat error body (older vLLM) is nested under `error` by the client itself, so its message reaches classifyError.
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase =>
@@ -86,7 +72,6 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     const model = request.model ?? config.model;
     const params = paramsFor(request, model);
     const signal = request.signal;
-    // Phase 1, under the retry policy: connect and read up to the first delta (or the end).
     const opened = await withRetry(() => open(params, model, signal), retryOptions(request));
     const raw = yield* readStream(opened, reading(opened.attempt, signal));
     yield { type: 'done', completion: finishCompletion(raw, request, model, prices) };

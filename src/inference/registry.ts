@@ -1,34 +1,21 @@
-/**
- * Named model providers with a default, so configuration can say `model: 'fast'` and tests can
- * swap a scripted provider in under the same name.
- */
+/** Configuration can say `model: 'fast'`, and tests can swap a scripted provider in under the same name. */
 import { ConfigurationError } from '../core/errors.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 
 export interface ProviderRegistry {
-  /** Add a provider under `name`; the first one registered is the default until `setDefault`. */
+  /** The first one registered is the default until `setDefault`. */
   register(name: string, provider: InferenceProvider): ProviderRegistry;
-  /** The provider called `name`; a ConfigurationError listing the known names otherwise. */
   get(name: string): InferenceProvider;
   has(name: string): boolean;
-  /** Make `name` (already registered) the default. */
   setDefault(name: string): void;
-  /** The default provider; a ConfigurationError when none is registered. */
   readonly default: InferenceProvider;
-  /** Registered names, in registration order. */
   names(): string[];
 }
 
 /**
- * Create an empty registry. Lookups go through a Map, so names like `__proto__` are plain keys.
- *
  * @example
  * ```ts
- * const providers = createProviderRegistry()
- *   .register('openai', openAICompatible())
- *   .register('local', openAICompatible({ baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }));
- * providers.setDefault('local');
- * await providers.default.complete({ messages: [{ role: 'user', content: 'hi' }] });
+ * const providers = createProviderRegistry().register('local', openAICompatible({ baseURL: 'http://127.0.0.1:11434/v1' }));
  * ```
  */
 export function createProviderRegistry(): ProviderRegistry {

@@ -1,27 +1,10 @@
-/**
- * Reading a server's "wait this long before trying again" hint. Kept apart from the retry loop
- * because errors are classified (and the hint captured) long before anyone sleeps on it.
- */
+/** Apart from the retry loop: errors are classified (and the hint captured) long before anyone sleeps on it. */
 
-/** Anything with a `get(name)` like the Fetch `Headers` class. */
 export interface HeaderReader {
   get(name: string): string | null | undefined;
 }
 
-/**
- * The delay a response asks for, in ms: `retry-after-ms` (non-standard, sent by OpenAI and
- * Azure, more precise) wins over `retry-after`, which is either delta-seconds (fractions
- * accepted) or an HTTP date. Returns `undefined` when there is no usable hint; a date in the
- * past means "now" (0).
- *
- * @example
- * ```ts
- * parseRetryAfter(new Headers({ 'retry-after': '2' }));         // 2000
- * parseRetryAfter(new Headers({ 'retry-after-ms': '20' }));     // 20
- * parseRetryAfter(new Headers({ 'retry-after': 'Wed, 21 Oct 2015 07:28:10 GMT' }),
- *                 Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')); // 10000
- * ```
- */
+/** `retry-after-ms` (OpenAI, Azure) wins over `retry-after` (seconds or an HTTP date); a past date means 0. */
 export function parseRetryAfter(headers: HeaderReader | undefined, now: number = Date.now()): number | undefined {
   if (headers === undefined) return undefined;
   const ms = parseNonNegative(headers.get('retry-after-ms'));

@@ -1,10 +1,6 @@
 /**
- * Streamed chat-completion chunks → deltas to show now, and one Completion at the end.
- *
- * Tool calls arrive in pieces keyed by `index`: the id and name come with the first piece of an
- * index, the argument JSON in fragments that only parse once concatenated. A stream that ends
- * without a finish reason was cut: `finish()` then throws StreamInterruptedError, so a partial
- * tool call can never be mistaken for a complete one.
+ * Tool-call argument JSON arrives in fragments keyed by `index`; a stream without a finish reason
+ * was cut, and `finish()` throws so a partial tool call is never taken for a complete one.
  */
 import { z } from 'zod';
 import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
@@ -42,7 +38,6 @@ const ChunkBody = z.object({
   usage: UsageBody.nullish(),
 });
 
-/** A delta event; `done` is the provider's to emit, after `finish()`. */
 export type DeltaEvent = Exclude<StreamEvent, { type: 'done' }>;
 
 interface PartialToolCall {
@@ -51,17 +46,6 @@ interface PartialToolCall {
   readonly fragments: string[];
 }
 
-/**
- * Assembles one streamed reply. Feed every chunk to `push`, yield what it returns, then call
- * `finish` once the stream ends.
- *
- * @example
- * ```ts
- * const assembler = new StreamAssembler('gpt-4o-mini');
- * for await (const chunk of stream) for (const event of assembler.push(chunk)) yield event;
- * const raw = assembler.finish(); // throws StreamInterruptedError if the stream was cut
- * ```
- */
 export class StreamAssembler {
   readonly #requestedModel: string;
   readonly #text: string[] = [];
@@ -79,17 +63,15 @@ export class StreamAssembler {
     this.#requestedModel = requestedModel;
   }
 
-  /** True once a finish reason arrived: the reply is complete (a usage chunk may still follow). */
+  /** A usage chunk may still follow. */
   get finished(): boolean {
     return this.#finishReason !== undefined;
   }
 
-  /** Deltas handed out so far. */
   get emitted(): number {
     return this.#emitted;
   }
 
-  /** Take one parsed SSE chunk; returns the deltas it carries, in order. */
   push(chunk: unknown): DeltaEvent[] {
     const parsed = ChunkBody.safeParse(chunk);
     if (!parsed.success) {
@@ -152,10 +134,7 @@ export class StreamAssembler {
     return false;
   }
 
-  /**
-   * The assembled reply. Throws StreamInterruptedError when no finish reason arrived — then
-   * nothing partial escapes; `retryable` says whether any delta had been handed out.
-   */
+  /** `retryable` says whether any delta had been handed out. */
   finish(): RawCompletion {
     if (this.#finishReason === undefined) {
       const partialCalls = [...this.#calls.values()].map((call) => call.name ?? '?');

@@ -1,24 +1,16 @@
-/**
- * What both providers do with a stream once it is open: yield its deltas, tell a stream that
- * ended quietly (cancelled, timed out, cut or complete) apart, and — since deltas were yielded —
- * hand every failure to the caller as a `StreamInterruptedError`, never a silent retry.
- */
+/** Once deltas were yielded, every failure reaches the caller as a `StreamInterruptedError`, never a silent retry. */
 import { describeError } from '../core/errors.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
 import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
 import type { DeltaEvent } from './streamAssembler.ts';
 
-/** Turns a provider's stream events into deltas, and the whole into its raw completion. */
 export interface Assembler<TRaw> {
   push(chunk: unknown): DeltaEvent[];
   finish(): TRaw;
-  /** The provider said the reply is complete. */
   readonly finished: boolean;
-  /** Deltas handed out so far. */
   readonly emitted: number;
 }
 
-/** A stream opened under the retry policy and read up to its first deltas (or its end). */
 export interface OpenedStream<TRaw> {
   readonly attempt: AttemptSignal;
   readonly events: AsyncIterator<unknown>;
@@ -30,9 +22,7 @@ export interface OpenedStream<TRaw> {
 export interface Reading {
   readonly signal: AbortSignal | undefined;
   readonly timeoutMs: number;
-  /** What the provider's events are called, for the timeout's message. */
   readonly unit: string;
-  /** A failure as the provider's typed error. */
   failure(error: unknown): unknown;
 }
 
@@ -47,10 +37,7 @@ export function endOfStream<TRaw>(assembler: Assembler<TRaw>, attempt: AttemptSi
   return assembler.finish();
 }
 
-/**
- * Open a stream and read it up to its first deltas (or its end): the part a retry may repeat,
- * since nothing was yielded yet.
- */
+/** The part a retry may repeat, since nothing was yielded yet. */
 export async function openStream<TRaw>(attempt: AttemptSignal, open: (signal: AbortSignal) => Promise<AsyncIterable<unknown>>, assembler: Assembler<TRaw>, reading: Reading): Promise<OpenedStream<TRaw>> {
   let events: AsyncIterator<unknown> | undefined;
   try {
@@ -70,7 +57,6 @@ export async function openStream<TRaw>(attempt: AttemptSignal, open: (signal: Ab
   }
 }
 
-/** Yield the opened stream's deltas to its end, and return its raw completion; the request is ended on the way out. */
 export async function* readStream<TRaw>(opened: OpenedStream<TRaw>, reading: Reading): AsyncGenerator<DeltaEvent, TRaw, undefined> {
   const { attempt, events, assembler } = opened;
   try {

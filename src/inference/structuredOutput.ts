@@ -1,26 +1,13 @@
-/**
- * Structured output: a zod schema → the `response_format` of a chat request, and the reply text
- * → a validated value or a StructuredOutputError the loop can feed back to the model.
- */
 import { z } from 'zod';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import { StructuredOutputError } from './errors.ts';
 import type { StructuredOutputSpec } from '../core/provider.ts';
 
-/** JSON Schema per zod schema: converting is not free and the same schema is sent every turn. */
+/** Converting is not free and the same schema is sent every turn. */
 const jsonSchemas = new WeakMap<object, Record<string, unknown>>();
 
-/**
- * The `response_format` asking for JSON that matches `spec.schema` (strict mode, so servers
- * that enforce schemas constrain decoding).
- *
- * @example
- * ```ts
- * responseFormatFor({ name: 'weather', schema: z.object({ celsius: z.number() }) });
- * // { type: 'json_schema', json_schema: { name: 'weather', schema: { type: 'object', ... }, strict: true } }
- * ```
- */
+/** Strict mode, so servers that enforce schemas constrain decoding. */
 export function responseFormatFor(spec: StructuredOutputSpec<unknown>): ResponseFormatJSONSchema {
   return {
     type: 'json_schema',
@@ -53,14 +40,6 @@ function jsonSchemaOf(spec: StructuredOutputSpec<unknown>): Record<string, unkno
   return schema;
 }
 
-/**
- * Parse and validate the reply text against the requested schema.
- *
- * @example
- * ```ts
- * parseStructuredOutput('{"celsius":21}', { name: 'weather', schema: z.object({ celsius: z.number() }) }); // { celsius: 21 }
- * ```
- */
 export function parseStructuredOutput<TOutput>(
   text: string | null,
   spec: StructuredOutputSpec<TOutput>,

@@ -1,39 +1,26 @@
 /**
- * Which run a server's request (sampling, elicitation) is for. Over streamable HTTP a server
- * sends the requests a tool call causes on that call's own response stream; the SDK's client
- * does not say which stream a request came on, so this watches the streams itself: the POST of
- * each `tools/call` is tied to the run that made it, and every request seen on that POST's
- * stream to the same run. The stream is read before the SDK's own reader gets each chunk, so the
- * tie exists by the time the request's handler runs. Over stdio (and old SSE) nothing links a
- * request to a call; those stay unattributed.
+ * The SDK's client does not say which response stream a server request came on, so this reads
+ * each `tools/call` stream before the SDK does and ties its requests to the call's run. Over stdio
+ * nothing links a request to a call; those stay unattributed.
  */
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
 
-/** A run with tool calls in flight on a server; `ended` aborts when its last call there ends. */
+/** `ended` aborts when the run's last call on the server ends. */
 export interface RunInFlight {
   readonly runId: string;
   readonly ended: AbortSignal;
 }
 
-/**
- * The run a server's request is for; otherwise how many runs had calls in flight (none, or
- * several the request cannot be told apart from), for the refusal to say.
- */
+/** Otherwise how many runs had calls in flight, for the refusal to say. */
 export type RunFor = (serverRequestId: RequestId) => RunInFlight | number;
 
-/** The ties of one connection's tool calls to runs, and of the server's requests to those calls. */
 export interface CallAttribution {
-  /** The fetch the HTTP transport uses: it reads each tool call's response stream. */
   readonly fetch: FetchLike;
-  /** Note, on the transport, the JSON-RPC id of each tool call whose params were `tag`ged. */
   watch(transport: Transport): void;
-  /** The params object of a tool call about to be made, and the run making it. */
   tag(params: object, runId: string): void;
-  /** The run whose tool call's stream carried this server request, if any did. */
   runOf(serverRequestId: RequestId): string | undefined;
-  /** Drop what was kept for a call that ended. */
   untag(params: object): void;
 }
 
@@ -45,7 +32,6 @@ interface JsonRpcLike {
 
 const isMessage = (value: unknown): value is JsonRpcLike => typeof value === 'object' && value !== null;
 
-/** The JSON-RPC messages of a request body (one, or a batch), or none when it is not JSON. */
 function messagesOf(body: unknown): JsonRpcLike[] {
   if (typeof body !== 'string') return [];
   try {
@@ -56,24 +42,11 @@ function messagesOf(body: unknown): JsonRpcLike[] {
   }
 }
 
-/**
- * A connection's attribution: give `fetch` to the HTTP transport, `watch` the transport, and
- * `tag` each tool call's params before calling.
- *
- * @example
- * ```ts
- * const attribution = callAttribution();
- * const transport = new StreamableHTTPClientTransport(url, { fetch: attribution.fetch });
- * attribution.watch(transport);
- * ```
- */
 export function callAttribution(): CallAttribution {
   const runsByParams = new WeakMap<object, string>();
-  // A tool call's JSON-RPC id → its run; a server request's id → the call whose stream carried it.
   const callRuns = new Map<RequestId, { readonly runId: string; readonly params: object }>();
   const requestCalls = new Map<RequestId, RequestId>();
 
-  /** The response stream of a tool call, read on its way to the SDK: each server request on it is tied to the call. */
   function watchStream(body: ReadableStream<Uint8Array>, callId: RequestId): ReadableStream<Uint8Array> {
     const decoder = new TextDecoder();
     const parser = createParser({

@@ -1,13 +1,6 @@
 /**
- * `connectMcpServer`: one MCP server, over stdio (a child process) or streamable HTTP (falling
- * back to SSE for servers that only have that), with its tools as actorloop tools, its resources
- * (read capped, subscriptions) and its prompts.
- *
- * A stdio server that dies is restarted once, lazily, by the next call (an HTTP one reconnected
- * with bounded backoff), and its resource subscriptions are renewed; HTTP servers may use OAuth.
- * `notifications/tools/list_changed` marks the tool list stale so the next `tools()` fetches it
- * again. A stdio server's stderr is kept as a bounded tail for error messages only. Its config is
- * checked in `config.ts`; the answers to the server's own requests are installed by `clientHandlers.ts`.
+ * A dead stdio server is restarted once, lazily, by the next call (an HTTP one reconnected with
+ * bounded backoff), and its resource subscriptions are renewed.
  */
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -31,27 +24,20 @@ export type { McpConnectOptions } from './clientHandlers.ts';
 export { checkMcpServerConfig, mcpSecrets, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.ts';
 
 const STDERR_TAIL = 2_000;
-/** Off for requests made with a signal (tool calls, reads by a tool): the executor's timeout aborts them instead. */
+/** Off for requests made with a signal: the executor's timeout aborts them instead. */
 const NO_REQUEST_TIMEOUT = 2 ** 31 - 1;
 
-/** A connected server. */
 export interface McpServer {
   readonly name: string;
-  /** Its tools as actorloop tools, fetched again after the server said its list changed (with the resource tools when `resources: 'tools'`). */
+  /** Fetched again after the server said its list changed. */
   tools(): Promise<Tool[]>;
-  /** Whether the server said its tool list changed since the last `tools()`. */
   readonly toolsChanged: boolean;
-  /** Its resources, every page (empty when it offers none). */
   resources(): Promise<McpResourceInfo[]>;
-  /** Its resource templates, every page (empty when it offers none). */
   resourceTemplates(): Promise<McpResourceTemplateInfo[]>;
-  /** Read a resource; text is cut at `maxChars` and blobs at `maxBytes`, each content saying whether it was. */
+  /** Each content says whether it was cut at `maxChars` / `maxBytes`. */
   readResource(uri: string, options?: McpReadOptions): Promise<McpResourceContent[]>;
-  /** Subscribe to a resource's `resources/updated` notifications; resolves to the unsubscribe function. */
   subscribe(uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>>;
-  /** Its prompts, every page (empty when it offers none). */
   prompts(): Promise<McpPromptInfo[]>;
-  /** A prompt filled in with its arguments: the task, history and text of a run. */
   prompt(name: string, args?: Readonly<Record<string, string>>): Promise<McpPrompt>;
   close(): Promise<void>;
 }
@@ -60,7 +46,7 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 interface Connection {
   readonly client: Client;
-  /** The HTTP transport, which finishes a sign-in the server asked for mid-session. */
+  /** Finishes a sign-in the server asked for mid-session. */
   readonly transport?: StreamableHTTPClientTransport;
   readonly closed: Promise<void>;
   alive: boolean;
@@ -78,14 +64,11 @@ function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Pr
 }
 
 /**
- * Connect to an MCP server. Rejects with `McpConnectError` (naming the server, with the tail of
- * its stderr) when it cannot be started or reached, or does not complete the handshake.
+ * Rejects with `McpConnectError` (with the tail of the server's stderr) when it cannot be started or reached.
  *
  * @example
  * ```ts
  * const server = await connectMcpServer({ name: 'everything', command: 'npx', args: ['@modelcontextprotocol/server-everything'] });
- * const tools = await server.tools(); // everything_echo, everything_add, …
- * await server.close();
  * ```
  */
 export async function connectMcpServer(input: McpServerConfig, options: McpConnectOptions = {}): Promise<McpServer> {
@@ -101,17 +84,12 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   let cached: Tool[] = [];
   const listeners = new Map<string, Set<(uri: string) => void>>();
   const oauth: McpOAuthSession | undefined = 'url' in config && config.auth !== undefined ? oauthSession(name, config.url, config.auth, (secret) => options.onSecret?.(secret)) : undefined;
-  /**
-   * Tool calls in flight on this server, by run: a server's request during one is that run's.
-   * `ended` aborts when the run's last call here ends (done, failed, timed out), withdrawing a
-   * question the server asked for it.
-   */
+  /** A server's request during a call is that run's; `ended` withdraws a question when the run's last call here ends. */
   const inFlight = new Map<string, { calls: number; readonly ended: AbortController }>();
   const attribution = callAttribution();
 
   const stderrTail = (): string => stderr.trim().slice(-STDERR_TAIL).replace(/\s+/g, ' ');
 
-  /** One client over one transport, handshake done; its `closed` settles when the link goes. */
   async function handshake(transport: Transport): Promise<Connection> {
     const http = transport instanceof StreamableHTTPClientTransport ? { transport } : {};
     if (transport instanceof StreamableHTTPClientTransport) attribution.watch(transport);
@@ -186,10 +164,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     }
   }
 
-  /**
-   * The live connection. A server that died is restarted once, by the next use; if that restart
-   * fails, later uses fail at once with the restart's error instead of starting it again and again.
-   */
+  /** If the one restart fails, later uses fail at once with its error instead of restarting again and again. */
   function live(): Promise<Connection> {
     if (closedByUs) return Promise.reject(new McpServerClosedError(name, ''));
     if (connection?.alive === true) return Promise.resolve(connection);
@@ -213,10 +188,8 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   }
 
   /**
-   * One request on the live connection; a server that exits meanwhile fails it at once with a
-   * typed error. An HTTP request that never reached a live session (connection refused, session
-   * unknown to a restarted server) is sent once more on a new session, as is any request but a
-   * tool call after the link failed: a tool call that may have run is not repeated behind the model's back.
+   * A request that never reached a live session is sent once more on a new session, as is any
+   * request but a tool call: a tool call that may have run is not repeated behind the model's back.
    */
   async function request<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal, repeatable = true): Promise<T> {
     if (!('url' in config)) return requestOnce(send, signal);
@@ -236,7 +209,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     }
   }
 
-  /** A request the server refused for want of (more) authorization: sign in, send again, a bounded number of times. */
+  /** Bounded: a first sign-in, then step-ups. */
   async function authorizedRetry<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined, transport: StreamableHTTPClientTransport, session: McpOAuthSession, first: UnauthorizedError): Promise<T> {
     let refusal = first;
     for (let signIns = 0; signIns < MAX_SIGN_INS; signIns++) {
@@ -268,7 +241,6 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     }
   }
 
-  /** A request other than a tool call: the server's refusal becomes a typed error naming what was asked. */
   async function ask<T>(what: string, send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
       return await request(send, signal);
@@ -297,7 +269,6 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     }
   }
 
-  /** Every page of a list request. */
   async function allPages<T>(what: string, page: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
     const all: T[] = [];
     let cursor: string | undefined;

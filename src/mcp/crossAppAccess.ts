@@ -1,12 +1,6 @@
 /**
- * Cross-app access (enterprise-managed authorization): the user signed in once at their
- * organisation's identity provider; the client trades that ID token at the IdP for an identity
- * assertion grant (ID-JAG, an RFC 8693 token exchange), then trades the grant at the MCP server's
- * authorization server for an access token (an RFC 7523 JWT bearer grant). No browser is involved.
- *
- * The SDK runs discovery, client authentication and the second request; this file makes the first
- * one, from inside the provider's `prepareTokenRequest`, with the authorization server and
- * resource that discovery found.
+ * Cross-app access: the user's ID token is exchanged at their IdP for an ID-JAG (RFC 8693), which the
+ * SDK then trades for an access token (RFC 7523). This makes the first request, inside `prepareTokenRequest`.
  */
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { z } from 'zod';
@@ -17,10 +11,9 @@ export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
 const ID_JAG_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
 
-/** The user's ID token from their identity provider: a value, or a function that returns a fresh one. */
+/** A function, so a fresh token can be fetched for each sign-in. */
 export type McpIdToken = string | (() => string | Promise<string>);
 
-/** Where and as whom the client exchanges the ID token. */
 export interface CrossAppAccessOptions {
   readonly idToken: McpIdToken;
   readonly idpTokenEndpoint: string;
@@ -32,16 +25,7 @@ export interface CrossAppAccessOptions {
 const exchanged = z.object({ access_token: z.string().min(1), issued_token_type: z.string().optional() });
 const refused = z.object({ error: z.string(), error_description: z.string().optional() });
 
-/**
- * The token request of a cross-app access sign-in: an ID-JAG from the IdP for the discovered
- * authorization server and resource, as a JWT bearer grant. Every token it sees goes to `onSecret`.
- *
- * @example
- * ```ts
- * const params = await jwtBearerRequest('crm', options, discovery, 'https://crm.example.com/mcp', undefined, redact);
- * params.get('grant_type'); // 'urn:ietf:params:oauth:grant-type:jwt-bearer'
- * ```
- */
+/** Every token it sees goes to `onSecret`. */
 export async function jwtBearerRequest(
   server: string,
   options: CrossAppAccessOptions,

@@ -1,39 +1,29 @@
-/**
- * What an HTTP MCP connection does beyond a stdio one: telling a lost session from a server's
- * answer, reopening it with bounded backoff, and finishing a sign-in the server asked for.
- */
 import type { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describeError } from '../core/errors.ts';
 import { McpAuthorizationError, McpConnectError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
 import type { McpOAuthSession } from './oauth.ts';
 
-/** Waits before each reconnect of an HTTP server whose session was lost: bounded, growing. */
 const RECONNECT_DELAYS_MS = [0, 250, 1_000] as const;
-/** Sign-ins one request may need (a first one, then step-ups to more scopes) before it is refused for good. */
+/** A first sign-in, then step-ups to more scopes, before a request is refused for good. */
 export const MAX_SIGN_INS = 3;
 
-/** A request that never reached a live session: the server refused the connection, or no longer knows the session. */
+/** The server refused the connection, or no longer knows the session. */
 export function notDelivered(error: unknown): boolean {
   if (error instanceof StreamableHTTPError) return error.code === 404;
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   return error instanceof TypeError && cause?.code === 'ECONNREFUSED';
 }
 
-/** The link itself failed (not the server's answer): worth a new session. */
 export function linkFailed(error: unknown): boolean {
   return notDelivered(error) || (error instanceof TypeError && /fetch failed/.test(error.message));
 }
 
-/** A server's refusal after the client had authorized (the SDK gives up on a 401 or 403 it cannot fix). */
+/** The SDK gives up on a 401 or 403 it cannot fix. */
 export function refusedAfterAuth(error: unknown): error is StreamableHTTPError {
   return error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403);
 }
 
-/**
- * A new session after the last one was lost: a few tries with growing waits, then a typed error
- * naming the server. `onRestarted` hears how many tries it took.
- */
 export async function reopenWithBackoff<T>(server: string, open: () => Promise<T>, closedByUs: () => boolean, onRestarted?: (server: string, attempts: number) => void): Promise<T> {
   let last: unknown;
   for (const [attempt, delay] of RECONNECT_DELAYS_MS.entries()) {
@@ -51,7 +41,6 @@ export async function reopenWithBackoff<T>(server: string, open: () => Promise<T
   throw new McpServerUnavailableError(server, RECONNECT_DELAYS_MS.length, describeError(last instanceof McpConnectError ? last.cause : last), { cause: last });
 }
 
-/** A sign-in the transport asked for: the user's `authorize` handler brings back the code, or the error says what to do. */
 export async function signIn(server: string, transport: StreamableHTTPClientTransport, session: McpOAuthSession, refusal: UnauthorizedError, onSecret?: (secret: string) => void): Promise<void> {
   const url = session.pendingAuthorization();
   if (url === undefined) throw new McpAuthorizationError(server, `the authorization server refused (${refusal.message || 'unauthorized'})`, { cause: refusal });

@@ -1,9 +1,6 @@
 /**
- * OAuth 2.1 for MCP servers over HTTP, on the SDK's `OAuthClientProvider` interface: the SDK's
- * transport does discovery, registration, PKCE, step-up and refresh; this file supplies the
- * provider (a user's own, or a built-in one for the usual grants) and keeps every token and
- * client secret it sees in the agent's redaction list. A token that says when it expires is
- * refreshed shortly before then, when that needs no person, rather than only after a 401.
+ * The SDK's transport does discovery, registration, PKCE, step-up and refresh; this supplies the
+ * provider and puts every token and client secret it sees on the agent's redaction list.
  */
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { auth as runAuth, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -11,38 +8,29 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { z } from 'zod';
 import { jwtBearerRequest, JWT_BEARER_GRANT, type McpIdToken } from './crossAppAccess.ts';
 
-/** Where a server's tokens are kept between connections (memory by default). */
 export interface McpTokenStore {
   load(server: string): OAuthTokens | undefined | Promise<OAuthTokens | undefined>;
   save(server: string, tokens: OAuthTokens): void | Promise<void>;
 }
 
-/** Takes the authorization URL to a person (a browser) and resolves to the `code` the redirect carried. */
+/** Resolves to the `code` the redirect carried. */
 export type McpAuthorize = (authorizationUrl: URL) => Promise<string>;
 
 const fn = <T>() => z.custom<T>((value) => typeof value === 'function', 'must be a function');
 
 const optionsSchema = z.strictObject({
-  /**
-   * `authorization_code` (a person signs in; the default), `client_credentials` (machine to
-   * machine) or `cross_app_access` (the user's ID token from their organisation's identity
-   * provider, exchanged there for an identity assertion grant, then for an access token).
-   */
   grant: z.enum(['authorization_code', 'client_credentials', 'cross_app_access']).optional(),
-  /** A pre-registered client; without one the client registers itself (or uses `clientMetadataUrl`). */
+  /** Without one the client registers itself (or uses `clientMetadataUrl`). */
   clientId: z.string().min(1).optional(),
   clientSecret: z.string().min(1).optional(),
-  /** For `client_credentials` with `private_key_jwt`: a PEM private key and its algorithm (e.g. ES256). */
   privateKey: z.string().min(1).optional(),
   algorithm: z.string().min(1).optional(),
-  /** An HTTPS URL of this client's metadata document, used where the server accepts one instead of registration. */
   clientMetadataUrl: z.url({ protocol: /^https?$/ }).optional(),
   clientName: z.string().min(1).optional(),
-  /** Scopes to ask for when the server names none (in `WWW-Authenticate` or its metadata). */
+  /** Used when the server names none (in `WWW-Authenticate` or its metadata). */
   scope: z.string().min(1).optional(),
   redirectUrl: z.url().optional(),
   authorize: fn<McpAuthorize>().optional(),
-  /** For `cross_app_access`: the user's ID token (or a function returning a fresh one), and the identity provider's token endpoint and client. */
   idToken: z.union([z.string().min(1), fn<() => string | Promise<string>>()]).optional(),
   idpTokenEndpoint: z.url({ protocol: /^https?$/ }).optional(),
   idpClientId: z.string().min(1).optional(),
@@ -50,16 +38,14 @@ const optionsSchema = z.strictObject({
   tokenStore: z.custom<McpTokenStore>((value) => typeof value === 'object' && value !== null && typeof (value as McpTokenStore).load === 'function' && typeof (value as McpTokenStore).save === 'function', 'must have load() and save()').optional(),
 });
 
-/** Options of the built-in provider. */
 export type McpOAuthOptions = z.infer<typeof optionsSchema>;
-/** A server's `auth`: the built-in provider's options, or a provider of one's own (optionally with an `authorize` handler). */
 export type McpAuth = McpOAuthOptions | (OAuthClientProvider & { authorize?: McpAuthorize });
 
 function isProvider(value: object): value is OAuthClientProvider {
   return typeof (value as OAuthClientProvider).tokens === 'function' && typeof (value as OAuthClientProvider).clientInformation === 'function';
 }
 
-/** The `auth` config field: checked here so a bad one fails at config time with what is wrong. */
+/** Checked here so a bad `auth` fails at config time with what is wrong. */
 export const mcpAuthSchema = z.custom<McpAuth>((value) => typeof value === 'object' && value !== null, 'must be an OAuthClientProvider or built-in OAuth options').superRefine((value, context) => {
   if (isProvider(value)) return;
   const parsed = optionsSchema.safeParse(value);
@@ -81,27 +67,21 @@ export const mcpAuthSchema = z.custom<McpAuth>((value) => typeof value === 'obje
   if (options.privateKey !== undefined && options.algorithm === undefined) context.addIssue({ code: 'custom', message: 'privateKey needs its algorithm (e.g. ES256)', path: ['algorithm'] });
 });
 
-/** The secrets a config's `auth` holds itself (a client secret, a private key). */
 export function authSecrets(auth: McpAuth | undefined): string[] {
   if (auth === undefined || isProvider(auth)) return [];
   const idToken: McpIdToken | undefined = auth.idToken;
   return [auth.clientSecret, auth.privateKey, auth.idpClientSecret, typeof idToken === 'string' ? idToken : undefined].filter((value): value is string => value !== undefined);
 }
 
-/** A session's provider plus what the connection needs to finish a browser sign-in. */
 export interface McpOAuthSession {
   readonly provider: OAuthClientProvider;
-  /** The authorization URL the last `auth()` asked to send a person to, if it did (taken: a second call says none). */
+  /** Taken: a second call says none. */
   pendingAuthorization(): URL | undefined;
   readonly authorize: McpAuthorize | undefined;
-  /**
-   * Refresh the access token when it expires soon and that needs no person (a refresh token, or a
-   * grant without one); a failure leaves the old token to the usual refusal-then-sign-in path.
-   */
+  /** Only when that needs no person; a failure leaves the old token to the usual refusal-then-sign-in path. */
   refreshIfDue(): Promise<void>;
 }
 
-/** How long before its expiry a token is refreshed: a fifth of its lifetime, at most a minute. */
 function refreshAhead(lifetimeMs: number): number {
   return Math.min(60_000, lifetimeMs / 5);
 }
@@ -111,10 +91,7 @@ function memoryStore(): McpTokenStore {
   return { load: (server) => kept.get(server), save: (server, tokens) => void kept.set(server, tokens) };
 }
 
-/**
- * The provider a connection uses: the built-in one for options, the user's own wrapped. Either
- * way each token or registered client secret is handed to `onSecret` before anything can echo it.
- */
+/** Each token or registered client secret is handed to `onSecret` before anything can echo it. */
 export function oauthSession(server: string, serverUrl: string, auth: McpAuth, onSecret: (secret: string) => void): McpOAuthSession {
   let pending: URL | undefined;
   const take = (): URL | undefined => {
@@ -122,7 +99,6 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
     pending = undefined;
     return url;
   };
-  // When the last token saved falls due for refresh, and whether getting another needs no person.
   let due: number | undefined;
   let silent = false;
   // While set, a sign-in the refresh would start is not taken to the user's own provider (no browser opens).
@@ -140,8 +116,7 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
       try {
         await runAuth(provider, { serverUrl });
       } catch {
-        // The request goes out with the token it has; a refusal then takes the usual path. No more
-        // early tries for this token: each request would otherwise wait on a failing server first.
+        // No more early tries for this token: each request would otherwise wait on a failing server first.
         due = undefined;
       } finally {
         quiet = false;
@@ -184,7 +159,7 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
   let discovery: OAuthDiscoveryState | undefined;
   let registered: OAuthClientInformationMixed | undefined;
   let verifier: string | undefined;
-  // Tokens the server rejected for good stay unused until new ones are saved (a store may not delete).
+  // A store may not delete, so tokens the server rejected for good stay unused until new ones are saved.
   let dropped = false;
   const metadata: OAuthClientMetadata = {
     client_name: options.clientName ?? 'actorloop',

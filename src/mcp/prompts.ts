@@ -1,12 +1,6 @@
-/**
- * MCP prompts: a server's ready-made messages, turned into what a run takes — the last user
- * message as the task (text, or text and images), the messages before it as history, and all
- * of it as plain text for a system prompt.
- */
 import type { AssistantMessage, ImagePart, UserMessage } from '../core/messages.ts';
 import { capContent, contentText } from './resources.ts';
 
-/** A prompt as a server lists it. */
 export interface McpPromptInfo {
   readonly name: string;
   readonly title?: string;
@@ -14,7 +8,6 @@ export interface McpPromptInfo {
   readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[];
 }
 
-/** One content block of a prompt message (the fields actorloop reads). */
 export interface RawPromptContent {
   readonly type: string;
   readonly text?: string;
@@ -25,31 +18,25 @@ export interface RawPromptContent {
   readonly resource?: { readonly uri?: string; readonly mimeType?: string; readonly text?: string; readonly blob?: string };
 }
 
-/** A prompt message as the protocol carries it. */
 export interface RawPromptMessage {
   readonly role: string;
   readonly content: RawPromptContent;
 }
 
 /**
- * A prompt filled in by its server.
- *
  * @example
  * ```ts
  * const prompt = await server.prompt('review', { file: 'src/app.ts' });
  * await agent.run(prompt.task, { history: prompt.history });
- * createAgent({ model, system: prompt.text });
  * ```
  */
 export interface McpPrompt {
   readonly description?: string;
-  /** Every message, in order, as conversation messages. */
   readonly messages: readonly (UserMessage | AssistantMessage)[];
-  /** The last user message: the task of a run. A prompt that ends with the assistant's words is all of `text`. */
+  /** A prompt that ends with the assistant's words is all of `text`. */
   readonly task: string | readonly (string | ImagePart)[];
-  /** The messages before `task`, to pass as the run's `history`. */
   readonly history: readonly (UserMessage | AssistantMessage)[];
-  /** All messages as text (the role named on each when there are several): for a system prompt. */
+  /** The role is named on each message when there are several. */
   readonly text: string;
 }
 
@@ -57,7 +44,6 @@ function bytesOf(data: string): number {
   return Buffer.from(data, 'base64').length;
 }
 
-/** A block as a task piece: text, an image part, or a description of what cannot be shown. */
 function piece(block: RawPromptContent): string | ImagePart {
   switch (block.type) {
     case 'text':
@@ -83,15 +69,7 @@ function piece(block: RawPromptContent): string | ImagePart {
 const textOf = (pieces: readonly (string | ImagePart)[]): string =>
   pieces.map((p) => (typeof p === 'string' ? p : `[image: ${p.mediaType ?? 'unknown type'}]`)).join('\n');
 
-/**
- * A `prompts/get` result as a prompt a run can take. Consecutive messages of one role are joined
- * (the protocol sends one content block per message).
- *
- * @example
- * ```ts
- * toPrompt({ messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }] }).task; // 'Hi'
- * ```
- */
+/** Consecutive messages of one role are joined: the protocol sends one content block per message. */
 export function toPrompt(result: { readonly description?: string; readonly messages: readonly RawPromptMessage[] }): McpPrompt {
   const turns: { role: 'user' | 'assistant'; pieces: (string | ImagePart)[] }[] = [];
   for (const message of result.messages) {

@@ -1,13 +1,8 @@
-/**
- * MCP resources: what a server lists and reads, capped before anything sees it, and the two
- * tools (`<server>__list_resources`, `<server>__read_resource`) that let a model browse them.
- * Resource content is another party's data: the tools are marked untrusted like MCP tools.
- */
+/** Resource content is another party's data: the resource tools are marked untrusted like MCP tools. */
 import { z } from 'zod';
 import { printable, sliceChars } from '../tools/text.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 
-/** A resource as a server lists it. */
 export interface McpResourceInfo {
   readonly uri: string;
   readonly name: string;
@@ -17,7 +12,6 @@ export interface McpResourceInfo {
   readonly size?: number;
 }
 
-/** A parameterised resource (`demo://item/{id}`): read by filling in the template. */
 export interface McpResourceTemplateInfo {
   readonly uriTemplate: string;
   readonly name: string;
@@ -26,10 +20,7 @@ export interface McpResourceTemplateInfo {
   readonly mimeType?: string;
 }
 
-/**
- * One content of a read resource: `text`, or `blob` (base64). `truncated` says the content
- * was cut to the read's cap; `size` is its size before the cut (characters of text, bytes of a blob).
- */
+/** `size` is before the cut: characters of text, bytes of a blob. */
 export interface McpResourceContent {
   readonly uri: string;
   readonly mimeType?: string;
@@ -39,11 +30,10 @@ export interface McpResourceContent {
   readonly truncated: boolean;
 }
 
-/** Caps of one read. */
 export interface McpReadOptions {
-  /** Longest text kept, in characters. Default 100 000. */
+  /** Default 100 000. */
   readonly maxChars?: number;
-  /** Largest blob kept, in decoded bytes. Default 5 MiB. */
+  /** Decoded bytes. Default 5 MiB. */
   readonly maxBytes?: number;
   readonly signal?: AbortSignal;
 }
@@ -51,7 +41,6 @@ export interface McpReadOptions {
 export const DEFAULT_RESOURCE_MAX_CHARS = 100_000;
 export const DEFAULT_RESOURCE_MAX_BYTES = 5 * 1024 * 1024;
 
-/** A content as the protocol carries it (the fields actorloop reads). */
 export interface RawResourceContent {
   readonly uri: string;
   readonly mimeType?: string;
@@ -59,14 +48,6 @@ export interface RawResourceContent {
   readonly blob?: string;
 }
 
-/**
- * A read content cut to its caps: text to `maxChars` characters, a blob to `maxBytes` decoded bytes.
- *
- * @example
- * ```ts
- * capContent({ uri: 'demo://a', text: 'x'.repeat(10) }, { maxChars: 4 }); // { uri, text: 'xxxx', size: 10, truncated: true }
- * ```
- */
 export function capContent(raw: RawResourceContent, options: McpReadOptions = {}): McpResourceContent {
   const base = { uri: raw.uri, ...(raw.mimeType === undefined ? {} : { mimeType: raw.mimeType }) };
   if (typeof raw.blob === 'string') {
@@ -87,17 +68,7 @@ function size(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/**
- * One content as the text a model reads: text as is; a blob of a textual type decoded; any
- * other blob described by type and size (never raw base64). A cut content ends with a note
- * saying how much is shown.
- *
- * @example
- * ```ts
- * contentText({ uri: 'demo://a', text: 'xxxx', size: 10, truncated: true });
- * // 'xxxx\n[truncated: showing the first 4 of 10 characters of demo://a]'
- * ```
- */
+/** Never raw base64: a non-textual blob is described by type and size. */
 export function contentText(content: McpResourceContent): string {
   if (content.blob === undefined) {
     const text = content.text ?? '';
@@ -109,28 +80,12 @@ export function contentText(content: McpResourceContent): string {
   return `[binary resource: ${content.uri}, ${content.mimeType ?? 'unknown type'}, ${size(content.size)}]`;
 }
 
-/**
- * What a read returned, as one text: each content's text, headed by its URI when there are several.
- *
- * @example
- * ```ts
- * readText([{ uri: 'demo://a', text: 'hello', size: 5, truncated: false }]); // 'hello'
- * ```
- */
 export function readText(contents: readonly McpResourceContent[]): string {
   if (contents.length === 0) return '(the resource has no content)';
   if (contents.length === 1) return contentText(contents[0]!);
   return contents.map((content) => `[${content.uri}]\n${contentText(content)}`).join('\n\n');
 }
 
-/**
- * A server's resources and templates as a listing the model can choose from.
- *
- * @example
- * ```ts
- * listingText([{ uri: 'demo://a', name: 'A', mimeType: 'text/plain' }], []); // 'Resources:\n- demo://a — A (text/plain)'
- * ```
- */
 export function listingText(resources: readonly McpResourceInfo[], templates: readonly McpResourceTemplateInfo[]): string {
   const line = (target: string, info: { name: string; title?: string; description?: string; mimeType?: string }) => {
     const description = info.description === undefined ? '' : `: ${sliceChars(info.description.replace(/\s+/g, ' ').trim(), 200)}`;
@@ -144,7 +99,6 @@ export function listingText(resources: readonly McpResourceInfo[], templates: re
   return parts.length === 0 ? 'This server lists no resources.' : parts.join('\n\n');
 }
 
-/** What the resource tools need from the connection. */
 export interface ResourceAccess {
   list(signal: AbortSignal): Promise<{ resources: McpResourceInfo[]; templates: McpResourceTemplateInfo[] }>;
   read(uri: string, options: McpReadOptions): Promise<McpResourceContent[]>;
@@ -153,16 +107,6 @@ export interface ResourceAccess {
 const readInput = z.strictObject({ uri: z.string().min(1).describe('The URI of the resource, as listed (or a filled-in template).') });
 const listInput = z.strictObject({});
 
-/**
- * `<server>__list_resources` and `<server>__read_resource`: read-only, safe to repeat, and
- * untrusted (what they return is another party's data).
- *
- * @example
- * ```ts
- * const [list, read] = resourceTools('docs', access);
- * list.name; // 'docs__list_resources'
- * ```
- */
 export function resourceTools(server: string, access: ResourceAccess, caps: McpReadOptions = {}): Tool[] {
   const permissions = Object.freeze(['mcp', `mcp:${server}`, 'mcp:read']);
   const common = { permissions, verified: false, requiresConfirmation: false, untrusted: true, idempotent: true } as const;

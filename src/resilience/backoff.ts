@@ -1,28 +1,16 @@
-/**
- * Exponential backoff with jitter, shared by provider retries and tool recovery so there is
- * one definition of "wait before trying again".
- */
+/** Shared by provider retries and tool recovery: one definition of "wait before trying again". */
 import { DEFAULTS } from '../core/defaults.ts';
 import type { Cancellation } from '../core/run.ts';
 
 export interface BackoffOptions {
-  /** Delay before the first retry, in ms. */
   readonly baseDelayMs?: number;
-  /** No delay exceeds this, in ms (jitter included). */
+  /** Jitter included. */
   readonly maxDelayMs?: number;
   /** Fraction of the delay randomised either way: 0.25 = ±25 %. */
   readonly jitter?: number;
 }
 
-/**
- * Delay before retry number `attempt` (1 = first retry): `base · 2^(attempt-1)`, capped,
- * then spread by ±jitter and capped again.
- *
- * @example
- * ```ts
- * backoffDelay(3, { baseDelayMs: 1000, jitter: 0 }); // 4000
- * ```
- */
+/** `attempt` 1 is the first retry; the cap applies before and after the jitter. */
 export function backoffDelay(attempt: number, options: BackoffOptions = {}, random: () => number = Math.random): number {
   const base = options.baseDelayMs ?? DEFAULTS.retry.baseDelayMs;
   const cap = options.maxDelayMs ?? DEFAULTS.retry.maxDelayMs;
@@ -32,7 +20,6 @@ export function backoffDelay(attempt: number, options: BackoffOptions = {}, rand
   return Math.max(0, Math.min(cap, Math.round(exponential + spread)));
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: Cancellation): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {

@@ -1,40 +1,15 @@
-/**
- * One circuit breaker per tool, created the first time the tool is called. Tool names come from
- * the model, so lookups go through a Map and own-property checks: `__proto__` or `constructor`
- * is just another tool name.
- */
+/** Tool names come from the model, so lookups go through a Map and own-property checks. */
 import { createCircuitBreaker, type BreakerOptions, type BreakerRuntimeOptions, type CircuitBreaker, type SavedBreaker } from './circuitBreaker.ts';
 
-/**
- * The per-tool breakers of one agent (see {@link createBreakerRegistry}).
- *
- * @example
- * ```ts
- * for (const [tool, breaker] of registry.entries()) console.log(tool, breaker.state);
- * ```
- */
 export interface BreakerRegistry {
-  /** The breaker of `toolName`, created (and started) on first use. */
+  /** Created (and started) on first use. */
   get(toolName: string): CircuitBreaker;
-  /** Stop every breaker created so far (their timers included) and forget them. */
   stopAll(): void;
-  /** The breakers created so far, by tool name. */
   entries(): IterableIterator<[string, CircuitBreaker]>;
-  /** Give each saved state to its tool's breaker, which keeps its own if that is newer (see `CircuitBreaker.restore`). */
+  /** Each breaker keeps its own state if that is newer. */
   restore(saved: Iterable<SavedBreaker>): void;
 }
 
-/**
- * Creates a lazy registry of breakers: `defaults` apply to every tool, `overrides[tool]` on top.
- *
- * @example
- * ```ts
- * const breakers = createBreakerRegistry({ failureThreshold: 5 }, { flaky_api: { recoveryTimeoutMs: 10_000 } });
- * const decision = breakers.get('flaky_api').tryAcquire();
- * // …on shutdown
- * breakers.stopAll();
- * ```
- */
 export function createBreakerRegistry(
   defaults: BreakerOptions = {},
   overrides: Readonly<Record<string, BreakerOptions>> = {},

@@ -1,12 +1,6 @@
 /**
- * The runtime side of a circuit breaker: runs `circuitBreakerMachine` as an actor and gives the
- * executor three cheap calls — `tryAcquire` before a tool call, `recordSuccess` /
- * `recordFailure` after it. The machine holds all state and rules; this file only translates.
- *
- * A breaker that has never seen a failure is closed with nothing to remember, which needs no
- * machine: its actor is created on the first failure, reset or read of `actor` (at once when an
- * inspector is attached, so the inspector shows every breaker). A thousand agents that never see
- * a failing tool do not pay a thousand actors.
+ * Runs `circuitBreakerMachine` as an actor; the machine holds all state and rules. A breaker that
+ * never failed needs no machine, so its actor is created on the first failure, reset or read of `actor`.
  */
 import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type InspectionEvent, type Observer } from 'xstate';
 import { z } from 'zod';
@@ -19,17 +13,9 @@ import { ConfigurationError, describeError } from '../core/errors.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { circuitOpenMessage } from './circuitOpenError.ts';
 
-/** XState's timer interface (`setTimeout`/`clearTimeout`), which xstate does not export by name. */
+/** xstate does not export its timer interface by name. */
 export type BreakerClock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
 
-/**
- * The tunable numbers of a breaker; omitted ones come from `DEFAULTS.breaker`.
- *
- * @example
- * ```ts
- * BreakerOptions.parse({ failureThreshold: 5 }); // ok; { failureThreshold: 0 } throws
- * ```
- */
 export const BreakerOptions = z.object({
   failureThreshold: z.number().int().min(1).optional(),
   recoveryTimeoutMs: z.number().min(0).max(2_147_483_647).optional(),
@@ -37,91 +23,57 @@ export const BreakerOptions = z.object({
 });
 export type BreakerOptions = z.infer<typeof BreakerOptions>;
 
-/**
- * A breaker's state as a run's log keeps it, so a resumed run's breaker goes on where it was.
- * Times are the breaker clock's (epoch ms in production): a recovery window survives a restart.
- *
- * @example
- * ```ts
- * SavedBreaker.parse({ tool: 'search', state: 'open', failures: 2, openedAt: 1_700_000_000_000, at: 1_700_000_000_000 });
- * ```
- */
+/** Times are the breaker clock's (epoch ms in production), so a recovery window survives a restart. */
 export const SavedBreaker = z.object({
   tool: z.string(),
   state: z.enum(['closed', 'open', 'halfOpen']),
-  /** Consecutive failures counted when the state was saved. */
   failures: z.number().int().nonnegative(),
-  /** When the breaker last opened; null when closed. */
   openedAt: z.number().nullable(),
-  /** When the breaker changed to this state: of two saved states, the later one wins. */
+  /** Of two saved states, the later one wins. */
   at: z.number(),
 });
 export type SavedBreaker = z.infer<typeof SavedBreaker>;
 
-/** Where a breaker's actor reports to, and which clock it runs on (tests pass `SimulatedClock`). */
 export interface BreakerRuntimeOptions {
-  /** XState inspection observer (e.g. the Stately inspector's `inspect`). */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-  /** Clock for the recovery timer. When it has `now()` (SimulatedClock does), it also dates openings. */
+  /** When it has `now()` (SimulatedClock does), it also dates openings. */
   readonly clock?: BreakerClock;
-  /** Called if the breaker actor ever errors (its actions are pure assigns, so this is a safety net). */
+  /** A safety net: the actor's actions are pure assigns. */
   readonly onError?: (error: unknown) => void;
 }
 
 export interface CircuitBreakerOptions extends BreakerOptions, BreakerRuntimeOptions {
-  /** The tool this breaker protects. */
   readonly name: string;
 }
 
-/**
- * The answer of `tryAcquire`: admitted, or refused with a reason for the model.
- *
- * @example
- * ```ts
- * const result: AcquireResult = breaker.tryAcquire();
- * if (!result.admitted) console.log(result.state, result.retryAfterMs, result.reason);
- * ```
- */
 export type AcquireResult =
   | { readonly admitted: true }
   | {
       readonly admitted: false;
       readonly state: 'open' | 'halfOpen';
-      /** Time until a probe call is admitted, in ms; only known while open. */
+      /** Only known while open. */
       readonly retryAfterMs?: number;
-      /** Why the call was refused, phrased for the model. */
+      /** Phrased for the model. */
       readonly reason: string;
     };
 
-/**
- * One tool's breaker, as the executor uses it (see {@link createCircuitBreaker}).
- *
- * @example
- * ```ts
- * if (breaker.state === 'open') console.log(`${breaker.name} is resting`);
- * ```
- */
 export interface CircuitBreaker {
   readonly name: string;
   readonly state: CircuitBreakerStateValue;
-  /** Ask before calling the tool. Admitted calls must be followed by `recordSuccess` or `recordFailure`. */
+  /** Admitted calls must be followed by `recordSuccess` or `recordFailure`. */
   tryAcquire(): AcquireResult;
   recordSuccess(): void;
   recordFailure(): void;
-  /** Close the breaker and forget its failures. */
   reset(): void;
-  /** The running machine, for inspection and snapshots (created on first read if no failure created it). */
   readonly actor: Actor<typeof circuitBreakerMachine>;
-  /** Stop the actor and its timer; afterwards the breaker admits every call and records nothing. */
+  /** Afterwards the breaker admits every call and records nothing. */
   stop(): void;
-  /** Bumped by every state change a call reports (`recordSuccess`/`recordFailure`/`reset`): compare it around a call. */
+  /** Compare it around a call to see whether the call changed the state. */
   readonly revision: number;
-  /** The state to keep in a run's log; `undefined` until the breaker's state first changes. */
   saved(): SavedBreaker | undefined;
   /**
-   * Take a saved state, unless this breaker changed since (`saved.at` is not later than its last
-   * change): a state shared by an agent's runs is never rolled back by an older run's log. An
-   * open state whose recovery window has passed by now comes back half-open. True when taken.
+   * Ignored when this breaker changed since, so an older run's log never rolls back shared state.
+   * An open state whose recovery window has passed comes back half-open.
    */
   restore(saved: SavedBreaker): boolean;
 }
@@ -132,18 +84,6 @@ const SUCCESS: CircuitBreakerEvent = Object.freeze({ type: 'breaker.success' });
 const ACQUIRE: CircuitBreakerEvent = Object.freeze({ type: 'breaker.acquire' });
 const RESET: CircuitBreakerEvent = Object.freeze({ type: 'breaker.reset' });
 
-/**
- * Creates one tool's circuit breaker (its actor starts on the first failure; see the file header).
- *
- * @example
- * ```ts
- * const breaker = createCircuitBreaker({ name: 'search' });
- * const gate = breaker.tryAcquire();
- * if (!gate.admitted) return observation(gate.reason);
- * try { const out = await search(args); breaker.recordSuccess(); return out; }
- * catch (e) { breaker.recordFailure(); throw e; }
- * ```
- */
 export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
   const parsed = BreakerOptions.safeParse(options);
   if (!parsed.success || typeof options.name !== 'string') {
@@ -157,10 +97,8 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
   let live = true;
   let started: Actor<typeof circuitBreakerMachine> | undefined;
   let revision = 0;
-  /** When the state last changed (the clock's time); undefined while it never has. */
   let changedAt: number | undefined;
   const recoveryTimeoutMs = parsed.data.recoveryTimeoutMs ?? DEFAULTS.breaker.recoveryTimeoutMs;
-  /** Send `event` and note a change of state it made. */
   const send = (actor: Actor<typeof circuitBreakerMachine>, event: CircuitBreakerEvent): void => {
     const before = actor.getSnapshot().value;
     actor.send(event);
@@ -222,7 +160,6 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
     recordSuccess() {
       if (!live || started === undefined) return;
       const snapshot = started.getSnapshot();
-      // The common case — success while closed with nothing to forget — changes nothing; skip the send.
       if (snapshot.value === 'closed' && snapshot.context.consecutiveFailures === 0) return;
       send(started, SUCCESS);
     },
@@ -230,7 +167,6 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
       if (live) send(actorOf(), { type: 'breaker.failure', at: now() });
     },
     reset() {
-      // Without an actor there is no history to forget.
       if (live && started !== undefined) send(started, RESET);
     },
     stop() {
@@ -254,7 +190,6 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
     restore(saved) {
       if (!live || (changedAt !== undefined && saved.at <= changedAt)) return false;
       changedAt = saved.at;
-      // A closed breaker with nothing to remember needs no actor (see the file header).
       if (saved.state === 'closed' && saved.failures === 0 && started === undefined) return true;
       const openedAt = saved.openedAt ?? saved.at;
       const remainingMs = openedAt + recoveryTimeoutMs - now();

@@ -1,31 +1,21 @@
-/**
- * Parse and validate the raw argument string the model sent, before anything runs
- *. Every failure comes back as data with an observation written for the
- * model: what was wrong, and what to send instead. Everything echoed from the model's output
- * (keys, names, zod messages that quote them) is truncated and escaped, so a hostile payload
- * cannot blow up the observation.
- */
+/** Model-written text echoed into an observation is truncated and escaped, so a hostile payload cannot blow it up. */
 import type { z } from 'zod';
 import type { ToolArgumentIssue } from './errors.ts';
 import type { ToolRegistry } from './registry.ts';
 import { printable, quoteUntrusted, sliceChars } from './text.ts';
 import type { Tool } from './types.ts';
 
-/** Issues listed in one observation; the rest are counted. */
 const MAX_ISSUES = 10;
 const MAX_MESSAGE_CHARS = 240;
 const MAX_PATH_CHARS = 120;
-/** Names listed in a hint or a "not found" observation; the rest are counted. */
 const MAX_NAMES = 30;
 
 export type ToolArgumentsFailureCode = 'invalid_json' | 'invalid_arguments';
 
-/** Why the arguments were refused, with the text to give the model as the tool result. */
 export interface ToolArgumentsFailure {
   readonly ok: false;
   readonly code: ToolArgumentsFailureCode;
   readonly observation: string;
-  /** Validation issues (empty for `invalid_json`), already bounded. */
   readonly issues: readonly ToolArgumentIssue[];
 }
 
@@ -37,7 +27,6 @@ function listNames(names: readonly string[]): string {
   return `${shown.join(', ')}${more}`;
 }
 
-/** "Parameters: a (required), b." from the tool's own JSON Schema. */
 function parameterHint(tool: Tool<unknown, unknown>): string {
   const { properties, required } = tool.spec.parameters;
   const keys = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
@@ -91,7 +80,7 @@ function issueMessage(issue: z.core.$ZodIssue, tool: Tool<unknown, unknown>): st
   return printable(message.length < issue.message.length ? `${message}…` : message);
 }
 
-/** Path of the first own `__proto__` key anywhere in parsed JSON (JSON.parse creates them as own data properties). */
+/** JSON.parse creates `__proto__` keys as own data properties. */
 function findReservedKey(root: unknown): readonly PropertyKey[] | undefined {
   const stack: Array<{ value: unknown; path: readonly PropertyKey[] }> = [{ value: root, path: [] }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
@@ -105,10 +94,7 @@ function findReservedKey(root: unknown): readonly PropertyKey[] | undefined {
   return undefined;
 }
 
-/**
- * Whether the raw JSON could hold a `__proto__` key at all: JSON can spell a key only literally
- * or with `\u` escapes. Lets the usual call skip walking its arguments.
- */
+/** JSON can spell a key only literally or with `\u` escapes, so most calls skip the walk. */
 function mayNameProto(raw: string): boolean {
   return raw.includes('__proto__') || raw.includes('\\u');
 }
@@ -125,24 +111,10 @@ function invalidArguments(tool: Tool<unknown, unknown>, issues: readonly ToolArg
 }
 
 /**
- * Parse the model's raw argument string for `tool` and validate it with `tool.input`.
- *
- * `""`, whitespace, truncated JSON, prose and non-object JSON (array, number, `null`) fail with
- * `invalid_json`; schema violations (wrong types, missing or extra keys, a `__proto__` key) fail
- * with `invalid_arguments` and list each issue as `path: message` (at most 10). The validated
- * value is what `tool.input` produced, so it never carries a polluted prototype. Throws only if
- * the schema itself throws (a refinement that throws, or an async refinement: keep async checks
- * in `execute`).
- *
- * @example
- * ```ts
- * const parsed = parseToolArguments(add, '{"a": 1, "b": "2"}');
- * if (!parsed.ok) messages.push({ role: 'tool', toolCallId, content: parsed.observation, isError: true });
- * // parsed.observation: 'Invalid arguments for tool "add":\n- b: Invalid input: expected number, received string\n…'
- * ```
+ * The validated value is what `tool.input` produced, so it never carries a polluted prototype.
+ * Throws only if the schema itself throws (keep async checks in `execute`).
  */
 export function parseToolArguments<TInput>(tool: Tool<TInput, unknown>, raw: string): ToolArgumentsResult<TInput> {
-  // Read-only use of the tool's schema and spec; widening to unknown input is safe here.
   const anyTool: Tool<unknown, unknown> = tool;
   if (typeof raw !== 'string' || raw.trim() === '') return invalidJson(anyTool, 'the arguments were empty');
   let value: unknown;
@@ -169,22 +141,11 @@ export function parseToolArguments<TInput>(tool: Tool<TInput, unknown>, raw: str
   );
 }
 
-/** Lower-case alphanumerics only: `Search-Web`, `search_web` and `functions.search_web` meet here. */
+/** `Search-Web`, `search_web` and `functions.search_web` meet here. */
 function normalise(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-/**
- * The observation for a call to a tool that does not exist: the requested name (truncated and
- * escaped — it is model output), a "did you mean" for near misses in case or punctuation, and the
- * available names (at most 30).
- *
- * @example
- * ```ts
- * unknownToolObservation('Add', registry);
- * // 'Tool "Add" not found. Did you mean "add"? Available tools: add, search. Call one of them by its exact name.'
- * ```
- */
 export function unknownToolObservation(name: string, registry: Pick<ToolRegistry, 'names'>): string {
   const requested = quoteUntrusted(typeof name === 'string' ? name : String(name));
   if (registry.names.length === 0) {

@@ -1,18 +1,7 @@
-/**
- * Binary tool results (Buffer, Uint8Array, any typed array, DataView, ArrayBuffer).
- *
- * Bytes that are UTF-8 text (a file read without an encoding, an HTTP body) are shown as text;
- * anything else becomes a short description — size, a sniffed type, a hex preview — because raw
- * bytes mean nothing to a model and would not survive JSON. Only the first bytes are ever
- * looked at, so the work does not grow with the buffer's size.
- *
- * Internal to `src/tools/`; not re-exported from the package.
- */
+/** Raw bytes mean nothing to a model and would not survive JSON; only the first bytes are ever looked at. */
 
-/** Bytes shown in the hex preview of a binary value. */
 export const BINARY_PREVIEW_BYTES = 32;
 
-/** A view of the bytes of any binary value, without copying; `undefined` for other values. */
 export function binaryBytes(value: unknown): Uint8Array | undefined {
   if (value instanceof Uint8Array) return value;
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
@@ -35,15 +24,6 @@ function sniff(bytes: Uint8Array): string | undefined {
   return SIGNATURES.find(([, magic]) => magic.every((byte, index) => bytes[index] === byte))?.[0];
 }
 
-/**
- * One-line description of binary data, at most ~160 ASCII characters whatever the size.
- *
- * @example
- * ```ts
- * describeBinary(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
- * // '[binary: 4 bytes, image/png; hex: 89 50 4e 47]'
- * ```
- */
 export function describeBinary(bytes: Uint8Array): string {
   const shown = bytes.subarray(0, BINARY_PREVIEW_BYTES);
   const hex = Array.from(shown, (byte) => byte.toString(16).padStart(2, '0')).join(' ');
@@ -54,17 +34,7 @@ export function describeBinary(bytes: Uint8Array): string {
   return `${head}; ${label}: ${hex}]`;
 }
 
-/**
- * Decode the start of `bytes` as UTF-8 text when it is text: valid UTF-8 with no NUL. Decodes at
- * most `maxBytes` (+3 so a character straddling the cut is not mistaken for invalid UTF-8).
- * Returns `undefined` for binary data.
- *
- * @example
- * ```ts
- * textPrefix(Buffer.from('héllo'), 1024); // 'héllo'
- * textPrefix(Buffer.from([0xff, 0xfe]), 1024); // undefined
- * ```
- */
+/** +3 bytes so a character straddling the cut is not mistaken for invalid UTF-8. */
 export function textPrefix(bytes: Uint8Array, maxBytes: number): string | undefined {
   const whole = bytes.byteLength <= maxBytes + 3;
   const head = whole ? bytes : bytes.subarray(0, maxBytes + 3);

@@ -1,41 +1,16 @@
-/**
- * `defineTool`: declare a tool once — name, description, zod input schema, `execute` — and get
- * the JSON Schema the model sees, computed and checked at definition time.
- */
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { Tool, ToolContext } from './types.ts';
 
-/**
- * OpenAI's rule for function names; other providers accept a superset.
- *
- * @example
- * ```ts
- * TOOL_NAME_PATTERN.test('search_web'); // true
- * TOOL_NAME_PATTERN.test('math.add');   // false
- * ```
- */
+/** OpenAI's rule for function names; other providers accept a superset. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/**
- * What `defineTool` takes. `execute` receives the *parsed* input (`z.infer` of the schema).
- *
- * @example
- * ```ts
- * const definition: ToolDefinition<typeof Input, string> = {
- *   name: 'read_file', description: 'Read a UTF-8 file', input: Input,
- *   execute: ({ path }, { signal }) => readFile(path, { encoding: 'utf8', signal }),
- *   permissions: ['fs.read'],
- * };
- * ```
- */
 export interface ToolDefinition<TSchema extends z.ZodType, TOutput> {
-  /** 1–64 characters from `a-z A-Z 0-9 _ -`. */
   readonly name: string;
-  /** What the tool does and when to use it — the model reads this. `[verified]` marks it verified. */
+  /** The model reads this. `[verified]` marks the tool verified. */
   readonly description: string;
-  /** A `z.object(...)` (or a schema whose JSON Schema is an object): tools take named arguments. */
+  /** Tools take named arguments, so its JSON Schema must be an object. */
   readonly input: TSchema;
   readonly execute: (input: z.infer<TSchema>, context: ToolContext) => TOutput | Promise<TOutput>;
   readonly permissions?: readonly string[];
@@ -66,13 +41,11 @@ function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /**
- * Extra keys are malformed arguments, so a plain `z.object` — which would strip
- * them silently — is validated as its strict variant. `.loose()` / `.catchall()` objects keep
- * their explicit choice. Only the top level is tightened: nested objects keep their own mode.
+ * Extra keys are malformed arguments, so a plain `z.object` (which would strip them silently) is
+ * made strict. `.loose()` / `.catchall()` keep their explicit choice; nested objects keep theirs.
  */
 function strictVariant(input: z.ZodType): z.ZodType {
   if (input instanceof z.ZodObject && input._zod.def.catchall === undefined) return input.strict();
-  // z.object({...}).transform(...) — tighten the object it starts from.
   if (input instanceof z.ZodPipe) {
     const start = input._zod.def.in;
     if (start instanceof z.ZodObject && start._zod.def.catchall === undefined) {
@@ -85,7 +58,7 @@ function strictVariant(input: z.ZodType): z.ZodType {
 function parametersSchema(name: string, input: z.ZodType, tightened: boolean): Record<string, unknown> {
   let schema: Record<string, unknown>;
   try {
-    // `io: 'input'`: the model writes the input side — fields with defaults are optional.
+    // `io: 'input'`: the model writes the input side, so fields with defaults are optional.
     // From the original schema, so `.describe()`/`.meta()` registered on it are kept.
     schema = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
   } catch (error) {
@@ -133,20 +106,11 @@ function validate<TSchema extends z.ZodType, TOutput>(definition: ToolDefinition
 }
 
 /**
- * Declare a tool. Checks the definition and computes the JSON Schema once; throws a
- * `ConfigurationError` naming the fix when something is wrong. The returned tool's `input`
- * rejects unknown keys (a plain `z.object` is made strict and its JSON Schema says
- * `additionalProperties: false`); `verified` is also true when the description has `[verified]`.
+ * Declare a tool; the JSON Schema is computed and checked once, and unknown keys are rejected.
  *
  * @example
  * ```ts
- * const add = defineTool({
- *   name: 'add',
- *   description: 'Add two numbers',
- *   input: z.object({ a: z.number(), b: z.number() }),
- *   execute: ({ a, b }) => a + b, // a: number, b: number
- * });
- * add.spec.parameters; // { type: 'object', properties: {...}, required: ['a', 'b'], additionalProperties: false }
+ * const add = defineTool({ name: 'add', description: 'Add two numbers', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
  * ```
  */
 export function defineTool<TSchema extends z.ZodType, TOutput>(
@@ -159,7 +123,6 @@ export function defineTool<TSchema extends z.ZodType, TOutput>(
   return Object.freeze({
     name,
     description,
-    // Same output type as `input`: only unknown keys are treated differently.
     input: strict as z.ZodType<z.infer<TSchema>>,
     spec: deepFreeze({ name, description, parameters }),
     execute,

@@ -1,15 +1,8 @@
-/**
- * Turn anything a tool threw into a short message the model can act on.
- *
- * Tools throw Errors, strings, `null`, plain objects, errors with 10 MB messages and errors whose
- * messages embed stack traces. The model needs the name and the message — never stack frames,
- * file paths of our runtime, or the `cause` chain (which may hold request objects and secrets).
- */
+/** The model needs name and message: never stack frames, our file paths, or the `cause` chain (it may hold secrets). */
 import { types } from 'node:util';
 import { stringifyBounded } from './json.ts';
 import { printable, sliceChars } from './text.ts';
 
-// A V8 stack frame line: "    at fn (file.js:1:2)", "    at file:///x.js:3:4", "    at <anonymous>".
 const STACK_FRAME = /^\s*at\s.*(?::\d+:\d+\)?|<anonymous>\)?|\(native\))\s*$/;
 const MAX_AGGREGATED = 3;
 
@@ -26,7 +19,7 @@ function stringProperty(value: object, key: string): string | undefined {
   return typeof property === 'string' ? property : undefined;
 }
 
-/** The description, cut to about `maxChars * 2` before any regex work, and its full length. */
+/** Cut before any regex work: a message may be megabytes long. */
 interface Description {
   readonly text: string;
   readonly fullLength: number;
@@ -52,11 +45,8 @@ function describeThrown(error: unknown, maxChars: number): Description {
   if (!isError && message === undefined) {
     const prefix = 'Tool threw a non-error value: ';
     const json = stringifyBounded(error, maxChars * 2);
-    // For objects the stated length is the JSON's UTF-8 size (equal to its length for ASCII).
     return { text: prefix + json.text, fullLength: prefix.length + json.totalBytes };
   }
-  // Error-like: a real Error, or an object with a string `message` (errors from other realms,
-  // structured clones). Bound the parts first: a message may be megabytes long.
   const name = sliceChars(stringProperty(error, 'name') || 'Error', 200);
   const fullMessage = message ?? '';
   let text = describeErrorLike(name, sliceChars(fullMessage, maxChars * 2), (error as { code?: unknown }).code);
@@ -69,22 +59,7 @@ function describeThrown(error: unknown, maxChars: number): Description {
   return { text, fullLength: Math.max(fullLength, text.length) };
 }
 
-/**
- * A sanitised message for the model from any thrown value, at most `maxChars` characters.
- *
- * `Error` → `Name: message` (plus `[code: X]` when the error has a short code the message does
- * not mention); a string as is; `null`/`undefined` → `Tool failed without an error message
- * (threw null)`; other values → `Tool threw a non-error value: <bounded JSON>`. Stack frames
- * (also ones embedded in messages), ANSI colours, control characters and lone surrogates are
- * removed; the `cause` chain is never read. Never throws.
- *
- * @example
- * ```ts
- * formatToolError(new TypeError('bad input')); // 'TypeError: bad input'
- * formatToolError(null); // 'Tool failed without an error message (threw null)'
- * formatToolError({ status: 500 }); // 'Tool threw a non-error value: {"status":500}'
- * ```
- */
+/** Never throws; strips stack frames (also inside messages), ANSI and control characters. */
 export function formatToolError(error: unknown, maxChars = 2000): string {
   const limit = maxChars >= 0 ? Math.floor(maxChars) : 2000;
   let description: Description;

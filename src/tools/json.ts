@@ -1,41 +1,25 @@
 /**
- * A JSON serialiser for arbitrary tool results that never throws and never builds more text than
- * the budget needs.
- *
- * `JSON.stringify` throws on cycles and BigInt, turns a nested Buffer into an array
- * of one number per byte (several times its size as text), and always builds the whole string. This writer
- * emits the same compact JSON for ordinary data, stops *emitting* once the budget is reached and
- * only *counts* the rest (so the truncation marker can state the original size), and renders
- * the awkward cases as data: cycles → `"[Circular]"`, BigInt → its digits, binary →
- * a description, Map → object, Set → array, Error → `{ name, message }`, throwing getters and
- * `toJSON` → a description of the failure.
- *
- * Internal to `src/tools/`; not re-exported from the package.
+ * JSON for arbitrary tool results that never throws and stops emitting at the budget, only counting
+ * the rest: `JSON.stringify` throws on cycles and BigInt and expands a nested Buffer byte by byte.
  */
 import { binaryBytes, describeBinary } from './binary.ts';
 import { jsonStringBytes } from './text.ts';
 
-/** Deeper values are rendered as `"[Max depth]"` (the writer recurses; this bounds the stack). */
+/** The writer recurses; this bounds the stack. */
 const MAX_DEPTH = 100;
-/** After this many values the writer stops even counting; `totalBytes` is then a lower bound. */
 const MAX_NODES = 1_000_000;
 
 export interface BoundedJson {
-  /**
-   * The start of the serialisation, cut at `maxChars` code units: all of it whenever
-   * `totalBytes < maxChars` (a code unit is at least one UTF-8 byte).
-   */
+  /** All of it whenever `totalBytes < maxChars`: a code unit is at least one UTF-8 byte. */
   readonly text: string;
-  /** UTF-8 bytes of the whole serialisation; a lower bound when `exact` is false. */
   readonly totalBytes: number;
-  /** False when the value was so large that counting stopped (after about a million values). */
+  /** False when counting stopped (after about a million values) and `totalBytes` is a lower bound. */
   readonly exact: boolean;
 }
 
 const OMIT = Symbol('omit');
 const STOP = Symbol('stop');
 
-/** Short description of an error thrown while reading a value (bounded: the message may be huge). */
 function errorMessage(error: unknown): string {
   try {
     return (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 200);
@@ -58,7 +42,6 @@ class BoundedWriter {
     return this.parts.join('');
   }
 
-  /** Append ASCII text (punctuation, numbers, literals): its length is its byte count. */
   private ascii(text: string): undefined {
     this.totalBytes += text.length;
     if (this.emitted < this.maxChars) this.emit(text);
@@ -87,7 +70,6 @@ class BoundedWriter {
     }
   }
 
-  /** What `JSON.stringify` would serialise for `value` under `key` (after `toJSON`), or OMIT. */
   normalize(value: unknown, key: string): unknown {
     if (typeof value !== 'object' || value === null) {
       return typeof value === 'function' || typeof value === 'symbol' || value === undefined ? OMIT : value;
@@ -110,7 +92,6 @@ class BoundedWriter {
     return current;
   }
 
-  /** Write one normalised value; returns STOP once the node budget is spent past the text budget. */
   write(value: unknown, depth: number): typeof STOP | undefined {
     if (++this.nodes > MAX_NODES && this.emitted >= this.maxChars) {
       this.exact = false;
@@ -168,7 +149,6 @@ class BoundedWriter {
     return undefined;
   }
 
-  /** A Map as an object with stringified keys, in insertion order. */
   private map(map: ReadonlyMap<unknown, unknown>, depth: number): typeof STOP | undefined {
     this.ascii('{');
     let first = true;
@@ -182,7 +162,6 @@ class BoundedWriter {
     return undefined;
   }
 
-  /** Write `,"key":value` (nothing for an omitted value); true when something was written. */
   private member(key: string, item: unknown, first: boolean, depth: number): boolean | typeof STOP {
     if (item === OMIT) return false;
     if (!first) this.ascii(',');
@@ -192,17 +171,7 @@ class BoundedWriter {
   }
 }
 
-/**
- * Serialise `value` as compact JSON, emitting about `maxChars` code units at most and counting
- * the UTF-8 size of the rest. A top-level `undefined`, function or symbol is written as `null`
- * (callers that give those another meaning handle them first).
- *
- * @example
- * ```ts
- * const cyclic: { self?: unknown } = {}; cyclic.self = cyclic;
- * stringifyBounded({ n: 1n, cyclic }, 1024).text; // '{"n":1,"cyclic":{"self":"[Circular]"}}'
- * ```
- */
+/** A top-level `undefined`, function or symbol is written as `null`; callers that mean otherwise handle them first. */
 export function stringifyBounded(value: unknown, maxChars: number): BoundedJson {
   const writer = new BoundedWriter(maxChars);
   const normalized = writer.normalize(value, '');

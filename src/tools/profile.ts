@@ -1,33 +1,19 @@
 /**
- * Tool profile: choose which tools the model sees. Too many tools cost tokens on every
- * call and tempt the model into irrelevant ones. Applied once, after every tool source (local,
- * MCP, knowledge) has been merged and before the registry and the model see them; a tool the
- * profile drops is simply unknown to the run ("tool not found" if the model calls it anyway).
- *
- * The pipeline, in order: include globs (when non-empty, a tool must match one), exclude globs
- * (a match removes it), `requireVerified`, then `maxTools` (the first N left, in input order).
+ * Applied once, after every tool source is merged and before the registry sees them: a dropped
+ * tool is simply unknown to the run. Order: include, exclude, `requireVerified`, then `maxTools`.
  */
 import { ConfigurationError } from '../core/errors.ts';
 import { findMatchingGlob } from '../policy/glob.ts';
 
-/**
- * @example
- * ```ts
- * const profile: ToolProfile = { include: ['web_*', 'search_*'], exclude: ['web_experimental_*'], maxTools: 10 };
- * ```
- */
 export interface ToolProfile {
   /** Globs (`*` any run, `?` one character, anchored). Empty or absent: every tool passes. */
   readonly include?: readonly string[];
-  /** Globs; a matching tool is removed even when included. */
   readonly exclude?: readonly string[];
-  /** Keep only verified tools (`verified: true`, or `[verified]` in the description). */
   readonly requireVerified?: boolean;
   /** Keep at most this many of what is left, in the given order. */
   readonly maxTools?: number;
 }
 
-/** What the profile needs of a tool: a `Tool`, a `ToolSpec`, an MCP tool descriptor… */
 export interface ProfiledTool {
   readonly name: string;
   readonly description: string;
@@ -39,28 +25,16 @@ export type ToolDropReason = 'not_included' | 'excluded' | 'unverified' | 'over_
 export interface DroppedTool {
   readonly name: string;
   readonly reason: ToolDropReason;
-  /** For `excluded`: the glob that matched. */
   readonly pattern?: string;
 }
 
 export interface ToolProfileReport<TTool> {
   readonly kept: TTool[];
-  /** In input order, each with the first stage that removed it. */
   readonly dropped: DroppedTool[];
-  /** Include and exclude globs that matched no tool at all — usually a typo. */
+  /** Usually a typo. */
   readonly unmatchedPatterns: string[];
 }
 
-/**
- * Apply `profile` and say what was dropped and why. Throws `ConfigurationError` for a malformed
- * profile (non-string globs, a negative or fractional `maxTools`).
- *
- * @example
- * ```ts
- * const { kept, dropped } = explainToolProfile(tools, { include: ['file_*'], maxTools: 2 });
- * dropped; // [{ name: 'web_search', reason: 'not_included' }, { name: 'file_delete', reason: 'over_limit' }]
- * ```
- */
 export function explainToolProfile<TTool extends ProfiledTool>(tools: readonly TTool[], profile: ToolProfile = {}): ToolProfileReport<TTool> {
   check(profile);
   const include = profile.include ?? [];
@@ -86,16 +60,6 @@ export function explainToolProfile<TTool extends ProfiledTool>(tools: readonly T
   return { kept, dropped, unmatchedPatterns };
 }
 
-/**
- * Apply `profile`: the tools it keeps, in their given order (a new array; the tools themselves
- * are the same objects). No profile, or an empty one, keeps every tool.
- *
- * @example
- * ```ts
- * applyToolProfile(tools, { include: ['file_*', 'code_*'] });
- * applyToolProfile(tools, { exclude: ['debug_*', 'internal_*'], requireVerified: true });
- * ```
- */
 export function applyToolProfile<TTool extends ProfiledTool>(tools: readonly TTool[], profile: ToolProfile = {}): TTool[] {
   return explainToolProfile(tools, profile).kept;
 }

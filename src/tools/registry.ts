@@ -1,25 +1,15 @@
 /**
- * The tools of one agent, looked up by the name the model sent.
- *
- * Backed by a `Map`, so model-chosen names like `__proto__`, `constructor` or `toString` are
- * ordinary unknown names — a plain object would hand back `Object.prototype` members.
- *
- * Variance: `Tool<{ a: number }, number>` is assignable to `Tool` (= `Tool<unknown, unknown>`)
- * because `Tool#execute` uses method syntax (checked bivariantly) and the other members are
- * read-only outputs. No `any` alias is needed. The price: `registry.get(n).execute` accepts
- * `unknown` — only ever pass it what `tool.input` parsed (see `parseToolArguments`).
+ * A `Map`, so model-chosen names like `__proto__` or `toString` are ordinary unknown names.
+ * `get(n).execute` accepts `unknown`: only ever pass it what `tool.input` parsed.
  */
 import { ConfigurationError } from '../core/errors.ts';
 import type { ToolSpec } from '../core/provider.ts';
 import { TOOL_NAME_PATTERN } from './defineTool.ts';
 import type { Tool } from './types.ts';
 
-/** A fixed set of tools with unique names. */
 export interface ToolRegistry {
-  /** The tool named exactly `name`, or `undefined` (also for non-strings and prototype keys). */
   get(name: string): Tool | undefined;
   has(name: string): boolean;
-  /** What the model is given, in registration order; computed once. */
   readonly specs: readonly ToolSpec[];
   readonly names: readonly string[];
   readonly tools: readonly Tool[];
@@ -40,17 +30,6 @@ function checkTool(tool: unknown, index: number): asserts tool is Tool {
   }
 }
 
-/**
- * Build a registry. Throws `ConfigurationError` on duplicate names or objects that are not tools.
- *
- * @example
- * ```ts
- * const registry = createToolRegistry([add, search]);
- * registry.get('add');        // the add tool
- * registry.get('__proto__');  // undefined
- * provider.complete({ messages, tools: registry.specs });
- * ```
- */
 export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
   if (!Array.isArray(tools)) throw new ConfigurationError('createToolRegistry needs an array of tools.');
   const byName = new Map<string, Tool>();

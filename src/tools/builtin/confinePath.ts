@@ -1,9 +1,6 @@
 /**
- * Confine a model-supplied path to a root folder. Two checks: a lexical one on
- * the text (no `~`, NUL, Windows forms, `..` or absolute escapes, sibling-prefix folders), then
- * a physical one on the resolved path (realpath, so a symlinked file *or* a symlinked folder on
- * the way that points outside is caught). Callers read the returned real path — never the
- * string they were given — so what is read is what was checked.
+ * Confines a model-supplied path to a root folder: lexical checks on the text, then realpath, so a
+ * symlink on the way out is caught. Callers read the returned real path, so what is read is what was checked.
  */
 import { realpathSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
@@ -11,23 +8,13 @@ import path from 'node:path';
 import { ConfigurationError } from '../../core/errors.ts';
 import { FileReadError, PathRefusedError, type PathRefusalReason } from './errors.ts';
 
-/** A root folder, resolved once through its own symlinks. */
 export interface ConfinedRoot {
-  /** The real absolute path of the root. */
   readonly real: string;
-  /** The root as given, made absolute (absolute paths under either spelling are accepted). */
+  /** Absolute paths under either spelling of the root are accepted. */
   readonly given: string;
 }
 
-/**
- * Resolve the root once. It must exist and be a folder; symlinks in it are followed, so the
- * containment checks compare real paths with real paths.
- *
- * @example
- * ```ts
- * const root = confinedRoot('./workspace'); // { real: '/home/me/project/workspace', given: … }
- * ```
- */
+/** Symlinks in the root are followed once, so containment compares real paths with real paths. */
 export function confinedRoot(root: string): ConfinedRoot {
   if (typeof root !== 'string' || root === '' || root.includes('\0')) {
     throw new ConfigurationError('fileRead needs a `root` folder path, e.g. fileRead({ root: process.cwd() }).');
@@ -43,16 +30,7 @@ export function confinedRoot(root: string): ConfinedRoot {
   return { real, given };
 }
 
-/**
- * True when `candidate` is `root` or below it. `path.relative` (not `startsWith`) so that
- * `/srv/root-evil` is not inside `/srv/root`.
- *
- * @example
- * ```ts
- * isInside('/srv/root', '/srv/root/a.txt');   // true
- * isInside('/srv/root', '/srv/root-evil/a');  // false
- * ```
- */
+/** `path.relative`, not `startsWith`, so `/srv/root-evil` is not inside `/srv/root`. */
 export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
@@ -62,15 +40,6 @@ function refuse(requested: string, reason: PathRefusalReason, detail: string): n
   throw new PathRefusedError({ path: requested, reason, detail });
 }
 
-/**
- * The lexical checks: what the text of the path alone tells. Returns the absolute candidate.
- *
- * @example
- * ```ts
- * lexicalPath(root, 'src/app.ts'); // '/real/root/src/app.ts'
- * lexicalPath(root, '../x');       // throws PathRefusedError (traversal)
- * ```
- */
 export function lexicalPath(root: ConfinedRoot, requested: string): string {
   if (requested.trim() === '') refuse(requested, 'empty', 'the path is empty');
   if (requested.includes('\0')) refuse(requested, 'nul_byte', 'it contains a NUL byte, which truncates paths in the OS');
@@ -88,17 +57,6 @@ export function lexicalPath(root: ConfinedRoot, requested: string): string {
   return absolute;
 }
 
-/**
- * Both checks. Resolves with the real path inside the root; rejects with
- * {@link PathRefusedError} for escapes and {@link FileReadError} (`not_found`, `io`) when the
- * path cannot be resolved.
- *
- * @example
- * ```ts
- * await confinePath(root, 'docs/guide.md'); // '/real/root/docs/guide.md'
- * await confinePath(root, 'link-to-etc/passwd'); // rejects: PathRefusedError (symlink_escape)
- * ```
- */
 export async function confinePath(root: ConfinedRoot, requested: string): Promise<string> {
   const absolute = lexicalPath(root, requested);
   let real: string;

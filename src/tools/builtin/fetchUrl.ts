@@ -1,9 +1,3 @@
-/**
- * One guarded GET over node:http/https: every hop is checked by the host policy before
- * connecting and again at connect time (the guarded `lookup`, then the socket's actual remote
- * address); redirects are followed by hand so each one goes through the same checks; the body
- * is streamed and cut at `maxBytes`; one deadline covers every hop and the body.
- */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { UrlRefusedError, WebFetchError } from './errors.ts';
@@ -13,28 +7,24 @@ import type { HostPolicy } from './hostPolicy.ts';
 export interface FetchUrlOptions {
   readonly policy: HostPolicy;
   readonly resolveHost: ResolveHost;
-  /** Body bytes kept; the rest is not read (the connection is closed). */
+  /** The rest is not read: the connection is closed. */
   readonly maxBytes: number;
-  /** Deadline for the whole fetch: every hop, headers and body. */
   readonly timeoutMs: number;
   readonly maxRedirects: number;
   readonly signal?: AbortSignal;
 }
 
 export interface FetchUrlResult {
-  /** The URL that answered (after redirects). */
   readonly url: string;
   readonly status: number;
   readonly statusText: string;
   readonly contentType: string | undefined;
-  /** At most `maxBytes` bytes of the body. */
   readonly body: Buffer;
   readonly truncated: boolean;
   /** Size of the whole body when known (Content-Length or read to the end), else bytes seen. */
   readonly totalBytes: number;
   /** False when the body was cut and the server did not declare its length. */
   readonly totalExact: boolean;
-  /** Each redirect target, in order. */
   readonly redirects: readonly string[];
 }
 
@@ -137,19 +127,7 @@ function readCapped(response: IncomingMessage, url: string, maxBytes: number, si
   });
 }
 
-/**
- * Fetch `url` with the SSRF guard on every hop. Refusals throw {@link UrlRefusedError}; slow
- * servers, 4xx/5xx answers are the caller's to judge (status is returned); network failures and
- * the deadline throw {@link WebFetchError}; the caller's abort rejects with its reason.
- *
- * @example
- * ```ts
- * const result = await fetchUrl('https://example.com/', {
- *   policy: createHostPolicy(), resolveHost: systemResolveHost, maxBytes: 1 << 20, timeoutMs: 10_000, maxRedirects: 5,
- * });
- * result.body.toString('utf8');
- * ```
- */
+/** Redirects are followed by hand so each hop goes through the same checks; 4xx/5xx are returned, not thrown. */
 export async function fetchUrl(raw: string, options: FetchUrlOptions): Promise<FetchUrlResult> {
   const parent = options.signal;
   if (parent?.aborted === true) throw parent.reason;

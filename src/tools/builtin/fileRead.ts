@@ -1,8 +1,3 @@
-/**
- * `file_read`: the built-in file reader, confined to one root folder. Every
- * refusal is a typed error saying what was refused and why; it reaches the model as an
- * observation, so the model can correct the path instead of the run failing.
- */
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
@@ -16,9 +11,9 @@ import { textOrDescription } from './decode.ts';
 import { FileReadError, PathRefusedError } from './errors.ts';
 
 export interface FileReadOptions {
-  /** The folder the tool may read in; it must exist. Symlinks inside may not point outside it. */
+  /** Symlinks inside may not point outside it. */
   readonly root: string;
-  /** Bytes of a file returned; longer files are cut with a marker. Default 256 KiB. */
+  /** Longer files are cut with a marker. Default 256 KiB. */
   readonly maxBytes?: number;
 }
 
@@ -60,12 +55,11 @@ async function readHead(handle: FileHandle, size: number, maxBytes: number, sign
 }
 
 /**
- * Create the `file_read` tool (`{ path }` → the file's text, or a description when binary).
- * Escapes throw `PathRefusedError`; missing files, folders and devices throw `FileReadError`.
+ * The `file_read` tool; refusals and missing files throw typed errors the model sees as observations.
  *
  * @example
  * ```ts
- * const agent = createAgent({ model, tools: [fileRead({ root: process.cwd(), maxBytes: 64_000 })] });
+ * const agent = createAgent({ model, tools: [fileRead({ root: process.cwd() })] });
  * ```
  */
 export function fileRead(options: FileReadOptions): Tool<z.infer<typeof Input>, string> {

@@ -1,32 +1,14 @@
 /**
- * The connect-time half of the SSRF guard. node:http asks the socket's `lookup` for the
- * addresses to connect to; this one resolves the name itself, refuses the whole host if any
- * address is internal, and hands back exactly the addresses it checked. Resolution and
- * connection therefore see the same answer: a DNS server that answers "public" to a pre-check
- * and "127.0.0.1" to the connection (DNS rebinding) has no second question to answer.
+ * The connect-time half of the SSRF guard: resolve the name ourselves and hand node:http exactly
+ * the addresses checked, so a rebinding DNS server cannot answer "public" to a check and "127.0.0.1" to the connection.
  */
 import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { HostPolicy } from './hostPolicy.ts';
 
-/**
- * Resolve a host name to every address it has. Inject one in tests (or to use your own DNS).
- *
- * @example
- * ```ts
- * const resolveHost: ResolveHost = async (name) => (name === 'intranet.test' ? [{ address: '10.0.0.5', family: 4 }] : []);
- * ```
- */
 export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]>;
 
-/**
- * The system resolver (getaddrinfo, so /etc/hosts counts), every address, in the OS's order.
- *
- * @example
- * ```ts
- * await systemResolveHost('localhost'); // [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]
- * ```
- */
+/** getaddrinfo, so /etc/hosts counts. */
 export const systemResolveHost: ResolveHost = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
 function wantedFamily(options: LookupOptions): 0 | 4 | 6 {
@@ -36,15 +18,6 @@ function wantedFamily(options: LookupOptions): 0 | 4 | 6 {
   return 0;
 }
 
-/**
- * A `lookup` for node:http/https request options that enforces `policy` on what `hostname`
- * resolves to. Errors (refusals included) reach the request's `error` event unchanged.
- *
- * @example
- * ```ts
- * http.request(url, { lookup: guardedLookup(policy, url.href, systemResolveHost), agent: false });
- * ```
- */
 export function guardedLookup(policy: HostPolicy, url: string, resolveHost: ResolveHost): LookupFunction {
   return (hostname, options, callback) => {
     const done = (error: Error | null, addresses: readonly LookupAddress[] = []): void => {

@@ -1,19 +1,11 @@
-/**
- * Which URLs and addresses `web_fetch` may reach. Two checks, both on every
- * hop: {@link HostPolicy.checkUrl} before connecting (scheme, credentials, IP literals in any
- * notation, `localhost`, trailing dots) and {@link HostPolicy.checkResolved} on the addresses a
- * host name resolves to, at connect time (see `guardedLookup.ts`).
- */
 import { ConfigurationError } from '../../core/errors.ts';
 import { UrlRefusedError } from './errors.ts';
 import { cidrContains, classifyAddress, parseAddress, parseCidr, type Cidr } from './ipAddress.ts';
 
 export interface HostPolicyOptions {
   /**
-   * Explicit exceptions to the private-address refusal: host names (`intranet.example`, or
-   * `*.corp.example` for subdomains), IP addresses (`127.0.0.1`) and CIDR blocks (`10.1.0.0/16`).
-   * A listed host name may resolve to anything; a listed address or block may be reached under
-   * any name. Schemes other than http(s) stay refused.
+   * Exceptions to the private-address refusal: host names (`*.corp.example` for subdomains), IPs and
+   * CIDR blocks. A listed name may resolve to anything; a listed address may be reached under any name.
    */
   readonly allowHosts?: readonly string[];
   /** Reach every address (loopback, private, link-local …). Default false; prefer `allowHosts`. */
@@ -21,11 +13,8 @@ export interface HostPolicyOptions {
 }
 
 export interface HostPolicy {
-  /** Parse and check a URL before any connection; throws {@link UrlRefusedError}. */
   checkUrl(url: string): URL;
-  /** Check every address `hostname` resolved to; throws {@link UrlRefusedError} if any is internal. */
   checkResolved(url: string, hostname: string, addresses: readonly string[]): void;
-  /** True when a connection to `address` (reached as `hostname`) is allowed. */
   allows(hostname: string, address: string): boolean;
 }
 
@@ -57,7 +46,7 @@ function parseAllowlist(entries: readonly string[]): Allowlist {
   return { names, suffixes, blocks };
 }
 
-/** A loose IPv4 spelling (`127.1`) in canonical dotted form, so parseCidr accepts it. */
+/** Canonical dotted form, so parseCidr accepts a loose spelling like `127.1`. */
 function addressText(text: string): string {
   const parsed = parseAddress(text);
   if (parsed === undefined || parsed.version === 6) return text;
@@ -69,17 +58,6 @@ function unbracket(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
-/**
- * Build the policy once per tool; it is pure and cheap to query.
- *
- * @example
- * ```ts
- * const policy = createHostPolicy({ allowHosts: ['127.0.0.1'] });
- * policy.checkUrl('http://127.0.0.1:8080/'); // URL — allowlisted
- * policy.checkUrl('http://2130706433/');     // URL — the same address, allowlisted
- * policy.checkUrl('http://10.0.0.1/');       // throws UrlRefusedError (private_address)
- * ```
- */
 export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
   const allowlist = parseAllowlist(options.allowHosts ?? []);
   const allowPrivate = options.allowPrivate === true;

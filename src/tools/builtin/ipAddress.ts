@@ -1,21 +1,12 @@
-/**
- * IP address parsing and classification for the SSRF guard of `web_fetch`.
- *
- * Addresses are handled as bigints (32 bits for IPv4, 128 for IPv6) so one range check covers
- * every notation: `127.0.0.1`, `2130706433`, `0x7f000001`, `017700000001`, `127.1` and
- * `::ffff:127.0.0.1` all land on the same number. Anything that is not global unicast is
- * refused — it is easier to allowlist a legitimate exception than to enumerate every way of
- * reaching an internal service.
- */
 import { isIPv4, isIPv6 } from 'node:net';
 
-/** A parsed address. IPv4-mapped IPv6 stays version 6 here; {@link embeddedIPv4} unwraps it. */
+/** IPv4-mapped IPv6 stays version 6 here; {@link embeddedIPv4} unwraps it. */
 export interface ParsedAddress {
   readonly version: 4 | 6;
   readonly value: bigint;
 }
 
-/** Why an address is (not) reachable. Only `public` may be fetched without an allowlist entry. */
+/** Only `public` may be fetched without an allowlist entry. */
 export type AddressClass =
   | 'public'
   | 'loopback'
@@ -29,7 +20,6 @@ export type AddressClass =
   | 'reserved'
   | 'invalid';
 
-/** A CIDR block such as `10.0.0.0/8` or `fc00::/7`. */
 export interface Cidr {
   readonly version: 4 | 6;
   readonly base: bigint;
@@ -39,16 +29,8 @@ export interface Cidr {
 const IPV4_PART = /^(?:0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*)$/i;
 
 /**
- * Parse an IPv4 address the way `inet_aton` (and so many HTTP clients) does: 1–4 parts, each
- * decimal, hex (`0x7f`) or octal (`0177`); the last part fills the remaining bytes. That is
- * exactly the set of spellings attackers use to slip `127.0.0.1` past string checks.
- *
- * @example
- * ```ts
- * parseIPv4('2130706433'); // 2130706433n (127.0.0.1)
- * parseIPv4('127.1');      // 2130706433n
- * parseIPv4('example');    // undefined
- * ```
+ * Parses like `inet_aton` (1–4 parts, decimal, hex or octal; the last part fills the rest): the
+ * spellings attackers use to slip `127.0.0.1` past string checks.
  */
 export function parseIPv4(text: string): bigint | undefined {
   const parts = text.split('.');
@@ -90,16 +72,6 @@ function parseIPv6(text: string): bigint | undefined {
   return groups.reduce((value, group) => (value << 16n) | BigInt(`0x${group}`), 0n);
 }
 
-/**
- * Parse an IP literal: loose IPv4 (see {@link parseIPv4}) or IPv6, with or without brackets and
- * zone id. `undefined` for anything else (host names).
- *
- * @example
- * ```ts
- * parseAddress('[::ffff:127.0.0.1]'); // { version: 6, value: 281472812449793n }
- * parseAddress('0x7f000001');         // { version: 4, value: 2130706433n }
- * ```
- */
 export function parseAddress(text: string): ParsedAddress | undefined {
   const v4 = isIPv4(text) || /^[0-9a-fx.]+$/i.test(text) ? parseIPv4(text) : undefined;
   if (v4 !== undefined) return { version: 4, value: v4 };
@@ -107,15 +79,6 @@ export function parseAddress(text: string): ParsedAddress | undefined {
   return v6 === undefined ? undefined : { version: 6, value: v6 };
 }
 
-/**
- * Parse `a.b.c.d/n`, `v6::/n` or a bare address (a /32 or /128 block).
- *
- * @example
- * ```ts
- * parseCidr('10.0.0.0/8'); // { version: 4, base: 167772160n, bits: 8 }
- * parseCidr('nope');       // undefined
- * ```
- */
 export function parseCidr(text: string): Cidr | undefined {
   const [addressText = '', bitsText, extra] = text.trim().split('/');
   if (extra !== undefined) return undefined;
@@ -133,15 +96,7 @@ function parseIPv6Address(text: string): ParsedAddress | undefined {
   return value === undefined ? undefined : { version: 6, value };
 }
 
-/**
- * True when `address` lies in `cidr`. An IPv4-mapped IPv6 address matches IPv4 blocks, so an
- * allowlisted `127.0.0.1` also covers `::ffff:127.0.0.1`.
- *
- * @example
- * ```ts
- * cidrContains(parseCidr('10.0.0.0/8')!, parseAddress('10.1.2.3')!); // true
- * ```
- */
+/** An IPv4-mapped IPv6 address matches IPv4 blocks, so an allowlisted `127.0.0.1` also covers `::ffff:127.0.0.1`. */
 export function cidrContains(cidr: Cidr, address: ParsedAddress): boolean {
   const candidate = cidr.version === 4 && address.version === 6 ? embeddedIPv4(address) : address;
   if (candidate === undefined || candidate.version !== cidr.version) return false;
@@ -149,15 +104,7 @@ export function cidrContains(cidr: Cidr, address: ParsedAddress): boolean {
   return candidate.value >> hostBits === cidr.base >> hostBits;
 }
 
-/**
- * The IPv4 address an IPv6 address carries and routes to: IPv4-mapped (`::ffff:a.b.c.d`),
- * NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`). `undefined` for other addresses.
- *
- * @example
- * ```ts
- * embeddedIPv4(parseAddress('::ffff:127.0.0.1')!); // { version: 4, value: 2130706433n }
- * ```
- */
+/** The IPv4 address an IPv6 address routes to: IPv4-mapped, NAT64 (`64:ff9b::/96`) or 6to4 (`2002::/16`). */
 export function embeddedIPv4(address: ParsedAddress): ParsedAddress | undefined {
   if (address.version === 4) return address;
   const value = address.value;
@@ -202,17 +149,7 @@ const IPV6_RANGES: ReadonlyArray<readonly [Cidr, AddressClass]> = [
 
 const GLOBAL_UNICAST_V6 = block('2000::/3');
 
-/**
- * Classify an IP literal (any notation {@link parseAddress} accepts). Addresses that carry an
- * IPv4 address (mapped, NAT64, 6to4) are classified by it; IPv6 outside `2000::/3` is reserved.
- *
- * @example
- * ```ts
- * classifyAddress('169.254.169.254'); // 'link_local'
- * classifyAddress('::ffff:127.0.0.1'); // 'loopback'
- * classifyAddress('2606:4700::1111');  // 'public'
- * ```
- */
+/** Addresses carrying an IPv4 address are classified by it; IPv6 outside `2000::/3` is reserved. */
 export function classifyAddress(text: string | ParsedAddress): AddressClass {
   const address = typeof text === 'string' ? parseAddress(text) : text;
   if (address === undefined) return 'invalid';
@@ -224,15 +161,6 @@ export function classifyAddress(text: string | ParsedAddress): AddressClass {
   return 'public';
 }
 
-/**
- * Shorthand for `classifyAddress(text) === 'public'`.
- *
- * @example
- * ```ts
- * isPublicAddress('93.184.216.34'); // true
- * isPublicAddress('10.0.0.1');      // false
- * ```
- */
 export function isPublicAddress(text: string | ParsedAddress): boolean {
   return classifyAddress(text) === 'public';
 }

@@ -1,8 +1,3 @@
-/**
- * `web_fetch`: the built-in URL fetcher, safe to hand to a model. Only
- * http(s); no loopback, private, link-local, CGNAT, unique-local or otherwise internal address
- * in any spelling, checked at connect time on every redirect hop; bounded in bytes and time.
- */
 import { TextDecoder } from 'node:util';
 import { z } from 'zod';
 import { DEFAULTS } from '../../core/defaults.ts';
@@ -18,13 +13,13 @@ import { systemResolveHost, type ResolveHost } from './guardedLookup.ts';
 import { createHostPolicy, type HostPolicyOptions } from './hostPolicy.ts';
 
 export interface WebFetchOptions extends HostPolicyOptions {
-  /** Body bytes returned; longer bodies are cut with a marker. Default 1 MiB. */
+  /** Longer bodies are cut with a marker. Default 1 MiB. */
   readonly maxBytes?: number;
-  /** Deadline for the whole fetch, redirects and body included, in ms. Default 10 s. */
+  /** Covers redirects and body, in ms. Default 10 s. */
   readonly timeoutMs?: number;
-  /** Redirects followed (each re-checked). Default 5. */
+  /** Each redirect is re-checked. Default 5. */
   readonly maxRedirects?: number;
-  /** How host names are resolved. Default: the system resolver. Tests inject a fake. */
+  /** Default: the system resolver. */
   readonly lookup?: ResolveHost;
 }
 
@@ -59,14 +54,6 @@ function bodyText(result: FetchUrlResult): string {
   return printable(decoder.decode(bytes));
 }
 
-/**
- * What the model sees: one header line (status, type, final URL, redirects), then the body.
- *
- * @example
- * ```ts
- * formatFetchResult(result); // '200 OK from https://example.com/ (text/html)\n\n<!doctype html>…'
- * ```
- */
 export function formatFetchResult(result: FetchUrlResult): string {
   const type = result.contentType === undefined ? '' : ` (${result.contentType})`;
   const via = result.redirects.length === 0 ? '' : `\nredirected ${result.redirects.length}×; final URL above`;
@@ -75,15 +62,11 @@ export function formatFetchResult(result: FetchUrlResult): string {
 }
 
 /**
- * Create the `web_fetch` tool (`{ url }` → the page as text). 4xx/5xx answers and network
- * failures throw {@link WebFetchError}; refused URLs throw `UrlRefusedError`; both become
- * observations the model can act on.
+ * The `web_fetch` tool. HTTP errors and refused URLs throw typed errors that reach the model as observations.
  *
  * @example
  * ```ts
  * const agent = createAgent({ model, tools: [webFetch({ allowHosts: ['docs.internal.example'] })] });
- * // in tests, against a local server only:
- * const local = webFetch({ allowHosts: ['127.0.0.1'], maxBytes: 10_000, timeoutMs: 500 });
  * ```
  */
 export function webFetch(options: WebFetchOptions = {}): Tool<z.infer<typeof Input>, string> {
