@@ -35,15 +35,11 @@ export const DEFAULTS = {
     maxRetries: 3,
     baseDelayMs: 1_000,
     maxDelayMs: 30_000,
-    /** Fraction of each delay randomised (0.25 = ±25 %). */
     jitter: 0.25,
-    /** Upper bound on a server-requested Retry-After, in ms. */
     maxRetryAfterMs: 60_000,
   },
   progress: {
-    /** Re-attempts a step gets after its first failed attempt (ProgressTracker). */
     maxReattemptsPerStep: 2,
-    /** Consecutive errors at least this similar (normalised Levenshtein, 0–1) count as stuck. */
     similarityThreshold: 0.85,
     onLimitReached: 'skipStep',
     /** Characters of each (whitespace-normalised) output compared: bounds the cost of huge outputs. */
@@ -64,7 +60,6 @@ export const DEFAULTS = {
     mediaPartTokens: 1_000,
     /** Most recent turns never masked, and kept verbatim next to an anchored summary. */
     keepRecent: 4,
-    /** Consecutive summariser failures after which a run stops summarising and only masks/drops. */
     maxSummaryFailures: 3,
     summaryMaxTokens: 1_024,
     /** After summarising, the view is brought under this fraction of the budget, so one summary lasts several steps. */
@@ -73,7 +68,6 @@ export const DEFAULTS = {
   },
   knowledge: {
     maxItems: 5,
-    /** Normalised relevance (0..1) an item needs to be injected by the bridge. */
     minRelevance: 0.3,
     /** Tool results (most recent first) the bridge reads search terms from, after the last user message. */
     recentToolResults: 3,
@@ -97,7 +91,6 @@ export const DEFAULTS = {
   hydration: {
     /** References resolved per run; the rest of those found are skipped (first ones in the task win). */
     maxReferences: 10,
-    /** Deadline for resolving every reference (in parallel), in ms; late ones count as failed. */
     timeoutMs: 15_000,
     maxContextTokens: 4_000,
     charsPerToken: 4,

@@ -28,7 +28,6 @@ export type Hydrator = (
 
 export type Awaitable<T> = T | PromiseLike<T>;
 
-/** One model call as it is about to be sent (after knowledge injection and the context budget). */
 export interface ModelRequest {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSpec[];
@@ -42,7 +41,6 @@ export type ModelCallDecision =
   | { readonly kind: 'modify'; readonly request: Partial<ModelRequest>; readonly reason?: string }
   | { readonly kind: 'block'; readonly reason: string };
 
-/** What the model answered, with secrets already redacted. */
 export interface ModelReply {
   readonly text: string | null;
   readonly toolCalls: readonly ToolCall[];
@@ -100,7 +98,6 @@ export interface AgentHooks {
   beforeToolCall?(call: ToolCallProposal, context: HookContext): Awaitable<ToolCallDecision | undefined | void>;
   /** For each call that ran: rewrite what the model will see. Recorded with the call, so a resumed run does not call it again. */
   afterToolCall?(result: ToolCallResult, context: HookContext): Awaitable<ToolResultDecision | undefined | void>;
-  /** At the start of each turn, before the model call (and before `beforeModelCall`). */
   onTurnStart?(turn: Turn, context: HookContext): Awaitable<undefined | void>;
   /** Once per finished turn; not for a turn cut short by an error, a cancellation or the run's timeout. */
   onTurnEnd?(turn: Turn, context: HookContext): Awaitable<undefined | void>;

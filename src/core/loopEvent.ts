@@ -15,7 +15,6 @@ export const TerminationReason = z.enum([
   'stuck',
   /** The model's reply hit its output-token cap (`finish_reason: length`) and the policy was to end. */
   'length',
-  /** The model declined to answer (a `refusal` instead of content). */
   'refusal',
 ]);
 export type TerminationReason = z.infer<typeof TerminationReason>;
@@ -24,7 +23,6 @@ export const UsageData = z.object({
   promptTokens: z.number(),
   completionTokens: z.number(),
   totalTokens: z.number(),
-  /** The server reported no usage: the counts are estimated from the text. */
   estimated: z.literal(true).optional(),
 });
 
@@ -77,11 +75,9 @@ export const LoopEvent = z.discriminatedUnion('type', [
     toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string().optional() })),
     usage: UsageData,
     costUsd: z.number().optional(),
-    /** The model's thinking before this reply, when it sent any (never part of `text`). */
     reasoning: z.string().optional(),
   }),
   z.object({ type: z.literal('token.delta'), delta: z.string() }),
-  /** A streamed piece of the model's thinking (when `model.stream` is true); never answer text. */
   z.object({ type: z.literal('thinking.delta'), delta: z.string() }),
   /** A reply hit the output-token cap; `action` is what `onLength` did (`continuation` counts from 1). */
   z.object({
@@ -243,10 +239,8 @@ export function capJournalDetail(text: string): string {
   return `${text.slice(0, shown)}… [${text.length - shown} more characters]`;
 }
 export type LoopEventType = LoopEvent['type'];
-/** The event of one type, e.g. `LoopEventOf<'run.terminated'>`. */
 export type LoopEventOf<TType extends LoopEventType> = Extract<LoopEvent, { type: TType }>;
 
-/** What the journal stores and `events$` emits: an event with its place in a run. */
 export const JournalEntry = z.object({
   sequence: z.number().int().nonnegative(),
   timestamp: z.number(),
