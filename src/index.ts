@@ -1,25 +1,10 @@
-/**
- * actorloop — a TypeScript runtime for LLM agents on the actor model of XState v5.
- *
- * The front door, curated: what building, running, watching and persisting agents needs.
- * Errors live at `actorloop/errors`, machines at `actorloop/machines`, the scripted model and
- * test helpers at `actorloop/testing`.
- *
- * @example
- * ```ts
- * import { createAgent, defineTool, openAICompatible, gates } from 'actorloop';
- * const agent = createAgent({ model: openAICompatible(), tools: [add], policy: { gate: gates.permissive() } });
- * const result = await agent.run('What is 6 * 7?');
- * ```
- */
+/** actorloop, the front door: building, running, watching and persisting agents. Errors are at `actorloop/errors`, test helpers at `actorloop/testing`. */
 
-// Agents and their hooks
 export { createAgent } from './agent/createAgent.ts';
 export type { Agent, AgentConfig, AgentRun, ModelConfig, RunOptions } from './agent/createAgent.ts';
 export type { LoopResult, RunResult } from './core/run.ts';
 export type { AgentHooks, HookContext, ToolCallProposal } from './core/hooks.ts';
 
-// Models
 export { openAICompatible } from './inference/openaiCompatible.ts';
 export type { OpenAICompatibleOptions } from './inference/config.ts';
 export { anthropic } from './inference/anthropic.ts';
@@ -29,7 +14,6 @@ export type { Completion, CompletionRequest, InferenceProvider, StreamEvent, Usa
 export { Message, ToolCall, ContentPart } from './core/messages.ts';
 export { image, file } from './conversation/parts.ts';
 
-// Tools
 export { defineTool } from './tools/defineTool.ts';
 export type { ToolDefinition } from './tools/defineTool.ts';
 export type { Tool, ToolContext } from './tools/types.ts';
@@ -38,7 +22,6 @@ export { webFetch, fileRead } from './tools/builtin/index.ts';
 export { connectMcpServer } from './mcp/connect.ts';
 export type { McpServer, McpServerConfig } from './mcp/connect.ts';
 
-// Policy, resilience, limits
 export { gates } from './policy/gates.ts';
 export type { GateContext, GateDecision, PolicyGate, ProposedAction } from './policy/types.ts';
 export { recovery } from './resilience/recovery.ts';
@@ -48,24 +31,18 @@ export { ProgressTracker } from './progress/index.ts';
 export type { StuckDetectionOptions } from './progress/index.ts';
 export type { ContextBudgetOptions } from './context/index.ts';
 
-// Events
 export { LoopEvent, JournalEntry, TerminationReason } from './core/loopEvent.ts';
 export type { LoopEventOf } from './core/loopEvent.ts';
 export { ofType } from './events/eventBus.ts';
 
-// Persistence
 export { createFileStore } from './persistence/fileStore.ts';
 export type { FileStoreOptions, RunStore } from './persistence/fileStore.ts';
 
-// Watching
 export { createInspector, createJsonlRecorder, readInspectionRecording } from './inspect/index.ts';
 export type { Inspector, InspectorOptions } from './inspect/index.ts';
 export { sanitize } from './security/sanitize.ts';
 export type { SecretRuleOptions } from './security/secrets.ts';
 
-// Knowledge and pre-hydration
-
-// Strategies
 export { strategies, runStrategy, startStrategy } from './strategies/index.ts';
 export type {
   Branch,
@@ -79,6 +56,5 @@ export type {
   Thought,
 } from './strategies/index.ts';
 
-// The agent system
 export { createAgentSystem } from './system/index.ts';
 export type { AgentSystem, AgentSystemOptions, AskOptions } from './system/index.ts';

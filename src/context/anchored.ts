@@ -1,12 +1,6 @@
 /**
- * Anchored summary, the bookkeeping side: which turns a summary covers, when a cached summary
- * still applies, and when to ask for a new one.
- *
- * The anchor is the pinned head (system messages, the first and latest user message). A
- * summary covers the oldest unpinned turns; the view is head + summary + the turns after it.
- * While that view fits, every step reuses the cached summary (no model call). When it no longer
- * fits, the summary rolls forward over more turns — enough to bring the view under
- * `targetRatio` of the budget, so the next summary is several steps away.
+ * A summary covers the oldest unpinned turns and is reused while the view fits; when it no longer fits it rolls
+ * forward far enough to bring the view under `targetRatio` of the budget, so the next one is several steps away.
  */
 import type { Message, SystemMessage } from '../core/messages.ts';
 import { groupTurns, type Turns } from './turns.ts';
@@ -16,12 +10,10 @@ export interface SummaryState {
   summary?: {
     readonly text: string;
     readonly message: SystemMessage;
-    /** The covered messages, by identity. */
     readonly covered: WeakSet<Message>;
     readonly coveredMessages: number;
     readonly coveredTurns: number;
   };
-  /** Consecutive summariser failures. */
   failures: number;
 }
 
@@ -30,11 +22,9 @@ export interface AnchoredOptions {
   readonly tokensOf: (message: Message) => number;
   /** Most recent unpinned turns kept verbatim when a new summary is made (fewer if they do not fit). */
   readonly keepRecent: number;
-  /** A new summary brings the view under `budget * targetRatio` (when the newest turn allows it). */
   readonly targetRatio: number;
   /** Tokens reserved for the summary message itself when choosing what to cover. */
   readonly reserveTokens: number;
-  /** After this many consecutive failures the run stops asking. */
   readonly maxFailures: number;
   readonly summarise: (previous: string | undefined, span: readonly Message[], signal: AbortSignal) => Promise<string>;
   readonly makeMessage: (text: string, coveredMessages: number) => SystemMessage;
@@ -42,22 +32,11 @@ export interface AnchoredOptions {
 
 export interface AnchoredResult {
   readonly messages: readonly Message[];
-  /** A summary stands in the view (cached or new). */
   readonly summarised: boolean;
-  /** The summariser was called this step (successfully or not). */
   readonly called: boolean;
 }
 
-/**
- * Apply (and if needed roll) the run's summary. Abort errors propagate; any other summariser
- * failure is counted and the step goes on with the last good summary, if one still applies.
- *
- * @example
- * ```ts
- * const state: SummaryState = { failures: 0 };
- * const { messages: view } = await applyAnchoredSummary(messages, state, options, signal);
- * ```
- */
+/** Abort errors propagate; any other summariser failure is counted and the step goes on with the last good summary, if it still applies. */
 export async function applyAnchoredSummary(
   messages: readonly Message[],
   state: SummaryState,
@@ -123,11 +102,7 @@ export async function applyAnchoredSummary(
   return { messages: replaceSpan(messages, turns, rank, covered, current.message), summarised: true, called };
 }
 
-/**
- * How many of the oldest unpinned turns the run's summary covers in this conversation: all of
- * `coveredTurns` when exactly their messages are the ones it summarised, else 0 (the
- * conversation changed under it; the summary no longer applies).
- */
+/** Covered turns, or 0 when the conversation changed under the summary so it no longer applies. */
 function coveredPrefix(messages: readonly Message[], turns: Turns, rank: Int32Array, state: SummaryState): number {
   const summary = state.summary;
   if (summary === undefined || summary.coveredTurns > turns.unpinned.length) return 0;

@@ -1,13 +1,6 @@
 /**
- * `createContextBudget`: a MessagePreparer that keeps the conversation the model sees on
- * each reason step within a token budget. The stored conversation is never touched; only the
- * view sent to the model is compacted, and only when it is over budget — under budget the
- * preparer returns its input array as is.
- *
- * Guarantees, whatever the strategy:
- * - an assistant message that calls tools is kept or removed together with its results;
- * - system messages, the first and the latest user message, and the newest turn are kept;
- * - when even that does not fit, the view is over budget but still well-formed.
+ * Compacts only the view sent to the model, and only when it is over budget. A call and its results go together;
+ * system messages, the first and latest user message and the newest turn always stay.
  */
 import type { Message } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
@@ -25,18 +18,13 @@ export type ContextStrategy = 'slidingWindow' | 'observationMasking' | 'anchored
 interface CommonBudgetOptions {
   /** Tokens the view may take, by the estimator. Default `DEFAULTS.context.tokenBudget` (32 000). */
   readonly tokenBudget?: number;
-  /**
-   * Most recent turns (an assistant message with its tool results is one turn) whose results are
-   * never masked, and which an anchored summary keeps verbatim. Default 4.
-   */
+  /** Recent turns (a call with its results is one) never masked, and kept verbatim beside a summary. Default 4. */
   readonly keepRecent?: number;
   /** Exact token count of a text; default chars/4 rounded up. */
   readonly tokenizer?: Tokenizer;
-  /** Tokens counted per message on top of its text. Default 4. */
   readonly messageOverheadTokens?: number;
 }
 
-/** How the anchored summary asks its model, and when it gives up. */
 export interface AnchoredSummaryOptions extends SummaryRequestOptions {
   /** Consecutive summariser failures after which the run only masks and drops. Default 3. */
   readonly maxFailures?: number;
@@ -44,13 +32,7 @@ export interface AnchoredSummaryOptions extends SummaryRequestOptions {
   readonly targetRatio?: number;
 }
 
-/**
- * - `slidingWindow`: drop the oldest turns.
- * - `observationMasking` (default): replace old tool results with a marker naming the tool and
- *   the size removed; drop the oldest turns only if that is not enough.
- * - `anchoredSummary`: replace the middle of the conversation with a summary written by
- *   `summarizer`; masking and dropping when that is not enough, or the summariser fails.
- */
+/** `observationMasking` (default) replaces old tool results with a marker before dropping turns; `anchoredSummary` summarises the middle first. */
 export type ContextBudgetOptions =
   | (CommonBudgetOptions & { readonly strategy?: 'slidingWindow' | 'observationMasking' })
   | (CommonBudgetOptions & {
@@ -63,22 +45,7 @@ export type ContextBudgetOptions =
 /** Per-run state is kept for this many runs (least recently used dropped): preparers outlive runs. */
 const RUN_STATES = 256;
 
-/**
- * Create the preparer. Emits `context.compacted` (strategy applied, e.g.
- * `anchoredSummary+observationMasking`; tokens before and after; messages removed = input
- * messages not passed through unchanged) on every step whose view it changed.
- *
- * @example
- * ```ts
- * const agent = createAgent({
- *   model,
- *   tools,
- *   context: {
- *     budget: { strategy: 'anchoredSummary', summarizer: openAICompatible({ model: 'gpt-4o-mini' }), tokenBudget: 16_000 },
- *   },
- * });
- * ```
- */
+/** Emits `context.compacted` on every step whose view it changed. */
 export function createContextBudget(options: ContextBudgetOptions = {}): MessagePreparer {
   const strategy = check(options);
   const budget = options.tokenBudget ?? DEFAULTS.context.tokenBudget;

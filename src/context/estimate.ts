@@ -1,10 +1,4 @@
-/**
- * Token estimates for the context budget. The default is deliberately conservative —
- * characters / 4, rounded up, plus a per-message overhead — because an underestimate sends a
- * request the provider rejects with "context length exceeded", while an overestimate only
- * compacts a little early. Text in scripts that tokenise densely (CJK, emoji) beats chars/4;
- * plug in the model's real tokenizer for those.
- */
+/** chars/4 rounded up by default: an underestimate gets the request rejected, an overestimate only compacts early. */
 import { contentText, mediaParts, type Message } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 
@@ -12,21 +6,11 @@ import { DEFAULTS } from '../core/defaults.ts';
 export type Tokenizer = (text: string) => number;
 
 export interface EstimateOptions {
-  /** Exact token count of a text; default `Math.ceil(text.length / 4)` over the whole message. */
   readonly tokenizer?: Tokenizer;
-  /** Tokens added per message for role and framing. Default `DEFAULTS.context.messageOverheadTokens`. */
   readonly messageOverheadTokens?: number;
 }
 
-/**
- * Tokens one message costs: its content, and for tool traffic the call ids, tool names and
- * argument texts (the provider sends all of them), plus the per-message overhead.
- *
- * @example
- * ```ts
- * estimateMessageTokens({ role: 'user', content: 'hello world' }); // ceil(11 / 4) + 4 = 7
- * ```
- */
+/** Tool traffic counts its call ids, names and argument texts too: the provider sends them all. */
 export function estimateMessageTokens(message: Message, options: EstimateOptions = {}): number {
   const overhead = options.messageOverheadTokens ?? DEFAULTS.context.messageOverheadTokens;
   const tokenizer = options.tokenizer;
@@ -40,37 +24,13 @@ export function estimateMessageTokens(message: Message, options: EstimateOptions
   return tokens;
 }
 
-/**
- * Tokens a conversation costs by the estimator: the sum over its messages. One pass, reading
- * string lengths only (unless a tokenizer is given).
- *
- * @example
- * ```ts
- * estimateTokens([
- *   { role: 'system', content: 'Be brief.' },    // ceil(9 / 4) + 4 = 7
- *   { role: 'user', content: 'What is 6 * 7?' }, // ceil(14 / 4) + 4 = 8
- * ]); // 15
- * estimateTokens(messages, { tokenizer: (t) => encoder.encode(t).length });
- * ```
- */
 export function estimateTokens(messages: readonly Message[], options: EstimateOptions = {}): number {
   let tokens = 0;
   for (const message of messages) tokens += estimateMessageTokens(message, options);
   return tokens;
 }
 
-/**
- * A per-message estimator that remembers its answers by message object. The loop appends to
- * its conversation and never rewrites a message, so from one step to the next only new
- * messages are measured — which matters when the tokenizer is an exact, slow one.
- *
- * @example
- * ```ts
- * const tokensOf = createTokenCounter({ tokenizer });
- * tokensOf(message); // measured
- * tokensOf(message); // remembered
- * ```
- */
+/** Remembers by message object: the loop never rewrites a message, so each step measures only new ones. */
 export function createTokenCounter(options: EstimateOptions = {}): (message: Message) => number {
   const known = new WeakMap<Message, number>();
   return (message) => {
@@ -101,7 +61,6 @@ function count(tokenizer: Tokenizer, text: string): number {
   return Number.isFinite(tokens) && tokens >= 0 ? Math.ceil(tokens) : Math.ceil(text.length / 4);
 }
 
-/** The estimate's allowance for a message's images and files. */
 function mediaTokens(message: Message): number {
   if (message.role === 'user') return mediaParts(message.content) * DEFAULTS.context.mediaPartTokens;
   if (message.role === 'tool') return (message.parts?.length ?? 0) * DEFAULTS.context.mediaPartTokens;

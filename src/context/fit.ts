@@ -1,19 +1,11 @@
-/**
- * The two cheap compactions, applied in place of nothing when they are not needed:
- * observation masking (old tool results replaced by a marker naming the tool and the size
- * removed) and the sliding window (oldest unpinned turns dropped). Both work on whole turns
- * (see turns.ts) and reuse message objects: the output is a new array of the same objects,
- * except for masked results, which are new shallow objects (cached by the caller).
- */
+/** Both compactions work on whole turns and reuse message objects; only masked results are new objects. */
 import type { Message, ToolMessage } from '../core/messages.ts';
 import { groupTurns } from './turns.ts';
 
 export interface FitOptions {
   readonly budget: number;
   readonly tokensOf: (message: Message) => number;
-  /** Mask old tool results before dropping anything. */
   readonly mask: boolean;
-  /** Most recent unpinned turns whose tool results are never masked. */
   readonly keepRecent: number;
   /** The masked stand-in of a tool result (the caller caches it, so a step reuses the last step's). */
   readonly maskedOf: (message: ToolMessage, toolName: string | undefined) => ToolMessage;
@@ -23,24 +15,13 @@ export interface FitResult {
   /** The input array itself when nothing had to change. */
   readonly messages: readonly Message[];
   readonly tokens: number;
-  /** Tool results replaced by a marker. */
   readonly masked: number;
-  /** Messages removed by the window. */
   readonly dropped: number;
 }
 
 /**
- * Bring `messages` within `budget`: first (if `mask`) replace tool results of turns older than
- * the `keepRecent` most recent, oldest first, until it fits; then drop the oldest unpinned
- * turns until it fits. The newest unpinned turn is never masked or dropped — it holds the
- * results the model asked for last, and without them it would only ask again. When even that
- * does not fit, the result is over budget: pinned messages and the newest turn, intact.
- *
- * @example
- * ```ts
- * const fitted = fitToBudget(messages, { budget: 8_000, tokensOf, mask: true, keepRecent: 4, maskedOf });
- * fitted.tokens <= 8_000 || fitted.masked + fitted.dropped > 0; // true
- * ```
+ * Masks old tool results, then drops the oldest unpinned turns, until it fits. The newest turn is never touched: it
+ * holds the results the model asked for last, and without them it would ask again.
  */
 export function fitToBudget(messages: readonly Message[], options: FitOptions): FitResult {
   const { budget, tokensOf } = options;
@@ -50,7 +31,6 @@ export function fitToBudget(messages: readonly Message[], options: FitOptions): 
   const { turnOf, unpinned } = turns;
   const newest = unpinned.length === 0 ? -1 : (unpinned[unpinned.length - 1] as number);
 
-  // Masking: one pass over messages, oldest first, until it fits.
   let replacements: (Message | undefined)[] | undefined;
   if (options.mask) {
     const maskable = new Uint8Array(turns.pinned.length);
@@ -71,7 +51,6 @@ export function fitToBudget(messages: readonly Message[], options: FitOptions): 
     }
   }
 
-  // Window: drop whole turns, oldest first, never the newest.
   const dropped = new Uint8Array(turns.pinned.length);
   let droppedMessages = 0;
   for (let k = 0; k < unpinned.length && total > budget; k++) {

@@ -1,45 +1,20 @@
-/**
- * Turns: the units the context budget keeps or removes whole. An assistant message that calls
- * tools forms one turn with every tool message answering those calls, so no strategy can ever
- * send a tool result without the call it answers, or a call without its results — providers
- * reject both with a 400. Every other message is a turn of its own.
- */
+/** A call and its results form one turn, so no strategy can send a result without its call or the reverse: providers reject both. */
 import type { Message } from '../core/messages.ts';
 
 /** A conversation split into turns; arrays indexed by turn, in order of each turn's first message. */
 export interface Turns {
-  /** Message index → its turn. */
   readonly turnOf: Int32Array;
-  /** Estimated tokens of each turn. */
   readonly tokens: number[];
-  /** Messages in each turn. */
   readonly sizes: number[];
   /** Turns no strategy may remove: system messages, the first and the latest user message. */
   readonly pinned: boolean[];
-  /** Indices of the other turns, oldest first. */
   readonly unpinned: number[];
-  /** Estimated tokens of the whole conversation. */
   readonly total: number;
 }
 
 /**
- * Group `messages` into turns in one pass (two, counting the call-id index). A tool message is
- * joined to the assistant message that issued its call wherever the two stand; a tool message
- * whose call no message issued (an orphan, only possible in a malformed history) is a turn of
- * its own.
- *
- * Pinned: every system message (instructions, injected knowledge, the summary), the first
- * user message (the task as first stated) and the latest one (what the model must answer now).
- *
- * @example
- * ```ts
- * const turns = groupTurns(
- *   [system, user, { role: 'assistant', content: null, toolCalls: [c1, c2] }, result1, result2],
- *   (m) => estimateMessageTokens(m),
- * );
- * turns.sizes;    // [1, 1, 3]
- * turns.unpinned; // [2]
- * ```
+ * A tool message joins the message that issued its call wherever the two stand. Pinned: system messages, the first
+ * user message (the task as first stated) and the latest (what the model must answer now).
  */
 export function groupTurns(messages: readonly Message[], tokensOf: (message: Message) => number): Turns {
   const n = messages.length;

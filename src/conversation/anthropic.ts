@@ -1,14 +1,6 @@
 /**
- * Conversation → Anthropic Messages API shape, with our own types (no SDK dependency).
- *
- * Anthropic differs from OpenAI in three ways that matter here: the system prompt is a
- * separate field; tool calls and results are content blocks (`tool_use` / `tool_result`) inside
- * assistant and user turns; and turns must alternate user/assistant, so consecutive tool results
- * (and a user message right after them) become one user turn.
- *
- * Reasoning a provider signed (thinking blocks with their signature, redacted thinking) goes back
- * first in its assistant turn, unchanged: Anthropic refuses a tool-use turn whose thinking is
- * missing or altered while thinking is on.
+ * Anthropic wants the system prompt apart, tool calls and results as content blocks, and alternating turns. Signed
+ * thinking goes back first and unchanged: a tool-use turn whose thinking is missing or altered is refused.
  */
 import type { AssistantMessage, ContentPart, Message, ToolMessage } from '../core/messages.ts';
 import { inlineData } from './openai.ts';
@@ -27,7 +19,6 @@ export interface AnthropicToolUseBlock {
   readonly input: Readonly<Record<string, unknown>>;
 }
 
-/** The image types the Messages API takes. */
 export type AnthropicImageType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
@@ -41,13 +32,11 @@ function pdfType(mediaType: string): 'application/pdf' {
   throw new ContentPartError('unsupported', `Anthropic takes documents as application/pdf, not ${mediaType}.`);
 }
 
-/** An image: its bytes (base64) with their media type, or a URL Anthropic fetches. */
 export interface AnthropicImageBlock {
   readonly type: 'image';
   readonly source: { readonly type: 'base64'; readonly media_type: AnthropicImageType; readonly data: string } | { readonly type: 'url'; readonly url: string };
 }
 
-/** A PDF document, as base64 bytes. */
 export interface AnthropicDocumentBlock {
   readonly type: 'document';
   readonly source: { readonly type: 'base64'; readonly media_type: 'application/pdf'; readonly data: string };
@@ -57,7 +46,6 @@ export interface AnthropicDocumentBlock {
 export interface AnthropicToolResultBlock {
   readonly type: 'tool_result';
   readonly tool_use_id: string;
-  /** Text; or text and the images the tool returned. */
   readonly content: string | (AnthropicTextBlock | AnthropicImageBlock)[];
   readonly is_error?: boolean;
 }
@@ -86,30 +74,7 @@ export interface AnthropicConversation {
   readonly messages: AnthropicMessage[];
 }
 
-/**
- * Serialise a conversation for the Anthropic Messages API.
- *
- * - System messages (wherever they are) are joined with `\n\n` into `system`: Anthropic has
- *   no mid-conversation system role.
- * - Consecutive user-side messages (tool results, user text) merge into one user turn, tool
- *   results first (Anthropic wants `tool_result` blocks before any text in a turn).
- * - Consecutive assistant messages merge likewise; an assistant message with neither text nor
- *   tool calls is dropped (an empty turn is rejected and carries no information).
- *
- * @example
- * ```ts
- * toAnthropicMessages([
- *   { role: 'system', content: 'Be brief.' },
- *   { role: 'user', content: 'Add 1 and 2' },
- *   { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'add', arguments: '{"a":1,"b":2}' }] },
- *   { role: 'tool', toolCallId: 'c1', content: '3' },
- * ]);
- * // { system: 'Be brief.', messages: [
- * //   { role: 'user', content: 'Add 1 and 2' },
- * //   { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'add', input: { a: 1, b: 2 } }] },
- * //   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: '3' }] } ] }
- * ```
- */
+/** Consecutive user-side messages merge into one turn, tool results first; an assistant message with neither text nor calls is dropped (empty turns are rejected). */
 export function toAnthropicMessages(messages: readonly Message[]): AnthropicConversation {
   const system: string[] = [];
   const out: AnthropicMessage[] = [];
@@ -138,20 +103,7 @@ export function toAnthropicMessages(messages: readonly Message[]): AnthropicConv
   return system.length > 0 ? { system: system.join('\n\n'), messages: out } : { messages: out };
 }
 
-/**
- * Parse tool-call arguments into Anthropic's `input` object.
- *
- * Anthropic requires an object. Empty arguments (`""`, common for argument-less tools) mean
- * `{}`. Anything that is not a JSON object — truncated JSON, prose, an array — is kept as
- * `{ _raw: "<string>" }` rather than `{}`: replaying the conversation must show the model
- * exactly what it sent, so it can see and repair its mistake.
- *
- * @example
- * ```ts
- * toToolUseInput('{"a":1}'); // { a: 1 }
- * toToolUseInput('{"a":');   // { _raw: '{"a":' }
- * ```
- */
+/** Anything that is not a JSON object is kept as `{ _raw }`, not `{}`: a replay must show the model exactly what it sent, so it can repair it. */
 export function toToolUseInput(argumentsText: string): Readonly<Record<string, unknown>> {
   if (argumentsText.trim() === '') return {};
   try {
@@ -182,7 +134,6 @@ function toAssistantBlocks(message: AssistantMessage): AnthropicAssistantBlock[]
 
 function toToolResult(message: ToolMessage): AnthropicToolResultBlock {
   const images = message.parts ?? [];
-  // A tool result block takes images beside its text.
   const content: AnthropicToolResultBlock['content'] =
     images.length === 0 ? message.content : [{ type: 'text', text: message.content }, ...images.map((part) => toAnthropicBlock(part) as AnthropicImageBlock)];
   return message.isError === true
@@ -190,15 +141,6 @@ function toToolResult(message: ToolMessage): AnthropicToolResultBlock {
     : { type: 'tool_result', tool_use_id: message.toolCallId, content };
 }
 
-/**
- * One content part as an Anthropic block: text; an image with a base64 or URL source (a data
- * URL becomes base64); a file as a base64 `document`.
- *
- * @example
- * ```ts
- * toAnthropicBlock({ type: 'image', url: 'https://x/cat.png' }); // { type: 'image', source: { type: 'url', url: 'https://x/cat.png' } }
- * ```
- */
 export function toAnthropicBlock(part: ContentPart): AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock {
   switch (part.type) {
     case 'text':
@@ -221,10 +163,7 @@ export function toAnthropicBlock(part: ContentPart): AnthropicTextBlock | Anthro
   }
 }
 
-/**
- * Add a block to the user turn at the end of `out`, opening one if needed. A lone user text
- * stays a plain string (`plain`), the most common and most compact shape.
- */
+/** A lone user text stays a plain string, the most common and compact shape. */
 function appendUser(out: AnthropicMessage[], block: AnthropicUserBlock, plain?: string): void {
   const last = out[out.length - 1];
   if (last?.role !== 'user') {

@@ -1,18 +1,7 @@
-/**
- * Conversation → OpenAI chat-completions messages. One pass, no copies of message bodies.
- */
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { reasoningText, type ContentPart, type ImagePart, type Message, type ToolMessage } from '../core/messages.ts';
 import { ContentPartError } from './parts.ts';
 
-/**
- * Serialise a conversation to the `messages` array of an OpenAI chat-completions request.
- *
- * @example
- * ```ts
- * toOpenAIMessages([{ role: 'user', content: 'hi' }]); // [{ role: 'user', content: 'hi' }]
- * ```
- */
 export function toOpenAIMessages(messages: readonly Message[], options: OpenAIMessageOptions = {}): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   // Chat tool messages carry text only: images a tool returned follow the turn's tool results as one user message.
@@ -38,16 +27,7 @@ function toolImagesMessage(results: readonly ToolMessage[]): ChatCompletionMessa
   return { role: 'user', content };
 }
 
-/**
- * One content part in the chat format: text; an image as `image_url` (a URL, or its bytes as a
- * data URL); a file as `file` with its bytes as a data URL. A part stored by reference must have
- * its bytes put back first (the agent does so before each model call).
- *
- * @example
- * ```ts
- * toOpenAIPart({ type: 'image', data: 'iVBO…', mediaType: 'image/png' }); // { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBO…' } }
- * ```
- */
+/** A part stored by reference must have its bytes put back first (the agent does so before each model call). */
 export function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
   switch (part.type) {
     case 'text':
@@ -70,10 +50,7 @@ export function inlineData(part: Exclude<ContentPart, { type: 'text' }> | ImageP
 }
 
 export interface OpenAIMessageOptions {
-  /**
-   * Send an assistant message's `reasoning` back as `reasoning_content`. DeepSeek's thinking mode
-   * answers 400 when a turn with tool calls comes back without it; OpenAI rejects the field.
-   */
+  /** DeepSeek's thinking mode answers 400 when a tool-call turn comes back without `reasoning_content`; OpenAI rejects the field. */
   readonly sendReasoningBack?: boolean;
 }
 

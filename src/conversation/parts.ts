@@ -1,19 +1,11 @@
-/**
- * Content parts of a user message: helpers that build them (`image`, `file`), the checks a run
- * applies before it starts (media type, size, a model that takes images), and the typed error
- * those checks throw.
- */
 import { DEFAULTS } from '../core/defaults.ts';
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import type { ContentPart, FilePart, ImagePart } from '../core/messages.ts';
 
-/** What is wrong with a part. */
 export type ContentPartProblem =
   /** Its media type is not one the chat formats take (or it cannot be told). */
   | 'unsupported'
-  /** Its bytes exceed the configured limit. */
   | 'too_large'
-  /** The model is not declared to take images or files (`model.vision`). */
   | 'no_vision'
   /** Its stored bytes cannot be found (a blob missing from the run's store). */
   | 'missing_data';
@@ -40,16 +32,13 @@ export class ContentPartError extends ActorloopError {
 
 /** Limits on the parts a run accepts; the defaults are in `DEFAULTS.content`. */
 export interface ContentLimits {
-  /** Largest image, in decoded bytes. Default 5 MiB. */
   readonly maxImageBytes?: number;
-  /** Largest file (PDF), in decoded bytes. Default 10 MiB. */
   readonly maxFileBytes?: number;
 }
 
 /** What a run takes as its task: text, or text and parts in reading order (a string is a text part). */
 export type TaskInput = string | readonly (string | ContentPart)[];
 
-/** Bytes from a buffer, or base64 text. */
 export type PartData = Uint8Array | string;
 
 // Magic numbers of the media types parts take, to name bytes given without a type.
@@ -71,13 +60,10 @@ function sniff(bytes: Uint8Array): string | undefined {
 const toBase64 = (data: PartData): string => (typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'));
 
 /**
- * An image part: a URL (`https:`, or a `data:` URL), or bytes (a Buffer, or base64 text) with
- * their media type (sniffed from the bytes when not given: PNG, JPEG, GIF, WebP).
- *
+ * An image part from a URL, or bytes whose media type is sniffed when not given (PNG, JPEG, GIF, WebP).
  * @example
  * ```ts
- * await agent.run(['What is in this picture?', image('https://example.com/cat.png')]);
- * await agent.run(['And this one?', image(await readFile('dog.jpg'))]);
+ * await agent.run(['What is in this picture?', image(await readFile('dog.jpg'))]);
  * ```
  */
 export function image(source: string | URL | PartData, options: { readonly mediaType?: string } = {}): ImagePart {
@@ -95,8 +81,7 @@ export function image(source: string | URL | PartData, options: { readonly media
 }
 
 /**
- * A file part (a PDF document): bytes (a Buffer, or base64 text), with an optional file name.
- *
+ * A file part (a PDF document).
  * @example
  * ```ts
  * await agent.run(['Summarise this report', file(await readFile('report.pdf'), { filename: 'report.pdf' })]);
@@ -123,15 +108,7 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-/**
- * A task as the content of its user message: a string stays a string; an array becomes parts
- * (its strings text parts). Throws ContentPartError for a value that is not a part.
- *
- * @example
- * ```ts
- * taskContent(['Describe', image('https://x/cat.png')]); // [{ type: 'text', text: 'Describe' }, { type: 'image', url: 'https://x/cat.png' }]
- * ```
- */
+/** Throws ContentPartError for a value that is not a part. */
 export function taskContent(task: TaskInput): string | ContentPart[] {
   if (typeof task === 'string') return task;
   return task.map((part, index) => {
@@ -145,15 +122,7 @@ export function taskContent(task: TaskInput): string | ContentPart[] {
   });
 }
 
-/**
- * Check parts before a run starts: every image and file has a media type the chat formats
- * take, fits its size limit, and the model is declared to take them (`vision`).
- *
- * @example
- * ```ts
- * checkParts([image(bytes)], { vision: true }); // throws ContentPartError('too_large') for an image over 5 MiB
- * ```
- */
+/** Checked before a run starts, so a part the chat formats or the model cannot take fails early, saying what to change. */
 export function checkParts(parts: readonly ContentPart[], options: ContentLimits & { readonly vision: boolean }): void {
   for (const [index, part] of parts.entries()) {
     if (part.type === 'text') continue;

@@ -1,24 +1,13 @@
-/**
- * Conversation validation: every message matches its schema, and the tool-call bookkeeping is
- * consistent — each tool result answers an earlier call, once. Providers reject conversations
- * that break these rules (OpenAI with a 400, Anthropic likewise), so we catch them first and say
- * which message is wrong instead of letting a remote API say "invalid request".
- */
+/** Catches what providers reject with a bare 400, saying which message is wrong. */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import { Message, type ToolCall } from '../core/messages.ts';
 
-/** What can be wrong with a conversation. */
 export type ConversationIssueCode =
-  /** The value at `index` does not match the message schema. */
   | 'invalid_message'
-  /** A tool message answers a call id that no earlier assistant message issued. */
   | 'orphan_tool_result'
-  /** A tool message answers a call that an earlier tool message already answered. */
   | 'duplicate_tool_result'
-  /** An assistant message issues a call id already used by an earlier (or the same) message. */
   | 'duplicate_tool_call_id';
 
-/** One problem, located by the index of the offending message. */
 export interface ConversationIssue {
   readonly index: number;
   readonly code: ConversationIssueCode;
@@ -31,16 +20,7 @@ export type ConversationValidation =
   | { readonly ok: true; readonly messages: Message[] }
   | { readonly ok: false; readonly issues: ConversationIssue[] };
 
-/**
- * Check a conversation; returns the parsed messages or every issue found (never throws).
- * Tool bookkeeping is checked only on messages that are themselves schema-valid.
- *
- * @example
- * ```ts
- * const result = validateConversation([{ role: 'tool', toolCallId: 'c1', content: '3' }]);
- * if (!result.ok) result.issues[0]?.code; // 'orphan_tool_result'
- * ```
- */
+/** Never throws; tool bookkeeping is checked only on schema-valid messages. */
 export function validateConversation(messages: readonly unknown[] | readonly Message[]): ConversationValidation {
   const issues: ConversationIssue[] = [];
   const parsed: Message[] = new Array(messages.length);
@@ -94,17 +74,7 @@ export function validateConversation(messages: readonly unknown[] | readonly Mes
   return issues.length === 0 ? { ok: true, messages: parsed } : { ok: false, issues };
 }
 
-/**
- * Tool calls that no tool message answers yet, in the order they were issued. The loop uses
- * it to find calls still to run (e.g. after a resume). Assumes a schema-valid conversation.
- *
- * @example
- * ```ts
- * unansweredToolCalls([
- *   { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'add', arguments: '{}' }] },
- * ]); // [{ id: 'c1', name: 'add', arguments: '{}' }]
- * ```
- */
+/** Calls still to run (e.g. after a resume), in issue order; assumes a schema-valid conversation. */
 export function unansweredToolCalls(messages: readonly Message[]): ToolCall[] {
   const answered = new Set<string>();
   for (const message of messages) if (message.role === 'tool') answered.add(message.toolCallId);
@@ -139,14 +109,6 @@ export class ConversationError extends ActorloopError {
   }
 }
 
-/**
- * Validate and return the parsed messages, or throw a {@link ConversationError}.
- *
- * @example
- * ```ts
- * const messages = assertValidConversation(JSON.parse(text) as unknown[]);
- * ```
- */
 export function assertValidConversation(messages: readonly unknown[] | readonly Message[]): Message[] {
   const result = validateConversation(messages);
   if (!result.ok) throw new ConversationError(result.issues);

@@ -1,9 +1,4 @@
-/**
- * `LoopEvent`: every phase change and decision of an agent run, as one zod discriminated union.
- * The schema is the contract for journals (records are parsed back through it) and for users
- * subscribing to `events$`. Payloads are small on purpose: events reference calls by id and carry
- * counts and short texts, never copies of the conversation.
- */
+/** Journals parse records back through this schema, so payloads carry ids, counts and short texts, never copies of the conversation. */
 import { z } from 'zod';
 
 export const Phase = z.enum(['hydrate', 'reason', 'gate', 'awaitingHuman', 'act', 'observe']);
@@ -20,7 +15,6 @@ export const TerminationReason = z.enum([
   'stuck',
   /** The model's reply hit its output-token cap (`finish_reason: length`) and the policy was to end. */
   'length',
-  /** The model declined to answer (a `refusal` instead of content). */
   'refusal',
 ]);
 export type TerminationReason = z.infer<typeof TerminationReason>;
@@ -29,7 +23,6 @@ export const UsageData = z.object({
   promptTokens: z.number(),
   completionTokens: z.number(),
   totalTokens: z.number(),
-  /** The server reported no usage: the counts are estimated from the text. */
   estimated: z.literal(true).optional(),
 });
 
@@ -54,7 +47,6 @@ export const ToolOutcomeStatus = z.enum([
 ]);
 export type ToolOutcomeStatus = z.infer<typeof ToolOutcomeStatus>;
 
-/** The lifecycle hooks a user can give an agent, as their events and errors name them. */
 export const HookName = z.enum(['beforeModelCall', 'afterModelCall', 'beforeToolCall', 'afterToolCall', 'onTurnStart', 'onTurnEnd', 'onError']);
 export type HookName = z.infer<typeof HookName>;
 
@@ -70,11 +62,7 @@ export const LoopEvent = z.discriminatedUnion('type', [
     mode: z.literal('call').optional(),
   }),
   z.object({ type: z.literal('phase.entered'), phase: Phase }),
-  /**
-   * A resumed run went live: its machine re-took `replayed` recorded steps (whose events are
-   * earlier in the journal) and does new work from here. `tookOver` names the writer whose live
-   * lease a forced takeover broke.
-   */
+  /** A resumed run went live after re-taking `replayed` recorded steps; `tookOver` names the writer whose lease a forced takeover broke. */
   z.object({
     type: z.literal('run.resumed'),
     replayed: z.number().int().nonnegative(),
@@ -83,21 +71,15 @@ export const LoopEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('reasoning.completed'),
     text: z.string().nullable(),
-    /** `arguments`: the call's argument text, capped (see `capJournalDetail`); absent in journals written before it was kept. */
+    /** Capped by `capJournalDetail`; optional because older journals lack it. */
     toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string().optional() })),
     usage: UsageData,
     costUsd: z.number().optional(),
-    /** The model's thinking before this reply, when it sent any (never part of `text`). */
     reasoning: z.string().optional(),
   }),
   z.object({ type: z.literal('token.delta'), delta: z.string() }),
-  /** A streamed piece of the model's thinking (when `model.stream` is true); never answer text. */
   z.object({ type: z.literal('thinking.delta'), delta: z.string() }),
-  /**
-   * A reply hit the output-token cap (`finish_reason: length`). `action` is what the agent's
-   * `onLength` policy did: `continue` asked the model to go on (`continuation` counts from 1),
-   * `end` ended the run with reason `length`.
-   */
+  /** A reply hit the output-token cap; `action` is what `onLength` did (`continuation` counts from 1). */
   z.object({
     type: z.literal('reply.truncated'),
     action: z.enum(['continue', 'end']),
@@ -135,11 +117,7 @@ export const LoopEvent = z.discriminatedUnion('type', [
     type: z.literal('observations.collected'),
     count: z.number(),
     errors: z.number(),
-    /**
-     * What each call's observation said (its result, error, refusal or rejection), capped (see
-     * `capJournalDetail`): a reader of the journal alone shows a call's outcome. Absent in journals
-     * written before it was kept.
-     */
+    /** Each call's observation, capped, so the journal alone shows outcomes; optional because older journals lack it. */
     results: z.array(z.object({ toolCallId: z.string(), content: z.string() })).optional(),
   }),
   z.object({
@@ -159,7 +137,6 @@ export const LoopEvent = z.discriminatedUnion('type', [
     reason: z.string().optional(),
     /** Set on the answer to an elicitation (not a decision on calls: a resume does not replay it). */
     kind: z.literal('elicitation').optional(),
-    /** The answer sent to the server, its defaults filled in (an approved elicitation). */
     answer: z.record(z.string(), z.unknown()).optional(),
   }),
   z.object({
@@ -188,11 +165,7 @@ export const LoopEvent = z.discriminatedUnion('type', [
     tokensAfter: z.number(),
     messagesRemoved: z.number(),
   }),
-  /**
-   * The model said the request was over its context window: the request was compacted to
-   * `targetTokens` (estimated) and sent once more, and later requests of the run stay under it.
-   * `limitTokens` is the window the error reported, when it did; `reason`, the error's message.
-   */
+  /** The model said the request overflowed its window: it was compacted to `targetTokens`, resent, and later requests stay under it. */
   z.object({
     type: z.literal('context.overflowed'),
     strategy: z.string(),
@@ -204,10 +177,7 @@ export const LoopEvent = z.discriminatedUnion('type', [
     reason: z.string(),
   }),
   z.object({ type: z.literal('knowledge.injected'), items: z.number(), tokens: z.number() }),
-  /**
-   * An MCP server's sampling request, answered by the agent's model during one of the run's tool
-   * calls: its usage and cost count in the run's totals.
-   */
+  /** An MCP server's sampling request, answered by the agent's model: its usage counts in the run's totals. */
   z.object({ type: z.literal('mcp.sampled'), server: z.string(), model: z.string(), usage: UsageData, costUsd: z.number() }),
   /** A lifecycle hook ran: how long it took and what it decided (`continue` when it only observed). */
   z.object({
@@ -224,7 +194,6 @@ export const LoopEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('strategy.decided'),
     strategy: z.string(),
-    /** continue | branch | revise | done | error */
     decision: z.enum(['continue', 'branch', 'revise', 'done', 'error']),
     round: z.number(),
     detail: z.string().optional(),
@@ -261,15 +230,7 @@ export type LoopEvent = z.infer<typeof LoopEvent>;
 /** Characters of a tool call's arguments or observation an event keeps: enough to show, small enough to journal every turn. */
 export const JOURNAL_DETAIL_CHARS = 8_000;
 
-/**
- * A tool call's argument or observation text as events carry it: whole up to
- * {@link JOURNAL_DETAIL_CHARS} characters, else cut with a marker saying how much is left out.
- *
- * @example
- * ```ts
- * capJournalDetail('{"a":1}'); // '{"a":1}'
- * ```
- */
+/** Cuts argument or observation text to {@link JOURNAL_DETAIL_CHARS} characters, with a marker saying how much is left out. */
 export function capJournalDetail(text: string): string {
   if (text.length <= JOURNAL_DETAIL_CHARS) return text;
   // A cut between a surrogate pair's halves would leave a lone half: the cut moves before the pair.
@@ -278,10 +239,8 @@ export function capJournalDetail(text: string): string {
   return `${text.slice(0, shown)}… [${text.length - shown} more characters]`;
 }
 export type LoopEventType = LoopEvent['type'];
-/** The event of one type, e.g. `LoopEventOf<'run.terminated'>`. */
 export type LoopEventOf<TType extends LoopEventType> = Extract<LoopEvent, { type: TType }>;
 
-/** What the journal stores and `events$` emits: an event with its place in a run. */
 export const JournalEntry = z.object({
   sequence: z.number().int().nonnegative(),
   timestamp: z.number(),

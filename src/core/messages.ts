@@ -1,12 +1,6 @@
-/**
- * Conversation messages: the schema and the type share a name (schema first at the edges).
- *
- * Tool-call arguments stay the raw string the model produced: a malformed argument string is
- * model behaviour the loop must feed back, not something to lose while parsing.
- */
+/** `ToolCall.arguments` stays the model's raw text: a malformed argument string is behaviour to feed back, not to lose while parsing. */
 import { z } from 'zod';
 
-/** One tool call proposed by the model. `arguments` is the raw JSON text the model sent. */
 export const ToolCall = z.object({
   id: z.string().min(1),
   name: z.string(),
@@ -17,15 +11,10 @@ export type ToolCall = z.infer<typeof ToolCall>;
 export const SystemMessage = z.object({ role: z.literal('system'), content: z.string() });
 export type SystemMessage = z.infer<typeof SystemMessage>;
 
-/** A piece of text in a user message made of parts. */
 export const TextPart = z.object({ type: z.literal('text'), text: z.string() });
 export type TextPart = z.infer<typeof TextPart>;
 
-/**
- * Where the bytes of an image or file part are: inline base64 `data`, or `ref`, the content hash
- * of bytes kept once in the run's blob store (conversations, journals and checkpoints carry the
- * reference; the bytes are read back only to build a model request).
- */
+/** An image or file part's bytes: inline base64 `data`, or `ref`, a content hash into the run's blob store, so journals carry only the reference. */
 const inlineOrStored = (part: { url?: string | undefined; data?: string | undefined; ref?: string | undefined }): boolean =>
   [part.url, part.data, part.ref].filter((value) => value !== undefined).length === 1;
 
@@ -44,7 +33,6 @@ export const ImagePart = z
   .refine((part) => part.url !== undefined || part.mediaType !== undefined, { message: 'an image given as data needs its mediaType' });
 export type ImagePart = z.infer<typeof ImagePart>;
 
-/** A document (PDF): base64 bytes with their media type and an optional file name. */
 export const FilePart = z
   .object({
     type: z.literal('file'),
@@ -62,7 +50,6 @@ export type ContentPart = z.infer<typeof ContentPart>;
 
 export const UserMessage = z.object({
   role: z.literal('user'),
-  /** Text, or parts (text, images, files) in the order the model should read them. */
   content: z.union([z.string(), z.array(ContentPart).min(1)]),
   /** Set when the content came from outside the user's trust (e.g. `pre-hydration`): the run is tainted from here on. */
   untrusted: z.string().optional(),
@@ -70,10 +57,8 @@ export const UserMessage = z.object({
 export type UserMessage = z.infer<typeof UserMessage>;
 
 /**
- * One piece of the model's reasoning before its reply. Kept apart from `content` so it is never
- * taken for the answer. `signature` is the provider's seal over the text (Anthropic's thinking
- * blocks): such a part must go back to that provider byte for byte, or the next request is
- * refused. `redacted` parts carry only the provider's encrypted `data`.
+ * Kept apart from `content` so it is never taken for the answer. A part with a `signature` must go back to its
+ * provider byte for byte, or the next request is refused.
  */
 export const ReasoningPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string().optional() }),
@@ -86,7 +71,6 @@ export const AssistantMessage = z.object({
   /** Text of the reply; `null` when the reply is only tool calls. */
   content: z.string().nullable(),
   toolCalls: z.array(ToolCall).optional(),
-  /** The reasoning that preceded this reply, in the order the model produced it. */
   reasoning: z.array(ReasoningPart).optional(),
 });
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
@@ -94,10 +78,8 @@ export type AssistantMessage = z.infer<typeof AssistantMessage>;
 export const ToolMessage = z.object({
   role: z.literal('tool'),
   toolCallId: z.string().min(1),
-  /** Tool name, kept for providers (and readers) that want it next to the result. */
   name: z.string().optional(),
   content: z.string(),
-  /** True when the content reports a failure (error, denial, timeout) rather than a result. */
   isError: z.boolean().optional(),
   /** Set (to the tool's name) when the content came from outside the user's trust: the run is tainted from here on. */
   untrusted: z.string().optional(),
@@ -114,21 +96,12 @@ export function reasoningText(parts: readonly ReasoningPart[]): string {
   return parts.flatMap((part) => (part.type === 'thinking' ? [part.text] : [])).join('');
 }
 
-/**
- * A message content as plain text: a string as it is; parts as their text joined by newlines,
- * each image or file as a short marker (for transcripts, summaries, estimates and indexes).
- *
- * @example
- * ```ts
- * contentText([{ type: 'text', text: 'Describe this' }, { type: 'image', url: 'https://x/cat.png' }]); // 'Describe this\n[image]'
- * ```
- */
+/** Content as plain text, each image or file as a short marker (for transcripts, summaries, estimates and indexes). */
 export function contentText(content: string | readonly ContentPart[]): string {
   if (typeof content === 'string') return content;
   return content.map((part) => (part.type === 'text' ? part.text : part.type === 'image' ? '[image]' : `[file${part.filename === undefined ? '' : `: ${part.filename}`}]`)).join('\n');
 }
 
-/** How many image and file parts a message content holds. */
 export function mediaParts(content: string | readonly ContentPart[]): number {
   if (typeof content === 'string') return 0;
   let count = 0;

@@ -1,10 +1,7 @@
-/**
- * The contract every model backend implements. The loop only ever talks to this interface.
- */
+/** The contract every model backend implements: the loop talks only to this. */
 import type { z } from 'zod';
 import type { Message, ReasoningPart, ToolCall } from './messages.ts';
 
-/** A tool as the model sees it: name, description and the JSON Schema of its arguments. */
 export interface ToolSpec {
   readonly name: string;
   readonly description: string;
@@ -20,9 +17,7 @@ export interface StructuredOutputSpec<TOutput = unknown> {
   readonly description?: string;
 }
 
-/** Reported before each retry, so the caller can journal attempts. */
 export interface RetryInfo {
-  /** 1 for the first retry. */
   readonly attempt: number;
   readonly delayMs: number;
   readonly error: Error;
@@ -32,7 +27,6 @@ export interface CompletionRequest<TOutput = unknown> {
   readonly messages: readonly Message[];
   readonly tools?: readonly ToolSpec[];
   readonly toolChoice?: ToolChoice;
-  /** Overrides the provider's default model for this call. */
   readonly model?: string;
   readonly temperature?: number;
   readonly maxTokens?: number;
@@ -50,7 +44,6 @@ export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;
-  /** Set when the server reported no usage and the counts are an estimate from the text. */
   readonly estimated?: true;
   /** Of `promptTokens`, those read from the provider's prompt cache (billed cheaper), when it says. */
   readonly cacheReadTokens?: number;
@@ -61,18 +54,14 @@ export interface Usage {
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 
 export interface Completion<TOutput = unknown> {
-  /** Reply text; `null` when the model only called tools (or refused). */
   readonly text: string | null;
   /** The model declined to answer (OpenAI's `message.refusal`); `text` is then `null`. */
   readonly refusal?: string;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
   readonly usage: Usage;
-  /** The model that answered (as reported by the endpoint when it says so). */
   readonly model: string;
-  /** Cost in USD of this call, when the provider knows the model's price. */
   readonly costUsd?: number;
-  /** Parsed and validated structured output, when `output` was requested. */
   readonly output?: TOutput;
   /** The model's reasoning before the reply, when the provider returns it (never part of `text`). */
   readonly reasoning?: readonly ReasoningPart[];
@@ -81,7 +70,6 @@ export interface Completion<TOutput = unknown> {
 /** What `stream()` yields: deltas as they arrive, then exactly one `done` with the assembled reply. */
 export type StreamEvent<TOutput = unknown> =
   | { readonly type: 'text.delta'; readonly delta: string }
-  /** A piece of the model's reasoning, as it arrives; not part of the reply text. */
   | { readonly type: 'reasoning.delta'; readonly delta: string }
   | {
       readonly type: 'toolcall.delta';
@@ -92,7 +80,6 @@ export type StreamEvent<TOutput = unknown> =
     }
   | { readonly type: 'done'; readonly completion: Completion<TOutput> };
 
-/** A model backend. */
 export interface InferenceProvider {
   readonly name: string;
   readonly defaultModel: string;
@@ -123,9 +110,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 
 /** The sizes a context-length error reported, in the server's tokens, when it said them. */
 export interface ContextLengthDetails {
-  /** The model's context window. */
   readonly limitTokens?: number;
-  /** The prompt (the messages) as the server counted it. */
   readonly promptTokens?: number;
   /** Tokens the request reserved for the reply (`max_tokens`), counted against the window. */
   readonly completionTokens?: number;

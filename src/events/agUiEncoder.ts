@@ -1,42 +1,24 @@
-/**
- * A run as AG-UI events: the one mapping of journal entries to what a person reads (text,
- * tool calls with arguments and results, decisions, the end with usage), shared by the web
- * handler's AG-UI protocol and the inspector's live view. Phases are steps; streamed tokens are
- * text content; everything else the loop journals is a CUSTOM event named `actorloop.<type>`.
- */
+/** The one mapping of journal entries to AG-UI, shared by the web handler and the live view; what AG-UI has no type for is a CUSTOM `actorloop.<type>` event. */
 import { EventType, type Event as AgUiEvent, type Interrupt } from '@ag-ui/core';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 
-/**
- * Tool calls' arguments and results for entries that name them only by id (journals written
- * before events carried them); `undefined` for a call whose detail is not known here. Values
- * are redacted.
- */
+/** For entries that name calls only by id (older journals); values are redacted. */
 export interface RunDetails {
   toolArguments(toolCallId: string): string | undefined;
   toolResult(toolCallId: string): string | undefined;
 }
 
-/** The run an encoder encodes. */
 export interface RunView {
   readonly runId: string;
   readonly threadId: string;
   readonly details: RunDetails;
-  /**
-   * The id the page gave the run that continues from the run's last wait for a human (an
-   * AG-UI resume's `runId`); the continuation is named by the run's own id without it.
-   */
+  /** The page's id for the run that continues after a wait for a human (an AG-UI resume's `runId`). */
   readonly resumedAs?: string;
 }
 
 export interface AgUiEncoderOptions {
-  /**
-   * End the AG-UI run at each wait for a human with the interrupt outcome (one interrupt per
-   * held call, or the elicitation's question and schema), and start a new AG-UI run where the
-   * wait is answered: what AG-UI clients answer with resume entries. Off (the live view): the
-   * wait is only its CUSTOM event and the run is one AG-UI run.
-   */
+  /** End the AG-UI run at each wait for a human with an interrupt, as AG-UI clients expect; off, a wait is only its CUSTOM event. */
   readonly interrupts?: boolean;
 }
 
@@ -54,18 +36,9 @@ export const interruptId = (runId: string, key: string): string => `${runId}/${k
 /** What a wait that asks a question (it holds no call) is answered under: its entry's sequence. */
 export const questionKey = (sequence: number): string => `question:${sequence}`;
 
-/** Details known for no call. */
 export const NO_DETAILS: RunDetails = { toolArguments: () => undefined, toolResult: () => undefined };
 
-/**
- * Arguments and results read from a run's conversation (read anew on each call), redacted on
- * the way out.
- *
- * @example
- * ```ts
- * detailsFromMessages(() => run.actor.getSnapshot().context.messages, createRedactor({}).text);
- * ```
- */
+/** Read anew on each call, redacted on the way out. */
 export function detailsFromMessages(messages: () => readonly Message[], redact: (text: string) => string): RunDetails {
   return {
     toolArguments(toolCallId) {
@@ -86,30 +59,18 @@ export function detailsFromMessages(messages: () => readonly Message[], redact: 
 /** Ends that are the run's answer; every other reason but `cancelled` is a RUN_ERROR. */
 const ANSWERED = new Set(['final_answer']);
 
-/**
- * One run's journal entries, fed in order from its first, as AG-UI events. It keeps state (an
- * open message, the calls awaiting results), but its output depends only on the entries and the
- * details it is given, so encoding a run again from its first entry gives the same events.
- *
- * @example
- * ```ts
- * const encoder = new AgUiEncoder({ runId, threadId: runId, details: detailsFromMessages(() => messages, redact) });
- * run.events$.subscribe((entry) => encoder.encode(entry).forEach(send));
- * ```
- */
+/** Output depends only on the entries and details given, so encoding a run again from its first entry gives the same events. */
 export class AgUiEncoder {
   readonly #view: RunView;
   readonly #interrupts: boolean;
   /** The AG-UI run the events belong to: the run's id, then its continuation's after a wait. */
   #runId: string;
-  /** The AG-UI run ended at a wait: the next entry starts its continuation. */
   #interrupted = false;
   #step: string | undefined;
   #text: { readonly id: string; sent: string } | undefined;
   #answer: string | null = null;
   /** The run's cost so far; a provider that prices nothing reports 0, which is left out as unknown. */
   #costUsd: number | undefined;
-  /** Calls announced and not yet given their result. */
   readonly #open = new Set<string>();
 
   constructor(view: RunView, options: AgUiEncoderOptions = {}) {
@@ -261,7 +222,6 @@ export class AgUiEncoder {
   }
 }
 
-/** An event the protocol has no own type for, as `actorloop.<type>` with the event as its value. */
 function custom(event: JournalEntry['event']): AgUiEvent {
   return { type: EventType.CUSTOM, name: `actorloop.${event.type}`, value: event };
 }

@@ -1,15 +1,4 @@
-/**
- * A bounded in-memory journal: a ring buffer of the most recent entries, with a count of what
- * it had to drop. O(1) per entry, no copying of earlier entries.
- *
- * Stored by column, not as the entry objects it is given: each slot keeps the event and two
- * string references in plain arrays and its three numbers in a Float64Array. The entry object
- * (and its boxed timestamp) then dies young instead of living until the ring wraps, so a
- * journal holds one object per entry rather than three, and the garbage collector has a third
- * as many long-lived objects to copy and mark. {@link entries} builds entry objects on demand.
- * The columns grow with use up to `capacity`: an agent that never fills its journal (most of
- * them) does not pay for 10 000 empty slots.
- */
+/** A ring buffer stored by column, so the entry objects it is given die young; entries are rebuilt on demand. */
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
@@ -23,21 +12,14 @@ export class MemoryJournal {
   #start = 0;
   #size = 0;
   #dropped = 0;
-  /** Entries ever written: an entry's position is its count at the time. */
   #written = 0;
-  /**
-   * Per run with entries held: how many, and the sequence and position of the first one written
-   * while none of its entries has been dropped since (first -1 once some were), so a web request
-   * can ask whether a run is here, and from its start, and read its entries, without scanning
-   * the ring before them.
-   */
+  /** Per run held: its count, and its first sequence and position while none dropped (-1 after), so reading a run skips the ring before it. */
   readonly #runs = new Map<string, { held: number; first: number; from: number }>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
   }
 
-  /** Append an entry; the oldest is dropped when full. The journal keeps its fields, not the object. */
   readonly write = (entry: JournalEntry): void => {
     let slot: number;
     if (this.#size < this.capacity) {
@@ -66,7 +48,6 @@ export class MemoryJournal {
     numbers[3 * slot + 2] = entry.iteration;
   };
 
-  /** Entries oldest first, optionally only one run's. New objects on every call. */
   entries(runId?: string): JournalEntry[] {
     const out: JournalEntry[] = [];
     const run = runId === undefined ? undefined : this.#runs.get(runId);
@@ -80,7 +61,6 @@ export class MemoryJournal {
     return out;
   }
 
-  /** The newest entry (of one run), without building the others; undefined when there is none. */
   last(runId?: string): JournalEntry | undefined {
     if (runId !== undefined && !this.#runs.has(runId)) return undefined;
     for (let i = this.#size - 1; i >= 0; i--) {
@@ -90,15 +70,11 @@ export class MemoryJournal {
     return undefined;
   }
 
-  /** Whether it holds any entry of `runId`. */
   has(runId: string): boolean {
     return this.#runs.has(runId);
   }
 
-  /**
-   * The sequence of `runId`'s oldest entry held, when it still holds every entry of the run it
-   * was given; undefined when it holds none or dropped some (its oldest is then unknown without a scan).
-   */
+  /** Undefined when some of the run's entries were dropped: its oldest is then unknown without a scan. */
   firstSequence(runId: string): number | undefined {
     const first = this.#runs.get(runId)?.first;
     return first === undefined || first < 0 ? undefined : first;
@@ -108,7 +84,6 @@ export class MemoryJournal {
     return this.#size;
   }
 
-  /** Entries dropped because the buffer was full. */
   get dropped(): number {
     return this.#dropped;
   }
@@ -133,7 +108,6 @@ export class MemoryJournal {
     else run.first = -1;
   }
 
-  /** Double the number columns (at least {@link INITIAL_SLOTS} slots, at most `capacity`). */
   #grow(): void {
     const slots = Math.min(this.capacity, Math.max(INITIAL_SLOTS, (this.#numbers.length / 3) * 2));
     const numbers = new Float64Array(3 * slots);

@@ -7,7 +7,6 @@ import { config, type Observer } from 'rxjs';
 /** Distinct errors the process-wide handler remembers; beyond that it stays quiet rather than grow. */
 const MAX_REMEMBERED = 100;
 
-/** `TypeError: x is undefined`, on one line and short enough for a log. */
 function describeError(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   const line = text.split('\n')[0] ?? text;
@@ -18,15 +17,7 @@ function warnOnce(what: string, error: unknown): void {
   console.warn(`[actorloop] ${what} threw ${describeError(error)} (the run continues; further errors from it are not reported)`);
 }
 
-/**
- * Wrap one subscriber so that a throw is reported once, in one line, and never reaches RxJS:
- * later throws of the same subscriber are silent, and it keeps receiving entries.
- *
- * @example
- * ```ts
- * entries$.subscribe(reportingOnce(settings.events, 'the observe.events handler'));
- * ```
- */
+/** A throw is reported once, in one line, and never reaches RxJS; the subscriber keeps receiving entries. */
 export function reportingOnce<T>(observer: Partial<Observer<T>> | ((value: T) => void), what: string): Partial<Observer<T>> {
   let reported = false;
   const guard =
@@ -49,10 +40,8 @@ export function reportingOnce<T>(observer: Partial<Observer<T>> | ((value: T) =>
 }
 
 /**
- * Install the process-wide report of subscriber errors RxJS could not deliver (a subscriber
- * of `agent.events$` or of a stream piped from it), unless the host installed its own. RxJS
- * raises those from a timer, which would crash Node unhandled. It cannot say which subscriber
- * threw, so an error is reported once per distinct message.
+ * RxJS raises undeliverable subscriber errors from a timer, which would crash Node. It cannot say which subscriber
+ * threw, so each distinct message is reported once; a host's own handler is left in place.
  */
 export function installSubscriberErrorReport(): void {
   if (config.onUnhandledError !== null) return;

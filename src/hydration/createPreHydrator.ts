@@ -1,9 +1,4 @@
-/**
- * `createPreHydrator`: before the first model call, find the references in the task,
- * resolve them in parallel within a deadline, trim the results to a token budget, and inject
- * them as one `[PRE_HYDRATED_CONTEXT]` message right before the task. It never fails the run:
- * what cannot be resolved is counted as failed and named in the message.
- */
+/** Pre-hydration never fails the run: what cannot be resolved is counted as failed and named in the message. */
 import { randomBytes } from 'node:crypto';
 import type { Hydrator } from '../core/hooks.ts';
 import type { Message } from '../core/messages.ts';
@@ -24,11 +19,8 @@ export interface PreHydratorOptions {
   readonly resolvers: ReferenceResolvers;
   /** Tools that resolvers given by name (`{ url: 'web_fetch' }`) are looked up in — usually the agent's tools. */
   readonly tools?: readonly Tool[];
-  /** Custom reference kinds, e.g. `{ kind: 'jira', pattern: /\b[A-Z]+-\d+\b/ }`. */
   readonly patterns?: readonly ReferencePattern[];
-  /** References resolved; later ones in the task are skipped. Default 10. */
   readonly maxReferences?: number;
-  /** Deadline for resolving all of them, in ms. Default 15 000. */
   readonly timeoutMs?: number;
   /** Budget of the injected message, in estimated tokens (chars / 4). Default 4 000. */
   readonly maxContextTokens?: number;
@@ -56,11 +48,7 @@ function toResolved(reference: Reference, value: unknown, maxChars: number): Res
   return { reference, content: serialized.content, originalChars: serialized.truncated ? serialized.originalBytes : serialized.content.length };
 }
 
-/**
- * Trim the resolved references to the budget, fairly; drop the last ones if even their
- * headers do not fit. Returns the message text (undefined when nothing is left) and how many
- * references it holds.
- */
+/** When even the headers do not fit, the failure list goes first, then the last references. */
 function buildMessage(resolved: readonly Resolved[], unavailable: readonly UnavailableReference[], budgetTokens: number) {
   const boundary = randomBytes(6).toString('hex');
   const budgetChars = budgetTokens * DEFAULTS.hydration.charsPerToken;
@@ -84,19 +72,10 @@ function buildMessage(resolved: readonly Resolved[], unavailable: readonly Unava
 }
 
 /**
- * Create the hydrator; pass it as `createAgent({ context: { experimental_hydrator } })`. Emits one
- * `prehydration.completed` event per run: `found` (distinct references of configured kinds,
- * before the `maxReferences` cap), `resolved` (in the message), `failed` (errors, timeouts,
- * and resolved ones the budget had no room for) and `tokens` (of the message).
- *
+ * Emits one `prehydration.completed` per run; `failed` counts errors, timeouts and references the budget had no room for.
  * @example
  * ```ts
- * const agent = createAgent({
- *   model,
- *   tools: [webFetch(), fileRead({ root: '.' })],
- *   context: { experimental_hydrator: createPreHydrator({ resolvers: { url: webFetch(), file: fileRead({ root: '.' }) } }) },
- * });
- * await agent.run('Summarise https://example.com/spec and compare with docs/spec.md');
+ * createAgent({ model, tools, context: { experimental_hydrator: createPreHydrator({ resolvers: { url: webFetch() } }) } });
  * ```
  */
 export function createPreHydrator(options: PreHydratorOptions): Hydrator {

@@ -1,13 +1,3 @@
-/**
- * Pre-hydration: resolve the references a task mentions before the first model call.
- *
- * @example
- * ```ts
- * import { createPreHydrator } from './hydration/index.ts';
- * const hydrator = createPreHydrator({ resolvers: { url: webFetch(), file: fileRead({ root: '.' }) } });
- * ```
- */
-
 export { createPreHydrator } from './createPreHydrator.ts';
 export type { PreHydratorOptions } from './createPreHydrator.ts';
 export { extractReferences } from './references.ts';

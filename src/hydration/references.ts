@@ -1,18 +1,8 @@
-/**
- * Reference extraction for pre-hydration: find the URLs, file paths, issues and pull
- * requests a task mentions — plus whatever custom patterns name — so they can be resolved
- * before the model's first turn instead of being discovered one tool call at a time.
- *
- * Extraction only finds; it never decides what may be read. A path like `/etc/passwd` is
- * extracted like any other and refused later by the resolver (`file_read` is confined to its
- * root, `web_fetch` refuses internal addresses).
- */
+/** Extraction only finds; resolvers decide what may be read (`file_read` is confined to its root, `web_fetch` refuses internal addresses). */
 import path from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
 
-/** One reference found in the task. */
 export interface Reference {
-  /** `url`, `file`, `issue`, `pr`, or a custom pattern's kind. */
   readonly kind: string;
   /** The reference as written (issue and PR numbers without `#`). */
   readonly value: string;
@@ -20,15 +10,7 @@ export interface Reference {
   readonly index: number;
 }
 
-/**
- * A custom reference kind: every match of `pattern` is a reference of `kind`; the value is the
- * first capture group when there is one, else the whole match.
- *
- * @example
- * ```ts
- * const jira: ReferencePattern = { kind: 'jira', pattern: /\b[A-Z][A-Z0-9]+-\d+\b/ };
- * ```
- */
+/** The value is the first capture group when there is one, else the whole match. */
 export interface ReferencePattern {
   readonly kind: string;
   readonly pattern: RegExp;
@@ -108,20 +90,8 @@ function dedupeKey(reference: Reference): string {
 }
 
 /**
- * Every distinct reference in `task`, in order of first appearance. Built-in kinds: `url`
- * (http/https), `file` (`src/app.ts`, `./x/y.md`, `../a.txt`, `~/x`, `/etc/hosts`), `issue`
- * (`#42`), `pr` (`PR #55`, `pr 12`, `pull request 55`). URLs are found first and hidden from
- * the other built-ins, so a URL's path is not also a file and its `#42` fragment not an issue;
- * custom patterns see the whole task.
- *
- * @example
- * ```ts
- * extractReferences('Fix #42 (see PR #55) in src/app.ts: https://example.com/spec.', {
- *   patterns: [{ kind: 'jira', pattern: /\b[A-Z]+-\d+\b/ }],
- * });
- * // [{ kind: 'issue', value: '42', index: 4 }, { kind: 'pr', value: '55', index: 13 },
- * //  { kind: 'file', value: 'src/app.ts', index: 24 }, { kind: 'url', value: 'https://example.com/spec', index: 36 }]
- * ```
+ * Distinct references in order of first appearance. URLs are found first and hidden from the other built-ins, so a
+ * URL's path is not also a file nor its `#42` fragment an issue; custom patterns see the whole task.
  */
 export function extractReferences(task: string, options: ExtractOptions = {}): Reference[] {
   const patterns = options.patterns ?? [];

@@ -1,14 +1,8 @@
-/**
- * Resolve references in parallel under one deadline. Every resolver gets the same AbortSignal;
- * at the deadline it aborts with a {@link PreHydrationTimeoutError} and every reference still
- * pending is settled as failed at that moment — a resolver that ignores its signal cannot hold
- * the run back.
- */
+/** At the deadline every pending reference settles as failed, so a resolver that ignores its signal cannot hold the run back. */
 import { PreHydrationTimeoutError } from './errors.ts';
 import type { Reference } from './references.ts';
 import type { ResolverFunction } from './resolvers.ts';
 
-/** How one reference ended. */
 export type ResolutionOutcome =
   | { readonly ok: true; readonly reference: Reference; readonly value: unknown }
   | { readonly ok: false; readonly reference: Reference; readonly error: unknown; readonly timedOut: boolean };
@@ -22,15 +16,7 @@ export interface ResolveAllOptions {
   readonly agentId: string;
 }
 
-/**
- * One outcome per reference, in the same order. Never rejects.
- *
- * @example
- * ```ts
- * const outcomes = await resolveAll(references, { resolvers, timeoutMs: 15_000, signal, runId, agentId });
- * outcomes.filter((o) => o.ok).length; // resolved
- * ```
- */
+/** Never rejects; one outcome per reference, in order. */
 export async function resolveAll(references: readonly Reference[], options: ResolveAllOptions): Promise<ResolutionOutcome[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new PreHydrationTimeoutError(options.timeoutMs)), options.timeoutMs);

@@ -1,58 +1,27 @@
-/**
- * How a reference becomes content: a plain function, or a tool (`web_fetch`, `file_read`, your
- * own `get_issue`) called the way the executor would call it — input validated by its schema,
- * a ToolContext with the run's ids and the pre-hydration AbortSignal.
- *
- * Pre-hydration runs before the first model turn and outside the gate: it resolves what the
- * *user* wrote, with resolvers the *developer* configured. That is why a tool that needs a
- * human's confirmation cannot be a resolver.
- */
+/** Pre-hydration runs before the first turn and outside the gate, so a tool that needs a human's confirmation cannot be a resolver. */
 import { ConfigurationError } from '../core/errors.ts';
 import type { Tool } from '../tools/types.ts';
 import type { Reference } from './references.ts';
 
-/** What a resolver gets besides the reference. */
 export interface ResolveContext {
   /** Aborted at the pre-hydration deadline or when the run is cancelled. Honour it. */
   readonly signal: AbortSignal;
   readonly runId: string;
   readonly agentId: string;
-  /** A per-reference id (`prehydrate_0` …), used as the tool call id. */
   readonly callId: string;
 }
 
-/**
- * Resolve one reference to content: a string (used as is) or any value (serialised like a tool
- * result). Throw or reject to report it unavailable.
- *
- * @example
- * ```ts
- * const issue: ResolverFunction = async (ref, { signal }) => (await tracker.get(Number(ref.value), { signal })).body;
- * ```
- */
+/** A string is used as is, any other value serialised like a tool result; throw to report the reference unavailable. */
 export type ResolverFunction = (reference: Reference, context: ResolveContext) => unknown;
 
-/**
- * A tool with an explicit mapping from the reference to its input.
- *
- * @example
- * ```ts
- * const issues: ToolResolver = { tool: getIssue, input: (ref) => ({ repo: 'acme/app', number: Number(ref.value) }) };
- * ```
- */
 export interface ToolResolver {
   readonly tool: Tool;
   readonly input: (reference: Reference) => unknown;
 }
 
-/**
- * A function, a tool whose input has exactly one property (the reference is passed in it —
- * `web_fetch {url}`, `file_read {path}`; numbers for number properties), `{ tool, input }`, or
- * the name of such a tool among the `tools` given to {@link resolverTable} (the agent's tools).
- */
+/** A tool whose input has exactly one property gets the reference in it; a string names one of the agent's tools. */
 export type ReferenceResolver = ResolverFunction | Tool | ToolResolver | string;
 
-/** Resolvers by reference kind: `url`, `file`, `issue`, `pr`, or a custom pattern's kind. */
 export type ReferenceResolvers = Readonly<Record<string, ReferenceResolver | undefined>>;
 
 function isTool(value: unknown): value is Tool {
@@ -63,7 +32,6 @@ function isToolResolver(value: unknown): value is ToolResolver {
   return typeof value === 'object' && value !== null && isTool((value as ToolResolver).tool) && typeof (value as ToolResolver).input === 'function';
 }
 
-/** The single-property mapping: `{ [name]: value }`, a number when the schema says so. */
 function defaultInput(kind: string, tool: Tool): (reference: Reference) => unknown {
   const properties = (tool.spec.parameters as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
   const names = Object.keys(properties);
@@ -107,16 +75,7 @@ function byName(kind: string, name: string, tools: readonly Tool[]): Tool {
   return tool;
 }
 
-/**
- * Normalise every configured resolver to a function, checking tools once, at creation. Tool
- * names are looked up in `tools`.
- *
- * @example
- * ```ts
- * const table = resolverTable({ url: 'web_fetch', file: fileRead({ root: '.' }) }, [webFetch()]);
- * table.has('url'); // true
- * ```
- */
+/** Checks tools once, at creation. */
 export function resolverTable(resolvers: ReferenceResolvers, tools: readonly Tool[] = []): ReadonlyMap<string, ResolverFunction> {
   if (typeof resolvers !== 'object' || resolvers === null) {
     throw new ConfigurationError('Pre-hydration needs `resolvers`, e.g. { url: webFetch(), file: fileRead({ root: "." }) }.');

@@ -1,13 +1,7 @@
 /**
- * A gate that decides with Cedar policies (`@cedar-policy/cedar-wasm`). Each call is a request:
- * principal `Agent::"<agent id>"`, action `Action::"call"`, resource `Tool::"<tool>"` (attributes
- * `name` and `permissions`, parents the `ToolGroup`s whose globs match it), context `arguments`,
- * `iteration`, `runId` and `tainted` (the run has read untrusted content). Policies are parsed (and
- * validated against a schema, when given) once, when the gate is built: a policy that does not
- * parse is a configuration error naming its line and column, never a deny-all at run time. A tool
- * called often is decided by the policies that can apply to it only, with the same outcome. A
- * `forbid` annotated `@confirm("…")` asks a human instead of denying, when it is all that stands
- * in the way of a permit.
+ * Each call is a Cedar request: principal `Agent::"<id>"`, action `Action::"call"`, resource `Tool::"<tool>"` (in the
+ * `ToolGroup`s its globs match), context `arguments`, `iteration`, `runId`, `tainted`. Policies are parsed once, when
+ * the gate is built, so a bad one is a configuration error naming its place, never a deny-all at run time.
  */
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { randomUUID } from 'node:crypto';
@@ -16,31 +10,16 @@ import { ALLOW } from './decision.ts';
 import { globToRegExp } from './glob.ts';
 import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './types.ts';
 
-/** One entity in Cedar's JSON form (groups of groups, agent attributes, …). */
 export type CedarEntity = cedar.EntityJson;
 
-/**
- * Options of `gates.cedar`.
- *
- * @example
- * ```ts
- * const options: CedarGateOptions = {
- *   policies: 'permit(principal, action, resource in ToolGroup::"read");',
- *   groups: { read: ['read_*', 'search'] },
- * };
- * ```
- */
 export interface CedarGateOptions {
   /**
-   * Cedar policy text. `@id("…")` names a policy in denials; `@reason("…")` says why, to the model.
-   * `@confirm("…")` on a `forbid` makes it ask a human (the text is the question) instead of
-   * denying: a call some permit allows and only `@confirm` forbids stop waits for approval. It
-   * never permits anything by itself, so `@confirm` on a `permit` is a configuration error.
-   */
+ * `@id` names a policy in denials, `@reason` says why to the model. `@confirm("…")` on a forbid asks a human instead
+ * of denying; never on a permit, since it cannot permit anything by itself.
+ */
   readonly policies: string;
   /** Tool groups: group name → tool-name globs (`*`, `?`). A tool is `in ToolGroup::"<group>"` for each match. */
   readonly groups?: Readonly<Record<string, readonly string[]>>;
-  /** More entities, in Cedar's JSON form: groups inside groups, attributes of agents. */
   readonly entities?: readonly CedarEntity[];
   /** A Cedar schema (text or JSON). Policies are validated against it when the gate is built, requests when evaluated. */
   readonly schema?: string | Record<string, unknown>;
@@ -71,7 +50,6 @@ function uidKey(uid: cedar.EntityUidJson): string {
   return `${type}::"${id}"`;
 }
 
-/** `start` and every entity above it, following `parents` of the start then `parentsOf`. */
 function ancestors(start: string, parents: readonly string[], parentsOf: ReadonlyMap<string, readonly string[]>): Set<string> {
   const seen = new Set([start]);
   const queue = [...parents];
@@ -83,7 +61,6 @@ function ancestors(start: string, parents: readonly string[], parentsOf: Readonl
   return seen;
 }
 
-/** Whether a scope constraint can hold for the entity `self` (a uid key) of `type`, whose ancestors (itself included) are `within`. */
 function inScope(constraint: cedar.ResourceConstraint | undefined, self: string, type: string, within: ReadonlySet<string>): boolean {
   if (constraint === undefined) return true;
   const under = (target: cedar.PrincipalOrResourceInConstraint): boolean => !('entity' in target) || within.has(uidKey(target.entity));
@@ -101,7 +78,6 @@ function inScope(constraint: cedar.ResourceConstraint | undefined, self: string,
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The string `value` is compared with when `attr` is `resource.name`. */
 function nameCompared(attr: unknown, value: unknown): string | undefined {
   const dot = isRecord(attr) ? attr['.'] : undefined;
   const isName = isRecord(dot) && dot.attr === 'name' && isRecord(dot.left) && dot.left.Var === 'resource';
@@ -116,11 +92,7 @@ interface Reach {
   readonly name?: string;
 }
 
-/**
- * Cedar evaluates the scope, then the clauses in order, each `&&` left operand first, stopping at
- * `false`. Neither the scope nor a leading `resource.name == "…"` can fail, so a policy ruled out
- * by them is neither satisfied nor in error: leaving it out changes no decision.
- */
+/** Neither the scope nor a leading `resource.name == "…"` can error, so a policy they rule out is neither satisfied nor in error: leaving it out changes no decision. */
 function reachOf(text: string): Omit<Reach, 'id' | 'text'> {
   const parsed = cedar.policyToJson(text);
   if (parsed.type === 'failure') return {};
@@ -139,7 +111,6 @@ interface NamedPolicy {
   readonly confirm?: string;
 }
 
-/** 1-based line and column of an offset in `text`. */
 function position(text: string, offset: number): string {
   const before = text.slice(0, Math.max(0, offset));
   const line = before.split('\n').length;
@@ -198,11 +169,7 @@ function confirmOf(id: string, policy: string): string | undefined {
   return annotations.confirm ?? '';
 }
 
-/**
- * An argument value in Cedar's JSON form: integers as Longs, other numbers as strings, arrays as
- * sets, objects as records. `null`, `undefined` and keys starting with `__` (Cedar's JSON escapes,
- * which a model could use to forge entity references) are left out.
- */
+/** Keys starting with `__` (Cedar's JSON escapes, which a model could use to forge entity references) are left out. */
 function toCedar(value: unknown, depth = 0): cedar.CedarValueJson | undefined {
   if (depth > 32) return undefined;
   switch (typeof value) {
@@ -228,22 +195,11 @@ function toCedar(value: unknown, depth = 0): cedar.CedarValueJson | undefined {
 }
 
 /**
- * A gate deciding each call with Cedar. A deny tells the model which policies decided and why
- * (`@reason`); with no permit matching, it says so. A call that a permit allows and that only
- * `@confirm` forbids stop is a `confirm`: the run waits for a human, asked the `@confirm` texts.
- * A plain forbid still denies, and so does a missing permit. Compose it with other gates for `modify`.
- *
+ * A deny tells the model which policies decided and why (`@reason`). A call a permit allows and only `@confirm`
+ * forbids stop is a `confirm`, asking the `@confirm` texts.
  * @example
  * ```ts
- * const gate = gates.cedar({
- *   policies: `
- *     permit(principal, action, resource in ToolGroup::"files");
- *     @id("no-etc") @reason("System files are off limits.")
- *     forbid(principal, action, resource) when { context.arguments has path && context.arguments.path like "/etc/*" };
- *     @id("ask-prod") @confirm("The model wants to write under /prod.")
- *     forbid(principal, action, resource == Tool::"file_write") when { context.arguments has path && context.arguments.path like "/prod/*" };`,
- *   groups: { files: ['file_*'] },
- * });
+ * gates.cedar({ policies: 'permit(principal, action, resource in ToolGroup::"files");', groups: { files: ['file_*'] } });
  * ```
  */
 export function cedarGate(options: CedarGateOptions): PolicyGate {
@@ -335,9 +291,8 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
     return entities;
   };
 
-  // Cedar evaluates every policy of a set on each call, so a tool called often gets a set of only the
-  // policies that can apply to it (shared by tools with the same ones). Parsing a set costs as much
-  // as many calls: only tools called a few times get one, and a slot is taken only from an idle set.
+  // Cedar evaluates every policy of a set on each call, so a tool called often gets a set of only the policies that
+  // can apply to it (shared by tools with the same ones); a slot is taken only from an idle set.
   let reaches: readonly Reach[] | undefined;
   const ownPolicies = (name: string, state: ToolState): OwnPolicies | null => {
     reaches ??= Object.entries(byId).map(([id, text]) => ({ id, text, ...reachOf(text) }));

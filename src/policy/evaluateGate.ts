@@ -1,8 +1,4 @@
-/**
- * Running a gate safely. Gates fail closed: a gate that throws, rejects, or returns something
- * that is not a GateDecision denies the call. A broken policy must never let an action through,
- * and must never crash the loop either.
- */
+/** Gates fail closed: a broken policy must never let an action through, nor crash the loop. */
 import { ActorloopError, describeError, type ActorloopErrorOptions } from '../core/errors.ts';
 import { toGateDecision } from './decision.ts';
 import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './types.ts';
@@ -32,31 +28,12 @@ export class PolicyGateError extends ActorloopError {
   }
 }
 
-/**
- * Options of {@link evaluateGate} and {@link runGate}.
- *
- * @example
- * ```ts
- * const options: EvaluateGateOptions = { onGateError: (e) => journal.record(e.toJSON()) };
- * ```
- */
 export interface EvaluateGateOptions {
   /** Told about every gate failure, e.g. to journal it. The model only sees a generic reason. */
   readonly onGateError?: (error: PolicyGateError) => void;
 }
 
-/**
- * Evaluates `gate` on `action`. Never throws and never rejects: a throwing or rejecting gate, or
- * one whose result is not a valid GateDecision, becomes a `deny` (fail closed). The denial
- * reason, which goes to the model, names the gate but not the error (it may hold internals);
- * the full error goes to `options.onGateError`.
- *
- * @example
- * ```ts
- * const decision = await evaluateGate(gates.rules({ deny: ['rm*'] }), action, context);
- * if (decision.kind === 'deny') observe(decision.reason);
- * ```
- */
+/** Never rejects. The denial reason names the gate but not the error (it may hold internals); the error goes to `onGateError`. */
 export function evaluateGate(
   gate: PolicyGate,
   action: ProposedAction,
@@ -66,17 +43,7 @@ export function evaluateGate(
   return Promise.resolve(runGate(gate, action, context, options));
 }
 
-/**
- * Like {@link evaluateGate}, but answers synchronously when the gate does, so chains of
- * synchronous gates (rules, permissive) cost no promise per tool call. Never throws; a returned
- * promise never rejects.
- *
- * @example
- * ```ts
- * const decision = runGate(gate, action, context);
- * const final = decision instanceof Promise ? await decision : decision;
- * ```
- */
+/** Answers synchronously when the gate does, so chains of synchronous gates need no promise per call. Never throws. */
 export function runGate(
   gate: PolicyGate,
   action: ProposedAction,

@@ -1,7 +1,4 @@
-/**
- * The built-in policy gates behind one `gates` object: permissive, rules, cedar, compose and
- * fromFunction. Every gate is a plain `PolicyGate`, so user gates compose with these.
- */
+/** Every gate is a plain `PolicyGate`, so user gates compose with these. */
 import { cedarGate } from './cedar.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { ALLOW } from './decision.ts';
@@ -12,33 +9,14 @@ import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './ty
 const PERMISSIVE: PolicyGate = Object.freeze({ name: 'permissive', evaluate: () => ALLOW });
 
 /**
- * Chains gates in order. Deny beats confirm beats allow: the first deny wins and stops the chain;
- * a confirm is remembered while the rest of the chain still runs (a later deny still denies); a
- * modify hands its arguments to the next gate. The result is a confirm (its reasons joined with
- * "; ", carrying the modified arguments if any gate modified) if any gate asked, else a modify
- * carrying every modification's reason if any gate modified, else allow. Each gate runs through
- * {@link runGate}, so a failing member denies (fail closed) instead of throwing. Synchronous
- * members keep the chain synchronous.
- *
- * @example
- * ```ts
- * const gate = gates.compose(gates.rules({ deny: ['rm'] }), redactSecretsGate);
- * await evaluateGate(gate, action, context); // deny from rules, else redactSecretsGate's decision
- * ```
+ * Deny beats confirm beats allow: the first deny stops the chain, a confirm is remembered while later gates still run,
+ * a modify hands its arguments on. A failing member denies (fail closed); synchronous members keep the chain synchronous.
  */
 function compose(...members: readonly PolicyGate[]): PolicyGate {
   return composeWith(members, {});
 }
 
-/**
- * {@link compose} with options for its members' evaluation (e.g. `onGateError` to journal a
- * failing member).
- *
- * @example
- * ```ts
- * const gate = gates.composeWith([rules, custom], { onGateError: (e) => journal.warn(e.toJSON()) });
- * ```
- */
+/** {@link compose} with options for its members' evaluation (e.g. `onGateError`). */
 function composeWith(members: readonly PolicyGate[], options: EvaluateGateOptions): PolicyGate {
   const list = [...members];
   const name = `compose(${list.map((gate) => gate?.name ?? 'unnamed gate').join(', ')})`;
@@ -66,7 +44,6 @@ function composeWith(members: readonly PolicyGate[], options: EvaluateGateOption
   };
 }
 
-/** What a chain has collected so far: the reasons of its modifications and of its requests to confirm. */
 interface Chain {
   readonly modified: string[];
   readonly confirms: string[];
@@ -103,15 +80,10 @@ function outcome(chain: Chain, action: ProposedAction): GateDecision {
 }
 
 /**
- * A gate from a function, for one-off policies. It may allow, deny, modify or ask a human
- * (`{ kind: 'confirm', reason }`: the run waits in `awaitingHuman` until approved or rejected).
- *
+ * A gate from a function; `{ kind: 'confirm', reason }` makes the run wait for a human.
  * @example
  * ```ts
- * const noDeletes = gates.fromFunction('no-deletes', (action) =>
- *   action.tool.startsWith('delete_') ? { kind: 'deny', reason: 'Deleting is not allowed here.' } : { kind: 'allow' });
- * const askFirst = gates.fromFunction('ask-before-paying', (action) =>
- *   action.tool === 'pay' ? { kind: 'confirm', reason: 'Payments need a human.' } : { kind: 'allow' });
+ * gates.fromFunction('no-deletes', (a) => (a.tool.startsWith('delete_') ? { kind: 'deny', reason: 'No deleting here.' } : { kind: 'allow' }));
  * ```
  */
 function fromFunction(
@@ -125,15 +97,9 @@ function fromFunction(
 }
 
 /**
- * The built-in gates.
- *
  * @example
  * ```ts
- * const gate = gates.compose(
- *   gates.rules({ deny: ['shell_*'], permissions: { deny: ['net.*'] } }),
- *   gates.fromFunction('redact', (action) => ({ kind: 'modify', arguments: redact(action.arguments), reason: 'redacted secrets' })),
- * );
- * createAgent({ model, tools, policy: { gate } });
+ * createAgent({ model, tools, policy: { gate: gates.compose(gates.rules({ deny: ['shell_*'] }), myGate) } });
  * ```
  */
 export const gates = {

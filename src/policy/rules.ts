@@ -1,7 +1,4 @@
-/**
- * The rule-based gate: allow, deny and confirm lists of tool-name globs and permission globs.
- * Deny rules are checked first, so a deny always wins; a confirm wins over an allow.
- */
+/** Deny rules are checked first, so a deny always wins; a confirm wins over an allow. */
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import { ALLOW } from './decision.ts';
@@ -10,19 +7,11 @@ import type { GateDecision, PolicyGate, ProposedAction } from './types.ts';
 
 const Globs = z.array(z.string());
 
-/**
- * Configuration of {@link rulesGate}. Unknown keys are refused, so a typo cannot silently allow.
- *
- * @example
- * ```ts
- * const config: RulesConfig = { deny: ['shell_*'], confirm: ['send_*'], permissions: { allow: ['fs.*', 'net.fetch'], confirm: ['fs.write'] } };
- * ```
- */
+/** Unknown keys are refused, so a typo cannot silently allow. */
 export const RulesConfig = z
   .object({
     /** Tool-name globs; when given, a tool matching none of them is denied. */
     allow: Globs.optional(),
-    /** Tool-name globs that are always denied. */
     deny: Globs.optional(),
     /** Tool-name globs whose calls wait for a human to approve them (when not denied). */
     confirm: Globs.optional(),
@@ -30,9 +19,7 @@ export const RulesConfig = z
       .object({
         /** When given, every permission a tool declares must match one of these globs. */
         allow: Globs.optional(),
-        /** A tool declaring a permission that matches one of these globs is denied. */
         deny: Globs.optional(),
-        /** A tool declaring a permission that matches one of these globs waits for a human (when not denied). */
         confirm: Globs.optional(),
       })
       .strict()
@@ -45,20 +32,8 @@ const ADVICE = ' Do not call it again; use another tool or continue without it.'
 const ASKS = ' A human must approve the call before it runs.';
 
 /**
- * A gate that allows, denies or asks a human by tool name and declared permissions. Checks, in
- * order (first failing check denies): `deny`, `permissions.deny`, `allow`, `permissions.allow`;
- * a call none of them denies is a `confirm` when its tool matches `confirm` or one of its
- * permissions matches `permissions.confirm`, else allowed. Each reason names the rule that
- * decided. A tool with no permissions passes `permissions.allow`.
- *
- * @example
- * ```ts
- * const gate = rulesGate({ allow: ['read_*', 'search'], deny: ['read_secrets'], permissions: { deny: ['net.*'] } });
- * gate.evaluate({ toolCallId: '1', tool: 'read_secrets', arguments: {}, permissions: [] }, context);
- * // { kind: 'deny', reason: 'Tool "read_secrets" is denied by policy rule deny: "read_secrets". …' }
- * rulesGate({ confirm: ['send_*'] }).evaluate({ toolCallId: '2', tool: 'send_email', arguments: {}, permissions: [] }, context);
- * // { kind: 'confirm', reason: 'Tool "send_email" needs a human's approval by policy rule confirm: "send_*". …' }
- * ```
+ * Checks `deny`, `permissions.deny`, `allow`, `permissions.allow` in order (the first failing denies), then the confirm
+ * lists. A tool with no permissions passes `permissions.allow`.
  */
 export function rulesGate(config: RulesConfig): PolicyGate {
   const parsed = RulesConfig.safeParse(config);

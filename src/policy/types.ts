@@ -1,7 +1,3 @@
-/**
- * The policy gate contract: every proposed tool call is allowed, denied (the reason goes back to
- * the model), modified (the modified arguments are what runs) or sent to a human to confirm.
- */
 import type { Message } from '../core/messages.ts';
 
 /** A tool call the model proposed, after its arguments parsed and validated. */
@@ -9,16 +5,10 @@ export interface ProposedAction {
   readonly toolCallId: string;
   readonly tool: string;
   readonly arguments: unknown;
-  /** The tool's declared permissions (empty for tools that declare none). */
   readonly permissions: readonly string[];
 }
 
-/**
- * What a gate decides for one call. `confirm` makes the run wait in `awaitingHuman` (like a
- * `requiresConfirmation` tool) with `reason` as what the human is asked; approving runs the call,
- * rejecting tells the model. Its `arguments`, when given, are what runs once approved: a chain
- * in which one gate modified the call and another asks keeps the modification.
- */
+/** `confirm` waits for a human, asking `reason`; its `arguments` are what runs once approved, so an earlier gate's modification survives. */
 export type GateDecision =
   | { readonly kind: 'allow' }
   | { readonly kind: 'deny'; readonly reason: string }

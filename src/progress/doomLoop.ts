@@ -1,11 +1,6 @@
 /**
- * `DoomLoopDetector`: notices, inside one run, a model that keeps doing the same thing — the same
- * tool with the same arguments N times in a row, or N consecutive tool errors that are
- * near-identical — and says whether to stop the run or to redirect the model once.
- *
- * It looks at calls after they ran (the act phase runs them in parallel), so a repeated call
- * runs N times before the loop is ended; the iteration, token and time budgets still bound
- * everything else. One detector per run: it keeps the last call and error it saw.
+ * It looks at calls after they ran (the act phase runs them in parallel), so a repeated call runs N times before the
+ * loop ends; the run's iteration, token and time budgets bound everything else.
  */
 import { z } from 'zod';
 import type { ActCall, ToolOutcome } from '../core/run.ts';
@@ -22,25 +17,20 @@ export interface StuckDetectionOptions {
   readonly maxRepeats?: number;
   /** Consecutive errors at least this similar (0–1) are "the same error". Default 0.85. */
   readonly similarityThreshold?: number;
-  /** Default `stop`. */
   readonly action?: StuckAction;
-  /** Characters of each error compared. Default `DEFAULTS.progress.compareChars`. */
   readonly compareChars?: number;
 }
 
-/** One detection: why, and what was done about it. */
 export interface StuckDetection {
   readonly reason: string;
   readonly action: StuckAction;
 }
 
-/** What the detector made of one act phase. */
 export interface DoomLoopCheck {
   /** The outcomes, in call order; a redirected call's content starts with the note to the model. */
   readonly outcomes: ToolOutcome[];
   /** Every detection in this phase (at most one redirect and one stop). */
   readonly detections: readonly StuckDetection[];
-  /** Set when the run must end as `stuck`. */
   readonly stuck?: { readonly reason: string };
 }
 
@@ -54,16 +44,6 @@ export const DoomLoopState = z.object({
 });
 export type DoomLoopState = z.infer<typeof DoomLoopState>;
 
-/**
- * Detects doom loops across the act phases of one run.
- *
- * @example
- * ```ts
- * const detector = new DoomLoopDetector({ maxRepeats: 3, action: 'redirect' });
- * const check = detector.check(input.calls, outcomes);
- * if (check.stuck !== undefined) console.log('stuck:', check.stuck.reason);
- * ```
- */
 export class DoomLoopDetector {
   readonly maxRepeats: number;
   readonly similarityThreshold: number;
@@ -90,11 +70,7 @@ export class DoomLoopDetector {
     this.#compareChars = options.compareChars ?? DEFAULTS.progress.compareChars;
   }
 
-  /**
-   * Feed one act phase (calls and their outcomes, in call order). The first detection redirects
-   * (in `redirect` mode) and every later one stops; after a stop the rest of the phase is not
-   * examined.
-   */
+  /** The first detection redirects (in `redirect` mode), every later one stops; after a stop the rest of the phase is not examined. */
   check(calls: readonly ActCall[], outcomes: readonly ToolOutcome[]): DoomLoopCheck {
     const out = outcomes.slice();
     const detections: StuckDetection[] = [];

@@ -1,14 +1,3 @@
-/**
- * Progress tracking and stuck detection: a per-step `ProgressTracker` for
- * coordinators, and the in-loop `DoomLoopDetector` behind `createAgent({ resilience: { stuckDetection } })`.
- *
- * @example
- * ```ts
- * import { ProgressTracker, similarity } from './progress/index.ts';
- * const tracker = new ProgressTracker({ onLimitReached: 'abortTask' });
- * similarity('ENOENT: no such file a.txt', 'ENOENT: no such file b.txt'); // ≈ 0.96
- * ```
- */
 export { ProgressTracker } from './progressTracker.ts';
 export type { LimitAction, ProgressTrackerOptions, StepDecision, StepOutcome } from './progressTracker.ts';
 export { DoomLoopDetector } from './doomLoop.ts';

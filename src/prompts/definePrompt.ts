@@ -1,24 +1,16 @@
-/**
- * Prompt templates: Liquid text whose variables are declared by a zod schema. The template is
- * parsed once, at definition; every render validates its values first, so a missing or mistyped
- * variable is an error naming it rather than a silently empty hole in a prompt.
- */
+/** Every render validates its values first, so a missing or mistyped variable is an error naming it, not an empty hole in a prompt. */
 import { Liquid, LiquidError, type Template } from 'liquidjs';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import { PromptRenderError, PromptVariablesError } from './errors.ts';
 
-/** A parsed template and the schema of its variables. */
 export interface Prompt<TSchema extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>> {
-  /** The Liquid source, as given. */
   readonly template: string;
-  /** The schema `render` validates its values with. */
   readonly variables: TSchema;
   /** Validate `values`, then render: throws `PromptVariablesError` or `PromptRenderError`. */
   render(values: z.input<TSchema>): string;
 }
 
-// One engine for every prompt: the options are fixed, templates are parsed per prompt.
 const engine = new Liquid({
   strictVariables: true, // an undeclared variable throws instead of rendering as ''
   strictFilters: true, // an unknown filter fails at definition instead of being skipped
@@ -29,17 +21,10 @@ const engine = new Liquid({
 });
 
 /**
- * Define a prompt from a Liquid template and a zod schema of its variables. The template is
- * parsed now (a syntax error or unknown filter is a `ConfigurationError` with its line and
- * column); `render` validates values against the schema and renders synchronously. Values are
- * inserted verbatim: `{{` inside a value is text, never template syntax. Liquid runs no code,
- * reads no files (`include`/`render` fail), and sees only own properties of the values.
- *
+ * Values are inserted verbatim (`{{` in a value is text); Liquid runs no code, reads no files and sees only own properties.
  * @example
  * ```ts
- * const review = definePrompt('Review {{ repo }} for {{ focus | join: ", " }}.', z.object({ repo: z.string(), focus: z.array(z.string()) }));
- * review.render({ repo: 'actorloop', focus: ['tests', 'docs'] }); // 'Review actorloop for tests, docs.'
- * review.render({ repo: 'actorloop' }); // throws PromptVariablesError naming `focus`
+ * definePrompt('Review {{ repo }}.', z.object({ repo: z.string() })).render({ repo: 'actorloop' }); // 'Review actorloop.'
  * ```
  */
 export function definePrompt<TSchema extends z.ZodType<Record<string, unknown>>>(template: string, variables: TSchema): Prompt<TSchema> {
@@ -71,10 +56,7 @@ export function definePrompt<TSchema extends z.ZodType<Record<string, unknown>>>
   };
 }
 
-/**
- * Absent optional keys of a top-level object schema become `null`: strict variables would treat
- * them as undefined, but a declared key is no typo, so `{% if note %}` should just be false.
- */
+/** Absent optional keys become `null`: a declared key is no typo, so under strict variables `{% if note %}` should just be false. */
 function withDeclaredKeys(schema: z.ZodType, data: Record<string, unknown>): Record<string, unknown> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new ConfigurationError("A prompt's variables schema must produce an object, e.g. z.object({ name: z.string() }).");

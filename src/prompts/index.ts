@@ -1,14 +1,4 @@
-/**
- * `actorloop/prompts`: Liquid prompt templates with zod-validated variables, and a layered
- * system-prompt composer with named sections.
- *
- * @example
- * ```ts
- * import { composeSystemPrompt, defaultSections, definePrompt } from 'actorloop/prompts';
- * const role = definePrompt('You review pull requests for {{ repo }}.', z.object({ repo: z.string() }));
- * const system = composeSystemPrompt({ ...defaultSections, role: { prompt: role, values: { repo: 'actorloop' } } });
- * ```
- */
+/** `actorloop/prompts`: Liquid prompt templates with zod-validated variables, and a system prompt of named sections. */
 export { definePrompt } from './definePrompt.ts';
 export type { Prompt } from './definePrompt.ts';
 export { composeSystemPrompt, defaultSections, SYSTEM_PROMPT_SECTIONS } from './systemPrompt.ts';

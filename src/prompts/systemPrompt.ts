@@ -1,11 +1,7 @@
-/**
- * A layered system prompt: named sections in a fixed order, so a user replaces or drops one by
- * name without rewriting (or reordering) the others.
- */
+/** Named sections in a fixed order, so a user replaces or drops one by name without rewriting the others. */
 import { ConfigurationError } from '../core/errors.ts';
 import type { Prompt } from './definePrompt.ts';
 
-/** The section names, in the order they are rendered. */
 export const SYSTEM_PROMPT_SECTIONS = ['base', 'role', 'tools', 'skills', 'experiences', 'knowledge'] as const;
 export type SystemPromptSectionName = (typeof SYSTEM_PROMPT_SECTIONS)[number];
 
@@ -19,14 +15,7 @@ export interface PromptSection {
 export type SystemPromptSection = string | PromptSection | false | null | undefined;
 export type SystemPromptSections = Partial<Record<SystemPromptSectionName, SystemPromptSection>>;
 
-/**
- * Short defaults for `base` and `tools`; spread them and override or drop by name.
- *
- * @example
- * ```ts
- * composeSystemPrompt({ ...defaultSections, role: 'You review pull requests.' });
- * ```
- */
+/** Short defaults for `base` and `tools`; spread them and override or drop by name. */
 export const defaultSections = {
   base:
     'You are an agent that works in a loop: reason about the task, call a tool when you need a fact or an action, ' +
@@ -37,21 +26,10 @@ export const defaultSections = {
 } as const satisfies SystemPromptSections;
 
 /**
- * Render the given sections in the fixed order base, role, tools, skills, experiences,
- * knowledge, each trimmed, joined by a blank line. Empty and dropped (`false`, `null`) sections
- * are skipped; an unknown section name or value is a `ConfigurationError`. A prompt section is
- * rendered with its values, so it throws `PromptVariablesError` when they do not fit.
- *
+ * Sections render in the fixed order, trimmed and joined by a blank line; `false` or `null` drops one.
  * @example
  * ```ts
- * const skills = definePrompt('Skills: {{ skills | join: ", " }}.', z.object({ skills: z.array(z.string()) }));
- * const system = composeSystemPrompt({
- *   ...defaultSections,
- *   role: 'You review pull requests.',
- *   tools: false, // this agent has none
- *   skills: { prompt: skills, values: { skills: ['TypeScript', 'XState'] } },
- * });
- * const agent = createAgent({ model, system });
+ * createAgent({ model, system: composeSystemPrompt({ ...defaultSections, role: 'You review pull requests.', tools: false }) });
  * ```
  */
 export function composeSystemPrompt(sections: SystemPromptSections): string {

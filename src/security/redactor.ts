@@ -1,9 +1,4 @@
-/**
- * The runtime's secret redaction: one rule set per agent, applied to every event before it is
- * emitted or journaled, and to every message, snapshot and tool result before it is persisted.
- * Unlike the inspector's `sanitize`, it never truncates or reshapes data: a redacted snapshot
- * must still restore.
- */
+/** Unlike the inspector's `sanitize`, it never truncates or reshapes data: a redacted snapshot must still restore. */
 import type { LoopEvent } from '../core/loopEvent.ts';
 import { compileSecretRules, REDACTED, type SecretRuleOptions, type SecretRules } from './secrets.ts';
 
@@ -14,29 +9,17 @@ export interface Redactor {
   text(value: string): string;
   /** An event with its free-text fields redacted (a new object only when something changed). */
   event(event: LoopEvent): LoopEvent;
-  /**
-   * `value` with secret-keyed values and secret-looking text replaced, shape preserved. Copy on
-   * write: what holds no secret is returned as is (never mutated), so only objects on the path
-   * to a secret are copied.
-   */
+  /** Copy on write: only objects on the path to a secret are copied, and the input is never mutated. */
   deep<T>(value: T): T;
   /** Treat `secret` as one from now on (a token obtained at run time); values under 4 characters are ignored. */
   addSecret(secret: string): void;
 }
 
-/**
- * @example
- * ```ts
- * const redact = createRedactor({ secrets: [myToken] });
- * redact.text(`token is ${myToken}`); // 'token is [REDACTED]'
- * ```
- */
 export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.ProcessEnv = process.env): Redactor {
   const fromEnv = SECRET_ENV.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 8);
   const secrets = [...(options.secrets ?? []), ...fromEnv];
   let rules = sharedRules({ ...options, secrets });
-  // Runs repeat the same short strings every iteration (tool names, small arguments and
-  // results, statuses): their verdicts are remembered, per agent, on first use.
+  // Runs repeat the same short strings every iteration, so their verdicts are remembered per agent.
   let memo: ShortTextMemo | undefined;
   const text = (value: string): string => (memo ??= shortTextMemo(rules))(value);
   return {
@@ -57,10 +40,6 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
 const compiled = new Map<string, SecretRules>();
 const MAX_COMPILED = 64;
 
-/**
- * One compiled rule set per distinct configuration. A thousand agents with the same options
- * otherwise compile the same regular expressions a thousand times and keep a copy each.
- */
 function sharedRules(options: SecretRuleOptions): SecretRules {
   const key = JSON.stringify([
     (options.patterns ?? []).map((pattern) => [pattern.source, pattern.flags]),
@@ -183,24 +162,14 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
   }
 }
 
-/** `items` mapped, or `items` itself when no item changed. */
 function sameOrNew<T>(items: T[], each: (item: T) => T): T[] {
   const mapped = items.map(each);
   return mapped.every((item, i) => item === items[i]) ? items : mapped;
 }
 
-/**
- * Containers nested deeper than this are walked with cycle checks. Data a run persists is a few
- * levels deep, so the walk above it needs no set of ancestors (and none is allocated); a cycle
- * always gets this deep, and from there on it is found and left as it is.
- */
+/** Data a run persists is a few levels deep, so ancestors are tracked only below this depth; a cycle always gets this deep. */
 const CYCLE_CHECK_DEPTH = 32;
 
-/**
- * Copy on write: a container is copied only when something inside it changed. From
- * {@link CYCLE_CHECK_DEPTH} on, `ancestors` holds the containers being walked, so a cycle is
- * left as it is instead of recursing forever.
- */
 function deepRedact(value: unknown, rules: SecretRules, text: ShortTextMemo, depth: number, ancestors: Set<object> | undefined): unknown {
   if (typeof value === 'string') return text(value);
   if (value === null || typeof value !== 'object') return value;

@@ -1,51 +1,27 @@
 /**
- * `sanitize`: turn any value into JSON-safe data that may leave the process — for the live
- * inspector, inspection recordings and journals.
- *
- * Secrets are redacted (see `secrets.ts`), long strings truncated, cycles and excessive depth
- * cut, and `__proto__` keys dropped, so a consumer that later does `Object.assign(target, out)`
- * cannot have its prototype replaced. The input is never mutated, and the function never
- * throws: a getter or `toJSON` that throws becomes `'[Unreadable]'`.
+ * JSON-safe data that may leave the process. `__proto__` keys are dropped, so a consumer's `Object.assign(target, out)`
+ * cannot replace a prototype; it never throws (an unreadable getter or `toJSON` becomes `'[Unreadable]'`).
  */
 import { ConfigurationError } from '../core/errors.ts';
 import { sliceChars } from '../tools/text.ts';
 import { compileSecretRules, type SecretRuleOptions } from './secrets.ts';
 
-/** What `sanitize` returns: data `JSON.stringify` writes as is. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export interface SanitizeOptions extends SecretRuleOptions {
   /** Strings longer than this many UTF-16 code units are cut, with a marker. Default 4096. */
   readonly maxStringLength?: number;
-  /** Nesting below this depth becomes `'[MaxDepth]'`. Default 64. */
   readonly maxDepth?: number;
 }
 
-/**
- * Defaults of the sanitiser.
- *
- * @example
- * ```ts
- * SANITIZE_DEFAULTS.maxStringLength; // 4096
- * ```
- */
 export const SANITIZE_DEFAULTS = { maxStringLength: 4096, maxDepth: 64 } as const;
 
 // Redaction runs on this much past the cut, so a secret straddling the cut is still recognised.
 const REDACT_MARGIN = 1024;
 
-/** A reusable sanitiser: the rules are compiled once. */
 export type Sanitizer = (value: unknown) => JsonValue;
 
-/**
- * Compile `options` into a sanitiser to apply to many values (one per inspection event).
- *
- * @example
- * ```ts
- * const clean = createSanitizer({ keys: ['pin'], maxStringLength: 100 });
- * clean({ pin: '1234', note: 'x'.repeat(500) }); // { pin: '[REDACTED]', note: 'xxx…[truncated 400 chars]' }
- * ```
- */
+/** Compiles the rules once, for many values (one per inspection event). */
 export function createSanitizer(options: SanitizeOptions = {}): Sanitizer {
   const maxStringLength = options.maxStringLength ?? SANITIZE_DEFAULTS.maxStringLength;
   const maxDepth = options.maxDepth ?? SANITIZE_DEFAULTS.maxDepth;
@@ -168,14 +144,10 @@ function errorFields(error: Error): Record<string, unknown> {
 }
 
 /**
- * Sanitise one value: redact secrets, truncate long strings, cut cycles; JSON-safe output, input
- * untouched, never throws. Options add to the default secret rules (they cannot remove them).
- * For many values with the same options, {@link createSanitizer} compiles the rules once.
- *
+ * Options add to the default secret rules, never remove them; {@link createSanitizer} compiles them once for many values.
  * @example
  * ```ts
- * const event = { type: 'call', headers: { Authorization: 'Bearer abc' }, note: 'key sk-0123456789abcdef' };
- * sanitize(event); // { type: 'call', headers: { Authorization: '[REDACTED]' }, note: 'key [REDACTED]' }
+ * sanitize({ headers: { Authorization: 'Bearer abc' } }); // { headers: { Authorization: '[REDACTED]' } }
  * ```
  */
 export function sanitize(value: unknown, options?: SanitizeOptions): JsonValue {

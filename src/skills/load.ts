@@ -1,12 +1,6 @@
 /**
- * Loading skills from the user's folder (`~/.actorloop/skills`) and the project's
- * (`.actorloop/skills`). A skill is a `*.md` file directly in a folder or a `<sub>/SKILL.md`.
- * Loading reports what it could not use as problems instead of throwing, so one broken file
- * never costs the agent its other skills.
- *
- * Symlinks are followed only while they stay inside their skills folder (the folder itself may
- * be a symlink): the project folder can come from a cloned repository, and a link from it to a
- * private file would otherwise put that file into the model's context.
+ * Problems are reported, not thrown, so one broken file never costs the agent its other skills. Symlinks are followed
+ * only inside their skills folder: a cloned project's link to a private file would put it into the model's context.
  */
 import { constants, type Dirent } from 'node:fs';
 import { lstat, open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
@@ -17,24 +11,15 @@ import { ConfigurationError, describeError } from '../core/errors.ts';
 import { isInside } from '../tools/builtin/confinePath.ts';
 import { parseSkill, type Skill, type SkillProblem, type SkillSource } from './skill.ts';
 
-/** Options of `loadSkills`. */
 export interface LoadSkillsOptions {
-  /** The user's skills folder. Default `~/.actorloop/skills`. */
   readonly userDir?: string;
-  /** The project's skills folder. Default `.actorloop/skills` in the working directory. */
   readonly projectDir?: string;
-  /**
-   * Largest skill file read, in bytes; bigger files are problems. Default: the executor's tool
-   * result limit, so a loaded skill always reaches the model whole.
-   */
+  /** Default: the tool result limit, so a loaded skill always reaches the model whole. */
   readonly maxBytes?: number;
 }
 
-/** What `loadSkills` found. */
 export interface LoadedSkills {
-  /** Usable skills, sorted by name. */
   readonly skills: Skill[];
-  /** Files that were skipped, and why. */
   readonly problems: SkillProblem[];
   /** Files of user skills replaced by a project skill of the same name. */
   readonly overridden: string[];
@@ -46,15 +31,10 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants
 const SKILL_FILE = 'SKILL.md';
 
 /**
- * Load the skills of both folders. A missing folder has no skills; bad files, escaping
- * symlinks and oversized files are reported in `problems` and skipped. On a name clash the
- * project's skill wins and the user's file is listed in `overridden`. Throws only a
- * `ConfigurationError` for invalid options.
- *
+ * On a name clash the project's skill wins and the user's file is listed in `overridden`.
  * @example
  * ```ts
  * const { skills, problems } = await loadSkills();
- * for (const p of problems) console.warn(`${p.file}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`);
  * ```
  */
 export async function loadSkills(options: LoadSkillsOptions = {}): Promise<LoadedSkills> {
@@ -173,7 +153,6 @@ async function skillFileOf(real: string, entry: Dirent): Promise<string | undefi
   return present ? relative : undefined;
 }
 
-/** The text of `file` (a path under the real folder), or why it cannot be used. */
 async function readSkillFile(file: string, realRoot: string, maxBytes: number): Promise<string | { problem: string }> {
   let real: string;
   try {

@@ -1,18 +1,12 @@
-/**
- * The system prompt's `skills` section: names and one-line descriptions only. Bodies are loaded
- * on demand through the `skill` tool, so many skills cost the prompt little.
- */
+/** Names and descriptions only: bodies load on demand through the `skill` tool, so many skills cost the prompt little. */
 import type { Skill } from './skill.ts';
 import { SKILL_TOOL } from './tool.ts';
 
 /**
- * The text for the `skills` section of the system prompt; `''` when there are no skills.
- *
+ * `''` when there are no skills.
  * @example
  * ```ts
  * composeSystemPrompt({ ...defaultSections, skills: skillsPromptSection(skills) });
- * // 'Skills are written procedures for particular tasks. Before following one, call the `skill` tool …
- * // - release — Cut a release: changelog, tag, publish'
  * ```
  */
 export function skillsPromptSection(skills: readonly Skill[]): string {

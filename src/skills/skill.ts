@@ -1,8 +1,4 @@
-/**
- * One skill: a markdown file whose YAML front matter names it, says when to use it and may list
- * the tools it allows, and whose body is the procedure. `parseSkill` turns a file's text into a
- * `Skill` or a `SkillProblem` that points at the line to fix; it never throws for bad content.
- */
+/** `parseSkill` never throws for bad content: it returns a `SkillProblem` pointing at the line to fix. */
 import matter from '@11ty/gray-matter';
 import { z } from 'zod';
 import { describeError } from '../core/errors.ts';
@@ -10,17 +6,6 @@ import { describeError } from '../core/errors.ts';
 /** Where a skill was loaded from; a project skill replaces a user skill of the same name. */
 export type SkillSource = 'user' | 'project';
 
-/**
- * A loaded skill.
- *
- * @example
- * ```ts
- * const skill: Skill = {
- *   name: 'release', description: 'Cut a release: changelog, tag, publish', tools: ['git_*', 'read_file'],
- *   body: '1. Update CHANGELOG.md …', file: '/repo/.actorloop/skills/release.md', source: 'project',
- * };
- * ```
- */
 export interface Skill {
   /** Letters, digits, `-` and `_`: what the model passes to the `skill` tool. */
   readonly name: string;
@@ -28,38 +13,19 @@ export interface Skill {
   readonly description: string;
   /** Tool names or globs (`*`, `?`) the model may use while the skill is active; absent means all. */
   readonly tools?: readonly string[];
-  /** The markdown after the front matter: the procedure itself. */
   readonly body: string;
-  /** The file it came from, as found in its folder. */
   readonly file: string;
   readonly source: SkillSource;
 }
 
-/**
- * A skill file that could not be loaded, and why. `line` is 1-based in the file (the opening
- * `---` is line 1) and is set when the problem can be pinned to a line.
- *
- * @example
- * ```ts
- * const problem: SkillProblem = { file: '/home/me/.actorloop/skills/x.md', line: 3, message: 'invalid YAML …' };
- * ```
- */
+/** `line` is 1-based in the file (the opening `---` is line 1), set when the problem can be pinned to one. */
 export interface SkillProblem {
   readonly file: string;
   readonly line?: number;
   readonly message: string;
 }
 
-/**
- * What a skill name may be: the same alphabet as tool names, so it can be passed as an argument
- * and shown in a marker without quoting.
- *
- * @example
- * ```ts
- * SKILL_NAME_PATTERN.test('code-review'); // true
- * SKILL_NAME_PATTERN.test('code review'); // false
- * ```
- */
+/** The alphabet of tool names, so a name passes as an argument and shows in a marker without quoting. */
 export const SKILL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 const MAX_DESCRIPTION_CHARS = 1_024;
@@ -72,15 +38,7 @@ function shown(value: unknown): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
-/**
- * The front matter of a skill file. Keys other than these are allowed and ignored, so files
- * written for other agent frameworks still load.
- *
- * @example
- * ```ts
- * SkillFrontMatter.parse({ name: 'release', description: 'Cut a release', tools: ['git_*'] });
- * ```
- */
+/** Other keys are allowed and ignored, so files written for other agent frameworks still load. */
 export const SkillFrontMatter = z.object(
   {
     name: z
@@ -121,19 +79,8 @@ const YamlError = z.object({
 
 const DELIMITER = /^---[ \t]*$/;
 
-/** The outcome of `parseSkill`. */
 export type ParsedSkill = { readonly ok: true; readonly skill: Skill } | { readonly ok: false; readonly problem: SkillProblem };
 
-/**
- * Parse a skill file's text. Never throws for bad content: a missing or unclosed front matter,
- * a YAML syntax error (with the file line), an invalid field or an empty body is a problem.
- *
- * @example
- * ```ts
- * const parsed = parseSkill('---\nname: release\ndescription: Cut a release\n---\n1. Tag it.', 'release.md', 'project');
- * if (parsed.ok) parsed.skill.body; // '1. Tag it.'
- * ```
- */
 export function parseSkill(text: string, file: string, source: SkillSource): ParsedSkill {
   const problem = (message: string, line?: number): ParsedSkill => ({ ok: false, problem: { file, ...(line === undefined ? {} : { line }), message } });
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);

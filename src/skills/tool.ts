@@ -1,8 +1,4 @@
-/**
- * The `skill` tool: the model loads a skill's procedure by name when it decides to follow it,
- * so the system prompt carries only names and descriptions. Its result starts with a marker
- * line naming the skill, which is how `activeSkill` finds the active one in the conversation.
- */
+/** The result starts with a marker line naming the skill: that is how `activeSkill` finds it in the conversation. */
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import { defineTool } from '../tools/defineTool.ts';
@@ -10,39 +6,15 @@ import type { Tool } from '../tools/types.ts';
 import { SkillNotFoundError } from './errors.ts';
 import type { Skill } from './skill.ts';
 
-/**
- * The tool's name, also what `allowedTools` always keeps so the model can switch skills.
- *
- * @example
- * ```ts
- * createSkillTool(skills).name === SKILL_TOOL; // true
- * ```
- */
+/** Also what `allowedTools` always keeps, so the model can switch skills. */
 export const SKILL_TOOL = 'skill';
 
-/**
- * The first line of a loaded skill's result.
- *
- * @example
- * ```ts
- * skillMarker('release'); // '[SKILL release]'
- * ```
- */
 export function skillMarker(name: string): string {
   return `[SKILL ${name}]`;
 }
 
 const MARKER = /^\[SKILL ([A-Za-z0-9_-]{1,64})\](?:\r?\n|$)/;
 
-/**
- * The skill name in a result's marker line, or undefined when the text does not start with one.
- *
- * @example
- * ```ts
- * skillNameOfResult('[SKILL release]\n1. Tag it.'); // 'release'
- * skillNameOfResult('[masked tool result: …]');      // undefined
- * ```
- */
 export function skillNameOfResult(content: string): string | undefined {
   return MARKER.exec(content)?.[1];
 }
@@ -52,15 +24,10 @@ const Input = z.object({
 });
 
 /**
- * Create the `skill` tool over the loaded skills: `{ name }` → `[SKILL <name>]` and the skill's
- * body; an unknown name throws `SkillNotFoundError` (an observation listing the names). The
- * skills are the user's own files, so the tool is trusted; it only reads memory, so it has no
- * side effects and is idempotent. Throws a `ConfigurationError` when two skills share a name.
- *
+ * The skills are the user's own files, so the tool is trusted; an unknown name throws `SkillNotFoundError`, an observation listing the names.
  * @example
  * ```ts
- * const { skills } = await loadSkills();
- * const agent = createAgent({ model, tools: [...myTools, createSkillTool(skills)] });
+ * createAgent({ model, tools: [...myTools, createSkillTool((await loadSkills()).skills)] });
  * ```
  */
 export function createSkillTool(skills: readonly Skill[]): Tool<z.infer<typeof Input>, string> {

@@ -1,10 +1,6 @@
 /**
- * OpenTelemetry spans from a stream of journal entries, named and attributed after the GenAI
- * semantic conventions: `invoke_agent <agent>` per run, `chat <model>` per model call,
- * `execute_tool <tool>` per tool call, each carrying `gen_ai.*` attributes. Spans are made from
- * the entries' own timestamps, so they show when the work happened, not when it was observed.
- * Through `@opentelemetry/api`: with no tracer provider registered every span is a no-op.
- * Attributes carry ids, names, counts and error codes, never conversation text.
+ * Spans use the entries' own timestamps, so they show when the work happened, not when it was observed. Attributes
+ * carry ids, names, counts and error codes, never conversation text.
  */
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Observable, Subscription } from 'rxjs';
@@ -33,10 +29,7 @@ function remember(map: Map<string, string>, key: string, value: string): void {
   if (map.size > MAX_PENDING_ASKS) map.delete(map.keys().next().value as string);
 }
 
-/**
- * Which earlier run a run belongs to: the run that delegated it (an ask or delegation names the
- * task's run as its correlation id), or a strategy's (it names its branches' runs after its own).
- */
+/** The run that delegated it (an ask names the task's run as its correlation id), or a strategy's (it names its branches' runs after its own). */
 function parentOf(runId: string, runs: ReadonlyMap<string, RunSpans>, delegatedFrom: ReadonlyMap<string, string>): RunSpans | undefined {
   const delegator = delegatedFrom.get(runId);
   if (delegator !== undefined && runs.has(delegator)) return runs.get(delegator);
@@ -48,12 +41,10 @@ function parentOf(runId: string, runs: ReadonlyMap<string, RunSpans>, delegatedF
 }
 
 /**
- * Turn a journal stream into spans: `agent.events$`, a strategy run's `events$`, or an agent
- * system's. Unsubscribe to stop.
- *
+ * Any journal stream: `agent.events$`, a strategy run's or an agent system's. Unsubscribe to stop.
  * @example
  * ```ts
- * const subscription = traceEvents(agent.events$, { tracer: provider.getTracer('my-app') });
+ * traceEvents(agent.events$, { tracer: provider.getTracer('my-app') });
  * ```
  */
 export function traceEvents(events$: Observable<JournalEntry>, options: TelemetryOptions = {}): Subscription {

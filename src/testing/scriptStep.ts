@@ -1,8 +1,4 @@
-/**
- * One step of a scripted model, and how a step becomes the `Completion` a real provider would
- * have returned. Kept apart from the provider so complete() and stream() share one builder and
- * therefore always agree.
- */
+/** complete() and stream() share this one builder, so they always agree. */
 import { ConfigurationError } from '../core/errors.ts';
 import { StructuredOutputError } from '../inference/errors.ts';
 import { contentText, type Message, type ToolCall } from '../core/messages.ts';
@@ -17,56 +13,32 @@ export interface ScriptToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>;
 }
 
-/** What the scripted model answers to one call. Every field is optional. */
 export interface ScriptStep {
-  /** Reply text. */
   readonly text?: string;
   readonly toolCalls?: readonly ScriptToolCall[];
-  /**
-   * Structured output: sent as its JSON text and, when the request asks for `output`,
-   * validated against `request.output.schema`; a mismatch rejects with a StructuredOutputError.
-   */
+  /** Sent as its JSON text and, when the request asks for `output`, validated against its schema. */
   readonly output?: unknown;
   /** Overrides the estimate (chars/4, rounded up) field by field. */
   readonly usage?: Partial<Usage>;
   /** Wait this long before answering (or failing); abortable. 0/absent: no timer at all. */
   readonly delayMs?: number;
-  /** Fail this call (after `delayMs`) instead of answering. */
   readonly error?: Error | (() => Error);
   /** How stream() splits the text; must concatenate to it. Default: word-sized pieces. */
   readonly chunks?: readonly string[];
-  /** Defaults to `tool_calls` when there are tool calls, else `stop`. */
   readonly finishReason?: FinishReason;
   /** stream() only: throw after this many events, before `done` (a connection cut mid-reply). */
   readonly streamCut?: { readonly afterEvents: number; readonly error?: Error | (() => Error) };
 }
 
-/** A list of steps answered in order, or a function choosing the step for each call. */
 export type Script =
   | readonly ScriptStep[]
   | ((request: CompletionRequest, callIndex: number) => ScriptStep | undefined);
 
-/**
- * Resolve an error-or-factory field (a factory gives a fresh error, and stack, per use).
- *
- * @example
- * ```ts
- * makeError(() => new Error('boom')).message; // 'boom'
- * ```
- */
+/** A factory gives a fresh error, and stack, per use. */
 export function makeError(error: Error | (() => Error)): Error {
   return typeof error === 'function' ? error() : error;
 }
 
-/**
- * Characters a token estimate is based on: contents, tool names and argument texts. One pass
- * over the messages, reading lengths only.
- *
- * @example
- * ```ts
- * messageChars([{ role: 'user', content: 'hello' }]); // 5
- * ```
- */
 export function messageChars(messages: readonly Message[]): number {
   let chars = 0;
   for (let i = 0; i < messages.length; i++) {
@@ -79,15 +51,7 @@ export function messageChars(messages: readonly Message[]): number {
   return chars;
 }
 
-/**
- * The reply text a step produces (before any structured-output check): `text`, else the JSON
- * of `output`, else the joined `chunks`, else `null` for a tool-calls-only reply or `''`.
- *
- * @example
- * ```ts
- * stepText({ output: { a: 1 } }, false); // '{"a":1}'
- * ```
- */
+/** `text`, else the JSON of `output`, else the joined `chunks`; `null` for a tool-calls-only reply. */
 export function stepText(step: ScriptStep, hasToolCalls: boolean): string | null {
   let text: string | null;
   if (step.text !== undefined) text = step.text;
@@ -103,16 +67,7 @@ export function stepText(step: ScriptStep, hasToolCalls: boolean): string | null
   return text;
 }
 
-/**
- * Build the completion for `step` (answering call number `callIndex`). Throws a StructuredOutputError (carrying the
- * completion) when structured output was requested and a reply without tool calls does not match the schema, as
- * `openAICompatible` does.
- *
- * @example
- * ```ts
- * buildCompletion({ text: 'hi' }, { messages: [] }, 0, 'scripted-model').finishReason; // 'stop'
- * ```
- */
+/** Throws a StructuredOutputError carrying the completion when a reply without tool calls fails the schema, as `openAICompatible` does. */
 export function buildCompletion<TOutput>(
   step: ScriptStep,
   request: CompletionRequest<TOutput>,

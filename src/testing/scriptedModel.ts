@@ -1,9 +1,4 @@
-/**
- * A deterministic model for tests, benchmarks and the offline demo: it answers each call from
- * a script instead of a network. Cheap by design — the benchmark measures the loop around it,
- * so a call with no delay resolves in a microtask (no timer), and requests are recorded by
- * reference (no copies, no re-serialisation of the conversation).
- */
+/** Cheap by design, since benchmarks measure the loop around it: no timer without a delay, requests recorded by reference. */
 import { sleep } from '../resilience/backoff.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import { ScriptExhaustedError, ScriptedStreamCutError } from './errors.ts';
@@ -15,7 +10,6 @@ function completionOf<TOutput>(answered: { completion: Completion<TOutput> }): C
 }
 
 export interface ScriptedModelOptions {
-  /** Provider name. Default `scripted`. */
   readonly name?: string;
   /** Reported as `completion.model` unless the request names a model. Default `scripted-model`. */
   readonly defaultModel?: string;
@@ -23,47 +17,27 @@ export interface ScriptedModelOptions {
   readonly supportsNativeTools?: boolean;
   /** Default true; set false to exercise the loop's path for models without structured output. */
   readonly supportsStructuredOutput?: boolean;
-  /**
-   * Keep every request in `calls`. Default true. Benchmarks set false: each recorded request
-   * pins its conversation array, which over a long run is quadratic memory.
-   */
+  /** Default true. Each recorded request pins its conversation, so long benchmark runs set false. */
   readonly recordCalls?: boolean;
 }
 
-/** The scripted provider, with what it saw. */
 export interface ScriptedModel extends InferenceProvider {
-  /**
-   * Every request received, in order, as given (not copied: mutate the array you pass and this
-   * shows it). Empty when created with `recordCalls: false`.
-   */
+  /** As given, not copied; empty with `recordCalls: false`. */
   readonly calls: readonly CompletionRequest[];
   /** Steps not yet used; `Infinity` for a function script. */
   readonly remaining: number;
 }
 
-/** A step's outcome: its error, thrown, or its completion. */
 function settleStep<TOutput>(step: ScriptStep, request: CompletionRequest<TOutput>, callIndex: number, model: string): { step: ScriptStep; completion: Completion<TOutput> } {
   if (step.error !== undefined) throw makeError(step.error);
   return { step, completion: buildCompletion(step, request, callIndex, model) };
 }
 
 /**
- * Create a model that answers from `script`: the n-th call gets the n-th step (or, for a
- * function, whatever it returns for `(request, n)`; return `undefined` to end the script).
- *
- * A call whose signal is already aborted rejects at once with the signal's reason and uses no
- * step. Every other call uses one step, even if it is aborted during `delayMs` — the request
- * reached the model. Calls beyond the script reject with {@link ScriptExhaustedError}.
- *
+ * The n-th call gets the n-th step. An already-aborted call uses no step; one aborted during `delayMs` does (the request reached the model).
  * @example
  * ```ts
- * const model = scriptedModel([
- *   { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
- *   { text: '3' },
- * ]);
- * const first = await model.complete({ messages: [{ role: 'user', content: '1 + 2?' }] });
- * first.toolCalls[0]; // { id: 'call_0_0', name: 'add', arguments: '{"a":1,"b":2}' }
- * model.remaining;    // 1
+ * const model = scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: '3' }]);
  * ```
  */
 export function scriptedModel(script: Script, options: ScriptedModelOptions = {}): ScriptedModel {
@@ -82,15 +56,11 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
     return { step, callIndex };
   };
 
-  /**
-   * Wait, fail or answer as the step says. Shared by complete() and stream() so they agree.
-   * Without a delay nothing is awaited: the promise settles in one microtask, no timer.
-   */
+  /** Shared by complete() and stream() so they agree; without a delay nothing is awaited. */
   function answer<TOutput>(request: CompletionRequest<TOutput>): Promise<{ step: ScriptStep; completion: Completion<TOutput> }> {
     try {
       const { step, callIndex } = take(request as CompletionRequest);
       const model = request.model ?? defaultModel;
-      // Inline arrows, not a named closure: tsx (keepNames) names every named closure it creates.
       if (step.delayMs !== undefined && step.delayMs > 0) return sleep(step.delayMs, request.signal).then(() => settleStep(step, request, callIndex, model));
       return Promise.resolve(settleStep(step, request, callIndex, model));
     } catch (error) {

@@ -1,36 +1,15 @@
-/**
- * How a scripted completion is replayed as stream events: text in word-sized deltas, each tool
- * call as an opening delta (id + name) followed by its arguments in at least two fragments —
- * so consumers are tested against real fragmenting, not one convenient piece — then `done`.
- */
+/** Tool-call arguments come in at least two fragments, so consumers are tested against real fragmenting. */
 import type { Completion, StreamEvent } from '../core/provider.ts';
 
-/** Argument fragments longer than this are split further. */
 const FRAGMENT_CHARS = 16;
 
-/**
- * Split text into word-sized pieces that concatenate back to it exactly (whitespace stays
- * attached to the word before it; leading whitespace to the first word).
- *
- * @example
- * ```ts
- * splitWords(' Hello big  world'); // [' Hello ', 'big  ', 'world']
- * ```
- */
+/** Whitespace stays attached to the word before it, so the pieces concatenate back exactly. */
 export function splitWords(text: string): string[] {
   if (text === '') return [];
   return text.match(/\s*\S+\s*/g) ?? [text];
 }
 
-/**
- * Split tool-call arguments into fragments: at least two when the text has two or more
- * characters, never cutting a surrogate pair.
- *
- * @example
- * ```ts
- * splitArguments('{"a":1}'); // ['{"a"', ':1}']
- * ```
- */
+/** At least two fragments when there are two characters, never cutting a surrogate pair. */
 export function splitArguments(args: string): string[] {
   if (args.length < 2) return args === '' ? [] : [args];
   const size = args.length <= 2 * FRAGMENT_CHARS ? Math.ceil(args.length / 2) : FRAGMENT_CHARS;
@@ -51,15 +30,6 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/**
- * The events stream() yields for `completion`: text deltas (`chunks`, or word pieces),
- * tool-call deltas, then one `done` carrying the completion itself.
- *
- * @example
- * ```ts
- * [...completionEvents(completion)].at(-1); // { type: 'done', completion }
- * ```
- */
 export function* completionEvents<TOutput>(
   completion: Completion<TOutput>,
   chunks?: readonly string[],

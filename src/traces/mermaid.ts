@@ -1,8 +1,4 @@
-/**
- * A trace as a Mermaid flowchart: one node per step, one arrow per parent link, each child
- * trace (a strategy branch's run) as a subgraph its branch step points into. Labels are
- * escaped, so text from the model or a tool can never break out of its node.
- */
+/** Labels are escaped, so text from the model or a tool can never break out of its node. */
 import type { Trace, TraceStep } from './trace.ts';
 
 /** Node ids are generated, never taken from step ids (which carry tool-call ids from the model). */

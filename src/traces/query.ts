@@ -1,8 +1,4 @@
-/**
- * Looking traces up: an agent's runs, read from its store when it has one (every run, across
- * processes) or else from its in-memory journal (this process's recent runs); a durable agent's
- * from its runtime's database.
- */
+/** From the agent's store when it has one (every run, across processes), else its in-memory journal (this process's recent runs). */
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
@@ -28,16 +24,13 @@ export interface TraceListOptions {
 
 /** Where a runtime that keeps runs elsewhere (in a database) reads an agent's runs from. */
 export interface RunSource {
-  /** The agent's runs, with when each was created (epoch ms). */
   list(): Promise<readonly { readonly runId: string; readonly createdAt: number }[]>;
-  /** A run's journal; empty when there is no such run. */
   entries(runId: string): Promise<readonly JournalEntry[]>;
 }
 
 export interface Traces {
   /** The run's trace, or `undefined` when neither the store nor the in-memory journal has it. */
   get(runId: string): Promise<Trace | undefined>;
-  /** Summaries of the agent's runs, newest first. */
   list(options?: TraceListOptions): Promise<TraceSummary[]>;
 }
 
@@ -50,13 +43,6 @@ const summary = (trace: Trace): TraceSummary => ({
   ...(trace.completed === undefined ? {} : { completed: trace.completed }),
 });
 
-/**
- * @example
- * ```ts
- * const traces = createTraces({ agentId: agent.id, journal: agent.journal, store });
- * const recent = await traces.list({ status: 'failed', since: Date.now() - 86_400_000, limit: 10 });
- * ```
- */
 export function createTraces(source: { readonly agentId: string; readonly journal: MemoryJournal; readonly store?: RunStore; readonly runs?: RunSource }): Traces {
   const { agentId, journal, store, runs } = source;
   const entriesOf = async (runId: string): Promise<readonly JournalEntry[]> => {

@@ -1,9 +1,6 @@
 /**
- * A run as a trace: its journal read back as a DAG of steps — model calls, the reasoning that
- * came with calls, tool calls and their results. Parallel calls of one turn share the model
- * call as parent; the next model call has the turn's results as parents. A strategy run's
- * branches are steps linked to the sub-traces of their sub-agent runs. Built from the journal,
- * the one record of a run, so there is no second log to keep in step.
+ * Built from the journal, the one record of a run, so there is no second log to keep in step. Parallel calls of one
+ * turn share the model call as parent; the next model call has the turn's results as parents.
  */
 import type { JournalEntry, LoopEvent, LoopEventOf, TerminationReason } from '../core/loopEvent.ts';
 import type { Usage } from '../core/provider.ts';
@@ -16,7 +13,6 @@ export interface TraceStep {
   readonly type: TraceStepType;
   readonly parentIds: readonly string[];
   readonly data: Readonly<Record<string, unknown>>;
-  /** Epoch ms. */
   readonly startedAt: number;
   readonly durationMs: number;
 }
@@ -24,7 +20,6 @@ export interface TraceStep {
 export type TraceStatus = 'running' | 'done' | 'failed' | 'cancelled';
 
 export interface Trace {
-  /** The run id. */
   readonly id: string;
   /** `call`: one model call (`agent.call`); `agent`: a run of the loop or a strategy. */
   readonly mode: 'call' | 'agent';
@@ -39,7 +34,6 @@ export interface Trace {
     readonly reason?: TerminationReason;
     readonly error?: string;
   };
-  /** Epoch ms of the run's first entry. */
   readonly created: number;
   readonly completed?: number;
   readonly steps: readonly TraceStep[];
@@ -59,7 +53,6 @@ interface MutableStep {
   durationMs: number;
 }
 
-/** What reading one run's entries keeps between entries. */
 class TraceBuilder {
   readonly steps = new Map<string, MutableStep>();
   task = '';
@@ -72,7 +65,6 @@ class TraceBuilder {
   agentId = '';
   /** Where the next model call hangs from: the last turn's results (or its blocked calls). */
   leaves: string[] = [];
-  /** The current turn: its model call and the calls it made. */
   turnParent: string | undefined;
   turnCalls: string[] = [];
   reasonStartedAt: number | undefined;
@@ -208,14 +200,10 @@ function statusOf(terminated: LoopEventOf<'run.terminated'> | undefined): TraceS
 }
 
 /**
- * The trace of a run from its journal entries. Entries of other runs among them (a strategy's
- * journal interleaves its branches' runs) become the child traces their branch steps link to.
- * Returns `undefined` when no entry belongs to the run.
- *
+ * Entries of other runs among them (a strategy's journal interleaves its branches' runs) become child traces.
  * @example
  * ```ts
  * const trace = buildTrace(store.readJournal(runId).entries, runId);
- * trace?.steps.filter((s) => s.type === 'tool_call').length; // calls the run made
  * ```
  */
 export function buildTrace(entries: readonly JournalEntry[], runId?: string): Trace | undefined {
