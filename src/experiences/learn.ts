@@ -33,8 +33,10 @@ export interface LearnExperiencesOptions {
   readonly maxCandidates?: number;
   /** Without it, no candidate is project-scoped. */
   readonly project?: string;
+  /** Default: the provider's model. */
   readonly modelName?: string;
   readonly signal?: AbortSignal;
+  /** Characters of the compacted transcript sent. Default 24 000. */
   readonly maxTranscriptChars?: number;
 }
 

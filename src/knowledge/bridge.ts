@@ -19,14 +19,17 @@ export const KNOWLEDGE_CONTEXT_MARKER = '[KNOWLEDGE_CONTEXT]';
 /** Numbers default to `DEFAULTS.knowledge`. */
 export interface KnowledgeBridgeOptions {
   readonly store: KnowledgeStore;
+  /** Items injected at most. Default 5. */
   readonly maxItems?: number;
-  /** Least relevance (0..1) an item needs. */
+  /** Least relevance (0..1) an item needs. Default 0.3. */
   readonly minRelevance?: number;
-  /** Tool results read for search terms, most recent first. */
+  /** Tool results read for search terms, most recent first. Default 3. */
   readonly recentToolResults?: number;
+  /** Distinct search terms at most. Default 32. */
   readonly maxQueryTerms?: number;
-  /** Characters of each message read for terms. */
+  /** Characters of each message read for terms. Default 4 000. */
   readonly maxCharsPerMessage?: number;
+  /** Characters of an item's subject or object shown. Default 300. */
   readonly maxItemChars?: number;
   /** For the `tokens` of `knowledge.injected` (default: the chars/4 estimate). */
   readonly tokenizer?: Tokenizer;

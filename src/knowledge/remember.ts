@@ -11,10 +11,11 @@ export const ANSWERED = 'answered';
 export interface RememberOptions {
   /** Default: the last user message of `result.messages` (the loop adds the task last). */
   readonly task?: string;
+  /** Characters of the answer kept. Default 1 000. */
   readonly maxChars?: number;
   /** Default 0.5: nobody checked it. */
   readonly confidence?: number;
-  /** The oldest go first. */
+  /** Working-memory items kept; the oldest go first. Default 500. */
   readonly maxWorkingItems?: number;
 }
 

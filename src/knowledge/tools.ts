@@ -13,10 +13,11 @@ export const RECALL_KNOWLEDGE = 'recall_knowledge';
 export const STORE_KNOWLEDGE = 'store_knowledge';
 
 export interface KnowledgeToolOptions {
-  /** Results of `recall_knowledge` without a `limit`. */
+  /** Results of `recall_knowledge` without a `limit`. Default 5. */
   readonly recallLimit?: number;
-  /** Least relevance of a plain (unscoped) recall result. */
+  /** Least relevance of a plain (unscoped) recall result. Default 0.1. */
   readonly recallMinRelevance?: number;
+  /** Characters of a subject or object shown. Default 300. */
   readonly maxItemChars?: number;
 }
 

@@ -35,6 +35,7 @@ export type { RecoveredRun } from './recover.ts';
 export { RunWriter } from './runWriter.ts';
 
 export interface FileStoreOptions {
+  /** Default `.actorloop` in the working directory. */
   readonly dir?: string;
   /** `'journal'`: the journal only, appended in the background; such runs cannot be resumed. */
   readonly mode?: 'resumable' | 'journal';
@@ -59,6 +60,7 @@ export interface RunStore {
   readonly mode: 'resumable' | 'journal';
   /** Without `runId` the store picks one in its current segment. Values are written as given: redact secrets before. */
   createRun(init: { runId?: string; agentId: string; task: string; input?: RunInput }): RunWriter;
+  /** Throws RunFinishedError for a run that ended for good, RunNotResumableError for a journal-only one, RunLockedError while another writer holds it. */
   resumeRun(runId: string, options?: ResumeOptions): ResumedRun;
   /** Runs whose files are corrupt are listed as `corrupt`. */
   listRuns(): Promise<IndexedRun[]>;
