@@ -1,19 +1,7 @@
 /**
- * The learner: once a run has ended, ask a model what the run teaches — a few experiences
- * (condition, rule, evidence, scope, confidence) — from a compact transcript of it. It only
- * proposes; it never writes. The caller adds the candidates to a store, where they wait as
- * `pending` unless the caller auto-accepts them.
- *
- * Two ways an answer can be wrong, handled differently:
- * - not JSON, or not of the candidates' shape: the call rejects with InvalidExperienceAnswerError
- *   (nothing is learned from an answer the model did not get right as a whole);
- * - the right shape, but a candidate the store would refuse (empty or over-long condition or rule,
- *   a tool scope without a tool name): that candidate is left out and listed in `skipped`, so one
- *   bad candidate does not cost the good ones.
- *
- * The model-facing schema is flat (scope as an enum, `tool` nullable) because strict JSON-schema
- * modes accept neither `oneOf` nor optional properties; the store's discriminated scope is built
- * from it here.
+ * Proposes experiences from a finished run; never writes. An answer not of the right shape rejects
+ * with InvalidExperienceAnswerError; a well-shaped candidate the store would refuse is only `skipped`.
+ * The model-facing schema is flat because strict JSON-schema modes accept neither `oneOf` nor optional properties.
  */
 import { z } from 'zod';
 import { ActorloopError, ConfigurationError } from '../core/errors.ts';
@@ -26,14 +14,6 @@ import { InvalidExperienceAnswerError } from './errors.ts';
 import { scopeKey, type Experience, type ExperienceCandidate, type ExperienceScope } from './experience.ts';
 import { compactTranscript } from './transcript.ts';
 
-/**
- * A finished run, as the learner reads it.
- *
- * @example
- * ```ts
- * const run: FinishedRun = { runId: result.runId, task, status: result.status, messages: result.messages };
- * ```
- */
 export const FinishedRun = z.object({
   runId: z.string().min(1),
   task: z.string(),
@@ -44,37 +24,34 @@ export const FinishedRun = z.object({
 });
 export type FinishedRun = z.infer<typeof FinishedRun>;
 
-/** Options of `learnExperiences`. */
 export interface LearnExperiencesOptions {
   readonly model: InferenceProvider;
   readonly run: FinishedRun;
-  /** Experiences already stored (most relevant first): shown so the model does not propose them again. */
+  /** Shown so the model does not propose them again. */
   readonly existing?: readonly Experience[];
-  /** Candidates returned at most (the most confident). Default 3; 0 asks nothing. */
+  /** The most confident are kept. Default 3; 0 asks nothing. */
   readonly maxCandidates?: number;
-  /** The run's project directory: lets the model scope a candidate to it. Without it, no candidate is project-scoped. */
+  /** Without it, no candidate is project-scoped. */
   readonly project?: string;
-  /** Model name override (else the provider's default). */
+  /** Default: the provider's model. */
   readonly modelName?: string;
   readonly signal?: AbortSignal;
   /** Characters of the compacted transcript sent. Default 24 000. */
   readonly maxTranscriptChars?: number;
 }
 
-/** A candidate of the right shape that was left out, and why. */
 export interface SkippedCandidate {
   readonly condition: string;
   readonly reason: string;
 }
 
-/** What `learnExperiences` found. */
 export interface LearnedExperiences {
-  /** Ready for `store.add`: redacted there, `sourceRunIds` set to the run. Most confident first. */
+  /** Redacted by `store.add`; most confident first. */
   readonly candidates: readonly ExperienceCandidate[];
   readonly skipped: readonly SkippedCandidate[];
-  /** Tokens of the model call (zero when none was made). */
+  /** Zero when no call was made. */
   readonly usage: Usage;
-  /** USD of the model call, when the provider prices it. */
+  /** When the provider prices it. */
   readonly costUsd?: number;
 }
 
@@ -96,13 +73,8 @@ type AnswerCandidate = Answer['candidates'][number];
 const OUTPUT_NAME = 'experience_candidates';
 
 /**
- * Ask `model` what `run` teaches.
- *
  * @example
- * ```ts
- * const { candidates } = await learnExperiences({ model, run, existing: store.list({ status: 'active' }), project: process.cwd() });
- * for (const candidate of candidates) await store.add(candidate); // pending until store.accept(id)
- * ```
+ * const { candidates } = await learnExperiences({ model, run, existing: store.list({ status: 'active' }) });
  */
 export async function learnExperiences(options: LearnExperiencesOptions): Promise<LearnedExperiences> {
   const maxCandidates = options.maxCandidates ?? EXPERIENCE_DEFAULTS.maxCandidates;
@@ -142,7 +114,7 @@ export async function learnExperiences(options: LearnExperiencesOptions): Promis
   return { candidates, skipped, usage: completion.usage, ...(completion.costUsd === undefined ? {} : { costUsd: completion.costUsd }) };
 }
 
-/** The validated answer: the provider's parsed output, or the reply text for providers that return none. */
+/** Providers that return no parsed output give the reply text. */
 function readAnswer(completion: Completion<Answer>, schema: z.ZodType<Answer>, runId: string): Answer {
   let value: unknown = completion.output;
   if (value === undefined) {
@@ -168,7 +140,7 @@ function invalidAnswer(runId: string, why: string, cause?: unknown): InvalidExpe
   );
 }
 
-/** Candidates the store accepts, most confident first, at most `max`; the rest skipped with a reason. */
+/** The rest are skipped with a reason. */
 function toCandidates(
   answered: readonly AnswerCandidate[],
   runId: string,

@@ -1,34 +1,13 @@
-/**
- * How a candidate becomes a stored experience: validated, every string redacted first (so a
- * secret the run saw never reaches the file), trimmed, lengths checked, evidence cut to size, and
- * the scope normalised (a project path resolved, so "inside" is a plain path comparison later).
- */
+/** Every string is redacted first, so a secret the run saw never reaches the file. */
 import { resolve } from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
 import { oneLine } from '../knowledge/format.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
 import { Experience, NewExperience, type ExperienceScope, type ExperienceStatus } from './experience.ts';
 
-/**
- * A redaction function: text in, the same text with secrets replaced out.
- *
- * @example
- * ```ts
- * const redact: Redact = createRedactor().text;
- * ```
- */
 export type Redact = (text: string) => string;
 
-/**
- * `candidate` as a new experience with the given id and status, unused so far. Throws a
- * ConfigurationError naming each problem.
- *
- * @example
- * ```ts
- * cleanCandidate({ condition: 'When CI is slow.', rule: 'cache node_modules', confidence: 0.6 }, (t) => t, Date.now(), 'exp_1', 'pending').condition;
- * // 'CI is slow'
- * ```
- */
+/** Throws a ConfigurationError naming each problem. */
 export function cleanCandidate(candidate: NewExperience, redact: Redact, now: number, id: string, status: ExperienceStatus): Experience {
   const parsed = NewExperience.safeParse(candidate);
   if (!parsed.success) {
@@ -62,15 +41,7 @@ export function cleanCandidate(candidate: NewExperience, redact: Redact, now: nu
   return Experience.parse(item);
 }
 
-/**
- * A scope as stored: names redacted and trimmed, a project path resolved against the working
- * directory.
- *
- * @example
- * ```ts
- * normaliseScope({ kind: 'project', path: '/srv/app/' }, (t) => t); // { kind: 'project', path: '/srv/app' }
- * ```
- */
+/** A project path is resolved, so "inside" is a plain path comparison later. */
 export function normaliseScope(scope: ExperienceScope, redact: Redact): ExperienceScope {
   switch (scope.kind) {
     case 'global':
@@ -88,10 +59,7 @@ export function normaliseScope(scope: ExperienceScope, redact: Redact): Experien
   }
 }
 
-/**
- * A condition as it follows "When": a leading "when" and trailing punctuation dropped, so
- * "When CI is slow." and "CI is slow" are the same experience and format alike.
- */
+/** "When CI is slow." and "CI is slow" are the same experience and format alike. */
 function conditionText(text: string): string {
   return text.replace(/^when\b[\s,:]*/i, '').replace(/[\s.,;:]+$/, '');
 }
@@ -103,7 +71,7 @@ function checkText(field: 'condition' | 'rule', text: string, max: number): void
   }
 }
 
-/** Distinct non-empty entries, keeping the newest (last) `max`. */
+/** Keeps the newest (last) `max`. */
 function newest(entries: readonly string[], max: number): string[] {
   const distinct = [...new Set(entries.filter((e) => e !== ''))];
   return distinct.slice(Math.max(0, distinct.length - max));

@@ -1,13 +1,6 @@
 /**
- * The experience store: experiences in memory, a search index over their conditions and rules,
- * and (for the file-backed store) a persist step after every change. Changes are applied one at a
- * time, in call order; each resolves once persisted, and a failed persist undoes its change, so
- * what `relevant()` sees is what the file holds.
- *
- * Retrieval reuses the knowledge store's index (MiniSearch, BM25+, the same tokenizer and
- * normalised relevance): an experience is indexed with its condition in the heavily weighted
- * field, since the condition says when it applies. The index changes only when an experience is
- * added or removed; accepting one or recording outcomes leaves it alone.
+ * A failed persist undoes its change, so what `relevant()` sees is what the file holds. Retrieval reuses
+ * the knowledge index, with the condition in the heavily weighted field since it says when a rule applies.
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -30,103 +23,72 @@ import {
 } from './experience.ts';
 import { cleanCandidate, normaliseScope, type Redact } from './prepare.ts';
 
-/** Options of `store.add`. */
 export interface ExperienceAddOptions {
-  /** `pending` (default: waits for `accept`) or `active` (auto-accepted: retrieved at once). */
+  /** `pending` (default: waits for `accept`) or `active` (retrieved at once). */
   readonly status?: ExperienceStatus;
 }
 
-/** Options of `store.recordOutcome`. */
 export interface ExperienceOutcomeOptions {
-  /** The run whose outcome this is: counted once per experience, however often it is recorded. */
+  /** Counted once per experience, however often it is recorded. */
   readonly runId?: string;
 }
 
-/** Options of `store.list`; each narrows the list. */
 export interface ExperienceListFilter {
   readonly status?: ExperienceStatus;
-  /** Only experiences of exactly this scope (a project path is compared as stored, resolved). */
+  /** Exactly this scope; a project path is compared as stored, resolved. */
   readonly scope?: ExperienceScope;
 }
 
-/** Options of `store.relevant`. */
 export interface ExperienceRelevantOptions {
-  /** Most experiences returned. Default 5. */
+  /** Default 5. */
   readonly topK?: number;
-  /** The run's project directory: project-scoped experiences apply inside it. */
+  /** Project-scoped experiences apply inside it. */
   readonly project?: string;
-  /** The run's tool names: tool-scoped experiences apply when their tool is among them. */
+  /** Tool-scoped experiences apply when their tool is among them. */
   readonly tools?: readonly string[];
-  /** Least normalised relevance (0..1) an experience needs. Default 0.1. */
+  /** Least relevance (0..1). Default 0.1. */
   readonly minRelevance?: number;
 }
 
-/**
- * Learned experiences with retrieval by task. Created by `createMemoryExperienceStore` (tests,
- * short-lived agents) or `openExperienceStore` (a lowdb JSON file).
- *
- * @example
- * ```ts
- * const store = createMemoryExperienceStore();
- * const e = await store.add({ condition: 'the build runs out of memory', rule: 'set NODE_OPTIONS=--max-old-space-size=4096', confidence: 0.8 });
- * await store.accept(e.id);
- * store.relevant('the build crashes: JavaScript heap out of memory', { topK: 3 }); // [e, accepted]
- * ```
- */
 export interface ExperienceStore {
-  /** Number of experiences, pending and active. */
   readonly size: number;
   get(id: string): Experience | undefined;
-  /** Experiences, oldest first, narrowed by `filter`. */
   list(filter?: ExperienceListFilter): Experience[];
   /**
-   * Store a candidate; resolves once persisted. One with the same condition and rule (ignoring
-   * case and spacing) in the same scope is merged instead: its evidence and source runs are
-   * added, the higher confidence kept, and it becomes active if either is. Every string passes
-   * through the store's `redact` first. An invalid candidate rejects with a ConfigurationError.
-   */
+ * One with the same condition and rule in the same scope is merged instead. Every string passes
+ * through `redact` first; an invalid candidate rejects with a ConfigurationError.
+ */
   add(candidate: NewExperience, options?: ExperienceAddOptions): Promise<Experience>;
-  /** Make a pending experience active; rejects with StoreItemNotFoundError (code `experience_not_found`) for an unknown id. */
+  /** Rejects with StoreItemNotFoundError for an unknown id. */
   accept(id: string): Promise<Experience>;
-  /** Remove an experience; resolves to false when there was none. */
   remove(id: string): Promise<boolean>;
-  /** The active experiences that apply (see `scopeApplies`) and match `task`, most relevant first (at most `topK`). */
+  /** Active experiences that apply (see `scopeApplies`) and match `task`, at most `topK`. */
   relevant(task: string, options?: ExperienceRelevantOptions): Experience[];
   /**
-   * Count one finished run for each experience in `ids` (each once, however often listed); ids no
-   * longer stored are skipped. With `runId`, an experience that already counted that run (among
-   * its latest `EXPERIENCE_DEFAULTS.maxCountedRunIds`) is skipped too: a run that ends again after
-   * a crash is counted once. Resolves to the updated experiences once persisted.
-   */
+ * Each experience is counted once however often listed; with `runId`, one that already counted that run
+ * is skipped, so a run that ends again after a crash is counted once. Unknown ids are skipped.
+ */
   recordOutcome(ids: readonly string[], outcome: ExperienceOutcome, options?: ExperienceOutcomeOptions): Promise<Experience[]>;
-  /** Wait for pending writes and release the file (if any). Later changes reject. */
+  /** Later changes reject. */
   close(): Promise<void>;
 }
 
-/** How a store backend saves the whole list (the memory store saves nothing). */
 export interface ExperiencePersistence {
   save(items: readonly Experience[]): Promise<void>;
   close(): void;
 }
 
-/** A seed of `createMemoryExperienceStore`: a candidate, active unless it says otherwise. */
 export type SeedExperience = NewExperience & { readonly status?: ExperienceStatus };
 
-/** Options of the stores. */
 export interface ExperienceStoreOptions {
-  /** Applied to every string before it is stored (e.g. `createRedactor().text`). Default: none. */
+  /** Applied to every string before it is stored (e.g. `createRedactor().text`). */
   readonly redact?: Redact;
 }
 
 /**
- * A store kept in memory only. Seeds are active unless they say otherwise: whoever seeds a store
- * in code vouches for what it holds.
- *
+ * Seeds are active unless they say otherwise: whoever seeds a store in code vouches for it.
  * @example
- * ```ts
  * const store = createMemoryExperienceStore([{ condition: 'a migration fails', rule: 'roll back first', confidence: 0.9 }]);
- * store.list({ status: 'active' }).length; // 1
- * ```
  */
 export function createMemoryExperienceStore(initial: readonly SeedExperience[] = [], options: ExperienceStoreOptions = {}): ExperienceStore {
   const store = buildExperienceStore([], options);
@@ -135,15 +97,6 @@ export function createMemoryExperienceStore(initial: readonly SeedExperience[] =
   return store;
 }
 
-/**
- * The store over already-validated experiences, with an optional persistence backend. Internal
- * to the experiences folder (the file store builds on it).
- *
- * @example
- * ```ts
- * const store = buildExperienceStore(document.items, { redact, persistence: { save: writeFile, close: () => {} } });
- * ```
- */
 export function buildExperienceStore(
   initial: readonly Experience[],
   options: ExperienceStoreOptions & { readonly persistence?: ExperiencePersistence },
@@ -162,7 +115,7 @@ export function buildExperienceStore(
   );
   const save = persistence === undefined ? undefined : () => persistence.save([...byId.values()]);
 
-  /** Store `item`; the index is touched only when its text is new (an update keeps the same text). */
+  /** An update keeps the same text, so only a new item touches the index. */
   const put = (item: Experience): void => {
     const reindex = !byId.has(item.id);
     byId.set(item.id, item);
@@ -177,7 +130,6 @@ export function buildExperienceStore(
     if (byKey.get(experienceKey(item)) === id) byKey.delete(experienceKey(item));
     index.discard(id);
   };
-  /** Put a fresh experience, or merge it into the one saying the same thing in the same scope. */
   const upsert = (fresh: Experience): { item: Experience; existing: Experience | undefined } => {
     const existingId = byKey.get(experienceKey(fresh));
     const existing = existingId === undefined ? undefined : byId.get(existingId);
@@ -187,7 +139,6 @@ export function buildExperienceStore(
   };
   for (const item of initial) put(freeze({ ...item }));
 
-  /** Put `items` back as they were (an undo). */
   const restore = (items: readonly Experience[]): void => {
     for (const item of items) byId.set(item.id, item);
   };
@@ -279,7 +230,6 @@ export function buildExperienceStore(
   };
 }
 
-/** Merge a fresh duplicate into the stored experience: more evidence, same id and statistics. */
 function merge(existing: Experience, fresh: Experience): Experience {
   return {
     ...existing,
@@ -292,13 +242,13 @@ function merge(existing: Experience, fresh: Experience): Experience {
   };
 }
 
-/** `a` then the new entries of `b`, keeping the newest `max`. */
+/** Keeps the newest `max`. */
 function union(a: readonly string[], b: readonly string[], max: number): string[] {
   const all = [...new Set([...a, ...b])];
   return all.slice(Math.max(0, all.length - max));
 }
 
-/** Frozen, arrays included: what the store hands out is its own state. */
+/** What the store hands out is its own state. */
 function freeze(item: Experience): Experience {
   Object.freeze(item.evidence);
   Object.freeze(item.sourceRunIds);

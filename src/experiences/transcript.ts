@@ -1,41 +1,23 @@
 /**
- * A finished run's conversation as a compact transcript for the learner's model: one line per
- * message or tool call, every content flattened and cut (tool results hardest: they are the
- * longest and mostly noise once read), system messages left out (the system prompt is the same
- * every run), and, when it is still too long, the middle of the run replaced by a marker — the
- * start says what was attempted, the end how it turned out.
+ * One line per message or tool call, tool results cut hardest, system messages left out; when still
+ * too long the middle goes: the start says what was attempted, the end how it turned out.
  */
 import { contentText, type Message } from '../core/messages.ts';
 import { oneLine } from '../knowledge/format.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
 
-/** Limits of `compactTranscript`, in characters; each defaults to `EXPERIENCE_DEFAULTS`. */
+/** In characters; each defaults to `EXPERIENCE_DEFAULTS`. */
 export interface TranscriptOptions {
-  /** The whole transcript. */
   readonly maxChars?: number;
-  /** One user or assistant message. */
   readonly maxMessageChars?: number;
   /** One tool result, or the arguments of one tool call. */
   readonly maxToolChars?: number;
-  /** A user message equal to this is left out (it is the task, shown on its own). */
+  /** Left out: it is the task, shown on its own. */
   readonly task?: string;
 }
 
-/** Share of the budget kept from the start of the run when the middle is cut. */
 const HEAD_SHARE = 0.25;
 
-/**
- * The transcript of `messages`.
- *
- * @example
- * ```ts
- * compactTranscript([
- *   { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' }] },
- *   { role: 'tool', toolCallId: 'c1', name: 'read_file', content: 'ENOENT', isError: true },
- * ]);
- * // 'assistant calls read_file {"path":"a.ts"}\ntool read_file (error): ENOENT'
- * ```
- */
 export function compactTranscript(messages: readonly Message[], options: TranscriptOptions = {}): string {
   const maxChars = options.maxChars ?? EXPERIENCE_DEFAULTS.maxTranscriptChars;
   const lines = transcriptLines(messages, options);
@@ -87,7 +69,7 @@ function transcriptLines(messages: readonly Message[], options: TranscriptOption
   return lines;
 }
 
-/** Flattened to one line and cut; a huge content is sliced first so flattening it costs little. */
+/** A huge content is sliced before it is flattened. */
 function cut(text: string, max: number): string {
   if (text.length <= max * 4) return oneLine(text, max);
   const flat = oneLine(text.slice(0, max * 4), max);

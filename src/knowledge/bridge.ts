@@ -1,13 +1,7 @@
 /**
- * The knowledge bridge as a `MessagePreparer`: before each `reason` step it looks at what
- * the conversation is about — the last user message and the most recent tool results — finds
- * the stored items relevant to it, and shows them to the model in one system message starting
- * `[KNOWLEDGE_CONTEXT]`. Only the view the model gets changes; the stored conversation does not,
- * so a run's journal and snapshots never carry stale knowledge.
- *
- * There is never more than one such message; every earlier one (e.g. from a history passed in)
- * is removed, and the fresh one goes right after the leading system messages. When nothing
- * passes the relevance threshold nothing is injected and no event is emitted.
+ * Before each `reason` step, shows the model the stored items relevant to the last user message and
+ * recent tool results, in one `[KNOWLEDGE_CONTEXT]` system message. Only the model's view changes, so
+ * journals and snapshots never carry stale knowledge; earlier such messages are removed.
  */
 import type { PreparerContext, MessagePreparer } from '../core/hooks.ts';
 import { estimateMessageTokens, type Tokenizer } from '../context/estimate.ts';
@@ -19,24 +13,10 @@ import type { KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
 import { collectTerms } from './terms.ts';
 import { RECALL_KNOWLEDGE, STORE_KNOWLEDGE } from './tools.ts';
 
-/**
- * The first line of the injected system message; how the bridge recognises its own message.
- *
- * @example
- * ```ts
- * view.filter((m) => m.role === 'system' && m.content.startsWith(KNOWLEDGE_CONTEXT_MARKER)).length; // 0 or 1
- * ```
- */
+/** How the bridge recognises its own message. */
 export const KNOWLEDGE_CONTEXT_MARKER = '[KNOWLEDGE_CONTEXT]';
 
-/**
- * Options of `createKnowledgeBridge`; every number defaults to `DEFAULTS.knowledge`.
- *
- * @example
- * ```ts
- * const options: KnowledgeBridgeOptions = { store, maxItems: 3, minRelevance: 0.5 };
- * ```
- */
+/** Numbers default to `DEFAULTS.knowledge`. */
 export interface KnowledgeBridgeOptions {
   readonly store: KnowledgeStore;
   /** Items injected at most. Default 5. */
@@ -51,32 +31,17 @@ export interface KnowledgeBridgeOptions {
   readonly maxCharsPerMessage?: number;
   /** Characters of an item's subject or object shown. Default 300. */
   readonly maxItemChars?: number;
-  /** Exact tokenizer for the `tokens` of `knowledge.injected` (default: the chars/4 estimate). */
+  /** For the `tokens` of `knowledge.injected` (default: the chars/4 estimate). */
   readonly tokenizer?: Tokenizer;
 }
 
-/**
- * True for the bridge's own system message.
- *
- * @example
- * ```ts
- * isKnowledgeContext({ role: 'system', content: '[KNOWLEDGE_CONTEXT]\n- …' }); // true
- * ```
- */
 export function isKnowledgeContext(message: Message): boolean {
   return message.role === 'system' && message.content.startsWith(KNOWLEDGE_CONTEXT_MARKER);
 }
 
 /**
- * The search terms for a conversation: from the last user message (up to half of `maxTerms`
- * first, so a long task cannot crowd out what the tools just returned), then from the most
- * recent tool results (newest first; results of the knowledge tools themselves are skipped —
- * they would only find the items they already show), then the rest of the user message.
- *
- * @example
- * ```ts
- * knowledgeSearchTerms([{ role: 'user', content: 'What is the capital of France?' }]); // ['capital', 'france']
- * ```
+ * Up to half of `maxTerms` come from the last user message first, so a long task cannot crowd out what
+ * the tools just returned; the knowledge tools' own results are skipped (they hold items already shown).
  */
 export function knowledgeSearchTerms(
   messages: readonly Message[],
@@ -100,15 +65,6 @@ export function knowledgeSearchTerms(
   return [...terms];
 }
 
-/**
- * The system message showing `results`.
- *
- * @example
- * ```ts
- * renderKnowledgeContext(store.search('capital of France')).content;
- * // '[KNOWLEDGE_CONTEXT]\nKnown from earlier … \n- France — has capital — Paris (fact, confidence 0.95)'
- * ```
- */
 export function renderKnowledgeContext(results: readonly ScoredKnowledgeItem[], maxItemChars: number = DEFAULTS.knowledge.maxItemChars): SystemMessage {
   const lines = results.map((r) => `- ${formatKnowledgeItem(r.item, maxItemChars)}`);
   return {
@@ -120,15 +76,7 @@ export function renderKnowledgeContext(results: readonly ScoredKnowledgeItem[], 
   };
 }
 
-/**
- * Create the bridge: what `createAgent({ knowledge })` runs before each model call.
- *
- * @example
- * ```ts
- * const bridge = createKnowledgeBridge({ store: await openKnowledgeStore() });
- * const shown = await bridge(messages, context); // the conversation with one [KNOWLEDGE_CONTEXT] message
- * ```
- */
+/** What `createAgent({ knowledge })` runs before each model call. */
 export function createKnowledgeBridge(options: KnowledgeBridgeOptions): MessagePreparer {
   const maxItems = options.maxItems ?? DEFAULTS.knowledge.maxItems;
   const minRelevance = options.minRelevance ?? DEFAULTS.knowledge.minRelevance;

@@ -1,30 +1,14 @@
-/**
- * The knowledge bridge: a store of subject–predicate–object items with ranked lexical
- * search, the preparer that injects relevant items before each reason step, the
- * `recall_knowledge` / `store_knowledge` tools, directory-scoped conventions, and working memory.
- *
- * @example
- * ```ts
- * import { openKnowledgeStore } from './knowledge/index.ts';
- * const agent = createAgent({ model, knowledge: { store: await openKnowledgeStore({ file: '.actorloop/knowledge.json' }) } });
- * ```
- */
-
-// Items
 export { contentKey, KNOWLEDGE_VERSION, KnowledgeDocument, KnowledgeItem, KnowledgeScope, NewKnowledgeItem, placementKey } from './item.ts';
 
-// Stores
 export { createMemoryKnowledgeStore } from './store.ts';
 export type { KnowledgeAddOptions, KnowledgeSearchOptions, KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
 export { openKnowledgeStore } from './fileStore.ts';
 export type { KnowledgeFileOptions } from './fileStore.ts';
 export { StoreClosedError, StoreLockedError } from '../persistence/storeErrors.ts';
 
-// Search terms and directories
 export { collectTerms, stem, STOP_WORDS, termsOf } from './terms.ts';
 export { directoryChain, normaliseDirectory } from './directory.ts';
 
-// The bridge, conventions, tools and working memory
 export { createKnowledgeBridge, isKnowledgeContext, KNOWLEDGE_CONTEXT_MARKER, knowledgeSearchTerms, renderKnowledgeContext } from './bridge.ts';
 export type { KnowledgeBridgeOptions } from './bridge.ts';
 export { resolveConventions } from './conventions.ts';

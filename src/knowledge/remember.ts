@@ -1,48 +1,25 @@
-/**
- * Working memory: a run that ends with an answer leaves that answer in the
- * knowledge store — subject the task, object the answer (capped) — so a later run on the same
- * or a related task finds it through the bridge or `recall_knowledge`.
- */
+/** A run's answer is stored with its task as subject, so a later run on a related task finds it. */
 import { contentText } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import type { KnowledgeItem } from './item.ts';
 import type { KnowledgeStore } from './store.ts';
 
-/**
- * The predicate of every working-memory item.
- *
- * @example
- * ```ts
- * store.items().filter((i) => i.scope === 'working' && i.predicate === ANSWERED);
- * ```
- */
 export const ANSWERED = 'answered';
 
-/** Options of `rememberResult`; numbers default to `DEFAULTS.knowledge`. */
+/** Numbers default to `DEFAULTS.knowledge`. */
 export interface RememberOptions {
-  /** The task of the run. Default: the last user message of `result.messages` (the loop adds the task last). */
+  /** Default: the last user message of `result.messages` (the loop adds the task last). */
   readonly task?: string;
   /** Characters of the answer kept. Default 1 000. */
   readonly maxChars?: number;
-  /** Confidence given to the answer. Default 0.5 (nobody checked it). */
+  /** Default 0.5: nobody checked it. */
   readonly confidence?: number;
   /** Working-memory items kept; the oldest go first. Default 500. */
   readonly maxWorkingItems?: number;
 }
 
-/**
- * Store the final answer of `result` as working memory; resolves to the stored item, or to
- * `undefined` when there is nothing to remember (the run did not finish with a non-empty answer,
- * or its task is unknown). A newer answer to the same task replaces the older one.
- *
- * @example
- * ```ts
- * const result = await agent.run('What is the capital of France?');
- * await rememberResult(store, result);
- * // { subject: 'What is the capital of France?', predicate: 'answered', object: 'Paris.', scope: 'working', … }
- * ```
- */
+/** `undefined` when the run did not finish with a non-empty answer or its task is unknown; a newer answer to the same task replaces the older. */
 export async function rememberResult(store: KnowledgeStore, result: LoopResult, options: RememberOptions = {}): Promise<KnowledgeItem | undefined> {
   if (result.status !== 'done' || result.text === null || result.text.trim() === '') return undefined;
   const task = (options.task ?? lastUserMessage(result))?.trim();

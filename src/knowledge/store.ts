@@ -1,9 +1,4 @@
-/**
- * The knowledge store: items in memory, a search index over them, and (for the file-backed
- * store) a persist step after every change. Changes are applied one at a time, in call order;
- * each resolves once persisted, and a failed persist undoes its change, so what search sees is
- * what the file holds.
- */
+/** Changes apply one at a time and a failed persist undoes its change, so what search sees is what the file holds. */
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.ts';
 import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
@@ -13,77 +8,53 @@ import { contentKey, KnowledgeItem, NewKnowledgeItem, placementKey } from './ite
 import { KnowledgeIndex } from './searchIndex.ts';
 import { termsOf } from './terms.ts';
 
-/** Options of `store.search`. */
 export interface KnowledgeSearchOptions {
-  /** Most results returned. Default: all that pass `minRelevance`. */
+  /** Default: all that pass `minRelevance`. */
   readonly limit?: number;
-  /** Least normalised relevance (0..1) a result needs. Default 0 (any lexical match). */
+  /** Default 0 (any lexical match). */
   readonly minRelevance?: number;
-  /** Only items this accepts are considered (applied before `limit`). */
+  /** Applied before `limit`. */
   readonly filter?: (item: KnowledgeItem) => boolean;
 }
 
-/** A search result. */
 export interface ScoredKnowledgeItem {
   readonly item: KnowledgeItem;
-  /** 0..1, comparable across queries and stores (see searchIndex.ts for the formula). */
+  /** 0..1, comparable across queries and stores (see searchIndex.ts). */
   readonly relevance: number;
-  /** The library's BM25+ score: unbounded, comparable only within one query. */
+  /** BM25+: unbounded, comparable only within one query. */
   readonly score: number;
 }
 
-/** Options of `store.add`. */
 export interface KnowledgeAddOptions {
-  /** Items this returns true for are removed in the same write (e.g. an older answer to the same task). */
+  /** Removed in the same write (e.g. an older answer to the same task). */
   readonly replace?: (existing: KnowledgeItem) => boolean;
 }
 
-/**
- * Knowledge items with ranked lexical search. Created by `createMemoryKnowledgeStore` (tests,
- * short-lived agents) or `openKnowledgeStore` (a lowdb JSON file).
- *
- * @example
- * ```ts
- * const store = createMemoryKnowledgeStore();
- * await store.add({ subject: 'France', predicate: 'has capital', object: 'Paris', confidence: 0.95, scope: 'fact' });
- * store.search('capital of France', { limit: 5, minRelevance: 0.3 })[0]?.item.object; // 'Paris'
- * ```
- */
 export interface KnowledgeStore {
-  /** Number of items. */
   readonly size: number;
-  /** Every item, oldest first. */
+  /** Oldest first. */
   items(): readonly KnowledgeItem[];
   get(id: string): KnowledgeItem | undefined;
   /**
-   * Store an item; resolves once persisted. An item saying the same thing (same subject,
-   * predicate and object, ignoring case and spacing) in the same place (scope, directory,
-   * language) is refreshed instead — same id, new confidence, time and source — so repeating a
-   * fact never duplicates it. `directory` is normalised (`./src/api/` → `src/api`).
-   */
+ * An item with the same subject, predicate and object (ignoring case and spacing) in the same place is
+ * refreshed instead, keeping its id, so repeating a fact never duplicates it.
+ */
   add(input: NewKnowledgeItem, options?: KnowledgeAddOptions): Promise<KnowledgeItem>;
-  /** Remove an item; resolves to false when there was none. */
+  /** Resolves to false when there was none. */
   remove(id: string): Promise<boolean>;
-  /** Items matching `query`, most relevant first. */
   search(query: string, options?: KnowledgeSearchOptions): ScoredKnowledgeItem[];
-  /** Wait for pending writes and release the file (if any). Later changes reject. */
+  /** Later changes reject. */
   close(): Promise<void>;
 }
 
-/** How a store backend saves the whole item list (the memory store saves nothing). */
 export interface KnowledgePersistence {
   save(items: readonly KnowledgeItem[]): Promise<void>;
   close(): void;
 }
 
 /**
- * A store kept in memory only: for tests and agents that need no memory across processes.
- *
  * @example
- * ```ts
  * const store = createMemoryKnowledgeStore([{ subject: 'Earth', predicate: 'has', object: 'one moon', confidence: 0.9 }]);
- * store.size; // 1
- * ```
  */
 export function createMemoryKnowledgeStore(initial: readonly NewKnowledgeItem[] = []): KnowledgeStore {
   const store = buildKnowledgeStore([]);
@@ -92,15 +63,6 @@ export function createMemoryKnowledgeStore(initial: readonly NewKnowledgeItem[] 
   return store;
 }
 
-/**
- * The store over already-validated items, with an optional persistence backend. Internal to the
- * knowledge folder (the file store builds on it).
- *
- * @example
- * ```ts
- * const store = buildKnowledgeStore(document.items, { save: (items) => writeFile(items), close: () => {} });
- * ```
- */
 export function buildKnowledgeStore(
   initial: readonly KnowledgeItem[],
   persistence?: KnowledgePersistence,
@@ -126,7 +88,6 @@ export function buildKnowledgeStore(
     if (byKey.get(identity(item)) === id) byKey.delete(identity(item));
     index.discard(id);
   };
-  /** Put `fresh`, or refresh the item saying the same thing in the same place (keeping its id). */
   const upsert = (fresh: KnowledgeItem): { item: KnowledgeItem; existing: KnowledgeItem | undefined } => {
     const existingId = byKey.get(identity(fresh));
     const existing = existingId === undefined ? undefined : byId.get(existingId);
@@ -196,7 +157,7 @@ function identity(item: KnowledgeItem): string {
   return `${contentKey(item)}\u0001${placementKey(item)}`;
 }
 
-/** Validate and normalise a new item; throws ConfigurationError naming each problem. */
+/** Throws ConfigurationError naming each problem. */
 function prepare(input: NewKnowledgeItem): KnowledgeItem {
   const parsed = NewKnowledgeItem.safeParse(input);
   if (!parsed.success) {

@@ -1,18 +1,9 @@
 /**
- * How text becomes search terms, identically for indexing and for queries: split into words
- * (camelCase and snake_case split too, so `ActorloopError` finds "error"), lowercased, English
- * stop words dropped, plurals folded (`moons` finds "moon"), and runs of CJK characters cut into
- * overlapping bigrams (they have no spaces between words; bigrams are the usual fallback).
+ * The same for indexing and queries: camelCase and snake_case split (`ActorloopError` finds "error"),
+ * stop words dropped, plurals folded, CJK runs cut into overlapping bigrams (they have no spaces).
  */
 
-/**
- * Common English function words: they match everything and so say nothing about relevance.
- *
- * @example
- * ```ts
- * STOP_WORDS.has('the'); // true
- * ```
- */
+/** They match everything and so say nothing about relevance. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all also am an and any are as at be because been before being below between both ' +
@@ -27,21 +18,10 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 const WORD = /[\p{L}\p{N}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
-/** lower→Upper and UPPER→Upper-lower boundaries: `parseHTTPRequest` → parse, HTTP, Request. */
+/** `parseHTTPRequest` → parse, HTTP, Request. */
 const CAMEL = /(?<=\p{Ll}|\p{N})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 
-/**
- * Fold English plurals to their singular with a few suffix rules (an "S-stemmer"): predictable,
- * idempotent, and it never mangles a word the way an aggressive stemmer does.
- *
- * @example
- * ```ts
- * stem('moons');   // 'moon'
- * stem('classes'); // 'class'
- * stem('cities');  // 'city'
- * stem('status');  // 'status'
- * ```
- */
+/** A few suffix rules: predictable, idempotent, and never mangling a word as an aggressive stemmer does. */
 export function stem(word: string): string {
   if (word.length <= 3) return word;
   if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
@@ -50,7 +30,6 @@ export function stem(word: string): string {
   return word;
 }
 
-/** One raw word (already split on non-word characters) → its terms. */
 function wordTerms(word: string, out: string[]): void {
   for (const part of word.split(CJK_SPLIT)) {
     if (part === '') continue;
@@ -67,30 +46,14 @@ function wordTerms(word: string, out: string[]): void {
   }
 }
 
-/**
- * Every term of `text`, in order, repeats kept (term frequency matters when indexing).
- *
- * @example
- * ```ts
- * termsOf('The ActorloopError has many moons'); // ['actorloop', 'error', 'many', 'moon']
- * ```
- */
+/** Repeats kept: term frequency matters when indexing. */
 export function termsOf(text: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(WORD)) wordTerms(match[0], out);
   return out;
 }
 
-/**
- * Add the distinct terms of `text` to `into`, in order of first appearance, until it holds
- * `max` terms. Returns false once full (so callers can stop reading further text).
- *
- * @example
- * ```ts
- * const terms = new Set<string>();
- * collectTerms('capital of France, capital city', terms, 32); // true; terms: capital, france, city
- * ```
- */
+/** Returns false once `into` holds `max` terms, so callers can stop reading. */
 export function collectTerms(text: string, into: Set<string>, max: number): boolean {
   for (const term of termsOf(text)) {
     if (into.size >= max) return false;

@@ -1,9 +1,4 @@
-/**
- * The knowledge tools: `recall_knowledge` searches the store (or, with `scope:
- * "conventions"` and a `directory`, resolves the conventions that hold there) and
- * `store_knowledge` records a subject–predicate–object fact. Both are ordinary `defineTool`
- * tools, so the gate, breakers and tool profile apply to them like to any other.
- */
+/** Ordinary `defineTool` tools, so the gate, breakers and tool profile apply to them like to any other. */
 import { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.ts';
 import { defineTool } from '../tools/defineTool.ts';
@@ -13,26 +8,10 @@ import { formatKnowledgeItem, oneLine } from './format.ts';
 import { KnowledgeScope, type KnowledgeItem } from './item.ts';
 import type { KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
 
-/**
- * The tool names; the bridge also uses them to skip these tools' results when building search terms.
- *
- * @example
- * ```ts
- * gates.rules({ deny: [STORE_KNOWLEDGE] }); // a read-only memory
- * ```
- */
+/** The bridge skips these tools' results when building search terms. */
 export const RECALL_KNOWLEDGE = 'recall_knowledge';
-/**
- * See {@link RECALL_KNOWLEDGE}.
- *
- * @example
- * ```ts
- * createStoreKnowledgeTool(store).name === STORE_KNOWLEDGE; // true
- * ```
- */
 export const STORE_KNOWLEDGE = 'store_knowledge';
 
-/** Options of the knowledge tools; numbers default to `DEFAULTS.knowledge`. */
 export interface KnowledgeToolOptions {
   /** Results of `recall_knowledge` without a `limit`. Default 5. */
   readonly recallLimit?: number;
@@ -42,17 +21,7 @@ export interface KnowledgeToolOptions {
   readonly maxItemChars?: number;
 }
 
-/**
- * `recall_knowledge { query, limit?, directory?, scope? }`. Without `directory` it is a plain
- * search (filtered to `scope` when given); with `directory` it resolves conventions (directory
- * → parents → root → language), so `directory` only goes with `scope: "conventions"` or none.
- *
- * @example
- * ```ts
- * const recall = createRecallKnowledgeTool(store);
- * await recall.execute({ query: 'capital of France' }, context); // '1 item for "capital of France":\n1. France — …'
- * ```
- */
+/** With `directory` it resolves conventions (directory → parents → root → language), so `scope` must be `conventions` or absent. */
 export function createRecallKnowledgeTool(store: KnowledgeStore, options: KnowledgeToolOptions = {}): Tool {
   const defaultLimit = options.recallLimit ?? DEFAULTS.knowledge.recallLimit;
   const minRelevance = options.recallMinRelevance ?? DEFAULTS.knowledge.recallMinRelevance;
@@ -94,18 +63,7 @@ export function createRecallKnowledgeTool(store: KnowledgeStore, options: Knowle
   });
 }
 
-/**
- * `store_knowledge { subject, predicate, object, confidence }`: records a fact (scope `fact`,
- * source `store_knowledge:<runId>`). Storing the same fact again refreshes it instead of
- * duplicating it, so a re-run after a crash is harmless (the tool is idempotent).
- *
- * @example
- * ```ts
- * const store_ = createStoreKnowledgeTool(store);
- * await store_.execute({ subject: 'Earth', predicate: 'has', object: 'one moon', confidence: 0.95 }, context);
- * // 'Stored k_…: Earth — has — one moon (fact, confidence 0.95)'
- * ```
- */
+/** Storing the same fact again refreshes it, so a re-run after a crash is harmless. */
 export function createStoreKnowledgeTool(store: KnowledgeStore, options: KnowledgeToolOptions = {}): Tool {
   const maxItemChars = options.maxItemChars ?? DEFAULTS.knowledge.maxItemChars;
   return defineTool({
@@ -126,14 +84,6 @@ export function createStoreKnowledgeTool(store: KnowledgeStore, options: Knowled
   });
 }
 
-/**
- * Both tools, for `createAgent({ tools: [...mine, ...createKnowledgeTools(store)] })`.
- *
- * @example
- * ```ts
- * const [recall, remember] = createKnowledgeTools(store);
- * ```
- */
 export function createKnowledgeTools(store: KnowledgeStore, options: KnowledgeToolOptions = {}): [Tool, Tool] {
   return [createRecallKnowledgeTool(store, options), createStoreKnowledgeTool(store, options)];
 }

@@ -1,8 +1,3 @@
-/**
- * Everything an agent needs for the knowledge bridge, from one config: the preparer, the two
- * tools, and the completion hook that keeps answers as working memory. This is what
- * `createAgent({ knowledge })` plugs in.
- */
 import type { MessagePreparer } from '../core/hooks.ts';
 import type { LoopResult } from '../core/run.ts';
 import { describeError } from '../core/errors.ts';
@@ -13,49 +8,24 @@ import { rememberResult, type RememberOptions } from './remember.ts';
 import type { KnowledgeStore } from './store.ts';
 import { createKnowledgeTools, type KnowledgeToolOptions } from './tools.ts';
 
-/**
- * The `knowledge` option of an agent.
- *
- * @example
- * ```ts
- * const knowledge: KnowledgeConfig = { store: await openKnowledgeStore(), maxItems: 3, autoPersist: { confidence: 0.6 } };
- * ```
- */
 export interface KnowledgeConfig extends Omit<KnowledgeBridgeOptions, 'store'>, KnowledgeToolOptions {
-  /** `createMemoryKnowledgeStore()` or `await openKnowledgeStore({ file })`. */
   readonly store: KnowledgeStore;
   /** Inject relevant items before each reason step. Default true. */
   readonly inject?: boolean;
   /** Give the model `recall_knowledge` and `store_knowledge`. Default true. */
   readonly tools?: boolean;
-  /** Keep each final answer as working memory (options tune it). Default true. */
+  /** Keep each final answer as working memory. Default true. */
   readonly autoPersist?: boolean | Omit<RememberOptions, 'task'>;
 }
 
-/** The parts `createKnowledge` returns. */
 export interface KnowledgeParts {
-  /** Empty when `inject: false`. */
   readonly preparers: readonly MessagePreparer[];
-  /** Empty when `tools: false`. */
   readonly tools: readonly Tool[];
-  /**
-   * Call when a run ends (any status; only a run done with an answer is remembered). Never
-   * rejects: a failed write is reported through `onError` (default a console warning), because
-   * memory is a side benefit and must not turn a finished run into a failed one.
-   */
+  /** Never rejects (a failed write goes to `onError`): memory must not turn a finished run into a failed one. */
   remember(result: LoopResult, task?: string): Promise<KnowledgeItem | undefined>;
 }
 
-/**
- * Build the knowledge parts of an agent: what `createAgent({ knowledge })` wires in.
- *
- * @example
- * ```ts
- * const knowledge = createKnowledge({ store: await openKnowledgeStore() });
- * knowledge.tools; // recall_knowledge, store_knowledge
- * await knowledge.remember(result, task);
- * ```
- */
+/** What `createAgent({ knowledge })` wires in. */
 export function createKnowledge(
   config: KnowledgeConfig,
   onError: (error: unknown, result: LoopResult) => void = (error, result) =>

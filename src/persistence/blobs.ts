@@ -1,8 +1,6 @@
 /**
- * The bytes of images and files, kept once by content hash. A run's conversation, journal and
- * checkpoints carry a part's `ref`, never its base64: a conversation is copied into every
- * checkpoint and snapshot, and an image inline would be written again each time. The bytes
- * are read back only to build a model request, so a resumed run sends the same image again.
+ * Image and file bytes kept once by content hash: conversations and checkpoints carry a part's `ref`,
+ * since an inline image would be written again with every checkpoint and snapshot.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -11,9 +9,8 @@ import type { ContentPart, FilePart, ImagePart, Message } from '../core/messages
 import { ContentPartError } from '../conversation/parts.ts';
 
 export interface BlobStore {
-  /** Keep base64 bytes; returns their reference (the same bytes give the same reference). */
+  /** The same bytes give the same reference. */
   put(data: string): string;
-  /** The base64 bytes of a reference, or `undefined` when this store does not have them. */
   get(ref: string): string | undefined;
 }
 
@@ -23,15 +20,6 @@ function refOf(bytes: Buffer): string {
   return `sha256-${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
-/**
- * Bytes in this process's memory (an agent without a store).
- *
- * @example
- * ```ts
- * const blobs = createMemoryBlobStore();
- * blobs.get(blobs.put('iVBORw0KGgo=')); // 'iVBORw0KGgo='
- * ```
- */
 export function createMemoryBlobStore(): BlobStore {
   const kept = new Map<string, string>();
   return {
@@ -44,15 +32,7 @@ export function createMemoryBlobStore(): BlobStore {
   };
 }
 
-/**
- * Bytes as files under `dir` (`<dir>/sha256-<hex>`), written once, atomically (a temp file
- * renamed into place), so any process that opens the same store reads them.
- *
- * @example
- * ```ts
- * const blobs = createFileBlobStore(join(store.dir, 'blobs'));
- * ```
- */
+/** Written atomically (a temp file renamed into place), so any process opening the same store reads them. */
 export function createFileBlobStore(dir: string): BlobStore {
   let made = false;
   return {
@@ -99,20 +79,15 @@ function loaded(part: MediaPart, blobs: BlobStore): MediaPart {
   return { ...rest, data };
 }
 
-/** Parts with their bytes moved into `blobs` (by reference). */
 export function storeParts(parts: readonly ContentPart[], blobs: BlobStore): ContentPart[] {
   return parts.map((part) => (part.type === 'text' ? part : stored(part, blobs)));
 }
 
-/** Messages whose parts' bytes are moved into `blobs`; messages without parts are kept as they are. */
 export function storeMessageParts(messages: readonly Message[], blobs: BlobStore): Message[] {
   return messages.map((message) => mapParts(message, (part) => stored(part, blobs)));
 }
 
-/**
- * Messages with every stored part's bytes read back, for a model request. Throws
- * ContentPartError (`missing_data`) for a reference the store does not have.
- */
+/** Throws ContentPartError (`missing_data`) for a reference the store does not have. */
 export function loadMessageParts(messages: readonly Message[], blobs: BlobStore): readonly Message[] {
   // Runs once per model call: a conversation without stored parts is passed on without a copy.
   if (!messages.some(holdsStored)) return messages;

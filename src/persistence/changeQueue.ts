@@ -1,13 +1,11 @@
 /**
- * The change queue of a store that is written whole after every change: changes run one at a
- * time in call order, each resolves once written, and one whose write fails leaves the state as
- * it was, so what readers see is what the file holds. Closing waits for the writes under way.
+ * For a store written whole after every change: changes run one at a time in call order, and one
+ * whose write fails leaves the state as it was, so what readers see is what the file holds.
  */
 
-/** What one change did: its result, and how its write is made and taken back. */
 export interface Change<T> {
   readonly result: T;
-  /** Writes the store; omitted when nothing changed or nothing is kept on disk. */
+  /** Omitted when nothing changed or nothing is kept on disk. */
   readonly write?: (() => Promise<void>) | undefined;
   /** For a change applied before its write: takes it back when the write fails. */
   readonly undo?: () => void;
@@ -15,26 +13,12 @@ export interface Change<T> {
   readonly commit?: () => void;
 }
 
-/**
- * One store's queue and closed state.
- *
- * @example
- * ```ts
- * const queue = createChangeQueue(() => new StoreClosedError('closed', { code: 'knowledge_store_closed' }));
- * await queue.change(() => { items.push(item); return { result: item, write: save, undo: () => items.pop() }; });
- * await queue.close(() => lock.release());
- * ```
- */
 export interface ChangeQueue {
-  /** Throws the store's closed error once `close` was called. */
   assertOpen(): void;
-  /**
-   * Queue `apply` behind the changes before it. With `prepare`, the input is checked first, so a
-   * bad call rejects at once instead of after the writes ahead of it.
-   */
+  /** With `prepare`, a bad call rejects at once instead of after the writes ahead of it. */
   change<T>(apply: () => Change<T>): Promise<T>;
   change<A, T>(apply: (input: A) => Change<T>, prepare: () => A): Promise<T>;
-  /** Refuse later changes, wait for those queued, then `release` (once, however often called). */
+  /** `release` runs once, however often this is called. */
   close(release?: () => void): Promise<void>;
 }
 

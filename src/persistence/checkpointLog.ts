@@ -1,9 +1,4 @@
-/**
- * Reading a run's log for a resume: from its last checkpoint on, found by reading the file
- * backwards in chunks from its end, and that checkpoint's bases, read where it says they are,
- * so a resume costs about the same however long the run has been going. Whatever else reads a
- * log (the journal, the run index) still reads all of it.
- */
+/** A resume reads from the log's last checkpoint on (found backwards from the end) and its bases, however long the run. */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
@@ -12,31 +7,22 @@ import { LOG_VERSION, type CheckpointRecord, type LogRecord } from './records.ts
 import { corrupt, parseLine, parseRunLog, readRunLog, type ReadLog } from './runLog.ts';
 import type { CheckpointLink, CheckpointPolicy, RestoredCheckpoint } from './runWriter.ts';
 
-/** What a resume read of its log. */
 export interface ResumeRead extends ReadLog {
-  /** The checkpoint the records start with (its conversation whole), with its bases: absent when the log has none (it was read whole). */
+  /** Absent when the log has no checkpoint: it was read whole. */
   readonly restored?: RestoredCheckpoint;
-  /** Records parsed (the checkpoint's bases included) and bytes read from the file. */
   readonly recordsRead: number;
   readonly bytesRead: number;
 }
 
 /**
- * Every checkpoint line starts so (JSON.stringify keeps `v` and `kind` first), right after the
- * newline that ends the line before it. A JSON string never holds a raw newline, so nothing else
- * in a log can look like this. Checkpoints of another version are not looked for: a log that has
- * only those is read whole.
+ * JSON.stringify keeps `v` and `kind` first, and a JSON string never holds a raw newline, so nothing
+ * else in a log can look like this. A log with only other versions' checkpoints is read whole.
  */
 const MARKER = Buffer.from(`\n{"v":${LOG_VERSION},"kind":"checkpoint",`);
 
-/** Read this much at a time: the last checkpoint and the records after it usually fit in one. */
 const CHUNK_BYTES = 64 * 1024;
 
-/**
- * The records a resume needs: from the log's last complete checkpoint on (its conversation made
- * whole from its bases), or the whole log when it has none. Validates, drops a torn last line
- * and throws like {@link readRunLog}, for what it reads: the other lines are never looked at.
- */
+/** Validates, drops a torn last line and throws like {@link readRunLog}, for the lines it reads. */
 export function readRunLogForResume(file: string): ResumeRead {
   const fd = openSync(file, 'r');
   try {
@@ -76,7 +62,6 @@ export function readRunLogForResume(file: string): ResumeRead {
   }
 }
 
-/** Read backwards from the end until a complete checkpoint line: what was read, from where, and where that line starts. */
 function findLastCheckpoint(fd: number, size: number): { read: Buffer; from: number; checkpointAt?: number } {
   const chunks: Buffer[] = [];
   let from = size;
@@ -102,7 +87,6 @@ function findLastCheckpoint(fd: number, size: number): { read: Buffer; from: num
   return { read: Buffer.concat(chunks), from };
 }
 
-/** The checkpoint whose line is `bytes` long at byte `at`, or CorruptFileError. */
 function readCheckpointAt(fd: number, file: string, at: number, bytes: number): CheckpointRecord {
   const buffer = Buffer.allocUnsafe(bytes);
   const got = readSync(fd, buffer, 0, bytes, at);
@@ -113,10 +97,7 @@ function readCheckpointAt(fd: number, file: string, at: number, bytes: number): 
   return parsed.value;
 }
 
-/**
- * `last` with its whole conversation, put together from its bases (`baseOf` finds a
- * checkpoint's), or why they do not add up.
- */
+/** Or why its bases do not add up. */
 export function withConversation(last: CheckpointRecord, baseOf: (record: CheckpointRecord) => CheckpointRecord | undefined): CheckpointRecord | string {
   if (last.from === 0) return last;
   const parts: (readonly Message[])[] = [last.messages];
@@ -133,16 +114,12 @@ export function withConversation(last: CheckpointRecord, baseOf: (record: Checkp
   return { ...rest, from: 0, messages: parts.flat() };
 }
 
-/** True for the log line of a checkpoint (for readers of lines, such as a database's rows). */
+/** For readers of lines, such as a database's rows. */
 export function isCheckpointLine(line: string): boolean {
   return line.startsWith(MARKER.toString('utf8', 1));
 }
 
-/**
- * The records a resume needs out of a whole log: from its last checkpoint on, its conversation
- * made whole from the checkpoints before it (all of them when it has none, or its bases are
- * missing: `recover` then says so). `recover` makes the same of either.
- */
+/** All records when there is no checkpoint or its bases are missing: `recover` then says so. */
 export function fromLastCheckpoint(records: readonly LogRecord[]): readonly LogRecord[] {
   const byIndex = new Map<number, CheckpointRecord>();
   let last = -1;
@@ -157,7 +134,6 @@ export function fromLastCheckpoint(records: readonly LogRecord[]): readonly LogR
   return typeof whole === 'string' ? records : [whole, ...records.slice(last + 1)];
 }
 
-/** The policy a store's `checkpoints` option asks for (undefined: none). */
 export function checkpointPolicy(option: { readonly every?: number } | false | undefined): CheckpointPolicy | undefined {
   if (option === false) return undefined;
   const every: unknown = option?.every ?? DEFAULTS.persistence.checkpointEvery;

@@ -1,9 +1,4 @@
-/**
- * A lowdb adapter for one small JSON document with a schema and a version. Writes are lowdb's
- * atomic temp-file-plus-rename (steno); reads refuse corrupt, empty, NUL-filled, future-version,
- * schema-invalid and prototype-polluting content with typed errors. Only a missing file reads
- * as `null` (a fresh document).
- */
+/** Only a missing file reads as `null`; corrupt, future-version or polluting content is a typed error. */
 import type { Adapter } from 'lowdb';
 import { TextFile, TextFileSync } from 'lowdb/node';
 import type { z } from 'zod';
@@ -11,7 +6,7 @@ import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
 import { safeJsonParse } from './safeJson.ts';
 
 export class DocumentFile<T extends { v: number }> implements Adapter<T> {
-  /** lowdb's async file, made on first use (most documents are only ever read or written synchronously). */
+  /** Made on first use: most documents are only ever handled synchronously. */
   #textFile: TextFile | undefined;
 
   constructor(
@@ -56,7 +51,6 @@ export class DocumentFile<T extends { v: number }> implements Adapter<T> {
     return this.#text.write(JSON.stringify(data));
   }
 
-  /** The same atomic temp-file-plus-rename, synchronously (used once when a run is created). */
   writeSync(data: T): void {
     new TextFileSync(this.file).write(JSON.stringify(data));
   }

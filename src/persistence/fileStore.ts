@@ -1,22 +1,7 @@
 /**
- * The default store: under `dir/runs/` (default `.actorloop/runs/`), for each run
- * - `<runId>.jsonl`     — the append-only run log: a `run` header (who created it, for what
- *                         task) and the run's input, then events, phase replies, human decisions
- *                         and tool calls, and last an `end` record (how it ended),
- * - `<runId>.meta.json` — a small lowdb document with the run's status, written when the run
- *                         first waits for a human and kept current from then on; a run that
- *                         never waits has none: its header and `end` record say it all,
- * - `<runId>.lock`      — taken by a resume while it writes the run (a new run is owned through
- *                         the owner in its header: the log is created exclusively). Either way
- *                         ownership is a lease the writer renews (the lock's or the log's mtime),
- *                         so a run whose writer died, here or on another host, can be taken over.
- * Creating files is what persisting a short run costs most, so a run whose id the store picks
- * creates none: its log is a share of a segment, `journal/<segmentId>.jsonl`, that the store's
- * other runs in this process append to as well (see journalSegment.ts and segmentRuns.ts); a
- * resume moves it out to a log of its own in `runs/`. A run whose id is given has its own log in
- * `runs/` from the start, whose exclusive creation is what keeps the id unique. Two processes
- * never write the same file. A journal-only store (`mode: 'journal'`) writes only the header,
- * the journal and the end of a run, appended in the background.
+ * Under `dir/runs/`: `<runId>.jsonl` (the run log), `<runId>.meta.json` (status, once the run first
+ * waits for a human), `<runId>.lock` (taken by a resume). Runs whose id the store picks share a
+ * segment in `journal/` instead of a log of their own: creating files is what a short run costs most.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -50,96 +35,44 @@ export type { RecoveredRun } from './recover.ts';
 export { RunWriter } from './runWriter.ts';
 
 export interface FileStoreOptions {
-  /** Root folder. Default `.actorloop` in the working directory. */
+  /** Default `.actorloop` in the working directory. */
   readonly dir?: string;
-  /**
-   * What a run's log holds.
-   * - `'resumable'` (default): the journal, plus what a resume rebuilds the run from (its input,
-   *   each phase reply and human decision, and each tool call, written before it runs and as soon
-   *   as it ends), so a run killed at any point resumes without re-running completed tool calls.
-   *   Runs whose ids the store picks share segment files (`journal/`), as below.
-   * - `'journal'`: the journal only (every event of the run, and how it ended), appended in the
-   *   background. Runs are listed and replayed (`readJournal`) like any other, and cost far less
-   *   per iteration, but cannot be resumed (`RunNotResumableError`). A completed run's journal is
-   *   complete; a crash loses at most the entries of the write in flight and those queued after
-   *   it, and never corrupts what was written. A run enters the index with its first write,
-   *   moments after it starts (until then its file may be missing or empty). Runs whose ids the
-   *   store picks share segment files (`journal/`), which spares each run a file of its own.
-   */
+  /** `'journal'`: the journal only, appended in the background; such runs cannot be resumed. */
   readonly mode?: 'resumable' | 'journal';
-  /** When the store starts a new segment: its size, and how long it stays open unused. */
   readonly journalSegments?: Partial<SegmentLimits>;
-  /**
-   * How long a writer's claim on a run lasts without renewal, in ms (default 30 s). A live writer
-   * renews it every third of that; a run whose writer stopped renewing (it died, or its host
-   * did) can be resumed elsewhere once it expires. On this host a dead writer's run can be
-   * resumed at once.
-   */
   readonly leaseMs?: number;
-  /**
-   * How often a resumable run writes a checkpoint, which a resume restores instead of replaying
-   * the run from its start: as it enters an iteration, `every` iterations (default 10) after the
-   * last one. A resume then reads the log's last checkpoint, its few bases (which hold the rest
-   * of the conversation) and what followed it, however long the run. `false`: none, and a resume
-   * replays the whole run.
-   */
   readonly checkpoints?: { readonly every?: number } | false;
 }
 
 export interface ResumeOptions {
-  /**
-   * Take the run over even if its writer's lease is live (you know the writer is gone, say its
-   * container was replaced). The writer, if it is in fact alive, stops writing at its next
-   * renewal. Default false.
-   */
+  /** Take the run over even if its writer's lease is live; a live writer stops at its next renewal. */
   readonly takeover?: boolean;
 }
 
-/** A locked run, ready to continue. */
 export interface ResumedRun {
   readonly writer: RunWriter;
   readonly recovered: RecoveredRun;
-  /** The writer this resume took the run from, when there was one and it was still live (`takeover: true`). */
   readonly tookOver?: RunOwner;
 }
 
 export interface RunStore {
   readonly dir: string;
-  /** What new runs' logs hold: everything a resume needs, or the journal alone. */
   readonly mode: 'resumable' | 'journal';
-  /**
-   * Create a new run's files and take its lock. Throws RunLockedError if the run exists and is
-   * live. Without `runId` the store picks a new one (the writer's `runId` says which),
-   * `run_<segmentId>_<n>`, a run of the store's current segment. A given `runId` is
-   * checked, and the exclusive create never overwrites a file. `input` is what a resume rebuilds
-   * the run from (a journal-only store does not keep it). Values are written as given: redact
-   * secrets before.
-   */
+  /** Without `runId` the store picks one in its current segment. Values are written as given: redact secrets before. */
   createRun(init: { runId?: string; agentId: string; task: string; input?: RunInput }): RunWriter;
-  /**
-   * Lock an existing run and read what it needs to continue. Throws RunFinishedError for a run
-   * that ended for good, RunNotResumableError for a journal-only run, RunLockedError while
-   * another writer holds it.
-   */
+  /** Throws RunFinishedError for a run that ended for good, RunNotResumableError for a journal-only one, RunLockedError while another writer holds it. */
   resumeRun(runId: string, options?: ResumeOptions): ResumedRun;
-  /** The run index: every run's metadata, newest first; runs whose files are corrupt are listed as `corrupt`. */
+  /** Runs whose files are corrupt are listed as `corrupt`. */
   listRuns(): Promise<IndexedRun[]>;
   getRun(runId: string): Promise<RunMeta | null>;
-  /** The journal entries of a run, in order, for replay. */
   readJournal(runId: string): { entries: JournalEntry[]; warnings: string[] };
-  /**
-   * True when a resumable run that has not ended has no live writer: the process that wrote it
-   * was killed or its lease lapsed, so `resume` can continue it. False while a writer holds the
-   * run, once it ended, and for a journal-only run (which keeps no lease to judge by).
-   */
+  /** False while a writer holds the run, once it ended, and for a journal-only run (no lease to judge by). */
   ownerGone(runId: string): boolean;
 }
 
 /**
  * @example
- * ```ts
- * const agent = createAgent({ model, tools, persistence: { store: createFileStore({ dir: '.actorloop' }) } });
- * ```
+ * createAgent({ model, tools, persistence: { store: createFileStore({ dir: '.actorloop' }) } });
  */
 export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const dir = resolve(options.dir ?? '.actorloop');
@@ -163,11 +96,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
   const journalDir = join(dir, 'journal');
   const segments = new JournalSegments(journalDir, segmentLimits(options.journalSegments));
-  /**
-   * Where a run's files are: side by side in `runs/`; a run the store named has its log in a
-   * segment (`segment` is set, and `log` is the segment's file) and nothing in `runs/` but, once
-   * it waits for a human, meta.json, until a resume moves its log to `runs/`.
-   */
+  /** A run the store named has its log in a segment and nothing in `runs/` but, once it waits, meta.json. */
   const locate = (runId: string): RunPaths => {
     checkId(runId);
     const paths = flatPaths(runsDir, runId);
@@ -178,10 +107,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   const metaFile = (paths: RunPaths) => new DocumentFile(paths.meta, RunMeta, META_VERSION);
   const segmentStore: SegmentStore = { runsDir, segments, leaseMs, checkpoints, metaFile };
 
-  /**
-   * meta.json when the run has one, else what its log's header says; then, unless meta.json
-   * already says it ended, the log's `end` record if it has one.
-   */
   const readMeta = (runId: string): RunMeta | null => {
     const paths = locate(runId);
     if (paths.segment === true) return readSegmentMeta(segmentStore, paths, runId);
@@ -199,11 +124,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     return end === null ? meta : endedMeta(meta, end);
   };
 
-  /**
-   * Who owns a run before any lock file exists: the writer its log's header names, renewing its
-   * lease through the log's mtime. Nobody, once the log ends with an `end` record (its writer
-   * let go of it; a resumable run may be resumed).
-   */
+  /** Nobody owns a run whose log ends with an `end` record: its writer let go of it. */
   const headerClaim = (logFile: string, header: RunHeaderRecord | null) => () => {
     if (header === null || readRunEnd(logFile) !== null) return undefined;
     return { owner: header.owner, heartbeatAt: statSync(logFile).mtimeMs, file: logFile };
@@ -225,12 +146,12 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       }
       const paths = flatPaths(runsDir, runId);
       const logFile = paths.log;
-      // A journal's file may still be in creation (see below), and its header unwritten.
+      // A journal's file may still be in creation, and its header unwritten.
       if (heldInThisProcess(logFile)) {
         throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
       }
-      // A journal is written in the background, so its file is created there too: an existing
-      // run is caught here, now; one created in the meantime fails the journal's writes.
+      // A journal's file is created in the background: an existing run is caught here, one created
+      // in the meantime fails the journal's writes.
       if (journalOnly && existsSync(logFile)) throw existingRunError(paths, runId, dir, leaseMs);
       let log: RunLogWriter;
       try {
@@ -251,8 +172,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         const header = runHeader(runId, agentId, task, journalOnly);
         log.append(header);
         if (!journalOnly && input !== undefined) log.append({ v: LOG_VERSION, kind: 'start', input });
-        // Written at once: from here on other processes see who owns the run, and a resume has
-        // its input. (A journal's header goes with its first background write.)
+        // Written at once: from here on other processes see who owns the run, and a resume has its input.
         if (!journalOnly) log.flushSync();
         writer = new RunWriter(log, () => metaDoc(metaFile(paths)), metaFromHeader(header), claim, false, journalOnly, journalOnly ? undefined : checkpoints);
         return writer;
@@ -269,7 +189,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const header = inSegment ? (segmentRunState(located.log, runId).header ?? null) : readRunHeader(located.log);
       if (inSegment && header === null) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: located.log, runId });
       if (header?.journalOnly === true) throw notResumable(runId, located.log);
-      // A run in a segment goes on in a log of its own (see segmentRuns.ts).
       const paths = flatPaths(runsDir, runId);
       const logFile = paths.log;
       // Refused before taking the lock: a run that ended for good needs no writer.
@@ -279,14 +198,12 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (known != null && isFinalStatus(known.status) && known.resumable !== true) throw finishedError(runId, known.status, storedMeta === undefined ? located.log : doc.file);
       let writer: RunWriter | undefined;
       const base = inSegment ? segmentClaim(located.log, runId, paths.lock) : headerClaim(logFile, header);
-      // A store whose runs were all in segments may have no `runs/` yet.
       if (inSegment) mkdirSync(runsDir, { recursive: true });
       const lock = acquireRunLock(paths.lock, runId, { leaseMs, takeover, base, onLost: (reason) => writer?.markLost(reason) });
       try {
         if (inSegment) moveOutOfSegment(located.log, runId, logFile);
         // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
         rmSync(paths.temp, { force: true });
-        // From the last checkpoint on: what a resume needs, however long the run.
         const log = readRunLogForResume(logFile);
         const end = log.records.at(-1);
         if (end?.kind === 'end' && end.resumable !== true) throw finishedError(runId, end.status, logFile);
@@ -311,8 +228,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (!existsSync(runsDir)) return listSegmentRuns(segmentStore, journalDir);
       const listed = new Set<string>();
       for (const name of readdirSync(runsDir)) {
-        // `<runId>.jsonl`; not locks, metadata, temp files, except the meta.json of a segment's
-        // run (its header may not be written yet).
+        // Not locks, temp files or metadata, except the meta.json of a segment's run (its header may not be written yet).
         const runId = name.endsWith(LOG_SUFFIX)
           ? name.slice(0, -LOG_SUFFIX.length)
           : name.endsWith(META_SUFFIX) && segmentIdOf(name.slice(0, -META_SUFFIX.length)) !== undefined
@@ -359,7 +275,6 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
 }
 
-/** Who is writing a run: a resume holding its lock, else the creator its header names while it renews the log's lease. */
 function liveWriter(paths: RunPaths, readHeader: () => RunHeaderRecord | null, leaseMs: number): { owner: RunOwner; file: string } | undefined {
   const holder = liveLockHolder(paths.lock, leaseMs);
   if (holder !== undefined) return { owner: holder, file: paths.lock };
@@ -378,7 +293,6 @@ function segmentLimits(limits: Partial<SegmentLimits> = {}): Partial<SegmentLimi
   return limits;
 }
 
-/** A positive, finite number option, or undefined when not given. */
 function positive(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -407,14 +321,12 @@ function lockedBy(owner: RunOwner, file: string, runId: string): RunLockedError 
   );
 }
 
-/** Why a run id that already has a log cannot be created again. */
 function existingRunError(paths: RunPaths, runId: string, dir: string, leaseMs: number): Error {
-  // A resume holding the lock, or the creator named in the header, may still be writing it.
   try {
     const writer = liveWriter(paths, () => (existsSync(paths.log) ? readRunHeader(paths.log) : null), leaseMs);
     if (writer !== undefined) return lockedBy(writer.owner, writer.file, runId);
   } catch (error) {
-    // A damaged header names no live writer: the id is taken all the same (reading the run says what is wrong).
+    // A damaged header still takes the id (reading the run says what is wrong).
     if (!(error instanceof CorruptFileError)) return error as Error;
   }
   return new ConfigurationError(`Run ${runId} already exists in ${dir}; resume it or pick a new run id.`);

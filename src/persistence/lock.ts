@@ -1,18 +1,7 @@
 /**
- * One writer per run, across processes and hosts, as a lease.
- *
- * A new run is owned by its creator through its log's header (the log is created exclusively);
- * the creator renews its lease by touching the log. A resume takes `<runId>.lock`, whose content
- * names its owner, a generation and a random nonce, and renews its lease by touching that file.
- * An owner is live while its lease is fresh; on this host, also only while its process exists
- * (a dead pid is stale at once); in this process, only while a writer here holds the file.
- *
- * Taking a lock over is never check-then-act: every file appears complete (written aside, then
- * hard-linked into place, which fails if the name is taken), and whoever replaces the lock of
- * generation g must first hold the claim file `<lock>.claim-<g+1>`, which only one process can
- * create, and must find the lock unchanged once it holds it. So of any number of processes racing
- * for a stale run, one wins. The limit: a process that stalls for longer than a whole lease
- * between its checks and its rename can have its claim judged stale, and then two may own the run.
+ * One writer per run, as a lease. A created run is owned through its log's header; a resume takes
+ * `<runId>.lock`. Takeover is never check-then-act: files appear complete (hard-linked into place),
+ * and replacing generation g needs the claim file `<lock>.claim-<g+1>`, which only one process can create.
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, futimesSync, openSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
@@ -24,68 +13,54 @@ import { discard, isErrno, placeComplete, readLockFile, readOpen, removeQuietly,
 
 export type { LockOwner } from './lockFile.ts';
 
-/** Rounds of the acquire protocol before giving up: each lost round means another process moved first. */
 const ATTEMPTS = 8;
 
-/** A run's owner before any lock file exists: its creator, as the run's log names it. */
 export interface BaseClaim {
   readonly owner: LockOwner;
-  /** When the owner last renewed its lease (the log's mtime, ms since epoch). */
   readonly heartbeatAt: number;
-  /** The file the owner holds (the run's log): named in errors, and for this process, checked against its writers. */
+  /** Checked against this process's writers, and named in errors. */
   readonly file?: string;
 }
 
 export interface AcquireRunLockOptions {
-  /** How long an owner's lease lasts without renewal, in ms. */
   readonly leaseMs: number;
-  /** Take the run even from a live owner in another process (you know it is gone, e.g. its host was shut down). */
+  /** Take the run even from a live owner in another process (you know it is gone). */
   readonly takeover?: boolean;
-  /** The run's owner when there is no lock file; `undefined` when it has none (e.g. the run ended). */
   readonly base?: () => BaseClaim | undefined;
-  /** Called once, from the heartbeat, if another process takes the run over while this one holds it. */
   readonly onLost?: (reason: string) => void;
 }
 
 export interface HoldCreatedRunOptions {
-  /** The run's lock file: if one appears while the run is held, another process has taken it over. */
+  /** If one appears while the run is held, another process has taken it over. */
   readonly lockFile: string;
   readonly leaseMs: number;
-  /** `false`: hold the run in this process only, with no lease to renew (a run nobody else may resume, like a journal-only one). */
+  /** `false`: hold in this process only, with no lease to renew (a journal-only run nobody else may resume). */
   readonly renew?: boolean;
   readonly onLost?: (reason: string) => void;
-  /**
-   * The bytes this process wrote to the log: a longer log was written by another process too (it
-   * took the run over, maybe finished it and let go of the lock already).
-   */
+  /** A log longer than this was written by another process too: it took the run over. */
   readonly written?: () => number;
-  /** Where a takeover moves the run's records (the log is shared with other runs): once it exists, the run is another process's. */
+  /** Once this exists, a takeover moved the run's records out of the shared log. */
   readonly movedTo?: string;
 }
 
 export interface RunLock {
-  /** The file whose mtime carries the lease: the lock file, or a created run's log. */
   readonly file: string;
-  /** The lock's generation (1 and up); 0 for a created run, owned through its log. */
+  /** 0 for a created run, owned through its log. */
   readonly gen: number;
-  /** Whom the run was taken from, if it had an owner; `live` only when forced with `takeover`. */
+  /** `live` only when forced with `takeover`. */
   readonly replaced?: { readonly owner: LockOwner; readonly live: boolean };
-  /** Stop renewing the lease and, for a lock file still ours, remove it. Idempotent. */
   release(): void;
 }
 
 /** Whoever owns a run right now: a lock file's owner, or the base claim when there is no lock file. */
 interface Holder extends LockState {
-  /** The file the owner holds. */
   readonly file: string;
   readonly live: boolean;
 }
 
-/** The `id` of "no lock file". */
 const NONE = 'none';
 
 interface HeldBase {
-  /** The file whose mtime is renewed. */
   readonly file: string;
   readonly leaseMs: number;
   readonly renew: boolean;
@@ -98,58 +73,32 @@ interface HeldLock extends HeldBase {
 interface HeldCreatedRun extends HeldBase {
   readonly kind: 'created';
   readonly lockFile: string;
-  /** The id of a lock file left over from before the run was created, if any. */
+  /** A lock file left over from before the run was created: not a takeover. */
   readonly lockAtHold: string | undefined;
   readonly written: (() => number) | undefined;
   readonly movedTo: string | undefined;
 }
 type Held = HeldLock | HeldCreatedRun;
 
-/** What writers in this process hold, by file renewed (lock files and created runs' logs). */
 const heldHere = new Map<string, Set<Held>>();
-/** Created runs held in this process, by their lock file: a base claim naming this process is live while one is held. */
+/** A base claim naming this process is live while one of these is held. */
 const createdHere = new Map<string, Set<Held>>();
 
-/** This host's name, asked once (a system call each time; every header and lock names it). */
 let host: string | undefined;
 const thisHost = (): string => (host ??= hostname());
 const startedAt = Math.round(performance.timeOrigin);
 
-/**
- * This process as a run owner.
- *
- * @example
- * ```ts
- * currentOwner(); // { pid: 4242, host: 'build-7', startedAt: 1767225600000 }
- * ```
- */
 export function currentOwner(): { pid: number; host: string; startedAt: number } {
   return { pid: process.pid, host: thisHost(), startedAt };
 }
 
-/**
- * True while a writer of this process holds `file` (a lock file or a created run's log).
- *
- * @example
- * ```ts
- * if (heldInThisProcess(logFile)) throw new Error('this process is already writing that run');
- * ```
- */
 export const heldInThisProcess = (file: string): boolean => (heldHere.get(file)?.size ?? 0) > 0;
 
-/** True while a writer of this process holds the run it created whose lock file would be `lockFile`. */
 export const createdRunHeldHere = (lockFile: string): boolean => (createdHere.get(lockFile)?.size ?? 0) > 0;
 
 /**
- * True when `owner`, holding `file` and last renewing its lease at `heartbeatAt` (ms since
- * epoch), may still be writing: for this process, while a writer here holds `file`; on this host
- * (or a host not recorded), while its pid exists and its lease is fresh (a live pid with an old
- * lease is a reused pid or a hung process); on another host, while its lease is fresh.
- *
- * @example
- * ```ts
- * const live = ownerIsLive(header.owner, statSync(logFile).mtimeMs, logFile, DEFAULTS.persistence.leaseMs);
- * ```
+ * On this host a live pid with an old lease is a reused pid or a hung process, so both must hold;
+ * on another host only the lease can be checked.
  */
 export function ownerIsLive(owner: LockOwner, heartbeatAt: number, file: string, leaseMs: number): boolean {
   const fresh = Date.now() - heartbeatAt < leaseMs;
@@ -158,35 +107,13 @@ export function ownerIsLive(owner: LockOwner, heartbeatAt: number, file: string,
   return isAlive(owner.pid) && fresh;
 }
 
-/**
- * The owner of the lock file `file` if it is live (see {@link ownerIsLive}); `undefined` if there
- * is no lock file, its owner is stale, or it is unreadable.
- *
- * @example
- * ```ts
- * const holder = liveLockHolder('.actorloop/runs/run_1.lock', DEFAULTS.persistence.leaseMs);
- * if (holder !== undefined) console.log(`run_1 is being written by process ${holder.pid}`);
- * ```
- */
+/** `undefined` if there is no lock file, its owner is stale, or it is unreadable. */
 export function liveLockHolder(file: string, leaseMs: number): LockOwner | undefined {
   const state = readLockFile(file);
   return state?.owner !== undefined && stateIsLive(state, file, leaseMs) ? state.owner : undefined;
 }
 
-/**
- * Take the run's lock file `file`, or throw RunLockedError if its owner (or, with no lock file,
- * the owner `base()` names) is live. The lease is renewed in the background until `release()`.
- *
- * @example
- * ```ts
- * const lock = acquireRunLock('.actorloop/runs/run_1.lock', 'run_1', {
- *   leaseMs: DEFAULTS.persistence.leaseMs,
- *   base: () => ({ owner: header.owner, heartbeatAt: statSync(logFile).mtimeMs, file: logFile }),
- *   onLost: (reason) => writer.stop(reason),
- * });
- * try { … } finally { lock.release(); }
- * ```
- */
+/** Throws RunLockedError if the owner (or, with no lock file, `base()`) is live; renews the lease until `release()`. */
 export function acquireRunLock(file: string, runId: string, options: AcquireRunLockOptions): RunLock {
   const { leaseMs, takeover = false, base, onLost } = options;
   checkLease(leaseMs);
@@ -230,23 +157,11 @@ export function acquireRunLock(file: string, runId: string, options: AcquireRunL
   );
 }
 
-/**
- * Hold a run this process just created (its log's header names {@link currentOwner}) until
- * `release()`: tells other writers in this process, and renews the lease by touching the log. If
- * a lock file appears at `lockFile`, another process has taken the run over: `onLost` is called
- * once and the lease is no longer renewed.
- *
- * @example
- * ```ts
- * const held = holdCreatedRun('.actorloop/runs/run_1.jsonl', { lockFile: '.actorloop/runs/run_1.lock', leaseMs: DEFAULTS.persistence.leaseMs });
- * try { … } finally { held.release(); }
- * ```
- */
+/** Renews the lease by touching the log; a lock file appearing at `lockFile` means a takeover, and `onLost` is called once. */
 export function holdCreatedRun(logFile: string, options: HoldCreatedRunOptions): RunLock {
   const { lockFile, leaseMs, renew = true, onLost, written, movedTo } = options;
   checkLease(leaseMs);
   // A lock file left from an earlier run of this id is not a takeover; a different one later is.
-  // (Looked for first: a missing file read would throw, and almost every new run has none.)
   const lockAtHold = renew && existsSync(lockFile) ? readLockFile(lockFile)?.id : undefined;
   return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold, written, movedTo }, 0, undefined, () => undefined);
 }
@@ -314,11 +229,7 @@ function claimedError(runId: string, claim: string, state: LockState): RunLocked
   return new RunLockedError(`Another process${who} is taking over run ${runId} right now (claim ${claim}). Try again in a moment.`, { file: claim, runId });
 }
 
-/**
- * Remove our lock file of generation `gen` if it still holds our nonce. Done holding the claim
- * for `gen + 1`, so nobody can replace the lock between our check and the unlink. Never throws:
- * a lock left behind goes stale with its lease.
- */
+/** Done holding the claim for `gen + 1`, so nobody can replace the lock between our check and the unlink. Never throws. */
 function releaseLockFile(file: string, gen: number, nonce: string, leaseMs: number): void {
   const claim = `${file}.claim-${gen + 1}`;
   try {
@@ -366,7 +277,6 @@ function add(index: Map<string, Set<Held>>, key: string, entry: Held): void {
   else set.add(entry);
 }
 
-/** Stop holding `entry`; false if it was no longer held (lost). */
 function drop(entry: Held): boolean {
   const remove = (index: Map<string, Set<Held>>, key: string): boolean => {
     const set = index.get(key);
@@ -380,9 +290,8 @@ function drop(entry: Held): boolean {
   return had;
 }
 
-/** The one interval renewing every lease held here, at a third of the shortest; none while nothing is held. */
+/** One interval renews every lease held here, at a third of the shortest. */
 let heartbeat: { readonly timer: NodeJS.Timeout; readonly everyMs: number } | undefined;
-/** How many held entries renew a lease of each length: the shortest sets the interval. */
 const renewing = new Map<number, number>();
 
 function countRenewing(entry: Held, delta: 1 | -1): void {
@@ -426,7 +335,7 @@ function renewAll(): void {
   }
 }
 
-/** Renew one lease; the reason if the run has been taken over. A failure to renew is retried next time. */
+/** A failure to renew is retried next time. */
 function renew(entry: Held): string | undefined {
   const now = Date.now() / 1000;
   try {

@@ -1,17 +1,12 @@
-/**
- * The files of the run lock: what a lock or claim file holds, read together with its mtime (the
- * lease's heartbeat), and how one is put in place whole and taken away again.
- */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { safeJsonParse } from './safeJson.ts';
 
-/** A process that writes (or wrote) a run. */
 export interface LockOwner {
   readonly pid: number;
   readonly host?: string;
-  /** When the process started (ms since epoch): tells this process from an earlier one that had its pid. */
+  /** Tells this process from an earlier one that had its pid. */
   readonly startedAt?: number;
 }
 
@@ -19,19 +14,15 @@ const OwnerFields = { pid: z.number().int().positive(), host: z.string().optiona
 export const LockContent = z.object({ ...OwnerFields, gen: z.number().int().positive(), nonce: z.string().min(1) });
 export type LockContent = z.infer<typeof LockContent>;
 
-/** A lock (or claim) file as read. */
 export interface LockState {
-  /** Tells this version of the file from any other: its nonce, or for a file without one, its inode and mtime. */
+  /** Its nonce, or for a file without one, its inode and mtime. */
   readonly id: string;
-  /** `undefined` when the content does not parse. */
   readonly owner: LockOwner | undefined;
-  /** 0 for an unreadable file. */
   readonly gen: number;
   readonly nonce: string | undefined;
   readonly heartbeatAt: number;
 }
 
-/** Read a lock or claim file; `undefined` if there is none. */
 export function readLockFile(file: string): LockState | undefined {
   let fd: number;
   try {
@@ -47,7 +38,7 @@ export function readLockFile(file: string): LockState | undefined {
   }
 }
 
-/** The content and mtime of one file, read through one descriptor so they belong together. */
+/** Content and mtime through one descriptor, so they belong together. */
 export function readOpen(fd: number): LockState {
   const stat = fstatSync(fd);
   const parsed = safeJsonParse(readFileSync(fd, 'utf8'));
@@ -65,10 +56,7 @@ function ownerOf({ pid, host, startedAt }: LockOwner): LockOwner {
   return { pid, ...(host === undefined ? {} : { host }), ...(startedAt === undefined ? {} : { startedAt }) };
 }
 
-/**
- * Put `record` at `target`, complete from the moment it is visible, unless `target` exists:
- * written to a unique name beside it, then hard-linked (which, unlike rename, never replaces).
- */
+/** Hard-linked into place, which unlike rename never replaces: complete from the moment it is visible. */
 export function placeComplete(target: string, record: LockContent): boolean {
   const temp = `${target}.${uniqueSuffix()}.tmp`;
   writeFileSync(temp, JSON.stringify(record), { flag: 'wx' });
@@ -83,7 +71,7 @@ export function placeComplete(target: string, record: LockContent): boolean {
   }
 }
 
-/** Remove a stale claim: moved aside first, so of two processes removing it, one does. */
+/** Moved aside first, so of two processes removing it, one does. */
 export function discard(file: string): void {
   const aside = `${file}.${uniqueSuffix()}.stale`;
   try {

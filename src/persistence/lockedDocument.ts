@@ -1,9 +1,4 @@
-/**
- * One small JSON document with one writer: a lock file beside it (a second open, in this process
- * or another, fails fast instead of losing writes) and the shared `DocumentFile` adapter (atomic
- * writes, version and schema checked, untrusted content refused with the file left untouched).
- * The knowledge, experience and session stores keep their documents this way.
- */
+/** One small JSON document with one writer: a lock file beside it makes a second open fail fast instead of losing writes. */
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Low } from 'lowdb';
@@ -13,42 +8,26 @@ import { DocumentFile } from './documentFile.ts';
 import { CorruptFileError, RunLockedError } from './errors.ts';
 import { acquireRunLock, heldInThisProcess, type RunLock } from './lock.ts';
 
-/** An open document: what it held, how to write it, and how to let the next writer in. */
 export interface LockedDocument<T> {
   readonly data: T;
-  /** Write it; refused with the `locked` error once another writer took the lock over. */
+  /** Refused with the `locked` error once another writer took the lock over. */
   save(data: T): Promise<void>;
   release(): void;
-  /** Why this writer may no longer write (another process took its lock over), if it may not. */
   lost(): string | undefined;
 }
 
-/** How to open a document, and what to make of a lock another writer holds. */
 export interface LockedDocumentOptions<T> {
   readonly schema: z.ZodType<T>;
   readonly version: number;
-  /** The document when the file does not exist yet. */
   readonly empty: () => T;
   /** Who holds the lock, as other writers are told. */
   readonly owner: string;
-  /** How long the claim lasts without renewal, in ms (renewed in the background while open). Default `DEFAULTS.persistence.leaseMs`. */
+  /** Renewed in the background while open. Default `DEFAULTS.persistence.leaseMs`. */
   readonly leaseMs?: number;
-  /** The error for a lock another writer holds; `inThisProcess` says where it is. */
   readonly locked: (inThisProcess: boolean, cause: RunLockedError) => Error;
 }
 
-/**
- * Open `file` for writing. Throws what `locked` makes of a lock another writer holds, and the
- * persistence module's `CorruptFileError` / `UnsupportedVersionError` for content that cannot be
- * trusted.
- *
- * @example
- * ```ts
- * const doc = await openLockedDocument(file, { schema: KnowledgeDocument, version: 1, empty: () => ({ v: 1, items: [] }), owner: 'knowledge', locked: () => new StoreLockedError(…) });
- * await doc.save({ ...doc.data, items });
- * doc.release();
- * ```
- */
+/** Throws what `locked` makes of a lock another writer holds, and CorruptFileError / UnsupportedVersionError for untrusted content. */
 export async function openLockedDocument<T extends { v: number }>(file: string, options: LockedDocumentOptions<T>): Promise<LockedDocument<T>> {
   mkdirSync(dirname(file), { recursive: true });
   const lockFile = `${file}.lock`;
@@ -63,8 +42,8 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
     throw options.locked(here, error);
   }
   try {
-    // A crash mid-write can leave lowdb's temp file; it never holds acknowledged data. Removed
-    // only now, under the lock, so it cannot be another writer's write in progress.
+    // lowdb's temp file left by a crash holds no acknowledged data; removed only under the lock, so
+    // it cannot be another writer's write in progress.
     rmSync(join(dirname(file), `.${basename(file)}.tmp`), { force: true });
     const adapter = new DocumentFile(file, options.schema, options.version);
     const db = new Low<T>(adapter, options.empty());
@@ -72,7 +51,7 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
     return {
       data: db.data,
       save: async (data) => {
-        // Another writer took the lock over (our lease went stale): writing now would overwrite its changes.
+        // Another writer took the lock over: writing now would overwrite its changes.
         if (lost !== undefined) throw options.locked(false, new RunLockedError(`${file} is no longer this writer's: ${lost}`, { file: lockFile }));
         db.data = data;
         await db.write();
@@ -86,7 +65,7 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
   }
 }
 
-/** Read the file; a value nested past what the schema check can walk is corruption too. */
+/** A value nested past what the schema check can walk is corruption too. */
 async function read<T>(db: Low<T>, file: string): Promise<void> {
   try {
     await db.read();

@@ -1,8 +1,6 @@
 /**
- * What a resumed run starts from, read from its log. A run is rebuilt: its machine starts again
- * from its last checkpoint (or, without one, from the run's input, `start`) and is fed the phase
- * replies and human decisions it took after that, in order; tool calls are answered from their
- * `call.finished` records.
+ * A resumed machine starts again from its last checkpoint (or its input) and is fed the phase replies
+ * and human decisions it took after that; tool calls are answered from their `call.finished` records.
  */
 import type { ToolOutcome } from '../core/run.ts';
 import type { SavedBreaker } from '../resilience/circuitBreaker.ts';
@@ -10,54 +8,36 @@ import { withConversation } from './checkpointLog.ts';
 import { CorruptFileError } from './errors.ts';
 import type { CheckpointRecord, LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
 
-/**
- * One time a call was made: its outcome, or none when the run was interrupted while it ran (it
- * may have taken effect). A call is made again after an escalation or an interruption, so a key
- * can have several, in order.
- */
+/** No outcome: the run was interrupted while it ran (it may have taken effect). A key can have several. */
 export interface CallAttempt {
   readonly tool: string;
   readonly outcome?: ToolOutcome;
 }
 
-/** The tool calls a run recorded, for the executor to answer from instead of calling again. */
 export interface RecordedCalls {
-  /** Attempts by call key. */
   readonly attempts: ReadonlyMap<string, readonly CallAttempt[]>;
 }
 
-/** What a resumed run starts from. */
 export interface RecoveredRun {
   readonly meta: RunMeta;
-  /** The run's input: a fresh machine replays `replay` from it. Absent when the run was killed before its `start` record landed. */
+  /** Absent when the run was killed before its `start` record landed. */
   readonly input?: RunInput;
-  /**
-   * The log's last checkpoint, its conversation whole: the run is restored from it, and
-   * `replay`, `calls` and `eventCounts` hold only what was recorded after it.
-   */
+  /** Its conversation whole; `replay`, `calls` and `eventCounts` hold only what was recorded after it. */
   readonly checkpoint?: CheckpointRecord;
-  /** What the store read of the log to resume the run, where it counts that. */
   readonly read?: { readonly records: number; readonly bytes: number };
-  /** Phase replies and human decisions to feed the machine again, in the order it took them. */
   readonly replay: readonly ReplayRecord[];
   readonly calls: RecordedCalls;
   readonly nextSequence: number;
-  /** How many journaled events there are of each type. */
   readonly eventCounts: ReadonlyMap<string, number>;
   readonly warnings: readonly string[];
-  /** The run goes on by design, not after an interruption (a durable run's next step): no `run.resumed` entry. */
+  /** A durable run's next step, not an interruption: no `run.resumed` entry. */
   readonly continued?: true;
-  /** The latest recorded state of each breaker the run changed, to restore before any tool runs. */
   readonly breakers?: readonly SavedBreaker[];
 }
 
-/**
- * Read a run's records into what its resume needs. Without `start` (a run killed before anything
- * but its header was written) the run starts over from its task.
- */
+/** Without `start` (killed before anything but its header landed) the run starts over from its task. */
 export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: string[], file: string): RecoveredRun {
   let checkpoint: CheckpointRecord | undefined;
-  // The checkpoints by index: the last one's conversation is completed from its bases.
   const checkpoints = new Map<number, CheckpointRecord>();
   let input: RunInput | undefined;
   let replay: ReplayRecord[] = [];
@@ -73,14 +53,13 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
   for (const record of records) {
     switch (record.kind) {
       case 'checkpoint':
-        // What came before is in it: the replay, the calls and the journal count from here.
         checkpoints.set(record.index, record);
         checkpoint = record;
         replay = [];
         attempts.clear();
         eventCounts.clear();
         nextSequence = record.sequence;
-        // The checkpoint holds the breakers' states as they were; later records supersede them.
+        // Later records supersede the checkpoint's breaker states.
         breakers.clear();
         for (const saved of record.breakers ?? []) breakers.set(saved.tool, saved);
         break;
@@ -115,7 +94,6 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
         break;
       }
       case 'call.finished': {
-        // It finishes the attempt its `call.started` opened.
         const made = attempts.get(record.key);
         const open = made?.at(-1);
         const attempt = { tool: record.outcome.tool, outcome: record.outcome };

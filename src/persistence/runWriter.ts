@@ -1,10 +1,4 @@
-/**
- * Writes one run: journal entries, the records its machine is rebuilt from (input, phase replies,
- * human decisions) and the write-ahead records of its tool calls, buffered and appended at the
- * boundaries the runtime chooses; the run's status in meta.json once it waits for a human.
- * Nothing here redacts: the runtime redacts secrets before anything reaches the machine, so
- * what arrives here is already clean.
- */
+/** Nothing here redacts: the runtime redacts secrets before anything reaches the machine. */
 import type { LowSync } from 'lowdb';
 import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../core/loopEvent.ts';
@@ -15,7 +9,6 @@ import type { RunLock } from './lock.ts';
 import { finalStatusOf, LOG_VERSION, type CheckpointRecord, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';
 import type { RunLog } from './runLog.ts';
 
-/** A run's ids, and their JSON, encoded once per writer. */
 interface RunIds {
   readonly runId: string;
   readonly agentId: string;
@@ -25,7 +18,6 @@ interface RunIds {
 
 /** Journal entries of one run, column by column: one `journal` record. */
 export interface JournalColumns {
-  /** The first entry's timestamp; `elapsed` counts from it. */
   readonly at: number;
   readonly sequence: number[];
   readonly elapsed: number[];
@@ -33,12 +25,7 @@ export interface JournalColumns {
   readonly events: LoopEvent[];
 }
 
-/**
- * The log line of a `journal` record: exactly `JSON.stringify({ v, kind: 'journal', runId,
- * agentId, at, sequence, elapsed, iteration, events })`, with the envelope a template around the
- * run's ids encoded once. The three number columns are arrays of small integers, which
- * JSON.stringify writes fastest; `at` is an integer, written the same by a template.
- */
+/** Exactly `JSON.stringify` of the `journal` record, with the envelope a template around the ids encoded once. */
 export function journalLine(columns: JournalColumns, ids: RunIds): string {
   const { at, sequence, elapsed, iteration, events } = columns;
   return (
@@ -47,7 +34,6 @@ export function journalLine(columns: JournalColumns, ids: RunIds): string {
   );
 }
 
-/** The entries at `keep` of `columns`. */
 function columnsAt(columns: JournalColumns, keep: readonly number[]): JournalColumns {
   return {
     at: columns.at,
@@ -67,7 +53,6 @@ function serialisable(value: unknown): boolean {
   }
 }
 
-/** A run's journal entries from its `journal` and `event` records, in order. */
 export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
   const entries: JournalEntry[] = [];
   for (const record of records) {
@@ -81,22 +66,17 @@ export function journalEntries(records: readonly LogRecord[]): JournalEntry[] {
   return entries;
 }
 
-/** How a run ended, beyond its reason: whether it can be resumed, and the error that ended it. */
 export interface RunEnding {
   readonly resumable?: boolean;
   readonly error?: ErrorData;
 }
 
-/** A phase reply or human decision, as the runtime hands it to be recorded (the writer adds the version). */
 export type ReplyRecord = ReplayRecord extends infer R ? (R extends { v: unknown } ? Omit<R, 'v'> : never) : never;
 
-/** When a run writes checkpoints. */
 export interface CheckpointPolicy {
-  /** Iterations from one checkpoint to the next. */
   readonly every: number;
 }
 
-/** A checkpoint a later one may name as its base. */
 export interface CheckpointLink {
   readonly index: number;
   /** Where its line starts in the log, and its length (newline included), in bytes. */
@@ -106,45 +86,34 @@ export interface CheckpointLink {
   readonly messages: number;
 }
 
-/** The checkpoint a resumed run was restored from: its iteration, its conversation, and it and its bases (oldest first). */
 export interface RestoredCheckpoint {
   readonly iteration: number;
   readonly conversation: readonly Message[];
   readonly chain: readonly CheckpointLink[];
 }
 
-/** A checkpoint as the runtime hands it to be written: `messages` is the whole conversation (the writer writes what its bases lack). */
+/** `messages` is the whole conversation; the writer writes what its bases lack. */
 export type CheckpointData = Pick<CheckpointRecord, 'iteration' | 'sequence' | 'snapshot' | 'stuck'> & { readonly messages: readonly Message[] };
 
-/** Writes one run: buffered log records, flushed at phase boundaries; status in meta.json. */
 export class RunWriter {
-  /** Whether meta.json exists: once it does, every status change is written to it. */
   #hasMetaFile: boolean;
   readonly #ids: RunIds;
   /**
-   * Journal entries since the last write, for one `journal` record: one line for the events of
-   * every phase since then instead of one each. Appended at every write, and before the `end`
-   * record and any `event` record, so those keep their place. Kept as columns from the start, not as the entry
-   * objects: an entry then dies young, as it does in the in-memory journal, instead of living
-   * (with its boxed timestamp) until the line is made, through the collections in between.
-   */
+ * Entries since the last write, for one `journal` line, appended before the `end` record and any
+ * `event` record so those keep their place. Kept as columns so each entry object dies young.
+ */
   #journal: JournalColumns | undefined;
-  /** meta.json as a lowdb document, made on first use: most runs never write one. */
+  /** Made on first use: most runs never write one. */
   #metaDoc: LowSync<RunMeta> | undefined;
-  /** The log's batch holds journal lines (and `event` records) already. */
   #journalQueued = false;
-  /** Set when another process took the run over: nothing more is written. */
   #lost: string | undefined;
   #onLost: ((reason: string) => void) | undefined;
-  /** The iteration of the last checkpoint (0: none yet). */
   #checkpointedAt = 0;
   /** The last checkpoint and its bases, oldest first: those later ones can name as their base. */
   #chain: readonly CheckpointLink[] = [];
-  /** The conversation the last checkpoint held. */
   #conversation: readonly Message[] = [];
-  /** Its messages as JSON, as far as checkpoints have needed them. */
   #messageJson: string[] = [];
-  /** The latest state of each breaker the run recorded: a checkpoint carries them past the records before it. */
+  /** A checkpoint carries them past the records before it. */
   readonly #breakers = new Map<string, SavedBreaker>();
 
   constructor(
@@ -153,9 +122,7 @@ export class RunWriter {
     private meta: RunMeta,
     private readonly lock: RunLock,
     hasMetaFile: boolean,
-    /** The log holds the journal only: `flushBehind` writes it, and the end record is written at `close`. */
     readonly journalOnly = false,
-    /** When the run writes checkpoints; never without one. */
     private readonly checkpoints?: CheckpointPolicy,
   ) {
     this.#hasMetaFile = hasMetaFile;
@@ -166,12 +133,10 @@ export class RunWriter {
     return this.meta.runId;
   }
 
-  /** Where the run's calls are recorded when a durable runtime steps it (none in a file store). */
   get effects(): EffectLedger | undefined {
     return undefined;
   }
 
-  /** The run's meta.json, holding the run's current metadata. */
   get metaDoc(): LowSync<RunMeta> {
     if (this.#metaDoc === undefined) {
       this.#metaDoc = this.openMetaDoc();
@@ -180,17 +145,12 @@ export class RunWriter {
     return this.#metaDoc;
   }
 
-  /**
-   * Another process took the run over (its lease had expired, or it forced a takeover): stop
-   * writing, and tell `listener` once. Set by the store's lock.
-   */
   markLost(reason: string): void {
     if (this.#lost !== undefined) return;
     this.#lost = reason;
     this.#onLost?.(reason);
   }
 
-  /** Called once if the run is taken over by another process while this writer holds it. */
   onLost(listener: (reason: string) => void): void {
     this.#onLost = listener;
     if (this.#lost !== undefined) listener(this.#lost);
@@ -217,7 +177,6 @@ export class RunWriter {
     this.#append({ v: LOG_VERSION, kind: 'event', entry });
   }
 
-  /** Append a record after the events before it (and even when those cannot be written). */
   #append(record: LogRecord): void {
     // Journal lines are now in the batch: the next one goes after them, not at its head.
     this.#journalQueued = true;
@@ -234,10 +193,7 @@ export class RunWriter {
     if (error !== undefined) throw error;
   }
 
-  /**
-   * The journal entries buffered since the last write, as one line, and taken: those that can
-   * be serialised, and the error of those that cannot (they fail once, not every later write).
-   */
+  /** Entries that cannot be serialised fail once, not on every later write. */
   #journalLine(): { line?: string; error?: unknown } {
     const journal = this.#journal;
     if (journal === undefined) return {};
@@ -245,40 +201,32 @@ export class RunWriter {
     try {
       return { line: journalLine(journal, this.#ids) };
     } catch (error) {
-      // An event that cannot be serialised must not take the others of its line with it.
       const writable = journal.events.flatMap((event, i) => (serialisable(event) ? [i] : []));
       return { ...(writable.length > 0 ? { line: journalLine(columnsAt(journal, writable), this.#ids) } : {}), error };
     }
   }
 
   /*
-   * The records a resume rebuilds the run from keep their order among themselves; the journal
-   * entries buffered meanwhile become one line at the head of the next write, instead of a line
-   * before each record (a resume needs only their count and types, and fewer, longer lines are
-   * cheaper to write). At the head, a write torn after some of its records still has them.
-   */
+ * Journal entries buffered meanwhile become one line at the head of the next write, not a line
+ * before each record: a write torn after some of its records still has them.
+ */
 
-  /** The run's input: what a resumed run's machine starts from. */
   start(input: RunInput): void {
     this.log.append({ v: LOG_VERSION, kind: 'start', input });
   }
 
-  /** A phase reply or a human decision the machine took, in the order it took them. */
+  /** In the order the machine took them. */
   reply(record: ReplyRecord): void {
     this.log.append({ v: LOG_VERSION, ...record } as LogRecord);
   }
 
-  /** Whether the run, entering `iteration`'s reason phase, should write a checkpoint. */
   checkpointDue(iteration: number): boolean {
     const policy = this.checkpoints;
     // `end` last: a log computes it.
     return policy !== undefined && iteration >= this.#checkpointedAt + policy.every && this.#lost === undefined && this.log.end !== undefined;
   }
 
-  /**
-   * Append a checkpoint after the journal entries before it (its `sequence` says they are
-   * there); it is written with the next write, where the log says (a later one may name it).
-   */
+  /** Its `sequence` says the journal entries before it are there. */
   checkpoint(data: CheckpointData): void {
     const { messages, ...rest } = data;
     // The machine only appends to its conversation once hydrated. Should that ever change, a
@@ -307,7 +255,6 @@ export class RunWriter {
     this.#checkpointedAt = data.iteration;
   }
 
-  /** A resumed run goes on from `restored`: its next checkpoint follows that one. */
   restoredFrom(restored: RestoredCheckpoint): void {
     this.#checkpointedAt = restored.iteration;
     this.#conversation = restored.conversation;
@@ -315,18 +262,16 @@ export class RunWriter {
     this.#chain = restored.chain;
   }
 
-  /** A breaker changed state because of one of the run's calls (written with the call's outcome). */
   breaker(saved: SavedBreaker): void {
     this.#breakers.set(saved.tool, saved);
     this.log.append({ v: LOG_VERSION, kind: 'breaker', ...saved });
   }
 
-  /** A resumed run's breakers as its log left them: its next checkpoint carries them on. */
   carryBreakers(saved: readonly SavedBreaker[]): void {
     for (const state of saved) this.#breakers.set(state.tool, state);
   }
 
-  /** A tool call is about to execute (flush before it does: this is the write-ahead record). */
+  /** The write-ahead record: flush before the call executes. */
   callStarted(key: string, tool: string, args: string): void {
     this.log.append({ v: LOG_VERSION, kind: 'call.started', key, tool, args });
   }
@@ -336,10 +281,7 @@ export class RunWriter {
     this.log.append({ v: LOG_VERSION, kind: 'call.finished', key, outcome: parts === undefined ? rest : { ...rest, parts: [...parts] } });
   }
 
-  /**
-   * Append everything recorded so far, now. Throws when it cannot (or the run was taken over);
-   * journal entries that cannot be serialised are reported after everything else is written.
-   */
+  /** Unserialisable journal entries are reported after everything else is written. */
   flushSync(): void {
     if (this.#lost !== undefined) throw this.#lostError();
     const { line, error } = this.#journalLine();
@@ -349,10 +291,7 @@ export class RunWriter {
     if (error !== undefined) throw error;
   }
 
-  /**
-   * `flush`, in the background (see `RunLogWriter.flushBehind`). The journal's entries become a
-   * line only when the write starts: one `journal` line per write, not one per call.
-   */
+  /** The journal's entries become a line only when the write starts: one line per write. */
   flushBehind(): Promise<void> {
     return this.log.flushBehind(this.#collectJournal);
   }
@@ -366,7 +305,6 @@ export class RunWriter {
     });
   }
 
-  /** Write the run's status to meta.json, now (a small atomic write). */
   setStatus(status: RunStatus, reason?: TerminationReason, ending: RunEnding = {}): void {
     if (this.#lost !== undefined) throw this.#lostError();
     const { resumable: _r, error: _e, ...rest } = this.meta;
@@ -383,11 +321,7 @@ export class RunWriter {
     this.#hasMetaFile = true;
   }
 
-  /**
-   * Append the run's `end` record and flush it with everything still buffered: the log's last
-   * line says how the run ended (and whether it can be resumed). A run with a meta.json (it
-   * waited for a human) updates it too.
-   */
+  /** The log's last line says how the run ended and whether it can be resumed. */
   end(reason: TerminationReason, ending: RunEnding = {}): void {
     if (this.#lost !== undefined) throw this.#lostError();
     const status = finalStatusOf(reason);
@@ -405,8 +339,6 @@ export class RunWriter {
       // A journal-only log may have a background write in flight: `close` writes the end after it.
       if (this.journalOnly) this.#append(record);
       else {
-        // The end is the log's last line: journal entries the batch would put after the records
-        // already in it (see `checkpoint`) go before it.
         if (this.#journalQueued) this.#appendJournal();
         this.log.append(record);
         this.flushSync();
@@ -416,7 +348,7 @@ export class RunWriter {
     }
   }
 
-  /** Write what is left, close the log and release the run (all three, even when the first fails). */
+  /** All three steps run even when the first fails. */
   async close(): Promise<void> {
     try {
       if (this.#lost !== undefined) {

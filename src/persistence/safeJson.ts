@@ -1,25 +1,12 @@
 /**
- * JSON parsing for persisted data: keys that could pollute prototypes are refused before any
- * value reaches the program. The rule is secure-json-parse's: `__proto__` anywhere, and a
- * `constructor` object carrying a `prototype` — the path a later deep merge would follow. A
- * plain `prototype` or `constructor` key is ordinary data (a tool argument may be called that)
- * and refusing it would make a run's own log unreadable.
+ * Refuses keys that could pollute prototypes, by secure-json-parse's rule: `__proto__` anywhere, and
+ * `constructor` carrying `prototype`. A plain `prototype` or `constructor` key is ordinary data.
  */
 
 export type SafeParseJson = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
-/**
- * Parse JSON, refusing `__proto__` and `constructor.prototype` anywhere.
- *
- * @example
- * ```ts
- * safeJsonParse('{"__proto__":{"x":1}}'); // { ok: false, reason: 'forbidden key "__proto__"' }
- * ```
- */
 export function safeJsonParse(text: string): SafeParseJson {
-  // Text can hold either key only by spelling it out, or some of it as \u escapes (no other
-  // escape gives a letter or an underscore). Without those the reviver, a slow path, has nothing
-  // to find.
+  // Either key can appear only spelled out or with \u escapes; without those the slow reviver has nothing to find.
   if (!text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u')) {
     try {
       return { ok: true, value: JSON.parse(text) as unknown };

@@ -1,13 +1,6 @@
 /**
- * The runs a file store keeps in segments (journalSegment.ts): those whose ids it picks. A
- * segment's writer is the owner its runs' headers name, and the segment's mtime, renewed while a
- * run of it is held, is the lease of every run in it. A run there is in flight while that owner
- * is live and the segment holds no `end` record for it; a resumable run may be resumed once it
- * has an end record (a resumable failure) or its owner is gone. A resume takes the run's lock
- * (`runs/<runId>.lock`) as for any run, then moves the run out: its records are copied to
- * `runs/<runId>.jsonl` (made whole and put in place at once), which readers prefer to the
- * segment from then on, and the run goes on there. A run's first writer learns that it lost the
- * run from the lock file, or from that file.
+ * A segment's mtime is the lease of every run in it. A resume takes the run's lock, then copies its
+ * records to `runs/<runId>.jsonl` (placed whole), which readers prefer to the segment from then on.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -21,7 +14,6 @@ import { isFinalStatus, LOG_VERSION, RUN_ID_PATTERN, type CheckpointRecord, type
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { RunWriter, type CheckpointPolicy } from './runWriter.ts';
 
-/** What a store's segment runs need of it. */
 export interface SegmentStore {
   readonly runsDir: string;
   readonly segments: JournalSegments;
@@ -30,7 +22,6 @@ export interface SegmentStore {
   readonly metaFile: (paths: RunPaths) => DocumentFile<RunMeta>;
 }
 
-/** The first record of a run's log. */
 export function runHeader(runId: string, agentId: string, task: string, journalOnly: boolean): RunHeaderRecord {
   return {
     v: LOG_VERSION,
@@ -44,14 +35,10 @@ export function runHeader(runId: string, agentId: string, task: string, journalO
   };
 }
 
-/** A run of a journal-only segment holds no lock: its id is new, nobody else writes its segment, and nobody resumes it. */
+/** A journal-only segment run needs no lock: its id is new, nobody else writes its segment, nobody resumes it. */
 const NO_LOCK: RunLock = { file: '', gen: 0, release: () => undefined };
 
-/**
- * A new run of the current segment. Its header goes first; a resumable run's header and input
- * are written at once (from then on a resume finds it), and it is held as a created run, its
- * lease the segment's.
- */
+/** A resumable run's header and input are written at once: from then on a resume finds it. */
 export function createSegmentRun(store: SegmentStore, init: { agentId: string; task: string; input?: RunInput; journalOnly: boolean }): RunWriter {
   const { runId, log } = store.segments.openRun();
   const header = runHeader(runId, init.agentId, init.task, init.journalOnly);
@@ -77,7 +64,6 @@ export function createSegmentRun(store: SegmentStore, init: { agentId: string; t
   }
 }
 
-/** A segment run's meta.json if it has one, else its header, with its `end` record applied. */
 export function readSegmentMeta(store: SegmentStore, paths: RunPaths, runId: string, records?: readonly LogRecord[]): RunMeta | null {
   let meta = readStoredMeta(store.metaFile(paths));
   const own = records ?? (existsSync(paths.log) ? readSegment(paths.log, headOrEndOf(runId)).records.filter((record) => runIdOf(record) === runId) : []);
@@ -96,7 +82,6 @@ const headOrEndOf = (runId: string) => {
   return (line: string): boolean => headsAndEnds(line) && named(line);
 };
 
-/** Every run in every segment of `journalDir`: headers and ends only (nothing else is parsed). */
 export function listSegmentRuns(store: SegmentStore, journalDir: string): IndexedRun[] {
   if (!existsSync(journalDir)) return [];
   const metas: IndexedRun[] = [];
@@ -133,17 +118,13 @@ export function listSegmentRuns(store: SegmentStore, journalDir: string): Indexe
   return metas;
 }
 
-/** A segment run's header and whether the segment holds an end record for it (lines other than those are not parsed). */
 export function segmentRunState(file: string, runId: string): { header: RunHeaderRecord | undefined; ended: boolean } {
   const own = readSegment(file, headOrEndOf(runId)).records.filter((record) => runIdOf(record) === runId);
   const header = own.find((record) => record.kind === 'run');
   return { header, ended: own.some((record) => record.kind === 'end') };
 }
 
-/**
- * Who owns a segment run while no lock file exists: the writer its header names, its lease the
- * segment's mtime; nobody once the segment holds an end record for the run.
- */
+/** Nobody owns it once the segment holds an end record for the run. */
 export const segmentClaim = (file: string, runId: string, lockFile: string) => (): BaseClaim | undefined => {
   const { header, ended } = segmentRunState(file, runId);
   if (header === undefined || ended) return undefined;
@@ -156,7 +137,6 @@ function isThisProcess(owner: RunHeaderRecord['owner']): boolean {
   return owner.pid === me.pid && (owner.host === undefined || owner.host === me.host) && (owner.startedAt === undefined || owner.startedAt === me.startedAt);
 }
 
-/** True when a resumable segment run that has not ended has no live writer (see `RunStore.ownerGone`). */
 export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number): boolean {
   const { header, ended } = segmentRunState(paths.log, runId);
   if (header === undefined || header.journalOnly === true || ended) return false;
@@ -166,10 +146,8 @@ export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number
 }
 
 /**
- * Copy a segment run's records to its own log `flatLog`, under the run's lock: every record, in
- * order, but of its checkpoints only the last, made whole (the others name their bases by where
- * they are in the segment). The copy is written aside and linked into place, so the log appears
- * complete or not at all; one already there (a resume that got this far before) is kept.
+ * Of its checkpoints only the last is copied, made whole: the others name their bases by where they
+ * are in the segment. A log already there (a resume that got this far before) is kept.
  */
 export function moveOutOfSegment(segment: string, runId: string, flatLog: string): void {
   if (existsSync(flatLog)) return;

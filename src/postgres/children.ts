@@ -1,9 +1,6 @@
 /**
- * A durable agent's runs prepared by a parent: each is a durable run of its own, that the parent
- * waits for. In a worker's step (a strategy's branches) its outcome comes
- * back as the parent's effect `child:<runId>` when it ends (its last step settles it and wakes
- * the parent); elsewhere (an agent system's task) it is queued like `agent.run()`. In the
- * parent's actor tree it is a promise actor standing for the run.
+ * A durable agent's run prepared by a parent is a durable run of its own: in a step its outcome comes
+ * back as the parent's effect `child:<runId>`; elsewhere it is queued like `agent.run()`.
  */
 import { createHash } from 'node:crypto';
 import { EMPTY } from 'rxjs';
@@ -18,18 +15,18 @@ import { failureResult } from './handle.ts';
 export function durablePrepare(
   agentId: string,
   redact: <T>(value: T) => T,
-  /** Queue a run; `join`: a run of that id that exists already is the one to wait for. */
+  /** `join`: a run of that id that exists already is the one to wait for. */
   submit: (task: string, options: RunOptions, join: boolean) => Promise<LoopResult>,
   cancel: (runId: string, reason: string) => Promise<void>,
 ) {
   return (task: string, options: RunOptions = {}): PreparedRun => {
     const frame = frames.getStore();
-    // A run a worker's tool call starts (a delegation) is named after the call: the call made
-    // again after its worker died finds that run instead of starting a second one.
+    // A run a worker's tool call starts is named after the call: the call made again after its
+    // worker died finds that run instead of starting a second one.
     const call = frame === undefined ? calls.getStore() : undefined;
     const runId = call === undefined ? (options.runId ?? newRunId()) : runIdOf(call.key, call.started++);
-    // A parent outside any durable run (an agent system's task) queues the run now; stopping the
-    // actor that stands for it cancels it. A durable parent asks for it as one of its effects.
+    // Outside any durable run the run is queued now, and stopping its actor cancels it; a durable
+    // parent asks for it as one of its effects.
     const outcome: Promise<LoopResult> =
       frame === undefined
         ? submit(task, { ...options, runId }, call !== undefined).catch((error: unknown) => failureResult(error, runId, agentId))
@@ -45,7 +42,7 @@ export function durablePrepare(
     });
     return {
       runId,
-      // The parent spawns a promise actor for the run, not the loop: the loop runs in whichever worker takes the run.
+      // The loop runs in whichever worker takes the run: the parent spawns a promise actor for it.
       logic: logic as unknown as PreparedRun['logic'],
       input: { runId, agentId, task, limits: { maxIterations: 0, maxTotalTokens: 0, timeoutMs: 0, maxRepairTurns: 0 }, model: '', toolNames: [] },
       attach: (actor): AgentRun => ({
@@ -67,7 +64,6 @@ export function durablePrepare(
   };
 }
 
-/** The id of the `n`th run a call starts. */
 function runIdOf(callKey: string, n: number): string {
   return `run_${createHash('sha256').update(`${callKey}#${n}`).digest('hex').slice(0, 40)}`;
 }

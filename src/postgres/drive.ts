@@ -1,10 +1,6 @@
 /**
- * How a worker advances a run: a step, the calls it claimed (made at once, side by side), a step
- * with their outcomes, and so on, until the run ends or waits. Between its steps the run lives on
- * in this process, so the next step goes on from where it was instead of rebuilding it from its
- * log — while it is the only one this process advances of that run. A wake that arrives meanwhile
- * (an event in its mailbox) is another drive of the same run: the run is released, and steps
- * rebuild it from what is committed until the other drive ends.
+ * Between its steps a run lives on in this process, so the next step goes on from memory while this
+ * is the run's only drive here; a wake that arrives meanwhile makes steps rebuild it from what is committed.
  */
 import { CorruptRowError } from './errors.ts';
 import type { EffectOutcome } from './durable.ts';
@@ -18,19 +14,16 @@ import { wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import { storedRequest, type Made, type MadeCall } from './stepWrite.ts';
 
-/** One run as this process advances it. */
 interface Held {
-  /** Drives of the run in this process (wakes that came while one was going on). */
+  /** Wakes that came while one was going on. */
   drives: number;
-  /** Steps of the run in this process, one at a time. */
+  /** One at a time. */
   turn: Promise<void>;
-  /** The run, alive here between two steps of the drive that owns it. */
   live?: { readonly run: LiveRun; readonly owner: object };
-  /** Calls of the run made or being made here whose outcomes are not recorded yet. */
+  /** Outcomes not recorded yet. */
   readonly inHand: Set<string>;
 }
 
-/** The runs a worker is advancing. */
 export class Runs {
   readonly #held = new Map<string, Held>();
 
@@ -49,7 +42,7 @@ export class Runs {
 export async function drive(engine: Engine, workerId: string, runs: Runs, actorId: string, signal: AbortSignal): Promise<void> {
   const held = runs.enter(actorId);
   const me = {};
-  /** Outcomes in hand, not recorded yet: they go into the next step that commits. */
+  /** They go into the next step that commits. */
   let made: Made = new Map();
   try {
     for (;;) {
@@ -75,7 +68,7 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
       made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, outcome: outcomes[index] as EffectOutcome }])]);
     }
   } finally {
-    // Outcomes in hand that no step recorded (a worker stopping between a model call and the tool calls it led to) are kept for the next.
+    // Outcomes no step recorded (a worker stopping between a model call and its tool calls) are kept for the next.
     if (made.size > 0) await keepOutcomes(engine, actorId, made).catch(() => undefined);
     for (const key of made.keys()) held.inHand.delete(key);
     if (held.live?.owner === me) {
@@ -87,7 +80,6 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
   }
 }
 
-/** Run `work` when the run's earlier steps in this process are over. */
 function inTurn<T>(held: Held, work: () => Promise<T>): Promise<T> {
   const result = held.turn.then(work);
   held.turn = result.then(
@@ -97,7 +89,7 @@ function inTurn<T>(held: Held, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-/** One step: on from the run alive here when this drive owns it and is alone, from what is committed otherwise. */
+/** On from the run alive here when this drive owns it and is alone, from what is committed otherwise. */
 async function step(engine: Engine, workerId: string, held: Held, me: object, actorId: string, made: Made, signal: AbortSignal): Promise<StepOutcome> {
   const live = held.live;
   let outcome: StepOutcome | undefined;
@@ -109,7 +101,7 @@ async function step(engine: Engine, workerId: string, held: Held, me: object, ac
       } catch (error) {
         await live.run.release();
         if (!isConnectionError(error)) throw error;
-        // Whether the step committed is unknown: calls it may have claimed go back, to be claimed again by the next step.
+        // Whether the step committed is unknown: calls it may have claimed go back, to be claimed again.
         await whileReconnecting(() => releaseClaims(engine, workerId, actorId, held.inHand), { signal });
       }
     } else await live.run.release();
@@ -128,7 +120,7 @@ async function step(engine: Engine, workerId: string, held: Held, me: object, ac
   return outcome;
 }
 
-/** Record outcomes of a run's calls without stepping it, and wake it: the step that rebuilds it takes them. */
+/** The step that rebuilds the run takes them. */
 async function keepOutcomes(engine: Engine, actorId: string, made: Made): Promise<void> {
   await transaction(engine.pool, async (client) => {
     await recordOutcomes(client, actorId, made);
@@ -146,10 +138,7 @@ async function recordOutcomes(client: pg.PoolClient, actorId: string, made: Made
   );
 }
 
-/**
- * Let go of calls of the run this worker claimed and is not making (a step whose commit went
- * unanswered may have claimed them): none has begun, so none is marked so.
- */
+/** A step whose commit went unanswered may have claimed them: none has begun, so none is marked so. */
 async function releaseClaims(engine: Engine, workerId: string, actorId: string, inHand: ReadonlySet<string>): Promise<void> {
   await engine.pool.query(
     `UPDATE ${SCHEMA}.effects SET claimed_by = NULL, status = CASE WHEN status = 'running' THEN 'pending' ELSE status END

@@ -1,13 +1,7 @@
 /**
- * How a durable run calls its model and tools. Inside a worker's step, each call is an effect
- * with a key that the same run, replayed, asks for again: the recorded outcome answers it when
- * there is one; otherwise the call is noted for the step to record, and the run waits for it (the
- * step then ends, and its worker makes the call). Outside a step (the agent's own `call`, its learner)
- * calls go straight through.
- *
- * Keys are made from what a replay reproduces exactly: the run, the length of the conversation
- * the model is asked about (it grows with every turn), the tool call's idempotency key (run,
- * call id and arguments), and the count of such calls within the phase (a retry is another call).
+ * Inside a step, each model or tool call is an effect keyed by what a replay reproduces exactly (run,
+ * conversation length, idempotency key, count within the phase): a recorded outcome answers it, else
+ * the run waits while the worker makes the call. Outside a step calls go straight through.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
@@ -22,7 +16,6 @@ import type { StepRun } from './stepStore.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { RunContext } from '../run/context.ts';
 
-/** A call's outcome as the effects table keeps it. */
 export const EffectOutcome = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
   z.object({
@@ -31,14 +24,13 @@ export const EffectOutcome = z.union([
       name: z.string(),
       message: z.string(),
       code: z.string().optional(),
-      /** A context-length failure's sizes, as the server stated them. */
       sizes: z.object({ limitTokens: z.number(), promptTokens: z.number(), completionTokens: z.number() }).partial().optional(),
     }),
   }),
 ]);
 export type EffectOutcome = z.infer<typeof EffectOutcome>;
 
-/** What a model effect's job sends: the request without its signal and callbacks. */
+/** The request without its signal and callbacks. */
 export const ModelEffectRequest = z.object({
   kind: z.literal('model'),
   agentId: z.string(),
@@ -52,7 +44,6 @@ export const ModelEffectRequest = z.object({
   }),
 });
 
-/** What a tool effect's job runs. */
 export const ToolEffectRequest = z.object({
   kind: z.literal('tool'),
   agentId: z.string(),
@@ -73,21 +64,20 @@ export const ChildEffectRequest = z.object({
 export const EffectRequest = z.discriminatedUnion('kind', [ModelEffectRequest, ToolEffectRequest, ChildEffectRequest]);
 export type EffectRequest = z.infer<typeof EffectRequest>;
 
-/** One step of one durable run: the outcomes it may replay, and the calls it still needs. */
 export class StepContext implements EffectLedger {
   readonly requested = new Map<string, EffectRequest>();
-  /** Calls the run waits on, answered by `settle` when the run lives on in this process. */
+  /** Answered by `settle` when the run lives on in this process. */
   readonly #waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
   constructor(
     readonly run: StepRun,
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
-    /** The agent's secret rules: a call's request is stored, so it is scrubbed like the journal. */
+    /** A call's request is stored, so it is scrubbed like the journal. */
     private readonly redact: <T>(value: T) => T,
   ) {
     run.effects = this;
   }
 
-  /** Changes whenever the run writes or asks for something: at rest, it stays put. */
+  /** At rest, it stays put. */
   get progress(): number {
     return this.run.progress + this.requested.size;
   }
@@ -105,7 +95,6 @@ export class StepContext implements EffectLedger {
     });
   }
 
-  /** Answer the calls the run waits on with their outcomes, as a replay would (the outcomes as stored). */
   settle(made: ReadonlyMap<string, EffectOutcome>): void {
     this.requested.clear();
     for (const [key, outcome] of made) {
@@ -121,7 +110,7 @@ function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
   if (outcome.ok) return Promise.resolve(outcome.value);
   const { message, code, sizes } = outcome.error;
   if (code === CONTEXT_LENGTH) {
-    // The agent handles a full context window itself (it compacts once and tries again): it needs the typed error.
+    // The agent handles a full context window itself (it compacts and tries again): it needs the typed error.
     const error = new ContextLengthError('', { ...sizes });
     error.message = message;
     return Promise.reject(error);
@@ -133,7 +122,6 @@ export interface Frame {
   readonly step: EffectLedger;
   readonly runId: string;
   readonly agentId: string;
-  /** The conversation's length when the phase started. */
   readonly turn: number;
   modelCalls: number;
   readonly toolCalls: Map<string, number>;
@@ -141,21 +129,17 @@ export interface Frame {
 
 export const frames = new AsyncLocalStorage<Frame>();
 
-/** The tool call a worker's call job is making, for the runs it starts (a delegation's). */
+/** For the runs a delegation's call job starts. */
 export interface CallScope {
-  /** The call's idempotency key. */
   readonly key: string;
-  /** Runs it started so far. */
   started: number;
 }
 export const calls = new AsyncLocalStorage<CallScope>();
 
-/** Run `work` (a strategy run, say) as the whole of a durable run's step: its calls find the step. */
 export function inFrame<T>(step: EffectLedger, runId: string, agentId: string, work: () => T): T {
   return frames.run({ step, runId, agentId, turn: 0, modelCalls: 0, toolCalls: new Map() }, work);
 }
 
-/** Run each phase of a durable run inside its step's frame, so the calls it makes find their step. */
 export function durablePhases(agentId: string, phases: PhaseImplementations<RunContext>): PhaseImplementations<RunContext> {
   const wrap = <TOutput, TInput extends { readonly runId: string; readonly messages?: readonly unknown[] }>(
     implementation: (args: PhaseArgs<TInput, RunContext>) => PromiseLike<TOutput>,
@@ -175,7 +159,6 @@ export function durablePhases(agentId: string, phases: PhaseImplementations<RunC
   };
 }
 
-/** The agent's provider, with each call inside a step made an effect. */
 export function durableProvider(inner: InferenceProvider): InferenceProvider {
   const call = (frame: Frame, request: CompletionRequest): Promise<Completion> => {
     const key = `${frame.runId}:model:${frame.turn}:${frame.modelCalls++}`;
@@ -211,7 +194,6 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
 
 type ModelRequestJson = z.infer<typeof ModelEffectRequest>['request'];
 
-/** The tool, with each execution inside a step made an effect. */
 export function durableTool(tool: Tool): Tool {
   return {
     ...tool,

@@ -1,9 +1,6 @@
 /**
- * One model or tool call of a durable run, made by the worker whose step asked for it, right
- * after that step commits (eager): its outcome goes into the run's next step. A call that was
- * claimed by a worker that died is made again by the worker that claims it next — unless its
- * tool is not idempotent and had begun: then the run hears that it may have taken effect, as a
- * resumed run does.
+ * A call claimed by a worker that died is made again by the next claimer, unless its tool is not
+ * idempotent and had begun: then the run hears it may have taken effect, as a resumed run does.
  */
 import { DEFAULTS } from '../core/defaults.ts';
 import { runWithTimeout } from '../executor/timeout.ts';
@@ -17,12 +14,12 @@ import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 
-/** A call a step claimed: `begun` when a non-idempotent tool's call had started before (its worker died). */
+/** `begun`: a non-idempotent tool's call had started before (its worker died). */
 export interface ClaimedCall {
   readonly key: string;
   readonly request: Exclude<EffectRequest, { kind: 'child' }>;
   readonly begun: boolean;
-  /** The session whose turn the run is (as its queued options keep it): its tools get the session's memory. */
+  /** As the run's queued options keep it: its tools get the session's memory. */
   readonly session?: string;
 }
 
@@ -35,7 +32,7 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
   if (claimed.begun && tool !== undefined && !tool.idempotent) {
     return failure(new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`));
   }
-  // A session's turn: its tools share the session's memory, as it is when the call starts (read again while the database is away).
+  // Its tools share the session's memory as it is when the call starts (read again while the database is away).
   let session: SessionMemory | undefined;
   if (request.kind === 'tool' && claimed.session !== undefined) {
     const sessionId = claimed.session;
@@ -48,7 +45,7 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
   return bound.redact(await call(request, bound, tool, abort, session));
 }
 
-/** Whether a call must be known as begun before it is made: a tool that must not run twice, or one not known here. */
+/** A tool that must not run twice, or one not known here. */
 export async function mustMarkBegun(engine: Engine, request: EffectRequest): Promise<boolean> {
   if (request.kind !== 'tool') return false;
   const tool = await callerOf(engine, request.agentId)?.tool(request.tool);

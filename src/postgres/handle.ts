@@ -1,9 +1,4 @@
-/**
- * A durable run followed from any process: `agent.start()`, `agent.resume(runId)` and
- * `agent.call()` of a durable agent. The run itself lives in the database and is advanced by
- * workers; the handle reads its committed entries, then the live ones, and passes a human's
- * decision or a cancellation to the runtime. Its actor stands for the run (it settles with it).
- */
+/** `agent.start()`, `resume()` and `call()` of a durable agent: the run lives in the database; this follows it. */
 import { filter, Observable } from 'rxjs';
 import { createActor, fromPromise } from 'xstate';
 import { ActorloopError } from '../core/errors.ts';
@@ -16,13 +11,12 @@ import { failedResult } from '../agent/result.ts';
 export interface FollowedRun {
   readonly runId: string;
   readonly agentId: string;
-  /** The run's result once it ends (rejects only when it could not be queued or read). */
+  /** Rejects only when the run could not be queued or read. */
   readonly ended: Promise<LoopResult>;
-  /** Its committed journal entries. */
   entries(): Promise<JournalEntry[]>;
   /** Every entry of the agent's runs as they commit. */
   readonly live$: Observable<JournalEntry>;
-  /** Its status as the last notice about it said (`queued` before any). */
+  /** `queued` before any notice. */
   status(): string;
   approve(toolCallIds?: readonly string[]): Promise<void>;
   reject(reason?: string, toolCallIds?: readonly string[]): Promise<void>;
@@ -36,7 +30,7 @@ export function followRun(run: FollowedRun): AgentRun {
   );
   const actor = createActor(fromPromise(() => settled));
   actor.start();
-  // The runtime's answers are asynchronous; a refusal (the run is not waiting, or already ended) is reported, as an in-memory run's would be thrown.
+  // A refusal (the run is not waiting, or already ended) is reported, as an in-memory run's would be thrown.
   const report = (what: string) => (error: unknown) => console.warn(`[actorloop] ${what} run ${run.runId}: ${error instanceof Error ? error.message : String(error)}`);
   let ended: LoopResult | undefined;
   void settled.then((result) => (ended = result));
@@ -45,7 +39,6 @@ export function followRun(run: FollowedRun): AgentRun {
   result.catch(() => undefined);
   return {
     runId: run.runId,
-    // A promise actor standing for the run, as for a durable run a parent spawns.
     actor: actor as unknown as AgentRun['actor'],
     events$: runEvents(run),
     settled,
@@ -53,12 +46,11 @@ export function followRun(run: FollowedRun): AgentRun {
     cancel: (reason) => void run.cancel(reason).catch(report('could not cancel')),
     approve: (toolCallIds) => void run.approve(toolCallIds).catch(report('could not approve')),
     reject: (reason, toolCallIds) => void run.reject(reason, toolCallIds).catch(report('could not reject')),
-    // Named as an in-memory run's phase is, where the two meet.
     phase: () => ended?.status ?? (run.status() === 'awaiting_human' ? 'awaitingHuman' : run.status()),
   };
 }
 
-/** The run's entries from its first: those committed, then the live ones, each once and in order; complete at its end. */
+/** Committed entries, then live ones, each once and in order. */
 function runEvents(run: FollowedRun): Observable<JournalEntry> {
   return new Observable<JournalEntry>((subscriber) => {
     let last = -1;
@@ -87,7 +79,7 @@ function runEvents(run: FollowedRun): Observable<JournalEntry> {
   });
 }
 
-/** The result a failed queued run rejected with (every failure carries one), or one made from the error. */
+/** Every failure carries its result; otherwise one is made from the error. */
 export function failureResult(error: unknown, runId: string, agentId: string): LoopResult {
   const carried = (error as { result?: LoopResult } | null)?.result;
   if (carried !== undefined) return carried;

@@ -1,9 +1,6 @@
 /**
- * A run kept alive in the worker that steps it, while the worker makes the calls it asked for:
- * its next step answers those calls in memory and lets it go on, instead of rebuilding it from
- * its log. The step commits only if no one else stepped the run meanwhile (its version); anything
- * else — another worker's step, an event in its mailbox, a lost connection — sends the worker
- * back to a step that replays the run from what is committed.
+ * A run kept alive in its worker while the calls it asked for are made. Its step commits only if no
+ * one else stepped the run meanwhile (its version); otherwise the worker replays it from what is committed.
  */
 import { mustMarkBegun } from './effects.ts';
 import type { Engine } from './engine.ts';
@@ -13,11 +10,10 @@ import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
 import type { ClaimedCall } from './effects.ts';
 import { transaction } from './transaction.ts';
 
-/** What a step leaves for its worker: the calls it claimed, to make now, and the run itself when it lives on here. */
 export interface StepOutcome {
   readonly claimed: readonly ClaimedCall[];
   readonly live?: LiveRun;
-  /** The calls are to be made at once, before anything is committed: their outcomes go with the ones in hand into the next step. */
+  /** Made at once, before anything is committed: their outcomes go into the next step. */
   readonly inline?: true;
 }
 
@@ -25,16 +21,14 @@ interface Place {
   readonly workerId: string;
   readonly agentId: string;
   readonly parentId: string | null;
-  /** The session whose turn the run is, if it is one. */
   readonly session: string | undefined;
-  /** The version the run's last step wrote. */
   readonly version: number;
   readonly logLength: number;
 }
 
 export class LiveRun {
   #released: Promise<void> | undefined;
-  /** Lines taken since the run's last commit (a step that made its tool calls at once commits them with the next). */
+  /** A step that made its tool calls at once commits them with the next. */
   readonly #lines: string[] = [];
   #started: Date | undefined;
   constructor(
@@ -48,12 +42,9 @@ export class LiveRun {
   }
 
   /**
-   * The run's next step with the outcomes of its calls, or undefined when the run moved on
-   * elsewhere (the run is released then, and the worker steps it from what is committed). When
-   * the run goes on to tool calls that may run twice (idempotent, known here), the step asks for
-   * them without a commit (`inline`): the worker makes them at once, and the step that follows
-   * commits both. Model calls, and tools that must not run twice, are asked for in a commit.
-   */
+ * Undefined when the run moved on elsewhere (it is released then). Tool calls that may run twice are
+ * asked for without a commit (`inline`); model calls and tools that must not run twice need one.
+ */
   async step(made: Made): Promise<StepOutcome | undefined> {
     const { engine, running, place } = this;
     this.#started ??= new Date();
@@ -74,7 +65,7 @@ export class LiveRun {
     const all = this.#lines.splice(0);
     const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines: all, calls, marks, events: 0, startedAt: this.#started, status, result, made };
     this.#started = undefined;
-    // A sub-agent run that ends tells its parent in the same transaction; otherwise the step is one statement.
+    // A sub-agent run that ends tells its parent in the same transaction.
     const written =
       result !== undefined && place.parentId !== null
         ? await transaction(engine.pool, async (client) => {
@@ -95,7 +86,6 @@ export class LiveRun {
     return { claimed };
   }
 
-  /** Stop the run here (once). */
   release(): Promise<void> {
     return (this.#released ??= release(this.engine, this.running));
   }

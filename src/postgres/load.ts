@@ -1,9 +1,6 @@
 /**
- * Reading a durable run for a step, in one round trip: its last checkpoint and the checkpoints
- * it builds on, the log after it, and the outcomes of the calls asked for after it — never the
- * whole log, so a step costs the same at iteration 5 and 500. A run without a checkpoint yet is
- * read whole. Log rows are append-only, so a worker keeps the records it parsed of the runs it
- * advanced lately and parses only rows it has not seen (or that changed: a row is compared whole).
+ * One round trip reads the last checkpoint, its bases and what followed, never the whole log. Log rows
+ * are append-only, so a worker keeps what it parsed lately and parses only rows it has not seen.
  */
 import type pg from 'pg';
 import type { LogRecord } from '../persistence/records.ts';
@@ -12,25 +9,22 @@ import { EffectOutcome } from './durable.ts';
 import { CorruptRowError } from './errors.ts';
 import { SCHEMA } from './migrations.ts';
 
-/** A log row as last parsed. */
 interface Parsed {
   readonly line: string;
   readonly record: LogRecord;
 }
 
-/** Runs whose parsed rows are kept, most recent last. */
+/** Most recent last. */
 const KEPT_RUNS = 2_000;
 const parsedLogs = new Map<string, Map<number, Parsed>>();
 
 export interface LoadedRun {
-  /** What a resume needs of the log, in order: the checkpoints the last one builds on, it, and what followed. */
+  /** The checkpoints the last one builds on, it, and what followed. */
   readonly records: LogRecord[];
-  /** Each record's place in the log. */
   readonly seqs: number[];
   readonly outcomes: Map<string, EffectOutcome>;
 }
 
-/** A checkpoint line ends with the place of the checkpoint it builds on. */
 const BASE_AT = String.raw`"base":\{"at":([0-9]+),"bytes":[0-9]+\}\}$`;
 
 export async function loadRun(client: pg.PoolClient, actorId: string, checkpointAt: number | null): Promise<LoadedRun> {

@@ -1,8 +1,4 @@
-/**
- * The runtime's tables, as numbered migrations applied in order, each once, in one transaction
- * under an advisory lock (so workers starting together do not race). graphile-worker's own
- * schema is migrated by graphile-worker first.
- */
+/** Each migration runs once, in one transaction under an advisory lock, so workers starting together do not race. */
 import type pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
 import { DatabaseSchemaError } from './errors.ts';
@@ -98,7 +94,6 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** The newest schema version this actorloop knows. */
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
 export interface MigrationReport {
@@ -107,7 +102,7 @@ export interface MigrationReport {
   readonly applied: readonly string[];
 }
 
-/** Bring the database to this actorloop's schema (graphile-worker's, then ours). Idempotent. */
+/** graphile-worker's schema first, then ours. Idempotent. */
 export async function migrate(pool: pg.Pool): Promise<MigrationReport> {
   await runMigrations({ pgPool: pool, logger: quietLogger });
   return transaction(pool, async (client) => {
@@ -133,7 +128,6 @@ export async function migrate(pool: pg.Pool): Promise<MigrationReport> {
   });
 }
 
-/** Refuse to run against a database that was not migrated to this version. */
 export async function checkSchema(pool: pg.Pool): Promise<void> {
   const result = await pool.query<{ exists: boolean }>(`SELECT to_regclass('${SCHEMA}.schema_migrations') IS NOT NULL AS exists`);
   const version = result.rows[0]?.exists === true ? await currentVersion(pool) : 0;

@@ -1,8 +1,4 @@
-/**
- * The writes that wake runs, inside the caller's transaction. A run's mailbox is a table; a wake
- * job only says "look at this run": its job key keeps at most one waiting per run, however many
- * events arrive, and no job fetch ever looks at the runs that are not waiting for one.
- */
+/** A wake job only says "look at this run": its job key keeps at most one waiting per run. */
 import type pg from 'pg';
 import { WAKE_TASK } from './engine.ts';
 import { DurableRunError } from './errors.ts';
@@ -13,20 +9,16 @@ type Db = pg.Pool | pg.PoolClient;
 
 const FINAL = `('done', 'failed', 'cancelled')`;
 
-/** An event for a run's mailbox: a human's decision or a cancellation. */
 export type MailboxEvent =
   | { readonly decision: { readonly approve: boolean; readonly toolCallIds?: readonly string[]; readonly reason?: string } }
   | { readonly cancel: string };
 
-/** Attempts at queueing one run's wake; each failed one means a worker took its waiting wake at that very moment. */
+/** Each failed attempt means a worker took the run's waiting wake at that very moment. */
 const WAKE_ATTEMPTS = 20;
 
 /**
- * Queue a wake for each run (coalesced with a wake already waiting), to run after the caller's
- * transaction commits. graphile-worker's `add_job` queues nothing when a worker takes the
- * waiting wake between its two statements; that wake's step may have read the run before this
- * transaction commits, so the run would wait for a wake that never comes. `add_job` is called
- * again for those runs: the wake now taken is running, so it queues a new one.
+ * `add_job` queues nothing when a worker takes the waiting wake between its two statements, and that
+ * step may have read the run before this commits: `add_job` is called again, queueing a new wake.
  */
 export async function wake(db: Db, actorIds: readonly string[]): Promise<void> {
   let left = [...new Set(actorIds)];
@@ -44,7 +36,7 @@ export async function wake(db: Db, actorIds: readonly string[]): Promise<void> {
   }
 }
 
-/** Record an outcome made elsewhere (a sub-agent run that ended) once, and wake the run waiting for it unless it ended. */
+/** Once, and wakes the run waiting for it unless it ended. */
 export async function settleEffect(db: Db, actorId: string, key: string, outcome: EffectOutcome): Promise<void> {
   const settled = await db.query(
     `WITH done AS (
@@ -56,7 +48,6 @@ export async function settleEffect(db: Db, actorId: string, key: string, outcome
   if ((settled.rowCount ?? 0) > 0) await wake(db, [actorId]);
 }
 
-/** Start the sub-agent runs a step asked for: their rows, and a wake each. */
 export async function startChildren(db: Db, parentId: string, requests: readonly EffectRequest[]): Promise<void> {
   const kids = requests.flatMap((request) => (request.kind === 'child' ? [request] : []));
   if (kids.length === 0) return;
@@ -75,7 +66,7 @@ export async function startChildren(db: Db, parentId: string, requests: readonly
   await wake(db, made.rows.map((row) => row.id));
 }
 
-/** Put an event in the mailboxes of the runs that match `where` (on `actors`), and wake them; how many got it. */
+/** How many runs got it. */
 export async function post(db: Db, actorIds: readonly string[], event: MailboxEvent, where = `status NOT IN ${FINAL}`): Promise<number> {
   if (actorIds.length === 0) return 0;
   const posted = await db.query<{ actor_id: string }>(
@@ -86,7 +77,6 @@ export async function post(db: Db, actorIds: readonly string[], event: MailboxEv
   return posted.rowCount ?? 0;
 }
 
-/** Cancel the runs a cancelled run was waiting for. */
 export async function cancelChildren(db: Db, parentId: string): Promise<void> {
   const children = await db.query<{ id: string }>(`SELECT id FROM ${SCHEMA}.actors WHERE parent_id = $1 AND status NOT IN ${FINAL}`, [parentId]);
   await post(db, children.rows.map((row) => row.id), { cancel: `its parent ${parentId} was cancelled` });

@@ -1,7 +1,3 @@
-/**
- * An agent's durable run alive in this process: let it go on as far as it can without a new
- * event, take the lines its step commits, and stop it.
- */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ActorloopError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -15,7 +11,6 @@ export interface HumanDecision {
   readonly reason?: string;
 }
 
-/** What a step takes from the run's mailbox: the human decisions in order, and a cancellation. */
 export interface Events {
   readonly count: number;
   readonly decisions: HumanDecision[];
@@ -25,11 +20,9 @@ export interface Events {
 /** Turns of the event loop without progress after which a run that waits on calls is at rest. */
 const REST_TURNS = 3;
 
-/** An agent's run in this process, between the steps of its worker. */
 export interface Running {
   readonly handle: AgentRun;
   readonly step: StepContext;
-  /** Set once the run ended here (nothing is left to stop). */
   ended: boolean;
 }
 
@@ -42,13 +35,11 @@ export function runningHere(handle: AgentRun, step: StepContext): Running {
   return run;
 }
 
-/** What a step of a run in this process commits: its lines, and its result once it ended. */
 export interface Went {
   readonly lines: readonly string[];
   readonly result?: { readonly status: string };
 }
 
-/** Let a run in this process go on (`advanceRun`), and take the lines its step commits. */
 export async function goOn(running: Running, events: Events): Promise<Went> {
   const { handle, step } = running;
   const ending = await advanceRun(handle, step, events);
@@ -57,7 +48,7 @@ export async function goOn(running: Running, events: Events): Promise<Went> {
   return { lines: step.run.take(inFlight, handle.phase() === 'awaitingHuman') };
 }
 
-/** Stop a run in this process: what it writes from now on is not its history (a later step replays it). */
+/** What it writes from now on is not its history: a later step replays it. */
 export async function release(engine: Engine, running: Running): Promise<void> {
   running.step.run.seal();
   if (!running.ended) running.handle.cancel('the step ended: the run waits for its next event');
@@ -67,10 +58,7 @@ export async function release(engine: Engine, running: Running): Promise<void> {
 
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
 
-/**
- * Let the run go on until it ends, waits for a human, or waits only on calls this step asked
- * for (nothing it writes or asks for changes for a few turns of the event loop).
- */
+/** Until it ends, waits for a human, or nothing it writes or asks for changes for a few turns. */
 async function advanceRun(handle: AgentRun, step: StepContext, events: Events): Promise<Ending> {
   let ended: LoopResult | undefined;
   const undecided = [...events.decisions];
@@ -94,7 +82,7 @@ async function advanceRun(handle: AgentRun, step: StepContext, events: Events): 
       continue;
     }
     if (handle.phase() !== 'awaitingHuman' && (step.requested.size === 0 || ++still < REST_TURNS)) continue;
-    // At rest: a cancellation ends the run here, with what it did so far; otherwise it waits for its next event.
+    // At rest: a cancellation ends the run here, with what it did so far.
     if (events.cancel === undefined) break;
     handle.cancel(events.cancel);
     return { kind: 'ended', result: await handle.settled };
@@ -102,7 +90,6 @@ async function advanceRun(handle: AgentRun, step: StepContext, events: Events): 
   return { kind: 'rest' };
 }
 
-/** A result as the actors table keeps it: JSON, the thrown cause reduced to its error data. */
 function storedResult(result: LoopResult): Omit<LoopResult, 'cause'> {
   const { cause, ...rest } = result;
   if (rest.error !== undefined || !(cause instanceof ActorloopError)) return rest;

@@ -1,9 +1,6 @@
 /**
- * `createPostgresRuntime`: agents whose runs are durable actors in PostgreSQL. Give it to
- * `createAgent({ runtime })` in every process that runs or serves the agent; `agent.run()` queues
- * a run (its row and its first event, in one transaction) and resolves when a worker finishes it;
- * `runWorker({ runtime })` advances runs, one step at a time per run, in as many processes as
- * you like. A run's mailbox is a table; a job only wakes it.
+ * Agents whose runs are durable actors in PostgreSQL: `agent.run()` queues a run and resolves when a
+ * worker (`runWorker`) finishes it. A run's mailbox is a table; a job only wakes it.
  */
 import pg from 'pg';
 import { Observable, Subject } from 'rxjs';
@@ -40,7 +37,6 @@ export interface PostgresRuntimeOptions {
   readonly migrate?: boolean;
 }
 
-/** A durable run as its row says. */
 export interface DurableRunInfo {
   readonly runId: string;
   readonly agentId: string;
@@ -53,32 +49,26 @@ export interface DurableRunInfo {
 }
 
 export interface PostgresRuntime extends AgentRuntime {
-  /** Name a strategy whose runs are durable (define it the same way in every process). */
+  /** Define it the same way in every process. */
   strategy<TOptions, TState>(id: string, definition: DurableStrategyDefinition<TOptions, TState>): DurableStrategy;
-  /** Bring the database to this actorloop's schema (what `actorloop db migrate` does). */
   migrate(): Promise<MigrationReport>;
-  /** A run's journal, from any process. */
   journal(runId: string): Promise<JournalEntry[]>;
-  /** A run's row, or null. */
   getRun(runId: string): Promise<DurableRunInfo | null>;
-  /** Runs, newest first. */
   listRuns(options?: { readonly agentId?: string; readonly status?: string; readonly limit?: number }): Promise<DurableRunInfo[]>;
-  /** Approve the calls a run waits on (all, or those given); the run goes on in a worker. */
+  /** All the calls the run waits on, or those given; the run goes on in a worker. */
   approve(runId: string, toolCallIds?: readonly string[]): Promise<void>;
-  /** Reject them; the reason goes back to the model. */
+  /** The reason goes back to the model. */
   reject(runId: string, reason?: string, toolCallIds?: readonly string[]): Promise<void>;
-  /** Cancel a run (and the sub-agent runs it waits for); its `run()` rejects with the cancellation. */
+  /** Also cancels the sub-agent runs it waits for; its `run()` rejects with the cancellation. */
   cancel(runId: string, reason?: string): Promise<void>;
-  /** Stop listening and close the connections. */
   close(): Promise<void>;
 }
 
 const engines = new WeakMap<PostgresRuntime, Engine>();
 
-/** How often callers in this process check the runs they wait for, should a notice have been lost. */
+/** Covers a notice lost with a connection. */
 const CHECK_EVERY_MS = 5_000;
 
-/** The shared state of a runtime (for `runWorker`). */
 export function engineOf(runtime: PostgresRuntime): Engine {
   const engine = engines.get(runtime);
   if (engine === undefined) throw new ConfigurationError('runWorker needs a runtime made by createPostgresRuntime().');
@@ -95,11 +85,8 @@ interface Notice {
 
 /**
  * @example
- * ```ts
  * const runtime = createPostgresRuntime({ connectionString: process.env.DATABASE_URL });
- * const agent = createAgent({ id: 'researcher', model, tools, runtime });
- * const result = await agent.run('Summarise the changelog'); // a worker process runs it
- * ```
+ * const agent = createAgent({ id: 'researcher', model, tools, runtime }); // a worker process runs it
  */
 export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): PostgresRuntime {
   const connectionString = options.connectionString ?? process.env['DATABASE_URL'];
@@ -115,14 +102,13 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), ready };
 
-  // One listening connection, opened on first need: run results and journal entries as they commit.
+  // One listening connection, opened on first need.
   let listener: Promise<pg.Client> | undefined;
-  /** The runs followed from this process (`agent.start`, `agent.resume`), and their status as the last notice said. */
   const following = new Map<string, string>();
-  /** Who waits for news of a run: each is called once with the next notice about it. */
+  /** Each is called once with the next notice about the run. */
   const waiters = new Map<string, Set<() => void>>();
   const feeds = new Map<string, Subject<JournalEntry>>();
-  /** Entries are read in notification order, one batch at a time, so each feed stays in order. */
+  /** Read in notification order, one batch at a time, so each feed stays in order. */
   let reading = Promise.resolve();
   const listen = (): Promise<pg.Client> =>
     (listener ??= (async () => {
@@ -131,7 +117,6 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         listener = undefined;
         // Subscribers keep following: listen again (entries committed meanwhile are not replayed to them).
         if (feeds.size > 0) relisten();
-        // Whoever waits for a run reads its row again, and listens again, at once.
         for (const waiting of waiters.values()) for (const wakeUp of waiting) wakeUp();
       });
       client.on('notification', (message) => {
@@ -171,10 +156,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     return row;
   };
 
-  /**
-   * The slow check that covers a notice lost with a connection: every CHECK_EVERY_MS, one query for all the
-   * runs waited for in this process (however many wait), waking those that ended.
-   */
+  /** One query for all the runs waited for in this process, however many wait. */
   let checking: ReturnType<typeof setInterval> | undefined;
   const checkWaiters = async (): Promise<void> => {
     if (waiters.size === 0) {
@@ -189,7 +171,6 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     }
   };
 
-  /** Resolves when the run ends (a notification, or the slow check that covers a lost connection). */
   const finished = async (runId: string): Promise<StoredResult> => {
     for (;;) {
       // Through a database restart the wait goes on: listen and read again once it is back.
@@ -217,7 +198,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     }
   };
 
-  /** Queue a run (its row and its first event, in one transaction) and wait for its stored result. */
+  /** The run's row and its first event go in one transaction. */
   const submit = async (
     kind: 'agent' | 'strategy',
     id: string,
@@ -235,7 +216,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }),
       ...(runOptions.history === undefined ? {} : { history: runOptions.history }),
       ...(runOptions.mode === undefined ? {} : { mode: runOptions.mode }),
-      // A session's turn: its tools' calls find the session's memory by it (redacted, as the memory table keys it).
+      // Its tools' calls find the session's memory by it (redacted, as the memory table keys it).
       ...(runOptions.session === undefined ? {} : { session: runOptions.session }),
     });
     await transaction(pool, async (client) => {
@@ -249,7 +230,6 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     return finished(runId);
   };
 
-  /** Queue a human's decision for a run that waits for one. */
   const decide = async (runId: string, decision: HumanDecision): Promise<void> => {
     await ready();
     const posted = await transaction(pool, (client) => post(client, [runId], { decision }, `status = 'awaiting_human'`));
@@ -408,7 +388,6 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   return runtime;
 }
 
-/** A run's result as its row keeps it: an agent's `LoopResult` or a strategy's `StrategyResult`, as JSON. */
 type StoredResult = LoopResult | StrategyResult;
 
 interface InfoRow {
@@ -421,7 +400,7 @@ interface InfoRow {
   readonly updated_at: Date;
 }
 
-/** The typed error a worker stored for a run that failed outside its loop (a corrupt row), as thrown there. */
+/** The typed error a worker stored for a run that failed outside its loop (a corrupt row). */
 function restoredError(result: LoopResult): Error | undefined {
   const error = result.error as { code?: string; message?: string; table?: string; row?: string } | undefined;
   if (error?.code !== 'corrupt_row') return undefined;

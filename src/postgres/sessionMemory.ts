@@ -1,10 +1,6 @@
 /**
- * A durable agent's session memory, kept in PostgreSQL beside its runs: the tools of a session's
- * run read and write it (`ctx.session`) in whichever worker makes their call, and the session's
- * owner reads and writes it through `session.memory(namespace)` in its own process. Every write
- * is one committed statement (an entry a call wrote stays written if its worker dies after), and
- * every tool call reads the memory as it is when the call starts; the owner's copy is read when
- * the session opens and again after each of its runs.
+ * Every write is one committed statement, so an entry a call wrote stays if its worker dies; each tool
+ * call reads the memory as it is when the call starts.
  */
 import type pg from 'pg';
 import type { SharedSessionMemory } from '../agent/types.ts';
@@ -22,7 +18,6 @@ interface MemoryRow {
   readonly value: JsonValue;
 }
 
-/** The entries of rows read in the order their keys were first set. */
 function entriesOf(rows: readonly MemoryRow[]): Entries {
   const entries: Entries = new Map();
   for (const row of rows) {
@@ -32,15 +27,7 @@ function entriesOf(rows: readonly MemoryRow[]): Entries {
   return entries;
 }
 
-/**
- * The memory of session `sessionId` (stored under its redacted id), read now.
- *
- * @example
- * ```ts
- * const shared = await openSharedMemory(pool, 'support-42', redact);
- * await shared.memory('notes').set('language', 'French');
- * ```
- */
+/** Stored under the session's redacted id. */
 export async function openSharedMemory(pool: pg.Pool, sessionId: string, redact: <T>(value: T) => T): Promise<SharedSessionMemory> {
   const stored = redact(sessionId);
   const read = async (): Promise<Entries> =>
@@ -68,10 +55,7 @@ export async function openSharedMemory(pool: pg.Pool, sessionId: string, redact:
   };
 }
 
-/**
- * The `ctx.session` of a tool call of a session's turn (`sessionId` as its queued options keep
- * it, redacted): its tool namespace as it is now. One round trip.
- */
+/** `sessionId` as its queued options keep it, redacted. One round trip. */
 export async function toolSessionMemory(pool: pg.Pool, sessionId: string, redact: <T>(value: T) => T): Promise<SessionMemory> {
   const found = await pool.query<{ namespace: string; key: string; value: JsonValue }>({
     // Asked before every tool call of a session's durable run: prepared once per connection.
@@ -83,7 +67,7 @@ export async function toolSessionMemory(pool: pg.Pool, sessionId: string, redact
   return sharedNamespaces(pool, sessionId, sessionId, redact, () => entries, () => undefined)(TOOL_NAMESPACE);
 }
 
-/** Views of the namespaces of one session's memory over `current()`, writing through to the table in call order. */
+/** Writes go through to the table in call order. */
 function sharedNamespaces(
   pool: pg.Pool,
   sessionId: string,
@@ -118,7 +102,7 @@ function sharedNamespaces(
       return write(() => {
         checkMemoryName('key', key, sessionId);
         checkMemoryValue(value, key, sessionId);
-        // A copy, redacted: what is stored never holds a secret, and the caller's object stays its own.
+        // A redacted copy: what is stored never holds a secret, and the caller's object stays its own.
         const clean = redact({ [key]: structuredClone(value) })[key];
         checkMemoryValue(clean, key, sessionId);
         return async () => {

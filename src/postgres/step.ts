@@ -1,10 +1,6 @@
 /**
- * One step of a durable run, in one transaction: lock the run's row, record the outcomes of the
- * calls this worker made for it since its last step, take the events in its mailbox, replay the
- * run from its log with every outcome recorded, and let it go on until it ends, waits for a human
- * or a sub-agent run, or needs calls not yet made; then append what it wrote to its log, record
- * those calls (claimed by this worker, which makes them as soon as the step commits), bump the
- * run's version and notify listeners.
+ * One step, in one transaction: lock the run, record this worker's outcomes, take the mailbox, replay
+ * the run, then append its lines and claim the calls it needs (made as soon as the step commits).
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -51,7 +47,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
   let live: LiveRun | undefined;
   try {
     const claimed = await transaction(engine.pool, async (client) => {
-      // Lock the run and take its mailbox (a run that ended takes it too, and does nothing with it).
+      // A run that ended takes its mailbox too, and does nothing with it.
       const found = await client.query<ActorRow & { mailbox: { id: string; event: unknown }[] }>({
         name: 'actorloop_step_lock',
         text: `WITH locked AS (
@@ -74,11 +70,10 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       const { lines, step, result } = outcome;
       const from = row.log_length;
       const status = result?.status ?? step.run.status;
-      // A run that ended needs none of the calls it asked for on its way (a cancelled one).
+      // A run that ended (a cancelled one) needs none of the calls it asked for on its way.
       const requested = result === undefined ? [...step.requested] : [];
       const calls = requested.filter(([, request]) => request.kind !== 'child');
       const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
-      // Everything but a parent's children in one statement.
       const written = await writeStep(client, {
         actorId, agentId: row.agent_id, workerId, version, from, lines, calls, marks, events: events.count,
         startedAt: new Date(started), status, result, made,
@@ -86,13 +81,11 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
       if (!written.updated) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
       await startChildren(client, actorId, requested.map(([, request]) => request));
-      // A cancelled run's sub-agent runs are cancelled with it.
       if (result?.status === 'cancelled') await cancelChildren(client, actorId);
-      // A sub-agent run that ended wakes the run that waits for it.
       if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
       const session = runOptions(row).session;
       const claimed = claimedCalls(calls, written.claimed, session);
-      // The run lives on here while its worker makes its calls, when this worker makes all of them: the next step needs no replay.
+      // When this worker makes all its calls, the run lives on here: the next step needs no replay.
       if (running !== undefined && status === 'running' && claimed.length > 0 && claimed.length === requested.length) {
         live = new LiveRun(engine, running, { workerId, agentId: row.agent_id, parentId: row.parent_id, session, version, logLength: from + lines.length });
       }
@@ -104,7 +97,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
   }
 }
 
-/** The events taken from a run's mailbox, in the order they came (this transaction applies them). */
+/** In the order they came; this transaction applies them. */
 function mailboxEvents(actorId: string, rows: readonly { id: string; event: unknown }[]): Events {
   const decisions: HumanDecision[] = [];
   let cancel: string | undefined;
@@ -126,17 +119,15 @@ function mailboxEvents(actorId: string, rows: readonly { id: string; event: unkn
 interface Advanced {
   readonly step: StepContext;
   readonly lines: readonly string[];
-  /** The run's result (JSON), once it ended. */
   readonly result?: { readonly status: string };
-  /** An agent's run, still in this process (at rest, or ended): its step releases it, or keeps it alive. */
+  /** At rest or ended: its step releases it, or keeps it alive. */
   readonly running?: Running;
 }
 
-/** Replay the run in this process and let it go on as far as it can without a new event. */
 async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: Made): Promise<Advanced> {
   const actorId = row.id;
   const { records, seqs, outcomes } = await loadRun(client, actorId, row.checkpoint_at);
-  // The outcomes this worker made since the last step, recorded with this step's writes (one recorded already, by a worker that took the call over, stands).
+  // An outcome already recorded by a worker that took the call over stands.
   for (const [key, { outcome }] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records, seqs, row.log_length);
   if (row.kind === 'strategy') {
@@ -172,10 +163,7 @@ function notHere(runId: string, kind: string, id: string, how: string): DurableR
   return new DurableRunError(`Run ${runId} belongs to the ${kind} "${id}", which this worker does not have: define it with ${how} before runWorker().`, { runId });
 }
 
-/**
- * End a run that cannot be replayed (a corrupt row): it fails with the error, which names the
- * row, and a parent waiting for it hears so. The rows are left as they are.
- */
+/** The error names the corrupt row, and a waiting parent hears so. The rows are left as they are. */
 export async function failRun(engine: Engine, actorId: string, error: CorruptRowError): Promise<void> {
   await transaction(engine.pool, async (client) => {
     const found = await client.query<Pick<ActorRow, 'agent_id' | 'parent_id' | 'status' | 'log_length'>>(
@@ -193,7 +181,6 @@ export async function failRun(engine: Engine, actorId: string, error: CorruptRow
   });
 }
 
-/** The options a run was queued with (limits, history), as its row keeps them. */
 const QueuedOptions = z.object({
   limits: z.object({ maxIterations: z.number(), maxTotalTokens: z.number(), timeoutMs: z.number(), maxRepairTurns: z.number() }).partial().optional(),
   history: z.array(Message).optional(),

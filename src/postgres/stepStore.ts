@@ -1,8 +1,6 @@
 /**
- * The run store a worker's agents write through while it applies one event to a durable run:
- * the run's log, loaded from the database, and the lines the step adds, in memory until the
- * step's transaction commits them. Outside a step there is nothing to write to: a durable
- * agent's runs start with `agent.run()`, which queues them.
+ * What a worker's agents write through during one step: lines stay in memory until the step's
+ * transaction commits them. Outside a step there is nothing to write to: `agent.run()` queues runs.
  */
 import { LowSync } from 'lowdb';
 import { ConfigurationError } from '../core/errors.ts';
@@ -17,15 +15,12 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import { RunFinishedError } from '../persistence/errors.ts';
 
-/** One durable run as a step sees it: what its log held, and what the step appends. */
 export class StepRun {
-  /** Lines appended in this step, in order; frozen once the step ends (`seal`). */
+  /** Frozen once the step ends (`seal`). */
   readonly added: string[] = [];
-  /** The status the run last wrote (`awaiting_human` while it waits for a human). */
   status: RunStatus = 'running';
-  /** Bumped by every append: the step watches it to tell a run at rest from one at work. */
+  /** The step watches it to tell a run at rest from one at work. */
   progress = 0;
-  /** Where the run's calls go while this worker steps it. */
   effects: EffectLedger | undefined;
   #sealed = false;
 
@@ -34,11 +29,9 @@ export class StepRun {
     readonly agentId: string,
     readonly task: string,
     readonly createdAt: number,
-    /** What a resume needs of the log (from its last checkpoint on), parsed. */
+    /** From its last checkpoint on, parsed. */
     readonly records: readonly LogRecord[],
-    /** Each record's place in the log. */
     readonly seqs: readonly number[],
-    /** The log's length before this step. */
     readonly logLength: number,
   ) {}
 
@@ -46,22 +39,15 @@ export class StepRun {
     return this.#sealed;
   }
 
-  /** Writes what the run's writer still buffers (its journal) into `added`. */
   flush: () => void = () => undefined;
-  /**
-   * The sequence of the last journal entry before the run's last durable record (a phase reply,
-   * a human decision, a finished call): what a replay will not emit again.
-   */
+  /** The last journal entry before the run's last durable record: what a replay will not emit again. */
   settledSequence = Number.NEGATIVE_INFINITY;
 
   /**
-   * Stop taking lines: what a run writes after the step decided to end is not the run's history.
-   * Work still in flight leaves no trace: the journal entries after the last durable record (the
-   * next step does that work again, and journals it then), and the write-ahead records of calls
-   * in flight (`inFlight`, by call key: their effects' rows say they are in flight, and the worker
-   * that claims them decides what an interruption means). A run that waits for a human is settled where it is:
-   * everything it journaled stays.
-   */
+ * What a run writes after the step decided to end is not its history: journal entries after the last
+ * durable record (the next step redoes that work) and write-ahead records of calls in flight (their
+ * effects' rows say so) are dropped. A run waiting for a human keeps everything it journaled.
+ */
   seal(inFlight: ReadonlySet<string> = new Set(), waitsForHuman = false): void {
     if (this.#sealed) return;
     this.flush();
@@ -70,11 +56,7 @@ export class StepRun {
     this.added.splice(0, this.added.length, ...kept);
   }
 
-  /**
-   * The lines a step commits while the run lives on in this process: what `seal` would keep. What
-   * it would drop (work after the last durable record, calls in flight) is not done again by a
-   * replay here: it stays in `added`, ahead of what comes next, for the next step to commit.
-   */
+  /** What `seal` would drop stays in `added`, for the next step to commit: a replay here does not redo it. */
   take(inFlight: ReadonlySet<string>, waitsForHuman: boolean): string[] {
     this.flush();
     const { kept, deferred } = cutLines(this.added, inFlight, waitsForHuman ? Number.POSITIVE_INFINITY : this.settledSequence);
@@ -83,7 +65,6 @@ export class StepRun {
     return kept;
   }
 
-  /** Lines committed by earlier steps of a run that lived on here (`take`). */
   written = 0;
 
   append(line: string): void {
@@ -92,7 +73,6 @@ export class StepRun {
     this.progress++;
   }
 
-  /** Header and meta of the run, as a file store's header would give them. */
   meta(): RunMeta {
     return { v: META_VERSION, runId: this.runId, agentId: this.agentId, task: this.task, status: this.status, createdAt: this.createdAt, updatedAt: Date.now() };
   }
@@ -105,7 +85,6 @@ interface JournalLine {
   events: unknown[];
 }
 
-/** Split a step's lines at journal sequence `cut`: what is settled, and what is not yet (in order). */
 function cutLines(lines: readonly string[], inFlight: ReadonlySet<string>, cut: number): { kept: string[]; deferred: string[] } {
   const kept: string[] = [];
   const deferred: string[] = [];
@@ -123,7 +102,7 @@ function cutLines(lines: readonly string[], inFlight: ReadonlySet<string>, cut: 
   return { kept, deferred };
 }
 
-/** A journal line as its entries up to `cut` and those after it; undefined where none is left. */
+/** Undefined where none is left. */
 function splitJournal(line: string, cut: number): [string | undefined, string | undefined] {
   const record = JSON.parse(line) as JournalLine;
   const keep = record.sequence.map((sequence) => sequence <= cut);
@@ -135,7 +114,6 @@ function splitJournal(line: string, cut: number): [string | undefined, string | 
   return [part(true), part(false)];
 }
 
-/** A RunLog over a StepRun: appends are lines in memory; writing them is the step's commit. */
 function stepLog(run: StepRun): RunLog {
   return {
     file: `postgres:actorloop.log/${run.runId}`,
@@ -155,7 +133,6 @@ function stepLog(run: StepRun): RunLog {
   };
 }
 
-/** A RunWriter that notes where the run's durable records stand in its journal. */
 class StepWriter extends RunWriter {
   #lastSequence = Number.NEGATIVE_INFINITY;
   constructor(
@@ -204,7 +181,6 @@ function stepWriter(run: StepRun): RunWriter {
 }
 
 export interface StepStore extends RunStore {
-  /** Make `run` the store's answer for its id until `end`. */
   begin(run: StepRun): void;
   end(runId: string): void;
 }
@@ -256,12 +232,11 @@ export function createStepStore(): StepStore {
       if (run.seqs[0] !== 0) throw new ConfigurationError(`A step does not hold all of run ${runId}'s journal: read it with runtime.journal(runId).`);
       return { entries: journalEntries(run.records), warnings: [] };
     },
-    // A step's run is held by the worker running the step: never without an owner while it is here.
+    // A step's run is held by the worker running the step.
     ownerGone: () => false,
   };
 }
 
-/** The last checkpoint of a run's records as a writer goes on from it: its iteration, conversation, and it and its bases (by line). */
 function restoredCheckpoint(records: readonly LogRecord[], seqs: readonly number[], last: CheckpointRecord | undefined): RestoredCheckpoint | undefined {
   if (last === undefined) return undefined;
   const lines = new Map<number, { readonly record: CheckpointRecord; readonly at: number }>();

@@ -1,9 +1,4 @@
-/**
- * What a step writes, in one statement: the outcomes of the calls its worker made, the lines its
- * run added to its log, the calls it asks for (claimed by this worker), its `steps` row, the run's
- * new version, status and result, and the notification. Nothing is written unless the run is
- * still at the version the step started from: a step that lost the run to another writes nothing.
- */
+/** One statement; nothing is written unless the run is still at the version the step started from. */
 import type pg from 'pg';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 import type { ClaimedCall } from './effects.ts';
@@ -15,24 +10,21 @@ export interface StepWrite {
   readonly actorId: string;
   readonly agentId: string;
   readonly workerId: string;
-  /** The version the step moves the run to (it started from the one before). */
+  /** The step started from the one before. */
   readonly version: number;
-  /** The log's length before this step's lines. */
   readonly from: number;
   readonly lines: readonly string[];
   readonly calls: readonly (readonly [string, EffectRequest])[];
-  /** For each call: whether it is marked begun before it is made (a tool that must not run twice). */
+  /** Marked begun before it is made: a tool that must not run twice. */
   readonly marks: readonly boolean[];
-  /** Events the step took from the mailbox. */
   readonly events: number;
   readonly startedAt: Date;
   readonly status: string;
   readonly result: unknown;
-  /** The calls this worker made since the run's last step, by key (a call made within this step has no row yet). */
+  /** A call made within this step has no row yet. */
   readonly made: Made;
 }
 
-/** A call a worker made, and what it said. */
 export interface MadeCall {
   readonly request: EffectRequest;
   readonly outcome: EffectOutcome;
@@ -42,7 +34,7 @@ export type Made = ReadonlyMap<string, MadeCall>;
 export interface Written {
   /** False when the run had moved on: nothing was written. */
   readonly updated: boolean;
-  /** The calls this worker claimed, by key; `begun` when one that must not run twice had begun before. */
+  /** `begun` when one that must not run twice had begun before. */
   readonly claimed: readonly { readonly key: string; readonly begun: boolean }[];
 }
 
@@ -99,10 +91,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
   return { updated: row?.updated === 1, claimed: row?.claimed ?? [] };
 }
 
-/**
- * A call as its row keeps it, for whoever looks: a model call by its size (the conversation is in
- * the run's log, and a step that makes the call again rebuilds its request), a tool call whole.
- */
+/** A model call by its size only: the conversation is in the run's log, and a retry rebuilds its request. */
 export function storedRequest(request: EffectRequest): unknown {
   if (request.kind !== 'model') return request;
   const { messages, tools, model } = request.request;
@@ -111,13 +100,11 @@ export function storedRequest(request: EffectRequest): unknown {
 
 const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
 
-/** Where the last checkpoint among a step's lines goes in the log, if there is one. */
 function lastCheckpoint(from: number, lines: readonly string[]): number | null {
   for (let i = lines.length - 1; i >= 0; i--) if (lines[i]?.startsWith(CHECKPOINT) === true) return from + i;
   return null;
 }
 
-/** The calls a write claimed, with their requests. */
 export function claimedCalls(calls: readonly (readonly [string, EffectRequest])[], claimed: Written['claimed'], session: string | undefined): ClaimedCall[] {
   const byKey = new Map(calls);
   return claimed.flatMap(({ key, begun }): ClaimedCall[] => {

@@ -1,9 +1,6 @@
 /**
- * Durable strategy runs: `runtime.strategy(id, definition)` names a strategy whose runs are
- * durable actors; each branch is a durable run of the sub-agent, in whichever
- * worker takes it. A step replays the strategy from its start with the outcomes of its branches
- * and model calls (so its `init`, `step` and `aggregate` must decide the same way given the same
- * thoughts), journals the entries it had not journaled yet, and rests while branches run.
+ * A step replays the strategy from its start with its branches' and model calls' outcomes, so its
+ * `init`, `step` and `aggregate` must decide the same way given the same thoughts.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -13,7 +10,6 @@ import { LOG_VERSION } from '../persistence/records.ts';
 import { durableProvider, inFrame, type StepContext } from './durable.ts';
 import type { BoundStrategy } from './engine.ts';
 
-/** What a strategy step leaves: new journal lines, and its result once it ended. */
 export interface StrategyAdvance {
   readonly lines: readonly string[];
   readonly result?: StrategyResult;
@@ -58,7 +54,6 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
       still = 0;
     } else if (step.requested.size > 0 && ++still >= REST_TURNS) {
       if (cancel === undefined) break;
-      // At rest: a cancellation ends the run here, with what it did so far.
       run.cancel(cancel);
       await run.settled;
     }

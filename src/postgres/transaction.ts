@@ -1,4 +1,3 @@
-/** One transaction on a pooled connection: committed when `work` returns, rolled back when it throws. */
 import type pg from 'pg';
 
 export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -20,7 +19,7 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
 
 const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
-/** True for an error that says the server went away or is starting (a restart), not that the work was wrong. */
+/** The server went away or is starting (a restart), not that the work was wrong. */
 export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
@@ -28,10 +27,7 @@ export function isConnectionError(error: unknown): boolean {
   return /Connection terminated|connection to server|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i.test(message);
 }
 
-/**
- * Run `work` again while the server is unreachable (a restart, a failover), waiting longer each
- * time up to `patienceMs` in all; other errors, and the last one, go to the caller.
- */
+/** Waits longer each time, up to `patienceMs` in all; other errors, and the last one, go to the caller. */
 export async function whileReconnecting<T>(work: () => Promise<T>, options: { readonly patienceMs?: number; readonly signal?: AbortSignal } = {}): Promise<T> {
   const deadline = Date.now() + (options.patienceMs ?? 300_000);
   for (let attempt = 0; ; attempt++) {

@@ -1,15 +1,6 @@
 /**
- * `runWorker`: a process's share of the work of a durable runtime. It runs graphile-worker over
- * the runtime's database with one task — wake a run: step it, make the model and tool calls the
- * step asked for at once, step it again with their outcomes, and so on until the run ends or
- * waits (for a human, a sub-agent run, or a call another worker is making) — for the agents this
- * process created with the runtime.
- *
- * graphile-worker leaves the jobs of a worker that died locked for hours; so each worker keeps a
- * heartbeat row, and every worker unlocks the jobs of those whose heartbeat went stale, which
- * other workers then take (their steps are safe to run again, and the calls the dead worker had
- * claimed are claimed again). A database that restarts does not stop a worker: steps wait for it
- * to come back, and a job runner that gives up is replaced.
+ * graphile-worker leaves a dead worker's jobs locked for hours, so each worker keeps a heartbeat row
+ * and every worker unlocks the jobs of those whose heartbeat went stale: steps are safe to run again.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -26,19 +17,19 @@ import { isConnectionError, transaction, whileReconnecting } from './transaction
 
 export interface WorkerOptions {
   readonly runtime: PostgresRuntime;
-  /** Runs advanced at once in this process (default 10). */
+  /** Default 10. */
   readonly concurrency?: number;
-  /** How often the heartbeat is written, in ms (default 5 s). */
+  /** Default 5 s. */
   readonly heartbeatMs?: number;
-  /** A worker whose heartbeat is older than this, in ms, is dead: its jobs and calls go to others (default 30 s). */
+  /** A worker whose heartbeat is older than this is dead: its jobs and calls go to others (default 30 s). */
   readonly staleAfterMs?: number;
-  /** How often graphile-worker polls for jobs it was not told of (retries), in ms (default 2 s). */
+  /** For jobs it was not told of (retries); default 2 s. */
   readonly pollIntervalMs?: number;
 }
 
 export interface DurableWorker {
   readonly id: string;
-  /** The agents and strategies it serves: those created with its runtime in this process. */
+  /** Those created with its runtime in this process. */
   readonly agents: readonly string[];
   /** Finish the steps in hand, hand the calls in hand to other workers, then stop. */
   stop(): Promise<void>;
@@ -48,12 +39,8 @@ const WakePayload = z.object({ actor: z.string() });
 
 /**
  * @example
- * ```ts
- * const runtime = createPostgresRuntime({ connectionString });
- * createAgent({ id: 'researcher', model, tools, runtime }); // the same agents as the callers
- * const worker = await runWorker({ runtime, concurrency: 20 });
+ * const worker = await runWorker({ runtime, concurrency: 20 }); // after createAgent({ …, runtime })
  * process.on('SIGTERM', () => void worker.stop());
- * ```
  */
 export async function runWorker(options: WorkerOptions): Promise<DurableWorker> {
   const engine = engineOf(options.runtime);
@@ -87,7 +74,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     }
   };
 
-  /** Jobs are locked in the name of the pool that fetched them (and its workers): what a sweep unlocks. */
+  /** Jobs are locked in the name of the pool that fetched them: what a sweep unlocks. */
   const jobWorkers: string[] = [];
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: engine.pool, logger: quietLogger });
   const startRunner = async (): Promise<Runner> => {
@@ -104,7 +91,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
       logger: quietLogger,
       taskList: { [WAKE_TASK]: wake },
     });
-    // graphile-worker gives up on a pool when the database drops it mid-way (it cannot release a job): this worker starts another.
+    // graphile-worker gives up on a pool when the database drops it mid-way (it cannot release a job): start another.
     runner.promise.catch((error: unknown) => {
       if (stopping.signal.aborted) return;
       console.warn(`[actorloop worker] the job runner stopped (${error instanceof Error ? error.message : String(error)}); starting another.`);

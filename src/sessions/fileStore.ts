@@ -1,10 +1,4 @@
-/**
- * The file-backed session store: one lowdb JSON document per session through the shared
- * `DocumentFile` adapter — atomic temp-file-plus-rename writes, schema version checked, corrupt,
- * empty, NUL-filled, schema-invalid and `__proto__` content refused with a typed error and the
- * file left untouched. Only a missing file is a new session. One writer per session: a lock file
- * beside it makes a second open (another process, or this one) fail fast instead of losing turns.
- */
+/** One writer per session: a lock file beside it makes a second open fail fast instead of losing turns. */
 import { join, resolve } from 'node:path';
 import { DEFAULTS } from '../core/defaults.ts';
 import { CorruptFileError } from '../persistence/errors.ts';
@@ -15,46 +9,24 @@ import { buildSessionHandle, type SessionHandle } from './handle.ts';
 import { toRedactFn, type SessionStoreOptions, type SessionStore } from './store.ts';
 import { checkSessionId, sessionFileName } from './validate.ts';
 
-/** Options of `openSessionStore`. */
 export interface SessionFileOptions extends SessionStoreOptions {
-  /** The folder of session files. Default `.actorloop/sessions` in the working directory. */
+  /** Default `.actorloop/sessions` in the working directory. */
   readonly dir?: string;
-  /**
-   * How long an open handle's claim on its session lasts without renewal, in ms (renewed in the
-   * background while open). Default `DEFAULTS.persistence.leaseMs`.
-   */
+  /** Renewed in the background while open. Default `DEFAULTS.persistence.leaseMs`. */
   readonly leaseMs?: number;
 }
 
-/**
- * A session store over a folder of JSON files.
- *
- * @example
- * ```ts
- * const store = openSessionStore({ dir: '.actorloop/sessions' });
- * store.fileOf('support-42'); // '/abs/.actorloop/sessions/support-42-<hash>.json'
- * ```
- */
 export interface FileSessionStore extends SessionStore {
-  /** The folder, absolute. */
   readonly dir: string;
-  /** The file that holds (or will hold) session `id`; throws `InvalidSessionIdError` for a bad id. */
+  /** Throws `InvalidSessionIdError` for a bad id. */
   fileOf(id: string): string;
 }
 
 /**
- * A store of sessions in `dir`, one file each. Nothing is read until a session is opened;
- * `open` rejects with `CorruptFileError` or `UnsupportedVersionError` (from the persistence
- * module) when a session's file cannot be trusted, and with `SessionLockedError` while another
- * handle, here or in another process, holds the session.
- *
+ * `open` rejects with `CorruptFileError` or `UnsupportedVersionError` for a file that cannot be
+ * trusted, and with `SessionLockedError` while another handle, here or elsewhere, holds the session.
  * @example
- * ```ts
- * const store = openSessionStore({ dir: '.actorloop/sessions', redact: createRedactor() });
- * const session = await store.open('support-42');
- * await session.appendTurn({ runId: 'run_1', messages: [{ role: 'user', content: 'hi' }] });
- * await session.close();
- * ```
+ * const session = await openSessionStore({ dir: '.actorloop/sessions', redact: createRedactor() }).open('support-42');
  */
 export function openSessionStore(options: SessionFileOptions = {}): FileSessionStore {
   const dir = resolve(options.dir ?? join('.actorloop', 'sessions'));

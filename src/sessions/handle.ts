@@ -1,9 +1,4 @@
-/**
- * An open session: its conversation, its runs and its namespaced memory, held in memory and
- * written whole through a backend after every change. Changes apply one at a time, in call
- * order; each resolves once saved, and one whose save fails is not applied, so what the handle
- * shows is what the backend holds.
- */
+/** Changes apply one at a time and only once saved, so what the handle shows is what the backend holds. */
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { Message } from '../core/messages.ts';
 import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
@@ -11,59 +6,37 @@ import { SESSION_VERSION, type JsonValue, type SessionDocument, type SessionRun 
 import { InvalidSessionKeyError, SessionClosedError, SessionLockedError, SessionRunRecordedError } from './errors.ts';
 import { checkMemoryName, checkMemoryValue, checkRedactedMessages, checkTurn } from './validate.ts';
 
-/** What one run adds to a session. */
 export interface SessionTurn {
   readonly runId: string;
-  /** The messages the run added, in order (not the history it was given). */
+  /** Only the messages the run added, not the history it was given. */
   readonly messages: readonly Message[];
 }
 
 export type { SessionMemory } from '../core/sessionMemory.ts';
 
-/**
- * A session opened for writing: while it is open, no other handle (in this process or another)
- * can open the same session. Close it to let the next one in.
- *
- * @example
- * ```ts
- * const session = await store.open('support-42');
- * try {
- *   const history = session.messages();
- *   await session.appendTurn({ runId: 'run_7', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
- * } finally {
- *   await session.close();
- * }
- * ```
- */
+/** While it is open, no other handle in any process can open the same session. */
 export interface SessionHandle {
   readonly id: string;
-  /** The session's file; `undefined` for a memory store. */
+  /** `undefined` for a memory store. */
   readonly file: string | undefined;
-  /** The conversation so far, oldest first (a copy). */
   messages(): Message[];
-  /** The runs that appended turns, oldest first (a copy). */
   runs(): SessionRun[];
-  /**
-   * Append one run's new messages and record the run; resolves once saved. A run appends once:
-   * again rejects with `SessionRunRecordedError`.
-   */
+  /** A run appends once: again rejects with `SessionRunRecordedError`. */
   appendTurn(turn: SessionTurn): Promise<void>;
-  /** The memory namespace `namespace` (a view: cheap to ask for again). */
+  /** A view: cheap to ask for again. */
   memory(namespace: string): SessionMemory;
-  /** Wait for pending writes and release the session. Idempotent; later calls throw `SessionClosedError`. */
+  /** Idempotent; later calls throw `SessionClosedError`. */
   close(): Promise<void>;
 }
 
-/** Where a handle's document is saved, and how its lock is let go. */
 export interface SessionBackend {
   readonly file: string | undefined;
   save(document: SessionDocument): Promise<void>;
   release(): void;
-  /** Why this handle may no longer write (another process took its lock over), if it may not. */
+  /** Set once another process took the lock over. */
   lost(): string | undefined;
 }
 
-/** A stored-value transform applied before anything is kept (see `SessionStoreOptions.redact`). */
 export type RedactFn = <T>(value: T) => T;
 
 interface State {
@@ -73,15 +46,6 @@ interface State {
   readonly memory: ReadonlyMap<string, ReadonlyMap<string, JsonValue>>;
 }
 
-/**
- * A handle over an already-validated document. Internal to the sessions folder (both stores
- * build on it).
- *
- * @example
- * ```ts
- * const handle = buildSessionHandle('support-42', document, { file, save, release, lost: () => undefined }, (v) => v);
- * ```
- */
 export function buildSessionHandle(id: string, document: SessionDocument, backend: SessionBackend, redact: RedactFn): SessionHandle {
   const { id: storedId, createdAt } = document;
   let state: State = {
@@ -103,10 +67,6 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     memory: Object.fromEntries([...next.memory].map(([namespace, entries]) => [namespace, Object.fromEntries(entries)])),
   });
 
-  /**
-   * Queue one change (checking `prepare`'s input first); it takes effect only once saved, so what
-   * the handle shows is what the backend holds.
-   */
   function change<A, T>(prepare: () => A, compute: (current: State, input: A) => { next: State | undefined; result: T }): Promise<T> {
     return queue.change((input): Change<T> => {
       const lost = backend.lost();

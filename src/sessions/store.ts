@@ -1,62 +1,23 @@
-/**
- * Session stores: where sessions live between runs. The memory store keeps them for the life of
- * the store object (tests, short-lived agents); the file store (`openSessionStore`) keeps one
- * JSON file per session. Both open a session for one writer at a time and pass everything they
- * keep through the same redaction.
- */
 import type { Redactor } from '../security/redactor.ts';
 import { emptySessionDocument, type SessionDocument } from './document.ts';
 import { SessionLockedError } from './errors.ts';
 import { buildSessionHandle, type RedactFn, type SessionHandle } from './handle.ts';
 import { checkSessionId } from './validate.ts';
 
-/**
- * Sessions by id. A missing session opens empty; it is stored on its first write.
- *
- * @example
- * ```ts
- * const store: SessionStore = createMemorySessionStore();
- * const session = await store.open('support-42');
- * session.messages(); // []
- * await session.close();
- * ```
- */
+/** A missing session opens empty; it is stored on its first write. */
 export interface SessionStore {
-  /**
-   * Open the session `id` for writing. Rejects with `InvalidSessionIdError` for an id that cannot
-   * name a session, and with `SessionLockedError` while another handle holds it.
-   */
+  /** Rejects with `InvalidSessionIdError` for a bad id, and `SessionLockedError` while another handle holds it. */
   open(id: string): Promise<SessionHandle>;
 }
 
-/**
- * How stored text is scrubbed of secrets: the agent's `Redactor` (or anything with its `deep`),
- * or a function with the same contract (returns the value with secrets replaced, shape kept).
- *
- * @example
- * ```ts
- * const redact: SessionRedact = createRedactor({ secrets: [process.env.MY_TOKEN ?? ''] });
- * ```
- */
+/** The agent's `Redactor`, or a function that returns the value with secrets replaced, shape kept. */
 export type SessionRedact = Pick<Redactor, 'deep'> | RedactFn;
 
-/** Options shared by both stores. */
 export interface SessionStoreOptions {
-  /**
-   * Applied to every message, memory value and session id before it is kept, so a secret never
-   * reaches the store. Default: nothing is redacted.
-   */
+  /** Applied to every message, memory value and session id before it is kept. Default: nothing is redacted. */
   readonly redact?: SessionRedact;
 }
 
-/**
- * The redaction as one function (identity when none is configured).
- *
- * @example
- * ```ts
- * toRedactFn(createRedactor())('key sk-abcdef0123456789'); // 'key [REDACTED]'
- * ```
- */
 export function toRedactFn(redact: SessionRedact | undefined): RedactFn {
   if (redact === undefined) return <T>(value: T): T => value;
   if (typeof redact === 'function') return redact;
@@ -64,17 +25,9 @@ export function toRedactFn(redact: SessionRedact | undefined): RedactFn {
 }
 
 /**
- * A store kept in memory: sessions last as long as the store object. Behaves like the file store
- * (one writer per session, redaction, copies in and out) without touching the disk.
- *
+ * Sessions last as long as the store object; otherwise it behaves like the file store.
  * @example
- * ```ts
- * const store = createMemorySessionStore();
- * const session = await store.open('support-42');
- * await session.memory('notes').set('plan', 'answer in French');
- * await session.close();
- * (await store.open('support-42')).memory('notes').get('plan'); // 'answer in French'
- * ```
+ * const session = await createMemorySessionStore().open('support-42');
  */
 export function createMemorySessionStore(options: SessionStoreOptions = {}): SessionStore {
   const redact = toRedactFn(options.redact);

@@ -1,30 +1,15 @@
-/**
- * What a session accepts from its callers: ids, memory names and values, turns. Each check
- * throws a typed session error saying what is allowed. Values are checked against what the file
- * can hold and read back: JSON, bounded in size and depth, and free of the keys the safe JSON
- * reader refuses (a value it refuses would make the whole session unreadable).
- */
+/** Values are checked against what the file can hold and read back: one the safe JSON reader refuses would make the whole session unreadable. */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { Message } from '../core/messages.ts';
 import { JsonValue, SESSION_LIMITS } from './document.ts';
 import { InvalidSessionIdError, InvalidSessionKeyError, InvalidSessionTurnError, InvalidSessionValueError } from './errors.ts';
 
-/** Control characters: an id is printed in messages and logs, where they could forge lines. */
+/** An id is printed in messages and logs, where control characters could forge lines. */
 const CONTROL = /\p{Cc}/u;
 
 const typeName = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
-/**
- * Throw `InvalidSessionIdError` unless `id` can name a session: a string, not blank, at most
- * `SESSION_LIMITS.idLength` characters, without control characters.
- *
- * @example
- * ```ts
- * checkSessionId('support/42'); // fine: any printable text, mapped to a safe file name
- * checkSessionId('  ');         // throws InvalidSessionIdError
- * ```
- */
 export function checkSessionId(id: unknown): asserts id is string {
   const problem =
     typeof id !== 'string'
@@ -42,14 +27,8 @@ export function checkSessionId(id: unknown): asserts id is string {
 }
 
 /**
- * The file name of a session: a readable slug of the (redacted) id, then a hash of the exact id.
- * The hash keeps distinct ids apart, whatever their case, separators or script; the slug only
- * helps a person find the file, and is cut from the redacted id so no secret lands in a name.
- *
- * @example
- * ```ts
- * sessionFileName('Support/42', (id) => id); // 'support-42-<32 hex digits>.json'
- * ```
+ * A readable slug of the redacted id (so no secret lands in a name), then a hash of the exact id,
+ * which keeps distinct ids apart whatever their case, separators or script.
  */
 export function sessionFileName(id: string, redactText: (text: string) => string): string {
   checkSessionId(id);
@@ -66,15 +45,6 @@ export function sessionFileName(id: string, redactText: (text: string) => string
   return `${slug === '' ? 'session' : slug}-${hash}.json`;
 }
 
-/**
- * Throw `InvalidSessionKeyError` unless `name` is a usable memory namespace or key.
- *
- * @example
- * ```ts
- * checkMemoryName('key', 'plan', 'support-42'); // fine
- * checkMemoryName('key', '', 'support-42');     // throws InvalidSessionKeyError
- * ```
- */
 export function checkMemoryName(kind: 'namespace' | 'key', name: unknown, sessionId: string): asserts name is string {
   const limit = kind === 'namespace' ? SESSION_LIMITS.namespaceLength : SESSION_LIMITS.keyLength;
   const problem =
@@ -92,18 +62,6 @@ export function checkMemoryName(kind: 'namespace' | 'key', name: unknown, sessio
   }
 }
 
-/**
- * Throw `InvalidSessionValueError` unless `value`, stored under `key`, is JSON the session file
- * can hold and read back. Functions, `undefined`, BigInts, symbols, non-finite numbers, class
- * instances (Date, Map…), sparse arrays and cycles are refused, as are values nested or sized
- * beyond `SESSION_LIMITS`.
- *
- * @example
- * ```ts
- * checkMemoryValue({ steps: ['a', 'b'] }, 'plan', 'support-42'); // fine
- * checkMemoryValue(new Date(), 'when', 'support-42');            // throws InvalidSessionValueError
- * ```
- */
 export function checkMemoryValue(value: unknown, key: string, sessionId: string): asserts value is JsonValue {
   const fail = (path: string, problem: string): never => {
     throw new InvalidSessionValueError(
@@ -122,7 +80,6 @@ export function checkMemoryValue(value: unknown, key: string, sessionId: string)
   }
 }
 
-/** The first part of `value` that is not storable JSON, or `undefined` when all of it is. */
 function nonJson(value: unknown, path: string, depth: number, key: string, ancestors: Set<object>): { path: string; reason: string } | undefined {
   const at = (reason: string) => ({ path, reason });
   switch (typeof value) {
@@ -173,15 +130,7 @@ function nonJson(value: unknown, path: string, depth: number, key: string, ances
   }
 }
 
-/**
- * The run id and messages of a turn, checked and copied (unknown message fields are dropped,
- * as the message schema does everywhere).
- *
- * @example
- * ```ts
- * checkTurn({ runId: 'run_1', messages: [{ role: 'user', content: 'hi' }] }, 'support-42');
- * ```
- */
+/** Unknown message fields are dropped, as the message schema does everywhere. */
 export function checkTurn(turn: unknown, sessionId: string): { runId: string; messages: Message[] } {
   const fail = (problem: string): never => {
     throw new InvalidSessionTurnError(`Session "${sessionId}": a turn ${problem}. Pass { runId, messages } with the run's id and the messages it added.`, { sessionId });
@@ -195,14 +144,7 @@ export function checkTurn(turn: unknown, sessionId: string): { runId: string; me
   return { runId, messages: parsed.data };
 }
 
-/**
- * Messages as they came back from the redactor: a custom one must keep them messages.
- *
- * @example
- * ```ts
- * const clean = checkRedactedMessages(redact(messages), 'support-42');
- * ```
- */
+/** A custom redactor must keep them messages. */
 export function checkRedactedMessages(messages: unknown, sessionId: string): Message[] {
   const parsed = MessageList.safeParse(messages);
   if (parsed.success) return parsed.data;
