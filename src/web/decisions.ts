@@ -1,9 +1,5 @@
-/**
- * Where a page's approval, rejection or cancellation of a run goes, whoever started the run: a
- * run this process holds (through the handler or in code), a durable run through its runtime,
- * or a run waiting in a file store, which this process resumes (as `actorloop approve` does) and
- * then decides. A run none of them has is a 404; one that is not waiting (or has ended), a 409.
- */
+// A decision reaches a run whoever started it: one held here, a durable one through its runtime, or one
+// waiting in a file store, which this process resumes (as `actorloop approve` does) and then decides.
 import { waitFor } from 'xstate';
 import type { Agent, AgentRun } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
