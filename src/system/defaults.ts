@@ -4,6 +4,5 @@ export const SYSTEM_DEFAULTS = {
   concurrency: 1,
   /** Queueing included; the asked run's own wall-clock limit would end it at the same point. */
   askTimeoutMs: DEFAULTS.loop.timeoutMs,
-  /** The `from` of messages sent by code outside the system. */
   externalSender: 'user',
 } as const;

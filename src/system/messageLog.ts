@@ -43,7 +43,6 @@ export interface MessageSide {
   readonly journal: MemoryJournal;
   readonly runId: string;
   readonly position?: RunPosition | 'fresh';
-  /** Emits into the run itself when it is live; false when it is not. */
   readonly record?: (event: LoopEventOf<'agent.message'>) => boolean;
 }
 

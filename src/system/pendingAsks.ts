@@ -16,7 +16,6 @@ interface PendingAsk {
 }
 
 export interface PendingAsks {
-  /** Register before the task is sent. */
   add(to: string, task: HostTask, timeoutMs: number, signal: AbortSignal | undefined, onAbort: (reason: unknown) => void): Promise<LoopResult>;
   onReport(report: TaskReport): void;
   rejectFor(agentIds: ReadonlySet<string>): void;

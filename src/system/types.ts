@@ -63,13 +63,11 @@ export interface AgentSystem {
   get(id: string): SystemAgent;
   has(id: string): boolean;
   list(): SystemAgent[];
-  /** Does not wait for the task. */
   tell(to: string, message: string, options?: TellOptions): MessageReceipt;
   /** Rejects with the run's typed error, AskTimeoutError (the task is cancelled) or AgentStoppedError. */
   ask(to: string, message: string, options?: AskOptions): Promise<LoopResult>;
   delegateTool(to: string, options?: DelegateToolOptions): Tool<{ task: string }, string>;
   /** Synchronous for the system's own runs; runs started outside it are cancelled once those settled. */
   stop(id: string): void;
-  /** The system cannot be used after. */
   stopAll(): void;
 }
