@@ -1,14 +1,4 @@
-/**
- * A user's agents module (`--agents MODULE`), shared by `worker`, `run` and `resume`: its default
- * export is called with the PostgreSQL runtime (when the command has one) and with where the
- * command keeps runs, and creates the agents; `run` and `resume` also need it to return them.
- *
- * @example
- * ```ts
- * // agents.ts: the same module serves `actorloop worker`, `run --agents` and `resume --agents`
- * export default (runtime, keep) => createAgent({ id: 'researcher', model, tools, ...keep });
- * ```
- */
+// One `--agents` module serves `worker`, `run` and `resume`; the latter two also need it to return its agents.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent/types.ts';
@@ -19,18 +9,9 @@ import { CliError } from './args.ts';
 /** Where the command keeps runs, ready to spread into `createAgent`'s config. */
 export type RunKeeping = { readonly runtime: PostgresRuntime } | { readonly persistence: { readonly store: RunStore } };
 
-/** The default export of an agents module. */
 export type DefineAgents = (runtime: PostgresRuntime | undefined, keep: RunKeeping) => unknown;
 
-/**
- * Import the module at `path` (relative to the working folder) and return its default export.
- *
- * @example
- * ```ts
- * const define = await loadAgentsModule('./agents.ts');
- * await define(runtime, { runtime });
- * ```
- */
+/** `path` is relative to the working folder. */
 export async function loadAgentsModule(path: string): Promise<DefineAgents> {
   let loaded: { default?: unknown };
   try {
@@ -55,15 +36,7 @@ function agentsOf(returned: unknown): Agent[] {
   return values.filter(isAgent);
 }
 
-/**
- * Call the module's default export and pick the agent named `name` (by its `id`), or its only
- * agent when no name is given; a CliError says what the module returned when neither fits.
- *
- * @example
- * ```ts
- * const agent = await defineAndPick(define, './agents.ts', undefined, { persistence: { store } }, 'researcher');
- * ```
- */
+/** The agent whose id is `name`, or the module's only agent when no name is given. */
 export async function defineAndPick(define: DefineAgents, path: string, runtime: PostgresRuntime | undefined, keep: RunKeeping, name: string | undefined): Promise<Agent> {
   const agents = agentsOf(await define(runtime, keep));
   if (agents.length === 0) {

@@ -1,7 +1,3 @@
-/**
- * Argument parsing for the `actorloop` command, on `node:util` `parseArgs`: each command
- * declares its flags, and anything else is a usage error (exit 2, usage on stderr).
- */
 import { parseArgs } from 'node:util';
 import { ActorloopError } from '../core/errors.ts';
 
@@ -55,7 +51,6 @@ Options for every command:
 A real model is used when OPENAI_API_KEY, OPENAI_BASE_URL or OPENROUTER_API_KEY is set,
 else when ANTHROPIC_API_KEY is set; otherwise a scripted, offline model.`;
 
-/** Flags every command takes. */
 export interface CommonFlags {
   readonly store: string;
   readonly json: boolean;
@@ -71,26 +66,15 @@ const COMMON: FlagSpec = {
   help: { type: 'boolean', short: 'h' },
 };
 
-/** What one command's arguments parsed to. */
 export interface ParsedCommand {
   readonly common: CommonFlags;
   readonly help: boolean;
   readonly positionals: readonly string[];
-  /** String flags the command declared (absent when not given). */
   string(name: string): string | undefined;
-  /** Boolean flags the command declared. */
   flag(name: string): boolean;
 }
 
-/**
- * Parse a command's arguments against its own flags plus the common ones.
- *
- * @example
- * ```ts
- * const parsed = parseCommand(['abc', '--follow'], { follow: { type: 'boolean' } });
- * parsed.flag('follow'); // true
- * ```
- */
+/** A flag the command did not declare is a usage error (exit 2). */
 export function parseCommand(args: readonly string[], flags: FlagSpec): ParsedCommand {
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -114,14 +98,6 @@ export function parseCommand(args: readonly string[], flags: FlagSpec): ParsedCo
   };
 }
 
-/**
- * The one positional a command needs (a run id, a task), or a usage error naming it.
- *
- * @example
- * ```ts
- * const runId = onePositional(parsed, 'runId', 'replay');
- * ```
- */
 export function onePositional(parsed: ParsedCommand, what: string, command: string): string {
   const [first, ...rest] = parsed.positionals;
   if (first === undefined || first === '') throw new UsageError(`actorloop ${command} needs <${what}>.`);
@@ -129,14 +105,6 @@ export function onePositional(parsed: ParsedCommand, what: string, command: stri
   return first;
 }
 
-/**
- * A positive whole number from a flag, or a usage error.
- *
- * @example
- * ```ts
- * positiveInt('5', '--max-iterations'); // 5
- * ```
- */
 export function positiveInt(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a positive whole number; got "${value}".`);

@@ -1,8 +1,4 @@
-/**
- * `npm start`: a small multi-step agent run, printed live. Uses a real model when
- * OPENAI_API_KEY, OPENAI_BASE_URL, OPENROUTER_API_KEY or ANTHROPIC_API_KEY is set; otherwise a scripted model,
- * and it says so. The agent itself lives in demoAgent.ts, shared with the `actorloop` command.
- */
+// `npm start`: the demo agent's run, printed live.
 import { createDemoAgent, DEMO_TASK } from './demoAgent.ts';
 
 const TASK = DEMO_TASK;

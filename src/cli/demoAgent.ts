@@ -1,8 +1,3 @@
-/**
- * The demo agent shared by `npm start` and the `actorloop` command: three small tools (city
- * lookup, add, divide) and a model — a real one when OPENAI_API_KEY, OPENAI_BASE_URL,
- * OPENROUTER_API_KEY or ANTHROPIC_API_KEY is set, else a scripted one that works offline.
- */
 import { z } from 'zod';
 // Direct imports, not the front door: the CLI should not load modules a command does not use.
 import { createAgent } from '../agent/createAgent.ts';
@@ -23,10 +18,8 @@ const CITIES: ReadonlyMap<string, { population: number; country: string }> = new
   ['lima', { population: 11_362_000, country: 'Peru' }],
 ]);
 
-/** The task `npm start` runs. */
 export const DEMO_TASK = 'What is the combined population of Tokyo and Paris, in millions (two decimals)?';
 
-/** The scripted model's replies, one per model call of the demo task. */
 const SCRIPT = [
   {
     text: 'I will look up both cities.',
@@ -72,20 +65,9 @@ function demoTools(confirm: ReadonlySet<string>) {
   return [lookupCity, add, divide];
 }
 
-/** The names of the demo agent's tools (what `--confirm` accepts). */
 export const DEMO_TOOL_NAMES: readonly string[] = ['lookup_city', 'add', 'divide'];
 
-/**
- * The model the demo uses: a real one from the environment, else the scripted one.
- *
- * @example
- * ```ts
- * const { model, real } = chooseDemoModel();
- * if (!real) console.log('offline: scripted model');
- * ```
- */
 export function chooseDemoModel(env: NodeJS.ProcessEnv = process.env): { model: InferenceProvider; real: boolean } {
-  // The OpenAI-compatible settings win when both are set, as they did before Anthropic was offered.
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.OPENROUTER_API_KEY) {
     return { model: openAICompatible({ env }), real: true };
   }
@@ -99,42 +81,22 @@ export function chooseDemoModel(env: NodeJS.ProcessEnv = process.env): { model: 
 /** The demo agent's id, in the runs it makes: `resume`, `approve` and `reject` continue those with the demo agent. */
 export const DEMO_AGENT_ID = 'demo';
 
-/** The id an agent created without one gets (the demo agent had one of those before it was named). */
+/** Runs the demo agent made before it had an id carry a generated one. */
 const UNNAMED_AGENT_ID = /^agent_[0-9a-f]{8}$/;
 
-/**
- * Whether a run's agent is the demo agent, which the CLI can rebuild; a user's agent comes from its module.
- *
- * @example
- * ```ts
- * isDemoAgentId(meta.agentId); // true for runs `actorloop run "…"` made
- * ```
- */
 export const isDemoAgentId = (agentId: string): boolean => agentId === DEMO_AGENT_ID || UNNAMED_AGENT_ID.test(agentId);
 
 export interface DemoAgentOptions {
   readonly store?: RunStore;
   readonly maxIterations?: number;
-  /** Model name for every call (the provider's default otherwise). */
   readonly modelName?: string;
-  /** Tools whose calls wait for a human (`approve`/`reject`). */
   readonly confirm?: readonly string[];
   readonly inspector?: Inspector;
   /** Stream replies token by token. Default: only a real model streams (the terminal prints whole replies). */
   readonly stream?: boolean;
-  /** Where the model settings are read from. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/**
- * Build the demo agent.
- *
- * @example
- * ```ts
- * const { agent } = createDemoAgent({ store: createFileStore({ dir: '.actorloop' }) });
- * const result = await agent.run(DEMO_TASK);
- * ```
- */
 export function createDemoAgent(options: DemoAgentOptions = {}): { agent: Agent; real: boolean } {
   const { model, real } = chooseDemoModel(options.env);
   const agent = createAgent({

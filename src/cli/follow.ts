@@ -1,35 +1,21 @@
-/**
- * Driving a run started or resumed by the CLI to where the command stops: its end, or a wait
- * for a human. Shared by `run`, `resume`, `approve` and `reject`, so they print alike.
- */
+// Shared by `run`, `resume`, `approve` and `reject`, so they print alike.
 import type { AgentRun } from '../agent/types.ts';
 import type { LoopResult } from '../core/run.ts';
 import { createReporter, type ReporterMode } from './liveView.ts';
 import { formatCost } from './format.ts';
 
-/** How a followed run stopped: ended (with its result), or parked waiting for a human. */
 export type FollowOutcome = { readonly kind: 'settled'; readonly result: LoopResult } | { readonly kind: 'waiting' };
 
-/** What a command that ran an agent leaves: its exit code, and the cleanup to do before the process exits. */
 export interface AgentCommandResult {
   readonly exitCode: number;
   /** Stop the agent and the inspector, unless the run is parked for a human (stopping would cancel it). */
   readonly cleanup: () => Promise<void>;
 }
 
-/**
- * How a followed run is printed: JSON lines with `--json`, else live for a terminal, else one line per event.
- *
- * @example
- * ```ts
- * followRun(run, { mode: modeFor(parsed.common.json) });
- * ```
- */
 export function modeFor(json: boolean): ReporterMode {
   return json ? 'json' : process.stdout.isTTY === true ? 'tty' : 'plain';
 }
 
-/** What the command prints and its exit code. */
 export interface FollowReport {
   readonly outcome: FollowOutcome;
   readonly exitCode: number;
@@ -41,16 +27,7 @@ export interface FollowOptions {
   readonly decide?: (run: AgentRun) => void | 'again';
 }
 
-/**
- * Follow a run: report its events, apply `decide` at its first wait for a human (and at the
- * next ones while it returns `'again'`), and print
- * how it ended (the answer, or one line on stderr when it failed).
- *
- * @example
- * ```ts
- * const { exitCode } = await followRun(agent.start(task), { mode: 'plain' });
- * ```
- */
+/** `decide` applies at the run's first wait for a human, and at the next ones while it returns `'again'`. */
 export async function followRun(run: AgentRun, options: FollowOptions): Promise<FollowReport> {
   const reporter = createReporter(options.mode, process.stdout);
   const subscription = run.events$.subscribe((entry) => reporter.entry(entry));
@@ -94,7 +71,6 @@ function printOutcome(runId: string, outcome: FollowOutcome, json: boolean): num
 /** How often the phase is looked at besides the actor's changes: a durable run's phase changes in the database, not in an actor here. */
 const PHASE_CHECK_MS = 250;
 
-/** Resolves when the run ends or waits for a human, whichever comes first. */
 function nextStop(run: AgentRun): Promise<FollowOutcome> {
   return new Promise((resolve) => {
     let done = false;
@@ -115,7 +91,6 @@ function nextStop(run: AgentRun): Promise<FollowOutcome> {
   });
 }
 
-/** Resolves once the run is no longer in `phase` (a decision moves it on). */
 function phaseLeft(run: AgentRun, phase: string): Promise<void> {
   return new Promise((resolve) => {
     if (run.phase() !== phase) return resolve();

@@ -1,18 +1,6 @@
-/**
- * Text for the `actorloop` command: one-line summaries of journal events, and the small
- * formatters (ages, costs, shortened tasks) the commands share.
- */
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
-/**
- * A one-line summary of an event, or undefined for events not worth a line of their own
- * (token deltas, hook timings).
- *
- * @example
- * ```ts
- * summarizeEvent({ type: 'phase.entered', phase: 'reason' }); // 'phase reason'
- * ```
- */
+/** Undefined for events not worth a line of their own (token deltas, hook timings). */
 export function summarizeEvent(event: LoopEvent): string | undefined {
   switch (event.type) {
     case 'run.started':
@@ -59,40 +47,16 @@ export function summarizeEvent(event: LoopEvent): string | undefined {
   }
 }
 
-/**
- * The line a journal entry prints as: iteration and summary (undefined when not worth one).
- *
- * @example
- * ```ts
- * entryLine(entry); // '[2] tool add → ok in 0 ms'
- * ```
- */
 export function entryLine(entry: JournalEntry): string | undefined {
   const summary = summarizeEvent(entry.event);
   return summary === undefined ? undefined : `[${entry.iteration}] ${summary}`;
 }
 
-/**
- * Cut text to `max` characters on one line, with an ellipsis.
- *
- * @example
- * ```ts
- * shorten('a long task', 6); // 'a lon…'
- * ```
- */
 export function shorten(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
-/**
- * A duration in ms as a short age: `42s`, `5m`, `3h`, `2d`.
- *
- * @example
- * ```ts
- * formatAge(90_000); // '1m'
- * ```
- */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
@@ -101,19 +65,10 @@ export function formatAge(ms: number): string {
   return `${Math.floor(s / 86_400)}d`;
 }
 
-/**
- * A cost in US dollars, to the sixth decimal.
- *
- * @example
- * ```ts
- * formatCost(0.0012); // '$0.001200'
- * ```
- */
 export function formatCost(usd: number): string {
   return `$${usd.toFixed(6)}`;
 }
 
-/** Iterations, tokens and cost of a run, from its journal. */
 export interface JournalTotals {
   readonly iterations: number;
   readonly tokens: number;
@@ -121,15 +76,6 @@ export interface JournalTotals {
   readonly terminated: boolean;
 }
 
-/**
- * Totals from a run's journal: iterations from `run.terminated` (else the last entry's),
- * tokens and cost summed over `reasoning.completed`.
- *
- * @example
- * ```ts
- * journalTotals(store.readJournal(runId).entries).costUsd;
- * ```
- */
 export function journalTotals(entries: readonly JournalEntry[]): JournalTotals {
   let tokens = 0;
   let costUsd = 0;

@@ -1,14 +1,8 @@
-/**
- * How a run's events reach the terminal: a live view redrawn in place on a TTY (log-update),
- * one plain line per event worth showing when stdout is a pipe or file, or JSON lines of the
- * journal entries for `--json`.
- */
 import { Writable } from 'node:stream';
 import { createLogUpdate } from 'log-update';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { entryLine, formatCost, shorten } from './format.ts';
 
-/** Receives a run's entries as they happen; `close` leaves the terminal clean for what follows. */
 export interface RunReporter {
   entry(entry: JournalEntry): void;
   close(): void;
@@ -16,15 +10,6 @@ export interface RunReporter {
 
 export type ReporterMode = 'json' | 'tty' | 'plain';
 
-/**
- * The reporter for a mode, writing to `out`.
- *
- * @example
- * ```ts
- * const reporter = createReporter(process.stdout.isTTY ? 'tty' : 'plain', process.stdout);
- * run.events$.subscribe((entry) => reporter.entry(entry));
- * ```
- */
 export function createReporter(mode: ReporterMode, out: NodeJS.WriteStream): RunReporter {
   if (mode === 'json') {
     return { entry: (entry) => void out.write(`${JSON.stringify(entry)}\n`), close: () => undefined };
@@ -55,10 +40,7 @@ interface LiveState {
 /** Lines of recent events kept under the status block, so the view stays a few lines tall. */
 const RECENT_LINES = 6;
 
-/**
- * The terminal as log-update sees it, with a size even when the terminal reports none (a
- * pseudo-terminal without a window size says 0 rows, and log-update would then print nothing).
- */
+/** A pseudo-terminal without a window size reports 0 rows, and log-update would then print nothing. */
 class SizedTerminal extends Writable {
   constructor(private readonly out: NodeJS.WriteStream) {
     super();

@@ -1,16 +1,5 @@
 #!/usr/bin/env node
-/**
- * The `actorloop` command: run the demo agent, list, replay, resume, approve and reject runs
- * kept in a file store, and find the machine diagrams. Exit codes: 0 done, 1 failed (one line
- * on stderr; the stack only with `--debug`), 2 bad usage (usage on stderr).
- *
- * @example
- * ```sh
- * actorloop run "What is the combined population of Tokyo and Paris?"
- * actorloop runs
- * actorloop replay run_… --follow
- * ```
- */
+// Exit codes: 0 done, 1 failed (one line on stderr; the stack only with --debug), 2 bad usage.
 import { ActorloopError } from '../core/errors.ts';
 import { USAGE, UsageError } from './args.ts';
 import { continueCommand, runCommand, type AgentCommandResult } from './commands/run.ts';
@@ -32,14 +21,6 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<num
   db: dbCommand,
 };
 
-/**
- * Run the command line `argv` (without node and the script) and return the exit code.
- *
- * @example
- * ```ts
- * const code = await main(['runs', '--json']);
- * ```
- */
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...args] = argv;
   const debug = argv.includes('--debug');

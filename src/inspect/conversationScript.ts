@@ -1,17 +1,6 @@
-/**
- * The browser script that draws runs as an agent developer reads them — the user's task, the
- * assistant's text as it streams, reasoning (collapsed), each tool call with its arguments, gate
- * decision and result, waits for a human, and the end with usage and cost — from the AG-UI
- * events of `src/events/agUiEncoder.ts`. Plain JavaScript as a string (the project compiles
- * without the DOM library), shared by the live page and `examples/chat`; covered in Chromium by
- * `test/inspect/livePage.test.ts` and `test/examples/chat.test.ts`.
- *
- * It defines `window.actorloopConversation(root, hooks)`, returning `{ user(runId, text, agentId?),
- * handle(runId, event) }`. `hooks.onWait(runId, value, element)` lets a page put its own
- * controls (approve, reject) into a wait. Every string is rendered with `textContent`.
- */
+// A string, as the project compiles without the DOM library; shared by the live page and `examples/chat`.
+// `hooks.onWait(runId, value, element)` lets a page put its own controls (approve, reject) into a wait.
 
-/** Runs kept on the page; older ones are dropped. */
 export const CONVERSATION_MAX_RUNS = 50;
 
 export const CONVERSATION_STYLE = `

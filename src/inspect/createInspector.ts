@@ -1,12 +1,5 @@
-/**
- * `createInspector`: watch agent machines live in the Stately inspector, or offline in the
- * relay's own local page (`page: 'local'`, see `livePage.ts`).
- *
- * XState inspection events are turned into the Stately inspector's message format by
- * `@statelyai/inspect`, and sent to every client of a local relay (`relayServer.ts`). Context
- * and events are sanitised *before* the library sees them — it serialises lazily, on a later
- * tick, and must only ever hold data that may leave the process.
- */
+// Context and events are sanitised before `@statelyai/inspect` sees them: it serialises lazily, on a later
+// tick, and must only ever hold data that may leave the process.
 import { execFile } from 'node:child_process';
 import { platform } from 'node:os';
 import { createInspector as createStatelyInspector, type StatelyActorEvent, type StatelyInspectionEvent } from '@statelyai/inspect';
@@ -19,36 +12,22 @@ import { startRelayServer } from './relayServer.ts';
 import { defaultVizDir } from './vizFiles.ts';
 import { createSanitizer, type JsonValue, type SanitizeOptions, type Sanitizer } from '../security/sanitize.ts';
 
-/**
- * Options of {@link createInspector}. Whichever page is served, every message is sanitised
- * before it leaves the process, and only pages served by the relay itself may connect to it.
- */
 export interface InspectorOptions {
   /** Port on 127.0.0.1. Default 0: the system picks a free one (read it from `url`). */
   readonly port?: number;
-  /** Open the inspector page in the default browser. Default false. */
   readonly autoOpen?: boolean;
-  /** Extra redaction rules and limits (the defaults always apply). */
+  /** The default redaction rules always apply. */
   readonly redact?: SanitizeOptions;
-  /**
-   * The page served at `url`. `'stately'` (default): a bridge that embeds the hosted Stately
-   * inspector (`inspectorUrl`), so it needs the network. `'local'`: a self-contained live view
-   * that makes no request beyond the relay and works offline — the actor tree, each machine
-   * actor's diagram (from `vizDir`) with its current state highlighted, and the recent events.
-   */
+  /** `'stately'` (default) embeds the hosted Stately inspector, so it needs the network; `'local'` works offline. */
   readonly page?: 'stately' | 'local';
-  /** The inspector UI the `'stately'` page embeds. Default `https://stately.ai/inspect`. */
   readonly inspectorUrl?: string;
-  /**
-   * The folder of pre-rendered `<machine>.svg` diagrams (`npm run viz`) the `'local'` page shows.
-   * Default: the repository's `visualizations/`, when present; without it the page shows no diagrams.
-   */
+  /** Pre-rendered `<machine>.svg` diagrams for the `'local'` page. Default: the repository's `visualizations/`. */
   readonly vizDir?: string;
-  /** Messages replayed to a client that connects late. Default 1000 (and at most 8 MiB). */
+  /** Messages replayed to a client that connects late (at most 8 MiB). */
   readonly replayLimit?: number;
 }
 
-/** A run the live page can show as a conversation: an `AgentRun` (`agent.start(task)`) is one. */
+/** An `AgentRun` is one. */
 export interface FollowedRun {
   readonly runId: string;
   readonly events$: Observable<JournalEntry>;
@@ -56,34 +35,21 @@ export interface FollowedRun {
   readonly actor: { getSnapshot(): { readonly context: { readonly messages: readonly Message[] } } };
 }
 
-/** A running inspector. */
 export interface Inspector {
-  /** Pass to `createAgent({ observe: { inspect } })` or `createActor(logic, { inspect })`. */
   readonly inspect: Observer<InspectionEvent>;
-  /** The page to open in a browser. */
   readonly url: string;
-  /** The relay's WebSocket address, for other clients. */
   readonly wsUrl: string;
-  /**
-   * Show `run` on the local page as its conversation (task, streamed text, tool calls with their
-   * arguments and results, decisions, waits, usage), sanitised like everything else. Returns
-   * the function that stops following it; following ends by itself with the run.
-   */
+  /** Shows `run` on the local page as its conversation; returns the function that stops following it. */
   follow(run: FollowedRun): () => void;
-  /** Deliver what is pending, close every client and the server. Idempotent. */
+  /** Delivers what is pending first. */
   stop(): Promise<void>;
 }
 
 /**
- * Start an inspector on 127.0.0.1.
- *
  * @example
  * ```ts
- * const inspector = await createInspector({ autoOpen: true }); // or { page: 'local' } to work offline
- * console.log(`Inspector: ${inspector.url}`);
- * const agent = createAgent({ model, tools, observe: { inspect: inspector.inspect } });
- * await agent.run('What is 6 * 7?');
- * await inspector.stop();
+ * const inspector = await createInspector({ page: 'local' });
+ * const agent = createAgent({ model, observe: { inspect: inspector.inspect } });
  * ```
  */
 export async function createInspector(options: InspectorOptions = {}): Promise<Inspector> {
@@ -167,11 +133,7 @@ export async function createInspector(options: InspectorOptions = {}): Promise<I
   };
 }
 
-/**
- * Replace an event's payloads with sanitised copies; keep its actor refs (the library reads
- * their ids, and the machine config and snapshot of a new actor — see {@link finalPass}).
- * The Stately inspector shows actors, events and snapshots only, so other types are dropped.
- */
+/** Actor refs are kept: the library reads their ids, and {@link finalPass} cleans what it read of a new actor. */
 function presanitize(event: InspectionEvent, clean: Sanitizer): InspectionEvent | undefined {
   switch (event.type) {
     case '@xstate.actor':
@@ -192,10 +154,7 @@ function eventObject(value: JsonValue): AnyEventObject {
   return { type: 'unknown' };
 }
 
-/**
- * Last look before a message leaves: `@xstate.actor` carries the live snapshot the library read
- * and the machine config it stringified. Other types were sanitised in {@link presanitize}.
- */
+/** `@xstate.actor` carries the live snapshot the library read and the machine config it stringified. */
 function finalPass(event: StatelyInspectionEvent, clean: Sanitizer): StatelyInspectionEvent {
   if (event.type !== '@xstate.actor') return event;
   try {

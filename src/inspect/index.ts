@@ -1,16 +1,3 @@
-/**
- * Inspection: watch agent machines live in the Stately inspector or in a local offline page
- * (`createInspector({ page: 'local' })`), record inspection events offline as JSONL, and
- * sanitise anything that leaves the process.
- *
- * @example
- * ```ts
- * import { createInspector, createJsonlRecorder, combineInspectors } from './inspect/index.ts';
- * const inspector = await createInspector();
- * const recorder = createJsonlRecorder('run.jsonl');
- * const agent = createAgent({ model, observe: { inspect: combineInspectors(inspector.inspect, recorder.inspect) } });
- * ```
- */
 export { createInspector } from './createInspector.ts';
 export type { FollowedRun, Inspector, InspectorOptions } from './createInspector.ts';
 export { createJsonlRecorder } from './jsonlRecorder.ts';

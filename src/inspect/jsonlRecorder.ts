@@ -1,11 +1,4 @@
-/**
- * `createJsonlRecorder`: record every inspection event of an agent (or any XState actor) to a
- * JSONL file for offline inspection — one sanitised `InspectionRecord` per line.
- *
- * Lines go through one append-mode write stream, never a whole-file rewrite, so recording cost
- * stays proportional to the event and a crash loses at most the unflushed tail (which a reader
- * drops as a torn last line).
- */
+// One append-mode stream, never a rewrite: a crash loses at most the unflushed tail, which a reader drops as a torn line.
 import { createWriteStream } from 'node:fs';
 import type { InspectionEvent, Observer } from 'xstate';
 import { InspectionRecordingError } from './errors.ts';
@@ -13,37 +6,27 @@ import { toInspectionRecord } from './record.ts';
 import { createSanitizer, type SanitizeOptions } from '../security/sanitize.ts';
 
 export interface JsonlRecorderOptions {
-  /** Extra redaction rules and limits (the defaults always apply). */
+  /** The default redaction rules always apply. */
   readonly redact?: SanitizeOptions;
-  /**
-   * Bytes allowed to wait in the stream's buffer (a slow disk); past it, records are dropped and
-   * counted in `dropped` instead of growing memory. Default 16 MiB.
-   */
+  /** Past it (a slow disk), records are dropped and counted in `dropped` instead of growing memory. */
   readonly maxBufferedBytes?: number;
 }
 
-/** A recording in progress. */
 export interface JsonlRecorder {
-  /** Pass to `createAgent({ observe: { inspect } })` or `createActor(logic, { inspect })`. */
   readonly inspect: Observer<InspectionEvent>;
   readonly filePath: string;
-  /** Records written (queued on the stream) so far. */
   readonly recorded: number;
-  /** Records dropped because the stream's buffer was full. */
   readonly dropped: number;
-  /** Stop recording, flush and close the file. Rejects with an InspectionRecordingError if a write failed. Idempotent. */
+  /** Rejects with an InspectionRecordingError if a write failed. */
   close(): Promise<void>;
 }
 
 /**
- * Start recording to `filePath` (appended to when it exists).
- *
+ * Appends to `filePath` when it exists.
  * @example
  * ```ts
  * const recorder = createJsonlRecorder('runs/inspect.jsonl');
- * const agent = createAgent({ model, tools, observe: { inspect: recorder.inspect } });
- * await agent.run('What is 6 * 7?');
- * await recorder.close();
+ * const agent = createAgent({ model, observe: { inspect: recorder.inspect } });
  * ```
  */
 export function createJsonlRecorder(filePath: string, options: JsonlRecorderOptions = {}): JsonlRecorder {

@@ -1,19 +1,9 @@
-/**
- * The local live page the relay serves with `createInspector({ page: 'local' })`: a
- * self-contained HTML document (inline CSS and script, no external resource) that connects back
- * to the relay's WebSocket and shows the runs it follows as conversations (`inspector.follow`)
- * and, in a collapsed panel beside them, the machines: the actor tree, each machine actor's
- * diagram from `visualizations/` with its current state highlighted, and the recent machine
- * events. It works with the network cut; the relay's Content-Security-Policy keeps it that way.
- */
+// Self-contained (inline CSS and script): it works with the network cut, and the relay's CSP keeps it that way.
 import { CONVERSATION_SCRIPT, CONVERSATION_STYLE } from './conversationScript.ts';
 import { LIVE_PAGE_SCRIPT } from './livePageScript.ts';
 
-/** What the relay puts into the page. */
 export interface LivePageOptions {
-  /** The CSP nonce that lets the inline script run. */
   readonly nonce: string;
-  /** Machine names that have a diagram at `/viz/<name>.svg`. */
   readonly diagrams: readonly string[];
 }
 
@@ -62,15 +52,7 @@ const STYLE = `
   .al-empty { color: #8c959f; padding: 8px 10px; margin: 0; }
 ${CONVERSATION_STYLE}`;
 
-/**
- * The page's HTML. The diagram list is embedded as JSON (with `<` escaped), so the page never
- * asks for a diagram that is not there.
- *
- * @example
- * ```ts
- * const html = livePage({ nonce: 'abc', diagrams: ['agent', 'circuitBreaker'] });
- * ```
- */
+/** The diagram list is embedded, so the page never asks for a diagram that is not there. */
 export function livePage(options: LivePageOptions): string {
   const diagrams = JSON.stringify(options.diagrams).replace(/</g, '\\u003c');
   const nonce = options.nonce.replace(/[^A-Za-z0-9+/=]/g, '');

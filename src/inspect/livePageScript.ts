@@ -1,26 +1,9 @@
-/**
- * The browser script of the local live page (`livePage.ts`), as a string: plain JavaScript that
- * runs in the page, so it is not type-checked here (the project compiles without the DOM
- * library). Its behaviour is covered by `test/inspect/livePage.test.ts` in Chromium.
- *
- * Runs followed with `inspector.follow` arrive as `actorloop.user` / `actorloop.run` messages and
- * go to the conversation script (`conversationScript.ts`). For the machines it reads the relay's `@xstate.actor` / `@xstate.snapshot` / `@xstate.event` messages (the
- * Stately inspector format, see `createInspector.ts`) and keeps, per actor, only its name,
- * parent, machine id, status and state value — never whole snapshots — plus a capped event list,
- * so memory stays bounded however long the run. Every string from the stream is rendered with
- * `textContent` or `setAttribute`, never parsed as HTML; the only markup parsed is the relay's
- * own `/viz/<machine>.svg` files.
- *
- * The state highlight mirrors `mermaidId` in `src/viz/labels.ts`: Mermaid names each state's
- * group `<svg id>-state-<mermaid id>-<n>`, and the page marks the groups of every state in the
- * actor's current value with the `al-current` class.
- */
+// A string, as the project compiles without the DOM library. Per actor it keeps a few fields, never whole
+// snapshots, so memory stays bounded; stream text is never parsed as HTML. The highlight mirrors `mermaidId`.
 
-/** Events kept on the page; older ones are dropped. */
 export const LIVE_PAGE_MAX_EVENTS = 300;
-/** Actors kept in the tree; finished ones are dropped first. */
+/** Finished actors are dropped first. */
 export const LIVE_PAGE_MAX_ACTORS = 400;
-/** Diagram panels kept; finished actors' panels are dropped first. */
 export const LIVE_PAGE_MAX_PANELS = 24;
 
 // No backticks below, and no "${" beyond the limits: the script is the body of a template literal.

@@ -1,11 +1,7 @@
-/**
- * Read an inspection recording back: every line parsed through the `InspectionRecord` schema.
- * Recordings are files, so their content is untrusted input like any journal.
- */
+// Recordings are files, so their content is untrusted input like any journal.
 import { readFile } from 'node:fs/promises';
 import { InspectionRecord } from './record.ts';
 
-/** A parsed recording. */
 export interface InspectionRecording {
   readonly records: InspectionRecord[];
   /** 1-based numbers of lines that were not valid records (a torn last line after a crash, a future version). */
@@ -16,15 +12,7 @@ export interface InspectionRecording {
 // into a prototype: drop it while parsing.
 const dropProtoKeys = (key: string, value: unknown): unknown => (key === '__proto__' ? undefined : value);
 
-/**
- * Parse JSONL text into records; blank lines are ignored, bad lines listed, never thrown on.
- *
- * @example
- * ```ts
- * const { records, invalidLines } = parseInspectionRecording(text);
- * const actors = records.filter((r) => r.type === '@xstate.actor');
- * ```
- */
+/** Bad lines are listed, never thrown on. */
 export function parseInspectionRecording(text: string): InspectionRecording {
   const records: InspectionRecord[] = [];
   const invalidLines: number[] = [];
@@ -46,14 +34,7 @@ export function parseInspectionRecording(text: string): InspectionRecording {
   return { records, invalidLines };
 }
 
-/**
- * Read and parse the recording at `filePath` (see {@link parseInspectionRecording}).
- *
- * @example
- * ```ts
- * const { records } = await readInspectionRecording('runs/inspect.jsonl');
- * ```
- */
+/** @example `const { records, invalidLines } = await readInspectionRecording('runs/inspect.jsonl');` */
 export async function readInspectionRecording(filePath: string): Promise<InspectionRecording> {
   return parseInspectionRecording(await readFile(filePath, 'utf8'));
 }

@@ -1,47 +1,26 @@
-/**
- * `InspectionRecord`: one XState inspection event as sanitised, versioned JSON — the line
- * format of offline recordings (`createJsonlRecorder`) and the schema they are read back with.
- */
 import { z } from 'zod';
 import type { InspectionEvent } from 'xstate';
 import type { JsonValue, Sanitizer } from '../security/sanitize.ts';
 
-/** The XState inspection event types a recording holds. */
 export const InspectionRecordType = z.enum(['@xstate.actor', '@xstate.event', '@xstate.snapshot', '@xstate.action', '@xstate.microstep']);
 export type InspectionRecordType = z.infer<typeof InspectionRecordType>;
 
 const Json = z.json();
 
-/**
- * One line of a recording. Every payload field has been through the sanitiser.
- *
- * @example
- * ```ts
- * const record = InspectionRecord.parse(JSON.parse(line));
- * if (record.type === '@xstate.snapshot') console.log(record.actorId, record.snapshot?.value);
- * ```
- */
+/** One line of a recording; every payload field has been through the sanitiser. */
 export const InspectionRecord = z.object({
-  /** Schema version of the record. */
   v: z.literal(1),
-  /** 0, 1, 2 … in the order the events happened, per recorder. */
   seq: z.number().int().nonnegative(),
-  /** Epoch milliseconds. */
   time: z.number(),
   type: InspectionRecordType,
-  /** Session id of the root actor of the system the event belongs to. */
   rootId: z.string(),
-  /** The actor's id (`agent`'s root has its session id; invoked children their invoke id). */
   actorId: z.string(),
   sessionId: z.string(),
   parentSessionId: z.string().optional(),
-  /** `@xstate.actor` of a machine: `machine.toJSON()` (ids, states, transitions). */
   definition: Json.optional(),
-  /** `@xstate.event`, `@xstate.snapshot`, `@xstate.microstep`: the event, sanitised. */
   event: Json.optional(),
-  /** `@xstate.event`: who sent it. */
   sourceSessionId: z.string().optional(),
-  /** `@xstate.snapshot`: the actor's state after the event; `@xstate.microstep`: its status and value only. */
+  /** `@xstate.microstep` keeps only status and value. */
   snapshot: z
     .object({
       status: z.string(),
@@ -52,9 +31,7 @@ export const InspectionRecord = z.object({
       children: z.array(z.string()).optional(),
     })
     .optional(),
-  /** `@xstate.action`: the action executed. */
   action: z.object({ type: z.string(), params: Json.optional() }).optional(),
-  /** `@xstate.microstep`: the transitions taken. */
   transitions: Json.optional(),
 });
 export type InspectionRecord = z.infer<typeof InspectionRecord>;
@@ -72,16 +49,7 @@ function read(object: unknown, key: string): unknown {
 
 const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/**
- * Convert one XState inspection event into a record; `undefined` for event types a recording
- * does not hold. Reads XState's actor internals (`id`, `_parent`, `logic`) defensively.
- *
- * @example
- * ```ts
- * const clean = createSanitizer();
- * const record = toInspectionRecord(event, 0, Date.now(), clean);
- * ```
- */
+/** Reads XState's actor internals (`id`, `_parent`, `logic`) defensively. */
 export function toInspectionRecord(event: InspectionEvent, seq: number, time: number, clean: Sanitizer): InspectionRecord | undefined {
   if (!isRecordType(event.type)) return undefined;
   const actorRef: unknown = event.actorRef;
@@ -109,8 +77,7 @@ export function toInspectionRecord(event: InspectionEvent, seq: number, time: nu
     case '@xstate.snapshot':
       return { ...base, event: clean(event.event), snapshot: snapshotOf(event.snapshot, clean) };
     case '@xstate.microstep':
-      // State value only: the context is in the `@xstate.snapshot` record that ends the step,
-      // and repeating it per microstep made recordings several times larger.
+      // State value only: the context is in the `@xstate.snapshot` record that ends the step.
       return { ...base, event: clean(event.event), snapshot: snapshotOf(event.snapshot, clean, false), transitions: clean(event._transitions) };
     case '@xstate.action':
       return { ...base, action: { type: String(event.action.type), params: clean(event.action.params) } };
@@ -119,7 +86,6 @@ export function toInspectionRecord(event: InspectionEvent, seq: number, time: nu
   }
 }
 
-/** A machine's JSON definition, or a plain config object; nothing for promise/callback logic. */
 function definitionOf(logic: unknown, clean: Sanitizer): JsonValue | undefined {
   const toJSON = read(logic, 'toJSON');
   if (typeof toJSON === 'function') {

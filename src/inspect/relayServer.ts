@@ -1,14 +1,5 @@
-/**
- * The inspector's local relay: an HTTP + WebSocket server on 127.0.0.1 that broadcasts
- * inspection messages to every connected client (the Stately inspector page, the offline live
- * page of `livePage.ts`, or any WebSocket client), replaying recent ones to late joiners.
- *
- * `@statelyai/inspect/server` has such a server, but it listens on every interface (the agent's
- * context would be readable from the LAN), has no way to learn a system-picked port, and its
- * `stop()` leaves client sockets open. This one binds loopback only, refuses WebSocket upgrades
- * from foreign web origins (any page in the user's browser could otherwise read the stream),
- * and closes everything on `stop()`.
- */
+// Not `@statelyai/inspect/server`: it listens on every interface (the context would be readable from the LAN)
+// and its stop() leaves sockets open. This binds loopback only and refuses foreign web origins.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,22 +10,15 @@ import { listDiagrams, readDiagram } from './vizFiles.ts';
 
 export interface RelayServerOptions {
   readonly port: number;
-  /** The Stately inspector UI the bridge page embeds. */
   readonly inspectorUrl: string;
-  /** Messages kept for late joiners, bounded in count and bytes. */
   readonly replayLimit: number;
   readonly replayBytes: number;
-  /** `'stately'`: the bridge page embedding `inspectorUrl`; `'local'`: the offline live page. Default `'stately'`. */
   readonly page?: 'stately' | 'local';
-  /** Where the local page's `/viz/<machine>.svg` diagrams are read from; none when undefined. */
   readonly vizDir?: string;
 }
 
-/** A running relay. */
 export interface RelayServer {
-  /** The page to open in a browser (the Stately bridge or the local live page). */
   readonly url: string;
-  /** Where WebSocket clients connect. */
   readonly wsUrl: string;
   broadcast(message: string): void;
   stop(): Promise<void>;
@@ -44,16 +28,6 @@ export interface RelayServer {
 const MAX_CLIENT_BACKLOG = 16 * 1024 * 1024;
 const CLOSE_GRACE_MS = 250;
 
-/**
- * Start the relay; resolves once it listens.
- *
- * @example
- * ```ts
- * const relay = await startRelayServer({ port: 0, inspectorUrl: 'https://stately.ai/inspect', replayLimit: 1000, replayBytes: 8 << 20 });
- * relay.broadcast(JSON.stringify({ type: '@xstate.event' }));
- * await relay.stop();
- * ```
- */
 export async function startRelayServer(options: RelayServerOptions): Promise<RelayServer> {
   let port = options.port;
   const local = options.page === 'local';
@@ -150,7 +124,6 @@ interface Found {
   readonly body: string;
 }
 
-/** The local page at `/` and its diagrams at `/viz/<machine>.svg`; nothing else. */
 async function serveLocal(path: string, port: number, vizDir: string | undefined): Promise<Found | undefined> {
   if (path === '/') {
     // A fresh nonce per response: only the page's own inline script may run, and the policy
@@ -180,7 +153,6 @@ function originAllowed(origin: string | undefined, port: number): boolean {
   return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
 
-/** The page the browser opens: it embeds the Stately inspector and forwards the stream to it. */
 function bridgePage(port: number, inspectorUrl: string): string {
   const src = JSON.stringify(inspectorUrl).replace(/</g, '\\u003c');
   return `<!DOCTYPE html>

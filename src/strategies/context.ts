@@ -1,36 +1,20 @@
-/**
- * The `StrategyContext` handed to each `init`, `step` and `aggregate` call: the task, the
- * call's own AbortSignal, and `complete()` for direct model calls (scoring, critiquing,
- * merging). Usage is counted per call, so the runner can add it to the run's total.
- */
 import type { Message } from '../core/messages.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { addUsage, ZERO_USAGE, type InferenceProvider, type Usage } from '../core/provider.ts';
 import type { StrategyContext } from '../core/strategy.ts';
 
-/** Where `complete()` goes. @example `{ model: scriptedModel([{ text: '7' }]) }` */
 export interface CompletionSource {
   readonly model?: InferenceProvider;
-  /** Model name override (else the provider's default). */
   readonly modelName?: string;
 }
 
-/** A context and a reading of the tokens its `complete()` calls used. @example `const { context, usage } = createStrategyContext(base, source, 'tree');` */
+/** Usage is counted per context, so the runner can add it to the run's total. */
 export interface MeteredContext {
   readonly context: StrategyContext;
   usage(): Usage;
-  /** USD of those calls, when the model prices them. */
   cost(): number;
 }
 
-/**
- * @example
- * ```ts
- * const { context, usage } = createStrategyContext({ task, runId, signal }, { model });
- * const score = await context.complete('Rate 0–10: …');
- * usage().totalTokens; // tokens of that call
- * ```
- */
 export function createStrategyContext(
   base: { readonly task: string; readonly runId: string; readonly signal: AbortSignal },
   source: CompletionSource,

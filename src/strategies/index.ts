@@ -1,12 +1,3 @@
-/**
- * Reasoning strategies: the contract, the runner, and the built-ins.
- *
- * @example
- * ```ts
- * import { runStrategy, strategies } from 'actorloop';
- * const { text } = await runStrategy({ strategy: strategies.vote({ samples: 5 }), task: '17 * 23?', subAgent: { model } });
- * ```
- */
 import { adaptive } from './builtins/adaptive.ts';
 import { chain } from './builtins/chain.ts';
 import { graph } from './builtins/graph.ts';
@@ -14,14 +5,7 @@ import { refine } from './builtins/refine.ts';
 import { tree } from './builtins/tree.ts';
 import { vote } from './builtins/vote.ts';
 
-/**
- * The built-in strategies; each call returns a strategy configured with its options.
- *
- * @example
- * ```ts
- * createAgent({ model, strategy: strategies.tree({ breadth: 3, depth: 2 }) });
- * ```
- */
+/** Each call returns a strategy configured with its options. @example `strategies.tree({ breadth: 3, depth: 2 })` */
 export const strategies = { chain, tree, graph, vote, refine, adaptive } as const;
 
 export { runStrategy, startStrategy } from './runStrategy.ts';

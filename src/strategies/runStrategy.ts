@@ -1,8 +1,3 @@
-/**
- * The strategy runtime: provides the strategy runner machine with the strategy's calls and with
- * sub-agent branches, starts it, journals what it emits, and turns its output into a
- * `StrategyResult` (or a typed error).
- */
 import { randomUUID } from 'node:crypto';
 import { concat, defer, from, Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
@@ -36,14 +31,12 @@ import type { Agent, AgentConfig } from '../agent/createAgent.ts';
 import { checkDecision } from './validate.ts';
 import '../events/eventBus.ts'; // sets RxJS onUnhandledError: a throwing events$ subscriber must not crash the host
 
-/** What one strategy run does in the machine's promise actors: its strategy's calls. */
 interface StrategyRuntime {
   init(signal: AbortSignal): Promise<StrategyInitOutput>;
   step(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
   aggregate(input: StrategyDecideInput, signal: AbortSignal): Promise<StrategyDecideOutput>;
 }
 
-/** The strategy machine provided with one run's strategy calls and branches. */
 function providedMachine(runtime: StrategyRuntime, branch: ReturnType<typeof branchActor>) {
   return strategyMachine.provide({
     actors: {
@@ -55,37 +48,20 @@ function providedMachine(runtime: StrategyRuntime, branch: ReturnType<typeof bra
   });
 }
 
-/**
- * Options of {@link runStrategy} and {@link startStrategy}.
- *
- * @example
- * ```ts
- * const opts: RunStrategyOptions = { strategy: strategies.refine(), task: 'Draft a haiku', subAgent: { model }, model, concurrency: 2 };
- * ```
- */
 export interface RunStrategyOptions<TOptions = unknown, TState = unknown> {
-  /** A strategy, e.g. `strategies.tree({ breadth: 3 })` (which carries its options). */
   readonly strategy: ReasoningStrategy<TOptions, TState>;
-  /** Passed to `strategy.init`; default: the options the strategy carries (`strategies.*`). */
+  /** Default: the options the strategy carries (`strategies.*`). */
   readonly options?: TOptions;
   readonly task: string;
-  /** The sub-agent each branch runs as: an `Agent` (each branch one of its runs), an agent config, or a factory per branch. */
   readonly subAgent: SubAgentSource;
-  /**
-   * The model behind `context.complete` (scoring, critique, merging, difficulty). Default: the
-   * sub-agent's, when `subAgent` is an `Agent` or a config.
-   */
+  /** Behind `context.complete`. Default: the sub-agent's, when `subAgent` is an `Agent` or a config. */
   readonly model?: InferenceProvider;
   readonly modelName?: string;
-  /** Branches running at once (default 4). */
   readonly concurrency?: number;
-  /** Decisions allowed (default: the strategy's own `maxRounds`, else 10). */
   readonly maxRounds?: number;
-  /** Wall-clock budget of the whole run, in ms (default 15 min). */
   readonly timeoutMs?: number;
-  /** Aborting it cancels the run and every branch. */
   readonly signal?: AbortSignal;
-  /** XState inspection observer for the runner (its branches show as its children) and for sub-agents built from a config. */
+  /** Also given to sub-agents built from a config. */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   readonly runId?: string;
   /** `agentId` of the runner's journal entries (default `strategy_<name>`). */
@@ -94,27 +70,14 @@ export interface RunStrategyOptions<TOptions = unknown, TState = unknown> {
   readonly redact?: SecretRuleOptions;
 }
 
-/**
- * A strategy run in progress.
- *
- * @example
- * ```ts
- * const run = startStrategy(opts);
- * setTimeout(() => run.cancel('too slow'), 60_000);
- * const result = await run.settled;
- * ```
- */
 export interface StrategyRun {
   readonly runId: string;
-  /** The runner actor (its children are the branches in flight). */
   readonly actor: Actor<StrategyMachine>;
-  /** Every entry of the run (replayed from the first, then live); completes when the run ends. */
   readonly events$: Observable<JournalEntry>;
-  /** Resolves with the result however the run ends; never rejects. */
+  /** Never rejects. */
   readonly settled: Promise<StrategyResult>;
-  /** Resolves with a `done` result; rejects with a typed `StrategyRunError` carrying the result otherwise. */
+  /** Rejects with a typed `StrategyRunError` carrying the result unless the run is `done`. */
   readonly result: Promise<StrategyResult>;
-  /** Stop every branch (their AbortSignals fire); the run ends `cancelled`. */
   cancel(reason?: string): void;
 }
 
@@ -137,7 +100,7 @@ function checkOptions(opts: RunStrategyOptions<unknown, unknown>): void {
   }
 }
 
-/** The provider of a sub-agent given as an `Agent` or a config (a factory's is unknown until a branch runs). */
+/** A factory's provider is unknown until a branch runs. */
 function subAgentModel(source: SubAgentSource): InferenceProvider | undefined {
   if (typeof source === 'function') return undefined;
   if ('start' in source && typeof source.start === 'function') return (source as Agent).model.provider;
@@ -170,12 +133,9 @@ function failureMessage(name: string, output: StrategyMachineOutput): string {
 }
 
 /**
- * Start a strategy run and get a handle to watch or cancel it.
- *
  * @example
  * ```ts
- * const run = startStrategy({ strategy: strategies.vote({ samples: 5 }), task: '17 * 23?', subAgent: { model }, model });
- * run.events$.pipe(ofType('strategy.decided')).subscribe((e) => console.log(e.event.detail));
+ * const run = startStrategy({ strategy: strategies.vote({ samples: 5 }), task: '17 * 23?', subAgent: { model } });
  * const result = await run.result;
  * ```
  */
@@ -310,18 +270,10 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
 }
 
 /**
- * Run a strategy to its end: branches run as sub-agents (real agent loops) in parallel, at most
- * `concurrency` at once. Resolves with the result; rejects with a typed `StrategyRunError`
- * (carrying the result) when the run fails or is cancelled.
- *
+ * Rejects with a typed `StrategyRunError` carrying the result when the run fails or is cancelled.
  * @example
  * ```ts
- * const { text, thoughts, usage } = await runStrategy({
- *   strategy: strategies.tree({ breadth: 3, depth: 2, beamWidth: 2 }),
- *   task: 'Plan a 3-day trip to Kyoto',
- *   subAgent: { model, tools: [search] },
- *   model,
- * });
+ * const { text } = await runStrategy({ strategy: strategies.tree({ depth: 2 }), task, subAgent: { model, tools } });
  * ```
  */
 export function runStrategy<TOptions, TState>(opts: RunStrategyOptions<TOptions, TState>): Promise<StrategyResult> {

@@ -1,8 +1,4 @@
-/**
- * One branch as a sub-agent: a real `createAgent` agent (full loop, with tools if configured)
- * run on the branch's prompt as a child actor of the branch. Its answer becomes the branch's
- * thought. Stopping the branch (the strategy ended, was cancelled or timed out) stops the run.
- */
+// The sub-agent's run is a child actor of the branch, so stopping the branch (end, cancel, timeout) stops the run.
 import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
 import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
@@ -12,7 +8,6 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { StrategyBranchInput, StrategyBranchOutput } from '../../machines/strategy.types.ts';
 import type { Branch, Thought } from '../core/strategy.ts';
 
-/** Where a branch is in its run. @example `{ runId: 'run-1', round: 2, index: 0 }` */
 export interface BranchInfo {
   /** The strategy run's id. */
   readonly runId: string;
@@ -20,25 +15,13 @@ export interface BranchInfo {
   readonly index: number;
 }
 
-/**
- * The sub-agent of each branch: one `Agent` whose runs every branch is (its tools, gate and
- * journal), one agent config for all branches, or a factory returning an `Agent` or a config
- * per branch (e.g. a different scripted model per branch in tests). An agent built from a config
- * is stopped when its branch ends; an `Agent` you pass or return is left running.
- *
- * @example
- * ```ts
- * const subAgent: SubAgentSource = (branch) => ({ model: scriptedModel([{ text: answers[branch.id] }]) });
- * ```
- */
+/** An agent built from a config is stopped when its branch ends; an `Agent` you pass or return is left running. */
 export type SubAgentSource = Agent | AgentConfig | ((branch: Branch, info: BranchInfo) => Agent | AgentConfig);
 
-/** What a branch needs from the runner. @example `{ source: { model }, forward: (entry) => entries.push(entry) }` */
 export interface BranchDeps {
   readonly source: SubAgentSource;
   /** Given to sub-agents built from a config that sets no `observe.inspect` of its own. */
   readonly inspect?: AgentObserveConfig['inspect'];
-  /** Receives every journal entry of the sub-agent's run. */
   readonly forward: (entry: JournalEntry) => void;
 }
 
@@ -57,17 +40,7 @@ function thoughtOf(branch: Branch, result: LoopResult): Thought {
   return { ...base, metadata: { ...metadata, error: result.error?.message ?? `the sub-agent run ended with ${result.reason}`, reason: result.reason } };
 }
 
-/**
- * A branch as an actor: `subAgentMachine` provided with how this strategy run's branches pick
- * their agent, hook up its run and turn its result into a thought. A factory that throws, or a
- * run that fails, becomes an error thought (`metadata.error`): one bad branch never sinks the others.
- *
- * @example
- * ```ts
- * const branch = branchActor({ source: { model }, forward: (entry) => journal.push(entry) });
- * strategyMachine.provide({ actors: { branch, init, step, aggregate } });
- * ```
- */
+/** A factory that throws, or a run that fails, becomes an error thought: one bad branch never sinks the others. */
 export function branchActor(deps: BranchDeps) {
   return subAgentLogic((input) => {
     const request = input as StrategyBranchInput;

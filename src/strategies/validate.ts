@@ -1,15 +1,10 @@
-/**
- * Strategies are user code: every decision is checked at the boundary before the runner acts
- * on it, so a malformed one fails the run with a message naming the fix instead of confusing
- * the machine.
- */
+// Strategies are user code: a malformed decision fails the run with a message naming the fix, not confusing the machine.
 import { z } from 'zod';
 import { InvalidDecisionError } from './errors.ts';
 import type { StrategyDecision } from '../core/strategy.ts';
 
 const Metadata = z.record(z.string(), z.unknown());
 
-/** @example `ThoughtSchema.parse({ id: 't1', content: '42', score: 0.9 })` */
 export const ThoughtSchema = z.object({
   id: z.string().min(1),
   content: z.string(),
@@ -18,7 +13,6 @@ export const ThoughtSchema = z.object({
   metadata: Metadata.optional(),
 });
 
-/** @example `BranchSchema.parse({ id: 'b1', prompt: 'Try factoring first.' })` */
 export const BranchSchema = z.object({
   id: z.string().min(1),
   prompt: z.string().refine((s) => s.trim() !== '', 'a branch prompt must not be blank'),
@@ -28,7 +22,6 @@ export const BranchSchema = z.object({
 
 const detail = z.string().optional();
 
-/** @example `DecisionSchema.safeParse({ kind: 'done', answer: '42', state: {} }).success // true` */
 export const DecisionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('continue'), thought: ThoughtSchema, state: z.unknown(), detail }),
   z.object({ kind: z.literal('branch'), branches: z.array(BranchSchema), state: z.unknown(), detail }),
@@ -37,15 +30,7 @@ export const DecisionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('error'), reason: z.string(), state: z.unknown(), detail }),
 ]);
 
-/**
- * Check a decision returned by `strategy[method]`; returns it unchanged (the private state keeps
- * its identity) or throws an {@link InvalidDecisionError} naming the problem.
- *
- * @example
- * ```ts
- * const decision = checkDecision(await strategy.step(state, ctx), 'tree', 'step');
- * ```
- */
+/** Returns the decision unchanged, so the private state keeps its identity. */
 export function checkDecision(value: unknown, strategy: string, method: 'step' | 'aggregate'): StrategyDecision<unknown> {
   const parsed = DecisionSchema.safeParse(value);
   if (!parsed.success) {

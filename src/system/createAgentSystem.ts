@@ -1,10 +1,5 @@
-/**
- * `createAgentSystem`: agents as actors of one XState system. The root actor
- * (`agentSystemMachine`) spawns one host actor (`agentHostMachine`, the agent's mailbox) per agent
- * with `systemId` = the agent id; a host runs each message as a task — one `start()` of the
- * agent — through the `runTask` promise actor provided here. Stopping a host stops its task
- * actors, whose aborted signals cancel the runs.
- */
+// One host actor (the agent's mailbox) per agent, with `systemId` = the agent id; stopping a host
+// stops its task actors, whose aborted signals cancel the runs.
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
 import { createActor, type ActorRefFrom, type AnyActorRef } from 'xstate';
@@ -19,8 +14,7 @@ import {
   type HostTaskKind,
   type RunTaskInput,
 } from '../../machines/agentHost.machine.ts';
-// Importing createAgent also installs the RxJS `onUnhandledError` guard (events/eventBus.ts):
-// a throwing events$ subscriber is reported, never rethrown into the host.
+// Importing createAgent installs the RxJS `onUnhandledError` guard: a throwing events$ subscriber never reaches the host.
 import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../agent/createAgent.ts';
 import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
@@ -39,14 +33,12 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 interface Member {
   readonly handle: SystemAgent;
-  /** Its events$ forwarding and its host's report listener. */
   readonly subscriptions: readonly { unsubscribe(): void }[];
 }
 
 interface SendOptions {
   readonly kind: HostTaskKind;
   readonly from?: string;
-  /** The sender's run, when the message is sent from inside one (a delegation). */
   readonly senderRunId?: string;
 }
 
@@ -58,16 +50,13 @@ function isAgent(value: AgentConfig | Agent): value is Agent {
  * @example
  * ```ts
  * const system = createAgentSystem();
- * system.spawn('researcher', { model, system: 'Answer with one source.' });
+ * system.spawn('researcher', { model });
  * system.spawn('writer', { model, tools: [system.delegateTool('researcher')] });
- * system.events$.subscribe((e) => console.log(e.agentId, e.event.type));
- * const { text } = await system.ask('writer', 'One paragraph on the actor model.', { timeoutMs: 60_000 });
- * system.stopAll();
+ * const { text } = await system.ask('writer', 'One paragraph on the actor model.');
  * ```
  */
 export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
   const members = new Map<string, Member>();
-  /** Runs the system started, by run id, until they settle. */
   const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun }>();
   const stream = new Subject<JournalEntry>();
   const positions = new RunPositions();
@@ -128,7 +117,6 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   };
   const publish = (entry: JournalEntry): void => stream.next(entry);
 
-  /** Validates and builds a task, recording the message in both journals. */
   function prepare(to: string, message: string, send: SendOptions): { task: HostTask; host: Member } {
     ensureOpen('sending a message');
     const host = member(to);
@@ -152,7 +140,6 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     return { task, host };
   }
 
-  /** The actor a message is sent as: its sending agent's host, or the root for code outside the system. */
   const senderOf = (from: string | undefined): AnyActorRef => (from === undefined ? undefined : members.get(from)?.handle.actor) ?? root;
 
   function tell(to: string, message: string, tellOptions: TellOptions = {}): MessageReceipt {
@@ -188,7 +175,6 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     }
   }
 
-  /** A reply reached its asker: record the answer as a message, then settle the ask. */
   function onReply(agentId: string, report: TaskReport): void {
     if (report.type === 'task.done') {
       const { task } = report;
@@ -198,7 +184,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     asks.onReport(report);
   }
 
-  /** What a host reports of its own tasks: a told task that failed has no asker to hear of it. */
+  /** A told task that failed has no asker to hear of it. */
   function onHostReport(agentId: string, report: AgentHostEmitted): void {
     if (report.type === 'reply.received') onReply(report.from, report.report);
     else if (report.type === 'task.failed' && report.task.kind === 'tell') {
@@ -206,10 +192,6 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     }
   }
 
-  /**
-   * Stop agents: their hosts through the root (`stopActors`), which cancels every run the system
-   * started for them, synchronously; then forget them and reject what was still asked of them.
-   */
   function halt(stopped: readonly string[], stopActors: () => void): void {
     const gone = new Set(stopped);
     const ending = [...liveRuns.values()].filter((live) => gone.has(live.agentId)).map((live) => live.run.settled);
@@ -223,8 +205,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       agents.push(found.handle.agent);
     }
     asks.rejectFor(gone);
-    // Then runs started outside the system are cancelled and breakers stopped. Only once the
-    // cancelled runs have settled: Agent#stop() would otherwise cancel them again (XState warns).
+    // Only once the cancelled runs have settled: Agent#stop() would otherwise cancel them again.
     void Promise.all(ending).then(() => {
       for (const agent of agents) agent.stop();
     });

@@ -1,8 +1,4 @@
-/**
- * Delegation as a tool: the model of one agent hands a sub-task to a named agent and gets that
- * agent's answer back as an observation. The hand-off is an ask of kind `delegate`, so it is
- * queued, timed out and cancelled like any ask — and cancelled with the delegating run.
- */
+// The hand-off is an ask of kind `delegate`: queued, timed out and cancelled like any ask, and with the delegating run.
 import { z } from 'zod';
 import type { LoopResult } from '../core/run.ts';
 import { ConfigurationError } from '../core/errors.ts';
@@ -11,7 +7,6 @@ import type { Tool } from '../tools/types.ts';
 import { SYSTEM_DEFAULTS } from './defaults.ts';
 import type { DelegateToolOptions } from './types.ts';
 
-/** What the tool needs from the system: an ask that knows the delegating run. */
 export type DelegateAsk = (
   to: string,
   task: string,
@@ -22,27 +17,12 @@ const DelegateInput = z.object({
   task: z.string().min(1).describe('The sub-task, self-contained: everything the other agent needs to know to answer it.'),
 });
 
-/**
- * The default tool name for delegating to `agentId`, within the model's naming rule.
- *
- * @example
- * ```ts
- * delegateToolName('research.team'); // 'delegate_to_research_team'
- * ```
- */
+/** Within the models' tool naming rule. */
 export function delegateToolName(agentId: string): string {
   return `delegate_to_${agentId.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
 }
 
-/**
- * Build the tool. The target is looked up when the tool runs, so it may be spawned after the
- * agent that uses it; an unknown target reaches the model as an error observation.
- *
- * @example
- * ```ts
- * const tool = createDelegateTool('researcher', {}, (to, task, o) => askFor(to, task, o));
- * ```
- */
+/** The target is looked up when the tool runs, so it may be spawned after the agent that uses it. */
 export function createDelegateTool(to: string, options: DelegateToolOptions, ask: DelegateAsk): Tool<{ task: string }, string> {
   const timeoutMs = options.timeoutMs ?? SYSTEM_DEFAULTS.askTimeoutMs;
   return defineTool({

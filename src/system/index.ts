@@ -1,17 +1,3 @@
-/**
- * The agent system: agents as actors of one XState system, messaging and
- * delegating to each other, stopped with their children, observed through one stream.
- *
- * @example
- * ```ts
- * import { createAgentSystem } from 'actorloop';
- * const system = createAgentSystem();
- * system.spawn('researcher', { model, system: 'Answer with one source.' });
- * system.spawn('writer', { model, tools: [system.delegateTool('researcher')] });
- * const { text } = await system.ask('writer', 'One paragraph on the actor model.');
- * system.stopAll();
- * ```
- */
 export { createAgentSystem } from './createAgentSystem.ts';
 export type {
   AgentSystem,

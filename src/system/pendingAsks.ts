@@ -1,8 +1,4 @@
-/**
- * The asks waiting for an answer, and how each host report settles them. Every ask is settled
- * exactly once — by its answer, its timeout, its caller's abort or its agent being stopped —
- * and a settled ask leaves no listener behind.
- */
+// Every ask is settled exactly once (answer, timeout, abort or stopped agent) and leaves no listener behind.
 import type { HostTask, TaskReport } from '../../machines/agentHost.machine.ts';
 import type { AgentRun } from '../agent/createAgent.ts';
 import { errorForResult } from '../agent/errors.ts';
@@ -16,38 +12,16 @@ interface PendingAsk {
   readonly signal: AbortSignal | undefined;
   resolve(result: LoopResult): void;
   reject(error: unknown): void;
-  /** Removes the caller's abort listener. */
   release(): void;
 }
 
-/**
- * @example
- * ```ts
- * const asks = createPendingAsks((runId) => liveRuns.get(runId));
- * const answer = asks.add('writer', task, 5_000, signal, () => host.send({ type: 'agent.cancel', taskId: task.taskId }));
- * root.on('reply.received', ({ report }) => asks.onReport(report));
- * ```
- */
 export interface PendingAsks {
-  /** Register an ask before its task is sent; `onAbort` runs when the caller's signal aborts. */
   add(to: string, task: HostTask, timeoutMs: number, signal: AbortSignal | undefined, onAbort: (reason: unknown) => void): Promise<LoopResult>;
-  /** Settle the ask a reply answers (replies to asks already settled are ignored). */
   onReport(report: TaskReport): void;
-  /** Reject every ask addressed to one of `agentIds` with AgentStoppedError. */
   rejectFor(agentIds: ReadonlySet<string>): void;
 }
 
-/**
- * Create the registry of one system's asks.
- *
- * @example
- * ```ts
- * const asks = createPendingAsks((runId) => liveRuns.get(runId));
- * ```
- *
- * @param liveRun finds a task's run while it is still winding down, so a timeout or abort can
- *   reject only once the run has really ended (and carry its cancelled result).
- */
+/** `liveRun` lets a timeout or abort reject only once the run has really ended, carrying its cancelled result. */
 export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefined): PendingAsks {
   const pending = new Map<string, PendingAsk>();
 
@@ -59,7 +33,6 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
     return ask;
   };
 
-  /** Reject after the task's run (if it started) has ended, with an error built from its result. */
   const rejectAfterRun = (ask: PendingAsk, started: boolean, makeError: (result: LoopResult | undefined) => unknown): void => {
     const run = started ? liveRun(ask.task.runId) : undefined;
     if (run === undefined) {
@@ -108,8 +81,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
           );
           return;
         case 'task.cancelled':
-          // The caller's own abort gets its own reason back, as with fetch; a cancel sent to the
-          // host by anyone else gets the run's RunCancelledError (or AskCancelledError if queued).
+          // The caller's own abort gets its own reason back, as with fetch.
           rejectAfterRun(ask, report.started, (result) => {
             if (ask.signal?.aborted === true) return ask.signal.reason;
             if (result !== undefined) return errorForResult(result);

@@ -1,42 +1,18 @@
-/**
- * The `visualizations/index.html` page: every machine's Mermaid source embedded in the page and
- * rendered in the browser by a Mermaid bundle that sits next to it (no CDN), so the page works
- * offline, from `file://` or any static server.
- *
- * When rendering is over the page sets `window.__viz` = `{ done, rendered, errors }` and
- * `<body data-viz-done>`, which the browser test and the SVG export wait for.
- */
+// The Mermaid bundle sits next to the page (no CDN), so it works offline and from `file://`.
 
-/** One diagram on the page. */
 export interface DiagramPage {
-  /** File stem and anchor: `agent` → `agent.mmd`, `#agent`. */
   readonly name: string;
-  /** The machine's export, shown under the heading (`agentMachine`). */
   readonly exportName: string;
-  /** The machine's root description, if it has one. */
   readonly description: string | undefined;
-  /** The Mermaid text (as in `<name>.mmd`). */
   readonly mermaid: string;
 }
 
-/** Options of {@link renderIndexHtml}. */
 export interface IndexHtmlOptions {
-  /** Path of the Mermaid browser bundle, relative to the page (`vendor/mermaid.min.js`). */
   readonly mermaidScript: string;
-  /** The Mermaid version the page was generated for, shown in the footer. */
   readonly mermaidVersion: string;
 }
 
-/**
- * Builds the index page. Deterministic: the same diagrams and options give the same bytes.
- *
- * @example
- * ```ts
- * const html = renderIndexHtml([{ name: 'agent', exportName: 'agentMachine', description: undefined, mermaid }], {
- *   mermaidScript: 'vendor/mermaid.min.js', mermaidVersion: '11.0.0',
- * });
- * ```
- */
+/** Deterministic, so the committed page can be checked for staleness. */
 export function renderIndexHtml(diagrams: readonly DiagramPage[], options: IndexHtmlOptions): string {
   const toc = diagrams.map((d) => `      <li><a href="#${attr(d.name)}">${html(d.name)}</a></li>`).join('\n');
   const sections = diagrams.map((d) => section(d)).join('\n');

@@ -1,34 +1,12 @@
-/**
- * `toMermaid`: an XState v5 machine as a Mermaid `stateDiagram-v2`, by walking its state node
- * tree (`machine.root`).
- *
- * What is drawn: every state (nested states as composite states, parallel regions separated by
- * `--`, history states as `H`/`H*`), initial states (`[*] -->`), final states (`--> [*]`), and
- * every transition — events, eventless `always`, `after` delays, and the `onDone`/`onError` of
- * invoked actors — labelled `trigger [guard] / actions` with the *names* used in the machine.
- * Transitions without a target are self-loops; transitions between the same two states share
- * one arrow with one label line each, in priority order. Invoked actors and descriptions are
- * written in the state's box; composite states (whose box has no room for text) get a note.
- * Transitions of the machine itself (`on` at the root) start from a dashed "any state" box.
- *
- * Output is deterministic: states and transitions follow the machine's document order, which
- * is fixed by its source, so a generated diagram can be committed and checked for staleness.
- */
+// States and transitions follow the machine's document order, so a committed diagram can be checked for staleness.
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { actionNames, delayName, guardName, invokeName, mermaidId, mermaidText, wrapWords } from './labels.ts';
 
-/** Options of {@link toMermaid}. */
 export interface ToMermaidOptions {
-  /** Layout direction (default `'TB'`, top to bottom). */
   readonly direction?: 'TB' | 'LR';
-  /**
-   * Where state descriptions go: `'inline'` (default) in the state's box under its name and
-   * invokes, `'notes'` as a note beside every state, `'none'` nowhere. Composite states always
-   * use notes. Inline keeps layouts compact: Mermaid places the notes of nested states outside
-   * their composite state, far from the state they describe.
-   */
+  /** Default `'inline'`: Mermaid places the notes of nested states far from the state they describe. */
   readonly descriptions?: 'inline' | 'notes' | 'none';
-  /** Characters per line of inline descriptions (default 32); notes are wrapped by Mermaid. */
+  /** Characters per line of inline descriptions (default 32). */
   readonly wrap?: number;
 }
 
@@ -48,20 +26,6 @@ interface Walk {
   readonly notes: string[];
 }
 
-/**
- * Renders `machine` as Mermaid `stateDiagram-v2` text (ending with a newline).
- *
- * @example
- * ```ts
- * import { circuitBreakerMachine } from 'actorloop/machines';
- * console.log(toMermaid(circuitBreakerMachine));
- * // stateDiagram-v2
- * //   direction TB
- * //   [*] --> S_closed
- * //   …
- * //   S_open --> S_halfOpen : after recoveryTimeout
- * ```
- */
 export function toMermaid(machine: AnyStateMachine, options: ToMermaidOptions = {}): string {
   const root = machine.root;
   const ids = assignIds(root);
@@ -82,7 +46,7 @@ export function toMermaid(machine: AnyStateMachine, options: ToMermaidOptions = 
   return `${walk.lines.join('\n')}\n`;
 }
 
-/** Ids in document order; a clash (possible only with odd state keys) gets a numeric suffix. */
+/** A clash (possible only with odd state keys) gets a numeric suffix. */
 function assignIds(root: AnyStateNode): Map<AnyStateNode, string> {
   const ids = new Map<AnyStateNode, string>();
   const taken = new Set<string>();
@@ -151,7 +115,6 @@ function writeEdges(edges: readonly Edge[], depth: number, lines: string[]): voi
   for (const edge of edges) lines.push(`${pad}${edge.from} --> ${edge.to} : ${edge.labels.join('<br/>')}`);
 }
 
-/** Every transition of the tree in document order, merged per (source, target) pair. */
 function collectEdges(root: AnyStateNode, ids: ReadonlyMap<AnyStateNode, string>): Edge[] {
   const edges = new Map<string, Edge>();
   const visit = (node: AnyStateNode): void => {
@@ -174,10 +137,7 @@ function collectEdges(root: AnyStateNode, ids: ReadonlyMap<AnyStateNode, string>
   return [...edges.values()];
 }
 
-/**
- * The deepest state strictly containing both ends, or the source's parent for a self-loop or a
- * transition into the source's own descendants; `undefined` means the top level.
- */
+/** Mermaid puts an edge's undeclared ends in the block it is written in; `undefined` means the top level. */
 function containerOf(source: AnyStateNode, target: AnyStateNode): AnyStateNode | undefined {
   const ancestors = new Set<AnyStateNode>();
   for (let n = source.parent; n !== undefined; n = n.parent) ancestors.add(n);

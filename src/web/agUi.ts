@@ -1,12 +1,5 @@
-/**
- * AG-UI over the run feed: a `RunAgentInput` starts a run (its last user message is the task,
- * the messages before it the history), and the run's journal becomes AG-UI events. Phases are
- * steps; streamed tokens are text content; tool calls carry their arguments and results; gate
- * decisions and everything else the loop journals are CUSTOM events named `actorloop.<event type>`;
- * the end is RUN_FINISHED (usage in its result) or RUN_ERROR. A wait for a human ends the AG-UI
- * run with the interrupt outcome; a RunAgentInput whose resume entries answer it continues the
- * same loop run as a new AG-UI run.
- */
+// A wait for a human ends the AG-UI run with the interrupt outcome; resume entries answering it continue
+// the same loop run as a new AG-UI run.
 import { EventType, type Event as AgUiEvent, type Message as AgUiMessage, type ResumeEntry } from '@ag-ui/core';
 import { z } from 'zod';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
@@ -18,21 +11,13 @@ import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
 import type { ResumeRequest, StartRequest, SubRun, WebProtocol } from './protocol.ts';
 
-/**
- * The CUSTOM event sent with a wait for a human, before the interrupt outcome that ends the AG-UI
- * run: answer with resume entries, or with `runs/:runId/approve` or `reject` and stream it on.
- */
+/** Sent before the interrupt outcome: answer with resume entries, or with `runs/:runId/approve` or `reject`. */
 export const AG_UI_INTERRUPT = 'actorloop.human.awaiting';
 
 /**
- * Serve `agent`'s runs to AG-UI clients (`@ag-ui/client`'s `HttpAgent`, CopilotKit): POST a
- * `RunAgentInput` to stream a run; see `createRunHandler` for the other routes.
- *
  * @example
  * ```ts
- * // app/api/agent/[[...path]]/route.ts (Next.js)
- * const handler = createAgUiHandler(agent);
- * export { handler as GET, handler as POST };
+ * const handler = createAgUiHandler(agent); // a Next.js route: export { handler as GET, handler as POST }
  * ```
  */
 export function createAgUiHandler(agent: Agent, options: WebHandlerOptions = {}): WebHandler {
@@ -41,7 +26,6 @@ export function createAgUiHandler(agent: Agent, options: WebHandlerOptions = {})
 
 const sse = new EventEncoder();
 
-/** AG-UI as a protocol of the run handler. */
 export const agUiProtocol: WebProtocol<AgUiEvent> = {
   parseStart,
   encoder: (view) => new AgUiEncoder(view, { interrupts: true }),
@@ -53,12 +37,6 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
       : undefined,
 };
 
-/**
- * A sub-run's event as AG-UI attributes it: its start, answer and failure are SUBAGENT_STARTED,
- * SUBAGENT_FINISHED and SUBAGENT_ERROR (named by its agent); every other event carries its
- * `subagentRunId`, so its text and tool calls show as the sub-agent's (its call ids prefixed
- * with its run id).
- */
 function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
   const subagentRunId = run.runId;
   // Call ids are unique within a run only; a page matches calls across the whole stream.
@@ -87,10 +65,7 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
   }
 }
 
-/**
- * An event as an SSE frame. AG-UI's encoder walks each event to drop optional fields that are
- * null; an event whose JSON has no null anywhere has none to drop, so its JSON is the frame.
- */
+/** AG-UI's encoder only drops null optional fields: JSON without a null anywhere is the frame as it is. */
 function frame(event: AgUiEvent): string {
   const json = JSON.stringify(event);
   return json.includes('null') ? sse.encodeSSE(event) : `data: ${json}\n\n`;
@@ -108,13 +83,10 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   return { task, history: messages.slice(0, -1).flatMap(toMessage), runId: input.runId, threadId: input.threadId };
 }
 
-/** What a held call's interrupt is resolved with (its `responseSchema`). */
+/** A held call's interrupt `responseSchema`. */
 const Decision = z.strictObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() });
 
-/**
- * Resume entries answering the interrupts a run ended with: each names the run and the call it
- * answers. Cancelled is a rejection; resolved carries a decision, or an elicitation's answer.
- */
+/** Cancelled is a rejection; resolved carries a decision, or an elicitation's answer. */
 function resumeOf(entries: readonly ResumeEntry[], resumedAs: string): ResumeRequest {
   const runIds = new Set<string>();
   const approved: string[] = [];
@@ -145,7 +117,7 @@ function textOf(content: unknown): string {
   return content.flatMap((part: { type?: unknown; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
 }
 
-/** One AG-UI message as the loop's; activity and reasoning messages are the page's own and are left out. */
+/** Activity and reasoning messages are the page's own and are left out. */
 function toMessage(message: AgUiMessage): Message[] {
   switch (message.role) {
     case 'system':

@@ -1,12 +1,5 @@
-/**
- * The AI SDK's UI message stream (what `useChat` reads) over the run feed. A chat request's last
- * user message is the task, the messages before it the history. Each model turn is a step;
- * streamed tokens and thinking are text and reasoning parts; tool calls carry their input and
- * output; a wait for a human is a tool approval request that ends the response, and the page's
- * answer (`addToolApprovalResponse`, sent with its next request) approves or rejects the waiting
- * calls and streams the run on. Everything else the loop journals is a `data-actorloop.<type>`
- * part; the end carries the usage in its message metadata.
- */
+// A wait for a human is a tool approval request that ends the response; the page answers it in its next
+// request (`addToolApprovalResponse`), which decides the calls and streams the run on.
 import { z } from 'zod';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
@@ -16,21 +9,16 @@ import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } fr
 import type { ResumeRequest, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 
 /**
- * Serve `agent`'s runs to the AI SDK's `useChat` (its default transport): POST a chat request
- * to stream a run; see `createRunHandler` for the other routes.
- *
+ * For `useChat`'s default transport.
  * @example
  * ```ts
- * // app/api/chat/[[...path]]/route.ts (Next.js)
- * const handler = createAiSdkHandler(agent);
- * export { handler as GET, handler as POST };
+ * const handler = createAiSdkHandler(agent); // a Next.js route: export { handler as GET, handler as POST }
  * ```
  */
 export function createAiSdkHandler(agent: Agent, options: WebHandlerOptions = {}): WebHandler {
   return createRunHandler(agent, aiSdkProtocol, options);
 }
 
-/** The AI SDK UI message stream as a protocol of the run handler. */
 export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   parseStart,
   encoder: (view) => new AiSdkEncoder(view),
@@ -40,12 +28,7 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   attribute: attributeAiSdk,
 };
 
-/**
- * A sub-run's chunk in the served run's message: its start and end update its
- * `data-actorloop.agent` part, its steps and approval requests are left out (the page answers
- * only the served run's), and its text, reasoning and tool parts carry its agent, their ids
- * made its own (two runs may number their parts and calls alike).
- */
+/** Approval requests of sub-runs are left out (the page answers only the served run's); ids are prefixed, as two runs may number alike. */
 function attributeAiSdk(chunk: AiSdkChunk, run: SubRun): AiSdkChunk | undefined {
   const by: AiSdkAgentRef = { agentId: run.agentId, runId: run.runId };
   const own = (id: string): string => `${run.runId}/${id}`;
@@ -88,10 +71,7 @@ function attributeAiSdk(chunk: AiSdkChunk, run: SubRun): AiSdkChunk | undefined 
   }
 }
 
-/**
- * The UI message stream chunks this protocol sends: a subset of the AI SDK's `AiSdkChunk`,
- * written out so the package's declarations need no `ai` installed (a test pins that they fit).
- */
+/** A subset of the AI SDK's chunks, written out so the package's declarations need no `ai` installed. */
 export type AiSdkChunk =
   | { readonly type: 'start'; readonly messageId: string }
   | { readonly type: 'start-step' }
@@ -115,24 +95,18 @@ export type AiSdkChunk =
   | { readonly type: 'abort'; readonly reason?: string }
   | { readonly type: 'error'; readonly errorText: string };
 
-/** Which agent's run a part of a sub-run came from (absent on the served run's own parts). */
 export type AiSdkAgentRef = {
   readonly agentId: string;
   readonly runId: string;
 };
-/** Text and reasoning parts of a sub-run carry their agent in `providerMetadata.actorloop`. */
 interface ByAgent {
   readonly providerMetadata?: { readonly actorloop: AiSdkAgentRef };
 }
-/** Tool parts of a sub-run carry their agent as their `toolMetadata`. */
 interface ByAgentTool {
   readonly toolMetadata?: AiSdkAgentRef;
 }
 
-/**
- * The `data-actorloop.agent` part of a sub-run (one per sub-run, its id the run id, updated in
- * place): the agent a delegation went to and how its run stands.
- */
+/** One per sub-run, its id the run id, updated in place. */
 export interface AiSdkAgentPart extends AiSdkAgentRef {
   readonly parentRunId: string;
   readonly status: 'running' | 'waiting' | 'finished' | 'failed' | 'cancelled';
@@ -140,7 +114,6 @@ export interface AiSdkAgentPart extends AiSdkAgentRef {
   readonly usage?: LoopEventOf<'run.terminated'>['usage'];
 }
 
-/** The message metadata of a run's last chunk. */
 export interface AiSdkRunMetadata {
   readonly runId: string;
   readonly reason: string;
@@ -176,7 +149,7 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   return { task, history: messages.slice(0, -1).flatMap(toMessages), threadId: id };
 }
 
-/** An assistant message whose approval requests the page answered: its id is the run's. */
+/** Its id is the run's. */
 function resumeOf(message: UiMessage): ResumeRequest {
   const approved: string[] = [];
   const rejected: { toolCallId: string; reason?: string }[] = [];
@@ -203,7 +176,6 @@ function toolParts(message: UiMessage): ToolPart[] {
   });
 }
 
-/** One UI message as the loop's: an assistant's finished tool calls become calls and their results. */
 function toMessages(message: UiMessage): Message[] {
   if (message.role !== 'assistant') return [{ role: message.role, content: textOf(message) }];
   const done = toolParts(message).filter((part) => part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied');
@@ -240,7 +212,7 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
 
   encode(entry: JournalEntry): Out {
     const { event } = entry;
-    // Most entries are deltas of the text being streamed: one chunk, in an array of its size.
+    // Most entries are deltas of the text being streamed.
     if (event.type === 'token.delta' && this.#text !== undefined && this.#reasoning === undefined && event.delta !== '') {
       this.#text.sent += event.delta;
       return [{ type: 'text-delta', id: this.#text.id, delta: event.delta }];
@@ -359,7 +331,6 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     }
   }
 
-  /** The outputs of the turn's calls: run, failed, refused or rejected, each has its observation by now. */
   #results(out: Out, journaled: LoopEventOf<'observations.collected'>['results']): void {
     for (const [toolCallId, status] of this.#open) {
       if (this.#rejected.has(toolCallId)) {
@@ -391,14 +362,12 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   }
 }
 
-/** Two deltas of one text or reasoning part as one. */
 function mergeDeltas(previous: AiSdkChunk, next: AiSdkChunk): AiSdkChunk | undefined {
   if (previous.type === 'text-delta' && next.type === 'text-delta' && previous.id === next.id) return { ...previous, delta: previous.delta + next.delta };
   if (previous.type === 'reasoning-delta' && next.type === 'reasoning-delta' && previous.id === next.id) return { ...previous, delta: previous.delta + next.delta };
   return undefined;
 }
 
-/** Arguments as the JSON value they are; text that is not JSON stays text. */
 function parseInput(args: string): { value: unknown } {
   if (args.trim() === '') return { value: {} };
   try {
@@ -408,7 +377,6 @@ function parseInput(args: string): { value: unknown } {
   }
 }
 
-/** An event the protocol has no own chunk for, as a `data-actorloop.<type>` part holding the event. */
 function data(event: JournalEntry['event'], id?: string): AiSdkChunk {
   return { type: `data-actorloop.${event.type}`, data: event, ...(id === undefined ? {} : { id }) };
 }

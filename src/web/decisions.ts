@@ -1,9 +1,5 @@
-/**
- * Where a page's approval, rejection or cancellation of a run goes, whoever started the run: a
- * run this process holds (through the handler or in code), a durable run through its runtime,
- * or a run waiting in a file store, which this process resumes (as `actorloop approve` does) and
- * then decides. A run none of them has is a 404; one that is not waiting (or has ended), a 409.
- */
+// A decision reaches a run whoever started it: one held here, a durable one through its runtime, or one
+// waiting in a file store, which this process resumes (as `actorloop approve` does) and then decides.
 import { waitFor } from 'xstate';
 import type { Agent, AgentRun } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -12,10 +8,7 @@ import { RunFinishedError, RunLockedError } from '../persistence/errors.ts';
 import { isFinalStatus } from '../persistence/records.ts';
 import { WebRequestError } from './errors.ts';
 
-/**
- * What the handler needs of a durable runtime (`createPostgresRuntime()` has all of it): its runs'
- * rows and journals, and decisions, which its workers act on.
- */
+/** `createPostgresRuntime()` has all of it. */
 export interface DurableRuns {
   getRun(runId: string): Promise<{ readonly status: string } | null>;
   journal(runId: string): Promise<readonly JournalEntry[]>;
@@ -24,11 +17,8 @@ export interface DurableRuns {
   cancel(runId: string, reason?: string): Promise<void>;
 }
 
-/** A run a decision can reach. */
 export interface DecidableRun {
-  /** The calls waiting for a human; null when the run is not waiting. */
   waiting(): Promise<readonly string[] | null>;
-  /** Where the run is, for a refusal's message. */
   state(): string;
   approve(toolCallIds: readonly string[] | undefined): Promise<void>;
   reject(reason: string | undefined, toolCallIds: readonly string[] | undefined): Promise<void>;
@@ -41,21 +31,15 @@ export interface DecidableRun {
 
 export interface DecisionSources {
   readonly agent: Agent;
-  /** Runs started through the handler, by id. */
   held(runId: string): AgentRun | undefined;
   readonly store?: RunStore;
   readonly runtime?: DurableRuns;
-  /** How long a resumed stored run may take to reach its wait again. */
   readonly resumeTimeoutMs: number;
 }
 
-/** True while a run's machine is running (a followed durable run's actor stands for the run too). */
+/** A followed durable run's actor stands for the run too. */
 export const isLive = (handle: AgentRun): boolean => handle.actor.getSnapshot().status === 'active';
 
-/**
- * The run `runId` as a decision target; throws WebRequestError 404 for a run nothing here has,
- * 409 for one that ended (`action` names what was asked, for the message).
- */
 export async function decidable(sources: DecisionSources, runId: string, action: string): Promise<DecidableRun> {
   const { agent, runtime, store } = sources;
   // A durable run is decided in its database, whichever process started it: its workers act on it.
@@ -83,7 +67,6 @@ export async function decidable(sources: DecisionSources, runId: string, action:
 
 const ended = (runId: string, how: string, action: string): WebRequestError => new WebRequestError(409, `Run ${runId} has ended (${how}): there is nothing to ${action}.`);
 
-/** A run whose machine runs in this process: its context says what waits. */
 function heldRun(handle: AgentRun, resumed?: AgentRun): DecidableRun {
   return {
     // A durable run's handle has no machine context here: without its runtime, what waits is not known.
@@ -108,7 +91,6 @@ function durableRun(runtime: DurableRuns, runId: string, status: string): Decida
   };
 }
 
-/** The calls of the last `human.awaiting` no `human.decided` has settled yet, from a journal. */
 export function waitingCalls(entries: readonly JournalEntry[]): readonly string[] | null {
   let waiting: Set<string> | null = null;
   for (const { event } of entries) {
@@ -121,11 +103,7 @@ export function waitingCalls(entries: readonly JournalEntry[]): readonly string[
   return waiting === null ? null : [...waiting];
 }
 
-/**
- * A run in the file store that no process here holds. One waiting for a human is resumed here
- * (rebuilt from its log, no model or tool called again) until it waits again, then decided: the
- * run goes on in this process. A run still running elsewhere cannot be reached from here.
- */
+/** A stored run waiting for a human is resumed here (no model or tool called again) and goes on in this process. */
 async function storedRun(sources: DecisionSources, store: RunStore, runId: string, status: string, action: string): Promise<DecidableRun> {
   if (isFinalStatus(status)) throw ended(runId, status, action);
   if (status !== 'awaiting_human') {

@@ -1,16 +1,5 @@
-/**
- * One Fetch-style handler serving an agent's runs to web pages in a wire protocol: start a run
- * and stream it, stream it again from where a page lost it, and take a human's approval,
- * rejection or cancellation. Routes, relative to wherever the handler is mounted:
- *
- *   POST …/                         start a run from the protocol's body, streamed as SSE
- *   GET  …/runs/:runId/stream       the run again (after `Last-Event-ID`), then its live tail
- *   POST …/runs/:runId/approve      body `{ toolCallIds?, reason? }`
- *   POST …/runs/:runId/reject
- *   POST …/runs/:runId/cancel
- *   GET  …/:threadId/stream         the thread's active run, its current response from its start
- *                                   (useChat's `resumeStream`); 204 when the thread has none
- */
+// Routes: POST …/, GET …/runs/:runId/stream, POST …/runs/:runId/approve|reject|cancel, and
+// GET …/:threadId/stream (useChat's `resumeStream`).
 import { defer, map, mergeAll, throwError, type Observable } from 'rxjs';
 import { z } from 'zod';
 import type { Agent, AgentRun } from '../agent/types.ts';
@@ -29,44 +18,25 @@ import { parseTreeEventId, treeSseBody } from './treeSse.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
 
-/** A request in, a response out: mounts as a Next.js route handler, in Hono, Bun or Deno. */
+/** Mounts as a Next.js route handler, in Hono, Bun or Deno. */
 export type WebHandler = (request: Request) => Promise<Response>;
 
 export interface WebHandlerOptions {
-  /**
-   * The agent's store (`persistence.store`): runs this process does not hold are streamed from
-   * it, so a page can reconnect to a server process other than the one that started its run.
-   */
+  /** Runs this process does not hold are streamed from it, so a page can reconnect to another server process. */
   readonly store?: RunStore;
-  /**
-   * Where runs this process does not hold are read from when they are not in a file store: a
-   * durable agent's `(runId) => runtime.journal(runId)`. Takes precedence over `store`.
-   */
+  /** Takes precedence over `store`; e.g. a durable agent's `(runId) => runtime.journal(runId)`. */
   readonly journal?: JournalReader;
-  /**
-   * Secret rules for tool arguments and results sent to the page, on top of the defaults; give
-   * the agent's `policy.redact` here too (journal entries are already redacted by the agent).
-   */
+  /** On top of the defaults; give the agent's `policy.redact` here too. */
   readonly redact?: SecretRuleOptions;
-  /** How often a run streamed from the store is read again while it has not ended. Default 1000 ms. */
   readonly pollIntervalMs?: number;
-  /** Called with each run the handler starts, before it streams: await its `result`, log it, keep it. */
   readonly onRun?: (run: AgentRun) => void;
-  /** Ended runs kept for their tool details and decisions' answers, newest kept. Default 100. */
+  /** Ended runs kept for their tool details and decisions' answers, newest kept. */
   readonly retainRuns?: number;
-  /**
-   * A durable agent's runtime (`createPostgresRuntime()`): decisions on its runs go to it, from
-   * whichever process started them, and runs this process does not hold are read from its
-   * journal (unless `journal` is given).
-   */
+  /** Decisions on its runs go to it, whichever process started them. */
   readonly runtime?: DurableRuns;
-  /** How long a stored run resumed here to take a decision may take to reach its wait again. Default 30 000 ms. */
+  /** How long a stored run resumed here to take a decision may take to reach its wait again. */
   readonly resumeTimeoutMs?: number;
-  /**
-   * The agent system the agent delegates in (`createAgentSystem()`, the agent spawned into it):
-   * the runs a run delegates to (and theirs) are streamed with it, each event attributed to its
-   * agent. Sub-runs of agents it does not hold are read like runs of other processes.
-   */
+  /** The system the agent delegates in: runs it delegates to are streamed with it. */
   readonly system?: RunAgents;
   /** The largest request body read, in bytes; a larger one is refused with 413. Default 4 MiB. */
   readonly maxBodyBytes?: number;
@@ -91,13 +61,10 @@ interface HeldRun {
 }
 
 /**
- * Serve `agent`'s runs in `protocol`. Refused requests get a 4xx JSON body
- * `{ error: { code, message } }` whose message says what to send instead.
- *
+ * Refused requests get a 4xx JSON body `{ error: { code, message } }` whose message says what to send instead.
  * @example
  * ```ts
  * const handler = createRunHandler(agent, agUiProtocol, { store });
- * export const POST = handler; // a Next.js route handler
  * ```
  */
 export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEvent>, options: WebHandlerOptions = {}): WebHandler {
@@ -106,7 +73,6 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const retain = options.retainRuns ?? 100;
   const runs = new Map<string, HeldRun>();
-  /** The run each thread (a chat) started last. */
   const threads = new Map<string, string>();
 
   const hold = (held: HeldRun): void => {
@@ -136,7 +102,6 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
-  /** The run with the runs it delegated to, as one stream with vector ids. */
   const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
     const after = from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]);
     const root = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId));
@@ -179,10 +144,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return stream(handle.runId, request);
   };
 
-  /**
-   * A thread's active run, from the start of the response it is in: after the last wait the
-   * page answered, up to the wait it is in, if any. No content (204) when the thread has none.
-   */
+  /** From the start of the response the run is in: after the last wait the page answered. */
   const threadStream = async (threadId: string, request: Request): Promise<Response> => {
     const runId = threads.get(threadId);
     const held = runId === undefined ? undefined : runs.get(runId);
@@ -200,14 +162,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     resumeTimeoutMs: options.resumeTimeoutMs ?? 30_000,
   };
 
-  /** The run `runId` wherever it is, refused when it is unknown or has ended; a stored run resumed to decide it is held from now on. */
+  /** A stored run resumed to decide it is held from now on. */
   const liveRun = async (runId: string, action: string): Promise<DecidableRun> => {
     const run = await decidable(sources, runId, action);
     if (run.resumed !== undefined) hold({ handle: run.resumed, threadId: runId });
     return run;
   };
 
-  /** The calls of `run` waiting for a human; refused when it is not waiting or `toolCallIds` names others. */
   const waiting = async (runId: string, run: DecidableRun, action: string, toolCallIds: readonly string[]): Promise<readonly string[]> => {
     const pending = await run.waiting();
     if (pending === null) {
@@ -233,7 +194,6 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return json(202, { runId, action, toolCallIds: toolCallIds ?? pending });
   };
 
-  /** Decide the calls a page answered in its request, then stream the run on from its wait. */
   const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
     const { runId, approved, rejected, answers = {}, resumedAs } = answer;
     const run = await liveRun(runId, 'answer');
@@ -279,7 +239,6 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 }
 
-/** Answer a server's waiting question: declined when rejected, else sent the page's answer (checked against its form). */
 function answerQuestion(handle: AgentRun, asking: string, { runId, approved, rejected, answers = {} }: ResumeRequest['resume']): void {
   const named = [...approved, ...rejected.map((r) => r.toolCallId)];
   if (named.length !== 1 || named[0] !== asking) throw new WebRequestError(409, `Run ${runId} waits for the answer to its question ${asking}; the request answers ${named.join(', ') || 'nothing'}.`);
@@ -303,7 +262,7 @@ export function decodeRunId(segment: string): string {
   }
 }
 
-/** An entry with the tool arguments and results it carries passed through the handler's secret rules too. */
+/** Tool arguments and results pass the handler's secret rules too. */
 export function redactDetails(entry: JournalEntry, redact: (text: string) => string): JournalEntry {
   const { event } = entry;
   if (event.type === 'reasoning.completed' && event.toolCalls.some((call) => call.arguments !== undefined)) {
@@ -356,7 +315,6 @@ async function bodyText(request: Request, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A zod error's first problem, with its path. */
 export function oneLine(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid';

@@ -1,7 +1,3 @@
-/**
- * A Fetch-style handler as a Node `http` request listener: the request becomes a `Request`
- * (aborted when the client goes away), the `Response` is written as it streams.
- */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
@@ -10,7 +6,6 @@ import type { WebHandler } from './handler.ts';
 /**
  * @example
  * ```ts
- * import { createServer } from 'node:http';
  * createServer(toNodeListener(createAgUiHandler(agent))).listen(3000);
  * ```
  */
@@ -42,11 +37,7 @@ function drained(response: ServerResponse): Promise<void> {
   });
 }
 
-/**
- * The request's body in one buffer. The handler reads a body whole anyway, and a request body
- * here is a small JSON document: collecting it costs less per request than a web stream over
- * the socket.
- */
+/** One buffer, not a web stream: the handler reads a body whole anyway, and it is a small JSON document. */
 function bodyOf(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

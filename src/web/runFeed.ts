@@ -1,9 +1,5 @@
-/**
- * The protocol-neutral core of serving a run to a web page: a run's journal entries from its
- * first on, then its live tail, ending with the `run.terminated` entry that ends what the journal
- * holds. Every protocol encodes this one feed, so a page that reconnects is served from the
- * journal and never from a buffer only the first connection had.
- */
+// Every protocol encodes this one feed, so a page that reconnects is served from the journal, never
+// from a buffer only the first connection had.
 import { map, Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -11,19 +7,16 @@ import type { RunStore } from '../persistence/fileStore.ts';
 import { RunNotFoundError } from '../persistence/errors.ts';
 import { WebRequestError } from './errors.ts';
 
-/** A run's journal as some store keeps it; empty when it has no such run. */
+/** Empty when the store has no such run. */
 export type JournalReader = (runId: string) => readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
 
-/** Where a run's entries are read from: this process's agent, else where its runs are kept. */
 export interface FeedSource {
   readonly agent: Agent;
   /** Runs of other processes (or ones this process's journal dropped) are read with it. */
   readonly read?: JournalReader;
-  /** How often a run read with `read` is read again while it has not ended. */
   readonly pollIntervalMs: number;
 }
 
-/** A file store's journals as a reader. */
 export function storeReader(store: RunStore): JournalReader {
   return (runId) => {
     try {
@@ -37,25 +30,12 @@ export function storeReader(store: RunStore): JournalReader {
 
 const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.terminated';
 
-/**
- * A run's entries from its first, then live, completing after the `run.terminated` that is its
- * last entry so far. A run resumed after a resumable failure has an earlier `run.terminated` with
- * entries after it: that end was superseded and is left out, so the feed goes on to the final end
- * (and a page never sees a failure the run came back from). Only entries `keep` keeps are fed. Rejects with WebRequestError (404)
- * for a run neither the agent's journal nor `read` has, unless it was just `started` here.
- *
- * @example
- * ```ts
- * (await runFeed({ agent, read: storeReader(store), pollIntervalMs: 1000 }, runId)).subscribe(send);
- * ```
- */
+/** An earlier `run.terminated` a resumed run went on after is left out: a page never sees a failure the run came back from. */
 export async function runFeed(source: FeedSource, runId: string, started = false, keep: (entry: JournalEntry) => boolean = () => true): Promise<Observable<JournalEntry>> {
   const { agent, read } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
   if (agent.journal.firstSequence(runId) === 0) {
     // The journal so far is one batch: an end inside it that later entries follow was resumed from.
-    // Each live entry is a batch of its own, fed without an array or operator of its own: this is
-    // the path every streamed token takes.
     return new Observable<JournalEntry>((subscriber) => {
       const ends = endsOf(subscriber);
       ends.batch(agent.journal.entries(runId).filter(keep));
@@ -80,7 +60,7 @@ export async function runFeed(source: FeedSource, runId: string, started = false
   );
 }
 
-/** A stored run's entries, each read a batch, read again every `pollIntervalMs` until unsubscribed (another process may be running it). */
+/** Read again until unsubscribed: another process may be running it. */
 function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number): Observable<readonly JournalEntry[]> {
   return new Observable<readonly JournalEntry[]>((subscriber) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -98,11 +78,7 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
     return () => clearTimeout(timer);
   });
 }
-/**
- * Batches of entries as one feed: each sequence once, in order (a source read again, or a journal
- * and a bus that overlap, never repeats an entry), without the ends later entries of the same
- * batch supersede, completing after an end that closes its batch.
- */
+/** Each sequence once (a source read again, or a journal and a bus that overlap), without ends later entries supersede. */
 export function untilLastEnd(): OperatorFunction<readonly JournalEntry[], JournalEntry> {
   return (source) =>
     new Observable<JournalEntry>((subscriber) => {
@@ -116,7 +92,6 @@ export function untilLastEnd(): OperatorFunction<readonly JournalEntry[], Journa
     });
 }
 
-/** `untilLastEnd`'s state for one subscriber: batches, or single entries (each a batch of one). */
 function endsOf(subscriber: Subscriber<JournalEntry>): { batch(entries: readonly JournalEntry[]): void; one(entry: JournalEntry): void } {
   let last = -1;
   return {

@@ -1,46 +1,30 @@
-/**
- * A run together with the runs it handed work to. A delegation is journaled in the delegating
- * run as an `agent.message` naming the run it started, so any reader of the journal can follow
- * the tree; the feed follows each sub-run as it appears (recursively) and merges their entries
- * as they come, each tagged with the sub-run it belongs to.
- */
+// A delegation is journaled in the delegating run as an `agent.message` naming the run it started,
+// so any reader of the journal can follow the tree.
 import { concat, defer, filter, from, map, Observable, type Subscription } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { SubRun } from './protocol.ts';
 import { untilLastEnd } from './runFeed.ts';
 
-/** The agents sub-runs may belong to: an agent system (`createAgentSystem()`) fits. */
+/** An agent system (`createAgentSystem()`) fits. */
 export interface RunAgents {
   has(agentId: string): boolean;
   get(agentId: string): { readonly agent: Agent };
 }
 
-/**
- * A sub-run's place in the tree: its parent's key, then its rank among that parent's sub-runs
- * (`1`, `1-2`); `''` is the served run. Ranks follow each parent's journal order, so every
- * reading of the tree, in any process, gives a run the same key.
- */
+/** `''` is the served run, then ranks (`1`, `1-2`) in each parent's journal order: the same key in any process. */
 export type RunKey = string;
 
 export interface TreeEntry {
   readonly key: RunKey;
   readonly entry: JournalEntry;
-  /** Absent for the served run's own entries. */
   readonly sub?: SubRun;
 }
 
-/**
- * Not a hand-off of the run itself: the message that started it (journaled before its first
- * entry) or its answer (after its end). Its parent's stream shows both; in its own feed they
- * would share the sequence of an entry beside them.
- */
+/** A run's own hand-off messages belong to its parent's stream; in its own feed they would share a neighbour's sequence. */
 export const notHandOff = (entry: JournalEntry): boolean => !(entry.event.type === 'agent.message' && entry.event.runId === entry.runId);
 
-/**
- * A run of an agent in this process, from its first entry, then live, until its end — also when
- * it has not started yet (a delegation's run is named before it starts).
- */
+/** Also for a run not started yet: a delegation's run is named before it starts. */
 export function agentRunFeed(agent: Agent, runId: string): Observable<JournalEntry> {
   return defer(() =>
     concat(
@@ -58,41 +42,25 @@ export function agentRunFeed(agent: Agent, runId: string): Observable<JournalEnt
 
 interface Followed {
   done: boolean;
-  /** It has sent an entry. */
   started: boolean;
-  /** The sub-runs it named, in order. */
   readonly children: Set<string>;
-  /** The sub-runs whose answer it journaled: they ran, and are waited for. */
+  /** Sub-runs whose answer it journaled: they ran, and are waited for. */
   readonly answered: Set<string>;
-  /** Absent for the served run. */
   readonly runId?: string;
   subscription?: Subscription;
 }
 
-/** The sub-run whose answer an entry of its parent is, if it is one. */
 function answered(entry: JournalEntry): string | undefined {
   const { event } = entry;
   return event.type === 'agent.message' && event.kind === 'delegate.result' && event.to === entry.agentId ? event.runId : undefined;
 }
 
-/** The run a delegating entry of `parent` started, if it is one. */
 function delegated(entry: JournalEntry): { readonly runId: string; readonly agentId: string } | undefined {
   const { event } = entry;
   if (event.type !== 'agent.message' || event.kind !== 'delegate' || event.from !== entry.agentId || event.runId === undefined) return undefined;
   return { runId: event.runId, agentId: event.to };
 }
 
-/**
- * The served run's feed and, as they are named, its sub-runs' feeds (given by `subFeed`), merged
- * in the order entries arrive. Completes once the served run and every sub-run that started or
- * was answered have ended; a sub-run that did neither by the time the served run ended is not
- * waited for.
- *
- * @example
- * ```ts
- * runTree(await runFeed(source, runId), (sub) => agentRunFeed(system.get(sub.agentId).agent, sub.runId)).subscribe(send);
- * ```
- */
 export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) => Observable<JournalEntry>): Observable<TreeEntry> {
   return new Observable<TreeEntry>((subscriber) => {
     const subscriptions: Subscription[] = [];

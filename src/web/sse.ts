@@ -1,29 +1,16 @@
-/**
- * A run's feed as a server-sent event body. Each event's id is `<sequence>.<index>`: the journal
- * sequence of the entry it came from and its place among that entry's events, so a page that
- * reconnects with `Last-Event-ID` gets exactly the events after it.
- */
+// An event id is `<entry sequence>.<index among the entry's events>`, so a page that reconnects with
+// `Last-Event-ID` gets exactly the events after it.
 import type { Observable, Subscription } from 'rxjs';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
 import type { StreamEncoder, WebProtocol } from './protocol.ts';
 
-/** Where a stream resumes: after the event with this id. */
 export interface EventCursor {
   readonly sequence: number;
   readonly index: number;
 }
 
-/**
- * Read a `Last-Event-ID` value; `undefined` for none. Throws WebRequestError (400) for a value that
- * is no event id of this handler.
- *
- * @example
- * ```ts
- * parseEventId('12.1'); // { sequence: 12, index: 1 }
- * ```
- */
 export function parseEventId(value: string | null): EventCursor | undefined {
   if (value === null || value.trim() === '') return undefined;
   const match = /^(\d{1,15})\.(\d{1,6})$/.exec(value.trim());
@@ -39,18 +26,11 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** Journal entries a stream encodes ahead of its reader before it stops following the run. */
 export const MAX_ENTRIES_AHEAD = 4096;
 
 /**
- * The body of a stream of `feed`: every entry is encoded (the encoder's state needs them all),
- * the events after `after` are sent. Ends when the feed does; a page that goes away stops only
- * its stream, never the run.
- *
- * Events wait until the reader pulls, and all that waited go out as one chunk, text deltas of
- * one message joined into one event (`protocol.merge`) whose id is its last delta's. A reader
- * `maxAhead` entries behind is no longer fed: the feed is dropped and subscribed again, with a
- * new encoder, once the reader has taken what waited, so a slow page holds a bounded amount.
+ * Every entry is encoded, since the encoder's state needs them all. A reader `maxAhead` entries behind
+ * is no longer fed; the feed is subscribed again with a new encoder once it caught up, so a slow page holds a bounded amount.
  */
 export function sseBody<TEvent>(
   feed: Observable<JournalEntry>,
@@ -62,17 +42,14 @@ export function sseBody<TEvent>(
 ): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
   const frame = (sequence: number, index: number, event: TEvent): string => `${sequence < 0 ? '' : `id: ${sequence}.${index}\n`}${protocol.frame(event)}`;
-  /** Framed events waiting for the reader, then the last one unframed: the next delta may join it. */
+  /** The last waiting event stays unframed in `tail`: the next delta may join it. */
   const framed: string[] = [];
-  // The waiting event and its id's two parts, kept apart so that a delta joined into it costs no
-  // id string: only the event that is framed gets one. A sequence of -1 is an event without an id.
+  // A sequence of -1 is an event without an id.
   let tail: TEvent | undefined;
   let tailSequence = -1;
   let tailIndex = 0;
-  /** The last event queued: a new subscription sends only what comes after it (sequence -1: none yet). */
   let cursorSequence = after === undefined ? -1 : after.sequence;
   let cursorIndex = after === undefined ? -1 : after.index;
-  /** The last entry encoded whole: a new subscription encodes up to it only for the encoder's state. */
   let encodedUpTo = -1;
   let ahead = 0;
   let subscription: Subscription | undefined;

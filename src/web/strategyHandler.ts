@@ -1,15 +1,5 @@
-/**
- * A reasoning strategy served to web pages: the page starts it with its protocol's body, reads
- * the runner's decisions and each branch's sub-agent run in one stream (every branch's events
- * attributed to it), reconnects to what it missed, and cancels it. Routes, relative to wherever
- * the handler is mounted:
- *
- *   POST …/                      start a strategy from the protocol's body, streamed as SSE
- *   GET  …/runs/:runId/stream    the run again (after `Last-Event-ID`), then its live tail
- *   POST …/runs/:runId/cancel    stop the strategy and its branches
- *
- * Strategy runs live in this process only: a reconnect must reach the process that started it.
- */
+// Routes: POST …/ starts, GET …/runs/:runId/stream reconnects, POST …/runs/:runId/cancel stops.
+// Strategy runs live in this process only: a reconnect must reach the process that started it.
 import { defer, filter, map, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { ActorloopError, ConfigurationError, describeError } from '../core/errors.ts';
@@ -27,7 +17,6 @@ import { notHandOff, type RunKey, type TreeEntry } from './runTree.ts';
 import { SSE_HEADERS } from './sse.ts';
 import { parseTreeEventId, treeSseBody } from './treeSse.ts';
 
-/** What a page's start request gives the strategy: its task, the conversation before it, and the run id it chose. */
 export interface StrategyStart {
   readonly task: string;
   readonly history: readonly Message[];
@@ -36,9 +25,8 @@ export interface StrategyStart {
 }
 
 export interface StrategyHandlerOptions {
-  /** Called with each strategy run the handler starts, before it streams: await its `result`, log it. */
   readonly onRun?: (run: StrategyRun) => void;
-  /** Ended runs kept for reconnects, newest kept. Default 100. */
+  /** Ended runs kept for reconnects, newest kept. */
   readonly retainRuns?: number;
   /** Secret rules for tool arguments and results sent to the page, on top of the defaults. */
   readonly redact?: SecretRuleOptions;
@@ -55,17 +43,7 @@ interface HeldStrategy {
   ended: boolean;
 }
 
-/**
- * A strategy run's entries as a run tree: the runner's own entries are the served run (key
- * `''`), each branch's sub-agent run a sub-run keyed by the order its first entry appears (`1`,
- * `2`, …). The run replays its entries in the order they came, so every reading gives a branch
- * the same key.
- *
- * @example
- * ```ts
- * strategyTree(startStrategy(opts)).subscribe(({ key, entry }) => console.log(key, entry.event.type));
- * ```
- */
+/** Branches are keyed by the order their first entry appears; the run replays in order, so every reading agrees. */
 export function strategyTree(run: StrategyRun): Observable<TreeEntry> {
   return defer(() => {
     const keys = new Map<string, RunKey>();
@@ -84,10 +62,7 @@ export function strategyTree(run: StrategyRun): Observable<TreeEntry> {
   });
 }
 
-/**
- * The runner's encoder, which also sends the strategy's answer: the runner journals no reply
- * of its own, so its answer is encoded as one just before the end of a run that found it.
- */
+/** The runner journals no reply of its own, so its answer is encoded as one just before the end. */
 function answering<TEvent>(encoder: StreamEncoder<TEvent>, answer: () => string | null): StreamEncoder<TEvent> {
   return {
     encode(entry) {
@@ -103,14 +78,9 @@ function answering<TEvent>(encoder: StreamEncoder<TEvent>, answer: () => string 
 }
 
 /**
- * Serve strategy runs in `protocol`: `start` is called with each page's task and starts one
- * (`startStrategy`). Refused requests get a 4xx JSON body `{ error: { code, message } }` whose
- * message says what to send instead.
- *
  * @example
  * ```ts
- * const handler = createStrategyHandler(({ task, runId }) => startStrategy({ strategy: strategies.vote({ samples: 3 }), task, subAgent: { model }, runId }), agUiProtocol);
- * createServer(toNodeListener(handler)).listen(3000);
+ * createStrategyHandler(({ task, runId }) => startStrategy({ strategy: strategies.vote(), task, subAgent: { model }, runId }), agUiProtocol);
  * ```
  */
 export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => StrategyRun, protocol: WebProtocol<TEvent>, options: StrategyHandlerOptions = {}): WebHandler {

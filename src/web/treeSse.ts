@@ -1,11 +1,5 @@
-/**
- * A run and its sub-runs as one server-sent event body. Entries of several runs interleave in
- * whatever order they arrived, so one position cannot say what a page has: each event's id is a
- * vector cursor, the position (`<sequence>.<index>`) of every run the page has events of, keyed
- * by the run's place in the tree — `12.3,1@4.0,1-1@2.5`. A page that reconnects with it gets each
- * run from its own position on: no event lost, none twice, whatever the interleaving was. A
- * stream with no sub-run (yet) has the single-run ids, `12.3`.
- */
+// Runs interleave in arrival order, so one position cannot say what a page has: an event id is a vector
+// cursor of every run's position, keyed by its place in the tree (`12.3,1@4.0,1-1@2.5`).
 import type { Observable, Subscription } from 'rxjs';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
@@ -13,7 +7,7 @@ import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 import type { RunKey, TreeEntry } from './runTree.ts';
 import { MAX_ENTRIES_AHEAD, type EventCursor } from './sse.ts';
 
-/** Where a stream of a run tree resumes: each run after its own position; runs absent from it from their first event. */
+/** Runs absent from it resume from their first event. */
 export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
 
 /** An index as long as a safe integer: a stream resumed after a wait starts past every index of the wait's entry. */
@@ -31,15 +25,6 @@ function position(text: string, value: string): EventCursor {
 const refused = (value: string): WebRequestError =>
   new WebRequestError(400, `Last-Event-ID "${value.slice(0, 40)}" is not an event id of this stream (they look like 12.0 or 12.0,1@3.2); reconnect without it to get the run from its start.`);
 
-/**
- * Read a `Last-Event-ID` of a run tree's stream (a single run's id too); `undefined` for none.
- * Throws WebRequestError (400) for a value that is no event id of this handler.
- *
- * @example
- * ```ts
- * parseTreeEventId('12.1,1@3.0'); // Map { '' => { sequence: 12, index: 1 }, '1' => { sequence: 3, index: 0 } }
- * ```
- */
 export function parseTreeEventId(value: string | null): TreeCursor | undefined {
   if (value === null || value.trim() === '') return undefined;
   const parts = value.trim().split(',');
@@ -57,15 +42,7 @@ export function parseTreeEventId(value: string | null): TreeCursor | undefined {
   return cursor;
 }
 
-/**
- * The id of an event sent at `cursor`: the served run's position first (alone, it is a single
- * run's id), then each sub-run's as `key@position`.
- *
- * @example
- * ```ts
- * formatTreeEventId(new Map([['', { sequence: 12, index: 1 }]])); // '12.1'
- * ```
- */
+/** Alone, the served run's position is a single run's id. */
 export function formatTreeEventId(cursor: TreeCursor): string {
   const at = (p: EventCursor): string => `${p.sequence}.${p.index}`;
   const root = cursor.get('');
@@ -76,17 +53,7 @@ export function formatTreeEventId(cursor: TreeCursor): string {
 const isAfter = (sequence: number, index: number, cursor: EventCursor | undefined): boolean =>
   cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && index > cursor.index);
 
-/**
- * The body of a stream of a run tree: each run's entries are encoded by its own encoder (every
- * entry: the encoder's state needs them all), a sub-run's events are attributed to it by the
- * protocol, and each run's events after its position in `after` are sent. Ends when the tree
- * does, or at an entry of the served run that ends a response.
- *
- * Events wait until the reader pulls. A reader `maxAhead` entries behind is no longer fed: the
- * tree is dropped and followed again, with new encoders, once the reader has taken what waited
- * (each run is read again from its start and sent from where it stopped), so a slow page holds a
- * bounded amount.
- */
+/** As `sseBody`, with one encoder per run; a reader `maxAhead` behind is followed again from each run's start. */
 export function treeSseBody<TEvent>(
   feed: Observable<TreeEntry>,
   encoderOf: (sub: SubRun | undefined) => StreamEncoder<TEvent>,
@@ -96,7 +63,6 @@ export function treeSseBody<TEvent>(
   maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
-  /** Framed events waiting for the reader. */
   const waiting: string[] = [];
   /** Each run's last event queued: a new subscription sends only what comes after it. */
   const at = new Map<RunKey, EventCursor>(after ?? []);
@@ -128,7 +94,6 @@ export function treeSseBody<TEvent>(
       encoders.set(key, made);
       return made;
     };
-    /** Runs this subscription has had entries of. */
     const seen = new Set<RunKey>();
     const again = followed++ > 0;
     following = true;

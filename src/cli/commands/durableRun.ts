@@ -1,23 +1,11 @@
-/**
- * `resume`, `approve` and `reject` of a run kept in PostgreSQL. Workers advance durable runs:
- * a decision goes to the runtime (`approve`/`reject`) and the workers take the run on from there;
- * `resume` follows the run through its agent (from the module the workers load), which wakes a
- * run left behind, to its end or its next wait for a human.
- */
+// Workers advance durable runs: a decision only goes to the runtime, while `resume` follows the run
+// through its agent (from the module the workers load), which wakes a run left behind.
 import { isFinalStatus } from '../../persistence/records.ts';
 import { CliError, UsageError, type ParsedCommand } from '../args.ts';
 import { defineAndPick, loadAgentsModule } from '../agentsModule.ts';
 import { openRuntime, requireDurableRun } from '../durable.ts';
 import { followRun, modeFor, type AgentCommandResult } from '../follow.ts';
 
-/**
- * Continue the durable run `runId` of the database at `url`.
- *
- * @example
- * ```ts
- * await continueDurable('approve', parsed, 'run_123', 'postgres://…');
- * ```
- */
 export async function continueDurable(command: 'resume' | 'approve' | 'reject', parsed: ParsedCommand, runId: string, url: string): Promise<AgentCommandResult> {
   if (parsed.string('model') !== undefined) throw new UsageError('--model configures the demo agent; a durable run goes on with its own agent.');
   const { json } = parsed.common;

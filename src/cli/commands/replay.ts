@@ -1,8 +1,3 @@
-/**
- * `actorloop replay <runId>`: a run's journal, from a file store or a PostgreSQL database, as a
- * timeline (time since its start, iteration, summary); `--follow` keeps reading the journal until
- * the run ends.
- */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JournalEntry } from '../../core/loopEvent.ts';
 import { onePositional, parseCommand } from '../args.ts';
@@ -10,18 +5,8 @@ import { DATABASE_FLAG, durableUrl, openRuntime, requireDurableRun } from '../du
 import { summarizeEvent } from '../format.ts';
 import { openStore, requireRun } from '../store.ts';
 
-/** Between reads of a followed journal: often enough to feel live, rare enough to cost nothing. */
 const POLL_MS = 250;
 
-/**
- * A timeline line for an entry, its time relative to the run's start (undefined for entries
- * not worth a line, like token deltas).
- *
- * @example
- * ```ts
- * timelineLine(entry, startedAt); // '+0.012s  [1] phase reason'
- * ```
- */
 export function timelineLine(entry: JournalEntry, startedAt: number): string | undefined {
   const summary = summarizeEvent(entry.event);
   if (summary === undefined) return undefined;
@@ -29,14 +14,6 @@ export function timelineLine(entry: JournalEntry, startedAt: number): string | u
   return `+${seconds}s`.padEnd(10) + ` [${entry.iteration}] ${summary}`;
 }
 
-/**
- * `actorloop replay <runId> [--follow] [--json] [--store DIR | --database-url URL]`.
- *
- * @example
- * ```ts
- * process.exitCode = await replayCommand(['run_123', '--follow']);
- * ```
- */
 export async function replayCommand(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(args, { follow: { type: 'boolean' }, ...DATABASE_FLAG });
   const runId = onePositional(parsed, 'runId', 'replay');

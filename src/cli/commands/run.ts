@@ -1,8 +1,3 @@
-/**
- * `actorloop run`, `resume`, `approve` and `reject`: start or continue a run of the demo agent,
- * or of an agent from the user's module (`--agents MODULE`), in the file store, and follow it to
- * its end or to a wait for a human. Runs kept in PostgreSQL are continued by `durableRun.ts`.
- */
 import type { Agent, AgentRun } from '../../agent/types.ts';
 import type { Inspector } from '../../inspect/index.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
@@ -16,7 +11,6 @@ import { continueDurable } from './durableRun.ts';
 
 export type { AgentCommandResult } from '../follow.ts';
 
-/** Flags that pick a user's agent instead of the demo one. */
 const MODULE_FLAGS = { agents: { type: 'string' }, agent: { type: 'string' } } as const;
 
 function announce(real: boolean, agent: Agent, json: boolean): void {
@@ -45,19 +39,10 @@ function refuseDemoFlags(parsed: ParsedCommand, flags: readonly string[]): void 
   if (given !== undefined) throw new UsageError(`--${given} configures the demo agent; with --agents MODULE, set it in your module's createAgent config.`);
 }
 
-/** The user's agent from `--agents`, keeping its runs in `store` (the agent named `name`, or the module's only one). */
 async function moduleAgent(path: string, store: RunStore, name: string | undefined): Promise<Agent> {
   return defineAndPick(await loadAgentsModule(path), path, undefined, { persistence: { store } }, name);
 }
 
-/**
- * `actorloop run "<task>"`, with the demo agent or `--agents MODULE [--agent NAME]`.
- *
- * @example
- * ```ts
- * const { exitCode } = await runCommand(['What is 2 + 2?', '--json']);
- * ```
- */
 export async function runCommand(args: readonly string[]): Promise<AgentCommandResult> {
   const parsed = parseCommand(args, {
     'max-iterations': { type: 'string' },
@@ -75,7 +60,7 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
   const unknownTool = confirm?.find((name) => !DEMO_TOOL_NAMES.includes(name));
   if (unknownTool !== undefined) throw new UsageError(`--confirm: no tool "${unknownTool}"; the demo agent has ${DEMO_TOOL_NAMES.join(', ')}.`);
   const { json, store: dir } = parsed.common;
-  // Loaded only when asked for: the relay server and its dependencies cost every other run start-up time.
+  // Loaded only when asked for, so other runs do not load the relay server and its dependencies.
   const inspector = parsed.flag('inspect') ? await (await import('../../inspect/index.ts')).createInspector({ page: 'local' }) : undefined;
   if (inspector !== undefined) process.stderr.write(`inspector: ${inspector.url}\n`);
   const modelName = parsed.string('model');
@@ -108,15 +93,6 @@ async function runModuleAgent(parsed: ParsedCommand, path: string, task: string)
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, undefined, report.outcome.kind === 'waiting') };
 }
 
-/**
- * `actorloop resume <runId>`, `approve <runId>` and `reject <runId> --reason …`, in the file
- * store or, with `--database-url`, in PostgreSQL.
- *
- * @example
- * ```ts
- * await continueCommand('approve', ['run_123']);
- * ```
- */
 export async function continueCommand(command: 'resume' | 'approve' | 'reject', args: readonly string[]): Promise<AgentCommandResult> {
   const parsed = parseCommand(args, {
     model: { type: 'string' },
@@ -164,7 +140,7 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, undefined, report.outcome.kind === 'waiting') };
 }
 
-/** `--answer`'s JSON; anything but an object is refused before the run is touched. */
+/** Anything but an object is refused before the run is touched. */
 function parseAnswer(text: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -176,7 +152,6 @@ function parseAnswer(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The kind of wait the run is in now (its last `human.awaiting` not yet decided), read from its journal. */
 function waitKind(run: AgentRun): string | undefined {
   let kind: string | undefined;
   // events$ replays the journal synchronously on subscribe.
@@ -189,10 +164,7 @@ function waitKind(run: AgentRun): string | undefined {
   return kind;
 }
 
-/**
- * Approve; with an answer, a resumed run may first wait for its interrupted call to be approved
- * again (the call that asked the question): those waits are approved until the question comes.
- */
+/** With an answer, a resumed run may first wait for the interrupted call that asked the question to be approved again. */
 function answerApproval(answer: Record<string, unknown> | undefined): FollowOptions['decide'] {
   if (answer === undefined) return (run) => run.approve();
   return (run) => {

@@ -1,7 +1,4 @@
-/**
- * `actorloop runs`: the runs of a file store or of a PostgreSQL database, newest first, with
- * iterations and cost read from each run's journal (the index alone does not keep them).
- */
+// Iterations and cost are read from each run's journal: the index does not keep them.
 import type { JournalEntry } from '../../core/loopEvent.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
 import type { PostgresRuntime } from '../../postgres/index.ts';
@@ -13,7 +10,6 @@ import { openStore } from '../store.ts';
 /** A run left `running` by a process that is gone: nothing writes it any more, and `resume` continues it. */
 export const INTERRUPTED = 'interrupted';
 
-/** One row of `actorloop runs` (and one element of its `--json` array). */
 export interface RunRow {
   readonly runId: string;
   readonly status: string;
@@ -32,7 +28,7 @@ function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; co
   }
 }
 
-/** Whether a running run's writer is gone; a log that cannot be read says nothing either way, and leaves the status as it is. */
+/** A log that cannot be read says nothing either way, and leaves the status as it is. */
 function ownerGone(store: RunStore, runId: string): boolean {
   try {
     return store.ownerGone(runId);
@@ -41,15 +37,6 @@ function ownerGone(store: RunStore, runId: string): boolean {
   }
 }
 
-/**
- * The rows for every run of a store. A run still `running` whose writer is gone (its process
- * was killed) is `interrupted`.
- *
- * @example
- * ```ts
- * const rows = await listRunRows(createFileStore({ dir: '.actorloop' }));
- * ```
- */
 export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const meta of await store.listRuns()) {
@@ -60,7 +47,6 @@ export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   return rows;
 }
 
-/** The rows for the runs a database keeps (the runtime's newest page of them). */
 async function listDurableRows(runtime: PostgresRuntime): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const info of await runtime.listRuns()) {
@@ -71,19 +57,10 @@ async function listDurableRows(runtime: PostgresRuntime): Promise<RunRow[]> {
   return rows;
 }
 
-/** What the table shows for a status: an interrupted run says how to continue it. */
 function statusCell(row: RunRow): string {
   return row.status === INTERRUPTED ? `${INTERRUPTED} (owner gone; resume with: actorloop resume ${row.runId})` : row.status;
 }
 
-/**
- * `actorloop runs [--store DIR | --database-url URL] [--json]`.
- *
- * @example
- * ```ts
- * process.exitCode = await runsCommand(['--json']);
- * ```
- */
 export async function runsCommand(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(args, DATABASE_FLAG);
   if (parsed.positionals.length > 0) throw new UsageError(`actorloop runs takes no arguments; got "${parsed.positionals.join(' ')}".`);

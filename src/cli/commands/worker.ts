@@ -1,14 +1,4 @@
-/**
- * `actorloop worker --agents MODULE`: a worker process of a durable runtime. The module's default
- * export is called with the runtime and defines the agents (and strategies) this worker serves,
- * the same way the processes that start runs define them.
- *
- * @example
- * ```ts
- * // agents.ts
- * export default (runtime, keep) => createAgent({ id: 'researcher', model, tools, ...keep }); // keep = { runtime }
- * ```
- */
+// The module defines the agents (and strategies) this worker serves the same way the processes that start runs do.
 import { runWorker } from '../../postgres/index.ts';
 import { parseCommand, positiveInt, UsageError } from '../args.ts';
 import { loadAgentsModule } from '../agentsModule.ts';

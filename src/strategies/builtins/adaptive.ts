@@ -1,8 +1,3 @@
-/**
- * Adaptive: rates the task's difficulty (1–5, from a `difficulty` function or the model) and runs
- * the strategy of that band — easy, medium or hard (default chain, vote and tree). Its first
- * decision's `strategy.decided` detail says which one it chose and why.
- */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { ConfiguredStrategy, StrategyContext, StrategyDecision } from '../../core/strategy.ts';
 import { chain } from './chain.ts';
@@ -13,19 +8,13 @@ import { vote } from './vote.ts';
 type Band = 'easy' | 'medium' | 'hard';
 type AnyConfigured = ConfiguredStrategy<unknown, unknown>;
 
-/** Options of {@link adaptive}. @example `{ difficulty: () => 4, routes: { hard: strategies.tree({ depth: 3 }) } }` */
 export interface AdaptiveOptions {
-  /** Rates the task from 1 (trivial) to 5 (hard). Default: the model rates it. */
   readonly difficulty?: (task: string, context: StrategyContext) => number | Promise<number>;
-  /** The strategy of each band. Default: easy `chain()`, medium `vote({ samples: 3 })`, hard `tree()`. */
   readonly routes?: { readonly easy?: ConfiguredStrategy; readonly medium?: ConfiguredStrategy; readonly hard?: ConfiguredStrategy };
-  /** Difficulty from which the medium strategy runs (default 3). */
   readonly mediumFrom?: number;
-  /** Difficulty from which the hard strategy runs (default 4). */
   readonly hardFrom?: number;
 }
 
-/** Adaptive's private state (JSON-safe as long as the chosen strategy's is). @example `{ band: 'hard', strategy: 'tree', difficulty: 4, why: '…', inner, announced: false }` */
 export interface AdaptiveState {
   readonly band: Band;
   readonly strategy: string;
@@ -33,7 +22,7 @@ export interface AdaptiveState {
   readonly why: string;
   /** The chosen strategy's own state. */
   readonly inner: unknown;
-  /** Whether the choice was announced (in the first decision's detail). */
+  /** The choice is announced in the first decision's detail. */
   readonly announced: boolean;
 }
 
@@ -45,13 +34,6 @@ async function modelDifficulty(task: string, context: StrategyContext): Promise<
   return firstNumber(reply) ?? Number.NaN;
 }
 
-/**
- * @example
- * ```ts
- * const auto = strategies.adaptive({ difficulty: (task) => (task.length > 200 ? 5 : 1) });
- * const { answer } = await runStrategy({ strategy: auto, task, subAgent: { model }, model });
- * ```
- */
 export function adaptive(configured: AdaptiveOptions = {}): ConfiguredStrategy<AdaptiveOptions, AdaptiveState> {
   const routes: Record<Band, AnyConfigured> = {
     easy: (configured.routes?.easy ?? chain()) as AnyConfigured,

@@ -1,26 +1,17 @@
-/**
- * Chain: step-by-step prompting. N steps, each a thought built from the previous ones, then the
- * last step's text is the answer. Steps are direct model calls by default (`via: 'complete'`,
- * each a `continue` decision); `via: 'agent'` runs each step as a one-branch sub-agent instead,
- * so the steps can use the sub-agent's tools.
- */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { ConfiguredStrategy, StrategyContext, Thought } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, usable } from './shared.ts';
 
-/** Options of {@link chain}. @example `{ steps: 4, via: 'agent' }` */
 export interface ChainOptions {
-  /** Reasoning steps before the answer (default 3); the last one gives the answer. */
   readonly steps?: number;
-  /** What to do at each step, by position; missing ones get a generic instruction. */
+  /** By position; missing ones get a generic instruction. */
   readonly instructions?: readonly string[];
-  /** `complete` (default): one model call per step. `agent`: one sub-agent run per step. */
+  /** `agent` runs each step as a sub-agent, so steps can use its tools. Default `complete`: one model call per step. */
   readonly via?: 'complete' | 'agent';
   /** System prompt of the model calls (`complete` mode). */
   readonly system?: string;
 }
 
-/** Chain's private state (JSON-safe). @example `{ steps: 3, via: 'complete', instructions: [], thoughts: [] }` */
 export interface ChainState {
   readonly steps: number;
   readonly via: 'complete' | 'agent';
@@ -48,12 +39,6 @@ function nextThought(state: ChainState, content: string): Thought {
   return { id: `step-${step}`, content, ...(previous === undefined ? {} : { parentId: previous.id }), metadata: { step } };
 }
 
-/**
- * @example
- * ```ts
- * const result = await runStrategy({ strategy: strategies.chain({ steps: 3 }), task: 'How many weekdays in March 2025?', subAgent: { model }, model });
- * ```
- */
 export function chain(configured: ChainOptions = {}): ConfiguredStrategy<ChainOptions, ChainState> {
   count('chain', 'steps', configured.steps, STRATEGY_DEFAULTS.chain.steps); // fail fast on a bad option
   return {

@@ -1,34 +1,16 @@
-/**
- * Graph of thoughts: `breadth` sub-agent branches explore the task, their results are scored, and
- * a merge step combines the best `mergeTop` thoughts of different branches into one node (a
- * thought with several parents, `metadata.mergedFrom`). With `rounds > 1` the merged node is
- * expanded and merged again. The answer comes from the last merged node.
- */
+// The merged node is a thought with several parents (`metadata.mergedFrom`); each further round expands and merges it again.
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { byScore, clip, count, mergeOptions, scoreAll, usable, type Scorer, type ScoredThought } from './shared.ts';
 
-/**
- * Combines thoughts into one answer. Default: the model, asked to merge them.
- *
- * @example
- * ```ts
- * const merge: Merger = (thoughts) => thoughts.map((t) => t.content).join(' / ');
- * ```
- */
 export type Merger = (thoughts: readonly Thought[], context: StrategyContext) => string | Promise<string>;
 
-/** Options of {@link graph}. @example `{ breadth: 4, mergeTop: 2, rounds: 1 }` */
 export interface GraphOptions {
-  /** Branches per expansion (default 3). */
   readonly breadth?: number;
-  /** Best thoughts merged into one node (default 2). */
   readonly mergeTop?: number;
-  /** Expand-and-merge rounds (default 1). */
+  /** Expand-and-merge rounds. */
   readonly rounds?: number;
-  /** Default `'model'`. */
   readonly scorer?: Scorer | 'model';
-  /** Default: the model merges (`context.complete`). */
   readonly merge?: Merger;
 }
 
@@ -39,12 +21,10 @@ interface MergedNode {
   readonly score: number;
 }
 
-/** Graph's private state (JSON-safe). @example `{ breadth: 3, mergeTop: 2, rounds: 1, merges: 0, merged: null }` */
 export interface GraphState {
   readonly breadth: number;
   readonly mergeTop: number;
   readonly rounds: number;
-  /** Merges done. */
   readonly merges: number;
   readonly merged: MergedNode | null;
 }
@@ -71,13 +51,6 @@ function branches(task: string, state: GraphState): Branch[] {
 
 const label = (nodes: readonly ScoredThought[]) => nodes.map((n) => `${n.id} (${n.score.toFixed(2)})`).join(' + ');
 
-/**
- * @example
- * ```ts
- * const got = strategies.graph({ breadth: 4, mergeTop: 2, merge: (ts) => ts.map((t) => t.content).join('\n') });
- * const { answer } = await runStrategy({ strategy: got, task, subAgent: { model }, model });
- * ```
- */
 export function graph(configured: GraphOptions = {}): ConfiguredStrategy<GraphOptions, GraphState> {
   const scorer = configured.scorer ?? 'model';
   const merge = configured.merge ?? modelMerge;

@@ -1,34 +1,18 @@
-/**
- * Self-refine: a sub-agent drafts an answer, a critic (the model by default) reviews it, and the
- * strategy `revise`s with the critic's feedback — a new sub-agent run rewrites the draft — until
- * the critic accepts (its reply starts with ACCEPT) or `maxRevisions` is reached; then the latest
- * draft is the answer.
- */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { ConfiguredStrategy, StrategyContext, StrategyDecision } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, usable } from './shared.ts';
 
-/**
- * Reviews a draft; reply `ACCEPT` (or whatever `accept` recognises) or feedback.
- *
- * @example
- * ```ts
- * const critique: Critic = (draft) => (draft.includes('sources') ? 'ACCEPT' : 'Cite your sources.');
- * ```
- */
+/** Replies `ACCEPT` (or whatever `accept` recognises) or feedback. */
 export type Critic = (draft: string, context: StrategyContext) => string | Promise<string>;
 
-/** Options of {@link refine}. @example `{ maxRevisions: 2, accept: (f) => f.startsWith('LGTM') }` */
 export interface RefineOptions {
-  /** Rewrites after the first draft (default 3). */
+  /** Rewrites after the first draft. */
   readonly maxRevisions?: number;
-  /** Default: the model as a strict critic (`context.complete`). */
   readonly critique?: Critic;
-  /** Whether the critic's reply accepts the draft. Default: it starts with ACCEPT. */
+  /** Default: the reply starts with ACCEPT. */
   readonly accept?: (feedback: string) => boolean;
 }
 
-/** Refine's private state (JSON-safe). @example `{ maxRevisions: 3, draft: null, feedback: null, revisions: 0 }` */
 export interface RefineState {
   readonly maxRevisions: number;
   readonly draft: { readonly id: string; readonly content: string } | null;
@@ -47,12 +31,6 @@ async function modelCritique(draft: string, context: StrategyContext): Promise<s
 
 const startsWithAccept = (feedback: string): boolean => /^\W*accept(ed)?\b/i.test(feedback.trim());
 
-/**
- * @example
- * ```ts
- * const { answer } = await runStrategy({ strategy: strategies.refine({ maxRevisions: 2 }), task: 'Write a haiku about XState', subAgent: { model }, model });
- * ```
- */
 export function refine(configured: RefineOptions = {}): ConfiguredStrategy<RefineOptions, RefineState> {
   const critique = configured.critique ?? modelCritique;
   const accept = configured.accept ?? startsWithAccept;

@@ -1,21 +1,12 @@
-/**
- * Tree of thoughts: breadth-first search with a beam. Each level expands every node of the beam
- * into `breadth` sub-agent branches, scores the results (a `scorer` function or the model), keeps
- * the best `beamWidth`, and stops at `depth`; the answer is the best leaf.
- */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { byScore, clip, count, lineage, mergeOptions, scoreAll, usable, type Scorer, type ScoredThought } from './shared.ts';
 
-/** Options of {@link tree}. @example `{ breadth: 3, depth: 2, beamWidth: 2, scorer: 'model' }` */
 export interface TreeOptions {
-  /** Children per expanded node (default 3). */
   readonly breadth?: number;
-  /** Levels below the task (default 2). */
+  /** Levels below the task. */
   readonly depth?: number;
-  /** Nodes kept per level (default 2). */
   readonly beamWidth?: number;
-  /** Scores each result; default `'model'` (`context.complete` rates 0–10). */
   readonly scorer?: Scorer | 'model';
 }
 
@@ -26,16 +17,14 @@ interface TreeNode {
   readonly score: number;
 }
 
-/** Tree's private state (JSON-safe). @example `{ breadth: 3, depth: 2, beamWidth: 2, level: 0, beam: [], nodes: {} }` */
 export interface TreeState {
   readonly breadth: number;
   readonly depth: number;
   readonly beamWidth: number;
   /** Levels scored so far. */
   readonly level: number;
-  /** The nodes kept at the last level, best first. */
+  /** Best first. */
   readonly beam: readonly TreeNode[];
-  /** The beam and its ancestors (their contents build the prompts); nothing else is kept. */
   readonly nodes: Readonly<Record<string, TreeNode>>;
 }
 
@@ -60,7 +49,7 @@ function expand(task: string, state: TreeState, parents: readonly (TreeNode | un
   );
 }
 
-/** Keep the beam and its ancestors only: memory stays bounded by beamWidth × depth. */
+/** Only the beam and its ancestors, whose contents build the prompts: memory stays bounded by beamWidth × depth. */
 function keep(nodes: Readonly<Record<string, TreeNode>>, beam: readonly TreeNode[]): Record<string, TreeNode> {
   const kept: Record<string, TreeNode> = {};
   for (const node of beam) {
@@ -76,13 +65,6 @@ function label(nodes: readonly ScoredThought[]): string {
   return nodes.map((n) => `${n.id} (${n.score.toFixed(2)})`).join(', ');
 }
 
-/**
- * @example
- * ```ts
- * const tot = strategies.tree({ breadth: 3, depth: 2, beamWidth: 2, scorer: (t) => (t.content.includes('42') ? 1 : 0) });
- * const { answer } = await runStrategy({ strategy: tot, task, subAgent: { model } });
- * ```
- */
 export function tree(configured: TreeOptions = {}): ConfiguredStrategy<TreeOptions, TreeState> {
   const scorer = configured.scorer ?? 'model';
   const depthOf = (o: TreeOptions | undefined) => count('tree', 'depth', (o ?? configured).depth, STRATEGY_DEFAULTS.tree.depth);

@@ -1,17 +1,10 @@
-/**
- * Self-consistency vote: `samples` sub-agent branches answer the same task independently; the
- * answer most of them agree on (compared after normalisation) wins. With a `scorer`, each sample
- * votes with its score instead of 1 (scored vote). Ties go to the answer seen first.
- */
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { ConfiguredStrategy, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, normalizeAnswer, scoreAll, usable, type Scorer } from './shared.ts';
 
-/** Options of {@link vote}. @example `{ samples: 5, scorer: 'model' }` */
 export interface VoteOptions {
-  /** Independent samples (default 5). */
   readonly samples?: number;
-  /** Scored vote: each sample weighs its score (`'model'`: the model rates it). Default: one sample, one vote. */
+  /** Each sample weighs its score. Default: one sample, one vote. */
   readonly scorer?: Scorer | 'model';
   /** What makes two answers the same (default {@link normalizeAnswer}). */
   readonly normalize?: (answer: string) => string;
@@ -19,7 +12,6 @@ export interface VoteOptions {
   readonly prompt?: string;
 }
 
-/** Vote's private state (JSON-safe). @example `{ samples: 5, prompt: null }` */
 export interface VoteState {
   readonly samples: number;
   readonly prompt: string | null;
@@ -32,12 +24,6 @@ interface Tally {
   votes: number;
 }
 
-/**
- * @example
- * ```ts
- * const { answer } = await runStrategy({ strategy: strategies.vote({ samples: 5 }), task: 'What is 17 * 23?', subAgent: { model } });
- * ```
- */
 export function vote(configured: VoteOptions = {}): ConfiguredStrategy<VoteOptions, VoteState> {
   const normalize = configured.normalize ?? normalizeAnswer;
   const scorer = configured.scorer;
