@@ -13,7 +13,7 @@ import { checkAnswer, rejectedReply, type AnswerSpec } from './structuredAnswer.
 import type { HookRunner } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ReasoningEffort, ToolSpec } from '../core/provider.ts';
 import { addUsage } from '../core/provider.ts';
-import type { LengthPolicy } from './types.ts';
+import type { LengthPolicy } from './config.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 import type { OverflowCompaction } from '../context/overflow.ts';
 import { ContextLengthError } from '../inference/errors.ts';

@@ -7,8 +7,10 @@
  */
 import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
-import type { SessionHandle, SessionMemory, SessionStore } from '../sessions/index.ts';
-import type { AgentRun, RunOptions, Session, SharedSessionMemory } from './types.ts';
+import { createMemorySessionStore, openSessionStore, type SessionHandle, type SessionMemory, type SessionStore } from '../sessions/index.ts';
+import type { Redactor } from '../security/redactor.ts';
+import type { Runs } from './runs.ts';
+import type { AgentRun, BoundRuntime, RunOptions, Session, SharedSessionMemory } from './types.ts';
 
 /** The namespace of the session memory tools see as `ctx.session`. */
 export const TOOL_NAMESPACE = 'tools';
@@ -22,6 +24,34 @@ export interface SessionHost {
   sharedMemory?(sessionId: string): Promise<SharedSessionMemory>;
   start(message: string, options: RunOptions, memory: SessionMemory, sessionId: string): AgentRun;
 }
+
+interface SessionDeps {
+  readonly redactor: Redactor;
+  readonly hasSystem: boolean;
+  readonly runs: Pick<Runs, 'startTurn'>;
+  readonly durable: BoundRuntime | undefined;
+}
+
+/** An agent's sessions, kept where `memory.sessions` says (in memory by default, made on first use). */
+export function agentSessions(config: SessionStore | { readonly dir?: string } | undefined, deps: SessionDeps): { open(id: string): Promise<Session> } {
+  const { redactor, durable } = deps;
+  const configured = config === undefined || isSessionStore(config) ? config : openSessionStore({ ...config, redact: redactor });
+  let inMemory: SessionStore | undefined;
+  const host: SessionHost = {
+    get store() {
+      return configured ?? (inMemory ??= createMemorySessionStore({ redact: redactor }));
+    },
+    hasSystem: deps.hasSystem,
+    ...(durable === undefined ? {} : { sharedMemory: (sessionId: string) => durable.sessionMemory(sessionId) }),
+    start(message, options, memory, sessionId) {
+      // A durable run's tools run in workers: they find the session's memory by the session's id.
+      return durable === undefined ? deps.runs.startTurn(message, options, memory) : durable.start(message, options, undefined, sessionId);
+    },
+  };
+  return { open: (id) => openSession(host, id) };
+}
+
+const isSessionStore = (value: SessionStore | { readonly dir?: string }): value is SessionStore => typeof (value as { open?: unknown }).open === 'function';
 
 /**
  * @example

@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createFileStore, defineTool, gates, type AgentConfig, type JournalEntry } from '../../src/index.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { resolveConfig } from '../../src/agent/config.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { removeTempDirs, tempDir } from '../persistence/support.ts';
@@ -195,10 +196,20 @@ describe('checking the config', () => {
     expect(() => createUntyped({ model, tools: {} })).toThrow(/`tools` must be an array/);
   });
 
-  it('flattens a grouped config into settings, leaving what is not set absent', () => {
+  it('fills in defaults from DEFAULTS and leaves what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
-    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, vision: false, gate, tools: [], mcpServers: [] });
-    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, vision: false, tools: [], mcpServers: [] });
+    const settings = resolveConfig({ model: { provider, name: 'm' }, policy: { gate }, limits: { maxIterations: 7 } });
+    expect(settings.model).toEqual({ provider, name: 'm', stream: false, vision: false });
+    expect(settings.policy).toEqual({ gate });
+    expect(settings.limits).toEqual({ ...DEFAULTS.loop, maxIterations: 7 });
+    expect(settings.context).toEqual({ compactOnOverflow: true });
+    expect(resolveConfig({ model: provider, context: { content: { maxFileBytes: 10 } } })).toMatchObject({
+      model: { provider, stream: false, vision: false },
+      tools: [],
+      mcpServers: [],
+      limits: DEFAULTS.loop,
+      context: { content: { maxImageBytes: DEFAULTS.content.maxImageBytes, maxFileBytes: 10 } },
+    });
   });
 });
