@@ -196,6 +196,21 @@ describe('checking the config', () => {
     expect(() => createUntyped({ model, tools: {} })).toThrow(/`tools` must be an array/);
   });
 
+  it('reports an unknown key before the other problems of the same config', () => {
+    expect(() => createUntyped({ model: 'gpt-4o', policy: 3, strategy: 'tree' })).toThrow(/^createAgent: unknown option `strategy`;/);
+  });
+
+  it('names the keys a nested group takes, read from the schema, and what a bad value should be', () => {
+    const model = scriptedModel([]);
+    expect(() => createUntyped({ model, context: { content: { maxBytes: 1 } } })).toThrow(
+      'createAgent: unknown option `context.content.maxBytes`; `context.content` takes `maxImageBytes`, `maxFileBytes`.',
+    );
+    expect(() => createUntyped({ model, context: { content: { maxImageBytes: '5mb' } } })).toThrow(
+      'createAgent: `context.content.maxImageBytes` must be a positive integer (bytes) (got the string "5mb").',
+    );
+    expect(() => createUntyped({ model, resilience: 'on' })).toThrow(/`resilience` must be an object with `breakers`, `recovery`, `tools`, `stuckDetection`/);
+  });
+
   it('fills in defaults from DEFAULTS and leaves what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
