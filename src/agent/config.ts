@@ -179,6 +179,7 @@ const agentConfigSchema = z.strictObject({
   knowledge: opaque<KnowledgeConfig>(isObject, 'an object').optional(),
   /** What the agent carries across runs: skills, experiences, sessions. */
   memory: memorySchema.prefault({}),
+  /** Where runs are kept, so they can be listed, replayed and resumed. In memory only by default. */
   persistence: z.strictObject({
     /** Persist each run's log so runs can be listed, replayed and resumed (`createFileStore()`). */
     store: opaque<RunStore>(isObject, 'a RunStore such as createFileStore()').optional(),

@@ -50,42 +50,10 @@ export interface Runs {
 }
 
 export function createRuns(deps: RunsDeps): Runs {
-  const { agentId, settings, redactor, store, machine, blobs, contexts } = deps;
-  const model = settings.model.name ?? settings.model.provider.defaultModel;
+  const { agentId, settings, redactor, store, machine, contexts } = deps;
   const live = new Set<AgentRun>();
   const sessionRuns = new Map<string, SessionMemory>();
   const host: RunHost = { ...deps.host, agentId, redactor, runs: contexts, sessionOf: (runId) => sessionRuns.get(runId) };
-
-  function begin(task: TaskInput, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
-    const content = typeof task === 'string' || Array.isArray(task) ? taskContent(task) : undefined;
-    if (content === undefined || (contentText(content).trim() === '' && (typeof content === 'string' || mediaParts(content) === 0))) {
-      throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
-    }
-    const given = options.runId;
-    if (given !== undefined && contexts.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
-    const limits = { vision: settings.model.vision, ...settings.context.content };
-    if (typeof content !== 'string') checkParts(content, limits);
-    if (options.history !== undefined) checkParts(partsOf(options.history), limits);
-    // Bytes go to the blob store before anything copies the conversation: it carries references from here on.
-    const parts = typeof content === 'string' ? undefined : storeParts(content, blobs());
-    const history = options.history === undefined ? undefined : storeMessageParts(options.history, blobs());
-    const cleanTask = redactor.text(contentText(content));
-    const run: RunInput = {
-      task: cleanTask,
-      ...(parts === undefined ? {} : { content: redactor.deep(parts) }),
-      ...(deps.system === undefined ? {} : { system: deps.system }),
-      ...(history === undefined ? {} : { history: redactor.deep(history) }),
-      // A single call is a run of one model call, offered no tools.
-      limits: mode === 'call' ? { ...settings.limits, ...options.limits, maxIterations: 1 } : { ...settings.limits, ...options.limits },
-      model,
-      toolNames: mode === 'call' ? [] : [...deps.tools.names],
-      ...(mode === undefined ? {} : { mode }),
-    };
-    // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
-    const writer = store?.createRun({ ...(given === undefined ? {} : { runId: given }), agentId, task: cleanTask, input: run });
-    const runId = writer?.runId ?? given ?? newRunId();
-    return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
-  }
 
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
     const inspect = settings.observe.inspect;
@@ -100,7 +68,7 @@ export function createRuns(deps: RunsDeps): Runs {
   }
 
   function start(task: TaskInput, options: RunOptions = {}, mode?: 'call'): AgentRun {
-    const { input, persistence } = begin(task, options, mode);
+    const { input, persistence } = begin(deps, task, options, mode);
     return followSignal(launch(input, persistence), options.signal);
   }
 
@@ -119,7 +87,7 @@ export function createRuns(deps: RunsDeps): Runs {
     const { agentId: owner, task } = recovered.meta;
     const input: AgentMachineInput = recovered.input
       ? { runId, agentId: owner, ...recovered.input }
-      : { runId, agentId: owner, task, ...(deps.system === undefined ? {} : { system: deps.system }), limits: settings.limits, model, toolNames: deps.tools.names, ...(context?.mode === undefined ? {} : { mode: context.mode }) };
+      : { runId, agentId: owner, task, ...(deps.system === undefined ? {} : { system: deps.system }), limits: settings.limits, model: modelOf(settings), toolNames: deps.tools.names, ...(context?.mode === undefined ? {} : { mode: context.mode }) };
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
@@ -137,11 +105,11 @@ export function createRuns(deps: RunsDeps): Runs {
     resume,
     track,
     prepare(task, options = {}) {
-      const { input, persistence } = begin(task, options);
+      const { input, persistence } = begin(deps, task, options);
       return { runId: input.runId, logic: machine, input, attach: (actor: Actor<typeof agentMachine>) => attachRun(host, actor, input, persistence) };
     },
     startTurn(message, options, memory) {
-      const { input, persistence } = begin(message, options);
+      const { input, persistence } = begin(deps, message, options);
       sessionRuns.set(input.runId, memory);
       return track(followSignal(launch(input, persistence), options.signal), () => sessionRuns.delete(input.runId));
     },
@@ -160,6 +128,41 @@ export function createRuns(deps: RunsDeps): Runs {
       deps.breakers?.stopAll();
     },
   };
+}
+
+const modelOf = ({ model }: RunsDeps['settings']): string => model.name ?? model.provider.defaultModel;
+
+/** A new run's machine input, its task checked and its parts stored; its log is created when there is a store. */
+function begin(deps: RunsDeps, task: TaskInput, options: RunOptions, mode?: 'call'): { input: AgentMachineInput; persistence: RunPersistence | undefined } {
+  const { agentId, settings, redactor, store, blobs, contexts } = deps;
+  const content = typeof task === 'string' || Array.isArray(task) ? taskContent(task) : undefined;
+  if (content === undefined || (contentText(content).trim() === '' && (typeof content === 'string' || mediaParts(content) === 0))) {
+    throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
+  }
+  const given = options.runId;
+  if (given !== undefined && contexts.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
+  const limits = { vision: settings.model.vision, ...settings.context.content };
+  if (typeof content !== 'string') checkParts(content, limits);
+  if (options.history !== undefined) checkParts(partsOf(options.history), limits);
+  // Bytes go to the blob store before anything copies the conversation: it carries references from here on.
+  const parts = typeof content === 'string' ? undefined : storeParts(content, blobs());
+  const history = options.history === undefined ? undefined : storeMessageParts(options.history, blobs());
+  const cleanTask = redactor.text(contentText(content));
+  const run: RunInput = {
+    task: cleanTask,
+    ...(parts === undefined ? {} : { content: redactor.deep(parts) }),
+    ...(deps.system === undefined ? {} : { system: deps.system }),
+    ...(history === undefined ? {} : { history: redactor.deep(history) }),
+    // A single call is a run of one model call, offered no tools.
+    limits: mode === 'call' ? { ...settings.limits, ...options.limits, maxIterations: 1 } : { ...settings.limits, ...options.limits },
+    model: modelOf(settings),
+    toolNames: mode === 'call' ? [] : [...deps.tools.names],
+    ...(mode === undefined ? {} : { mode }),
+  };
+  // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
+  const writer = store?.createRun({ ...(given === undefined ? {} : { runId: given }), agentId, task: cleanTask, input: run });
+  const runId = writer?.runId ?? given ?? newRunId();
+  return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
 }
 
 const partsOf = (messages: readonly Message[]) =>
