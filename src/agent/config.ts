@@ -242,6 +242,7 @@ const list = (keys: readonly PropertyKey[]): string => keys.map((key) => `\`${St
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : typeof value;
 }
 

@@ -208,6 +208,7 @@ describe('checking the config', () => {
     expect(() => createUntyped({ model, context: { content: { maxImageBytes: '5mb' } } })).toThrow(
       'createAgent: `context.content.maxImageBytes` must be a positive integer (bytes) (got the string "5mb").',
     );
+    expect(() => createUntyped({ model: { provider: model, maxTokens: 0 } })).toThrow('createAgent: `model.maxTokens` must be a positive integer (got 0).');
     expect(() => createUntyped({ model, resilience: 'on' })).toThrow(/`resilience` must be an object with `breakers`, `recovery`, `tools`, `stuckDetection`/);
   });
 
