@@ -1,14 +1,4 @@
-/**
- * Experiences in an agent: before a run, the active experiences relevant to its task go into the
- * conversation as system text ("When …, … (success rate N%)"); when it ends, their statistics
- * count its outcome; `agent.experiences.learn` asks a model what a finished run teaches.
- *
- * Which experiences a run was shown travels with the run (the hydrate phase's reply, then the
- * machine's context), not with the process that hydrated it: a run resumed from its log, or a
- * durable run whose steps replay in other workers, is credited by whichever process ends it. The
- * store counts a run once (by its id), so a run that ends again after a crash or a retried step
- * is not counted twice.
- */
+/** Which experiences a run was shown travels with the run, so whichever process ends it credits them (once, by run id). */
 import type { Hydrator } from '../core/hooks.ts';
 import { contentText, type Message } from '../core/messages.ts';
 import type { InferenceProvider } from '../core/provider.ts';
@@ -18,9 +8,7 @@ import type { Trace } from '../traces/trace.ts';
 import type { Traces } from '../traces/query.ts';
 import { ConfigurationError } from '../core/errors.ts';
 
-/** `memory.experiences`. */
 export interface ExperiencesConfig {
-  /** `await openExperienceStore({ redact: … })` or `createMemoryExperienceStore()`. */
   readonly store: ExperienceStore;
   /** Experiences shown per run. Default 5. */
   readonly topK?: number;
@@ -35,30 +23,19 @@ export interface ExperiencesConfig {
 /** What `agent.experiences` offers. */
 export interface AgentExperiences {
   readonly store: ExperienceStore;
-  /**
-   * Ask the model for experiences a finished run teaches (its result, or its id: then its trace is
-   * read), and add them to the store: pending unless `autoAccept`. Resolves with what was added.
-   */
+  /** Ask the model what a finished run teaches and add it to the store (pending unless `autoAccept`). */
   learn(run: LoopResult | string, options?: { readonly autoAccept?: boolean; readonly signal?: AbortSignal }): Promise<Experience[]>;
-  /** Make a pending experience active (shown to later runs). */
   accept(id: string): Promise<Experience>;
 }
 
-/** The experiences part of one agent. */
 export interface ExperienceMemory {
-  /** Runs before the agent's own hydrator: the system text of the experiences relevant to the task. */
+  /** Runs before the agent's own hydrator. */
   readonly hydrator: Hydrator;
-  /** Count a finished run's outcome for the experiences it was shown (`shown`: their ids). Never rejects. */
+  /** Never rejects. */
   settle(result: LoopResult, shown: readonly string[]): Promise<void>;
   readonly api: AgentExperiences;
 }
 
-/**
- * @example
- * ```ts
- * const memory = createExperienceMemory(config, { model, modelName, tools: () => registry.names, traces });
- * ```
- */
 export function createExperienceMemory(
   config: ExperiencesConfig,
   agent: { readonly model: InferenceProvider; readonly modelName?: string; tools(): readonly string[]; readonly traces: Traces; redact<T>(value: T): T },
@@ -114,7 +91,6 @@ async function fromTrace(traces: Traces, runId: string) {
   return { runId, task: trace.task, status: trace.status, ...(trace.context.reason === undefined ? {} : { reason: trace.context.reason }), messages: transcriptOf(trace) };
 }
 
-/** A trace told as a conversation: what the model said and did, and how each call came out. */
 function transcriptOf(trace: Trace): Message[] {
   const messages: Message[] = [{ role: 'user', content: trace.task }];
   for (const step of trace.steps) {

@@ -1,9 +1,4 @@
-/**
- * The gate phase: turn each proposed call into a planned call. Unknown tools and malformed
- * arguments are blocked before any policy runs (their observation tells the model how to fix
- * the call); well-formed calls go through the policy gate, which may deny or modify them or
- * ask a human; tools that require confirmation wait for a human too.
- */
+/** Unknown tools and malformed arguments are blocked before any policy runs, their observation telling the model how to fix the call. */
 import type { GateInput, GateOutput, PlannedCall } from '../core/run.ts';
 import type { Message, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
@@ -18,11 +13,10 @@ import type { HookRunner, HookScope } from './hooks.ts';
 export interface GatePhaseDeps {
   readonly tools: ToolRegistry;
   readonly gate: PolicyGate;
-  /** What side-effect calls get once the run read untrusted content; `undefined`: taint is not tracked. */
+  /** `undefined`: taint is not tracked. */
   readonly taint?: TaintPolicy;
-  /** The user's `beforeToolCall`, for calls the gate let through. */
   readonly beforeToolCall?: HookRunner['beforeToolCall'];
-  /** Which tools the conversation allows right now (an active skill may narrow them); `undefined`: all. */
+  /** `undefined`: all tools. */
   readonly toolView?: ToolView;
 }
 
@@ -33,13 +27,11 @@ export interface GatePhaseScope {
   readonly runId: string;
   readonly agentId: string;
   emit(event: LoopEvent): void;
-  /** Where hooks run (their signal made only when read). */
   readonly hooks?: HookScope;
 }
 
 type PolicyEvaluated = Extract<LoopEvent, { type: 'policy.evaluated' }>;
 
-/** What every call's policy check reads besides the call itself. */
 interface PlanScope {
   readonly deps: GatePhaseDeps;
   readonly context: GateContext;
@@ -48,10 +40,7 @@ interface PlanScope {
   readonly view: ReturnType<ToolView>;
 }
 
-/**
- * Plan every proposed call of one turn. Calls are evaluated concurrently (gates may be async);
- * events are emitted afterwards in call order so the journal reads deterministically.
- */
+/** Calls are evaluated concurrently; events go out afterwards in call order, so the journal reads deterministically. */
 export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: GatePhaseScope): Promise<GateOutput> {
   const taint = deps.taint === undefined ? undefined : taintOf(input.messages);
   const planScope: PlanScope = {
@@ -61,8 +50,7 @@ export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: Ga
     hooks: scope.hooks,
     view: deps.toolView?.(input.messages),
   };
-  // Module-level helpers, not closures per turn: under tsx (esbuild keepNames) every named
-  // closure costs an Object.defineProperty each time it is created.
+  // Module-level helpers, not closures per turn: tsx (keepNames) redefines every named closure.
   const planned = await Promise.all(input.calls.map((call) => planOne(call, planScope)));
   const plan: PlannedCall[] = [];
   for (const [entry, event] of planned) {

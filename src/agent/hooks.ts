@@ -1,8 +1,4 @@
-/**
- * Running the user's lifecycle hooks: each call timed, bounded by the timeout and the run's
- * cancellation, its answer checked, and journalled as one `hook.completed` event. A hook that
- * throws, hangs or answers nonsense fails the run closed with `HookFailedError`.
- */
+/** A hook that throws, hangs or answers nonsense fails the run closed with `HookFailedError`. */
 import { z } from 'zod';
 import { describeError } from '../core/errors.ts';
 import { Message } from '../core/messages.ts';
@@ -24,7 +20,6 @@ import { HookFailedError } from './errors.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** Where one hook call happens: its context, and where its event goes. */
 export type HookScope = PreparerContext;
 
 type Decision = LoopEventOf<'hook.completed'>['decision'];
@@ -59,10 +54,7 @@ const ToolResultAnswer = z.object({ kind: z.literal('rewrite'), content: z.strin
 /** Only what says "go on unchanged"; anything else is a decision to check. */
 const nothing = (value: unknown): value is undefined => value === undefined;
 
-/**
- * The hooks of one agent, ready to run. Methods exist only for the hooks given, so a caller
- * checks `runner.beforeModelCall === undefined` and pays nothing for hooks nobody set.
- */
+/** Methods exist only for the hooks given: callers skip a hook nobody set by checking for it. */
 export interface HookRunner {
   readonly beforeModelCall?: (request: ModelRequest, scope: HookScope) => Promise<ModelCallDecision | undefined>;
   readonly afterModelCall?: (reply: ModelReply, scope: HookScope) => Promise<void>;
@@ -74,13 +66,6 @@ export interface HookRunner {
   readonly onError?: (error: unknown, scope: HookScope) => Promise<void>;
 }
 
-/**
- * @example
- * ```ts
- * const runner = createHookRunner({ onTurnStart: (turn) => console.log(turn.iteration) }, redactor.deep);
- * await runner?.onTurnStart?.({ iteration: 1, messages }, scope);
- * ```
- */
 export function createHookRunner(hooks: AgentHooks | undefined, clean: <T>(value: T) => T = (value) => value): HookRunner | undefined {
   if (hooks === undefined) return undefined;
   const timeoutMs = hooks.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -141,7 +126,6 @@ export function createHookRunner(hooks: AgentHooks | undefined, clean: <T>(value
   return runner;
 }
 
-/** What the user's hook sees: the context without the runtime's `emit`. */
 function contextOf(scope: HookScope): HookContext {
   return { runId: scope.runId, agentId: scope.agentId, iteration: scope.iteration, signal: scope.signal };
 }

@@ -1,9 +1,4 @@
-/**
- * An agent's tools when some come from MCP servers: its own tools plus each server's, behind the
- * same registry interface the gate and executor read. The servers are connected on first use
- * (the first reason step of the agent's first run) and their lists fetched again after a server
- * says its tools changed, between iterations.
- */
+/** An agent's own tools plus its MCP servers', connected on first use and listed again when a server says they changed. */
 import type { ToolSpec } from '../core/provider.ts';
 import { connectMcpServer, type McpConnectOptions, type McpServer, type McpServerConfig } from '../mcp/connect.ts';
 import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
@@ -11,21 +6,12 @@ import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 
 export interface LiveTools extends ToolRegistry {
-  /** Connect on first use; fetch the tools of servers whose list changed. Returns the specs the model gets. */
+  /** Connect on first use; fetch the tools of servers whose list changed. */
   sync(): Promise<readonly ToolSpec[]>;
-  /** The connected servers, connecting on first use. */
   servers(): Promise<readonly McpServer[]>;
-  /** Close every server connection. */
   close(): Promise<void>;
 }
 
-/**
- * @example
- * ```ts
- * const tools = createLiveTools([add], [{ name: 'files', command: 'mcp-files', args: [root] }]);
- * await tools.sync(); // connects, lists: add, files_read_file, …
- * ```
- */
 export function createLiveTools(
   local: readonly Tool[],
   servers: readonly McpServerConfig[],

@@ -1,20 +1,13 @@
-/**
- * MCP resources as context: the resource URIs a task names (listed by a server set to
- * `resources: 'context'`, or filling in one of its templates) are read before the first model
- * call and injected like any pre-hydrated reference — fenced, budgeted, and marked untrusted so
- * the run is tainted from the start.
- */
+/** Resources a task names, from `resources: 'context'` servers, injected like pre-hydrated references: fenced, budgeted, untrusted. */
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { Hydrator } from '../core/hooks.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import type { McpServer } from '../mcp/connect.ts';
 import { readText } from '../mcp/resources.ts';
 
-/** What the task may name: anything shaped like `scheme://…`; only what a server knows is read. */
 const CANDIDATE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]+/gi;
 const KIND = 'mcp-resource';
 
-/** Sentence punctuation after a URI is not part of it. */
 const trimEnd = (uri: string): string => uri.replace(/[.,;:!?)\]}'"]+$/, '');
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -43,21 +36,11 @@ async function owners(servers: readonly McpServer[], task: string): Promise<Map<
 }
 
 export interface McpContextOptions {
-  /** Budget of the injected message, in estimated tokens. Default: pre-hydration's. */
   readonly maxContextTokens?: number;
-  /** Deadline for reading them all, in ms. Default: pre-hydration's. */
   readonly timeoutMs?: number;
 }
 
-/**
- * The hydrator of an agent's context-mode servers. It never fails the run: a server that cannot
- * be reached here fails the first model step instead, with its own error.
- *
- * @example
- * ```ts
- * const hydrator = mcpContextHydrator(() => live.servers(), ['docs']);
- * ```
- */
+/** Never fails the run: a server unreachable here fails the first model step instead, with its own error. */
 export function mcpContextHydrator(connected: () => Promise<readonly McpServer[]>, names: readonly string[], options: McpContextOptions = {}): Hydrator {
   const source = `mcp:${names.join(',')}`;
   return async (input, context) => {

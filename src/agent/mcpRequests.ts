@@ -1,21 +1,10 @@
-/**
- * How an agent answers what its MCP servers ask of the client during a run's tool call. A sample
- * is one call to the agent's own model, with no tools offered, the server's text redacted like
- * any other text bound for the model, and the usage journalled and counted in the run's totals.
- * A question (elicitation) is a human turn of the run.
- */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { McpElicitor } from '../mcp/elicitation.ts';
 import type { McpSampler } from '../mcp/sampling.ts';
 import type { RunContext } from '../run/context.ts';
 
-/**
- * @example
- * ```ts
- * const sampler = mcpSampler(provider, 'gpt-4o-mini', runs, redactor.text);
- * ```
- */
+/** A server's sample: one call to the agent's own model, no tools, its text redacted, its usage counted in the run. */
 export function mcpSampler(provider: InferenceProvider, model: string, runs: ReadonlyMap<string, RunContext>, redact: (text: string) => string): McpSampler {
   return async (request) => {
     const completion = await provider.complete({
@@ -31,12 +20,7 @@ export function mcpSampler(provider: InferenceProvider, model: string, runs: Rea
   };
 }
 
-/**
- * @example
- * ```ts
- * const elicitor = mcpElicitor(runs); // a server's question waits for run.approve(undefined, { answer }) or run.reject()
- * ```
- */
+/** A server's question is a human turn of the run. */
 export function mcpElicitor(runs: ReadonlyMap<string, RunContext>): McpElicitor {
   return async (request) => {
     const run = runs.get(request.runId);
@@ -46,17 +30,7 @@ export function mcpElicitor(runs: ReadonlyMap<string, RunContext>): McpElicitor 
   };
 }
 
-/**
- * The elicitor of a durable (PostgreSQL) agent: it refuses every question with why. A durable
- * call is made by whichever worker claimed its step and must end within that step, while a human
- * wait is stored and answered from any process, perhaps hours later, perhaps to another worker;
- * the server's question lives on one worker's open MCP stream, so the answer could not reach it.
- *
- * @example
- * ```ts
- * const elicitor = durableElicitor(); // a server's question fails its tool call with a message saying why
- * ```
- */
+/** A durable call must end within one worker's step, so a question that waits for a human is refused, saying why. */
 export function durableElicitor(): McpElicitor {
   return (request) =>
     Promise.reject(

@@ -1,8 +1,3 @@
-/**
- * The reason phase: one model call with the conversation and the tool specs. Streams when asked
- * (token deltas go out as events while they arrive); retries are the provider's, announced as
- * events so the journal shows every attempt.
- */
 import { setImmediate as onNextTurn } from 'node:timers';
 import type { ReasonInput, ReasonOutput } from '../core/run.ts';
 import type { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
@@ -13,7 +8,7 @@ import { checkAnswer, rejectedReply, type AnswerSpec } from './structuredAnswer.
 import type { HookRunner } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ReasoningEffort, ToolSpec } from '../core/provider.ts';
 import { addUsage } from '../core/provider.ts';
-import type { LengthPolicy } from './types.ts';
+import type { LengthPolicy } from './config.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 import type { OverflowCompaction } from '../context/overflow.ts';
 import { ContextLengthError } from '../inference/errors.ts';
@@ -28,15 +23,12 @@ export interface ReasonPhaseDeps {
   readonly reasoningEffort?: ReasoningEffort;
   /** What a reply cut off at the token cap leads to (see `ModelConfig.onLength`); default `'end'`. */
   readonly onLength?: LengthPolicy;
-  /** View transforms of the conversation for this call (context budget, knowledge injection). */
   readonly preparers?: readonly MessagePreparer[];
-  /** The user's `beforeModelCall`: sees the request after the preparers, may change or block it. */
   readonly beforeModelCall?: HookRunner['beforeModelCall'];
-  /** A final answer that must match a schema: how it is asked for and checked. */
   readonly answer?: AnswerSpec;
-  /** Puts back the bytes of images and files the conversation holds by reference, for the request only. */
+  /** Puts back the bytes of images and files held by reference, for the request only. */
   readonly loadParts?: (messages: readonly Message[]) => readonly Message[];
-  /** Compacts and sends once more a request over the context window (`context.compactOnOverflow`); absent: the error ends the run. */
+  /** Compacts a request over the context window and sends it once more; absent: the error ends the run. */
   readonly overflow?: OverflowCompaction;
 }
 
@@ -108,10 +100,7 @@ export async function reason(
   return reply.contextLimit === undefined ? checked : { ...checked, contextLimit: reply.contextLimit };
 }
 
-/**
- * The model's reply; when the request is over the context window, its messages (`sent`, before
- * parts are loaded) compacted and sent once more. A second overflow ends the run.
- */
+/** Over the context window, the request (before parts are loaded) is compacted and sent once more; a second overflow ends the run. */
 async function compactingReply(
   request: CompletionRequest,
   sent: readonly Message[],
@@ -166,7 +155,6 @@ async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, sco
   };
 }
 
-/** What the model is told when its reply was cut off and the policy is to let it go on. */
 const CONTINUE_PROMPT = 'Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating anything.';
 
 function cutOff(completion: Completion): boolean {
@@ -178,7 +166,6 @@ function joinText(before: string | null, after: string | null): string | null {
   return after === null ? before : before + after;
 }
 
-/** One model call, streamed (deltas out as events, thinking apart from answer text) or not. */
 async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope): Promise<Completion> {
   if (!deps.stream) return deps.provider.complete(request);
   let completion: Completion | undefined;
@@ -195,10 +182,8 @@ async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, scop
 const YIELD_EVERY_MS = 10;
 let lastTurn = performance.now();
 let watching = false;
-/** What runs yielding in this turn wait for: one promise for all of them, not one timer each. */
 let turn: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
 
-/** Notes when the event loop next completes a turn (a `setImmediate` callback runs), and lets waiters go on. */
 function watchTurns(): void {
   if (watching) return;
   watching = true;
@@ -211,7 +196,6 @@ function watchTurns(): void {
   });
 }
 
-/** Resolves once the event loop has turned; every caller in this turn shares it. */
 function nextTurn(): Promise<void> {
   watchTurns();
   if (turn === undefined) {
@@ -223,23 +207,15 @@ function nextTurn(): Promise<void> {
 }
 
 /**
- * With a model and tools that answer in microtasks (cached, scripted, instant), runs never let
- * the event loop reach its timer phase, so a wall-clock limit — a timer — could never fire and a
- * runaway loop would run until its iteration budget. So before each model call: if the event
- * loop has not turned for YIELD_EVERY_MS, yield one macrotask. When it turns on its own (a model
- * that does I/O, a tool with a timer), nobody yields and the check costs a clock read (and no
- * promise: the caller awaits only when this says so).
- * Both timer functions come from node:timers, not the globals, so test fake timers leave them be.
+ * Runs whose model and tools answer in microtasks never let the timer phase come, so a wall-clock limit
+ * could not fire: yield a macrotask when the loop has not turned for YIELD_EVERY_MS. node:timers, so fake timers leave it be.
  */
 function busyTooLong(): boolean {
   watchTurns();
   return performance.now() - lastTurn >= YIELD_EVERY_MS;
 }
 
-/**
- * Some endpoints send empty or repeated tool-call ids. Every call needs its own id so that its
- * result can answer it; give the offenders deterministic replacements.
- */
+/** Some endpoints send empty or repeated tool-call ids; each call needs its own so its result can answer it. */
 function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly ToolCall[] {
   if (idsAreUnique(calls)) return calls;
   const seen = new Set<string>();
@@ -257,7 +233,6 @@ function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly Tool
   return changed ? out : calls;
 }
 
-/** The usual case, checked without allocating: a turn has a handful of calls, so pairs are cheap. */
 function idsAreUnique(calls: readonly ToolCall[]): boolean {
   if (calls.length > 16) return false; // long turns take the general path
   for (let i = 0; i < calls.length; i++) {

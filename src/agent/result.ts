@@ -1,24 +1,10 @@
-/**
- * Whether a run that failed can be resumed, and the result of one that failed before its loop could.
- */
 import type { ErrorData } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import { InferenceError } from '../inference/errors.ts';
 import { ReplayMismatchError } from '../persistence/errors.ts';
 
-/**
- * Whether a run that ended for `reason` (with `error`) failed for a reason outside its own
- * logic: its wall-clock limit, a provider failure (an outage, the network, exhausted retries, a
- * rejected key), or a resume with another configuration than the run's. A final answer, a
- * cancellation, the run's limits and the model's behaviour are final.
- *
- * @example
- * ```ts
- * isResumableFailure('timeout', undefined); // true
- * isResumableFailure('max_iterations', undefined); // false
- * ```
- */
+/** Failed for a reason outside the run's own logic (its wall clock, the provider, another configuration): a resume may go on. */
 export function isResumableFailure(reason: string | undefined, error: unknown): boolean {
   if (reason === 'timeout') return true;
   if (reason !== 'error') return false;
@@ -27,15 +13,7 @@ export function isResumableFailure(reason: string | undefined, error: unknown): 
   return error instanceof InferenceError && (error.blame === 'provider' || error.code === 'authentication');
 }
 
-/**
- * The result of a run that failed outside its loop, before or without a step of its own (its
- * actor failed, its row was corrupt, it could not be queued): no iterations, no usage.
- *
- * @example
- * ```ts
- * failedResult('run_1', 'agent_1', { name: 'Error', code: 'actor_error', message: 'boom' }); // status 'failed', reason 'error'
- * ```
- */
+/** A run that failed before or without a step of its own: no iterations, no usage. */
 export function failedResult(
   runId: string,
   agentId: string,

@@ -1,8 +1,3 @@
-/**
- * One run of an agent while it lives: what its actor emits becomes numbered, redacted journal
- * entries (bus, in-memory journal, store), its end becomes a `LoopResult`, and its handle lets
- * callers watch, approve, reject or cancel it. Shared by root runs and runs a parent spawned.
- */
 import { concat, defer, filter, from } from 'rxjs';
 import type { Actor } from 'xstate';
 import type { agentMachine } from '../../machines/agent.machine.ts';
@@ -29,35 +24,21 @@ import type { AgentRun } from './types.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
-/** What a run needs of its agent. */
 export interface RunHost {
   readonly agentId: string;
   readonly redactor: Redactor;
   readonly bus: EventBus;
   readonly journal: MemoryJournal;
-  /** The live runs, by id (`agent.record`, and a run id in use twice). */
+  /** The live runs, by id. */
   readonly runs: Map<string, RunContext>;
   readonly knowledge?: { remember(result: LoopResult, task?: string): Promise<unknown> };
   readonly hooks?: HookRunner;
-  /** Counts a finished run's outcome for the experiences it was shown. */
   readonly experiences?: { settle(result: LoopResult, shown: readonly string[]): Promise<void> };
-  /** The session memory of a run that is a session's turn. */
   sessionOf?(runId: string): SessionMemory | undefined;
-  /** The runs' doom-loop detectors: a checkpoint keeps its run's. */
   readonly stuckGuard?: Pick<StuckGuard, 'save' | 'restore'>;
 }
 
-/**
- * Hook a run's actor, not yet started, into its agent: its events into the journal, bus and
- * store, its end into the result. The actor is a root run's own or one a parent spawned.
- *
- * @example
- * ```ts
- * const actor = createActor(machine, { input });
- * const run = attachRun(host, actor, input, undefined);
- * actor.start();
- * ```
- */
+/** Hook a run's actor, not yet started (a root run's own or one a parent spawned), into its agent's journal, bus, store and result. */
 export function attachRun(
 host: RunHost,
 actor: AgentActor,
@@ -158,13 +139,9 @@ tookOver?: RunOwner,
   };
 }
 
-/** Limits checked once a turn's observations are in: a run they end finished its last turn. */
 const AFTER_A_TURN: ReadonlySet<TerminationReason> = new Set(['max_iterations', 'max_tokens', 'stuck', 'model_behavior']);
 
-/**
- * The `onTurnEnd` of a run's last turn when a limit ended the run after it (a next turn would
- * have run it). The run is over: a failing hook is journalled and changes nothing.
- */
+/** The `onTurnEnd` of a run's last turn, ended by a limit after it: a failing hook is journalled and changes nothing. */
 function lastTurnEnd(hooks: HookRunner | undefined, scope: RunContext, ended: AgentOutput): Promise<void> | undefined {
   if (hooks?.onTurnEnd === undefined || !AFTER_A_TURN.has(ended.reason)) return undefined;
   const at = { runId: ended.runId, agentId: ended.agentId, iteration: ended.iterations, signal: new AbortController().signal, emit: scope.emit };

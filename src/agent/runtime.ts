@@ -1,8 +1,3 @@
-/**
- * The phases a run's machine is provided with, for one agent: the model call, the gate, the tool
- * calls and pre-hydration, each redacting secrets from what it produces before the machine sees
- * it. Each is handed its run's context; recording and replay wrap them (`recordedPhases`).
- */
 import type { ActInput, ActOutput, GateInput, GateOutput, HydrateInput, HydrateOutput, ReasonInput, ReasonOutput } from '../core/run.ts';
 import type { ToolSpec } from '../core/provider.ts';
 import type { Executor } from '../executor/executor.ts';
@@ -23,34 +18,23 @@ export interface AgentPhasesOptions {
   readonly agentId: string;
   readonly reasonDeps: ReasonPhaseDeps;
   readonly hydrator?: Hydrator;
-  /** Provide a hydrate phase even without a hydrator, so that persisted runs record its (empty) reply. */
+  /** A hydrate phase even without a hydrator, so persisted runs record its (empty) reply. */
   readonly recordsHydrate: boolean;
   readonly tools: ToolRegistry;
-  /** Tools that can change between iterations (MCP servers): brought up to date before each model call. */
+  /** Tools that can change between iterations (MCP servers). */
   readonly syncTools?: () => Promise<readonly ToolSpec[]>;
   readonly gate: PolicyGate;
   readonly taint?: TaintPolicy;
   readonly executor: Executor;
   readonly stuckGuard: StuckGuard;
   readonly redactor: Redactor;
-  /** The user's lifecycle hooks (`beforeModelCall` and `beforeToolCall` travel in the phase deps). */
   readonly hooks?: HookRunner;
-  /** Narrows the tools offered and allowed from the conversation (an active skill). */
   readonly toolView?: ToolView;
 }
 
 const NOTHING_INJECTED: HydrateOutput = Object.freeze({ inject: Object.freeze([]) });
 
-/**
- * Secrets are redacted at the source, before anything enters a run's machine: what the model
- * said, what the gate rewrote, what tools and hydration returned, what failed. No snapshot,
- * event, log record or later model request can then carry one.
- *
- * @example
- * ```ts
- * const machine = agentMachine.provide({ actors: { phases: phaseRunner(agentPhases(options)) } });
- * ```
- */
+/** Secrets are redacted at the source, before anything enters a run's machine, so no snapshot, event, log or request carries one. */
 export function agentPhases(options: AgentPhasesOptions): PhaseImplementations<RunContext> {
   const { agentId, reasonDeps, hydrator, tools, gate, executor, stuckGuard, redactor, hooks } = options;
   const clean = redactor.deep;
@@ -88,7 +72,6 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations<R
     }
     return options.syncTools().then((specs) => reason(input, { ...reasonDeps, tools: offered(specs, input.messages) }, scope, signal));
   };
-  /** The turn around the model call when there are turn or reply hooks: the ends and start of turns, and the reply seen. */
   const hookedModelCall = async (input: ReasonInput, signal: AbortSignal, scope: RunContext): Promise<ReasonOutput> => {
     const at = hookScope(input.runId, input.iteration, { signal }, scope.emit);
     // The previous turn's observations are in: it has ended.
@@ -164,7 +147,6 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations<R
   };
 }
 
-/** Run `onTurnEnd` for a turn once; later calls for the same turn do nothing. */
 export async function endTurn(hooks: HookRunner | undefined, scope: RunContext, at: HookScope, iteration: number, messages: readonly Message[]): Promise<void> {
   if (iteration <= scope.turnEnded) return;
   scope.turnEnded = iteration;

@@ -1,34 +1,48 @@
-/**
- * `agent.session(id)`: a conversation that goes on across runs and processes. Each run starts
- * from the session's history and, when it ends with an answer, appends what it added (the
- * task, the model's turns, the tool results). Tools of a session run read and write its memory
- * through `ctx.session`. A durable agent's runtime keeps the memory beside its runs instead (its
- * tools run in workers): the session reads it when it opens and again after each run.
- */
+/** A session's runs start from its history; a finished one appends what it added. A durable agent's runtime keeps the memory instead. */
 import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
-import type { SessionHandle, SessionMemory, SessionStore } from '../sessions/index.ts';
-import type { AgentRun, RunOptions, Session, SharedSessionMemory } from './types.ts';
+import { createMemorySessionStore, openSessionStore, type SessionHandle, type SessionMemory, type SessionStore } from '../sessions/index.ts';
+import type { Redactor } from '../security/redactor.ts';
+import type { Runs } from './runs.ts';
+import type { AgentRun, BoundRuntime, RunOptions, Session, SharedSessionMemory } from './types.ts';
 
-/** The namespace of the session memory tools see as `ctx.session`. */
 export const TOOL_NAMESPACE = 'tools';
 
-/** What a session needs of its agent. */
 export interface SessionHost {
   readonly store: SessionStore;
-  /** The system prompt the agent's runs begin with (not stored in the session). */
   readonly hasSystem: boolean;
-  /** The session's memory when a runtime keeps it (a durable agent's); otherwise it is the store's. */
   sharedMemory?(sessionId: string): Promise<SharedSessionMemory>;
   start(message: string, options: RunOptions, memory: SessionMemory, sessionId: string): AgentRun;
 }
 
-/**
- * @example
- * ```ts
- * const session = await openSession(host, 'support-42');
- * ```
- */
+interface SessionDeps {
+  readonly redactor: Redactor;
+  readonly hasSystem: boolean;
+  readonly runs: Pick<Runs, 'startTurn'>;
+  readonly durable: BoundRuntime | undefined;
+}
+
+/** An agent's sessions, kept where `memory.sessions` says (in memory by default, made on first use). */
+export function agentSessions(config: SessionStore | { readonly dir?: string } | undefined, deps: SessionDeps): { open(id: string): Promise<Session> } {
+  const { redactor, durable } = deps;
+  const configured = config === undefined || isSessionStore(config) ? config : openSessionStore({ ...config, redact: redactor });
+  let inMemory: SessionStore | undefined;
+  const host: SessionHost = {
+    get store() {
+      return configured ?? (inMemory ??= createMemorySessionStore({ redact: redactor }));
+    },
+    hasSystem: deps.hasSystem,
+    ...(durable === undefined ? {} : { sharedMemory: (sessionId: string) => durable.sessionMemory(sessionId) }),
+    start(message, options, memory, sessionId) {
+      // A durable run's tools run in workers: they find the session's memory by the session's id.
+      return durable === undefined ? deps.runs.startTurn(message, options, memory) : durable.start(message, options, undefined, sessionId);
+    },
+  };
+  return { open: (id) => openSession(host, id) };
+}
+
+const isSessionStore = (value: SessionStore | { readonly dir?: string }): value is SessionStore => typeof (value as { open?: unknown }).open === 'function';
+
 export async function openSession(host: SessionHost, id: string): Promise<Session> {
   const handle = await host.store.open(id);
   let shared: SharedSessionMemory | undefined;
@@ -79,7 +93,7 @@ async function runTurn(
   return run.result;
 }
 
-/** What a run added to the history it started from: not the system prompt, nor what was injected as system text. */
+/** What a run added to its history: not the system prompt, nor what was injected as system text. */
 function added(messages: readonly Message[], historyLength: number, hasSystem: boolean): Message[] {
   return messages.slice((hasSystem ? 1 : 0) + historyLength).filter((message) => message.role !== 'system');
 }

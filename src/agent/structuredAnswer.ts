@@ -1,10 +1,4 @@
-/**
- * A final answer that must match a schema (`createAgent({ output })`). With a provider that
- * has structured output the schema goes with every model call as its response format; without,
- * the model is offered a `final_answer` tool whose arguments are the answer. Either way the
- * answer is checked here, and one that does not match becomes a repair turn: the reply stays
- * in the conversation, followed by what was wrong with it.
- */
+/** An answer that does not match the schema becomes a repair turn: the reply stays, followed by what was wrong with it. */
 import { z } from 'zod';
 import type { Message, ToolCall } from '../core/messages.ts';
 import type { StructuredOutputSpec, ToolSpec } from '../core/provider.ts';
@@ -16,23 +10,13 @@ import { parseStructuredOutput } from '../inference/structuredOutput.ts';
 /** The tool a model without structured output answers through. */
 export const FINAL_ANSWER_TOOL = 'final_answer';
 
-/** How a run's final answer is asked for and checked. */
 export interface AnswerSpec {
   readonly spec: StructuredOutputSpec;
-  /** The provider constrains replies to the schema (`supportsStructuredOutput`); else the final tool. */
+  /** The provider constrains replies to the schema; else the final tool. */
   readonly native: boolean;
-  /** The final tool (tool path only). */
   readonly tool?: ToolSpec;
 }
 
-/**
- * The answer spec for a schema and a provider.
- *
- * @example
- * ```ts
- * answerSpec(z.object({ city: z.string() }), provider.supportsStructuredOutput);
- * ```
- */
 export function answerSpec(schema: z.ZodType, native: boolean): AnswerSpec {
   const spec: StructuredOutputSpec = { name: 'final_answer', schema, description: 'The final answer of the run.' };
   if (native) return { spec, native };
@@ -69,17 +53,7 @@ function check(text: string | null, answer: AnswerSpec): { ok: true; value: unkn
   }
 }
 
-/**
- * A model reply with its final answer checked: a matching answer is the reply with `output`
- * set (a final-tool call becomes the reply's text, so the conversation ends on the answer); one
- * that does not match gets `repair`, the messages that tell the model what to fix. A reply that
- * calls other tools is not an answer yet and passes unchanged.
- *
- * @example
- * ```ts
- * checkAnswer({ text: '{"city":"Paris"}', toolCalls: [], usage, costUsd: 0 }, spec).output; // { city: 'Paris' }
- * ```
- */
+/** A reply with its answer checked: `output` set, or `repair` with what to fix; a reply calling other tools passes unchanged. */
 export function checkAnswer(reply: ReasonOutput, answer: AnswerSpec): ReasonOutput {
   const final = answer.native ? undefined : reply.toolCalls.find((call) => call.name === FINAL_ANSWER_TOOL);
   if (final === undefined && reply.toolCalls.length > 0) return reply;

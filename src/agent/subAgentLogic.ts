@@ -1,31 +1,16 @@
-/**
- * `subAgentMachine` provided for one kind of parent (strategy branches, system tasks): how a
- * request becomes a prepared agent run, and how the settled run becomes the parent's answer.
- * The bookkeeping between the machine's three steps — prepare, attach, conclude — lives here once.
- */
+/** `subAgentMachine` provided for one kind of parent: the prepare, attach, conclude bookkeeping lives here once. */
 import { fromPromise } from 'xstate';
 import { subAgentMachine, type SubAgentConclude, type SubAgentPrepared, type SubAgentRequest } from '../../machines/subAgent.machine.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { AgentRun, PreparedRun } from './types.ts';
 
-/** One request's run, as the parent set it up. */
 export interface SubAgentRun {
   readonly prepared: PreparedRun;
-  /** Called with the run's handle once its actor is hooked up (before it starts). */
   attached?(run: AgentRun): void;
   /** The parent's answer from the settled run (also called for a run stopped with its parent). */
   conclude(result: LoopResult): unknown;
 }
 
-/**
- * @example
- * ```ts
- * const branch = subAgentLogic((request) => {
- *   const prepared = agent.prepare(promptOf(request));
- *   return { prepared, conclude: (result) => thoughtOf(request, result) };
- * });
- * ```
- */
 export function subAgentLogic(start: (request: SubAgentRequest) => SubAgentRun) {
   const runs = new Map<string, { readonly run: SubAgentRun; outcome?: Promise<unknown> }>();
   return subAgentMachine.provide({

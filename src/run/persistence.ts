@@ -1,13 +1,4 @@
-/**
- * What a persisted run writes, and when. Each tool call is recorded, durably, before it runs
- * (with everything buffered before it: the model reply that proposed it, the gate's decision,
- * the journal) and again as soon as it ends; the rest is written when the run waits for a human
- * and when it ends. A crash therefore loses only work that had not led to a tool call: model
- * calls since the last one (made again on resume), a gate decision (taken again), or a tool call
- * in flight (made again with the same key if its tool is idempotent, else put to a human); and
- * of the journal, only the runtime's events of that work (a resumed run's machine emits its own
- * events again, and those the journal lacks are kept).
- */
+/** Each tool call is recorded durably before it runs and again when it ends, so a crash loses only work that led to none. */
 import type { ActCall, EffectLedger, ToolOutcome } from '../core/run.ts';
 import type { JournalEntry, TerminationReason } from '../core/loopEvent.ts';
 import type { CallKey } from '../executor/callKey.ts';
@@ -17,47 +8,31 @@ import type { CheckpointData, ReplyRecord, RunEnding, RunWriter } from '../persi
 import type { Tool } from '../tools/types.ts';
 
 export interface RunPersistence {
-  /** The executor's durability hooks; absent for a journal-only run (nothing to resume, nothing to replay). */
+  /** Absent for a journal-only run. */
   readonly journal?: CallJournal;
-  /** Where the run's model and tool calls are recorded when a durable runtime steps it. */
   readonly effects?: EffectLedger;
   record(entry: JournalEntry): void;
-  /** A phase reply or human decision the machine took, for a resume to replay (resumable runs only). */
   reply(record: ReplyRecord): void;
-  /** Call on every snapshot with the phase the machine is in; writes at the phases that need it. */
   onPhase(phase: string): void;
-  /**
-   * A live run enters `iteration`'s reason phase: writes the checkpoint `take` makes when the
-   * store's policy wants one there.
-   */
+  /** A live run enters `iteration`'s reason phase: writes `take`'s checkpoint when the store's policy wants one. */
   checkpoint(iteration: number, take: () => CheckpointData): void;
-  /** Called once if another process takes the run over: this one must stop. */
   onLost(listener: (reason: string) => void): void;
-  /** Record how the run ended, write everything and release the run. Never rejects. */
+  /** Never rejects. */
   finish(reason: TerminationReason, ending: RunEnding): Promise<void>;
 }
 
-/** What the run's writer asks for: everything a resume needs, or (journal-only store) the journal. */
 export function createRunPersistence(writer: RunWriter, recorded?: RecordedCalls): RunPersistence {
   return writer.journalOnly ? journalPersistence(writer) : resumablePersistence(writer, recorded);
 }
 
-/**
- * The journal only: entries are buffered and, at each phase change, handed to a background
- * write (started when the loop next yields), so the loop never waits for the disk. The status
- * still goes to meta.json when a human is awaited (the run index shows it); `finish` waits for
- * the last write.
- */
+/** The journal only: buffered and written in the background at phase changes, so the loop never waits for the disk. */
 function journalPersistence(writer: RunWriter): RunPersistence {
   let lastPhase: string | undefined;
   let failure: unknown;
   const fail = (error: unknown): void => {
     failure ??= error;
   };
-  /**
-   * A background write is pending: it takes everything recorded until it ends, so phase changes
-   * meanwhile need no call of their own (a promise and a reaction each, four times an iteration).
-   */
+  /** A pending background write takes everything recorded until it ends. */
   let writing = false;
   const written = (): void => {
     writing = false;
@@ -75,10 +50,8 @@ function journalPersistence(writer: RunWriter): RunPersistence {
       }
     },
     reply() {
-      // Nothing to replay: a journal-only run is never resumed.
     },
     checkpoint() {
-      // Nothing to restore either.
     },
     onPhase(phase) {
       if (phase === lastPhase) return;
@@ -131,8 +104,7 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
       while (made !== undefined && made.length > 0) {
         const previous = made.shift();
         if (previous?.outcome !== undefined) return { ...previous.outcome, toolCallId: call.call.id };
-        // Interrupted while it ran: an idempotent tool is simply called again (below, or by the
-        // attempt recorded next); anything else may already have taken effect.
+        // Interrupted while it ran: an idempotent tool is called again; anything else may have taken effect.
         if (!tool.idempotent) return interrupted(call, tool);
       }
       // Durable before the call can take effect.
@@ -155,7 +127,6 @@ function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunP
     journal,
     ...(effects === undefined ? {} : { effects }),
     record(entry) {
-      // Inline rather than through `attempt`: this runs for every event, a closure each is waste.
       try {
         writer.event(entry);
       } catch (error) {

@@ -1,19 +1,8 @@
-/**
- * Recording and replay around a run's phases: a resumed run takes each phase's recorded reply
- * instead of running it, until it has none left; a live phase's reply is recorded (resumable
- * runs) before the machine sees it. Tool calls are recorded by the executor through the run's
- * `journal`, so the act phase passes through.
- */
+/** A resumed run takes each phase's recorded reply until none is left; a live reply is recorded before the machine sees it. */
 import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
 import type { RunContext } from './context.ts';
 
-/**
- * @example
- * ```ts
- * const machine = agentMachine.provide({ actors: { phases: phaseRunner(recordedPhases(phases), { runOf }) } });
- * ```
- */
 export function recordedPhases(phases: PhaseImplementations<RunContext>): PhaseImplementations<RunContext> {
   const { hydrate } = phases;
   return {
@@ -59,7 +48,6 @@ function hydrateRecord(reply: HydrateOutput) {
   return { inject: [...reply.inject], ...(reply.experiences === undefined || reply.experiences.length === 0 ? {} : { experiences: [...reply.experiences] }) };
 }
 
-/** A reason reply as its record holds it (mutable copies of its lists). */
 function reasonRecord({ repair, toolCalls, reasoning, ...rest }: ReasonOutput) {
   return { ...rest, toolCalls: [...toolCalls], ...(repair === undefined ? {} : { repair: [...repair] }), ...(reasoning === undefined ? {} : { reasoning: [...reasoning] }) };
 }

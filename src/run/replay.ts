@@ -1,10 +1,4 @@
-/**
- * Replaying a resumed run. Its machine starts again from the run's input and takes the phase
- * replies and human decisions the log recorded, in the order it took them the first time: the
- * machine is deterministic given those, so it arrives where the run was without calling the
- * model, the gate or a hydrator again. The first phase with nothing recorded runs for real, and
- * the run is live from there.
- */
+/** The machine is deterministic given the recorded replies and decisions, so a replay arrives where the run was without calling anything. */
 import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
 import { ReplayMismatchError } from '../persistence/errors.ts';
 import type { ReplayRecord } from '../persistence/records.ts';
@@ -12,7 +6,6 @@ import type { ReplayRecord } from '../persistence/records.ts';
 type HumanRecord = Extract<ReplayRecord, { kind: 'human' }>;
 type PhaseReply = Exclude<ReplayRecord, HumanRecord>;
 
-/** What each recorded phase reply gives back to the machine. */
 export interface ReplyOutputs {
   readonly hydrate: HydrateOutput;
   readonly reason: ReasonOutput;
@@ -23,38 +16,29 @@ export class Replay {
   #next = 0;
   #live = false;
 
-  /** `records`: what the log recorded, in order. */
   constructor(
     private readonly runId: string,
     private readonly records: readonly ReplayRecord[],
   ) {}
 
-  /** True while the machine is re-taking recorded steps (their events are in the journal already). */
   get replaying(): boolean {
     return !this.#live;
   }
 
-  /** How many recorded steps the machine has taken again. */
   get replayed(): number {
     return this.#next;
   }
 
-  /**
-   * The recorded reply of the phase the machine asks for, or `undefined` when none is left: the
-   * phase then runs for real. Throws ReplayMismatchError when the log recorded something else
-   * next (the run was resumed with a different agent configuration).
-   */
+  /** `undefined` when none is left; ReplayMismatchError when the log recorded something else next (another configuration). */
   reply<TPhase extends keyof ReplyOutputs>(phase: TPhase, iteration?: number): ReplyOutputs[TPhase] | undefined {
     const record = this.#take(phase, iteration) as PhaseReply | undefined;
     return record === undefined ? undefined : (record.output as unknown as ReplyOutputs[TPhase]);
   }
 
-  /** The human decision recorded for this wait, or `undefined` when the run waits for a live one. */
   human(): HumanRecord | undefined {
     return this.#take('human');
   }
 
-  /** Live work began outside the replayed phases (a tool call runs again, the run ends). */
   goLive(): void {
     this.#live = true;
   }
@@ -78,11 +62,7 @@ export class Replay {
   }
 }
 
-/**
- * The events the agent machine emits itself while it runs (the runtime emits the others, from
- * work it does). Not `run.terminated`: a run resumed after a resumable failure goes on where its
- * termination stopped it, and never emits that one again.
- */
+/** Events the machine emits itself; not `run.terminated`, which a resumed run never emits again. */
 const MACHINE_EVENTS: ReadonlySet<string> = new Set([
   'run.started',
   'phase.entered',
@@ -93,10 +73,7 @@ const MACHINE_EVENTS: ReadonlySet<string> = new Set([
   'human.decided',
 ]);
 
-/**
- * How many of a run's journaled events its machine emitted: a replay re-emits exactly those
- * first, in the same order, since it takes the same steps.
- */
+/** How many of a run's journaled events its machine emitted: a replay re-emits exactly those first. */
 export function machineEventsIn(eventCounts: ReadonlyMap<string, number>): number {
   let count = 0;
   for (const [type, n] of eventCounts) if (MACHINE_EVENTS.has(type)) count += n;

@@ -2,7 +2,7 @@
 import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
 import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
-import type { AgentObserveConfig } from '../agent/types.ts';
+import type { AgentObserveConfig } from '../agent/config.ts';
 import type { LoopResult } from '../core/run.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { StrategyBranchInput, StrategyBranchOutput } from '../../machines/strategy.types.ts';

@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createFileStore, defineTool, gates, type AgentConfig, type JournalEntry } from '../../src/index.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
+import { DEFAULTS } from '../../src/core/defaults.ts';
 import { resolveConfig } from '../../src/agent/config.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { removeTempDirs, tempDir } from '../persistence/support.ts';
@@ -195,10 +196,36 @@ describe('checking the config', () => {
     expect(() => createUntyped({ model, tools: {} })).toThrow(/`tools` must be an array/);
   });
 
-  it('flattens a grouped config into settings, leaving what is not set absent', () => {
+  it('reports an unknown key before the other problems of the same config', () => {
+    expect(() => createUntyped({ model: 'gpt-4o', policy: 3, strategy: 'tree' })).toThrow(/^createAgent: unknown option `strategy`;/);
+  });
+
+  it('names the keys a nested group takes, read from the schema, and what a bad value should be', () => {
+    const model = scriptedModel([]);
+    expect(() => createUntyped({ model, context: { content: { maxBytes: 1 } } })).toThrow(
+      'createAgent: unknown option `context.content.maxBytes`; `context.content` takes `maxImageBytes`, `maxFileBytes`.',
+    );
+    expect(() => createUntyped({ model, context: { content: { maxImageBytes: '5mb' } } })).toThrow(
+      'createAgent: `context.content.maxImageBytes` must be a positive integer (bytes) (got the string "5mb").',
+    );
+    expect(() => createUntyped({ model: { provider: model, maxTokens: 0 } })).toThrow('createAgent: `model.maxTokens` must be a positive integer (got 0).');
+    expect(() => createUntyped({ model, resilience: 'on' })).toThrow(/`resilience` must be an object with `breakers`, `recovery`, `tools`, `stuckDetection`/);
+  });
+
+  it('fills in defaults from DEFAULTS and leaves what is not set absent', () => {
     const provider = scriptedModel([]);
     const gate = gates.permissive();
-    expect(resolveConfig({ model: { provider, name: 'm' }, policy: { gate } })).toEqual({ provider, modelName: 'm', stream: false, vision: false, gate, tools: [], mcpServers: [] });
-    expect(resolveConfig({ model: provider })).toEqual({ provider, stream: false, vision: false, tools: [], mcpServers: [] });
+    const settings = resolveConfig({ model: { provider, name: 'm' }, policy: { gate }, limits: { maxIterations: 7 } });
+    expect(settings.model).toEqual({ provider, name: 'm', stream: false, vision: false });
+    expect(settings.policy).toEqual({ gate });
+    expect(settings.limits).toEqual({ ...DEFAULTS.loop, maxIterations: 7 });
+    expect(settings.context).toEqual({ compactOnOverflow: true });
+    expect(resolveConfig({ model: provider, context: { content: { maxFileBytes: 10 } } })).toMatchObject({
+      model: { provider, stream: false, vision: false },
+      tools: [],
+      mcpServers: [],
+      limits: DEFAULTS.loop,
+      context: { content: { maxImageBytes: DEFAULTS.content.maxImageBytes, maxFileBytes: 10 } },
+    });
   });
 });

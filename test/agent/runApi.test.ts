@@ -100,3 +100,34 @@ describe('tokens$', () => {
     expect(deltas).toHaveLength(6);
   }, 10_000);
 });
+
+describe('the runs an agent keeps track of', () => {
+  it('handle(runId) finds runs from start, run and a session turn while they are in progress, not once they settled; stop() cancels them all', async () => {
+    const model = scriptedModel(() => ({ text: 'slow answer', delayMs: 60_000 }));
+    const agent = track(createAgent({ model }));
+    const begun: string[] = [];
+    const third = new Promise<string>((resolve) =>
+      agent.events$.subscribe(({ runId, event }) => {
+        if (event.type === 'run.started' && begun.push(runId) === 3) resolve(runId);
+      }),
+    );
+    const started = agent.start('one');
+    const running = agent.run('two', { runId: 'run_two' }).catch((error: unknown) => error);
+    const session = await agent.session('s1');
+    const turn = session.run('three').catch((error: unknown) => error);
+    const turnId = await third;
+    const prepared = agent.prepare('four');
+    expect(agent.handle(started.runId)).toBe(started);
+    expect(agent.handle('run_two')?.runId).toBe('run_two');
+    expect(agent.handle(turnId)?.runId).toBe(turnId);
+    // A prepared run belongs to the parent that spawns it.
+    expect(agent.handle(prepared.runId)).toBeUndefined();
+
+    agent.stop();
+    expect(await started.settled).toMatchObject({ status: 'cancelled' });
+    expect(await running).toBeInstanceOf(RunCancelledError);
+    expect(await turn).toBeInstanceOf(RunCancelledError);
+    await session.close();
+    for (const runId of begun) expect(agent.handle(runId)).toBeUndefined();
+  });
+});

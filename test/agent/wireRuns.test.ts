@@ -16,7 +16,7 @@ import { ContextLengthError, BadRequestError } from '../../src/inference/errors.
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import type { OpenAICompatibleOptions } from '../../src/inference/config.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
-import type { LengthPolicy } from '../../src/agent/types.ts';
+import type { LengthPolicy } from '../../src/agent/config.ts';
 import { deepSeekThinkingRule, fixtureText, startReplayServer, type ReplayServer, type Rule } from '../support/replayServer.ts';
 
 let server: ReplayServer;

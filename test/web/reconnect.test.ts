@@ -14,7 +14,7 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import type { WebHandlerOptions } from '../../src/web/handler.ts';
-import type { AgentConfig } from '../../src/agent/types.ts';
+import type { AgentConfig } from '../../src/agent/config.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
 import { splitWords } from '../../src/testing/streamEvents.ts';
 import { EventReader, pacedModel, post, runInput, serve, type Served, type SseEvent } from './support.ts';

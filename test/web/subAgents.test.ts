@@ -14,7 +14,7 @@ import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent } from '@ag-ui/core';
 import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { z } from 'zod';
-import type { AgentConfig } from '../../src/agent/types.ts';
+import type { AgentConfig } from '../../src/agent/config.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';

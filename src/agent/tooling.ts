@@ -1,0 +1,81 @@
+import type { InferenceProvider } from '../core/provider.ts';
+import type { ImagePart } from '../core/messages.ts';
+import { checkParts, type ContentLimits } from '../conversation/parts.ts';
+import { createExecutor, type Executor } from '../executor/executor.ts';
+import { storeParts, type BlobStore } from '../persistence/blobs.ts';
+import { createBreakerRegistry, type BreakerRegistry } from '../resilience/breakerRegistry.ts';
+import type { Redactor } from '../security/redactor.ts';
+import { applyToolProfile } from '../tools/profile.ts';
+import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import type { Tool } from '../tools/types.ts';
+import type { RunContext } from '../run/context.ts';
+import type { AgentSettings } from './config.ts';
+import { createLiveTools, type LiveTools } from './liveTools.ts';
+import { durableElicitor, mcpElicitor, mcpSampler } from './mcpRequests.ts';
+import type { BoundRuntime } from './types.ts';
+
+/** The tools an agent offers and how their calls run. */
+export interface AgentTooling {
+  readonly mcp: LiveTools | undefined;
+  readonly registry: ToolRegistry;
+  readonly breakers: BreakerRegistry | undefined;
+  readonly executor: Executor;
+}
+
+export interface ToolingDeps {
+  readonly tools: readonly Tool[];
+  readonly provider: InferenceProvider;
+  readonly durable: BoundRuntime | undefined;
+  readonly redactor: Redactor;
+  readonly contexts: ReadonlyMap<string, RunContext>;
+  readonly blobs: () => BlobStore;
+}
+
+export function createTooling(settings: AgentSettings, deps: ToolingDeps): AgentTooling {
+  const { tools, provider, durable, redactor, contexts } = deps;
+  const { toolProfile } = settings.policy;
+  const mcp =
+    settings.mcpServers.length === 0
+      ? undefined
+      : createLiveTools(tools, settings.mcpServers, toolProfile, durable?.wrapTool, {
+          sampler: mcpSampler(provider, settings.model.name ?? provider.defaultModel, contexts, redactor.text),
+          // A durable call cannot wait for a person: its server's questions are refused, saying why.
+          elicitor: durable === undefined ? mcpElicitor(contexts) : durableElicitor(),
+          // OAuth tokens are secrets like a server's headers.
+          onSecret: (secret: string) => redactor.addSecret(secret),
+          onRestarted: (server: string, attempts: number) => {
+            for (const run of contexts.values()) run.emit({ type: 'mcp.restarted', server, attempts });
+          },
+        });
+  const registry = mcp ?? createToolRegistry(toolProfile === undefined ? tools : applyToolProfile(tools, toolProfile));
+  const { breakers: options, recovery } = settings.resilience;
+  const inspect = settings.observe.inspect;
+  const breakers = options === false ? undefined : createBreakerRegistry(withoutPerTool(options), options?.perTool, inspect === undefined ? {} : { inspect });
+  const content = settings.context.content;
+  const executor = createExecutor({
+    tools: registry,
+    // Tool results and errors are redacted before the machine, the model or the log sees them.
+    redact: redactor.text,
+    ...(breakers === undefined ? {} : { breakers }),
+    ...settings.resilience.tools,
+    ...(recovery === undefined ? {} : { recovery }),
+    // Tool images reach a model that takes them; ones the chat formats cannot carry stay described in text.
+    ...(settings.model.vision ? { storeImages: (images: readonly ImagePart[]) => storeParts(images.filter((part) => sendable(part, content)), deps.blobs()) as ImagePart[] } : {}),
+  });
+  return { mcp, registry, breakers, executor };
+}
+
+function sendable(part: ImagePart, limits: ContentLimits | undefined): boolean {
+  try {
+    checkParts([part], { vision: true, ...limits });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function withoutPerTool(options: AgentSettings['resilience']['breakers']) {
+  if (options === undefined || options === false) return undefined;
+  const { perTool: _perTool, ...rest } = options;
+  return rest;
+}
