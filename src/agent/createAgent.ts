@@ -269,7 +269,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       throw new ConfigurationError('resume() needs a store: createAgent({ persistence: { store: createFileStore() } }).');
     }
     // A live run holds its lock (until after its scope is gone): a second resume, here or in
-    // another process, gets RunLockedError from the store.
+    // another process, gets StoreError (run_locked) from the store.
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
     // Before any tool runs: the run's breakers go on where its log left them (a newer state the

@@ -74,7 +74,7 @@ export interface AgentConfig<TOutput = unknown> {
    * A schema the final answer must match: `result.output` is the validated answer, typed from it.
    * Sent as the response format to a provider with structured output, else offered to the model
    * as a `final_answer` tool it must call. An answer that does not match goes back to the model
-   * as a repair turn (at most `limits.maxRepairTurns` in a row; then ModelRepairExhaustedError).
+   * as a repair turn (at most `limits.maxRepairTurns` in a row; then a RunError with code model_repair_exhausted).
    */
   readonly output?: z.ZodType<TOutput>;
   /** MCP servers whose tools the agent also gets (`<server>_<tool>`), connected on first use; `close()` closes them. */
@@ -137,7 +137,7 @@ export interface SharedSessionMemory {
   memory(namespace: string): SessionMemory;
   /** Read the memory again: what the tools of a run wrote meanwhile, elsewhere. */
   refresh(): Promise<void>;
-  /** Later reads and writes throw `SessionClosedError`. */
+  /** Later reads and writes throw `SessionError` (`session_closed`). */
   close(): void;
 }
 
@@ -185,7 +185,7 @@ export interface ModelConfig {
   readonly reasoningEffort?: ReasoningEffort;
   /**
    * What to do when a reply hits the output-token cap (`finish_reason: length`). `'end'`
-   * (default): the run fails with reason `length` (ReplyTruncatedError), the cut-off text in its
+   * (default): the run fails with reason `length` (a RunError with code reply_truncated), the cut-off text in its
    * messages. `{ continue: n }`: ask the model to go on where it stopped, up to n times, joining
    * the pieces into one reply; still cut off after n, the run ends as with `'end'`.
    */
@@ -193,7 +193,7 @@ export interface ModelConfig {
   /**
    * The model takes images and PDF documents: a task may hold them (`agent.run(['Describe', image(url)])`)
    * and images MCP tools return reach it as images. Default false: such a task is refused with
-   * ContentPartError, and tool images are described in text.
+   * ConversationError (invalid_content_part), and tool images are described in text.
    */
   readonly vision?: boolean;
 }
@@ -370,7 +370,7 @@ export interface AgentRun {
    * Approve calls waiting in `awaitingHuman` (all of them, or the ids given). When an MCP server's
    * question waits instead (`human.awaiting` of kind `elicitation`), `answer` is sent to it:
    * checked against the form it asked for, defaults filled in; a bad answer throws
-   * `McpAnswerError` and the run keeps waiting.
+   * `McpError` (`mcp_answer_invalid`) and the run keeps waiting.
    */
   approve(toolCallIds?: readonly string[], options?: ApproveOptions): void;
   /** Reject calls waiting in `awaitingHuman`; the reason goes back to the model. A server's waiting question is declined. */

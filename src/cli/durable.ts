@@ -3,7 +3,7 @@
  * length, and a run by id. The URL may hold a password: it is never printed.
  */
 import { createPostgresRuntime, type DurableRunInfo, type PostgresRuntime } from '../postgres/index.ts';
-import { CliError, UsageError, type ParsedCommand } from './args.ts';
+import { cliError, usageError, type ParsedCommand } from './args.ts';
 
 /** The flag every command that can reach PostgreSQL runs declares. */
 export const DATABASE_FLAG = { 'database-url': { type: 'string' } } as const;
@@ -20,8 +20,8 @@ export const DATABASE_FLAG = { 'database-url': { type: 'string' } } as const;
 export function durableUrl(parsed: ParsedCommand): string | undefined {
   const flag = parsed.string('database-url');
   if (flag !== undefined) {
-    if (flag === '') throw new UsageError('--database-url needs a URL (postgres://…).');
-    if (parsed.string('store') !== undefined) throw new UsageError('Give either --store DIR (a file store) or --database-url URL (PostgreSQL), not both.');
+    if (flag === '') throw usageError('--database-url needs a URL (postgres://…).');
+    if (parsed.string('store') !== undefined) throw usageError('Give either --store DIR (a file store) or --database-url URL (PostgreSQL), not both.');
     return flag;
   }
   return undefined;
@@ -37,7 +37,7 @@ export function durableUrl(parsed: ParsedCommand): string | undefined {
  */
 export function requiredDatabaseUrl(parsed: ParsedCommand): string {
   const url = parsed.string('database-url') ?? process.env['DATABASE_URL'];
-  if (url === undefined || url === '') throw new UsageError('Give the database with --database-url postgres://… (or set DATABASE_URL).');
+  if (url === undefined || url === '') throw usageError('Give the database with --database-url postgres://… (or set DATABASE_URL).');
   return url;
 }
 
@@ -65,6 +65,6 @@ export function openRuntime(url: string, poolSize = 2): PostgresRuntime {
  */
 export async function requireDurableRun(runtime: PostgresRuntime, runId: string): Promise<DurableRunInfo> {
   const info = await runtime.getRun(runId);
-  if (info === null) throw new CliError(`No run ${runId} in the database: list its runs with \`actorloop runs --database-url …\`.`);
+  if (info === null) throw cliError(`No run ${runId} in the database: list its runs with \`actorloop runs --database-url …\`.`);
   return info;
 }

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createFileStore, type RunStore } from '../persistence/fileStore.ts';
 import type { RunMeta } from '../persistence/records.ts';
-import { CliError } from './args.ts';
+import { cliError } from './args.ts';
 
 /**
  * The store at `dir`; with `mustExist`, a clear error when there is no such folder.
@@ -18,7 +18,7 @@ import { CliError } from './args.ts';
  */
 export function openStore(dir: string, mustExist: boolean): RunStore {
   if (mustExist && !existsSync(dir)) {
-    throw new CliError(`No run store at ${resolve(dir)}: start a run with \`actorloop run "<task>"\` first, or pass --store DIR.`);
+    throw cliError(`No run store at ${resolve(dir)}: start a run with \`actorloop run "<task>"\` first, or pass --store DIR.`);
   }
   return createFileStore({ dir });
 }
@@ -33,6 +33,6 @@ export function openStore(dir: string, mustExist: boolean): RunStore {
  */
 export async function requireRun(store: RunStore, runId: string): Promise<RunMeta> {
   const meta = await store.getRun(runId);
-  if (meta === null) throw new CliError(`No run ${runId} in ${store.dir}: list the runs there with \`actorloop runs --store ${store.dir}\`.`);
+  if (meta === null) throw cliError(`No run ${runId} in ${store.dir}: list the runs there with \`actorloop runs --store ${store.dir}\`.`);
   return meta;
 }

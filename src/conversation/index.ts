@@ -13,7 +13,7 @@
 export { ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, Message, TextPart, ImagePart, FilePart, ContentPart, contentText } from '../core/messages.ts';
 
 // Content parts.
-export { image, file, ContentPartError } from './parts.ts';
+export { image, file } from './parts.ts';
 export type { ContentLimits, ContentPartProblem, PartData, TaskInput } from './parts.ts';
 
 // Validation.
@@ -21,8 +21,8 @@ export {
   validateConversation,
   unansweredToolCalls,
   assertValidConversation,
-  ConversationError,
 } from './validate.ts';
+export { ConversationError } from './errors.ts';
 export type { ConversationIssue, ConversationIssueCode, ConversationValidation } from './validate.ts';
 
 // Serialisation.

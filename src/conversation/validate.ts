@@ -4,28 +4,11 @@
  * that break these rules (OpenAI with a 400, Anthropic likewise), so we catch them first and say
  * which message is wrong instead of letting a remote API say "invalid request".
  */
-import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import { ConversationError, type ConversationIssue } from './errors.ts';
 import { Message, type ToolCall } from '../core/messages.ts';
 
-/** What can be wrong with a conversation. */
-export type ConversationIssueCode =
-  /** The value at `index` does not match the message schema. */
-  | 'invalid_message'
-  /** A tool message answers a call id that no earlier assistant message issued. */
-  | 'orphan_tool_result'
-  /** A tool message answers a call that an earlier tool message already answered. */
-  | 'duplicate_tool_result'
-  /** An assistant message issues a call id already used by an earlier (or the same) message. */
-  | 'duplicate_tool_call_id';
-
-/** One problem, located by the index of the offending message. */
-export interface ConversationIssue {
-  readonly index: number;
-  readonly code: ConversationIssueCode;
-  readonly message: string;
-  /** For `invalid_message`: the path inside the message (e.g. `['toolCalls', 0, 'id']`). */
-  readonly path?: readonly PropertyKey[];
-}
+export { ConversationError } from './errors.ts';
+export type { ConversationIssue, ConversationIssueCode } from './errors.ts';
 
 export type ConversationValidation =
   | { readonly ok: true; readonly messages: Message[] }
@@ -114,29 +97,6 @@ export function unansweredToolCalls(messages: readonly Message[]): ToolCall[] {
     for (const call of message.toolCalls) if (!answered.has(call.id)) open.push(call);
   }
   return open;
-}
-
-/**
- * A conversation that fails validation, with every issue. Blame is the caller's: the
- * conversation came from user code, a persisted store, or a context transform.
- *
- * @example
- * ```ts
- * try { assertValidConversation(messages); }
- * catch (e) { if (e instanceof ConversationError) console.log(e.issues.map((i) => i.code)); }
- * ```
- */
-export class ConversationError extends ActorloopError {
-  readonly code = 'invalid_conversation' as const;
-  readonly blame = 'user' as const;
-  readonly issues: readonly ConversationIssue[];
-
-  constructor(issues: readonly ConversationIssue[], options: ActorloopErrorOptions = {}) {
-    const shown = issues.slice(0, 3).map((issue) => issue.message);
-    const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : '';
-    super(`Invalid conversation: ${shown.join(' ')}${more}`, options);
-    this.issues = issues;
-  }
 }
 
 /**

@@ -120,7 +120,7 @@ export interface Turn {
  * Typed callbacks into every run of an agent. Each runs inside the phase it belongs to, may be
  * sync or async (awaited under `timeoutMs`), and is journalled as a `hook.completed` event with
  * its time and decision. A hook that throws, times out or returns something that is not a
- * decision fails the run closed with a `HookFailedError` naming it. Returning nothing means
+ * decision fails the run closed with a `HookError` (`hook_failed`) naming it. Returning nothing means
  * "go on unchanged". What hooks see has secrets redacted; what they write is redacted again.
  *
  * @example
@@ -134,7 +134,7 @@ export interface Turn {
  * ```
  */
 export interface AgentHooks {
-  /** Before each model call: see the request, change it, or block it (the run fails with `ModelCallBlockedError`). */
+  /** Before each model call: see the request, change it, or block it (the run fails with a `HookError`, code `model_call_blocked`). */
   beforeModelCall?(request: ModelRequest, context: HookContext): Awaitable<ModelCallDecision | undefined | void>;
   /** After each model call that returned, before its calls go to the gate. */
   afterModelCall?(reply: ModelReply, context: HookContext): Awaitable<undefined | void>;
@@ -152,7 +152,7 @@ export interface AgentHooks {
   onTurnEnd?(turn: Turn, context: HookContext): Awaitable<undefined | void>;
   /** When a phase fails and the run is about to end with the error (not for tool errors, which go to the model). */
   onError?(error: unknown, context: HookContext): Awaitable<undefined | void>;
-  /** How long an async hook may take before the run fails with `HookFailedError`, in ms. Default 10 000. */
+  /** How long an async hook may take before the run fails with a `HookError` (`hook_failed`), in ms. Default 10 000. */
   readonly timeoutMs?: number;
 }
 

@@ -20,8 +20,8 @@ export interface ExperienceFileOptions extends ExperienceStoreOptions {
 
 /**
  * Open (or create on first write) the experiences file. Rejects with `CorruptFileError` or
- * `UnsupportedVersionError` (from the persistence module) when the file cannot be trusted, and
- * with `StoreLockedError` (code `experience_store_locked`) when another open store owns it. Close the store to release it.
+ * `StoreError` (`unsupported_version`) (from the persistence module) when the file cannot be trusted, and
+ * with a `StoreError` (code `experience_store_locked`) when another open store owns it. Close the store to release it.
  *
  * @example
  * ```ts

@@ -5,7 +5,7 @@
  * `pending` unless the caller auto-accepts them.
  *
  * Two ways an answer can be wrong, handled differently:
- * - not JSON, or not of the candidates' shape: the call rejects with InvalidExperienceAnswerError
+ * - not JSON, or not of the candidates' shape: the call rejects with ModelBehaviorError (experience_invalid_answer)
  *   (nothing is learned from an answer the model did not get right as a whole);
  * - the right shape, but a candidate the store would refuse (empty or over-long condition or rule,
  *   a tool scope without a tool name): that candidate is left out and listed in `skipped`, so one
@@ -16,13 +16,12 @@
  * from it here.
  */
 import { z } from 'zod';
-import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import { ActorloopError, ConfigurationError, ModelBehaviorError } from '../core/errors.ts';
 import { Message } from '../core/messages.ts';
 import { ZERO_USAGE, type Completion, type InferenceProvider, type Usage } from '../core/provider.ts';
 import { oneLine } from '../knowledge/format.ts';
 import { safeJsonParse } from '../persistence/safeJson.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
-import { InvalidExperienceAnswerError } from './errors.ts';
 import { scopeKey, type Experience, type ExperienceCandidate, type ExperienceScope } from './experience.ts';
 import { compactTranscript } from './transcript.ts';
 
@@ -160,11 +159,11 @@ function readAnswer(completion: Completion<Answer>, schema: z.ZodType<Answer>, r
   return parsed.data;
 }
 
-function invalidAnswer(runId: string, why: string, cause?: unknown): InvalidExperienceAnswerError {
-  return new InvalidExperienceAnswerError(
+function invalidAnswer(runId: string, why: string, cause?: unknown): ModelBehaviorError {
+  return new ModelBehaviorError(
     `The model's answer about run ${runId} is not a valid list of experience candidates: ${why}. ` +
       'Nothing was learned from the run; try again, or use a model that supports structured output.',
-    { runId, ...(cause === undefined ? {} : { cause }) },
+    { runId, code: 'experience_invalid_answer', ...(cause === undefined ? {} : { cause }) },
   );
 }
 

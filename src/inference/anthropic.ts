@@ -27,7 +27,7 @@ import { DEFAULT_PRICES } from './usage.ts';
 /**
  * Create a provider for Anthropic's Messages API. Configuration comes from `options`, else the
  * environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL`. Throws
- * MissingConfigurationError when there is no key.
+ * ConfigurationError (missing_configuration) when there is no key.
  *
  * @example
  * ```ts

@@ -3,9 +3,9 @@
  * `ANTHROPIC_*` from the environment) so a missing key fails at startup, not on the first call.
  */
 import { ConfigurationError } from '../core/errors.ts';
-import { MissingConfigurationError } from './errors.ts';
 import type { RetryOptions } from './retry.ts';
 import type { PriceTable } from './usage.ts';
+import { missingConfigurationError } from './errors.ts';
 
 /** Anthropic's API, and the model used when neither the options nor ANTHROPIC_MODEL name one. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -69,7 +69,7 @@ export interface ResolvedAnthropicConfig {
 }
 
 /**
- * Options + environment → one configuration. Throws MissingConfigurationError without a key,
+ * Options + environment → one configuration. Throws ConfigurationError (missing_configuration) without a key,
  * ConfigurationError for impossible token numbers.
  *
  * @example
@@ -87,7 +87,7 @@ export function resolveAnthropicConfig(
     return value === undefined || value === '' ? undefined : value;
   };
   const apiKey = options.apiKey?.trim() || read('ANTHROPIC_API_KEY');
-  if (apiKey === undefined) throw new MissingConfigurationError({ provider: 'anthropic' });
+  if (apiKey === undefined) throw missingConfigurationError({ provider: 'anthropic' });
   const adaptiveThinking = options.thinking === 'adaptive';
   const thinkingBudget = options.thinking === undefined || options.thinking === 'adaptive' ? undefined : options.thinking.budgetTokens;
   if (thinkingBudget !== undefined && !(Number.isInteger(thinkingBudget) && thinkingBudget >= 1024)) {

@@ -3,14 +3,14 @@
  *
  * Content arrives as indexed blocks: text deltas, thinking deltas closed by a `signature_delta`,
  * and tool inputs as `input_json_delta` fragments that only parse once joined. A stream that ends
- * without a `stop_reason` was cut: `finish()` then throws StreamInterruptedError, so a partial
+ * without a `stop_reason` was cut: `finish()` then throws InferenceError (stream_interrupted), so a partial
  * tool call or an unsigned thinking block is never mistaken for a complete one.
  */
 import { z } from 'zod';
 import type { DeltaEvent } from './streamAssembler.ts';
-import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
 import { AnthropicUsageBody, ContentCollector, rawOf, toAnthropicUsage } from './anthropicMapping.ts';
 import type { AnthropicRaw } from './anthropicMapping.ts';
+import { InferenceError } from './errors.ts';
 
 const StreamEventBody = z.looseObject({
   type: z.string(),
@@ -56,7 +56,7 @@ type Block =
  * ```ts
  * const assembler = new AnthropicStreamAssembler('claude-sonnet-5-5');
  * for await (const event of stream) for (const delta of assembler.push(event)) yield delta;
- * const raw = assembler.finish(); // throws StreamInterruptedError if the stream was cut
+ * const raw = assembler.finish(); // throws InferenceError (stream_interrupted) if the stream was cut
  * ```
  */
 export class AnthropicStreamAssembler {
@@ -88,7 +88,7 @@ export class AnthropicStreamAssembler {
   push(value: unknown): DeltaEvent[] {
     const parsed = StreamEventBody.safeParse(value);
     if (!parsed.success) {
-      throw new InvalidResponseError(`stream event ${this.#events + 1} is not a Messages API event (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
+      throw InferenceError.invalidResponse(`stream event ${this.#events + 1} is not a Messages API event (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
     }
     this.#events++;
     const event = parsed.data;
@@ -119,12 +119,12 @@ export class AnthropicStreamAssembler {
   }
 
   #indexOf(event: { readonly index?: number | null }): number {
-    if (event.index === undefined || event.index === null) throw new InvalidResponseError(`stream event ${this.#events} has no block index`);
+    if (event.index === undefined || event.index === null) throw InferenceError.invalidResponse(`stream event ${this.#events} has no block index`);
     return event.index;
   }
 
   #start(index: number, block: z.infer<typeof StreamEventBody>['content_block']): DeltaEvent[] {
-    if (block === null || block === undefined) throw new InvalidResponseError(`stream event ${this.#events} starts no content block`);
+    if (block === null || block === undefined) throw InferenceError.invalidResponse(`stream event ${this.#events} starts no content block`);
     switch (block.type) {
       case 'text':
         this.#blocks.set(index, { kind: 'text', parts: block.text ? [block.text] : [] });
@@ -136,7 +136,7 @@ export class AnthropicStreamAssembler {
         this.#blocks.set(index, { kind: 'redacted', data: block.data ?? '' });
         return [];
       case 'tool_use': {
-        if (!block.id || !block.name) throw new InvalidResponseError(`stream event ${this.#events} starts a tool_use block without id or name`);
+        if (!block.id || !block.name) throw InferenceError.invalidResponse(`stream event ${this.#events} starts a tool_use block without id or name`);
         const ordinal = this.#tools++;
         this.#blocks.set(index, { kind: 'tool', id: block.id, name: block.name, ordinal, parts: [] });
         return [{ type: 'toolcall.delta', index: ordinal, id: block.id, name: block.name, argumentsDelta: '' }];
@@ -149,7 +149,7 @@ export class AnthropicStreamAssembler {
 
   #delta(index: number, delta: z.infer<typeof StreamEventBody>['delta']): DeltaEvent[] {
     const block = this.#blocks.get(index);
-    if (block === undefined) throw new InvalidResponseError(`stream event ${this.#events} continues block ${index}, which never started`);
+    if (block === undefined) throw InferenceError.invalidResponse(`stream event ${this.#events} continues block ${index}, which never started`);
     if (delta === null || delta === undefined) return [];
     if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) {
       block.parts.push(delta.text);
@@ -181,13 +181,13 @@ export class AnthropicStreamAssembler {
   }
 
   /**
-   * The assembled reply. Throws StreamInterruptedError when no stop reason arrived — then nothing
+   * The assembled reply. Throws InferenceError (stream_interrupted) when no stop reason arrived — then nothing
    * partial escapes; `retryable` says whether any delta had been handed out.
    */
   finish(): AnthropicRaw {
     if (this.#stopReason === undefined) {
       const partialCalls = [...this.#blocks.values()].flatMap((block) => (block.kind === 'tool' ? [block.name] : []));
-      throw new StreamInterruptedError(
+      throw InferenceError.streamInterrupted(
         `no stop reason after ${this.#events} event(s)` +
           (partialCalls.length > 0 ? `; incomplete tool call(s) ${partialCalls.join(', ')} dropped` : ''),
         { deltasYielded: this.#emitted > 0 },

@@ -1,8 +1,8 @@
+import { InferenceError } from './errors.ts';
 /**
  * The AbortSignal of one attempt: the caller's signal plus this attempt's own timeout. Kept
  * separate so a timeout (ours to retry) is never confused with a cancellation (never retried).
  */
-import { ProviderTimeoutError } from './errors.ts';
 
 /**
  * One attempt's signal. The timer runs only while we wait on the server (`touch` … `pause`),
@@ -12,7 +12,7 @@ import { ProviderTimeoutError } from './errors.ts';
  * ```ts
  * const attempt = new AttemptSignal(request.signal, 30_000);
  * try { await fetch(url, { signal: attempt.signal }); }
- * catch (e) { if (attempt.timedOut) throw new ProviderTimeoutError(30_000); throw e; }
+ * catch (e) { if (attempt.timedOut) throw InferenceError.timeout(30_000); throw e; }
  * finally { attempt.dispose(); }
  * ```
  */
@@ -67,6 +67,6 @@ export class AttemptSignal {
 /** What an attempt failed with: the caller's abort reason, its timeout, or the provider's classified error. */
 export function attemptFailure(error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined, timeoutMs: number, classify: (error: unknown) => unknown): unknown {
   if (signal?.aborted) return signal.reason;
-  if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
+  if (attempt.timedOut) return InferenceError.timeout(timeoutMs, { cause: error });
   return classify(error);
 }

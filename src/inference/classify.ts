@@ -5,26 +5,15 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ActorloopError, describeError } from '../core/errors.ts';
-import {
-  AuthenticationError,
-  BadRequestError,
-  CancelledError,
-  ContextLengthError,
-  InvalidResponseError,
-  NetworkError,
-  ProviderTimeoutError,
-  RateLimitError,
-  ServerError,
-  UnknownProviderError,
-} from './errors.ts';
-import type { ContextLengthDetails, InferenceError, UpstreamError } from './errors.ts';
+import { AuthenticationError, ContextLengthError, InferenceError, RateLimitError } from './errors.ts';
+import type { ContextLengthDetails, UpstreamError } from './errors.ts';
 import { parseRetryAfter } from './retryAfter.ts';
 import type { HeaderReader } from './retryAfter.ts';
 
 export interface ClassifyContext {
   /** Strings cut out of every message and cause (the API key). Strings under 8 characters are ignored. */
   readonly secrets?: readonly string[];
-  /** The timeout in force, quoted by ProviderTimeoutError. */
+  /** The timeout in force, quoted by InferenceError (provider_timeout). */
   readonly timeoutMs?: number;
   /** The key setting an AuthenticationError tells the user to check (default the OpenAI ones). */
   readonly keyVariable?: string;
@@ -45,7 +34,7 @@ const LLAMA_CPP_CONTEXT_TYPE = 'exceed_context_size_error';
 
 /**
  * Map any thrown value from a model call to a typed actorloop error. ActorloopErrors pass
- * through unchanged; an abort becomes `CancelledError` (callers that own the signal should
+ * through unchanged; an abort becomes `InferenceError` (`model_call_cancelled`) (callers that own the signal should
  * rethrow `signal.reason` before classifying, as the provider does).
  *
  * @example
@@ -58,21 +47,21 @@ export function classifyError(error: unknown, context: ClassifyContext = {}): Ac
   if (error instanceof ActorloopError) return error;
   const secrets = context.secrets ?? [];
   const cause = sanitizeCause(error, secrets);
-  if (error instanceof APIUserAbortError || nameOf(error) === 'AbortError') return new CancelledError({ cause });
-  if (error instanceof APIConnectionTimeoutError) return new ProviderTimeoutError(context.timeoutMs, { cause });
-  if (error instanceof APIConnectionError) return new NetworkError(detail(causeChain(error), secrets), { cause });
+  if (error instanceof APIUserAbortError || nameOf(error) === 'AbortError') return InferenceError.cancelled({ cause });
+  if (error instanceof APIConnectionTimeoutError) return InferenceError.timeout(context.timeoutMs, { cause });
+  if (error instanceof APIConnectionError) return InferenceError.network(detail(causeChain(error), secrets), { cause });
   if (error instanceof APIError) {
     return classifyHttpError(error.status, error.error, error.message, error.headers, { ...context, cause });
   }
-  if (error instanceof SyntaxError) return new InvalidResponseError(detail(`unparseable JSON (${error.message})`, secrets), { cause });
+  if (error instanceof SyntaxError) return InferenceError.invalidResponse(detail(`unparseable JSON (${error.message})`, secrets), { cause });
   const codes = codesOf(error);
   if (nameOf(error) === 'TimeoutError' || codes.some((code) => TIMEOUT_CODES.has(code))) {
-    return new ProviderTimeoutError(context.timeoutMs, { cause });
+    return InferenceError.timeout(context.timeoutMs, { cause });
   }
   if (codes.some((code) => NETWORK_CODES.has(code)) || /^(fetch failed|terminated)$/.test(messageOf(error))) {
-    return new NetworkError(detail(causeChain(error), secrets), { cause });
+    return InferenceError.network(detail(causeChain(error), secrets), { cause });
   }
-  return new UnknownProviderError(detail(describeError(error), secrets), { cause });
+  return InferenceError.unknown(detail(describeError(error), secrets), { cause });
 }
 
 /**
@@ -120,9 +109,9 @@ export function classifyHttpError(
     const quotaExhausted = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
     return new RateLimitError(text, { ...options, quotaExhausted, ...retryAfter(headers) });
   }
-  if (effective === 408) return new ProviderTimeoutError(context.timeoutMs, options);
-  if (effective !== undefined && effective >= 400 && effective < 500) return new BadRequestError(text, options);
-  return new ServerError(text, { ...options, ...retryAfter(headers) });
+  if (effective === 408) return InferenceError.timeout(context.timeoutMs, options);
+  if (effective !== undefined && effective >= 400 && effective < 500) return InferenceError.badRequest(text, options);
+  return InferenceError.server(text, { ...options, ...retryAfter(headers) });
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { ModelCapabilityTable } from './capabilities.ts';
 import type { PriceTable } from './usage.ts';
 import type { RetryOptions } from './retry.ts';
-import { MissingConfigurationError } from './errors.ts';
+import { missingConfigurationError } from './errors.ts';
 
 /**
  * Endpoints and defaults of `openAICompatible`.
@@ -76,7 +76,7 @@ export interface ResolvedConfig {
 }
 
 /**
- * Resolve options + environment into one configuration, or throw MissingConfigurationError.
+ * Resolve options + environment into one configuration, or throw ConfigurationError (missing_configuration).
  *
  * @example
  * ```ts
@@ -97,7 +97,7 @@ export function resolveConfig(
   const routerKey = read('OPENROUTER_API_KEY');
 
   if (openAIKey === undefined && openAIBase === undefined) {
-    if (routerKey === undefined) throw new MissingConfigurationError();
+    if (routerKey === undefined) throw missingConfigurationError();
     return {
       name: options.name ?? 'openrouter',
       baseURL: OPENROUTER_BASE_URL,

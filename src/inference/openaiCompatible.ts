@@ -27,7 +27,7 @@ import { DEFAULT_PRICES } from './usage.ts';
 /**
  * Create a provider for any OpenAI-compatible endpoint. Configuration comes from `options`,
  * else the environment: `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`; with only
- * `OPENROUTER_API_KEY` set, OpenRouter and `OPENROUTER_MODEL`. Throws MissingConfigurationError
+ * `OPENROUTER_API_KEY` set, OpenRouter and `OPENROUTER_MODEL`. Throws ConfigurationError (missing_configuration)
  * when there is neither a key nor a base URL.
  *
  * @example

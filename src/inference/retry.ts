@@ -32,7 +32,7 @@ export interface RetryOptions extends BackoffOptions {
  *
  * @example
  * ```ts
- * isRetryable(new ServerError('boom', { status: 503 })); // true
+ * isRetryable(InferenceError.server('boom', { status: 503 })); // true
  * isRetryable(new AuthenticationError('bad key'));       // false
  * ```
  */

@@ -3,14 +3,14 @@
  *
  * Tool calls arrive in pieces keyed by `index`: the id and name come with the first piece of an
  * index, the argument JSON in fragments that only parse once concatenated. A stream that ends
- * without a finish reason was cut: `finish()` then throws StreamInterruptedError, so a partial
+ * without a finish reason was cut: `finish()` then throws InferenceError (stream_interrupted), so a partial
  * tool call can never be mistaken for a complete one.
  */
 import { z } from 'zod';
-import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
 import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
+import { InferenceError } from './errors.ts';
 
 const ChunkBody = z.object({
   model: z.string().nullish(),
@@ -59,7 +59,7 @@ interface PartialToolCall {
  * ```ts
  * const assembler = new StreamAssembler('gpt-4o-mini');
  * for await (const chunk of stream) for (const event of assembler.push(chunk)) yield event;
- * const raw = assembler.finish(); // throws StreamInterruptedError if the stream was cut
+ * const raw = assembler.finish(); // throws InferenceError (stream_interrupted) if the stream was cut
  * ```
  */
 export class StreamAssembler {
@@ -93,7 +93,7 @@ export class StreamAssembler {
   push(chunk: unknown): DeltaEvent[] {
     const parsed = ChunkBody.safeParse(chunk);
     if (!parsed.success) {
-      throw new InvalidResponseError(`stream chunk ${this.#chunks + 1} is not a chat-completion chunk (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
+      throw InferenceError.invalidResponse(`stream chunk ${this.#chunks + 1} is not a chat-completion chunk (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
     }
     this.#chunks++;
     const body = parsed.data;
@@ -153,13 +153,13 @@ export class StreamAssembler {
   }
 
   /**
-   * The assembled reply. Throws StreamInterruptedError when no finish reason arrived — then
+   * The assembled reply. Throws InferenceError (stream_interrupted) when no finish reason arrived — then
    * nothing partial escapes; `retryable` says whether any delta had been handed out.
    */
   finish(): RawCompletion {
     if (this.#finishReason === undefined) {
       const partialCalls = [...this.#calls.values()].map((call) => call.name ?? '?');
-      throw new StreamInterruptedError(
+      throw InferenceError.streamInterrupted(
         `no finish reason after ${this.#chunks} chunk(s)` +
           (partialCalls.length > 0 ? `; incomplete tool call(s) ${partialCalls.join(', ')} dropped` : ''),
         { deltasYielded: this.#emitted > 0 },

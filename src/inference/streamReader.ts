@@ -1,12 +1,12 @@
 /**
  * What both providers do with a stream once it is open: yield its deltas, tell a stream that
  * ended quietly (cancelled, timed out, cut or complete) apart, and — since deltas were yielded —
- * hand every failure to the caller as a `StreamInterruptedError`, never a silent retry.
+ * hand every failure to the caller as a `InferenceError` (`stream_interrupted`), never a silent retry.
  */
 import { describeError } from '../core/errors.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
-import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
 import type { DeltaEvent } from './streamAssembler.ts';
+import { InferenceError } from './errors.ts';
 
 /** Turns a provider's stream events into deltas, and the whole into its raw completion. */
 export interface Assembler<TRaw> {
@@ -40,9 +40,9 @@ export interface Reading {
 export function endOfStream<TRaw>(assembler: Assembler<TRaw>, attempt: AttemptSignal, reading: Reading): TRaw {
   if (reading.signal?.aborted) throw reading.signal.reason;
   if (attempt.timedOut && !assembler.finished) {
-    const timeout = new ProviderTimeoutError(reading.timeoutMs);
+    const timeout = InferenceError.timeout(reading.timeoutMs);
     if (assembler.emitted === 0) throw timeout;
-    throw new StreamInterruptedError(`no ${reading.unit} for ${reading.timeoutMs} ms`, { deltasYielded: true, cause: timeout });
+    throw InferenceError.streamInterrupted(`no ${reading.unit} for ${reading.timeoutMs} ms`, { deltasYielded: true, cause: timeout });
   }
   return assembler.finish();
 }
@@ -86,9 +86,9 @@ export async function* readStream<TRaw>(opened: OpenedStream<TRaw>, reading: Rea
         deltas = assembler.push(next.value);
       } catch (error) {
         if (reading.signal?.aborted) throw reading.signal.reason;
-        if (error instanceof StreamInterruptedError) throw error;
+        if (error instanceof InferenceError && error.code === 'stream_interrupted') throw error;
         const cause = reading.failure(error);
-        throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
+        throw InferenceError.streamInterrupted(describeError(cause), { deltasYielded: true, cause });
       }
       for (const delta of deltas) yield delta;
     }

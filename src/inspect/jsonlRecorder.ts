@@ -8,7 +8,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import type { InspectionEvent, Observer } from 'xstate';
-import { InspectionRecordingError } from './errors.ts';
+import { InspectorError } from './errors.ts';
 import { toInspectionRecord } from './record.ts';
 import { createSanitizer, type SanitizeOptions } from '../security/sanitize.ts';
 
@@ -31,7 +31,7 @@ export interface JsonlRecorder {
   readonly recorded: number;
   /** Records dropped because the stream's buffer was full. */
   readonly dropped: number;
-  /** Stop recording, flush and close the file. Rejects with an InspectionRecordingError if a write failed. Idempotent. */
+  /** Stop recording, flush and close the file. Rejects with an InspectorError if a write failed. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -50,10 +50,10 @@ export function createJsonlRecorder(filePath: string, options: JsonlRecorderOpti
   const clean = createSanitizer(options.redact);
   const maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
   const stream = createWriteStream(filePath, { flags: 'a', encoding: 'utf8' });
-  let failure: InspectionRecordingError | undefined;
+  let failure: InspectorError | undefined;
   // Without a listener a write error would be thrown as an uncaught exception.
   stream.on('error', (cause: unknown) => {
-    failure ??= new InspectionRecordingError(filePath, { cause });
+    failure ??= InspectorError.recording(filePath, { cause });
   });
   let seq = 0;
   let dropped = 0;

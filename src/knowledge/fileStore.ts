@@ -20,8 +20,8 @@ export interface KnowledgeFileOptions {
 
 /**
  * Open (or create on first write) the knowledge file. Rejects with `CorruptFileError` or
- * `UnsupportedVersionError` (from the persistence module) when the file cannot be trusted, and
- * with `StoreLockedError` (code `knowledge_store_locked`) when another open store owns it. Close the store to release it.
+ * `StoreError` (`unsupported_version`) (from the persistence module) when the file cannot be trusted, and
+ * with a `StoreError` (code `knowledge_store_locked`) when another open store owns it. Close the store to release it.
  *
  * @example
  * ```ts

@@ -20,7 +20,7 @@ export interface Change<T> {
  *
  * @example
  * ```ts
- * const queue = createChangeQueue(() => new StoreClosedError('closed', { code: 'knowledge_store_closed' }));
+ * const queue = createChangeQueue(() => new StoreError('knowledge_store_closed', 'closed'));
  * await queue.change(() => { items.push(item); return { result: item, write: save, undo: () => items.pop() }; });
  * await queue.close(() => lock.release());
  * ```

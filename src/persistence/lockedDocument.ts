@@ -10,7 +10,7 @@ import { Low } from 'lowdb';
 import type { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
-import { CorruptFileError, RunLockedError } from './errors.ts';
+import { CorruptFileError, StoreError } from './errors.ts';
 import { acquireRunLock, heldInThisProcess, type RunLock } from './lock.ts';
 
 /** An open document: what it held, how to write it, and how to let the next writer in. */
@@ -34,17 +34,17 @@ export interface LockedDocumentOptions<T> {
   /** How long the claim lasts without renewal, in ms (renewed in the background while open). Default `DEFAULTS.persistence.leaseMs`. */
   readonly leaseMs?: number;
   /** The error for a lock another writer holds; `inThisProcess` says where it is. */
-  readonly locked: (inThisProcess: boolean, cause: RunLockedError) => Error;
+  readonly locked: (inThisProcess: boolean, cause: StoreError) => Error;
 }
 
 /**
  * Open `file` for writing. Throws what `locked` makes of a lock another writer holds, and the
- * persistence module's `CorruptFileError` / `UnsupportedVersionError` for content that cannot be
+ * persistence module's `CorruptFileError` / `StoreError` (`unsupported_version`) for content that cannot be
  * trusted.
  *
  * @example
  * ```ts
- * const doc = await openLockedDocument(file, { schema: KnowledgeDocument, version: 1, empty: () => ({ v: 1, items: [] }), owner: 'knowledge', locked: () => new StoreLockedError(…) });
+ * const doc = await openLockedDocument(file, { schema: KnowledgeDocument, version: 1, empty: () => ({ v: 1, items: [] }), owner: 'knowledge', locked: () => storeLockedError(…) });
  * await doc.save({ ...doc.data, items });
  * doc.release();
  * ```
@@ -59,7 +59,7 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
   try {
     lock = acquireRunLock(lockFile, options.owner, { leaseMs: options.leaseMs ?? DEFAULTS.persistence.leaseMs, onLost: (reason) => (lost = reason) });
   } catch (error) {
-    if (!(error instanceof RunLockedError)) throw error;
+    if (!(error instanceof StoreError && error.code === 'run_locked')) throw error;
     throw options.locked(here, error);
   }
   try {
@@ -73,7 +73,7 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
       data: db.data,
       save: async (data) => {
         // Another writer took the lock over (our lease went stale): writing now would overwrite its changes.
-        if (lost !== undefined) throw options.locked(false, new RunLockedError(`${file} is no longer this writer's: ${lost}`, { file: lockFile }));
+        if (lost !== undefined) throw options.locked(false, new StoreError('run_locked', `${file} is no longer this writer's: ${lost}`, { file: lockFile }));
         db.data = data;
         await db.write();
       },

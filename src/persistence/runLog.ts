@@ -5,7 +5,7 @@
  * drops with a warning; anything else that does not parse is corruption and a typed error.
  */
 import { closeSync, constants, copyFileSync, fstatSync, ftruncateSync, open, openSync, readFileSync, readSync, write, writeSync } from 'node:fs';
-import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
+import { CorruptFileError, StoreError } from './errors.ts';
 import { LOG_VERSION, LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
 
@@ -18,7 +18,7 @@ export interface ReadLog {
 
 /**
  * Read and validate a log. Throws CorruptFileError (after copying the file aside to
- * `<file>.corrupt`) or UnsupportedVersionError; drops a torn last line with a warning. With
+ * `<file>.corrupt`) or StoreError (unsupported_version); drops a torn last line with a warning. With
  * `select`, only the complete lines it accepts are parsed and returned (a journal segment's
  * lines of one run, say); the others are skipped unread.
  */
@@ -86,12 +86,12 @@ export function parseLine(line: string): ParsedLine {
   return { ok: true, value: parsed.data };
 }
 
-function unsupportedVersion(file: string, where: string, version: number): UnsupportedVersionError {
+function unsupportedVersion(file: string, where: string, version: number): StoreError {
   const advice =
     version > LOG_VERSION
       ? 'Upgrade actorloop to read it.'
       : 'It was written by an earlier pre-release of actorloop and cannot be read by this one: delete it, or read it with that pre-release.';
-  return new UnsupportedVersionError(`${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION} only. ${advice}`, { file });
+  return new StoreError('unsupported_version', `${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION} only. ${advice}`, { file });
 }
 
 /** CorruptFileError for `file`, a copy of which is kept aside first. */

@@ -6,7 +6,6 @@
  * (an event in its mailbox) is another drive of the same run: the run is released, and steps
  * rebuild it from what is committed until the other drive ends.
  */
-import { CorruptRowError } from './errors.ts';
 import type { EffectOutcome } from './durable.ts';
 import { makeCall } from './effects.ts';
 import type { Engine } from './engine.ts';
@@ -17,6 +16,7 @@ import type pg from 'pg';
 import { wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import { storedRequest, type Made, type MadeCall } from './stepWrite.ts';
+import { DurableRunError } from './errors.ts';
 
 /** One run as this process advances it. */
 interface Held {
@@ -58,7 +58,7 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
         outcome = await inTurn(held, () => step(engine, workerId, held, me, actorId, made, signal));
       } catch (error) {
         // Retrying cannot mend a corrupt row: the run fails, naming it.
-        if (!(error instanceof CorruptRowError)) throw error;
+        if (!(error instanceof DurableRunError && error.code === 'corrupt_row')) throw error;
         await failRun(engine, actorId, error);
         return;
       }

@@ -6,7 +6,7 @@
 import { Liquid, LiquidError, type Template } from 'liquidjs';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
-import { PromptRenderError, PromptVariablesError } from './errors.ts';
+import { PromptError } from './errors.ts';
 
 /** A parsed template and the schema of its variables. */
 export interface Prompt<TSchema extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>> {
@@ -14,7 +14,7 @@ export interface Prompt<TSchema extends z.ZodType<Record<string, unknown>> = z.Z
   readonly template: string;
   /** The schema `render` validates its values with. */
   readonly variables: TSchema;
-  /** Validate `values`, then render: throws `PromptVariablesError` or `PromptRenderError`. */
+  /** Validate `values`, then render: throws a `PromptError` (`prompt_variables_invalid` or `prompt_render_failed`). */
   render(values: z.input<TSchema>): string;
 }
 
@@ -39,7 +39,7 @@ const engine = new Liquid({
  * ```ts
  * const review = definePrompt('Review {{ repo }} for {{ focus | join: ", " }}.', z.object({ repo: z.string(), focus: z.array(z.string()) }));
  * review.render({ repo: 'actorloop', focus: ['tests', 'docs'] }); // 'Review actorloop for tests, docs.'
- * review.render({ repo: 'actorloop' }); // throws PromptVariablesError naming `focus`
+ * review.render({ repo: 'actorloop' }); // throws a PromptError (prompt_variables_invalid) naming `focus`
  * ```
  */
 export function definePrompt<TSchema extends z.ZodType<Record<string, unknown>>>(template: string, variables: TSchema): Prompt<TSchema> {
@@ -59,7 +59,7 @@ export function definePrompt<TSchema extends z.ZodType<Record<string, unknown>>>
     render(values) {
       const result = variables.safeParse(values);
       if (!result.success) {
-        throw new PromptVariablesError(result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
+        throw PromptError.variables(result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
       }
       const scope = withDeclaredKeys(variables, result.data);
       try {
@@ -85,16 +85,16 @@ function withDeclaredKeys(schema: z.ZodType, data: Record<string, unknown>): Rec
   return scope;
 }
 
-function renderError(error: unknown): PromptRenderError {
+function renderError(error: unknown): PromptError {
   const original = error instanceof LiquidError ? error.originalError : undefined;
   const variable = original !== undefined && 'variableName' in original ? original.variableName : undefined;
   if (typeof variable === 'string') {
-    return new PromptRenderError(
+    return new PromptError(
       `Prompt template references "${variable}"${where(error)}, which its variables schema does not declare. Add it to the schema or remove it from the template.`,
       { cause: error, variable },
     );
   }
-  return new PromptRenderError(`Prompt template failed to render${where(error)}: ${detail(error)}.`, { cause: error });
+  return new PromptError(`Prompt template failed to render${where(error)}: ${detail(error)}.`, { cause: error });
 }
 
 /** ` at line 2, column 5` for a Liquid error that knows its place, else ''. */

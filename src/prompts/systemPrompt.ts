@@ -40,7 +40,7 @@ export const defaultSections = {
  * Render the given sections in the fixed order base, role, tools, skills, experiences,
  * knowledge, each trimmed, joined by a blank line. Empty and dropped (`false`, `null`) sections
  * are skipped; an unknown section name or value is a `ConfigurationError`. A prompt section is
- * rendered with its values, so it throws `PromptVariablesError` when they do not fit.
+ * rendered with its values, so it throws `PromptError` (`prompt_variables_invalid`) when they do not fit.
  *
  * @example
  * ```ts

@@ -10,7 +10,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { Usage } from '../core/provider.ts';
 import { checkElicitAnswer, type McpElicitOutcome } from '../mcp/elicitation.ts';
-import { McpAnswerError } from '../mcp/errors.ts';
+import { McpError } from '../mcp/errors.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { CallJournal } from '../executor/executor.ts';
@@ -225,7 +225,7 @@ export class RunContext {
 
   /**
    * Answer the waiting question: `approve` sends `answer` (checked against the server's form,
-   * its defaults filled in; a bad one throws `McpAnswerError` and the question still waits),
+   * its defaults filled in; a bad one throws `McpError` (`mcp_answer_invalid`) and the question still waits),
    * `reject` declines it.
    */
   answer(decision: 'approve' | 'reject', answer?: unknown, reason?: string): void {
@@ -237,7 +237,7 @@ export class RunContext {
       return;
     }
     const checked = checkElicitAnswer(waiting.question.schema, answer ?? {});
-    if ('problems' in checked) throw new McpAnswerError(waiting.question.server, checked.problems, { runId: this.runId });
+    if ('problems' in checked) throw McpError.answerInvalid(waiting.question.server, checked.problems, { runId: this.runId });
     this.publish({ type: 'human.decided', kind: 'elicitation', decision, toolCallIds: [], answer: checked.content });
     waiting.settle({ action: 'accept', content: checked.content });
   }

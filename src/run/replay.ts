@@ -6,8 +6,8 @@
  * the run is live from there.
  */
 import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
-import { ReplayMismatchError } from '../persistence/errors.ts';
 import type { ReplayRecord } from '../persistence/records.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 type HumanRecord = Extract<ReplayRecord, { kind: 'human' }>;
 type PhaseReply = Exclude<ReplayRecord, HumanRecord>;
@@ -41,7 +41,7 @@ export class Replay {
 
   /**
    * The recorded reply of the phase the machine asks for, or `undefined` when none is left: the
-   * phase then runs for real. Throws ReplayMismatchError when the log recorded something else
+   * phase then runs for real. Throws ConfigurationError (replay_mismatch) when the log recorded something else
    * next (the run was resumed with a different agent configuration).
    */
   reply<TPhase extends keyof ReplyOutputs>(phase: TPhase, iteration?: number): ReplyOutputs[TPhase] | undefined {
@@ -67,10 +67,10 @@ export class Replay {
     }
     const recordedIteration = 'iteration' in record ? record.iteration : undefined;
     if (record.kind !== kind || (iteration !== undefined && recordedIteration !== undefined && recordedIteration !== iteration)) {
-      throw new ReplayMismatchError(
+      throw new ConfigurationError(
         `Run ${this.runId} cannot be replayed: its log recorded ${describe(record)} next, but the run asked for ${kind === 'human' ? 'a human decision' : `its ${kind} phase`}` +
           `${iteration === undefined ? '' : ` at iteration ${iteration}`}. Resume it with the agent configuration it was started with.`,
-        { runId: this.runId },
+        { runId: this.runId, code: 'replay_mismatch' },
       );
     }
     this.#next++;

@@ -10,10 +10,10 @@ import { DEFAULTS } from '../core/defaults.ts';
 import { CorruptFileError } from '../persistence/errors.ts';
 import { openLockedDocument } from '../persistence/lockedDocument.ts';
 import { emptySessionDocument, SESSION_VERSION, SessionDocument } from './document.ts';
-import { SessionLockedError } from './errors.ts';
 import { buildSessionHandle, type SessionHandle } from './handle.ts';
 import { toRedactFn, type SessionStoreOptions, type SessionStore } from './store.ts';
 import { checkSessionId, sessionFileName } from './validate.ts';
+import { SessionError } from './errors.ts';
 
 /** Options of `openSessionStore`. */
 export interface SessionFileOptions extends SessionStoreOptions {
@@ -38,14 +38,14 @@ export interface SessionFileOptions extends SessionStoreOptions {
 export interface FileSessionStore extends SessionStore {
   /** The folder, absolute. */
   readonly dir: string;
-  /** The file that holds (or will hold) session `id`; throws `InvalidSessionIdError` for a bad id. */
+  /** The file that holds (or will hold) session `id`; throws `SessionError` (`session_invalid_id`) for a bad id. */
   fileOf(id: string): string;
 }
 
 /**
  * A store of sessions in `dir`, one file each. Nothing is read until a session is opened;
- * `open` rejects with `CorruptFileError` or `UnsupportedVersionError` (from the persistence
- * module) when a session's file cannot be trusted, and with `SessionLockedError` while another
+ * `open` rejects with `CorruptFileError` or `StoreError` (`unsupported_version`) (from the persistence
+ * module) when a session's file cannot be trusted, and with `SessionError` (`session_locked`) while another
  * handle, here or in another process, holds the session.
  *
  * @example
@@ -73,7 +73,7 @@ export function openSessionStore(options: SessionFileOptions = {}): FileSessionS
       owner: `session ${id}`,
       leaseMs,
       locked: (inThisProcess, cause) =>
-        new SessionLockedError(
+        new SessionError('session_locked',
           `Session "${id}" (${file}) is already open for writing ${inThisProcess ? 'in this process' : 'by another process'}. ` +
             "Close the other handle before opening the session again; two writers would lose each other's turns.",
           { sessionId: id, file, cause },

@@ -8,8 +8,8 @@ import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { Message } from '../core/messages.ts';
 import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
 import { SESSION_VERSION, type JsonValue, type SessionDocument, type SessionRun } from './document.ts';
-import { InvalidSessionKeyError, SessionClosedError, SessionLockedError, SessionRunRecordedError } from './errors.ts';
 import { checkMemoryName, checkMemoryValue, checkRedactedMessages, checkTurn } from './validate.ts';
+import { SessionError } from './errors.ts';
 
 /** What one run adds to a session. */
 export interface SessionTurn {
@@ -45,12 +45,12 @@ export interface SessionHandle {
   runs(): SessionRun[];
   /**
    * Append one run's new messages and record the run; resolves once saved. A run appends once:
-   * again rejects with `SessionRunRecordedError`.
+   * again rejects with `SessionError` (`session_run_recorded`).
    */
   appendTurn(turn: SessionTurn): Promise<void>;
   /** The memory namespace `namespace` (a view: cheap to ask for again). */
   memory(namespace: string): SessionMemory;
-  /** Wait for pending writes and release the session. Idempotent; later calls throw `SessionClosedError`. */
+  /** Wait for pending writes and release the session. Idempotent; later calls throw `SessionError` (`session_closed`). */
   close(): Promise<void>;
 }
 
@@ -90,7 +90,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     runs: document.runs,
     memory: new Map(Object.entries(document.memory).map(([namespace, entries]) => [namespace, new Map(Object.entries(entries))])),
   };
-  const queue = createChangeQueue(() => new SessionClosedError(`Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id }));
+  const queue = createChangeQueue(() => new SessionError('session_closed', `Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id }));
   const assertOpen = queue.assertOpen;
 
   const toDocument = (next: State): SessionDocument => ({
@@ -111,7 +111,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     return queue.change((input): Change<T> => {
       const lost = backend.lost();
       if (lost !== undefined) {
-        throw new SessionLockedError(`Session "${id}" can no longer be written by this handle: ${lost}. Close it and open the session again.`, {
+        throw new SessionError('session_locked', `Session "${id}" can no longer be written by this handle: ${lost}. Close it and open the session again.`, {
           sessionId: id,
           file: backend.file,
         });
@@ -144,7 +144,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
             checkMemoryName('key', key, id);
             // The file format refuses this pair of names as it refuses such a pair inside a value.
             if (namespace === 'constructor' && key === 'prototype') {
-              throw new InvalidSessionKeyError(`Session "${id}": the key "prototype" cannot be stored in the namespace "constructor" (the session file format refuses that pair). Use another key or namespace.`, { sessionId: id });
+              throw new SessionError('session_invalid_key', `Session "${id}": the key "prototype" cannot be stored in the namespace "constructor" (the session file format refuses that pair). Use another key or namespace.`, { sessionId: id });
             }
             checkMemoryValue(value, key, id);
             // A copy, so the caller changing its object later cannot change what was saved.
@@ -197,7 +197,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
         },
         (current, { runId, messages }) => {
           if (current.runs.some((run) => run.runId === runId)) {
-            throw new SessionRunRecordedError(
+            throw new SessionError('session_run_recorded', 
               `Session "${id}" already holds the turn of run ${runId}; appending it again would repeat its messages. Append each run once, when it ends.`,
               { sessionId: id, runId },
             );

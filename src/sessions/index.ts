@@ -31,12 +31,4 @@ export type { RedactFn, SessionHandle, SessionMemory, SessionTurn } from './hand
 export { sessionFileName } from './validate.ts';
 
 // Errors
-export {
-  InvalidSessionIdError,
-  InvalidSessionKeyError,
-  InvalidSessionTurnError,
-  InvalidSessionValueError,
-  SessionClosedError,
-  SessionLockedError,
-  SessionRunRecordedError,
-} from './errors.ts';
+export { SessionError } from './errors.ts';

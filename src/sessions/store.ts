@@ -6,9 +6,9 @@
  */
 import type { Redactor } from '../security/redactor.ts';
 import { emptySessionDocument, type SessionDocument } from './document.ts';
-import { SessionLockedError } from './errors.ts';
 import { buildSessionHandle, type RedactFn, type SessionHandle } from './handle.ts';
 import { checkSessionId } from './validate.ts';
+import { SessionError } from './errors.ts';
 
 /**
  * Sessions by id. A missing session opens empty; it is stored on its first write.
@@ -23,8 +23,8 @@ import { checkSessionId } from './validate.ts';
  */
 export interface SessionStore {
   /**
-   * Open the session `id` for writing. Rejects with `InvalidSessionIdError` for an id that cannot
-   * name a session, and with `SessionLockedError` while another handle holds it.
+   * Open the session `id` for writing. Rejects with `SessionError` (`session_invalid_id`) for an id that cannot
+   * name a session, and with `SessionError` (`session_locked`) while another handle holds it.
    */
   open(id: string): Promise<SessionHandle>;
 }
@@ -85,7 +85,7 @@ export function createMemorySessionStore(options: SessionStoreOptions = {}): Ses
       try {
         checkSessionId(id);
         if (held.has(id)) {
-          throw new SessionLockedError(`Session "${id}" is already open in this memory store. Close the other handle before opening it again.`, {
+          throw new SessionError('session_locked', `Session "${id}" is already open in this memory store. Close the other handle before opening it again.`, {
             sessionId: id,
             file: undefined,
           });

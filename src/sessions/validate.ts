@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { Message } from '../core/messages.ts';
 import { JsonValue, SESSION_LIMITS } from './document.ts';
-import { InvalidSessionIdError, InvalidSessionKeyError, InvalidSessionTurnError, InvalidSessionValueError } from './errors.ts';
+import { SessionError } from './errors.ts';
 
 /** Control characters: an id is printed in messages and logs, where they could forge lines. */
 const CONTROL = /\p{Cc}/u;
@@ -16,13 +16,13 @@ const CONTROL = /\p{Cc}/u;
 const typeName = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 /**
- * Throw `InvalidSessionIdError` unless `id` can name a session: a string, not blank, at most
+ * Throw `SessionError` (`session_invalid_id`) unless `id` can name a session: a string, not blank, at most
  * `SESSION_LIMITS.idLength` characters, without control characters.
  *
  * @example
  * ```ts
  * checkSessionId('support/42'); // fine: any printable text, mapped to a safe file name
- * checkSessionId('  ');         // throws InvalidSessionIdError
+ * checkSessionId('  ');         // throws SessionError (session_invalid_id)
  * ```
  */
 export function checkSessionId(id: unknown): asserts id is string {
@@ -37,7 +37,7 @@ export function checkSessionId(id: unknown): asserts id is string {
             ? 'must not contain control characters (newlines, tabs, NUL…)'
             : undefined;
   if (problem !== undefined) {
-    throw new InvalidSessionIdError(`A session id ${problem}. Use printable text such as a user or conversation id, e.g. "support-42".`);
+    throw new SessionError('session_invalid_id', `A session id ${problem}. Use printable text such as a user or conversation id, e.g. "support-42".`);
   }
 }
 
@@ -67,12 +67,12 @@ export function sessionFileName(id: string, redactText: (text: string) => string
 }
 
 /**
- * Throw `InvalidSessionKeyError` unless `name` is a usable memory namespace or key.
+ * Throw `SessionError` (`session_invalid_key`) unless `name` is a usable memory namespace or key.
  *
  * @example
  * ```ts
  * checkMemoryName('key', 'plan', 'support-42'); // fine
- * checkMemoryName('key', '', 'support-42');     // throws InvalidSessionKeyError
+ * checkMemoryName('key', '', 'support-42');     // throws SessionError (session_invalid_key)
  * ```
  */
 export function checkMemoryName(kind: 'namespace' | 'key', name: unknown, sessionId: string): asserts name is string {
@@ -88,12 +88,12 @@ export function checkMemoryName(kind: 'namespace' | 'key', name: unknown, sessio
             ? 'must not be "__proto__" (the session file format refuses it)'
             : undefined;
   if (problem !== undefined) {
-    throw new InvalidSessionKeyError(`Session "${sessionId}": a memory ${kind} ${problem}. Use a short descriptive name such as "plan".`, { sessionId });
+    throw new SessionError('session_invalid_key', `Session "${sessionId}": a memory ${kind} ${problem}. Use a short descriptive name such as "plan".`, { sessionId });
   }
 }
 
 /**
- * Throw `InvalidSessionValueError` unless `value`, stored under `key`, is JSON the session file
+ * Throw `SessionError` (`session_invalid_value`) unless `value`, stored under `key`, is JSON the session file
  * can hold and read back. Functions, `undefined`, BigInts, symbols, non-finite numbers, class
  * instances (Date, Map…), sparse arrays and cycles are refused, as are values nested or sized
  * beyond `SESSION_LIMITS`.
@@ -101,12 +101,12 @@ export function checkMemoryName(kind: 'namespace' | 'key', name: unknown, sessio
  * @example
  * ```ts
  * checkMemoryValue({ steps: ['a', 'b'] }, 'plan', 'support-42'); // fine
- * checkMemoryValue(new Date(), 'when', 'support-42');            // throws InvalidSessionValueError
+ * checkMemoryValue(new Date(), 'when', 'support-42');            // throws SessionError (session_invalid_value)
  * ```
  */
 export function checkMemoryValue(value: unknown, key: string, sessionId: string): asserts value is JsonValue {
   const fail = (path: string, problem: string): never => {
-    throw new InvalidSessionValueError(
+    throw new SessionError('session_invalid_value', 
       `Session "${sessionId}": memory value of "${key}" is not storable: ${path} ${problem}. ` +
         'Memory holds JSON only: strings, finite numbers, booleans, null, arrays and plain objects.',
       { sessionId, path },
@@ -184,7 +184,7 @@ function nonJson(value: unknown, path: string, depth: number, key: string, ances
  */
 export function checkTurn(turn: unknown, sessionId: string): { runId: string; messages: Message[] } {
   const fail = (problem: string): never => {
-    throw new InvalidSessionTurnError(`Session "${sessionId}": a turn ${problem}. Pass { runId, messages } with the run's id and the messages it added.`, { sessionId });
+    throw new SessionError('session_invalid_turn', `Session "${sessionId}": a turn ${problem}. Pass { runId, messages } with the run's id and the messages it added.`, { sessionId });
   };
   if (turn === null || typeof turn !== 'object') return fail(`must be an object, got ${typeName(turn)}`);
   const { runId, messages } = turn as { runId?: unknown; messages?: unknown };
@@ -206,7 +206,7 @@ export function checkTurn(turn: unknown, sessionId: string): { runId: string; me
 export function checkRedactedMessages(messages: unknown, sessionId: string): Message[] {
   const parsed = MessageList.safeParse(messages);
   if (parsed.success) return parsed.data;
-  throw new InvalidSessionTurnError(`Session "${sessionId}": the redactor returned messages that are not conversation messages (${describeIssues(parsed.error)}). Make redact keep the shape of what it is given.`, { sessionId });
+  throw new SessionError('session_invalid_turn', `Session "${sessionId}": the redactor returned messages that are not conversation messages (${describeIssues(parsed.error)}). Make redact keep the shape of what it is given.`, { sessionId });
 }
 
 const MessageList = Message.array();

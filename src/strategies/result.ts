@@ -9,10 +9,9 @@ import type { Thought } from '../core/strategy.ts';
  * A `RunResult` (the fields an agent run and a system ask resolve with too) plus what only a
  * strategy run has. `reason` is the journal's: `final_answer`, `error` (the strategy decided it
  * failed, or one of its calls threw), `max_iterations` (the `maxRounds` guard), `timeout`,
- * `cancelled`. An error decision and a thrown call are both `error` and `StrategyFailedError`;
+ * `cancelled`. An error decision and a thrown call are both `error` and `StrategyRunError` (`strategy_failed`);
  * the thrown value is `cause`, which an error decision has none of. The other failures keep
- * their own error classes (`StrategyRoundsExceededError`, `StrategyTimeoutError`,
- * `StrategyCancelledError`).
+ * their own codes (`strategy_max_rounds`, `strategy_timeout`, `strategy_cancelled`).
  *
  * @example
  * ```ts

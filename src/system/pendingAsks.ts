@@ -7,7 +7,7 @@ import type { HostTask, TaskReport } from '../../machines/agentHost.machine.ts';
 import type { AgentRun } from '../agent/createAgent.ts';
 import { errorForResult } from '../agent/errors.ts';
 import type { LoopResult } from '../core/run.ts';
-import { AgentStoppedError, AskCancelledError, AskTimeoutError } from './errors.ts';
+import { AgentSystemError } from './errors.ts';
 
 interface PendingAsk {
   readonly to: string;
@@ -33,7 +33,7 @@ export interface PendingAsks {
   add(to: string, task: HostTask, timeoutMs: number, signal: AbortSignal | undefined, onAbort: (reason: unknown) => void): Promise<LoopResult>;
   /** Settle the ask a reply answers (replies to asks already settled are ignored). */
   onReport(report: TaskReport): void;
-  /** Reject every ask addressed to one of `agentIds` with AgentStoppedError. */
+  /** Reject every ask addressed to one of `agentIds` with AgentSystemError (agent_stopped). */
   rejectFor(agentIds: ReadonlySet<string>): void;
 }
 
@@ -98,7 +98,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
           return;
         case 'task.timedOut':
           rejectAfterRun(ask, report.started, (result) =>
-            new AskTimeoutError({
+            AgentSystemError.askTimeout({
               agentId: ask.to,
               timeoutMs: ask.timeoutMs,
               correlationId: ask.task.taskId,
@@ -109,11 +109,11 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
           return;
         case 'task.cancelled':
           // The caller's own abort gets its own reason back, as with fetch; a cancel sent to the
-          // host by anyone else gets the run's RunCancelledError (or AskCancelledError if queued).
+          // host by anyone else gets the run's RunCancelledError (or AgentSystemError (ask_cancelled) if queued).
           rejectAfterRun(ask, report.started, (result) => {
             if (ask.signal?.aborted === true) return ask.signal.reason;
             if (result !== undefined) return errorForResult(result);
-            return new AskCancelledError(ask.to, report.reason, { runId: ask.task.runId });
+            return AgentSystemError.askCancelled(ask.to, report.reason, { runId: ask.task.runId });
           });
           return;
       }
@@ -122,7 +122,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
       for (const [taskId, ask] of [...pending]) {
         if (!agentIds.has(ask.to)) continue;
         take(taskId);
-        ask.reject(new AgentStoppedError(ask.to, { runId: ask.task.runId }));
+        ask.reject(AgentSystemError.stopped(ask.to, { runId: ask.task.runId }));
       }
     },
   };

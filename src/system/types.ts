@@ -140,10 +140,10 @@ export interface AgentSystem {
   readonly events$: Observable<JournalEntry>;
   /**
    * Add an agent, from a config (created with `id`) or an existing Agent (whose id must be `id`).
-   * Throws ConfigurationError for a taken or malformed id, AgentNotFoundError for an unknown parent.
+   * Throws ConfigurationError for a taken or malformed id, AgentSystemError (agent_not_found) for an unknown parent.
    */
   spawn(id: string, agent: AgentConfig | Agent, options?: SpawnOptions): SystemAgent;
-  /** The live agent `id`; throws AgentNotFoundError. */
+  /** The live agent `id`; throws AgentSystemError (agent_not_found). */
   get(id: string): SystemAgent;
   has(id: string): boolean;
   /** Live agents, in spawn order. */
@@ -152,15 +152,15 @@ export interface AgentSystem {
   tell(to: string, message: string, options?: TellOptions): MessageReceipt;
   /**
    * Queue `message` as a task of agent `to` and wait for its result. Rejects with the run's typed
-   * error when it fails, AskTimeoutError after `timeoutMs` (the task is cancelled),
-   * AgentStoppedError when the agent is stopped first.
+   * error when it fails, AgentSystemError (ask_timeout) after `timeoutMs` (the task is cancelled),
+   * AgentSystemError (agent_stopped) when the agent is stopped first.
    */
   ask(to: string, message: string, options?: AskOptions): Promise<LoopResult>;
   /** A tool `{ task }` that asks agent `to` and returns its answer text as the observation. */
   delegateTool(to: string, options?: DelegateToolOptions): Tool<{ task: string }, string>;
   /**
    * Stop agent `id` and all its descendants, synchronously: their host and task actors stop, the
-   * runs the system started for them end `cancelled`, asks to them reject with AgentStoppedError.
+   * runs the system started for them end `cancelled`, asks to them reject with AgentSystemError (agent_stopped).
    * Then (once those runs have settled) `Agent#stop()` cancels runs started outside the system.
    */
   stop(id: string): void;

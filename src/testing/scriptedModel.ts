@@ -6,7 +6,7 @@
  */
 import { sleep } from '../resilience/backoff.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
-import { ScriptExhaustedError, ScriptedStreamCutError } from './errors.ts';
+import { ScriptedModelError } from './errors.ts';
 import { buildCompletion, makeError, type Script, type ScriptStep } from './scriptStep.ts';
 import { completionEvents } from './streamEvents.ts';
 
@@ -53,7 +53,7 @@ function settleStep<TOutput>(step: ScriptStep, request: CompletionRequest<TOutpu
  *
  * A call whose signal is already aborted rejects at once with the signal's reason and uses no
  * step. Every other call uses one step, even if it is aborted during `delayMs` — the request
- * reached the model. Calls beyond the script reject with {@link ScriptExhaustedError}.
+ * reached the model. Calls beyond the script reject with a {@link ScriptedModelError} (code `script_exhausted`).
  *
  * @example
  * ```ts
@@ -78,7 +78,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
     const callIndex = callCount++;
     if (record) calls.push(request);
     const step = typeof script === 'function' ? script(request, callIndex) : script[callIndex];
-    if (step === undefined) throw new ScriptExhaustedError(typeof script === 'function' ? callIndex : script.length, callIndex);
+    if (step === undefined) throw ScriptedModelError.exhausted(typeof script === 'function' ? callIndex : script.length, callIndex);
     return { step, callIndex };
   };
 
@@ -120,7 +120,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
         // A consumer that aborts mid-stream stops getting events, as with a real connection.
         if (request.signal?.aborted === true) throw request.signal.reason;
         if (cut !== undefined && emitted >= cut.afterEvents) {
-          throw cut.error === undefined ? new ScriptedStreamCutError(emitted) : makeError(cut.error);
+          throw cut.error === undefined ? ScriptedModelError.streamCut(emitted) : makeError(cut.error);
         }
         emitted++;
         yield event;

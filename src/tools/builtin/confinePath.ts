@@ -9,7 +9,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigurationError } from '../../core/errors.ts';
-import { FileReadError, PathRefusedError, type PathRefusalReason } from './errors.ts';
+import { FileReadError, type PathRefusalReason } from './errors.ts';
 
 /** A root folder, resolved once through its own symlinks. */
 export interface ConfinedRoot {
@@ -59,7 +59,7 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 function refuse(requested: string, reason: PathRefusalReason, detail: string): never {
-  throw new PathRefusedError({ path: requested, reason, detail });
+  throw new FileReadError('path_refused', { path: requested, reason, detail });
 }
 
 /**
@@ -68,7 +68,7 @@ function refuse(requested: string, reason: PathRefusalReason, detail: string): n
  * @example
  * ```ts
  * lexicalPath(root, 'src/app.ts'); // '/real/root/src/app.ts'
- * lexicalPath(root, '../x');       // throws PathRefusedError (traversal)
+ * lexicalPath(root, '../x');       // throws FileReadError (path_refused) (traversal)
  * ```
  */
 export function lexicalPath(root: ConfinedRoot, requested: string): string {
@@ -90,13 +90,13 @@ export function lexicalPath(root: ConfinedRoot, requested: string): string {
 
 /**
  * Both checks. Resolves with the real path inside the root; rejects with
- * {@link PathRefusedError} for escapes and {@link FileReadError} (`not_found`, `io`) when the
+ * {@link FileReadError} (`path_refused`) for escapes and {@link FileReadError} (`not_found`, `io`) when the
  * path cannot be resolved.
  *
  * @example
  * ```ts
  * await confinePath(root, 'docs/guide.md'); // '/real/root/docs/guide.md'
- * await confinePath(root, 'link-to-etc/passwd'); // rejects: PathRefusedError (symlink_escape)
+ * await confinePath(root, 'link-to-etc/passwd'); // rejects: FileReadError (path_refused) (symlink_escape)
  * ```
  */
 export async function confinePath(root: ConfinedRoot, requested: string): Promise<string> {
@@ -107,9 +107,9 @@ export async function confinePath(root: ConfinedRoot, requested: string): Promis
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new FileReadError({ path: requested, reason: 'not_found', detail: 'no such file in the root folder; check the name or list the folder first' });
+      throw new FileReadError('file_read_failed', { path: requested, reason: 'not_found', detail: 'no such file in the root folder; check the name or list the folder first' });
     }
-    throw new FileReadError({ path: requested, reason: 'io', detail: `the path could not be resolved (${String(code ?? 'error')})` });
+    throw new FileReadError('file_read_failed', { path: requested, reason: 'io', detail: `the path could not be resolved (${String(code ?? 'error')})` });
   }
   if (!isInside(root.real, real)) refuse(requested, 'symlink_escape', 'it is (or passes through) a symlink that points outside the root folder');
   return real;

@@ -5,7 +5,7 @@
  * host name resolves to, at connect time (see `guardedLookup.ts`).
  */
 import { ConfigurationError } from '../../core/errors.ts';
-import { UrlRefusedError } from './errors.ts';
+import { WebFetchError, type UrlRefusalReason } from './errors.ts';
 import { cidrContains, classifyAddress, parseAddress, parseCidr, type Cidr } from './ipAddress.ts';
 
 export interface HostPolicyOptions {
@@ -21,9 +21,9 @@ export interface HostPolicyOptions {
 }
 
 export interface HostPolicy {
-  /** Parse and check a URL before any connection; throws {@link UrlRefusedError}. */
+  /** Parse and check a URL before any connection; throws {@link WebFetchError} (`url_refused`). */
   checkUrl(url: string): URL;
-  /** Check every address `hostname` resolved to; throws {@link UrlRefusedError} if any is internal. */
+  /** Check every address `hostname` resolved to; throws {@link WebFetchError} (`url_refused`) if any is internal. */
   checkResolved(url: string, hostname: string, addresses: readonly string[]): void;
   /** True when a connection to `address` (reached as `hostname`) is allowed. */
   allows(hostname: string, address: string): boolean;
@@ -77,7 +77,7 @@ function unbracket(hostname: string): string {
  * const policy = createHostPolicy({ allowHosts: ['127.0.0.1'] });
  * policy.checkUrl('http://127.0.0.1:8080/'); // URL — allowlisted
  * policy.checkUrl('http://2130706433/');     // URL — the same address, allowlisted
- * policy.checkUrl('http://10.0.0.1/');       // throws UrlRefusedError (private_address)
+ * policy.checkUrl('http://10.0.0.1/');       // throws WebFetchError (url_refused) (private_address)
  * ```
  */
 export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
@@ -95,8 +95,8 @@ export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
   };
 
   function checkUrl(raw: string): URL {
-    const refuse = (reason: UrlRefusedError['reason'], detail: string): never => {
-      throw new UrlRefusedError({ url: raw, reason, detail });
+    const refuse = (reason: UrlRefusalReason, detail: string): never => {
+      throw new WebFetchError('url_refused', { url: raw, reason, detail });
     };
     let url: URL;
     try {
@@ -130,11 +130,11 @@ export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
 
   function checkResolved(url: string, hostname: string, addresses: readonly string[]): void {
     if (addresses.length === 0) {
-      throw new UrlRefusedError({ url, reason: 'unresolvable', detail: `"${hostname}" did not resolve to any address` });
+      throw new WebFetchError('url_refused', { url, reason: 'unresolvable', detail: `"${hostname}" did not resolve to any address` });
     }
     for (const address of addresses) {
       if (!allows(hostname, address)) {
-        throw new UrlRefusedError({
+        throw new WebFetchError('url_refused', {
           url,
           reason: 'private_address',
           detail: `"${hostname}" resolves to ${address}, a ${classifyAddress(address).replace('_', '-')} address, which is not reachable from this tool`,

@@ -16,7 +16,7 @@ export { fileRead } from './fileRead.ts';
 export type { FileReadOptions } from './fileRead.ts';
 
 // Errors
-export { FileReadError, PathRefusedError, UrlRefusedError, WebFetchError } from './errors.ts';
+export { FileReadError, WebFetchError } from './errors.ts';
 export type { FileReadFailureReason, PathRefusalReason, UrlRefusalReason, WebFetchFailureReason } from './errors.ts';
 
 // Building blocks

@@ -76,7 +76,7 @@ export function formatFetchResult(result: FetchUrlResult): string {
 
 /**
  * Create the `web_fetch` tool (`{ url }` → the page as text). 4xx/5xx answers and network
- * failures throw {@link WebFetchError}; refused URLs throw `UrlRefusedError`; both become
+ * failures throw {@link WebFetchError}; refused URLs throw `WebFetchError` (`url_refused`); both become
  * observations the model can act on.
  *
  * @example
@@ -105,7 +105,7 @@ export function webFetch(options: WebFetchOptions = {}): Tool<z.infer<typeof Inp
     execute: async ({ url }, { signal }) => {
       const result = await fetchUrl(url, { policy, resolveHost, maxBytes, timeoutMs, maxRedirects, signal });
       if (result.status >= 400) {
-        throw new WebFetchError({ url: result.url, reason: 'http_status', status: result.status, detail: `the server answered ${result.status} ${result.statusText}` });
+        throw new WebFetchError('web_fetch_failed', { url: result.url, reason: 'http_status', status: result.status, detail: `the server answered ${result.status} ${result.statusText}` });
       }
       return formatFetchResult(result);
     },
