@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import * as errors from '../src/errors.ts';
 import * as testing from '../src/testing/index.ts';
@@ -87,4 +88,23 @@ describe('actorloop/errors', () => {
     const foreign = new Set(['TypeError', 'AbortError', 'SyntaxError', 'UnauthorizedError']);
     expect([...named].filter((name) => !ours.has(name) && !foreign.has(name))).toEqual([]);
   });
+});
+
+describe('npm run lint', () => {
+  const lint = async (filePath: string, code: string) => (await new ESLint().lintText(code, { filePath }))[0]?.messages.map((m) => m.message) ?? [];
+  const probe = "import { ActorloopError } from '../core/errors.ts';\n";
+
+  it(
+    'refuses an error class missing from the table, and one outside an errors.ts file',
+    async () => {
+      expect(await lint('src/tools/errors.ts', `${probe}export class ToolCrashedError extends ActorloopError {}\n`)).toEqual([
+        expect.stringContaining('No new error classes'),
+      ]);
+      expect(await lint('src/tools/runTool.ts', `${probe}export class ToolError extends ActorloopError {}\n`)).toEqual([
+        expect.stringContaining('live in an errors.ts file'),
+      ]);
+      expect(await lint('src/tools/errors.ts', `${probe}export class ToolError extends ActorloopError {}\n`)).toEqual([]);
+    },
+    60_000,
+  );
 });
