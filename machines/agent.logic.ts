@@ -224,7 +224,7 @@ export function isStuck(context: AgentContext): boolean {
 export function stuckTermination(reason: string | null): Termination {
   return {
     reason: 'stuck',
-    errorData: { name: 'StuckLoopError', code: 'stuck', message: reason ?? 'the run was found stuck in a loop', blame: 'model' },
+    errorData: { name: 'RunError', code: 'stuck', message: reason ?? 'the run was found stuck in a loop', blame: 'model' },
   };
 }
 
@@ -258,7 +258,7 @@ export function assistantMessage(output: ReasonOutput): AssistantMessage {
 export function refusalTermination(refusal: string): Termination {
   return {
     reason: 'refusal',
-    errorData: { name: 'ModelRefusedError', code: 'model_refused', message: `The model refused to answer: ${refusal}`, blame: 'model' },
+    errorData: { name: 'RunError', code: 'model_refused', message: `The model refused to answer: ${refusal}`, blame: 'model' },
   };
 }
 
@@ -274,7 +274,7 @@ export function lengthTermination(completionTokens: number): Termination {
   return {
     reason: 'length',
     errorData: {
-      name: 'ReplyTruncatedError',
+      name: 'RunError',
       code: 'reply_truncated',
       message: `the model's reply was cut off at the output-token cap after ${completionTokens} tokens`,
       blame: 'user',

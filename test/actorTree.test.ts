@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startStrategy, strategies } from '../src/strategies/index.ts';
 import { createAgentSystem } from '../src/system/createAgentSystem.ts';
 import type { AgentSystem } from '../src/system/types.ts';
-import { AgentStoppedError } from '../src/system/errors.ts';
 import type { ConfiguredStrategy } from '../src/core/strategy.ts';
 import type { JournalEntry } from '../src/core/loopEvent.ts';
 import { scriptedModel } from '../src/testing/index.ts';
@@ -187,7 +186,7 @@ describe('an agent system is one actor tree', () => {
     await until(() => seen.loops().length === 1);
     system.stop('worker');
 
-    await expect(answer).rejects.toBeInstanceOf(AgentStoppedError);
+    await expect(answer).rejects.toMatchObject({ code: 'agent_stopped' });
     const [loop] = seen.loops();
     expect(status(loop as AnyActorRef)).toBe('stopped');
     expect(Object.keys(system.actor.getSnapshot().children)).toEqual([]);

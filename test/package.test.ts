@@ -85,7 +85,7 @@ describe('the npm package', { timeout: 120_000 }, () => {
     writeFileSync(
       path.join(project, 'use.ts'),
       `import { createAgent, type AgentHooks, type LoopResult } from 'actorloop';
-import { HookFailedError } from 'actorloop/errors';
+import { HookError } from 'actorloop/errors';
 import { scriptedModel } from 'actorloop/testing';
 import { loadSkills, type Trace } from 'actorloop/memory';
 import { createPostgresRuntime, runWorker, type PostgresRuntime } from 'actorloop/postgres';
@@ -99,7 +99,7 @@ const trace: Trace | undefined = await agent.traces.get(result.runId);
 const web: WebHandler = createAgUiHandler(agent, { pollIntervalMs: 500 });
 export const listener = toNodeListener(web);
 export const chat: WebHandler = createAiSdkHandler(agent);
-export const seen = [trace?.status, new HookFailedError('onError', 'x').code];
+export const seen = [trace?.status, HookError.failed('onError', 'x').code];
 `,
     );
     writeFileSync(

@@ -53,7 +53,7 @@ const modelSchema = z.strictObject({
   stream: flag().default(false),
   /** How hard a reasoning model thinks; sent only to models that accept it. */
   reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high'], { error: 'one of minimal, low, medium, high' }).optional(),
-  /** A reply cut at the token cap: `'end'` fails the run (ReplyTruncatedError); `{ continue: n }` asks the model to go on, n times at most. */
+  /** A reply cut at the token cap: `'end'` fails the run (a `RunError`, code `reply_truncated`); `{ continue: n }` asks the model to go on, n times at most. */
   onLength: lengthPolicy.optional(),
   /** The model takes images and PDFs: tasks may hold them, MCP tools' images reach it. Otherwise such a task is refused. */
   vision: flag().default(false),

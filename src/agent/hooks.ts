@@ -1,4 +1,4 @@
-/** A hook that throws, hangs or answers nonsense fails the run closed with `HookFailedError`. */
+/** A hook that throws, hangs or answers nonsense fails the run closed with `HookError` (`hook_failed`). */
 import { z } from 'zod';
 import { describeError } from '../core/errors.ts';
 import { Message } from '../core/messages.ts';
@@ -16,7 +16,7 @@ import type {
   ToolResultDecision,
   Turn,
 } from '../core/hooks.ts';
-import { HookFailedError } from './errors.ts';
+import { HookError } from './errors.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -163,9 +163,9 @@ async function runHook<T>(
     if (isThenable(answer)) answer = await settleWithin(answer, timeoutMs, scope.signal, name);
   } catch (error) {
     if (scope.signal.aborted && error === scope.signal.reason) throw error;
-    if (error instanceof HookFailedError) error.runId ??= scope.runId;
+    if (error instanceof HookError && error.code === 'hook_failed') error.runId ??= scope.runId;
     const failure =
-      error instanceof HookFailedError ? error : new HookFailedError(name, `The ${name} hook threw: ${describeError(error)} The run fails closed; fix the hook or catch inside it.`, { cause: error, runId: scope.runId });
+      (error instanceof HookError && error.code === 'hook_failed') ? error : HookError.failed(name, `The ${name} hook threw: ${describeError(error)} The run fails closed; fix the hook or catch inside it.`, { cause: error, runId: scope.runId });
     done('failed', failure.message);
     throw failure;
   }
@@ -173,7 +173,7 @@ async function runHook<T>(
   try {
     outcome = read(answer);
   } catch (error) {
-    const failure = new HookFailedError(name, `The ${name} hook answered wrongly: ${describeError(error)}`, { cause: error, runId: scope.runId });
+    const failure = HookError.failed(name, `The ${name} hook answered wrongly: ${describeError(error)}`, { cause: error, runId: scope.runId });
     done('failed', failure.message);
     throw failure;
   }
@@ -185,12 +185,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** The hook's promise, or a `HookFailedError` once `timeoutMs` passes, or the run's abort reason. */
+/** The hook's promise, or a `HookError` (`hook_failed`) once `timeoutMs` passes, or the run's abort reason. */
 function settleWithin(answer: PromiseLike<unknown>, timeoutMs: number, signal: AbortSignal, name: HookName): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
-      reject(new HookFailedError(name, `The ${name} hook did not settle within ${timeoutMs} ms. Make it faster, or raise hooks.timeoutMs.`));
+      reject(HookError.failed(name, `The ${name} hook did not settle within ${timeoutMs} ms. Make it faster, or raise hooks.timeoutMs.`));
     }, timeoutMs);
     const onAbort = (): void => {
       cleanup();

@@ -3,7 +3,7 @@ import type { ReasonInput, ReasonOutput } from '../core/run.ts';
 import type { Message, ReasoningPart, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import type { MessagePreparer, PreparerContext } from '../core/hooks.ts';
-import { ModelCallBlockedError } from './errors.ts';
+import { HookError } from './errors.ts';
 import { checkAnswer, rejectedReply, type AnswerSpec } from './structuredAnswer.ts';
 import type { HookRunner } from './hooks.ts';
 import type { Completion, CompletionRequest, InferenceProvider, ReasoningEffort, ToolSpec } from '../core/provider.ts';
@@ -66,7 +66,7 @@ export async function reason(
   if (deps.beforeModelCall !== undefined) {
     context ??= { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
     const decision = await deps.beforeModelCall(sent, context);
-    if (decision?.kind === 'block') throw new ModelCallBlockedError(decision.reason, { runId: input.runId });
+    if (decision?.kind === 'block') throw HookError.modelCallBlocked(decision.reason, { runId: input.runId });
     if (decision?.kind === 'modify') sent = { ...sent, ...decision.request };
   }
   const answer = deps.answer;

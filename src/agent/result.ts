@@ -2,14 +2,14 @@ import type { ErrorData } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import { InferenceError } from '../inference/errors.ts';
-import { ReplayMismatchError } from '../persistence/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 /** Failed for a reason outside the run's own logic (its wall clock, the provider, another configuration): a resume may go on. */
 export function isResumableFailure(reason: string | undefined, error: unknown): boolean {
   if (reason === 'timeout') return true;
   if (reason !== 'error') return false;
   // A resume with another agent configuration than the run's: resumed again with the right one, it goes on.
-  if (error instanceof ReplayMismatchError) return true;
+  if (error instanceof ConfigurationError && error.code === 'replay_mismatch') return true;
   return error instanceof InferenceError && (error.blame === 'provider' || error.code === 'authentication');
 }
 

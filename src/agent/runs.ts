@@ -74,7 +74,7 @@ export function createRuns(deps: RunsDeps): Runs {
 
   function resume(runId: string, options: ResumeRunOptions = {}): AgentRun {
     if (store === undefined) throw new ConfigurationError('resume() needs a store: createAgent({ persistence: { store: createFileStore() } }).');
-    // A live run holds its lock until its scope is gone: a second resume anywhere gets RunLockedError.
+    // A live run holds its lock until its scope is gone: a second resume anywhere gets StoreError (`run_locked`).
     const { writer, recovered, tookOver } = store.resumeRun(runId, options.takeover === true ? { takeover: true } : {});
     for (const warning of recovered.warnings) console.warn(`[actorloop] ${warning}`);
     // Before any tool runs: breakers go on where the log left them, and the next checkpoint carries them.

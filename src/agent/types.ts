@@ -108,7 +108,7 @@ export interface AgentRun {
   /** Resolves with the result of a run that finished with an answer; rejects with a typed error otherwise. */
   readonly result: Promise<LoopResult>;
   cancel(reason?: string): void;
-  /** Approve calls waiting in `awaitingHuman` (all, or the ids given), or answer a waiting MCP question (`McpAnswerError` if it does not fit). */
+  /** Approve calls waiting in `awaitingHuman` (all, or the ids given), or answer a waiting MCP question (an `McpError`, code `mcp_answer_invalid`, if it does not fit). */
   approve(toolCallIds?: readonly string[], options?: ApproveOptions): void;
   /** Reject calls waiting in `awaitingHuman` (the reason goes back to the model), or decline a waiting MCP question. */
   reject(reason?: string, toolCallIds?: readonly string[]): void;

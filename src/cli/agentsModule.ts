@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent/types.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import type { PostgresRuntime } from '../postgres/index.ts';
-import { CliError } from './args.ts';
+import { cliError } from './args.ts';
 
 /** Where the command keeps runs, ready to spread into `createAgent`'s config. */
 export type RunKeeping = { readonly runtime: PostgresRuntime } | { readonly persistence: { readonly store: RunStore } };
@@ -17,11 +17,11 @@ export async function loadAgentsModule(path: string): Promise<DefineAgents> {
   try {
     loaded = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
   } catch (error) {
-    throw new CliError(`Could not load the agents module ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw cliError(`Could not load the agents module ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const define = loaded.default;
   if (typeof define !== 'function') {
-    throw new CliError(`${path} must export by default a function (runtime, keep) => … that creates its agents with createAgent({ …, ...keep }).`);
+    throw cliError(`${path} must export by default a function (runtime, keep) => … that creates its agents with createAgent({ …, ...keep }).`);
   }
   return define as DefineAgents;
 }
@@ -40,14 +40,14 @@ function agentsOf(returned: unknown): Agent[] {
 export async function defineAndPick(define: DefineAgents, path: string, runtime: PostgresRuntime | undefined, keep: RunKeeping, name: string | undefined): Promise<Agent> {
   const agents = agentsOf(await define(runtime, keep));
   if (agents.length === 0) {
-    throw new CliError(`${path} returned no agent: its default export must return the agents it creates (an agent, an array, or an object of them).`);
+    throw cliError(`${path} returned no agent: its default export must return the agents it creates (an agent, an array, or an object of them).`);
   }
   const ids = agents.map((agent) => agent.id).join(', ');
   if (name === undefined) {
     if (agents.length === 1) return agents[0] as Agent;
-    throw new CliError(`${path} defines ${agents.length} agents (${ids}): pick one with --agent NAME.`);
+    throw cliError(`${path} defines ${agents.length} agents (${ids}): pick one with --agent NAME.`);
   }
   const found = agents.find((agent) => agent.id === name);
-  if (found === undefined) throw new CliError(`${path} has no agent "${name}"; it defines ${ids}.`);
+  if (found === undefined) throw cliError(`${path} has no agent "${name}"; it defines ${ids}.`);
   return found;
 }

@@ -1,16 +1,14 @@
 import { parseArgs } from 'node:util';
-import { ActorloopError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
-/** The command line was wrong: the caller prints the message and the usage, and exits 2. */
-export class UsageError extends ActorloopError {
-  readonly code = 'usage' as const;
-  readonly blame = 'user' as const;
+/** The command line was wrong (`usage`): the caller prints the message and the usage, and exits 2. */
+export function usageError(message: string): ConfigurationError {
+  return new ConfigurationError(message, { code: 'usage' });
 }
 
-/** A command could not do what was asked (no store, unknown run, run not waiting): exit 1. */
-export class CliError extends ActorloopError {
-  readonly code = 'cli' as const;
-  readonly blame = 'user' as const;
+/** A command could not do what was asked (`cli`: no store, unknown run, run not waiting): exit 1. */
+export function cliError(message: string): ConfigurationError {
+  return new ConfigurationError(message, { code: 'cli' });
 }
 
 export const USAGE = `Usage: actorloop <command> [options]
@@ -82,7 +80,7 @@ export function parseCommand(args: readonly string[], flags: FlagSpec): ParsedCo
   } catch (error) {
     // parseArgs names the offending flag in its message; keep that, drop its hint about `--`.
     const message = error instanceof Error ? error.message.split('. To specify')[0] ?? error.message : String(error);
-    throw new UsageError(message);
+    throw usageError(message);
   }
   const values = parsed.values as Readonly<Record<string, string | boolean | undefined>>;
   const str = (name: string): string | undefined => {
@@ -100,13 +98,13 @@ export function parseCommand(args: readonly string[], flags: FlagSpec): ParsedCo
 
 export function onePositional(parsed: ParsedCommand, what: string, command: string): string {
   const [first, ...rest] = parsed.positionals;
-  if (first === undefined || first === '') throw new UsageError(`actorloop ${command} needs <${what}>.`);
-  if (rest.length > 0) throw new UsageError(`actorloop ${command} takes one <${what}>; got also "${rest.join(' ')}" (quote a task with spaces).`);
+  if (first === undefined || first === '') throw usageError(`actorloop ${command} needs <${what}>.`);
+  if (rest.length > 0) throw usageError(`actorloop ${command} takes one <${what}>; got also "${rest.join(' ')}" (quote a task with spaces).`);
   return first;
 }
 
 export function positiveInt(value: string, flag: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a positive whole number; got "${value}".`);
+  if (!Number.isInteger(n) || n <= 0) throw usageError(`${flag} needs a positive whole number; got "${value}".`);
   return n;
 }

@@ -1,6 +1,6 @@
 // The database URL may hold a password: it is never printed.
 import { createPostgresRuntime, type DurableRunInfo, type PostgresRuntime } from '../postgres/index.ts';
-import { CliError, UsageError, type ParsedCommand } from './args.ts';
+import { cliError, usageError, type ParsedCommand } from './args.ts';
 
 export const DATABASE_FLAG = { 'database-url': { type: 'string' } } as const;
 
@@ -8,8 +8,8 @@ export const DATABASE_FLAG = { 'database-url': { type: 'string' } } as const;
 export function durableUrl(parsed: ParsedCommand): string | undefined {
   const flag = parsed.string('database-url');
   if (flag !== undefined) {
-    if (flag === '') throw new UsageError('--database-url needs a URL (postgres://…).');
-    if (parsed.string('store') !== undefined) throw new UsageError('Give either --store DIR (a file store) or --database-url URL (PostgreSQL), not both.');
+    if (flag === '') throw usageError('--database-url needs a URL (postgres://…).');
+    if (parsed.string('store') !== undefined) throw usageError('Give either --store DIR (a file store) or --database-url URL (PostgreSQL), not both.');
     return flag;
   }
   return undefined;
@@ -17,7 +17,7 @@ export function durableUrl(parsed: ParsedCommand): string | undefined {
 
 export function requiredDatabaseUrl(parsed: ParsedCommand): string {
   const url = parsed.string('database-url') ?? process.env['DATABASE_URL'];
-  if (url === undefined || url === '') throw new UsageError('Give the database with --database-url postgres://… (or set DATABASE_URL).');
+  if (url === undefined || url === '') throw usageError('Give the database with --database-url postgres://… (or set DATABASE_URL).');
   return url;
 }
 
@@ -28,6 +28,6 @@ export function openRuntime(url: string, poolSize = 2): PostgresRuntime {
 
 export async function requireDurableRun(runtime: PostgresRuntime, runId: string): Promise<DurableRunInfo> {
   const info = await runtime.getRun(runId);
-  if (info === null) throw new CliError(`No run ${runId} in the database: list its runs with \`actorloop runs --database-url …\`.`);
+  if (info === null) throw cliError(`No run ${runId} in the database: list its runs with \`actorloop runs --database-url …\`.`);
   return info;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Exit codes: 0 done, 1 failed (one line on stderr; the stack only with --debug), 2 bad usage.
-import { ActorloopError } from '../core/errors.ts';
-import { USAGE, UsageError } from './args.ts';
+import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import { USAGE, usageError } from './args.ts';
 import { continueCommand, runCommand, type AgentCommandResult } from './commands/run.ts';
 import { replayCommand } from './commands/replay.ts';
 import { runsCommand } from './commands/runs.ts';
@@ -25,7 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...args] = argv;
   const debug = argv.includes('--debug');
   try {
-    if (command === undefined) throw new UsageError('No command given.');
+    if (command === undefined) throw usageError('No command given.');
     if (command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -35,13 +35,13 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const handler = COMMANDS[command];
-    if (handler === undefined) throw new UsageError(`Unknown command "${command}".`);
+    if (handler === undefined) throw usageError(`Unknown command "${command}".`);
     const outcome = await handler(args);
     if (typeof outcome === 'number') return outcome;
     await outcome.cleanup();
     return outcome.exitCode;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof ConfigurationError && error.code === 'usage') {
       process.stderr.write(`actorloop: ${error.message}\n\n${USAGE}\n`);
       return 2;
     }

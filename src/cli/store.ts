@@ -2,17 +2,17 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createFileStore, type RunStore } from '../persistence/fileStore.ts';
 import type { RunMeta } from '../persistence/records.ts';
-import { CliError } from './args.ts';
+import { cliError } from './args.ts';
 
 export function openStore(dir: string, mustExist: boolean): RunStore {
   if (mustExist && !existsSync(dir)) {
-    throw new CliError(`No run store at ${resolve(dir)}: start a run with \`actorloop run "<task>"\` first, or pass --store DIR.`);
+    throw cliError(`No run store at ${resolve(dir)}: start a run with \`actorloop run "<task>"\` first, or pass --store DIR.`);
   }
   return createFileStore({ dir });
 }
 
 export async function requireRun(store: RunStore, runId: string): Promise<RunMeta> {
   const meta = await store.getRun(runId);
-  if (meta === null) throw new CliError(`No run ${runId} in ${store.dir}: list the runs there with \`actorloop runs --store ${store.dir}\`.`);
+  if (meta === null) throw cliError(`No run ${runId} in ${store.dir}: list the runs there with \`actorloop runs --store ${store.dir}\`.`);
   return meta;
 }

@@ -4,7 +4,8 @@
  */
 import type { AssistantMessage, ContentPart, Message, ToolMessage } from '../core/messages.ts';
 import { inlineData } from './openai.ts';
-import { ContentPartError, parseDataUrl } from './parts.ts';
+import { ConversationError } from './errors.ts';
+import { parseDataUrl } from './parts.ts';
 
 export interface AnthropicTextBlock {
   readonly type: 'text';
@@ -24,12 +25,12 @@ const IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 
 
 function imageType(mediaType: string): AnthropicImageType {
   if (IMAGE_TYPES.includes(mediaType)) return mediaType as AnthropicImageType;
-  throw new ContentPartError('unsupported', `Anthropic takes images as ${IMAGE_TYPES.join(', ')}, not ${mediaType}: convert the image first.`);
+  throw ConversationError.contentPart('unsupported', `Anthropic takes images as ${IMAGE_TYPES.join(', ')}, not ${mediaType}: convert the image first.`);
 }
 
 function pdfType(mediaType: string): 'application/pdf' {
   if (mediaType === 'application/pdf') return mediaType;
-  throw new ContentPartError('unsupported', `Anthropic takes documents as application/pdf, not ${mediaType}.`);
+  throw ConversationError.contentPart('unsupported', `Anthropic takes documents as application/pdf, not ${mediaType}.`);
 }
 
 export interface AnthropicImageBlock {

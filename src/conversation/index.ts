@@ -1,14 +1,14 @@
 export { ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, Message, TextPart, ImagePart, FilePart, ContentPart, contentText } from '../core/messages.ts';
 
-export { image, file, ContentPartError } from './parts.ts';
+export { image, file } from './parts.ts';
 export type { ContentLimits, ContentPartProblem, PartData, TaskInput } from './parts.ts';
 
 export {
   validateConversation,
   unansweredToolCalls,
   assertValidConversation,
-  ConversationError,
 } from './validate.ts';
+export { ConversationError } from './errors.ts';
 export type { ConversationIssue, ConversationIssueCode, ConversationValidation } from './validate.ts';
 
 export { toOpenAIMessages, toOpenAIMessage, toOpenAIPart } from './openai.ts';

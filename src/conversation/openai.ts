@@ -1,6 +1,6 @@
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { reasoningText, type ContentPart, type ImagePart, type Message, type ToolMessage } from '../core/messages.ts';
-import { ContentPartError } from './parts.ts';
+import { ConversationError } from './errors.ts';
 
 export function toOpenAIMessages(messages: readonly Message[], options: OpenAIMessageOptions = {}): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
@@ -46,7 +46,7 @@ function dataUrl(part: { readonly mediaType?: string | undefined }, data: string
 /** The part's base64 bytes; a part still stored by reference cannot be sent. */
 export function inlineData(part: Exclude<ContentPart, { type: 'text' }> | ImagePart): string {
   if (part.data !== undefined) return part.data;
-  throw new ContentPartError('missing_data', `A ${part.type} part refers to stored bytes (${part.ref ?? 'no reference'}) that were not loaded before the model call. Send the conversation through the agent, or put the bytes in \`data\`.`);
+  throw ConversationError.contentPart('missing_data', `A ${part.type} part refers to stored bytes (${part.ref ?? 'no reference'}) that were not loaded before the model call. Send the conversation through the agent, or put the bytes in \`data\`.`);
 }
 
 export interface OpenAIMessageOptions {

@@ -1,34 +1,8 @@
 import { DEFAULTS } from '../core/defaults.ts';
-import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import { ConversationError } from './errors.ts';
 import type { ContentPart, FilePart, ImagePart } from '../core/messages.ts';
 
-export type ContentPartProblem =
-  /** Its media type is not one the chat formats take (or it cannot be told). */
-  | 'unsupported'
-  | 'too_large'
-  | 'no_vision'
-  /** Its stored bytes cannot be found (a blob missing from the run's store). */
-  | 'missing_data';
-
-/**
- * An image or file part a run cannot send. Thrown (or, from `agent.run`, rejected with) before
- * the run starts; `problem` says what to change.
- *
- * @example
- * ```ts
- * try { await agent.run(['Describe this', image(bytes)]); }
- * catch (e) { if (e instanceof ContentPartError && e.problem === 'too_large') console.log(e.message); }
- * ```
- */
-export class ContentPartError extends ActorloopError {
-  readonly code = 'invalid_content_part' as const;
-  readonly blame = 'user' as const;
-  readonly problem: ContentPartProblem;
-  constructor(problem: ContentPartProblem, message: string, options: ActorloopErrorOptions = {}) {
-    super(message, options);
-    this.problem = problem;
-  }
-}
+export type { ContentPartProblem } from './errors.ts';
 
 /** Limits on the parts a run accepts; the defaults are in `DEFAULTS.content`. */
 export interface ContentLimits {
@@ -75,7 +49,7 @@ export function image(source: string | URL | PartData, options: { readonly media
   }
   const mediaType = options.mediaType ?? sniff(typeof source === 'string' ? Buffer.from(source.slice(0, 24), 'base64') : source);
   if (mediaType === undefined) {
-    throw new ContentPartError('unsupported', `image(): cannot tell the media type of these bytes. Pass it: image(bytes, { mediaType: 'image/png' }) (one of ${DEFAULTS.content.imageMediaTypes.join(', ')}).`);
+    throw ConversationError.contentPart('unsupported', `image(): cannot tell the media type of these bytes. Pass it: image(bytes, { mediaType: 'image/png' }) (one of ${DEFAULTS.content.imageMediaTypes.join(', ')}).`);
   }
   return { type: 'image', data: toBase64(source), mediaType };
 }
@@ -108,13 +82,13 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-/** Throws ContentPartError for a value that is not a part. */
+/** Throws ConversationError (`invalid_content_part`) for a value that is not a part. */
 export function taskContent(task: TaskInput): string | ContentPart[] {
   if (typeof task === 'string') return task;
   return task.map((part, index) => {
     if (typeof part === 'string') return { type: 'text', text: part };
     if (part === null || typeof part !== 'object' || !['text', 'image', 'file'].includes((part as { type?: unknown }).type as string)) {
-      throw new ContentPartError('unsupported', `Part ${index} of the task is not text, an image or a file. Build parts with image(...) and file(...), or pass strings.`);
+      throw ConversationError.contentPart('unsupported', `Part ${index} of the task is not text, an image or a file. Build parts with image(...) and file(...), or pass strings.`);
     }
     // A data URL is bytes: checked and stored like them.
     const inline = part.type === 'image' && part.url !== undefined ? parseDataUrl(part.url) : undefined;
@@ -128,22 +102,22 @@ export function checkParts(parts: readonly ContentPart[], options: ContentLimits
     if (part.type === 'text') continue;
     const what = part.type === 'image' ? 'an image' : 'a file';
     if (!options.vision) {
-      throw new ContentPartError('no_vision', `Part ${index} is ${what}, but the model is not declared to take images or files. If it does, set createAgent({ model: { provider, name, vision: true } }); otherwise send text only.`);
+      throw ConversationError.contentPart('no_vision', `Part ${index} is ${what}, but the model is not declared to take images or files. If it does, set createAgent({ model: { provider, name, vision: true } }); otherwise send text only.`);
     }
     const types = part.type === 'image' ? DEFAULTS.content.imageMediaTypes : DEFAULTS.content.fileMediaTypes;
     if (part.type === 'image' && part.url !== undefined) {
-      if (!/^https?:\/\//i.test(part.url)) throw new ContentPartError('unsupported', `Part ${index} is an image at "${part.url.slice(0, 40)}": only http(s) URLs and bytes (or a base64 data: URL) are sent. Pass the bytes with image(bytes).`);
+      if (!/^https?:\/\//i.test(part.url)) throw ConversationError.contentPart('unsupported', `Part ${index} is an image at "${part.url.slice(0, 40)}": only http(s) URLs and bytes (or a base64 data: URL) are sent. Pass the bytes with image(bytes).`);
       continue;
     }
     const mediaType = part.mediaType?.toLowerCase();
     if (mediaType === undefined || !types.includes(mediaType)) {
-      throw new ContentPartError('unsupported', `Part ${index} is ${what} of type ${mediaType ?? 'unknown'}; the chat formats take ${types.join(', ')}. Convert it first.`);
+      throw ConversationError.contentPart('unsupported', `Part ${index} is ${what} of type ${mediaType ?? 'unknown'}; the chat formats take ${types.join(', ')}. Convert it first.`);
     }
     const bytes = part.data === undefined ? (part.bytes ?? 0) : base64Bytes(part.data);
     const limit = part.type === 'image' ? (options.maxImageBytes ?? DEFAULTS.content.maxImageBytes) : (options.maxFileBytes ?? DEFAULTS.content.maxFileBytes);
     if (bytes > limit) {
       const key = part.type === 'image' ? 'maxImageBytes' : 'maxFileBytes';
-      throw new ContentPartError('too_large', `Part ${index} is ${what} of ${bytes} bytes, over the limit of ${limit}. Shrink it, or raise context.content.${key} if the model takes it.`);
+      throw ConversationError.contentPart('too_large', `Part ${index} is ${what} of ${bytes} bytes, over the limit of ${limit}. Shrink it, or raise context.content.${key} if the model takes it.`);
     }
   }
 }

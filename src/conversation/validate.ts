@@ -1,20 +1,9 @@
 /** Catches what providers reject with a bare 400, saying which message is wrong. */
-import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import { ConversationError, type ConversationIssue } from './errors.ts';
 import { Message, type ToolCall } from '../core/messages.ts';
 
-export type ConversationIssueCode =
-  | 'invalid_message'
-  | 'orphan_tool_result'
-  | 'duplicate_tool_result'
-  | 'duplicate_tool_call_id';
-
-export interface ConversationIssue {
-  readonly index: number;
-  readonly code: ConversationIssueCode;
-  readonly message: string;
-  /** For `invalid_message`: the path inside the message (e.g. `['toolCalls', 0, 'id']`). */
-  readonly path?: readonly PropertyKey[];
-}
+export { ConversationError } from './errors.ts';
+export type { ConversationIssue, ConversationIssueCode } from './errors.ts';
 
 export type ConversationValidation =
   | { readonly ok: true; readonly messages: Message[] }
@@ -86,29 +75,7 @@ export function unansweredToolCalls(messages: readonly Message[]): ToolCall[] {
   return open;
 }
 
-/**
- * A conversation that fails validation, with every issue. Blame is the caller's: the
- * conversation came from user code, a persisted store, or a context transform.
- *
- * @example
- * ```ts
- * try { assertValidConversation(messages); }
- * catch (e) { if (e instanceof ConversationError) console.log(e.issues.map((i) => i.code)); }
- * ```
- */
-export class ConversationError extends ActorloopError {
-  readonly code = 'invalid_conversation' as const;
-  readonly blame = 'user' as const;
-  readonly issues: readonly ConversationIssue[];
-
-  constructor(issues: readonly ConversationIssue[], options: ActorloopErrorOptions = {}) {
-    const shown = issues.slice(0, 3).map((issue) => issue.message);
-    const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : '';
-    super(`Invalid conversation: ${shown.join(' ')}${more}`, options);
-    this.issues = issues;
-  }
-}
-
+/** Throws a `ConversationError` (`invalid_conversation`) listing every issue. */
 export function assertValidConversation(messages: readonly unknown[] | readonly Message[]): Message[] {
   const result = validateConversation(messages);
   if (!result.ok) throw new ConversationError(result.issues);

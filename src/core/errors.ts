@@ -14,24 +14,30 @@
  * ```
  */
 
-/** Who has to act to fix an error. */
-export type ErrorBlame = 'user' | 'model' | 'provider' | 'tool' | 'runtime';
+import { ERROR_CODES, type CodesOf, type ErrorBlame, type ErrorCode } from './errorCodes.ts';
+
+export type { ErrorBlame, ErrorCode } from './errorCodes.ts';
 
 export interface ActorloopErrorOptions {
   readonly cause?: unknown;
   readonly runId?: string;
 }
 
-/** Base class of every error actorloop throws or reports. */
+/**
+ * Base class of every error actorloop throws or reports. Subclasses narrow `code` to their own
+ * codes; `blame` always comes from the code's row in `ERROR_CODES`.
+ */
 export abstract class ActorloopError extends Error {
-  abstract readonly code: string;
-  abstract readonly blame: ErrorBlame;
+  readonly code: ErrorCode;
+  readonly blame: ErrorBlame;
   /** The run this error happened in, when there was one: pass it to `resume` or look it up in the journal. */
   runId: string | undefined;
 
-  constructor(message: string, options: ActorloopErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: ActorloopErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.code = code;
+    this.blame = ERROR_CODES[code].blame;
     this.runId = options.runId;
   }
 
@@ -47,19 +53,37 @@ export abstract class ActorloopError extends Error {
   }
 }
 
-/** Bad configuration or API misuse by the caller. */
+/**
+ * Bad configuration or API misuse by the caller; `code` is `configuration` unless a more precise
+ * one applies (`missing_configuration`, `usage`, `cli`, `invalid_decision`, `replay_mismatch`).
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ConfigurationError && e.code === 'missing_configuration') console.log(e.variables); }
+ * ```
+ */
 export class ConfigurationError extends ActorloopError {
-  readonly code = 'configuration' as const;
-  readonly blame = 'user' as const;
+  declare readonly code: CodesOf<'ConfigurationError'>;
+  /** For `missing_configuration`: the environment variables that would fix it. */
+  readonly variables: readonly string[] | undefined;
+
+  constructor(message: string, options: ActorloopErrorOptions & { readonly code?: CodesOf<'ConfigurationError'>; readonly variables?: readonly string[] } = {}) {
+    super(options.code ?? 'configuration', message, options);
+    this.variables = options.variables;
+  }
 }
 
 /**
  * The model did something the loop cannot use (malformed tool arguments after every repair
- * turn, an unusable reply). Carries the run id so the run can be inspected.
+ * turn, an unusable reply, an experience learner's answer that is not a list of candidates).
+ * Carries the run id so the run can be inspected.
  */
 export class ModelBehaviorError extends ActorloopError {
-  readonly code = 'model_behavior' as const;
-  readonly blame = 'model' as const;
+  declare readonly code: CodesOf<'ModelBehaviorError'>;
+
+  constructor(message: string, options: ActorloopErrorOptions & { readonly code?: CodesOf<'ModelBehaviorError'> } = {}) {
+    super(options.code ?? 'model_behavior', message, options);
+  }
 }
 
 /** Turn any thrown value (Error, string, null, object) into a short, printable message. */

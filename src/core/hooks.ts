@@ -88,10 +88,10 @@ export interface Turn {
 
 /**
  * Typed callbacks into every run, each journalled as `hook.completed`. A hook that throws, times out or returns a
- * non-decision fails the run closed with `HookFailedError`; returning nothing means go on unchanged.
+ * non-decision fails the run closed with `HookError` (`hook_failed`); returning nothing means go on unchanged.
  */
 export interface AgentHooks {
-  /** Before each model call: see the request, change it, or block it (the run fails with `ModelCallBlockedError`). */
+  /** Before each model call: see the request, change it, or block it (the run fails with a `HookError`, code `model_call_blocked`). */
   beforeModelCall?(request: ModelRequest, context: HookContext): Awaitable<ModelCallDecision | undefined | void>;
   afterModelCall?(reply: ModelReply, context: HookContext): Awaitable<undefined | void>;
   /** For each call the gate allowed (or sent to a human): approve, deny or change it. Not called for calls already blocked. */
@@ -103,7 +103,7 @@ export interface AgentHooks {
   onTurnEnd?(turn: Turn, context: HookContext): Awaitable<undefined | void>;
   /** When a phase fails and the run is about to end with the error (not for tool errors, which go to the model). */
   onError?(error: unknown, context: HookContext): Awaitable<undefined | void>;
-  /** How long an async hook may take before the run fails with `HookFailedError`, in ms. Default 10 000. */
+  /** How long an async hook may take before the run fails with `HookError` (`hook_failed`), in ms. Default 10 000. */
   readonly timeoutMs?: number;
 }
 

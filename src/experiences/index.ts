@@ -18,8 +18,7 @@ export type { ExperienceAddOptions, ExperienceListFilter, ExperienceOutcomeOptio
 export type { Redact } from './prepare.ts';
 export { openExperienceStore } from './fileStore.ts';
 export type { ExperienceFileOptions } from './fileStore.ts';
-export { InvalidExperienceAnswerError } from './errors.ts';
-export { StoreClosedError, StoreItemNotFoundError, StoreLockedError } from '../persistence/storeErrors.ts';
+export { StoreError } from '../persistence/errors.ts';
 
 export { EXPERIENCES_HEADING, formatExperience, formatExperiences } from './format.ts';
 

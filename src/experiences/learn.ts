@@ -1,16 +1,15 @@
 /**
  * Proposes experiences from a finished run; never writes. An answer not of the right shape rejects
- * with InvalidExperienceAnswerError; a well-shaped candidate the store would refuse is only `skipped`.
+ * with ModelBehaviorError (`experience_invalid_answer`); a well-shaped candidate the store would refuse is only `skipped`.
  * The model-facing schema is flat because strict JSON-schema modes accept neither `oneOf` nor optional properties.
  */
 import { z } from 'zod';
-import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import { ActorloopError, ConfigurationError, ModelBehaviorError } from '../core/errors.ts';
 import { Message } from '../core/messages.ts';
 import { ZERO_USAGE, type Completion, type InferenceProvider, type Usage } from '../core/provider.ts';
 import { oneLine } from '../knowledge/format.ts';
 import { safeJsonParse } from '../persistence/safeJson.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
-import { InvalidExperienceAnswerError } from './errors.ts';
 import { scopeKey, type Experience, type ExperienceCandidate, type ExperienceScope } from './experience.ts';
 import { compactTranscript } from './transcript.ts';
 
@@ -132,11 +131,11 @@ function readAnswer(completion: Completion<Answer>, schema: z.ZodType<Answer>, r
   return parsed.data;
 }
 
-function invalidAnswer(runId: string, why: string, cause?: unknown): InvalidExperienceAnswerError {
-  return new InvalidExperienceAnswerError(
+function invalidAnswer(runId: string, why: string, cause?: unknown): ModelBehaviorError {
+  return new ModelBehaviorError(
     `The model's answer about run ${runId} is not a valid list of experience candidates: ${why}. ` +
       'Nothing was learned from the run; try again, or use a model that supports structured output.',
-    { runId, ...(cause === undefined ? {} : { cause }) },
+    { runId, code: 'experience_invalid_answer', ...(cause === undefined ? {} : { cause }) },
   );
 }
 

@@ -8,7 +8,6 @@ import { ConfigurationError } from '../core/errors.ts';
 import { KnowledgeIndex } from '../knowledge/searchIndex.ts';
 import { collectTerms } from '../knowledge/terms.ts';
 import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
-import { StoreClosedError, StoreItemNotFoundError } from '../persistence/storeErrors.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
 import {
   experienceKey,
@@ -22,6 +21,7 @@ import {
   type NewExperience,
 } from './experience.ts';
 import { cleanCandidate, normaliseScope, type Redact } from './prepare.ts';
+import { StoreError } from '../persistence/errors.ts';
 
 export interface ExperienceAddOptions {
   /** `pending` (default: waits for `accept`) or `active` (retrieved at once). */
@@ -59,7 +59,7 @@ export interface ExperienceStore {
  * through `redact` first; an invalid candidate rejects with a ConfigurationError.
  */
   add(candidate: NewExperience, options?: ExperienceAddOptions): Promise<Experience>;
-  /** Rejects with StoreItemNotFoundError for an unknown id. */
+  /** Rejects with StoreError (`experience_not_found`) for an unknown id. */
   accept(id: string): Promise<Experience>;
   remove(id: string): Promise<boolean>;
   /** Active experiences that apply (see `scopeApplies`) and match `task`, at most `topK`. */
@@ -109,9 +109,7 @@ export function buildExperienceStore(
   const index = new KnowledgeIndex();
   const queue = createChangeQueue(
     () =>
-      new StoreClosedError('The experience store is closed. Open it again (openExperienceStore) before adding, accepting, removing or recording outcomes.', {
-        code: 'experience_store_closed',
-      }),
+      new StoreError('experience_store_closed', 'The experience store is closed. Open it again (openExperienceStore) before adding, accepting, removing or recording outcomes.'),
   );
   const save = persistence === undefined ? undefined : () => persistence.save([...byId.values()]);
 
@@ -259,9 +257,8 @@ function freeze(item: Experience): Experience {
 
 const newId = (): string => `exp_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 
-function notFound(id: string): StoreItemNotFoundError {
-  return new StoreItemNotFoundError(`No experience has the id ${JSON.stringify(id)}. List the store (store.list()) for the ids it holds; it may have been removed.`, {
-    code: 'experience_not_found',
+function notFound(id: string): StoreError {
+  return new StoreError('experience_not_found', `No experience has the id ${JSON.stringify(id)}. List the store (store.list()) for the ids it holds; it may have been removed.`, {
     id,
   });
 }

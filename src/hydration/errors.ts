@@ -15,12 +15,12 @@ import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
  * ```
  */
 export class PreHydrationTimeoutError extends ActorloopError {
-  readonly code = 'prehydration_timeout' as const;
-  readonly blame = 'tool' as const;
+  declare readonly code: 'prehydration_timeout';
   readonly timeoutMs: number;
 
   constructor(timeoutMs: number, options?: ActorloopErrorOptions) {
     super(
+      'prehydration_timeout',
       `Pre-hydration did not finish within ${timeoutMs} ms; the reference was left out. Raise preHydration.timeoutMs or make the resolver faster.`,
       options,
     );

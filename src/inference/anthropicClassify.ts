@@ -3,15 +3,15 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { ActorloopError } from '../core/errors.ts';
 import { classifyError, classifyHttpError, redactSecrets } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
-import { CancelledError, NetworkError, ProviderTimeoutError } from './errors.ts';
+import { InferenceError } from './errors.ts';
 
 export function classifyAnthropicError(error: unknown, context: ClassifyContext = {}): ActorloopError {
   if (error instanceof ActorloopError) return error;
   const secrets = context.secrets ?? [];
   const cause = sanitizeCause(error, secrets);
-  if (error instanceof APIUserAbortError) return new CancelledError({ cause });
-  if (error instanceof APIConnectionTimeoutError) return new ProviderTimeoutError(context.timeoutMs, { cause });
-  if (error instanceof APIConnectionError) return new NetworkError(redactSecrets(messageChain(error), secrets) || 'connection failed', { cause });
+  if (error instanceof APIUserAbortError) return InferenceError.cancelled({ cause });
+  if (error instanceof APIConnectionTimeoutError) return InferenceError.timeout(context.timeoutMs, { cause });
+  if (error instanceof APIConnectionError) return InferenceError.network(redactSecrets(messageChain(error), secrets) || 'connection failed', { cause });
   if (error instanceof APIError) {
     return classifyHttpError(error.status, errorObject(error.error), error.message, error.headers, { ...context, cause });
   }

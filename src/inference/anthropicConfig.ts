@@ -1,8 +1,8 @@
 /** Resolved once at construction so a missing key fails at startup, not on the first call. */
 import { ConfigurationError } from '../core/errors.ts';
-import { MissingConfigurationError } from './errors.ts';
 import type { RetryOptions } from './retry.ts';
 import type { PriceTable } from './usage.ts';
+import { missingConfigurationError } from './errors.ts';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
@@ -48,7 +48,7 @@ export function resolveAnthropicConfig(
     return value === undefined || value === '' ? undefined : value;
   };
   const apiKey = options.apiKey?.trim() || read('ANTHROPIC_API_KEY');
-  if (apiKey === undefined) throw new MissingConfigurationError({ provider: 'anthropic' });
+  if (apiKey === undefined) throw missingConfigurationError({ provider: 'anthropic' });
   const adaptiveThinking = options.thinking === 'adaptive';
   const thinkingBudget = options.thinking === undefined || options.thinking === 'adaptive' ? undefined : options.thinking.budgetTokens;
   if (thinkingBudget !== undefined && !(Number.isInteger(thinkingBudget) && thinkingBudget >= 1024)) {

@@ -1,4 +1,4 @@
-/** Block types this provider does not use (server tools, citations) are skipped; a malformed reply is InvalidResponseError. */
+/** Block types this provider does not use (server tools, citations) are skipped; a malformed reply is InferenceError (`invalid_response`). */
 import { z } from 'zod';
 import type { MessageCreateParamsNonStreaming, TextBlockParam, Tool, ToolChoice as AnthropicToolChoice } from '@anthropic-ai/sdk/resources/messages';
 import { toAnthropicMessages } from '../conversation/anthropic.ts';
@@ -7,8 +7,8 @@ import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } f
 import type { ResolvedAnthropicConfig } from './anthropicConfig.ts';
 import { finishCompletion } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
-import { InvalidResponseError } from './errors.ts';
 import type { PriceTable } from './usage.ts';
+import { InferenceError } from './errors.ts';
 
 const EPHEMERAL = { cache_control: { type: 'ephemeral' as const } };
 
@@ -136,7 +136,7 @@ function parseBlock(block: { readonly type: string }, where: string) {
   if (schema === undefined) return undefined;
   const parsed = schema.safeParse(block);
   if (!parsed.success) {
-    throw new InvalidResponseError(`${where} (a ${block.type} block): ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
+    throw InferenceError.invalidResponse(`${where} (a ${block.type} block): ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
   }
   return parsed.data;
 }
@@ -146,7 +146,7 @@ export function toAnthropicRaw(body: unknown, requestedModel: string): Anthropic
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? 'the body' : issue.path.join('.');
-    throw new InvalidResponseError(typeof body === 'string' ? 'the body is not JSON' : `${where}: ${issue?.message ?? 'unexpected shape'}`);
+    throw InferenceError.invalidResponse(typeof body === 'string' ? 'the body is not JSON' : `${where}: ${issue?.message ?? 'unexpected shape'}`);
   }
   const { content, stop_reason: stopReason, stop_details: stopDetails, usage, model } = parsed.data;
   const collected = new ContentCollector();

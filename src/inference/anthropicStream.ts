@@ -1,9 +1,9 @@
 /** A stream without a `stop_reason` was cut: `finish()` throws, so a partial tool call or unsigned thinking is never taken for complete. */
 import { z } from 'zod';
 import type { DeltaEvent } from './streamAssembler.ts';
-import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
 import { AnthropicUsageBody, ContentCollector, rawOf, toAnthropicUsage } from './anthropicMapping.ts';
 import type { AnthropicRaw } from './anthropicMapping.ts';
+import { InferenceError } from './errors.ts';
 
 const StreamEventBody = z.looseObject({
   type: z.string(),
@@ -67,7 +67,7 @@ export class AnthropicStreamAssembler {
   push(value: unknown): DeltaEvent[] {
     const parsed = StreamEventBody.safeParse(value);
     if (!parsed.success) {
-      throw new InvalidResponseError(`stream event ${this.#events + 1} is not a Messages API event (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
+      throw InferenceError.invalidResponse(`stream event ${this.#events + 1} is not a Messages API event (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
     }
     this.#events++;
     const event = parsed.data;
@@ -98,12 +98,12 @@ export class AnthropicStreamAssembler {
   }
 
   #indexOf(event: { readonly index?: number | null }): number {
-    if (event.index === undefined || event.index === null) throw new InvalidResponseError(`stream event ${this.#events} has no block index`);
+    if (event.index === undefined || event.index === null) throw InferenceError.invalidResponse(`stream event ${this.#events} has no block index`);
     return event.index;
   }
 
   #start(index: number, block: z.infer<typeof StreamEventBody>['content_block']): DeltaEvent[] {
-    if (block === null || block === undefined) throw new InvalidResponseError(`stream event ${this.#events} starts no content block`);
+    if (block === null || block === undefined) throw InferenceError.invalidResponse(`stream event ${this.#events} starts no content block`);
     switch (block.type) {
       case 'text':
         this.#blocks.set(index, { kind: 'text', parts: block.text ? [block.text] : [] });
@@ -115,7 +115,7 @@ export class AnthropicStreamAssembler {
         this.#blocks.set(index, { kind: 'redacted', data: block.data ?? '' });
         return [];
       case 'tool_use': {
-        if (!block.id || !block.name) throw new InvalidResponseError(`stream event ${this.#events} starts a tool_use block without id or name`);
+        if (!block.id || !block.name) throw InferenceError.invalidResponse(`stream event ${this.#events} starts a tool_use block without id or name`);
         const ordinal = this.#tools++;
         this.#blocks.set(index, { kind: 'tool', id: block.id, name: block.name, ordinal, parts: [] });
         return [{ type: 'toolcall.delta', index: ordinal, id: block.id, name: block.name, argumentsDelta: '' }];
@@ -128,7 +128,7 @@ export class AnthropicStreamAssembler {
 
   #delta(index: number, delta: z.infer<typeof StreamEventBody>['delta']): DeltaEvent[] {
     const block = this.#blocks.get(index);
-    if (block === undefined) throw new InvalidResponseError(`stream event ${this.#events} continues block ${index}, which never started`);
+    if (block === undefined) throw InferenceError.invalidResponse(`stream event ${this.#events} continues block ${index}, which never started`);
     if (delta === null || delta === undefined) return [];
     if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) {
       block.parts.push(delta.text);
@@ -163,7 +163,7 @@ export class AnthropicStreamAssembler {
   finish(): AnthropicRaw {
     if (this.#stopReason === undefined) {
       const partialCalls = [...this.#blocks.values()].flatMap((block) => (block.kind === 'tool' ? [block.name] : []));
-      throw new StreamInterruptedError(
+      throw InferenceError.streamInterrupted(
         `no stop reason after ${this.#events} event(s)` +
           (partialCalls.length > 0 ? `; incomplete tool call(s) ${partialCalls.join(', ')} dropped` : ''),
         { deltasYielded: this.#emitted > 0 },

@@ -1,5 +1,5 @@
 /** Kept apart from the caller's signal so a timeout (ours to retry) is never confused with a cancellation. */
-import { ProviderTimeoutError } from './errors.ts';
+import { InferenceError } from './errors.ts';
 
 /** The timer runs only while we wait on the server, so a slow consumer of a stream is not mistaken for a silent server. */
 export class AttemptSignal {
@@ -48,6 +48,6 @@ export class AttemptSignal {
 
 export function attemptFailure(error: unknown, attempt: AttemptSignal, signal: AbortSignal | undefined, timeoutMs: number, classify: (error: unknown) => unknown): unknown {
   if (signal?.aborted) return signal.reason;
-  if (attempt.timedOut) return new ProviderTimeoutError(timeoutMs, { cause: error });
+  if (attempt.timedOut) return InferenceError.timeout(timeoutMs, { cause: error });
   return classify(error);
 }

@@ -7,7 +7,7 @@ import { reasoningText, type ReasoningPart, type ToolCall } from '../core/messag
 import type { ModelCapabilities } from './capabilities.ts';
 import { classifyHttpError } from './classify.ts';
 import type { ClassifyContext } from './classify.ts';
-import { InvalidResponseError, StructuredOutputError } from './errors.ts';
+import { StructuredOutputError, InferenceError } from './errors.ts';
 import type { Completion, CompletionRequest, FinishReason, ToolChoice, Usage } from '../core/provider.ts';
 import { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
 import { costOf } from './usage.ts';
@@ -161,7 +161,7 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? 'the body' : issue.path.join('.');
-    throw new InvalidResponseError(
+    throw InferenceError.invalidResponse(
       typeof body === 'string' ? 'the body is not JSON' : `${where}: ${issue?.message ?? 'unexpected shape'}`,
     );
   }

@@ -1,19 +1,8 @@
 /** Classification happens once, at the edge, so retries and the loop only ever see typed errors with `retryable`. */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ActorloopError, describeError } from '../core/errors.ts';
-import {
-  AuthenticationError,
-  BadRequestError,
-  CancelledError,
-  ContextLengthError,
-  InvalidResponseError,
-  NetworkError,
-  ProviderTimeoutError,
-  RateLimitError,
-  ServerError,
-  UnknownProviderError,
-} from './errors.ts';
-import type { ContextLengthDetails, InferenceError, UpstreamError } from './errors.ts';
+import { AuthenticationError, ContextLengthError, InferenceError, RateLimitError } from './errors.ts';
+import type { ContextLengthDetails, UpstreamError } from './errors.ts';
 import { parseRetryAfter } from './retryAfter.ts';
 import type { HeaderReader } from './retryAfter.ts';
 
@@ -42,21 +31,21 @@ export function classifyError(error: unknown, context: ClassifyContext = {}): Ac
   if (error instanceof ActorloopError) return error;
   const secrets = context.secrets ?? [];
   const cause = sanitizeCause(error, secrets);
-  if (error instanceof APIUserAbortError || nameOf(error) === 'AbortError') return new CancelledError({ cause });
-  if (error instanceof APIConnectionTimeoutError) return new ProviderTimeoutError(context.timeoutMs, { cause });
-  if (error instanceof APIConnectionError) return new NetworkError(detail(causeChain(error), secrets), { cause });
+  if (error instanceof APIUserAbortError || nameOf(error) === 'AbortError') return InferenceError.cancelled({ cause });
+  if (error instanceof APIConnectionTimeoutError) return InferenceError.timeout(context.timeoutMs, { cause });
+  if (error instanceof APIConnectionError) return InferenceError.network(detail(causeChain(error), secrets), { cause });
   if (error instanceof APIError) {
     return classifyHttpError(error.status, error.error, error.message, error.headers, { ...context, cause });
   }
-  if (error instanceof SyntaxError) return new InvalidResponseError(detail(`unparseable JSON (${error.message})`, secrets), { cause });
+  if (error instanceof SyntaxError) return InferenceError.invalidResponse(detail(`unparseable JSON (${error.message})`, secrets), { cause });
   const codes = codesOf(error);
   if (nameOf(error) === 'TimeoutError' || codes.some((code) => TIMEOUT_CODES.has(code))) {
-    return new ProviderTimeoutError(context.timeoutMs, { cause });
+    return InferenceError.timeout(context.timeoutMs, { cause });
   }
   if (codes.some((code) => NETWORK_CODES.has(code)) || /^(fetch failed|terminated)$/.test(messageOf(error))) {
-    return new NetworkError(detail(causeChain(error), secrets), { cause });
+    return InferenceError.network(detail(causeChain(error), secrets), { cause });
   }
-  return new UnknownProviderError(detail(describeError(error), secrets), { cause });
+  return InferenceError.unknown(detail(describeError(error), secrets), { cause });
 }
 
 /** Also for error objects inside a stream or a 200 body (OpenRouter, with the status as a numeric `code`). */
@@ -94,9 +83,9 @@ export function classifyHttpError(
     const quotaExhausted = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
     return new RateLimitError(text, { ...options, quotaExhausted, ...retryAfter(headers) });
   }
-  if (effective === 408) return new ProviderTimeoutError(context.timeoutMs, options);
-  if (effective !== undefined && effective >= 400 && effective < 500) return new BadRequestError(text, options);
-  return new ServerError(text, { ...options, ...retryAfter(headers) });
+  if (effective === 408) return InferenceError.timeout(context.timeoutMs, options);
+  if (effective !== undefined && effective >= 400 && effective < 500) return InferenceError.badRequest(text, options);
+  return InferenceError.server(text, { ...options, ...retryAfter(headers) });
 }
 
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {

@@ -2,7 +2,7 @@
 import type { ModelCapabilityTable } from './capabilities.ts';
 import type { PriceTable } from './usage.ts';
 import type { RetryOptions } from './retry.ts';
-import { MissingConfigurationError } from './errors.ts';
+import { missingConfigurationError } from './errors.ts';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const OPENROUTER_BASE_URL = 'https://openrouter.ai/api/v1';
@@ -56,7 +56,7 @@ export function resolveConfig(
   const routerKey = read('OPENROUTER_API_KEY');
 
   if (openAIKey === undefined && openAIBase === undefined) {
-    if (routerKey === undefined) throw new MissingConfigurationError();
+    if (routerKey === undefined) throw missingConfigurationError();
     return {
       name: options.name ?? 'openrouter',
       baseURL: OPENROUTER_BASE_URL,

@@ -1,14 +1,17 @@
 /**
  * Typed errors of model calls. `classifyError` (classify.ts) turns whatever the `openai` client
- * or `fetch` threw into one of them.
+ * or `fetch` threw into one of them: a class of its own where callers catch it by type
+ * (credentials, rate limits, context length, structured output), else an `InferenceError`
+ * whose `code` says what failed.
  *
- * Every class carries `retryable`: the retry policy (retry.ts) reads that flag and nothing else,
+ * Every error carries `retryable`: the retry policy (retry.ts) reads that flag and nothing else,
  * so "is this worth another attempt" is decided once, here, where the error is understood.
  * Messages never contain the API key: provider replies that echo it are redacted on the way in.
  */
 import type { ContextLengthDetails } from '../core/provider.ts';
 import type { z } from 'zod';
-import { ActorloopError } from '../core/errors.ts';
+import { ActorloopError, ConfigurationError } from '../core/errors.ts';
+import type { CodesOf } from '../core/errorCodes.ts';
 import type { ActorloopErrorOptions } from '../core/errors.ts';
 import type { Completion } from '../core/provider.ts';
 
@@ -26,25 +29,46 @@ export interface InferenceErrorOptions extends ActorloopErrorOptions {
   readonly upstream?: UpstreamError;
 }
 
+type InferenceCode =
+  | CodesOf<'InferenceError'>
+  | CodesOf<'AuthenticationError'>
+  | CodesOf<'RateLimitError'>
+  | CodesOf<'ContextLengthError'>
+  | CodesOf<'StructuredOutputError'>;
+
+interface InferenceErrorInit extends InferenceErrorOptions {
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+}
+
 /**
- * Base of every error a model call can end with; `retryable` drives the retry policy.
+ * Every error a model call can end with; `retryable` drives the retry policy. Instances of this
+ * class itself carry one of `server_error`, `bad_request`, `provider_timeout`, `network`,
+ * `invalid_response`, `stream_interrupted`, `provider_unknown`, `model_call_cancelled`; the
+ * static methods build each with its message.
  *
  * @example
  * ```ts
  * catch (e) { if (e instanceof InferenceError && !e.retryable) throw e; }
+ * catch (e) { if (e instanceof InferenceError && e.code === 'server_error') console.log(e.status); } // 503
  * ```
  */
-export abstract class InferenceError extends ActorloopError {
-  abstract readonly retryable: boolean;
+export class InferenceError extends ActorloopError {
+  declare readonly code: InferenceCode;
+  readonly retryable: boolean;
   /** HTTP status of the failed response, when there was one. */
   readonly status: number | undefined;
   /** Behind a gateway (OpenRouter): what the upstream provider said, when the gateway passed it on. */
   readonly upstream: UpstreamError | undefined;
+  /** Wait the server asked for (`retry-after-ms` / `retry-after`, on 429s and often 503s), in ms. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(message: string, options: InferenceErrorOptions = {}) {
-    super(message, options);
+  constructor(code: InferenceCode, message: string, options: InferenceErrorInit) {
+    super(code, message, options);
+    this.retryable = options.retryable;
     this.status = options.status;
     this.upstream = options.upstream;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   override toJSON(): ReturnType<ActorloopError['toJSON']> & { retryable: boolean; status?: number; upstream?: UpstreamError } {
@@ -54,6 +78,79 @@ export abstract class InferenceError extends ActorloopError {
       ...(this.status === undefined ? {} : { status: this.status }),
       ...(this.upstream === undefined ? {} : { upstream: this.upstream }),
     };
+  }
+
+  /** `server_error`: 5xx, or an error event inside a stream (`status` undefined). Retried. */
+  static server(detail: string, options: InferenceErrorOptions & { readonly retryAfterMs?: number } = {}): InferenceError {
+    return new InferenceError(
+      'server_error',
+      `The provider failed (${options.status === undefined ? 'error inside the stream' : `HTTP ${options.status}`}): ${detail}. ` +
+        'This is usually transient: retry later.',
+      { ...options, retryable: true },
+    );
+  }
+
+  /** `bad_request`: any other 4xx; the request itself is wrong (unknown model, unsupported parameter, bad base URL). Never retried. */
+  static badRequest(detail: string, options: InferenceErrorOptions = {}): InferenceError {
+    const hint =
+      options.status === 404
+        ? 'Check the model name and the base URL (OpenAI-compatible servers usually serve under /v1).'
+        : 'Check the model name and the request parameters this server supports.';
+    return new InferenceError('bad_request', `The provider rejected the request (HTTP ${options.status ?? 400}): ${detail}. ${hint}`, { ...options, retryable: false });
+  }
+
+  /** `provider_timeout`: no (complete) reply within the provider's `timeoutMs`. Retried. */
+  static timeout(timeoutMs: number | undefined, options: InferenceErrorOptions = {}): InferenceError {
+    return new InferenceError(
+      'provider_timeout',
+      `The provider did not answer within ${timeoutMs === undefined ? 'the timeout' : `${timeoutMs} ms`}. ` +
+        'Retry, or raise `timeoutMs` for slow (e.g. local) models.',
+      { ...options, retryable: true },
+    );
+  }
+
+  /** `network`: the connection failed (refused, reset, DNS). Retried. */
+  static network(detail: string, options: InferenceErrorOptions = {}): InferenceError {
+    return new InferenceError(
+      'network',
+      `Could not reach the provider: ${detail}. Check the network and that the server at the base URL is running.`,
+      { ...options, retryable: true },
+    );
+  }
+
+  /**
+   * `invalid_response`: the reply could not be understood (unparseable JSON, no `choices`).
+   * Retried: in practice a garbled body comes from a proxy or a truncated transfer.
+   */
+  static invalidResponse(detail: string, options: InferenceErrorOptions = {}): InferenceError {
+    return new InferenceError('invalid_response', `The provider sent a reply that is not a valid chat completion: ${detail}.`, { ...options, retryable: true });
+  }
+
+  /**
+   * `stream_interrupted`: a stream broke before its finish reason; partial text and tool calls
+   * were not returned. Retryable only when nothing had been yielded yet (the provider then
+   * retries itself); after the first delta the caller decides, since it has seen the deltas.
+   */
+  static streamInterrupted(detail: string, options: InferenceErrorOptions & { readonly deltasYielded: boolean }): InferenceError {
+    return new InferenceError(
+      'stream_interrupted',
+      `The reply stream ended before the model finished: ${detail.replace(/\.$/, '')}. The partial reply was discarded; ` +
+        're-run the step.',
+      { ...options, retryable: !options.deltasYielded },
+    );
+  }
+
+  /** `provider_unknown`: something failed that no other code describes. Not retried; see `cause`. */
+  static unknown(detail: string, options: InferenceErrorOptions = {}): InferenceError {
+    return new InferenceError('provider_unknown', `The model call failed unexpectedly: ${detail}.`, { ...options, retryable: false });
+  }
+
+  /**
+   * `model_call_cancelled`: the call was cancelled. The provider itself rejects with the caller's
+   * `signal.reason` (like `fetch`); this is only what `classifyError` makes of an abort it finds on its own.
+   */
+  static cancelled(options: InferenceErrorOptions = {}): InferenceError {
+    return new InferenceError('model_call_cancelled', 'The model call was cancelled.', { ...options, retryable: false });
   }
 }
 
@@ -66,15 +163,14 @@ export abstract class InferenceError extends ActorloopError {
  * ```
  */
 export class AuthenticationError extends InferenceError {
-  readonly code = 'authentication' as const;
-  readonly blame = 'user' as const;
-  readonly retryable = false;
+  declare readonly code: CodesOf<'AuthenticationError'>;
   /** `keyVariable`: the setting to check, named in the message (default OPENAI_API_KEY or OPENROUTER_API_KEY). */
   constructor(detail: string, options: InferenceErrorOptions & { readonly keyVariable?: string } = {}) {
     super(
+      'authentication',
       `The provider refused the credentials (HTTP ${options.status ?? 401}): ${detail}. Check ${options.keyVariable ?? 'OPENAI_API_KEY (or OPENROUTER_API_KEY)'}: ` +
         'that it is set, valid for this base URL, and allowed to use the model.',
-      options,
+      { ...options, retryable: false },
     );
   }
 }
@@ -95,44 +191,15 @@ export interface RateLimitErrorOptions extends InferenceErrorOptions {
  * ```
  */
 export class RateLimitError extends InferenceError {
-  readonly code = 'rate_limited' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable: boolean;
-  /** Wait the server asked for (`retry-after-ms` / `retry-after`), in ms. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly code: CodesOf<'RateLimitError'>;
   constructor(detail: string, options: RateLimitErrorOptions = {}) {
     super(
+      'rate_limited',
       options.quotaExhausted === true
         ? `The provider account is out of quota (HTTP 429): ${detail}. Add credits or raise the limit; retrying will not help.`
         : `The provider is rate limiting requests (HTTP 429): ${detail}. Retry later, lower concurrency, or raise the limit.`,
-      { ...options, status: 429 },
+      { ...options, status: 429, retryable: options.quotaExhausted !== true },
     );
-    this.retryable = options.quotaExhausted !== true;
-    this.retryAfterMs = options.retryAfterMs;
-  }
-}
-
-/**
- * 5xx (or an error event inside a stream, `status` undefined): the provider failed. Retried.
- *
- * @example
- * ```ts
- * if (error instanceof ServerError) console.log(error.status); // 503
- * ```
- */
-export class ServerError extends InferenceError {
-  readonly code = 'server_error' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable = true;
-  /** Wait the server asked for (503s often send Retry-After), in ms. */
-  readonly retryAfterMs: number | undefined;
-  constructor(detail: string, options: InferenceErrorOptions & { readonly retryAfterMs?: number } = {}) {
-    super(
-      `The provider failed (${options.status === undefined ? 'error inside the stream' : `HTTP ${options.status}`}): ${detail}. ` +
-        'This is usually transient: retry later.',
-      options,
-    );
-    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -149,102 +216,20 @@ export type { ContextLengthDetails } from '../core/provider.ts';
  * ```
  */
 export class ContextLengthError extends InferenceError {
-  readonly code = 'context_length_exceeded' as const;
-  readonly blame = 'user' as const;
-  readonly retryable = false;
+  declare readonly code: CodesOf<'ContextLengthError'>;
   readonly limitTokens: number | undefined;
   readonly promptTokens: number | undefined;
   readonly completionTokens: number | undefined;
   constructor(detail: string, options: InferenceErrorOptions & ContextLengthDetails = {}) {
     super(
+      'context_length_exceeded',
       `The conversation is longer than the model's context window: ${detail}. Shorten the conversation, ` +
         'enable a context budget (sliding window, observation masking or summary), or use a model with a larger context.',
-      options,
+      { ...options, retryable: false },
     );
     this.limitTokens = options.limitTokens;
     this.promptTokens = options.promptTokens;
     this.completionTokens = options.completionTokens;
-  }
-}
-
-/**
- * Any other 4xx: the request itself is wrong (unknown model, unsupported parameter, bad base
- * URL). Never retried.
- *
- * @example
- * ```ts
- * if (error instanceof BadRequestError && error.status === 404) console.log('check the model and base URL');
- * ```
- */
-export class BadRequestError extends InferenceError {
-  readonly code = 'bad_request' as const;
-  readonly blame = 'user' as const;
-  readonly retryable = false;
-  constructor(detail: string, options: InferenceErrorOptions = {}) {
-    const hint =
-      options.status === 404
-        ? 'Check the model name and the base URL (OpenAI-compatible servers usually serve under /v1).'
-        : 'Check the model name and the request parameters this server supports.';
-    super(`The provider rejected the request (HTTP ${options.status ?? 400}): ${detail}. ${hint}`, options);
-  }
-}
-
-/**
- * No (complete) reply within the provider's `timeoutMs`. Retried.
- *
- * @example
- * ```ts
- * openAICompatible({ timeoutMs: 120_000 }); // raise it for slow local models
- * ```
- */
-export class ProviderTimeoutError extends InferenceError {
-  readonly code = 'provider_timeout' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable = true;
-  constructor(timeoutMs: number | undefined, options: InferenceErrorOptions = {}) {
-    super(
-      `The provider did not answer within ${timeoutMs === undefined ? 'the timeout' : `${timeoutMs} ms`}. ` +
-        'Retry, or raise `timeoutMs` for slow (e.g. local) models.',
-      options,
-    );
-  }
-}
-
-/**
- * The connection failed (refused, reset, DNS). Retried.
- *
- * @example
- * ```ts
- * if (error instanceof NetworkError) console.log('is the server at OPENAI_BASE_URL running?');
- * ```
- */
-export class NetworkError extends InferenceError {
-  readonly code = 'network' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable = true;
-  constructor(detail: string, options: InferenceErrorOptions = {}) {
-    super(
-      `Could not reach the provider: ${detail}. Check the network and that the server at the base URL is running.`,
-      options,
-    );
-  }
-}
-
-/**
- * The reply could not be understood (unparseable JSON, no `choices`). Retried: in practice a
- * garbled body comes from a proxy or a truncated transfer and the next attempt is fine.
- *
- * @example
- * ```ts
- * if (error instanceof InvalidResponseError) console.log(error.message);
- * ```
- */
-export class InvalidResponseError extends InferenceError {
-  readonly code = 'invalid_response' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable = true;
-  constructor(detail: string, options: InferenceErrorOptions = {}) {
-    super(`The provider sent a reply that is not a valid chat completion: ${detail}.`, options);
   }
 }
 
@@ -258,9 +243,7 @@ export class InvalidResponseError extends InferenceError {
  * ```
  */
 export class StructuredOutputError extends InferenceError {
-  readonly code = 'structured_output' as const;
-  readonly blame = 'model' as const;
-  readonly retryable = false;
+  declare readonly code: CodesOf<'StructuredOutputError'>;
   readonly issues: readonly z.core.$ZodIssue[];
   /** The model's raw reply (`null` when it sent no text). */
   readonly text: string | null;
@@ -270,9 +253,10 @@ export class StructuredOutputError extends InferenceError {
     const first = issues[0];
     const where = first === undefined || first.path.length === 0 ? '' : ` at ${first.path.join('.')}`;
     super(
+      'structured_output',
       `The model's reply does not match the output schema "${schemaName}"${where}: ${first?.message ?? 'no reply'}` +
         `${issues.length > 1 ? ` (+${issues.length - 1} more)` : ''}. Feed the issues back to the model or relax the schema.`,
-      options,
+      { ...options, retryable: false },
     );
     this.issues = issues;
     this.text = text;
@@ -280,89 +264,26 @@ export class StructuredOutputError extends InferenceError {
 }
 
 /**
- * Neither an API key nor a base URL is configured. Thrown when the provider is created.
+ * `missing_configuration`: neither an API key nor a base URL is configured. Thrown when the
+ * provider is created; `variables` lists the environment variables that would fix it.
  *
  * @example
  * ```ts
- * try { openAICompatible(); } catch (e) { if (e instanceof MissingConfigurationError) console.log(e.variables); }
+ * try { openAICompatible(); } catch (e) { if (e instanceof ConfigurationError && e.code === 'missing_configuration') console.log(e.variables); }
  * ```
  */
-export class MissingConfigurationError extends ActorloopError {
-  readonly code = 'missing_configuration' as const;
-  readonly blame = 'user' as const;
-  readonly retryable = false;
-  /** The environment variables that would fix it. */
-  readonly variables: readonly string[];
-  /** `provider: 'anthropic'` when anthropic() found no key (the message then names ANTHROPIC_API_KEY). */
-  constructor(options: ActorloopErrorOptions & { readonly provider?: 'anthropic' } = {}) {
-    super(
-      options.provider === 'anthropic'
-        ? 'No Anthropic API key is configured. Set ANTHROPIC_API_KEY, or pass `apiKey` to anthropic() ' +
-            '(with `baseURL` for a gateway that speaks the Messages API).'
-        : 'No model provider is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (a local ' +
-            'OpenAI-compatible server such as Ollama, vLLM or llama.cpp; no key needed), or OPENROUTER_API_KEY ' +
-            '(OpenRouter) — or pass `apiKey` / `baseURL` to openAICompatible().',
-      options,
-    );
-    this.variables = options.provider === 'anthropic' ? ['ANTHROPIC_API_KEY'] : ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY'];
-  }
-}
-
-/**
- * A stream broke before its finish reason. Partial text and tool calls were *not* returned as a
- * completion. `retryable` is true only when nothing had been yielded yet (the provider then
- * retries itself); after the first delta the caller decides, since it has seen the deltas.
- *
- * @example
- * ```ts
- * if (error instanceof StreamInterruptedError && !error.retryable) console.log('re-run the step');
- * ```
- */
-export class StreamInterruptedError extends InferenceError {
-  readonly code = 'stream_interrupted' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable: boolean;
-  constructor(detail: string, options: InferenceErrorOptions & { readonly deltasYielded: boolean }) {
-    super(
-      `The reply stream ended before the model finished: ${detail.replace(/\.$/, '')}. The partial reply was discarded; ` +
-        're-run the step.',
-      options,
-    );
-    this.retryable = !options.deltasYielded;
-  }
-}
-
-/**
- * Something failed that none of the other classes describe. Not retried; see `cause`.
- *
- * @example
- * ```ts
- * if (error instanceof UnknownProviderError) console.error(error.cause);
- * ```
- */
-export class UnknownProviderError extends InferenceError {
-  readonly code = 'provider_unknown' as const;
-  readonly blame = 'provider' as const;
-  readonly retryable = false;
-  constructor(detail: string, options: InferenceErrorOptions = {}) {
-    super(`The model call failed unexpectedly: ${detail}.`, options);
-  }
-}
-
-/**
- * The call was cancelled. The provider itself rejects with the caller's `signal.reason` (like
- * `fetch`); this class is only what `classifyError` makes of an abort it finds on its own.
- *
- * @example
- * ```ts
- * classifyError(new APIUserAbortError()).retryable; // false
- * ```
- */
-export class CancelledError extends InferenceError {
-  readonly code = 'model_call_cancelled' as const;
-  readonly blame = 'user' as const;
-  readonly retryable = false;
-  constructor(options: InferenceErrorOptions = {}) {
-    super('The model call was cancelled.', options);
-  }
+export function missingConfigurationError(options: ActorloopErrorOptions & { readonly provider?: 'anthropic' } = {}): ConfigurationError {
+  return new ConfigurationError(
+    options.provider === 'anthropic'
+      ? 'No Anthropic API key is configured. Set ANTHROPIC_API_KEY, or pass `apiKey` to anthropic() ' +
+          '(with `baseURL` for a gateway that speaks the Messages API).'
+      : 'No model provider is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (a local ' +
+          'OpenAI-compatible server such as Ollama, vLLM or llama.cpp; no key needed), or OPENROUTER_API_KEY ' +
+          '(OpenRouter) — or pass `apiKey` / `baseURL` to openAICompatible().',
+    {
+      ...options,
+      code: 'missing_configuration',
+      variables: options.provider === 'anthropic' ? ['ANTHROPIC_API_KEY'] : ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY'],
+    },
+  );
 }

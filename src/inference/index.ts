@@ -35,22 +35,7 @@ export { classifyAnthropicError } from './anthropicClassify.ts';
 export type { DeltaEvent } from './streamAssembler.ts';
 export { parseStructuredOutput, responseFormatFor } from './structuredOutput.ts';
 
-export {
-  AuthenticationError,
-  BadRequestError,
-  CancelledError,
-  ContextLengthError,
-  InferenceError,
-  InvalidResponseError,
-  MissingConfigurationError,
-  NetworkError,
-  ProviderTimeoutError,
-  RateLimitError,
-  ServerError,
-  StreamInterruptedError,
-  StructuredOutputError,
-  UnknownProviderError,
-} from './errors.ts';
+export { AuthenticationError, ContextLengthError, InferenceError, missingConfigurationError, RateLimitError, StructuredOutputError } from './errors.ts';
 export type { InferenceErrorOptions, RateLimitErrorOptions, UpstreamError } from './errors.ts';
 export { classifyError, classifyHttpError, redactSecrets } from './classify.ts';
 export type { ClassifyContext } from './classify.ts';

@@ -3,10 +3,10 @@
  * was cut, and `finish()` throws so a partial tool call is never taken for a complete one.
  */
 import { z } from 'zod';
-import { InvalidResponseError, StreamInterruptedError } from './errors.ts';
 import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
+import { InferenceError } from './errors.ts';
 
 const ChunkBody = z.object({
   model: z.string().nullish(),
@@ -75,7 +75,7 @@ export class StreamAssembler {
   push(chunk: unknown): DeltaEvent[] {
     const parsed = ChunkBody.safeParse(chunk);
     if (!parsed.success) {
-      throw new InvalidResponseError(`stream chunk ${this.#chunks + 1} is not a chat-completion chunk (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
+      throw InferenceError.invalidResponse(`stream chunk ${this.#chunks + 1} is not a chat-completion chunk (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`);
     }
     this.#chunks++;
     const body = parsed.data;
@@ -138,7 +138,7 @@ export class StreamAssembler {
   finish(): RawCompletion {
     if (this.#finishReason === undefined) {
       const partialCalls = [...this.#calls.values()].map((call) => call.name ?? '?');
-      throw new StreamInterruptedError(
+      throw InferenceError.streamInterrupted(
         `no finish reason after ${this.#chunks} chunk(s)` +
           (partialCalls.length > 0 ? `; incomplete tool call(s) ${partialCalls.join(', ')} dropped` : ''),
         { deltasYielded: this.#emitted > 0 },

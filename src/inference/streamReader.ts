@@ -1,8 +1,8 @@
-/** Once deltas were yielded, every failure reaches the caller as a `StreamInterruptedError`, never a silent retry. */
+/** Once deltas were yielded, every failure reaches the caller as an `InferenceError` (`stream_interrupted`), never a silent retry. */
 import { describeError } from '../core/errors.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
-import { ProviderTimeoutError, StreamInterruptedError } from './errors.ts';
 import type { DeltaEvent } from './streamAssembler.ts';
+import { InferenceError } from './errors.ts';
 
 export interface Assembler<TRaw> {
   push(chunk: unknown): DeltaEvent[];
@@ -30,9 +30,9 @@ export interface Reading {
 export function endOfStream<TRaw>(assembler: Assembler<TRaw>, attempt: AttemptSignal, reading: Reading): TRaw {
   if (reading.signal?.aborted) throw reading.signal.reason;
   if (attempt.timedOut && !assembler.finished) {
-    const timeout = new ProviderTimeoutError(reading.timeoutMs);
+    const timeout = InferenceError.timeout(reading.timeoutMs);
     if (assembler.emitted === 0) throw timeout;
-    throw new StreamInterruptedError(`no ${reading.unit} for ${reading.timeoutMs} ms`, { deltasYielded: true, cause: timeout });
+    throw InferenceError.streamInterrupted(`no ${reading.unit} for ${reading.timeoutMs} ms`, { deltasYielded: true, cause: timeout });
   }
   return assembler.finish();
 }
@@ -72,9 +72,9 @@ export async function* readStream<TRaw>(opened: OpenedStream<TRaw>, reading: Rea
         deltas = assembler.push(next.value);
       } catch (error) {
         if (reading.signal?.aborted) throw reading.signal.reason;
-        if (error instanceof StreamInterruptedError) throw error;
+        if (error instanceof InferenceError && error.code === 'stream_interrupted') throw error;
         const cause = reading.failure(error);
-        throw new StreamInterruptedError(describeError(cause), { deltasYielded: true, cause });
+        throw InferenceError.streamInterrupted(describeError(cause), { deltasYielded: true, cause });
       }
       for (const delta of deltas) yield delta;
     }

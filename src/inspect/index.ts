@@ -10,4 +10,4 @@ export { sanitize, createSanitizer, SANITIZE_DEFAULTS } from '../security/saniti
 export type { JsonValue, SanitizeOptions, Sanitizer } from '../security/sanitize.ts';
 export { REDACTED, DEFAULT_SECRET_KEYS, DEFAULT_SECRET_PATTERNS, compileSecretRules } from '../security/secrets.ts';
 export type { SecretRules, SecretRuleOptions } from '../security/secrets.ts';
-export { InspectorStartError, InspectionRecordingError } from './errors.ts';
+export { InspectorError } from './errors.ts';

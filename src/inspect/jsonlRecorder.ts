@@ -1,7 +1,7 @@
 // One append-mode stream, never a rewrite: a crash loses at most the unflushed tail, which a reader drops as a torn line.
 import { createWriteStream } from 'node:fs';
 import type { InspectionEvent, Observer } from 'xstate';
-import { InspectionRecordingError } from './errors.ts';
+import { InspectorError } from './errors.ts';
 import { toInspectionRecord } from './record.ts';
 import { createSanitizer, type SanitizeOptions } from '../security/sanitize.ts';
 
@@ -17,7 +17,7 @@ export interface JsonlRecorder {
   readonly filePath: string;
   readonly recorded: number;
   readonly dropped: number;
-  /** Rejects with an InspectionRecordingError if a write failed. */
+  /** Rejects with an InspectorError (`inspection_recording`) if a write failed. */
   close(): Promise<void>;
 }
 
@@ -33,10 +33,10 @@ export function createJsonlRecorder(filePath: string, options: JsonlRecorderOpti
   const clean = createSanitizer(options.redact);
   const maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
   const stream = createWriteStream(filePath, { flags: 'a', encoding: 'utf8' });
-  let failure: InspectionRecordingError | undefined;
+  let failure: InspectorError | undefined;
   // Without a listener a write error would be thrown as an uncaught exception.
   stream.on('error', (cause: unknown) => {
-    failure ??= new InspectionRecordingError(filePath, { cause });
+    failure ??= InspectorError.recording(filePath, { cause });
   });
   let seq = 0;
   let dropped = 0;

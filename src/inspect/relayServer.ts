@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { InspectorStartError } from './errors.ts';
+import { InspectorError } from './errors.ts';
 import { livePage } from './livePage.ts';
 import { listDiagrams, readDiagram } from './vizFiles.ts';
 
@@ -64,7 +64,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   wss.on('error', () => undefined);
 
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (cause) => reject(new InspectorStartError(options.port, { cause })));
+    http.once('error', (cause) => reject(InspectorError.start(options.port, { cause })));
     http.listen(options.port, '127.0.0.1', () => resolve());
   });
   port = (http.address() as AddressInfo).port;

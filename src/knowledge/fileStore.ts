@@ -11,8 +11,8 @@ export interface KnowledgeFileOptions {
 }
 
 /**
- * Rejects with `CorruptFileError` or `UnsupportedVersionError` for a file that cannot be trusted, and
- * `StoreLockedError` while another open store owns it; close the store to release it.
+ * Rejects with `CorruptFileError` or `StoreError` (`unsupported_version`) for a file that cannot be trusted, and
+ * `StoreError` (`*_store_locked`) while another open store owns it; close the store to release it.
  * @example
  * const store = await openKnowledgeStore({ file: '.actorloop/knowledge.json' });
  */

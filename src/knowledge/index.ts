@@ -4,7 +4,7 @@ export { createMemoryKnowledgeStore } from './store.ts';
 export type { KnowledgeAddOptions, KnowledgeSearchOptions, KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
 export { openKnowledgeStore } from './fileStore.ts';
 export type { KnowledgeFileOptions } from './fileStore.ts';
-export { StoreClosedError, StoreLockedError } from '../persistence/storeErrors.ts';
+export { StoreError } from '../persistence/errors.ts';
 
 export { collectTerms, stem, STOP_WORDS, termsOf } from './terms.ts';
 export { directoryChain, normaliseDirectory } from './directory.ts';

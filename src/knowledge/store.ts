@@ -2,11 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.ts';
 import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
-import { StoreClosedError } from '../persistence/storeErrors.ts';
 import { normaliseDirectory } from './directory.ts';
 import { contentKey, KnowledgeItem, NewKnowledgeItem, placementKey } from './item.ts';
 import { KnowledgeIndex } from './searchIndex.ts';
 import { termsOf } from './terms.ts';
+import { StoreError } from '../persistence/errors.ts';
 
 export interface KnowledgeSearchOptions {
   /** Default: all that pass `minRelevance`. */
@@ -72,7 +72,7 @@ export function buildKnowledgeStore(
   const byKey = new Map<string, string>();
   const index = new KnowledgeIndex();
   const queue = createChangeQueue(
-    () => new StoreClosedError('The knowledge store is closed. Open it again (openKnowledgeStore) before adding or removing items.', { code: 'knowledge_store_closed' }),
+    () => new StoreError('knowledge_store_closed', 'The knowledge store is closed. Open it again (openKnowledgeStore) before adding or removing items.'),
   );
   const save = persistence === undefined ? undefined : () => persistence.save([...byId.values()]);
 

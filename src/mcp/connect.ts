@@ -13,7 +13,7 @@ import type { Tool } from '../tools/types.ts';
 import { callAttribution } from './attribution.ts';
 import { clientCapabilities, serveServerRequests, type McpConnectOptions } from './clientHandlers.ts';
 import { checkMcpServerConfig, type McpServerConfig } from './config.ts';
-import { McpAuthorizationError, McpConnectError, McpRequestError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
+import { isMcpError, McpError } from './errors.ts';
 import { linkFailed, MAX_SIGN_INS, notDelivered, refusedAfterAuth, reopenWithBackoff, signIn } from './httpSession.ts';
 import { oauthSession, type McpOAuthSession } from './oauth.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
@@ -64,7 +64,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Pr
 }
 
 /**
- * Rejects with `McpConnectError` (with the tail of the server's stderr) when it cannot be started or reached.
+ * Rejects with `McpError` (`mcp_connect_failed`) (with the tail of the server's stderr) when it cannot be started or reached.
  *
  * @example
  * ```ts
@@ -137,7 +137,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
           });
         } catch (error) {
           // A server that only speaks the older SSE transport rejects the streamable handshake.
-          if (closedByUs || error instanceof McpAuthorizationError || error instanceof UnauthorizedError) throw error;
+          if (closedByUs || isMcpError(error, 'mcp_authorization_required') || error instanceof UnauthorizedError) throw error;
           made = await handshake(new SSEClientTransport(new URL(config.url), { requestInit, ...(authProvider === undefined ? {} : { authProvider }) }));
         }
       } else {
@@ -158,15 +158,15 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       await Promise.all([...listeners.keys()].map((uri) => made.client.subscribeResource({ uri }).catch(() => undefined)));
       return made;
     } catch (error) {
-      if (error instanceof McpAuthorizationError) throw error;
-      if (error instanceof UnauthorizedError) throw new McpAuthorizationError(name, `the server refused the credentials (${error.message || 'unauthorized'})`, { cause: error });
-      throw new McpConnectError(name, describeError(error), stderrTail(), { cause: error });
+      if (isMcpError(error, 'mcp_authorization_required')) throw error;
+      if (error instanceof UnauthorizedError) throw McpError.authorizationRequired(name, `the server refused the credentials (${error.message || 'unauthorized'})`, { cause: error });
+      throw McpError.connectFailed(name, describeError(error), stderrTail(), { cause: error });
     }
   }
 
   /** If the one restart fails, later uses fail at once with its error instead of restarting again and again. */
   function live(): Promise<Connection> {
-    if (closedByUs) return Promise.reject(new McpServerClosedError(name, ''));
+    if (closedByUs) return Promise.reject(McpError.serverClosed(name, ''));
     if (connection?.alive === true) return Promise.resolve(connection);
     if (restartFailed !== undefined) return Promise.reject(restartFailed);
     const restarting = connection !== undefined;
@@ -199,12 +199,12 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       return await requestOnce(send, signal, current);
     } catch (error) {
       if (error instanceof UnauthorizedError && oauth !== undefined && current.transport !== undefined) return authorizedRetry(send, signal, current.transport, oauth, error);
-      if (refusedAfterAuth(error)) throw new McpAuthorizationError(name, `the server refused the request with ${error.code} after the client authorized`, { cause: error });
-      const cause = error instanceof McpServerClosedError ? error.cause : error;
+      if (refusedAfterAuth(error)) throw McpError.authorizationRequired(name, `the server refused the request with ${error.code} after the client authorized`, { cause: error });
+      const cause = isMcpError(error, 'mcp_server_closed') ? error.cause : error;
       if (signal?.aborted === true || !linkFailed(cause)) throw error;
       current.alive = false;
       void current.client.close().catch(() => undefined);
-      if (!repeatable && !notDelivered(cause)) throw error instanceof McpServerClosedError ? error : new McpServerClosedError(name, '', { cause: error });
+      if (!repeatable && !notDelivered(cause)) throw isMcpError(error, 'mcp_server_closed') ? error : McpError.serverClosed(name, '', { cause: error });
       return requestOnce(send, signal);
     }
   }
@@ -221,19 +221,19 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
         refusal = error;
       }
     }
-    throw new McpAuthorizationError(name, `the server still refused after ${MAX_SIGN_INS} sign-ins (it may want scopes this client cannot get)`, { cause: refusal });
+    throw McpError.authorizationRequired(name, `the server still refused after ${MAX_SIGN_INS} sign-ins (it may want scopes this client cannot get)`, { cause: refusal });
   }
 
   async function requestOnce<T>(send: (client: Client, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal, on?: Connection): Promise<T> {
     const { client, closed } = on ?? (await live());
     const sent = send(client, signal);
-    const gone = closed.then(() => Promise.reject(new McpServerClosedError(name, stderrTail())));
+    const gone = closed.then(() => Promise.reject(McpError.serverClosed(name, stderrTail())));
     try {
       return await Promise.race([sent, gone]);
     } catch (error) {
       if (signal?.aborted === true) throw signal.reason;
-      if (error instanceof McpServerClosedError) throw error;
-      if (connection?.alive !== true) throw new McpServerClosedError(name, stderrTail(), { cause: error });
+      if (isMcpError(error, 'mcp_server_closed')) throw error;
+      if (connection?.alive !== true) throw McpError.serverClosed(name, stderrTail(), { cause: error });
       throw error;
     } finally {
       sent.catch(() => undefined);
@@ -245,8 +245,8 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     try {
       return await request(send, signal);
     } catch (error) {
-      if (error instanceof McpServerClosedError || error instanceof McpServerUnavailableError || error instanceof McpAuthorizationError || signal?.aborted === true) throw error;
-      throw new McpRequestError(name, what, describeError(error).replace(/MCP error -?\d+: /g, ''), { cause: error });
+      if (isMcpError(error, 'mcp_server_closed', 'mcp_server_unavailable', 'mcp_authorization_required') || signal?.aborted === true) throw error;
+      throw McpError.requestFailed(name, what, describeError(error).replace(/MCP error -?\d+: /g, ''), { cause: error });
     }
   }
 
@@ -308,7 +308,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       if (cap !== undefined && !(Number.isSafeInteger(cap) && cap > 0)) throw new ConfigurationError(`readResource's ${key} must be a positive whole number (got ${String(cap)}).`);
     }
     const what = `read resource ${JSON.stringify(uri)}`;
-    if (!offers('resources')) throw new McpRequestError(name, what, 'it offers no resources');
+    if (!offers('resources')) throw McpError.requestFailed(name, what, 'it offers no resources');
     const { signal } = options;
     const result = await ask(what, (client) => client.readResource({ uri }, signal === undefined ? listed : { signal, timeout: NO_REQUEST_TIMEOUT }), signal);
     return result.contents.map((content) => capContent(content, options));
@@ -318,7 +318,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     const what = `subscribe to resource ${JSON.stringify(uri)}`;
     if (typeof onUpdated !== 'function') throw new ConfigurationError(`subscribe needs a function to call on updates of ${JSON.stringify(uri)}.`);
     await live();
-    if (connection?.client.getServerCapabilities()?.resources?.subscribe !== true) throw new McpRequestError(name, what, 'it does not offer resource subscriptions');
+    if (connection?.client.getServerCapabilities()?.resources?.subscribe !== true) throw McpError.requestFailed(name, what, 'it does not offer resource subscriptions');
     const set = listeners.get(uri) ?? new Set();
     const first = set.size === 0;
     set.add(onUpdated);
@@ -354,7 +354,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     if (typeof promptName !== 'string' || promptName === '') throw new ConfigurationError(`prompt needs a prompt name (got ${JSON.stringify(promptName)}); list them with prompts().`);
     const bad = Object.entries(args).find(([, value]) => typeof value !== 'string');
     if (bad !== undefined) throw new ConfigurationError(`Prompt arguments are strings; "${bad[0]}" is ${typeof bad[1]}. Convert it, e.g. String(value).`);
-    if (!offers('prompts')) throw new McpRequestError(name, what, 'it offers no prompts');
+    if (!offers('prompts')) throw McpError.requestFailed(name, what, 'it offers no prompts');
     const result = await ask(what, (client) => client.getPrompt({ name: promptName, arguments: { ...args } }, listed));
     return toPrompt({ ...(result.description === undefined ? {} : { description: result.description }), messages: result.messages as RawPromptMessage[] });
   }

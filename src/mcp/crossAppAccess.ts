@@ -4,7 +4,7 @@
  */
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { z } from 'zod';
-import { McpAuthorizationError } from './errors.ts';
+import { McpError } from './errors.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -34,11 +34,11 @@ export async function jwtBearerRequest(
   scope: string | undefined,
   onSecret: (secret: string) => void,
 ): Promise<URLSearchParams> {
-  if (discovery === undefined) throw new McpAuthorizationError(server, 'cross-app access needs the authorization server the MCP server names, and discovery found none');
+  if (discovery === undefined) throw McpError.authorizationRequired(server, 'cross-app access needs the authorization server the MCP server names, and discovery found none');
   const audience = discovery.authorizationServerMetadata?.issuer ?? discovery.authorizationServerUrl;
   const resource = discovery.resourceMetadata?.resource ?? serverUrl;
   const idToken = typeof options.idToken === 'string' ? options.idToken : await options.idToken();
-  if (typeof idToken !== 'string' || idToken === '') throw new McpAuthorizationError(server, 'the idToken function of its cross-app access returned no ID token');
+  if (typeof idToken !== 'string' || idToken === '') throw McpError.authorizationRequired(server, 'the idToken function of its cross-app access returned no ID token');
   onSecret(idToken);
   const wanted = scope ?? options.scope;
   const body = new URLSearchParams({
@@ -56,17 +56,17 @@ export async function jwtBearerRequest(
   try {
     response = await fetch(options.idpTokenEndpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body });
   } catch (error) {
-    throw new McpAuthorizationError(server, `the identity provider's token endpoint ${options.idpTokenEndpoint} could not be reached (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw McpError.authorizationRequired(server, `the identity provider's token endpoint ${options.idpTokenEndpoint} could not be reached (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
   const answer: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     const why = refused.safeParse(answer);
     const reason = why.success ? `${why.data.error}${why.data.error_description === undefined ? '' : `: ${why.data.error_description}`}` : `HTTP ${response.status}`;
-    throw new McpAuthorizationError(server, `the identity provider refused to exchange the ID token for an identity assertion grant (${reason}); check idToken, idpClientId and that the IdP trusts ${audience}`);
+    throw McpError.authorizationRequired(server, `the identity provider refused to exchange the ID token for an identity assertion grant (${reason}); check idToken, idpClientId and that the IdP trusts ${audience}`);
   }
   const grant = exchanged.safeParse(answer);
   if (!grant.success || (grant.data.issued_token_type !== undefined && grant.data.issued_token_type !== ID_JAG_TYPE)) {
-    throw new McpAuthorizationError(server, `the identity provider's token exchange answered without an identity assertion grant (issued_token_type ${JSON.stringify(grant.data?.issued_token_type)})`);
+    throw McpError.authorizationRequired(server, `the identity provider's token exchange answered without an identity assertion grant (issued_token_type ${JSON.stringify(grant.data?.issued_token_type)})`);
   }
   onSecret(grant.data.access_token);
   return new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: grant.data.access_token, ...(wanted === undefined ? {} : { scope: wanted }) });

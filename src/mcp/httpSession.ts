@@ -1,7 +1,7 @@
 import type { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describeError } from '../core/errors.ts';
-import { McpAuthorizationError, McpConnectError, McpServerClosedError, McpServerUnavailableError } from './errors.ts';
+import { isMcpError, McpError } from './errors.ts';
 import type { McpOAuthSession } from './oauth.ts';
 
 const RECONNECT_DELAYS_MS = [0, 250, 1_000] as const;
@@ -28,25 +28,25 @@ export async function reopenWithBackoff<T>(server: string, open: () => Promise<T
   let last: unknown;
   for (const [attempt, delay] of RECONNECT_DELAYS_MS.entries()) {
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-    if (closedByUs()) throw new McpServerClosedError(server, '');
+    if (closedByUs()) throw McpError.serverClosed(server, '');
     try {
       const made = await open();
       onRestarted?.(server, attempt + 1);
       return made;
     } catch (error) {
-      if (error instanceof McpAuthorizationError) throw error;
+      if (isMcpError(error, 'mcp_authorization_required')) throw error;
       last = error;
     }
   }
-  throw new McpServerUnavailableError(server, RECONNECT_DELAYS_MS.length, describeError(last instanceof McpConnectError ? last.cause : last), { cause: last });
+  throw McpError.serverUnavailable(server, RECONNECT_DELAYS_MS.length, describeError(isMcpError(last, 'mcp_connect_failed') ? last.cause : last), { cause: last });
 }
 
 export async function signIn(server: string, transport: StreamableHTTPClientTransport, session: McpOAuthSession, refusal: UnauthorizedError, onSecret?: (secret: string) => void): Promise<void> {
   const url = session.pendingAuthorization();
-  if (url === undefined) throw new McpAuthorizationError(server, `the authorization server refused (${refusal.message || 'unauthorized'})`, { cause: refusal });
-  if (session.authorize === undefined) throw new McpAuthorizationError(server, `a person must sign in at ${url.origin}${url.pathname} and no authorize handler was given`);
+  if (url === undefined) throw McpError.authorizationRequired(server, `the authorization server refused (${refusal.message || 'unauthorized'})`, { cause: refusal });
+  if (session.authorize === undefined) throw McpError.authorizationRequired(server, `a person must sign in at ${url.origin}${url.pathname} and no authorize handler was given`);
   const code = await session.authorize(url);
-  if (typeof code !== 'string' || code === '') throw new McpAuthorizationError(server, 'the authorize handler returned no authorization code');
+  if (typeof code !== 'string' || code === '') throw McpError.authorizationRequired(server, 'the authorize handler returned no authorization code');
   onSecret?.(code);
   await transport.finishAuth(code);
 }

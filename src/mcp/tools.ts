@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { ImagePart } from '../core/messages.ts';
-import { McpToolError } from './errors.ts';
+import { McpError } from './errors.ts';
 
 export interface McpToolInfo {
   readonly name: string;
@@ -118,7 +118,7 @@ export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<
     async execute(input: Record<string, unknown>, context: ToolContext): Promise<string> {
       const result = await call(info.name, input, context.signal, context.runId);
       const text = resultText(result);
-      if (result.isError === true) throw new McpToolError(server, info.name, text);
+      if (result.isError === true) throw McpError.toolError(server, info.name, text);
       // The text still describes each image: a model that does not take them sees that much.
       const images = resultImages(result);
       if (images.length > 0) context.attachImages?.(images);

@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContentPart, FilePart, ImagePart, Message } from '../core/messages.ts';
-import { ContentPartError } from '../conversation/parts.ts';
+import { ConversationError } from '../conversation/errors.ts';
 
 export interface BlobStore {
   /** The same bytes give the same reference. */
@@ -73,7 +73,7 @@ function loaded(part: MediaPart, blobs: BlobStore): MediaPart {
   if (part.ref === undefined) return part;
   const data = blobs.get(part.ref);
   if (data === undefined) {
-    throw new ContentPartError('missing_data', `The ${part.type} ${part.ref} of this conversation is not in the run's blob store (${part.type === 'file' && part.filename !== undefined ? part.filename : 'no name'}). Resume the run with the store it was started with.`);
+    throw ConversationError.contentPart('missing_data', `The ${part.type} ${part.ref} of this conversation is not in the run's blob store (${part.type === 'file' && part.filename !== undefined ? part.filename : 'no name'}). Resume the run with the store it was started with.`);
   }
   const { ref: _ref, bytes: _bytes, ...rest } = part;
   return { ...rest, data };
@@ -87,7 +87,7 @@ export function storeMessageParts(messages: readonly Message[], blobs: BlobStore
   return messages.map((message) => mapParts(message, (part) => stored(part, blobs)));
 }
 
-/** Throws ContentPartError (`missing_data`) for a reference the store does not have. */
+/** Throws ConversationError (`invalid_content_part`, problem `missing_data`) for a reference the store does not have. */
 export function loadMessageParts(messages: readonly Message[], blobs: BlobStore): readonly Message[] {
   // Runs once per model call: a conversation without stored parts is passed on without a copy.
   if (!messages.some(holdsStored)) return messages;

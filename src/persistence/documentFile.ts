@@ -2,7 +2,7 @@
 import type { Adapter } from 'lowdb';
 import { TextFile, TextFileSync } from 'lowdb/node';
 import type { z } from 'zod';
-import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
+import { CorruptFileError, StoreError } from './errors.ts';
 import { safeJsonParse } from './safeJson.ts';
 
 export class DocumentFile<T extends { v: number }> implements Adapter<T> {
@@ -34,7 +34,7 @@ export class DocumentFile<T extends { v: number }> implements Adapter<T> {
     }
     const version = (json.value as { v?: unknown } | null)?.v;
     if (typeof version === 'number' && version > this.version) {
-      throw new UnsupportedVersionError(
+      throw new StoreError('unsupported_version',
         `${this.file} has schema version ${version}; this actorloop reads version ${this.version}. Upgrade actorloop.`,
         { file: this.file },
       );

@@ -3,66 +3,58 @@
  * leads to a file being silently replaced by defaults.
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { CodesOf } from '../core/errorCodes.ts';
 
-interface FileErrorOptions extends ActorloopErrorOptions {
+/**
+ * A store file does not parse, or a record in it fails its schema (`corrupt_file`). The file is
+ * left untouched.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof CorruptFileError) console.log(e.file, e.line); }
+ * ```
+ */
+export class CorruptFileError extends ActorloopError {
+  declare readonly code: CodesOf<'CorruptFileError'>;
   readonly file: string;
-}
-
-abstract class FileError extends ActorloopError {
-  readonly file: string;
-  constructor(message: string, options: FileErrorOptions) {
-    super(message, options);
-    this.file = options.file;
-  }
-}
-
-/** A store file does not parse, or a record in it fails its schema. The file is left untouched. */
-export class CorruptFileError extends FileError {
-  readonly code = 'corrupt_file' as const;
-  readonly blame = 'runtime' as const;
   /** 1-based line of the first bad record in a JSONL file, when known. */
   readonly line: number | undefined;
-  constructor(message: string, options: FileErrorOptions & { readonly line?: number }) {
-    super(message, options);
+  constructor(message: string, options: ActorloopErrorOptions & { readonly file: string; readonly line?: number }) {
+    super('corrupt_file', message, options);
+    this.file = options.file;
     this.line = options.line;
   }
 }
 
-/** A record has a schema version this actorloop does not read: a newer actorloop's, or an earlier pre-release's. */
-export class UnsupportedVersionError extends FileError {
-  readonly code = 'unsupported_version' as const;
-  readonly blame = 'user' as const;
-}
-
-/** Another live writer (this process or another) holds the run. */
-export class RunLockedError extends FileError {
-  readonly code = 'run_locked' as const;
-  readonly blame = 'user' as const;
-}
-
-/** No persisted run with that id. */
-export class RunNotFoundError extends FileError {
-  readonly code = 'run_not_found' as const;
-  readonly blame = 'user' as const;
-}
-
-/** The run already ended; there is nothing to resume. */
-export class RunFinishedError extends FileError {
-  readonly code = 'run_finished' as const;
-  readonly blame = 'user' as const;
-}
-
-/** The run's log holds its journal but not what a resume rebuilds the run from (a journal-only store wrote it): it can be read, not resumed. */
-export class RunNotResumableError extends FileError {
-  readonly code = 'run_not_resumable' as const;
-  readonly blame = 'user' as const;
-}
-
 /**
- * A resumed run asked for something its log did not record next: it is being resumed with an
- * agent configuration other than the one that started it (another hydrator, say).
+ * A store refused what was asked of it; `code` says why:
+ * - `unsupported_version`: a record has a schema version this actorloop does not read (a newer
+ *   actorloop's, or an earlier pre-release's);
+ * - `run_locked`: another live writer (this process or another) holds the run;
+ * - `run_not_found`: no persisted run with that id;
+ * - `run_finished`: the run already ended, there is nothing to resume;
+ * - `run_not_resumable`: the run's log holds its journal but not what a resume rebuilds the run
+ *   from (a journal-only store wrote it): it can be read, not resumed;
+ * - `knowledge_store_locked` / `experience_store_locked`: another writer has the store's file
+ *   open, or took its lock over; close the other store first;
+ * - `knowledge_store_closed` / `experience_store_closed`: the store was closed, open it again;
+ * - `experience_not_found`: no item has that `id`.
+ *
+ * @example
+ * ```ts
+ * try { await store.resume(runId); }
+ * catch (e) { if (e instanceof StoreError && e.code === 'run_locked') console.log('another process runs it', e.file); }
+ * ```
  */
-export class ReplayMismatchError extends ActorloopError {
-  readonly code = 'replay_mismatch' as const;
-  readonly blame = 'user' as const;
+export class StoreError extends ActorloopError {
+  declare readonly code: CodesOf<'StoreError'>;
+  /** The file involved, when there is one. */
+  readonly file: string | undefined;
+  /** For `experience_not_found`: the id asked for. */
+  readonly id: string | undefined;
+  constructor(code: CodesOf<'StoreError'>, message: string, options: ActorloopErrorOptions & { readonly file?: string; readonly id?: string } = {}) {
+    super(code, message, options);
+    this.file = options.file;
+    this.id = options.id;
+  }
 }

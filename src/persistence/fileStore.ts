@@ -9,7 +9,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
-import { CorruptFileError, RunFinishedError, RunLockedError, RunNotFoundError, RunNotResumableError } from './errors.ts';
+import { CorruptFileError, StoreError } from './errors.ts';
 import { acquireRunLock, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive } from './lock.ts';
 import {
   isFinalStatus,
@@ -60,7 +60,7 @@ export interface RunStore {
   readonly mode: 'resumable' | 'journal';
   /** Without `runId` the store picks one in its current segment. Values are written as given: redact secrets before. */
   createRun(init: { runId?: string; agentId: string; task: string; input?: RunInput }): RunWriter;
-  /** Throws RunFinishedError for a run that ended for good, RunNotResumableError for a journal-only one, RunLockedError while another writer holds it. */
+  /** Throws StoreError (`run_finished`) for a run that ended for good, StoreError (`run_not_resumable`) for a journal-only one, StoreError (`run_locked`) while another writer holds it. */
   resumeRun(runId: string, options?: ResumeOptions): ResumedRun;
   /** Runs whose files are corrupt are listed as `corrupt`. */
   listRuns(): Promise<IndexedRun[]>;
@@ -148,7 +148,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const logFile = paths.log;
       // A journal's file may still be in creation, and its header unwritten.
       if (heldInThisProcess(logFile)) {
-        throw new RunLockedError(`Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
+        throw new StoreError('run_locked', `Run ${runId} is already being written by process ${process.pid} (this process); pick a new run id.`, { file: logFile, runId });
       }
       // A journal's file is created in the background: an existing run is caught here, one created
       // in the meantime fails the journal's writes.
@@ -184,10 +184,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
 
     resumeRun(runId, { takeover = false } = {}) {
       const located = locate(runId);
-      if (!existsSync(located.log)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: located.log, runId });
+      if (!existsSync(located.log)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: located.log, runId });
       const inSegment = located.segment === true;
       const header = inSegment ? (segmentRunState(located.log, runId).header ?? null) : readRunHeader(located.log);
-      if (inSegment && header === null) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: located.log, runId });
+      if (inSegment && header === null) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: located.log, runId });
       if (header?.journalOnly === true) throw notResumable(runId, located.log);
       const paths = flatPaths(runsDir, runId);
       const logFile = paths.log;
@@ -209,7 +209,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         if (end?.kind === 'end' && end.resumable !== true) throw finishedError(runId, end.status, logFile);
         const meta = storedMeta ?? (header === null ? undefined : metaFromHeader(header));
         if (meta === undefined) {
-          throw new RunNotFoundError(`Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
+          throw new StoreError('run_not_found', `Run ${runId} has a log but no meta.json and no header; it never started properly.`, { file: logFile, runId });
         }
         const recovered = { ...recover(log.records, meta, log.warnings, logFile), read: { records: log.recordsRead, bytes: log.bytesRead } };
         writer = new RunWriter(new RunLogWriter(logFile, { truncateTo: log.validBytes }), () => metaDoc(doc), meta, lock, storedMeta !== undefined, false, checkpoints);
@@ -254,10 +254,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     readJournal(runId) {
       const paths = locate(runId);
       const logFile = paths.log;
-      if (!existsSync(logFile)) throw new RunNotFoundError(`No run ${runId} in ${dir}.`, { file: logFile, runId });
+      if (!existsSync(logFile)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: logFile, runId });
       if (paths.segment === true) {
         const { records, warnings } = segmentRecords(logFile, runId);
-        if (!records.some((record) => record.kind === 'run')) throw new RunNotFoundError(`No run ${runId} in ${logFile}.`, { file: logFile, runId });
+        if (!records.some((record) => record.kind === 'run')) throw new StoreError('run_not_found', `No run ${runId} in ${logFile}.`, { file: logFile, runId });
         return { entries: journalEntries(records), warnings };
       }
       const log = readRunLog(logFile);
@@ -301,20 +301,20 @@ function positive(name: string, value: unknown): number | undefined {
   return value;
 }
 
-function notResumable(runId: string, file: string): RunNotResumableError {
-  return new RunNotResumableError(
+function notResumable(runId: string, file: string): StoreError {
+  return new StoreError('run_not_resumable',
     `Run ${runId} was written by a journal-only store (mode 'journal'): its log holds the journal but not what a resume rebuilds the run from, so it cannot be resumed. Read it with readJournal('${runId}').`,
     { file, runId },
   );
 }
 
-function finishedError(runId: string, status: FinalStatus, file: string): RunFinishedError {
-  return new RunFinishedError(`Run ${runId} already ended (${status}); start a new run instead.`, { file, runId });
+function finishedError(runId: string, status: FinalStatus, file: string): StoreError {
+  return new StoreError('run_finished', `Run ${runId} already ended (${status}); start a new run instead.`, { file, runId });
 }
 
-function lockedBy(owner: RunOwner, file: string, runId: string): RunLockedError {
+function lockedBy(owner: RunOwner, file: string, runId: string): StoreError {
   const { pid } = owner;
-  return new RunLockedError(
+  return new StoreError('run_locked',
     `Run ${runId} is already being written by process ${pid}${pid === process.pid ? ' (this process)' : ''}. ` +
       'Wait for it to finish or stop it; two writers would interleave the journal.',
     { file, runId },

@@ -8,8 +8,8 @@ import { closeSync, existsSync, futimesSync, openSync, renameSync, statSync, unl
 import { hostname } from 'node:os';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
-import { RunLockedError } from './errors.ts';
 import { discard, isErrno, placeComplete, readLockFile, readOpen, removeQuietly, type LockOwner, type LockState } from './lockFile.ts';
+import { StoreError } from './errors.ts';
 
 export type { LockOwner } from './lockFile.ts';
 
@@ -113,7 +113,7 @@ export function liveLockHolder(file: string, leaseMs: number): LockOwner | undef
   return state?.owner !== undefined && stateIsLive(state, file, leaseMs) ? state.owner : undefined;
 }
 
-/** Throws RunLockedError if the owner (or, with no lock file, `base()`) is live; renews the lease until `release()`. */
+/** Throws StoreError (`run_locked`) if the owner (or, with no lock file, `base()`) is live; renews the lease until `release()`. */
 export function acquireRunLock(file: string, runId: string, options: AcquireRunLockOptions): RunLock {
   const { leaseMs, takeover = false, base, onLost } = options;
   checkLease(leaseMs);
@@ -151,7 +151,7 @@ export function acquireRunLock(file: string, runId: string, options: AcquireRunL
       if (claimHeld) removeQuietly(claim);
     }
   }
-  throw new RunLockedError(
+  throw new StoreError('run_locked',
     `Run ${runId}: could not take the lock ${file} in ${ATTEMPTS} attempts; other processes kept taking it over. Try again in a moment.`,
     { file, runId },
   );
@@ -202,31 +202,31 @@ const whose = (state: LockState): string => (state.owner === undefined ? 'unread
 
 const secondsAgo = (at: number): number => Math.max(0, Math.round((Date.now() - at) / 1000));
 
-function lockedError(runId: string, holder: Holder): RunLockedError {
+function lockedError(runId: string, holder: Holder): StoreError {
   const options = { file: holder.file, runId };
   if (holder.owner === undefined) {
-    return new RunLockedError(
+    return new StoreError('run_locked',
       `Run ${runId}'s lock file ${holder.file} is unreadable and ${secondsAgo(holder.heartbeatAt)} s old: a process may be writing it. ` +
         'Try again in a moment, or resume with { takeover: true } if you know no process is writing the run.',
       options,
     );
   }
   if (isThisProcess(holder.owner)) {
-    return new RunLockedError(
+    return new StoreError('run_locked',
       `Run ${runId} is already being written by ${describeOwner(holder.owner)}. Wait for that writer to finish; two writers would interleave the journal.`,
       options,
     );
   }
-  return new RunLockedError(
+  return new StoreError('run_locked',
     `Run ${runId} is being written by ${describeOwner(holder.owner)} (lease renewed ${secondsAgo(holder.heartbeatAt)} s ago). ` +
       'Wait for it to finish or stop it, or resume with { takeover: true } if you know it is gone.',
     options,
   );
 }
 
-function claimedError(runId: string, claim: string, state: LockState): RunLockedError {
+function claimedError(runId: string, claim: string, state: LockState): StoreError {
   const who = state.owner === undefined ? '' : ` (${describeOwner(state.owner)})`;
-  return new RunLockedError(`Another process${who} is taking over run ${runId} right now (claim ${claim}). Try again in a moment.`, { file: claim, runId });
+  return new StoreError('run_locked', `Another process${who} is taking over run ${runId} right now (claim ${claim}). Try again in a moment.`, { file: claim, runId });
 }
 
 /** Done holding the claim for `gen + 1`, so nobody can replace the lock between our check and the unlink. Never throws. */

@@ -5,7 +5,7 @@ import { Low } from 'lowdb';
 import type { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
-import { CorruptFileError, RunLockedError } from './errors.ts';
+import { CorruptFileError, StoreError } from './errors.ts';
 import { acquireRunLock, heldInThisProcess, type RunLock } from './lock.ts';
 
 export interface LockedDocument<T> {
@@ -24,10 +24,10 @@ export interface LockedDocumentOptions<T> {
   readonly owner: string;
   /** Renewed in the background while open. Default `DEFAULTS.persistence.leaseMs`. */
   readonly leaseMs?: number;
-  readonly locked: (inThisProcess: boolean, cause: RunLockedError) => Error;
+  readonly locked: (inThisProcess: boolean, cause: StoreError) => Error;
 }
 
-/** Throws what `locked` makes of a lock another writer holds, and CorruptFileError / UnsupportedVersionError for untrusted content. */
+/** Throws what `locked` makes of a lock another writer holds, and CorruptFileError / StoreError (`unsupported_version`) for untrusted content. */
 export async function openLockedDocument<T extends { v: number }>(file: string, options: LockedDocumentOptions<T>): Promise<LockedDocument<T>> {
   mkdirSync(dirname(file), { recursive: true });
   const lockFile = `${file}.lock`;
@@ -38,7 +38,7 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
   try {
     lock = acquireRunLock(lockFile, options.owner, { leaseMs: options.leaseMs ?? DEFAULTS.persistence.leaseMs, onLost: (reason) => (lost = reason) });
   } catch (error) {
-    if (!(error instanceof RunLockedError)) throw error;
+    if (!(error instanceof StoreError && error.code === 'run_locked')) throw error;
     throw options.locked(here, error);
   }
   try {
@@ -52,7 +52,7 @@ export async function openLockedDocument<T extends { v: number }>(file: string, 
       data: db.data,
       save: async (data) => {
         // Another writer took the lock over: writing now would overwrite its changes.
-        if (lost !== undefined) throw options.locked(false, new RunLockedError(`${file} is no longer this writer's: ${lost}`, { file: lockFile }));
+        if (lost !== undefined) throw options.locked(false, new StoreError('run_locked', `${file} is no longer this writer's: ${lost}`, { file: lockFile }));
         db.data = data;
         await db.write();
       },

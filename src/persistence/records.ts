@@ -196,7 +196,6 @@ export type LogRecord = z.infer<typeof LogRecord>;
 export const RunStatus = z.enum(['running', 'awaiting_human', 'done', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
-
 export const RunMeta = z.object({
   v: z.literal(META_VERSION),
   runId: z.string(),

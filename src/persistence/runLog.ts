@@ -3,7 +3,7 @@
  * only the last line, which the reader drops with a warning; anything else unparsable is corruption.
  */
 import { closeSync, constants, copyFileSync, fstatSync, ftruncateSync, open, openSync, readFileSync, readSync, write, writeSync } from 'node:fs';
-import { CorruptFileError, UnsupportedVersionError } from './errors.ts';
+import { CorruptFileError, StoreError } from './errors.ts';
 import { LOG_VERSION, LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
 import { safeJsonParse } from './safeJson.ts';
 
@@ -14,7 +14,7 @@ export interface ReadLog {
   readonly validBytes: number;
 }
 
-/** Throws CorruptFileError (after copying the file aside) or UnsupportedVersionError. `select` skips lines unparsed. */
+/** Throws CorruptFileError (after copying the file aside) or StoreError (`unsupported_version`). `select` skips lines unparsed. */
 export function readRunLog(file: string, select?: (line: string) => boolean): ReadLog {
   const buffer = readFileSync(file);
   if (buffer.length === 0) throw corrupt(file, 'the file is empty', undefined);
@@ -75,12 +75,12 @@ export function parseLine(line: string): ParsedLine {
   return { ok: true, value: parsed.data };
 }
 
-function unsupportedVersion(file: string, where: string, version: number): UnsupportedVersionError {
+function unsupportedVersion(file: string, where: string, version: number): StoreError {
   const advice =
     version > LOG_VERSION
       ? 'Upgrade actorloop to read it.'
       : 'It was written by an earlier pre-release of actorloop and cannot be read by this one: delete it, or read it with that pre-release.';
-  return new UnsupportedVersionError(`${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION} only. ${advice}`, { file });
+  return new StoreError('unsupported_version', `${file} ${where} schema version ${version}; this actorloop reads version ${LOG_VERSION} only. ${advice}`, { file });
 }
 
 export function corrupt(file: string, what: string, line: number | undefined): CorruptFileError {

@@ -4,10 +4,10 @@ import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import type { ErrorData, JournalEntry, LoopEvent, TerminationReason } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
 import type { SavedBreaker } from '../resilience/circuitBreaker.ts';
-import { RunLockedError } from './errors.ts';
 import type { RunLock } from './lock.ts';
 import { finalStatusOf, LOG_VERSION, type CheckpointRecord, type LogRecord, type ReplayRecord, type RunInput, type RunMeta, type RunStatus } from './records.ts';
 import type { RunLog } from './runLog.ts';
+import { StoreError } from './errors.ts';
 
 interface RunIds {
   readonly runId: string;
@@ -298,8 +298,8 @@ export class RunWriter {
 
   readonly #collectJournal = (): void => this.#appendJournal();
 
-  #lostError(): RunLockedError {
-    return new RunLockedError(`Run ${this.runId} was taken over by another process (${this.#lost ?? ''}); this one stopped writing it.`, {
+  #lostError(): StoreError {
+    return new StoreError('run_locked', `Run ${this.runId} was taken over by another process (${this.#lost ?? ''}); this one stopped writing it.`, {
       file: this.log.file,
       runId: this.runId,
     });

@@ -12,8 +12,7 @@ import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './ty
  * ```
  */
 export class PolicyGateError extends ActorloopError {
-  readonly code = 'policy_gate_failed' as const;
-  readonly blame = 'user' as const;
+  declare readonly code: 'policy_gate_failed';
   readonly gate: string;
   readonly failure: 'threw' | 'rejected' | 'invalid_decision';
 
@@ -22,7 +21,7 @@ export class PolicyGateError extends ActorloopError {
       failure === 'invalid_decision'
         ? 'returned something that is not a GateDecision ({ kind: "allow" } | { kind: "deny", reason } | { kind: "modify", arguments, reason } | { kind: "confirm", reason })'
         : `${failure === 'threw' ? 'threw' : 'rejected'}: ${describeError(options.cause)}`;
-    super(`Policy gate ${JSON.stringify(gate)} ${what}. The call was denied (gates fail closed); fix the gate.`, options);
+    super('policy_gate_failed', `Policy gate ${JSON.stringify(gate)} ${what}. The call was denied (gates fail closed); fix the gate.`, options);
     this.gate = gate;
     this.failure = failure;
   }

@@ -2,7 +2,6 @@
  * Between its steps a run lives on in this process, so the next step goes on from memory while this
  * is the run's only drive here; a wake that arrives meanwhile makes steps rebuild it from what is committed.
  */
-import { CorruptRowError } from './errors.ts';
 import type { EffectOutcome } from './durable.ts';
 import { makeCall } from './effects.ts';
 import type { Engine } from './engine.ts';
@@ -13,6 +12,7 @@ import type pg from 'pg';
 import { wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import { storedRequest, type Made, type MadeCall } from './stepWrite.ts';
+import { DurableRunError } from './errors.ts';
 
 interface Held {
   /** Wakes that came while one was going on. */
@@ -51,7 +51,7 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
         outcome = await inTurn(held, () => step(engine, workerId, held, me, actorId, made, signal));
       } catch (error) {
         // Retrying cannot mend a corrupt row: the run fails, naming it.
-        if (!(error instanceof CorruptRowError)) throw error;
+        if (!(error instanceof DurableRunError && error.code === 'corrupt_row')) throw error;
         await failRun(engine, actorId, error);
         return;
       }

@@ -8,13 +8,13 @@ import { z } from 'zod';
 import type { PhaseArgs, PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
-import { EffectFailedError } from './errors.ts';
 import { ContextLengthError } from '../inference/errors.ts';
 
 const CONTEXT_LENGTH: string = 'context_length_exceeded' satisfies ContextLengthError['code'];
 import type { StepRun } from './stepStore.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { RunContext } from '../run/context.ts';
+import { DurableRunError } from './errors.ts';
 
 export const EffectOutcome = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
@@ -115,7 +115,7 @@ function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
     error.message = message;
     return Promise.reject(error);
   }
-  return Promise.reject(new EffectFailedError(message, { runId, ...(code === undefined ? {} : { originalCode: code }) }));
+  return Promise.reject(DurableRunError.effectFailed(message, { runId, ...(code === undefined ? {} : { originalCode: code }) }));
 }
 
 export interface Frame {

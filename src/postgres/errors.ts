@@ -1,44 +1,63 @@
 /** Errors of the PostgreSQL runtime. Each names what it is about and says what to do. */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { CodesOf } from '../core/errorCodes.ts';
 
-/** A row of the runtime's tables does not parse or fails its schema. It is left untouched. */
-export class CorruptRowError extends ActorloopError {
-  readonly code = 'corrupt_row' as const;
-  readonly blame = 'runtime' as const;
-  readonly table: string;
-  /** The row's key, as `column=value` pairs. */
-  readonly row: string;
-  constructor(message: string, options: ActorloopErrorOptions & { readonly table: string; readonly row: string }) {
-    super(message, options);
+interface DurableRunErrorOptions extends ActorloopErrorOptions {
+  readonly code?: CodesOf<'DurableRunError'>;
+  readonly table?: string;
+  readonly row?: string;
+  readonly originalCode?: string;
+}
+
+/**
+ * The PostgreSQL runtime could not go on; `code` says why:
+ * - `durable_run`: a durable run's event or effect cannot be applied (its agent is not
+ *   registered with this worker, say);
+ * - `database_schema`: the database's schema is older or newer than this actorloop's, or could
+ *   not be reached: run `actorloop db migrate`;
+ * - `corrupt_row`: a row of the runtime's tables does not parse or fails its schema; it is left
+ *   untouched, and `table` and `row` name it;
+ * - `effect_failed`: a model or tool call made by another worker failed there; `originalCode`
+ *   is the code of its error, as recorded.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof DurableRunError && e.code === 'corrupt_row') console.log(e.table, e.row); }
+ * ```
+ */
+export class DurableRunError extends ActorloopError {
+  declare readonly code: CodesOf<'DurableRunError'>;
+  /** For `corrupt_row`: the table. */
+  readonly table: string | undefined;
+  /** For `corrupt_row`: the row's key, as `column=value` pairs. */
+  readonly row: string | undefined;
+  /** For `effect_failed`: the code of the original error, when it had one. */
+  readonly originalCode: string | undefined;
+
+  constructor(message: string, options: DurableRunErrorOptions = {}) {
+    super(options.code ?? 'durable_run', message, options);
     this.table = options.table;
     this.row = options.row;
-  }
-
-  override toJSON(): ReturnType<ActorloopError['toJSON']> & { table: string; row: string } {
-    return { ...super.toJSON(), table: this.table, row: this.row };
-  }
-}
-
-/** The database's schema is older or newer than this actorloop's, or could not be reached. */
-export class DatabaseSchemaError extends ActorloopError {
-  readonly code = 'database_schema' as const;
-  readonly blame = 'user' as const;
-}
-
-/** A durable run's event or effect cannot be applied (the agent is not registered with this worker, say). */
-export class DurableRunError extends ActorloopError {
-  readonly code = 'durable_run' as const;
-  readonly blame = 'user' as const;
-}
-
-/** A model or tool call made by another worker failed there; its error, as recorded. */
-export class EffectFailedError extends ActorloopError {
-  readonly code = 'effect_failed' as const;
-  readonly blame = 'tool' as const;
-  /** The code of the original error, when it had one. */
-  readonly originalCode: string | undefined;
-  constructor(message: string, options: ActorloopErrorOptions & { readonly originalCode?: string }) {
-    super(message, options);
     this.originalCode = options.originalCode;
+  }
+
+  /** `corrupt_row`: the row `table`/`row` does not parse or fails its schema. */
+  static corruptRow(message: string, options: ActorloopErrorOptions & { readonly table: string; readonly row: string }): DurableRunError {
+    return new DurableRunError(message, { ...options, code: 'corrupt_row' });
+  }
+
+  /** `database_schema`: the schema is not this actorloop's, or the database could not be reached. */
+  static schema(message: string, options: ActorloopErrorOptions = {}): DurableRunError {
+    return new DurableRunError(message, { ...options, code: 'database_schema' });
+  }
+
+  /** `effect_failed`: a call made by another worker failed there. */
+  static effectFailed(message: string, options: ActorloopErrorOptions & { readonly originalCode?: string }): DurableRunError {
+    return new DurableRunError(message, { ...options, code: 'effect_failed' });
+  }
+
+  override toJSON() {
+    const json = super.toJSON();
+    return this.code === 'corrupt_row' ? { ...json, table: this.table ?? '', row: this.row ?? '' } : json;
   }
 }

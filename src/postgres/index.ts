@@ -3,4 +3,4 @@ export { createPostgresRuntime, type DurableRunInfo, type PostgresRuntime, type 
 export type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 export { runWorker, type DurableWorker, type WorkerOptions } from './worker.ts';
 export { SCHEMA_VERSION, type MigrationReport } from './migrations.ts';
-export { CorruptRowError, DatabaseSchemaError, DurableRunError, EffectFailedError } from './errors.ts';
+export { DurableRunError } from './errors.ts';

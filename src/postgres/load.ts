@@ -6,8 +6,8 @@ import type pg from 'pg';
 import type { LogRecord } from '../persistence/records.ts';
 import { parseLine } from '../persistence/runLog.ts';
 import { EffectOutcome } from './durable.ts';
-import { CorruptRowError } from './errors.ts';
 import { SCHEMA } from './migrations.ts';
+import { DurableRunError } from './errors.ts';
 
 interface Parsed {
   readonly line: string;
@@ -73,7 +73,7 @@ export async function loadRun(client: pg.PoolClient, actorId: string, checkpoint
       const key = row.key ?? '';
       const parsed = EffectOutcome.safeParse(row.outcome);
       if (!parsed.success) {
-        throw new CorruptRowError(
+        throw DurableRunError.corruptRow(
           `Row actor_id=${actorId}, key=${key} of ${SCHEMA}.effects has an outcome that is not one (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched: fix or delete it.`,
           { table: `${SCHEMA}.effects`, row: `actor_id=${actorId}, key=${key}`, runId: actorId },
         );
@@ -95,8 +95,8 @@ function parse(actorId: string, seq: number, line: string): LogRecord {
   return parsed.value;
 }
 
-function corruptLog(actorId: string, seq: number, why: string): CorruptRowError {
-  return new CorruptRowError(
+function corruptLog(actorId: string, seq: number, why: string): DurableRunError {
+  return DurableRunError.corruptRow(
     `Row actor_id=${actorId}, seq=${seq} of ${SCHEMA}.log is corrupt (${why}); the run cannot be replayed. It was left untouched: restore it from a backup, or delete the run.`,
     { table: `${SCHEMA}.log`, row: `actor_id=${actorId}, seq=${seq}`, runId: actorId },
   );

@@ -1,8 +1,8 @@
 /** Each migration runs once, in one transaction under an advisory lock, so workers starting together do not race. */
 import type pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
-import { DatabaseSchemaError } from './errors.ts';
 import { transaction } from './transaction.ts';
+import { DurableRunError } from './errors.ts';
 
 interface Migration {
   readonly version: number;
@@ -113,7 +113,7 @@ export async function migrate(pool: pg.Pool): Promise<MigrationReport> {
     );
     const from = await currentVersion(client);
     if (from > SCHEMA_VERSION) {
-      throw new DatabaseSchemaError(
+      throw DurableRunError.schema(
         `The database's actorloop schema is at version ${from}; this actorloop knows up to ${SCHEMA_VERSION}. Upgrade actorloop on this host.`,
       );
     }
@@ -132,7 +132,7 @@ export async function checkSchema(pool: pg.Pool): Promise<void> {
   const result = await pool.query<{ exists: boolean }>(`SELECT to_regclass('${SCHEMA}.schema_migrations') IS NOT NULL AS exists`);
   const version = result.rows[0]?.exists === true ? await currentVersion(pool) : 0;
   if (version !== SCHEMA_VERSION) {
-    throw new DatabaseSchemaError(
+    throw DurableRunError.schema(
       version < SCHEMA_VERSION
         ? `The database's actorloop schema is at version ${version}, this actorloop needs ${SCHEMA_VERSION}: run \`actorloop db migrate --database-url …\` (or migrate: true).`
         : `The database's actorloop schema is at version ${version}; this actorloop knows up to ${SCHEMA_VERSION}. Upgrade actorloop on this host.`,

@@ -21,12 +21,12 @@ import { post, wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
-import { StrategyCancelledError, StrategyFailedError } from '../strategies/errors.ts';
-import { CorruptRowError, DurableRunError } from './errors.ts';
+import { DurableRunError } from './errors.ts';
 import { checkSchema, migrate, SCHEMA, type MigrationReport } from './migrations.ts';
 import { createStepStore } from './stepStore.ts';
 import { openSharedMemory } from './sessionMemory.ts';
 import { FINAL } from './step.ts';
+import { StrategyRunError } from '../strategies/errors.ts';
 
 export interface PostgresRuntimeOptions {
   /** `postgres://…`; default `DATABASE_URL`. */
@@ -339,8 +339,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         async run(task, runOptions = {}) {
           const result = (await submit('strategy', id, sub.redact, task, runOptions)) as StrategyResult;
           if (result.status === 'done') return result;
-          const Failure = result.status === 'cancelled' ? StrategyCancelledError : StrategyFailedError;
-          throw new Failure(result.error?.message ?? `Strategy run ${result.runId} ended with ${result.reason}.`, { result });
+          const code = result.status === 'cancelled' ? 'strategy_cancelled' : 'strategy_failed';
+          throw new StrategyRunError(code, result.error?.message ?? `Strategy run ${result.runId} ended with ${result.reason}.`, { result });
         },
       };
     },
@@ -404,7 +404,7 @@ interface InfoRow {
 function restoredError(result: LoopResult): Error | undefined {
   const error = result.error as { code?: string; message?: string; table?: string; row?: string } | undefined;
   if (error?.code !== 'corrupt_row') return undefined;
-  return new CorruptRowError(error.message ?? 'A row is corrupt.', { table: error.table ?? '', row: error.row ?? '', runId: result.runId });
+  return DurableRunError.corruptRow(error.message ?? 'A row is corrupt.', { table: error.table ?? '', row: error.row ?? '', runId: result.runId });
 }
 
 function parseNotice(payload: string | undefined): Notice | undefined {
@@ -419,7 +419,7 @@ function parseNotice(payload: string | undefined): Notice | undefined {
 function parseRow(runId: string, { seq, line }: { seq: number; line: string }) {
   const parsed = parseLine(line);
   if (!parsed.ok) {
-    throw new CorruptRowError(`Row actor_id=${runId}, seq=${seq} of ${SCHEMA}.log is corrupt (${parsed.reason}); it was left untouched.`, {
+    throw DurableRunError.corruptRow(`Row actor_id=${runId}, seq=${seq} of ${SCHEMA}.log is corrupt (${parsed.reason}); it was left untouched.`, {
       table: `${SCHEMA}.log`,
       row: `actor_id=${runId}, seq=${seq}`,
       runId,

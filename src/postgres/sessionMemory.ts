@@ -6,9 +6,9 @@ import type pg from 'pg';
 import type { SharedSessionMemory } from '../agent/types.ts';
 import type { JsonValue, SessionMemory } from '../core/sessionMemory.ts';
 import { TOOL_NAMESPACE } from '../agent/session.ts';
-import { SessionClosedError } from '../sessions/errors.ts';
 import { checkMemoryName, checkMemoryValue } from '../sessions/validate.ts';
 import { SCHEMA } from './migrations.ts';
+import { SessionError } from '../sessions/errors.ts';
 
 type Entries = Map<string, Map<string, JsonValue>>;
 
@@ -37,7 +37,7 @@ export async function openSharedMemory(pool: pg.Pool, sessionId: string, redact:
   let entries = await read();
   let closed = false;
   const check = (): void => {
-    if (closed) throw new SessionClosedError(`Session "${sessionId}" was closed. Open it again (agent.session(id)) to read or write its memory.`, { sessionId });
+    if (closed) throw new SessionError('session_closed', `Session "${sessionId}" was closed. Open it again (agent.session(id)) to read or write its memory.`, { sessionId });
   };
   const memory = sharedNamespaces(pool, sessionId, stored, redact, () => entries, check);
   return {

@@ -13,7 +13,7 @@ import { CHANNEL, type Engine } from './engine.ts';
 import { transaction } from './transaction.ts';
 import { cancelChildren, settleEffect, startChildren } from './outbox.ts';
 import { advanceStrategy } from './strategies.ts';
-import { CorruptRowError, DurableRunError } from './errors.ts';
+import { DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
 import { mustMarkBegun } from './effects.ts';
@@ -104,7 +104,7 @@ function mailboxEvents(actorId: string, rows: readonly { id: string; event: unkn
   for (const row of rows) {
     const parsed = MailboxEvent.safeParse(row.event);
     if (!parsed.success) {
-      throw new CorruptRowError(`Row id=${row.id} of ${SCHEMA}.mailbox holds no event (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`, {
+      throw DurableRunError.corruptRow(`Row id=${row.id} of ${SCHEMA}.mailbox holds no event (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`, {
         table: `${SCHEMA}.mailbox`,
         row: `id=${row.id}`,
         runId: actorId,
@@ -164,7 +164,7 @@ function notHere(runId: string, kind: string, id: string, how: string): DurableR
 }
 
 /** The error names the corrupt row, and a waiting parent hears so. The rows are left as they are. */
-export async function failRun(engine: Engine, actorId: string, error: CorruptRowError): Promise<void> {
+export async function failRun(engine: Engine, actorId: string, error: DurableRunError): Promise<void> {
   await transaction(engine.pool, async (client) => {
     const found = await client.query<Pick<ActorRow, 'agent_id' | 'parent_id' | 'status' | 'log_length'>>(
       `SELECT agent_id, parent_id, status, log_length FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE`,
@@ -191,7 +191,7 @@ const QueuedOptions = z.object({
 function runOptions(row: ActorRow): z.infer<typeof QueuedOptions> {
   const parsed = QueuedOptions.safeParse(row.options);
   if (parsed.success) return parsed.data;
-  throw new CorruptRowError(
+  throw DurableRunError.corruptRow(
     `Row id=${row.id} of ${SCHEMA}.actors has options that are not a run's (${parsed.error.issues[0]?.message ?? 'bad shape'}); it was left untouched.`,
     { table: `${SCHEMA}.actors`, row: `id=${row.id}`, runId: row.id },
   );

@@ -13,7 +13,7 @@ import { journalEntries, type CheckpointData, type CheckpointLink, type ReplyRec
 import { checkpointPolicy } from '../persistence/checkpointLog.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { EffectLedger, ToolOutcome } from '../core/run.ts';
-import { RunFinishedError } from '../persistence/errors.ts';
+import { StoreError } from '../persistence/errors.ts';
 
 export class StepRun {
   /** Frozen once the step ends (`seal`). */
@@ -211,7 +211,7 @@ export function createStepStore(): StepStore {
       const run = inStep(runId, 'Resuming a run outside a worker');
       const end = run.records.at(-1);
       if (end?.kind === 'end' && end.resumable !== true) {
-        throw new RunFinishedError(`Run ${runId} already ended (${end.status}).`, { file: `postgres:actorloop.log/${runId}`, runId });
+        throw new StoreError('run_finished', `Run ${runId} already ended (${end.status}).`, { file: `postgres:actorloop.log/${runId}`, runId });
       }
       const recovered = { ...recover(run.records, run.meta(), [], `postgres:actorloop.log/${runId}`), continued: true as const };
       const writer = stepWriter(run);

@@ -2,12 +2,12 @@
 import { Liquid, LiquidError, type Template } from 'liquidjs';
 import { z } from 'zod';
 import { ConfigurationError, describeError } from '../core/errors.ts';
-import { PromptRenderError, PromptVariablesError } from './errors.ts';
+import { PromptError } from './errors.ts';
 
 export interface Prompt<TSchema extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>> {
   readonly template: string;
   readonly variables: TSchema;
-  /** Validate `values`, then render: throws `PromptVariablesError` or `PromptRenderError`. */
+  /** Validate `values`, then render: throws `PromptError` (`prompt_variables_invalid`) or `PromptError` (`prompt_render_failed`). */
   render(values: z.input<TSchema>): string;
 }
 
@@ -44,7 +44,7 @@ export function definePrompt<TSchema extends z.ZodType<Record<string, unknown>>>
     render(values) {
       const result = variables.safeParse(values);
       if (!result.success) {
-        throw new PromptVariablesError(result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
+        throw PromptError.variables(result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })));
       }
       const scope = withDeclaredKeys(variables, result.data);
       try {
@@ -67,16 +67,16 @@ function withDeclaredKeys(schema: z.ZodType, data: Record<string, unknown>): Rec
   return scope;
 }
 
-function renderError(error: unknown): PromptRenderError {
+function renderError(error: unknown): PromptError {
   const original = error instanceof LiquidError ? error.originalError : undefined;
   const variable = original !== undefined && 'variableName' in original ? original.variableName : undefined;
   if (typeof variable === 'string') {
-    return new PromptRenderError(
+    return new PromptError(
       `Prompt template references "${variable}"${where(error)}, which its variables schema does not declare. Add it to the schema or remove it from the template.`,
       { cause: error, variable },
     );
   }
-  return new PromptRenderError(`Prompt template failed to render${where(error)}: ${detail(error)}.`, { cause: error });
+  return new PromptError(`Prompt template failed to render${where(error)}: ${detail(error)}.`, { cause: error });
 }
 
 /** ` at line 2, column 5` for a Liquid error that knows its place, else ''. */

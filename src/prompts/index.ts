@@ -3,5 +3,5 @@ export { definePrompt } from './definePrompt.ts';
 export type { Prompt } from './definePrompt.ts';
 export { composeSystemPrompt, defaultSections, SYSTEM_PROMPT_SECTIONS } from './systemPrompt.ts';
 export type { PromptSection, SystemPromptSection, SystemPromptSectionName, SystemPromptSections } from './systemPrompt.ts';
-export { PromptRenderError, PromptVariablesError } from './errors.ts';
+export { PromptError } from './errors.ts';
 export type { PromptVariableIssue } from './errors.ts';

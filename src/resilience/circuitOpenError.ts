@@ -26,14 +26,13 @@ export interface CircuitOpenDetails {
  * ```
  */
 export class CircuitOpenError extends ActorloopError {
-  readonly code = 'circuit_open' as const;
-  readonly blame = 'tool' as const;
+  declare readonly code: 'circuit_open';
   readonly tool: string;
   readonly state: 'open' | 'halfOpen';
   readonly retryAfterMs: number | undefined;
 
   constructor(details: CircuitOpenDetails, options: ActorloopErrorOptions = {}) {
-    super(circuitOpenMessage(details), options);
+    super('circuit_open', circuitOpenMessage(details), options);
     this.tool = details.tool;
     this.state = details.state;
     this.retryAfterMs = details.retryAfterMs;

@@ -4,7 +4,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { Usage } from '../core/provider.ts';
 import { checkElicitAnswer, type McpElicitOutcome } from '../mcp/elicitation.ts';
-import { McpAnswerError } from '../mcp/errors.ts';
+import { McpError } from '../mcp/errors.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { CallJournal } from '../executor/executor.ts';
@@ -191,7 +191,7 @@ export class RunContext {
     return asked;
   }
 
-  /** `approve` sends `answer`, checked against the server's form (`McpAnswerError` and it still waits); `reject` declines it. */
+  /** `approve` sends `answer`, checked against the server's form (an `McpError`, code `mcp_answer_invalid`, and it still waits); `reject` declines it. */
   answer(decision: 'approve' | 'reject', answer?: unknown, reason?: string): void {
     const waiting = this.#question;
     if (waiting === undefined) return;
@@ -201,7 +201,7 @@ export class RunContext {
       return;
     }
     const checked = checkElicitAnswer(waiting.question.schema, answer ?? {});
-    if ('problems' in checked) throw new McpAnswerError(waiting.question.server, checked.problems, { runId: this.runId });
+    if ('problems' in checked) throw McpError.answerInvalid(waiting.question.server, checked.problems, { runId: this.runId });
     this.publish({ type: 'human.decided', kind: 'elicitation', decision, toolCallIds: [], answer: checked.content });
     waiting.settle({ action: 'accept', content: checked.content });
   }

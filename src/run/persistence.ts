@@ -82,8 +82,6 @@ function journalPersistence(writer: RunWriter): RunPersistence {
   };
 }
 
-
-
 function resumablePersistence(writer: RunWriter, recorded?: RecordedCalls): RunPersistence {
   // Consumed as the resumed run makes its calls again: each key's attempts in the order they were made.
   const attempts = new Map<string, CallAttempt[]>();

@@ -1,7 +1,7 @@
 /** The machine is deterministic given the recorded replies and decisions, so a replay arrives where the run was without calling anything. */
 import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
-import { ReplayMismatchError } from '../persistence/errors.ts';
 import type { ReplayRecord } from '../persistence/records.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 type HumanRecord = Extract<ReplayRecord, { kind: 'human' }>;
 type PhaseReply = Exclude<ReplayRecord, HumanRecord>;
@@ -29,7 +29,7 @@ export class Replay {
     return this.#next;
   }
 
-  /** `undefined` when none is left; ReplayMismatchError when the log recorded something else next (another configuration). */
+  /** `undefined` when none is left; ConfigurationError (`replay_mismatch`) when the log recorded something else next (another configuration). */
   reply<TPhase extends keyof ReplyOutputs>(phase: TPhase, iteration?: number): ReplyOutputs[TPhase] | undefined {
     const record = this.#take(phase, iteration) as PhaseReply | undefined;
     return record === undefined ? undefined : (record.output as unknown as ReplyOutputs[TPhase]);
@@ -51,10 +51,10 @@ export class Replay {
     }
     const recordedIteration = 'iteration' in record ? record.iteration : undefined;
     if (record.kind !== kind || (iteration !== undefined && recordedIteration !== undefined && recordedIteration !== iteration)) {
-      throw new ReplayMismatchError(
+      throw new ConfigurationError(
         `Run ${this.runId} cannot be replayed: its log recorded ${describe(record)} next, but the run asked for ${kind === 'human' ? 'a human decision' : `its ${kind} phase`}` +
           `${iteration === undefined ? '' : ` at iteration ${iteration}`}. Resume it with the agent configuration it was started with.`,
-        { runId: this.runId },
+        { runId: this.runId, code: 'replay_mismatch' },
       );
     }
     this.#next++;

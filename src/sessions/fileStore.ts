@@ -4,10 +4,10 @@ import { DEFAULTS } from '../core/defaults.ts';
 import { CorruptFileError } from '../persistence/errors.ts';
 import { openLockedDocument } from '../persistence/lockedDocument.ts';
 import { emptySessionDocument, SESSION_VERSION, SessionDocument } from './document.ts';
-import { SessionLockedError } from './errors.ts';
 import { buildSessionHandle, type SessionHandle } from './handle.ts';
 import { toRedactFn, type SessionStoreOptions, type SessionStore } from './store.ts';
 import { checkSessionId, sessionFileName } from './validate.ts';
+import { SessionError } from './errors.ts';
 
 export interface SessionFileOptions extends SessionStoreOptions {
   /** Default `.actorloop/sessions` in the working directory. */
@@ -18,13 +18,13 @@ export interface SessionFileOptions extends SessionStoreOptions {
 
 export interface FileSessionStore extends SessionStore {
   readonly dir: string;
-  /** Throws `InvalidSessionIdError` for a bad id. */
+  /** Throws `SessionError` (`session_invalid_id`) for a bad id. */
   fileOf(id: string): string;
 }
 
 /**
- * `open` rejects with `CorruptFileError` or `UnsupportedVersionError` for a file that cannot be
- * trusted, and with `SessionLockedError` while another handle, here or elsewhere, holds the session.
+ * `open` rejects with `CorruptFileError` or `StoreError` (`unsupported_version`) for a file that cannot be
+ * trusted, and with `SessionError` (`session_locked`) while another handle, here or elsewhere, holds the session.
  * @example
  * const session = await openSessionStore({ dir: '.actorloop/sessions', redact: createRedactor() }).open('support-42');
  */
@@ -45,7 +45,7 @@ export function openSessionStore(options: SessionFileOptions = {}): FileSessionS
       owner: `session ${id}`,
       leaseMs,
       locked: (inThisProcess, cause) =>
-        new SessionLockedError(
+        new SessionError('session_locked',
           `Session "${id}" (${file}) is already open for writing ${inThisProcess ? 'in this process' : 'by another process'}. ` +
             "Close the other handle before opening the session again; two writers would lose each other's turns.",
           { sessionId: id, file, cause },

@@ -3,8 +3,8 @@ import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { Message } from '../core/messages.ts';
 import { createChangeQueue, type Change } from '../persistence/changeQueue.ts';
 import { SESSION_VERSION, type JsonValue, type SessionDocument, type SessionRun } from './document.ts';
-import { InvalidSessionKeyError, SessionClosedError, SessionLockedError, SessionRunRecordedError } from './errors.ts';
 import { checkMemoryName, checkMemoryValue, checkRedactedMessages, checkTurn } from './validate.ts';
+import { SessionError } from './errors.ts';
 
 export interface SessionTurn {
   readonly runId: string;
@@ -21,11 +21,11 @@ export interface SessionHandle {
   readonly file: string | undefined;
   messages(): Message[];
   runs(): SessionRun[];
-  /** A run appends once: again rejects with `SessionRunRecordedError`. */
+  /** A run appends once: again rejects with `SessionError` (`session_run_recorded`). */
   appendTurn(turn: SessionTurn): Promise<void>;
   /** A view: cheap to ask for again. */
   memory(namespace: string): SessionMemory;
-  /** Idempotent; later calls throw `SessionClosedError`. */
+  /** Idempotent; later calls throw `SessionError` (`session_closed`). */
   close(): Promise<void>;
 }
 
@@ -54,7 +54,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     runs: document.runs,
     memory: new Map(Object.entries(document.memory).map(([namespace, entries]) => [namespace, new Map(Object.entries(entries))])),
   };
-  const queue = createChangeQueue(() => new SessionClosedError(`Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id }));
+  const queue = createChangeQueue(() => new SessionError('session_closed', `Session "${id}" was closed. Open it again from its store to read or write it.`, { sessionId: id }));
   const assertOpen = queue.assertOpen;
 
   const toDocument = (next: State): SessionDocument => ({
@@ -71,7 +71,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
     return queue.change((input): Change<T> => {
       const lost = backend.lost();
       if (lost !== undefined) {
-        throw new SessionLockedError(`Session "${id}" can no longer be written by this handle: ${lost}. Close it and open the session again.`, {
+        throw new SessionError('session_locked', `Session "${id}" can no longer be written by this handle: ${lost}. Close it and open the session again.`, {
           sessionId: id,
           file: backend.file,
         });
@@ -104,7 +104,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
             checkMemoryName('key', key, id);
             // The file format refuses this pair of names as it refuses such a pair inside a value.
             if (namespace === 'constructor' && key === 'prototype') {
-              throw new InvalidSessionKeyError(`Session "${id}": the key "prototype" cannot be stored in the namespace "constructor" (the session file format refuses that pair). Use another key or namespace.`, { sessionId: id });
+              throw new SessionError('session_invalid_key', `Session "${id}": the key "prototype" cannot be stored in the namespace "constructor" (the session file format refuses that pair). Use another key or namespace.`, { sessionId: id });
             }
             checkMemoryValue(value, key, id);
             // A copy, so the caller changing its object later cannot change what was saved.
@@ -157,7 +157,7 @@ export function buildSessionHandle(id: string, document: SessionDocument, backen
         },
         (current, { runId, messages }) => {
           if (current.runs.some((run) => run.runId === runId)) {
-            throw new SessionRunRecordedError(
+            throw new SessionError('session_run_recorded', 
               `Session "${id}" already holds the turn of run ${runId}; appending it again would repeat its messages. Append each run once, when it ends.`,
               { sessionId: id, runId },
             );

@@ -7,12 +7,4 @@ export type { FileSessionStore, SessionFileOptions } from './fileStore.ts';
 export type { RedactFn, SessionHandle, SessionMemory, SessionTurn } from './handle.ts';
 export { sessionFileName } from './validate.ts';
 
-export {
-  InvalidSessionIdError,
-  InvalidSessionKeyError,
-  InvalidSessionTurnError,
-  InvalidSessionValueError,
-  SessionClosedError,
-  SessionLockedError,
-  SessionRunRecordedError,
-} from './errors.ts';
+export { SessionError } from './errors.ts';

@@ -1,12 +1,12 @@
 import type { Redactor } from '../security/redactor.ts';
 import { emptySessionDocument, type SessionDocument } from './document.ts';
-import { SessionLockedError } from './errors.ts';
 import { buildSessionHandle, type RedactFn, type SessionHandle } from './handle.ts';
 import { checkSessionId } from './validate.ts';
+import { SessionError } from './errors.ts';
 
 /** A missing session opens empty; it is stored on its first write. */
 export interface SessionStore {
-  /** Rejects with `InvalidSessionIdError` for a bad id, and `SessionLockedError` while another handle holds it. */
+  /** Rejects with `SessionError` (`session_invalid_id`) for a bad id, and `SessionError` (`session_locked`) while another handle holds it. */
   open(id: string): Promise<SessionHandle>;
 }
 
@@ -38,7 +38,7 @@ export function createMemorySessionStore(options: SessionStoreOptions = {}): Ses
       try {
         checkSessionId(id);
         if (held.has(id)) {
-          throw new SessionLockedError(`Session "${id}" is already open in this memory store. Close the other handle before opening it again.`, {
+          throw new SessionError('session_locked', `Session "${id}" is already open in this memory store. Close the other handle before opening it again.`, {
             sessionId: id,
             file: undefined,
           });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { Message } from '../core/messages.ts';
 import { JsonValue, SESSION_LIMITS } from './document.ts';
-import { InvalidSessionIdError, InvalidSessionKeyError, InvalidSessionTurnError, InvalidSessionValueError } from './errors.ts';
+import { SessionError } from './errors.ts';
 
 /** An id is printed in messages and logs, where control characters could forge lines. */
 const CONTROL = /\p{Cc}/u;
@@ -22,7 +22,7 @@ export function checkSessionId(id: unknown): asserts id is string {
             ? 'must not contain control characters (newlines, tabs, NUL…)'
             : undefined;
   if (problem !== undefined) {
-    throw new InvalidSessionIdError(`A session id ${problem}. Use printable text such as a user or conversation id, e.g. "support-42".`);
+    throw new SessionError('session_invalid_id', `A session id ${problem}. Use printable text such as a user or conversation id, e.g. "support-42".`);
   }
 }
 
@@ -58,13 +58,13 @@ export function checkMemoryName(kind: 'namespace' | 'key', name: unknown, sessio
             ? 'must not be "__proto__" (the session file format refuses it)'
             : undefined;
   if (problem !== undefined) {
-    throw new InvalidSessionKeyError(`Session "${sessionId}": a memory ${kind} ${problem}. Use a short descriptive name such as "plan".`, { sessionId });
+    throw new SessionError('session_invalid_key', `Session "${sessionId}": a memory ${kind} ${problem}. Use a short descriptive name such as "plan".`, { sessionId });
   }
 }
 
 export function checkMemoryValue(value: unknown, key: string, sessionId: string): asserts value is JsonValue {
   const fail = (path: string, problem: string): never => {
-    throw new InvalidSessionValueError(
+    throw new SessionError('session_invalid_value', 
       `Session "${sessionId}": memory value of "${key}" is not storable: ${path} ${problem}. ` +
         'Memory holds JSON only: strings, finite numbers, booleans, null, arrays and plain objects.',
       { sessionId, path },
@@ -133,7 +133,7 @@ function nonJson(value: unknown, path: string, depth: number, key: string, ances
 /** Unknown message fields are dropped, as the message schema does everywhere. */
 export function checkTurn(turn: unknown, sessionId: string): { runId: string; messages: Message[] } {
   const fail = (problem: string): never => {
-    throw new InvalidSessionTurnError(`Session "${sessionId}": a turn ${problem}. Pass { runId, messages } with the run's id and the messages it added.`, { sessionId });
+    throw new SessionError('session_invalid_turn', `Session "${sessionId}": a turn ${problem}. Pass { runId, messages } with the run's id and the messages it added.`, { sessionId });
   };
   if (turn === null || typeof turn !== 'object') return fail(`must be an object, got ${typeName(turn)}`);
   const { runId, messages } = turn as { runId?: unknown; messages?: unknown };
@@ -148,7 +148,7 @@ export function checkTurn(turn: unknown, sessionId: string): { runId: string; me
 export function checkRedactedMessages(messages: unknown, sessionId: string): Message[] {
   const parsed = MessageList.safeParse(messages);
   if (parsed.success) return parsed.data;
-  throw new InvalidSessionTurnError(`Session "${sessionId}": the redactor returned messages that are not conversation messages (${describeIssues(parsed.error)}). Make redact keep the shape of what it is given.`, { sessionId });
+  throw new SessionError('session_invalid_turn', `Session "${sessionId}": the redactor returned messages that are not conversation messages (${describeIssues(parsed.error)}). Make redact keep the shape of what it is given.`, { sessionId });
 }
 
 const MessageList = Message.array();

@@ -19,8 +19,7 @@ const MAX_LISTED = 50;
  * ```
  */
 export class SkillNotFoundError extends ActorloopError {
-  readonly code = 'skill_not_found' as const;
-  readonly blame = 'model' as const;
+  declare readonly code: 'skill_not_found';
   /** The name asked for, bounded (it is model output). */
   readonly requested: string;
   readonly available: readonly string[];
@@ -29,6 +28,7 @@ export class SkillNotFoundError extends ActorloopError {
     const listed = available.slice(0, MAX_LISTED).join(', ');
     const more = available.length > MAX_LISTED ? ` and ${available.length - MAX_LISTED} more listed in the system prompt` : '';
     super(
+      'skill_not_found',
       available.length === 0
         ? `There is no skill ${quoteUntrusted(requested)}: no skills are loaded, so continue without one.`
         : `There is no skill ${quoteUntrusted(requested)}. Call skill again with one of: ${listed}${more}.`,

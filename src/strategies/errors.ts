@@ -3,6 +3,7 @@
  * `StrategyResult` (thoughts so far, iterations, usage, events) and its `runId`.
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { CodesOf } from '../core/errorCodes.ts';
 import type { StrategyResult } from './result.ts';
 
 interface StrategyRunErrorOptions extends ActorloopErrorOptions {
@@ -10,86 +11,28 @@ interface StrategyRunErrorOptions extends ActorloopErrorOptions {
 }
 
 /**
- * Base of the errors a strategy run rejects with; `result` holds what the run produced.
+ * What a strategy run rejects with; `result` holds what the run produced, and `code` says why it
+ * ended without an answer:
+ * - `strategy_failed`: the strategy decided it failed (an `error` decision, e.g. every branch
+ *   failed) or one of its calls threw; `result.thoughts` shows what the branches said;
+ * - `strategy_max_rounds`: it made `maxRounds` decisions without finishing; raise `maxRounds`,
+ *   or lower the strategy's own depth, steps or revisions;
+ * - `strategy_timeout`: it ran past `timeoutMs` and its branches were stopped;
+ * - `strategy_cancelled`: the caller cancelled the run (`run.cancel()` or the `signal`).
+ *
+ * A strategy that returns something that is not a decision is a `ConfigurationError` with code
+ * `invalid_decision`.
  *
  * @example
  * ```ts
  * run.result.catch((e) => { if (e instanceof StrategyRunError) console.log(e.code, e.result.reason, e.result.iterations); });
  * ```
  */
-export abstract class StrategyRunError extends ActorloopError {
+export class StrategyRunError extends ActorloopError {
+  declare readonly code: CodesOf<'StrategyRunError'>;
   readonly result: StrategyResult;
-  constructor(message: string, options: StrategyRunErrorOptions) {
-    super(message, { ...options, runId: options.result.runId });
+  constructor(code: CodesOf<'StrategyRunError'>, message: string, options: StrategyRunErrorOptions) {
+    super(code, message, { ...options, runId: options.result.runId });
     this.result = options.result;
   }
-}
-
-/**
- * The strategy decided it failed (an `error` decision, e.g. every branch failed) or one of its
- * calls threw. `result.thoughts` shows what the branches said.
- *
- * @example
- * ```ts
- * try { await runStrategy(opts); } catch (e) { if (e instanceof StrategyFailedError) console.log(e.result.thoughts); }
- * ```
- */
-export class StrategyFailedError extends StrategyRunError {
-  readonly code = 'strategy_failed' as const;
-  readonly blame = 'model' as const;
-}
-
-/**
- * The strategy made `maxRounds` decisions without finishing. Raise `maxRounds`, or lower the
- * strategy's own depth, steps or revisions.
- *
- * @example
- * ```ts
- * await runStrategy({ ...opts, maxRounds: 20 });
- * ```
- */
-export class StrategyRoundsExceededError extends StrategyRunError {
-  readonly code = 'strategy_max_rounds' as const;
-  readonly blame = 'user' as const;
-}
-
-/**
- * The strategy ran past `timeoutMs`; its branches were stopped. Raise `timeoutMs` or lower the
- * number of branches.
- *
- * @example
- * ```ts
- * await runStrategy({ ...opts, timeoutMs: 30 * 60_000 });
- * ```
- */
-export class StrategyTimeoutError extends StrategyRunError {
-  readonly code = 'strategy_timeout' as const;
-  readonly blame = 'runtime' as const;
-}
-
-/**
- * The caller cancelled the run (`run.cancel()` or the `signal`); every branch was stopped.
- *
- * @example
- * ```ts
- * const run = startStrategy(opts); run.cancel(); await run.result; // rejects with StrategyCancelledError
- * ```
- */
-export class StrategyCancelledError extends StrategyRunError {
-  readonly code = 'strategy_cancelled' as const;
-  readonly blame = 'user' as const;
-}
-
-/**
- * A strategy returned something that is not a decision (a missing `kind`, a thought without an
- * id, two branches with one id…). Fix the strategy's `step` or `aggregate`.
- *
- * @example
- * ```ts
- * throw new InvalidDecisionError('tree.step returned no decision: return { kind, …, state }.');
- * ```
- */
-export class InvalidDecisionError extends ActorloopError {
-  readonly code = 'invalid_decision' as const;
-  readonly blame = 'user' as const;
 }

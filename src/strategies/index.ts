@@ -12,14 +12,7 @@ export { runStrategy, startStrategy } from './runStrategy.ts';
 export type { RunStrategyOptions, StrategyRun } from './runStrategy.ts';
 export type { StrategyResult } from './result.ts';
 export type { BranchInfo, SubAgentSource } from './subAgent.ts';
-export {
-  InvalidDecisionError,
-  StrategyCancelledError,
-  StrategyFailedError,
-  StrategyRoundsExceededError,
-  StrategyRunError,
-  StrategyTimeoutError,
-} from './errors.ts';
+export { StrategyRunError } from './errors.ts';
 export { STRATEGY_DEFAULTS } from './defaults.ts';
 export { normalizeAnswer } from './builtins/shared.ts';
 export type { Scorer } from './builtins/shared.ts';

@@ -2,7 +2,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunResult } from '../core/run.ts';
 import type { Thought } from '../core/strategy.ts';
 
-/** An error decision and a thrown call both end `error` (StrategyFailedError); only the thrown one has a `cause`. */
+/** An error decision and a thrown call both end `error` (a `StrategyRunError`, code `strategy_failed`); only the thrown one has a `cause`. */
 export interface StrategyResult extends RunResult {
   readonly strategy: string;
   /** Failed branches' thoughts carry `metadata.error`. */

@@ -9,13 +9,7 @@ import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { createStrategyContext } from './context.ts';
 import { STRATEGY_DEFAULTS } from './defaults.ts';
-import {
-  StrategyCancelledError,
-  StrategyFailedError,
-  StrategyRoundsExceededError,
-  StrategyTimeoutError,
-  type StrategyRunError,
-} from './errors.ts';
+import { StrategyRunError } from './errors.ts';
 import type {
   StrategyDecideInput,
   StrategyDecideOutput,
@@ -109,11 +103,11 @@ function subAgentModel(source: SubAgentSource): InferenceProvider | undefined {
 }
 
 const FAILURES = {
-  error: StrategyFailedError,
-  exception: StrategyFailedError,
-  max_rounds: StrategyRoundsExceededError,
-  timeout: StrategyTimeoutError,
-  cancelled: StrategyCancelledError,
+  error: 'strategy_failed',
+  exception: 'strategy_failed',
+  max_rounds: 'strategy_max_rounds',
+  timeout: 'strategy_timeout',
+  cancelled: 'strategy_cancelled',
 } as const;
 
 function failureMessage(name: string, output: StrategyMachineOutput): string {
@@ -236,11 +230,10 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
     };
     if (out.reason === 'done') finishedWith = { result: base };
     else {
-      const Failure = FAILURES[out.reason];
       const message = failureMessage(name, out);
-      const probe = new Failure(message, { result: base });
+      const probe = new StrategyRunError(FAILURES[out.reason], message, { result: base });
       const result: StrategyResult = { ...base, error: { name: probe.name, code: probe.code, message, blame: probe.blame } };
-      finishedWith = { result, error: new Failure(message, { result, ...(out.error === undefined ? {} : { cause: out.error }) }) };
+      finishedWith = { result, error: new StrategyRunError(FAILURES[out.reason], message, { result, ...(out.error === undefined ? {} : { cause: out.error }) }) };
     }
     live.complete();
     resolveSettled(finishedWith.result);

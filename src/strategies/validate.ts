@@ -1,7 +1,7 @@
 // Strategies are user code: a malformed decision fails the run with a message naming the fix, not confusing the machine.
 import { z } from 'zod';
-import { InvalidDecisionError } from './errors.ts';
 import type { StrategyDecision } from '../core/strategy.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -35,16 +35,19 @@ export function checkDecision(value: unknown, strategy: string, method: 'step' |
   const parsed = DecisionSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(decision)'}: ${i.message}`).join('; ');
-    throw new InvalidDecisionError(
+    throw new ConfigurationError(
       `Strategy "${strategy}" returned an invalid decision from ${method}(): ${issues}. ` +
         "Return one of { kind: 'continue', thought }, { kind: 'branch', branches }, { kind: 'revise', feedback }, { kind: 'done', answer } or { kind: 'error', reason }, each with its `state`.",
+      { code: 'invalid_decision' },
     );
   }
   if (parsed.data.kind === 'branch') {
     const seen = new Set<string>();
     for (const branch of parsed.data.branches) {
       if (seen.has(branch.id)) {
-        throw new InvalidDecisionError(`Strategy "${strategy}" returned two branches with the id "${branch.id}" from ${method}(): give every branch of a fan-out its own id.`);
+        throw new ConfigurationError(`Strategy "${strategy}" returned two branches with the id "${branch.id}" from ${method}(): give every branch of a fan-out its own id.`, {
+          code: 'invalid_decision',
+        });
       }
       seen.add(branch.id);
     }

@@ -23,10 +23,10 @@ import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { SYSTEM_DEFAULTS } from './defaults.ts';
 import { createDelegateTool } from './delegateTool.ts';
-import { AgentNotFoundError } from './errors.ts';
 import { recordMessage, RunPositions, type MessageKind, type MessageSide } from './messageLog.ts';
 import { createPendingAsks } from './pendingAsks.ts';
 import type { AgentSystem, AgentSystemOptions, AskOptions, MessageReceipt, SpawnOptions, SystemAgent, TellOptions } from './types.ts';
+import { AgentSystemError } from './errors.ts';
 
 /** First character alphanumeric: keeps `__proto__` and friends out of XState's children object. */
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -68,7 +68,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const runTask = subAgentLogic((input) => {
     const { agentId, task } = input as RunTaskInput;
     const member = members.get(agentId);
-    if (member === undefined) throw new AgentNotFoundError(agentId, [...members.keys()]);
+    if (member === undefined) throw AgentSystemError.notFound(agentId, [...members.keys()]);
     return {
       prepared: member.handle.agent.prepare(task.message, { runId: task.runId }),
       attached: (run) => liveRuns.set(run.runId, { agentId, run }),
@@ -95,7 +95,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const ids = (): string[] => [...members.keys()];
   const member = (id: string): Member => {
     const found = typeof id === 'string' ? members.get(id) : undefined;
-    if (found === undefined) throw new AgentNotFoundError(String(id), ids());
+    if (found === undefined) throw AgentSystemError.notFound(String(id), ids());
     return found;
   };
   const ensureOpen = (what: string): void => {

@@ -9,6 +9,6 @@ export type {
   SystemAgent,
   TellOptions,
 } from './types.ts';
-export { AgentNotFoundError, AgentStoppedError, AskCancelledError, AskTimeoutError } from './errors.ts';
+export { AgentSystemError } from './errors.ts';
 export { delegateToolName } from './delegateTool.ts';
 export { SYSTEM_DEFAULTS } from './defaults.ts';

@@ -3,7 +3,7 @@ import type { HostTask, TaskReport } from '../../machines/agentHost.machine.ts';
 import type { AgentRun } from '../agent/createAgent.ts';
 import { errorForResult } from '../agent/errors.ts';
 import type { LoopResult } from '../core/run.ts';
-import { AgentStoppedError, AskCancelledError, AskTimeoutError } from './errors.ts';
+import { AgentSystemError } from './errors.ts';
 
 interface PendingAsk {
   readonly to: string;
@@ -71,7 +71,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
           return;
         case 'task.timedOut':
           rejectAfterRun(ask, report.started, (result) =>
-            new AskTimeoutError({
+            AgentSystemError.askTimeout({
               agentId: ask.to,
               timeoutMs: ask.timeoutMs,
               correlationId: ask.task.taskId,
@@ -85,7 +85,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
           rejectAfterRun(ask, report.started, (result) => {
             if (ask.signal?.aborted === true) return ask.signal.reason;
             if (result !== undefined) return errorForResult(result);
-            return new AskCancelledError(ask.to, report.reason, { runId: ask.task.runId });
+            return AgentSystemError.askCancelled(ask.to, report.reason, { runId: ask.task.runId });
           });
           return;
       }
@@ -94,7 +94,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
       for (const [taskId, ask] of [...pending]) {
         if (!agentIds.has(ask.to)) continue;
         take(taskId);
-        ask.reject(new AgentStoppedError(ask.to, { runId: ask.task.runId }));
+        ask.reject(AgentSystemError.stopped(ask.to, { runId: ask.task.runId }));
       }
     },
   };

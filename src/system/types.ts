@@ -64,7 +64,7 @@ export interface AgentSystem {
   has(id: string): boolean;
   list(): SystemAgent[];
   tell(to: string, message: string, options?: TellOptions): MessageReceipt;
-  /** Rejects with the run's typed error, AskTimeoutError (the task is cancelled) or AgentStoppedError. */
+  /** Rejects with the run's typed error, AgentSystemError (`ask_timeout`) (the task is cancelled) or AgentSystemError (`agent_stopped`). */
   ask(to: string, message: string, options?: AskOptions): Promise<LoopResult>;
   delegateTool(to: string, options?: DelegateToolOptions): Tool<{ task: string }, string>;
   /** Synchronous for the system's own runs; runs started outside it are cancelled once those settled. */

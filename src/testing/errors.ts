@@ -1,56 +1,54 @@
 /**
- * Errors of the scripted model. They blame the test author (`user`): a script that runs out
- * or is cut on purpose is part of the test, not of the code under test.
+ * The error of the scripted model. A script that runs out blames the test author (`user`): it
+ * is part of the test, not of the code under test; a stream cut on purpose blames the
+ * (scripted) provider, as a dropped connection would.
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { CodesOf } from '../core/errorCodes.ts';
 
 /**
- * The scripted model was called more times than its script has steps.
+ * The scripted model could not answer as a real one would; `code` says why:
+ * - `script_exhausted`: it was called more times than its script has steps; `steps` is how
+ *   many the script had (for a function script: how many it answered), `callIndex` the
+ *   zero-based index of the call that found none;
+ * - `stream_cut`: the default error of a step's `streamCut`: the stream ended mid-response.
  *
  * @example
  * ```ts
  * const model = scriptedModel([{ text: 'hi' }]);
  * await model.complete({ messages });
- * await model.complete({ messages }); // rejects: ScriptExhaustedError, steps === 1, callIndex === 1
+ * await model.complete({ messages }); // rejects: ScriptedModelError, code 'script_exhausted', steps === 1, callIndex === 1
  * ```
  */
-export class ScriptExhaustedError extends ActorloopError {
-  readonly code = 'script_exhausted' as const;
-  readonly blame = 'user' as const;
-  /** How many steps the script had (for a function script: how many it answered). */
-  readonly steps: number;
-  /** Zero-based index of the call that found no step. */
-  readonly callIndex: number;
+export class ScriptedModelError extends ActorloopError {
+  declare readonly code: CodesOf<'ScriptedModelError'>;
+  /** For `script_exhausted`: how many steps the script had. */
+  readonly steps: number | undefined;
+  /** For `script_exhausted`: zero-based index of the call that found no step. */
+  readonly callIndex: number | undefined;
 
-  constructor(steps: number, callIndex: number, options: ActorloopErrorOptions = {}) {
-    super(
+  private constructor(code: CodesOf<'ScriptedModelError'>, message: string, fields: { readonly steps?: number; readonly callIndex?: number }, options: ActorloopErrorOptions) {
+    super(code, message, options);
+    this.steps = fields.steps;
+    this.callIndex = fields.callIndex;
+  }
+
+  static exhausted(steps: number, callIndex: number, options: ActorloopErrorOptions = {}): ScriptedModelError {
+    return new ScriptedModelError(
+      'script_exhausted',
       `The scripted model's script has ${steps} step${steps === 1 ? '' : 's'}, all used; call ${callIndex + 1} has none. ` +
         'Add a step for it, or check why the code under test called the model again.',
+      { steps, callIndex },
       options,
     );
-    this.steps = steps;
-    this.callIndex = callIndex;
   }
-}
 
-/**
- * The default error of a step's `streamCut`: the stream ended mid-response, as a dropped
- * connection would end it.
- *
- * @example
- * ```ts
- * scriptedModel([{ text: 'partial answer', streamCut: { afterEvents: 1 } }]);
- * // stream() yields one text.delta, then throws ScriptedStreamCutError
- * ```
- */
-export class ScriptedStreamCutError extends ActorloopError {
-  readonly code = 'stream_cut' as const;
-  readonly blame = 'provider' as const;
-
-  constructor(afterEvents: number, options: ActorloopErrorOptions = {}) {
-    super(
+  static streamCut(afterEvents: number, options: ActorloopErrorOptions = {}): ScriptedModelError {
+    return new ScriptedModelError(
+      'stream_cut',
       `The scripted stream was cut after ${afterEvents} event${afterEvents === 1 ? '' : 's'} (as the script asked). ` +
         'Discard the partial reply and retry the step.',
+      {},
       options,
     );
   }

@@ -2,4 +2,4 @@
 export { scriptedModel } from './scriptedModel.ts';
 export type { ScriptedModel, ScriptedModelOptions } from './scriptedModel.ts';
 export type { Script, ScriptStep, ScriptToolCall } from './scriptStep.ts';
-export { ScriptExhaustedError, ScriptedStreamCutError } from './errors.ts';
+export { ScriptedModelError } from './errors.ts';

@@ -1,7 +1,7 @@
 /** Cheap by design, since benchmarks measure the loop around it: no timer without a delay, requests recorded by reference. */
 import { sleep } from '../resilience/backoff.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
-import { ScriptExhaustedError, ScriptedStreamCutError } from './errors.ts';
+import { ScriptedModelError } from './errors.ts';
 import { buildCompletion, makeError, type Script, type ScriptStep } from './scriptStep.ts';
 import { completionEvents } from './streamEvents.ts';
 
@@ -52,7 +52,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
     const callIndex = callCount++;
     if (record) calls.push(request);
     const step = typeof script === 'function' ? script(request, callIndex) : script[callIndex];
-    if (step === undefined) throw new ScriptExhaustedError(typeof script === 'function' ? callIndex : script.length, callIndex);
+    if (step === undefined) throw ScriptedModelError.exhausted(typeof script === 'function' ? callIndex : script.length, callIndex);
     return { step, callIndex };
   };
 
@@ -90,7 +90,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
         // A consumer that aborts mid-stream stops getting events, as with a real connection.
         if (request.signal?.aborted === true) throw request.signal.reason;
         if (cut !== undefined && emitted >= cut.afterEvents) {
-          throw cut.error === undefined ? new ScriptedStreamCutError(emitted) : makeError(cut.error);
+          throw cut.error === undefined ? ScriptedModelError.streamCut(emitted) : makeError(cut.error);
         }
         emitted++;
         yield event;

@@ -5,6 +5,7 @@
  * or the tool (it threw, it hung).
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
+import type { CodesOf } from '../core/errorCodes.ts';
 import { quoteUntrusted, sliceChars, toWellFormed } from './text.ts';
 
 /** One validation problem with tool arguments, as the model is shown it. */
@@ -22,126 +23,94 @@ export interface ToolCallRef {
   readonly toolCallId: string;
 }
 
-/**
- * The model asked for a tool that does not exist (including names like `__proto__`).
- *
- * @example
- * ```ts
- * new ToolNotFoundError({ toolName: 'serch', toolCallId: 'call_1' }).code; // 'tool_not_found'
- * ```
- */
-export class ToolNotFoundError extends ActorloopError {
-  readonly code = 'tool_not_found' as const;
-  readonly blame = 'model' as const;
-  readonly toolName: string;
-  readonly toolCallId: string;
+type ToolErrorCode = CodesOf<'ToolError'>;
 
-  constructor(ref: ToolCallRef, options?: ActorloopErrorOptions) {
-    super(`The model called unknown tool ${quoteUntrusted(ref.toolName)}; it is told the available names and may retry.`, options);
-    // The name is model output: keep a bounded, well-formed copy for journals and events.
-    this.toolName = toWellFormed(sliceChars(ref.toolName, 256));
-    this.toolCallId = ref.toolCallId;
-  }
-
-  override toJSON() {
-    return { ...super.toJSON(), toolName: this.toolName, toolCallId: this.toolCallId };
-  }
+interface ToolErrorFields extends ToolCallRef {
+  readonly reason?: 'invalid_json' | 'invalid_arguments';
+  readonly issues?: readonly ToolArgumentIssue[];
+  readonly timeoutMs?: number;
 }
 
 /**
- * The model's arguments were not a JSON object or did not match the tool's schema. `issues`
- * are what the model was shown; `reason` tells which of the two it was.
+ * A tool call that failed; `code` says how, and the static methods build each:
+ * - `tool_not_found` (`notFound`): the model asked for a tool that does not exist (including
+ *   names like `__proto__`);
+ * - `invalid_tool_arguments` (`invalidArguments`): the arguments were not a JSON object
+ *   (`reason: 'invalid_json'`) or did not match the tool's schema (`'invalid_arguments'`);
+ *   `issues` are what the model was shown;
+ * - `tool_failed` (`failed`): the tool threw or rejected; `message` is the sanitised text the
+ *   model sees, the original value stays on `cause` for local debugging only;
+ * - `tool_timeout` (`timeout`): the call ran past `timeoutMs`; its AbortSignal was aborted.
  *
  * @example
  * ```ts
- * const error = new ToolArgumentsError({ toolName: 'add', toolCallId: 'c1', reason: 'invalid_arguments',
- *   issues: [{ path: 'a', message: 'Invalid input: expected number, received string', code: 'invalid_type' }] });
- * error.blame; // 'model'
+ * ToolError.notFound({ toolName: 'serch', toolCallId: 'call_1' }).code; // 'tool_not_found'
+ * ToolError.timeout({ toolName: 'slow', toolCallId: 'c1', timeoutMs: 30_000 }).blame; // 'tool'
  * ```
  */
-export class ToolArgumentsError extends ActorloopError {
-  readonly code = 'invalid_tool_arguments' as const;
-  readonly blame = 'model' as const;
+export class ToolError extends ActorloopError {
+  declare readonly code: ToolErrorCode;
   readonly toolName: string;
   readonly toolCallId: string;
-  readonly reason: 'invalid_json' | 'invalid_arguments';
+  /** For `invalid_tool_arguments`: which of the two it was. */
+  readonly reason: 'invalid_json' | 'invalid_arguments' | undefined;
+  /** For `invalid_tool_arguments`: the problems the model was shown (empty for the other codes). */
   readonly issues: readonly ToolArgumentIssue[];
+  /** For `tool_timeout`: the timeout that ran out. */
+  readonly timeoutMs: number | undefined;
 
-  constructor(
+  private constructor(code: ToolErrorCode, message: string, fields: ToolErrorFields, options?: ActorloopErrorOptions) {
+    super(code, message, options);
+    this.toolName = fields.toolName;
+    this.toolCallId = fields.toolCallId;
+    this.reason = fields.reason;
+    this.issues = fields.issues ?? [];
+    this.timeoutMs = fields.timeoutMs;
+  }
+
+  static notFound(ref: ToolCallRef, options?: ActorloopErrorOptions): ToolError {
+    // The name is model output: keep a bounded, well-formed copy for journals and events.
+    const toolName = toWellFormed(sliceChars(ref.toolName, 256));
+    return new ToolError(
+      'tool_not_found',
+      `The model called unknown tool ${quoteUntrusted(ref.toolName)}; it is told the available names and may retry.`,
+      { toolName, toolCallId: ref.toolCallId },
+      options,
+    );
+  }
+
+  static invalidArguments(
     details: ToolCallRef & { readonly reason: 'invalid_json' | 'invalid_arguments'; readonly issues?: readonly ToolArgumentIssue[] },
     options?: ActorloopErrorOptions,
-  ) {
+  ): ToolError {
     const issues = details.issues ?? [];
     const summary = issues.length === 0 ? details.reason : issues.map((issue) => `${issue.path}: ${issue.message}`).slice(0, 3).join('; ');
-    super(
+    return new ToolError(
+      'invalid_tool_arguments',
       `The model sent invalid arguments for tool "${details.toolName}" (${summary}); it is shown the issues and may repair them.`,
+      { ...details, issues },
       options,
     );
-    this.toolName = details.toolName;
-    this.toolCallId = details.toolCallId;
-    this.reason = details.reason;
-    this.issues = issues;
   }
 
-  override toJSON() {
-    const { toolName, toolCallId, reason, issues } = this;
-    return { ...super.toJSON(), toolName, toolCallId, reason, issues };
-  }
-}
-
-/**
- * A tool threw or rejected. `message` is the sanitised text the model sees (see
- * `formatToolError`); the original value stays on `cause` for local debugging only.
- *
- * @example
- * ```ts
- * new ToolExecutionError({ toolName: 'fetch', toolCallId: 'c1', message: 'TypeError: fetch failed' }).code; // 'tool_failed'
- * ```
- */
-export class ToolExecutionError extends ActorloopError {
-  readonly code = 'tool_failed' as const;
-  readonly blame = 'tool' as const;
-  readonly toolName: string;
-  readonly toolCallId: string;
-
-  constructor(details: ToolCallRef & { readonly message: string }, options?: ActorloopErrorOptions) {
-    super(details.message, options);
-    this.toolName = details.toolName;
-    this.toolCallId = details.toolCallId;
+  static failed(details: ToolCallRef & { readonly message: string }, options?: ActorloopErrorOptions): ToolError {
+    return new ToolError('tool_failed', details.message, { toolName: details.toolName, toolCallId: details.toolCallId }, options);
   }
 
-  override toJSON() {
-    return { ...super.toJSON(), toolName: this.toolName, toolCallId: this.toolCallId };
-  }
-}
-
-/**
- * A tool call ran past its timeout; its AbortSignal was aborted.
- *
- * @example
- * ```ts
- * new ToolTimeoutError({ toolName: 'slow', toolCallId: 'c1', timeoutMs: 30_000 }).message;
- * // 'Tool "slow" did not finish within 30000 ms and was aborted; ...'
- * ```
- */
-export class ToolTimeoutError extends ActorloopError {
-  readonly code = 'tool_timeout' as const;
-  readonly blame = 'tool' as const;
-  readonly toolName: string;
-  readonly toolCallId: string;
-  readonly timeoutMs: number;
-
-  constructor(details: ToolCallRef & { readonly timeoutMs: number }, options?: ActorloopErrorOptions) {
-    super(
+  static timeout(details: ToolCallRef & { readonly timeoutMs: number }, options?: ActorloopErrorOptions): ToolError {
+    return new ToolError(
+      'tool_timeout',
       `Tool "${details.toolName}" did not finish within ${details.timeoutMs} ms and was aborted; raise its timeoutMs or make it honour the AbortSignal sooner.`,
+      details,
       options,
     );
-    this.toolName = details.toolName;
-    this.toolCallId = details.toolCallId;
-    this.timeoutMs = details.timeoutMs;
   }
 
   override toJSON() {
-    return { ...super.toJSON(), toolName: this.toolName, toolCallId: this.toolCallId, timeoutMs: this.timeoutMs };
+    const { toolName, toolCallId, reason, issues, timeoutMs } = this;
+    const json = { ...super.toJSON(), toolName, toolCallId };
+    if (this.code === 'invalid_tool_arguments') return { ...json, reason, issues };
+    if (this.code === 'tool_timeout') return { ...json, timeoutMs };
+    return json;
   }
 }

@@ -11,5 +11,5 @@ export type { ToolArgumentsFailure, ToolArgumentsFailureCode, ToolArgumentsResul
 export { serializeToolResult, truncationMarker } from './result.ts';
 export type { SerializedToolResult } from './result.ts';
 export { formatToolError } from './formatError.ts';
-export { ToolArgumentsError, ToolExecutionError, ToolNotFoundError, ToolTimeoutError } from './errors.ts';
+export { ToolError } from './errors.ts';
 export type { ToolArgumentIssue, ToolCallRef } from './errors.ts';

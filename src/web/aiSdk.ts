@@ -189,7 +189,6 @@ function toMessages(message: UiMessage): Message[] {
   return [{ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length === 0 ? {} : { toolCalls }) }, ...results];
 }
 
-
 type Out = (AiSdkChunk | undefined)[];
 
 class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {

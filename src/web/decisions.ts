@@ -4,9 +4,9 @@ import { waitFor } from 'xstate';
 import type { Agent, AgentRun } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
-import { RunFinishedError, RunLockedError } from '../persistence/errors.ts';
 import { isFinalStatus } from '../persistence/records.ts';
 import { WebRequestError } from './errors.ts';
+import { StoreError } from '../persistence/errors.ts';
 
 /** `createPostgresRuntime()` has all of it. */
 export interface DurableRuns {
@@ -113,10 +113,10 @@ async function storedRun(sources: DecisionSources, store: RunStore, runId: strin
   try {
     handle = sources.agent.resume(runId);
   } catch (error) {
-    if (error instanceof RunLockedError) {
+    if (error instanceof StoreError && error.code === 'run_locked') {
       throw new WebRequestError(409, `Run ${runId} waits in another process that still holds it: ${action} it through that process's handler.`, { cause: error });
     }
-    if (error instanceof RunFinishedError) throw new WebRequestError(409, `Run ${runId} has ended: there is nothing to ${action}.`, { cause: error });
+    if (error instanceof StoreError && error.code === 'run_finished') throw new WebRequestError(409, `Run ${runId} has ended: there is nothing to ${action}.`, { cause: error });
     throw error;
   }
   // Still replaying at the timeout: it is held here from now on, and a later decision finds it waiting.

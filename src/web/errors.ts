@@ -12,14 +12,13 @@ export type WebRequestStatus = 400 | 404 | 405 | 409 | 413 | 415;
  * are not waiting). `status` is the HTTP status it is answered with.
  */
 export class WebRequestError extends ActorloopError {
-  readonly code = 'web_request' as const;
-  readonly blame = 'user' as const;
+  declare readonly code: 'web_request';
 
   constructor(
     readonly status: WebRequestStatus,
     message: string,
     options: ActorloopErrorOptions = {},
   ) {
-    super(message, options);
+    super('web_request', message, options);
   }
 }

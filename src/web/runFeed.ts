@@ -4,8 +4,8 @@ import { map, Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
-import { RunNotFoundError } from '../persistence/errors.ts';
 import { WebRequestError } from './errors.ts';
+import { StoreError } from '../persistence/errors.ts';
 
 /** Empty when the store has no such run. */
 export type JournalReader = (runId: string) => readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
@@ -22,7 +22,7 @@ export function storeReader(store: RunStore): JournalReader {
     try {
       return store.readJournal(runId).entries;
     } catch (error) {
-      if (error instanceof RunNotFoundError) return [];
+      if (error instanceof StoreError && error.code === 'run_not_found') return [];
       throw error;
     }
   };

@@ -12,12 +12,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { anthropic } from '../../src/inference/anthropic.ts';
-import { BadRequestError } from '../../src/inference/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { enforceThinkingRule, wireJson, wireReply } from '../support/anthropicWire.ts';
 import { startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer } from '../support/openaiServer.ts';
+import type { InferenceError } from '../../src/inference/errors.ts';
 
 const CANARY = 'sk-ant-canary-1b7e93d2c4a6f80e55';
 let server: OpenAIServer;
@@ -112,8 +112,8 @@ describe('an agent with extended thinking and tools on Anthropic', () => {
     const error = await agent.run('What is the largest city in the user country?').catch((e: unknown) => e);
     agent.stop();
 
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).message).toContain('Expected `thinking` or `redacted_thinking`, but found `tool_use`');
+    expect(error).toMatchObject({ code: 'bad_request' });
+    expect((error as InferenceError).message).toContain('Expected `thinking` or `redacted_thinking`, but found `tool_use`');
     expect(server.requests).toHaveLength(2);
   });
 });

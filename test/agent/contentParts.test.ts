@@ -1,14 +1,14 @@
 /**
  * Images and files in a task, end to end over HTTP: the real `openai` client sends them to a
  * local OpenAI-compatible server in the chat format; a part the run cannot send is refused with
- * ContentPartError before any request; a file-store run keeps the bytes once, outside its log,
+ * ConversationError (invalid_content_part) before any request; a file-store run keeps the bytes once, outside its log,
  * and a resumed run (another agent, same store) sends the image again.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import { ContentPartError, file, image } from '../../src/conversation/parts.ts';
+import { file, image } from '../../src/conversation/parts.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { reply, useOpenAIServer } from '../support/openaiServer.ts';
@@ -60,19 +60,19 @@ describe('a task with images and files', () => {
     expect(userContent(0)).toBe('Say hi');
   });
 
-  it('rejects an image over the limit with ContentPartError, before any request', async () => {
+  it('rejects an image over the limit with ConversationError (invalid_content_part), before any request', async () => {
     const agent = agentWith({ context: { content: { maxImageBytes: 1024 } } });
     const error = await agent.run(['Describe', image(BIG_PNG)]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ContentPartError);
+    expect(error).toMatchObject({ code: 'invalid_content_part' });
     expect(error).toMatchObject({ problem: 'too_large' });
     expect(openai().requests).toHaveLength(0);
   });
 
   it('rejects an image for a model not declared to take images, and an unsupported media type', async () => {
     const noVision = await agentWith({ vision: false }).run(['Describe', image('https://example.com/cat.png')]).catch((e: unknown) => e);
-    expect(noVision).toMatchObject({ name: 'ContentPartError', problem: 'no_vision' });
+    expect(noVision).toMatchObject({ name: 'ConversationError', problem: 'no_vision' });
     const tiff = await agentWith({}).run(['Describe', image(BIG_PNG, { mediaType: 'image/tiff' })]).catch((e: unknown) => e);
-    expect(tiff).toMatchObject({ name: 'ContentPartError', problem: 'unsupported' });
+    expect(tiff).toMatchObject({ name: 'ConversationError', problem: 'unsupported' });
     expect(openai().requests).toHaveLength(0);
   });
 

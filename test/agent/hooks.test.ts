@@ -2,22 +2,22 @@
  * Lifecycle hooks, through `createAgent` against a scripted model whose recorded requests show
  * what the model was sent: what each hook sees, what its decisions change, that each call is a
  * `hook.completed` event, and that a hook that throws, hangs or answers nonsense fails the run
- * closed with a `HookFailedError` naming it.
+ * closed with a `HookError` (`hook_failed`) naming it.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import { HookFailedError, ModelCallBlockedError } from '../../src/agent/errors.ts';
 import type { AgentHooks } from '../../src/core/hooks.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import type { Message } from '../../src/core/messages.ts';
-import { ServerError } from '../../src/inference/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { gates } from '../../src/policy/gates.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { removeTempDirs, tempDir } from '../persistence/support.ts';
+import { InferenceError } from '../../src/inference/errors.ts';
+import type { HookError } from '../../src/agent/errors.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -66,12 +66,12 @@ describe('beforeModelCall', () => {
     expect(hookEvents(entries)).toEqual([expect.objectContaining({ hook: 'beforeModelCall', decision: 'modify', reason: 'locale', durationMs: expect.any(Number) })]);
   });
 
-  it('blocks the call: no request is sent and the run fails with ModelCallBlockedError and the reason', async () => {
+  it('blocks the call: no request is sent and the run fails with HookError (model_call_blocked) and the reason', async () => {
     const model = scriptedModel([{ text: 'never' }]);
     const { agent, entries } = agentWith({ model, hooks: { beforeModelCall: () => ({ kind: 'block', reason: 'outside office hours' }) } });
     const error: unknown = await agent.run('Hello').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelCallBlockedError);
-    expect((error as ModelCallBlockedError).reason).toBe('outside office hours');
+    expect(error).toMatchObject({ code: 'model_call_blocked' });
+    expect((error as HookError).reason).toBe('outside office hours');
     expect(model.calls).toHaveLength(0);
     expect(hookEvents(entries)).toEqual([expect.objectContaining({ hook: 'beforeModelCall', decision: 'block', reason: 'outside office hours' })]);
     expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'error', error: { code: 'model_call_blocked' } });
@@ -174,7 +174,7 @@ describe('afterToolCall', () => {
     const store = createFileStore({ dir: tempDir() });
     let rewrites = 0;
     const hooks: AgentHooks = { afterToolCall: () => ({ kind: 'rewrite', content: `rewrite ${++rewrites}` }) };
-    const down = scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { word: 'hi' } }] }, { error: () => new ServerError('upstream unavailable', { status: 503 }) }]);
+    const down = scriptedModel([{ toolCalls: [{ name: 'echo', arguments: { word: 'hi' } }] }, { error: () => InferenceError.server('upstream unavailable', { status: 503 }) }]);
     const failed = await agentWith({ id: 'agent_hooks', model: down, tools: [echo()], persistence: { store }, hooks }).agent.start('Say hi', { runId: 'run_hooks' }).settled;
     expect(failed).toMatchObject({ status: 'failed', resumable: true });
 
@@ -219,7 +219,7 @@ describe('onTurnStart and onTurnEnd', () => {
 describe('onError', () => {
   it('hears of the error a phase failed with, and the run still fails with it', async () => {
     const heard: unknown[] = [];
-    const boom = new ServerError('upstream unavailable', { status: 500 });
+    const boom = InferenceError.server('upstream unavailable', { status: 500 });
     const { agent } = agentWith({ model: scriptedModel([{ error: boom }]), hooks: { onError: (error) => void heard.push(error) } });
     const result = await agent.start('Hello').settled;
     expect(result).toMatchObject({ status: 'failed', error: { code: 'server_error' } });
@@ -235,7 +235,7 @@ describe('onError', () => {
     expect((await run.settled).status).toBe('cancelled');
     expect(heard).toEqual([]);
 
-    const failing = agentWith({ model: scriptedModel([{ error: new ServerError('down', { status: 500 }) }]), hooks: { onError: () => { throw new Error('logger down'); } } });
+    const failing = agentWith({ model: scriptedModel([{ error: InferenceError.server('down', { status: 500 }) }]), hooks: { onError: () => { throw new Error('logger down'); } } });
     const result = await failing.agent.start('Hello').settled;
     expect(result.error?.code).toBe('server_error');
     expect(hookEvents(failing.entries)).toEqual([expect.objectContaining({ hook: 'onError', decision: 'failed' })]);
@@ -243,33 +243,33 @@ describe('onError', () => {
 });
 
 describe('a hook that fails', () => {
-  it('throws: the run fails closed with HookFailedError naming the hook, and the guarded call is not made', async () => {
+  it('throws: the run fails closed with HookError (hook_failed) naming the hook, and the guarded call is not made', async () => {
     const executed: unknown[] = [];
     const { agent, entries } = agentWith({ model: echoOnce(), tools: [echo(executed)], hooks: { beforeToolCall: () => { throw new Error('policy service down'); } } });
     const error: unknown = await agent.run('Say hi').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(HookFailedError);
-    expect((error as HookFailedError).hook).toBe('beforeToolCall');
-    expect((error as HookFailedError).message).toContain('policy service down');
+    expect(error).toMatchObject({ code: 'hook_failed' });
+    expect((error as HookError).hook).toBe('beforeToolCall');
+    expect((error as HookError).message).toContain('policy service down');
     expect(executed).toEqual([]);
     expect(hookEvents(entries)).toEqual([expect.objectContaining({ hook: 'beforeToolCall', decision: 'failed' })]);
     expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'error', error: { code: 'hook_failed' } });
   });
 
-  it('never settles: fails with HookFailedError once hooks.timeoutMs has passed', async () => {
+  it('never settles: fails with HookError (hook_failed) once hooks.timeoutMs has passed', async () => {
     const { agent } = agentWith({ model: scriptedModel([{ text: 'ok' }]), hooks: { timeoutMs: 20, onTurnStart: () => new Promise<void>(() => undefined) } });
     const error: unknown = await agent.run('Hello').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(HookFailedError);
-    expect((error as HookFailedError).hook).toBe('onTurnStart');
-    expect((error as HookFailedError).message).toContain('did not settle within 20 ms');
+    expect(error).toMatchObject({ code: 'hook_failed' });
+    expect((error as HookError).hook).toBe('onTurnStart');
+    expect((error as HookError).message).toContain('did not settle within 20 ms');
   });
 
-  it('answers something that is not a decision: HookFailedError saying what was wrong', async () => {
+  it('answers something that is not a decision: HookError (hook_failed) saying what was wrong', async () => {
     const hooks = { beforeToolCall: () => ({ kind: 'allow' }) } as unknown as AgentHooks;
     const executed: unknown[] = [];
     const { agent } = agentWith({ model: echoOnce(), tools: [echo(executed)], hooks });
     const error: unknown = await agent.run('Say hi').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(HookFailedError);
-    expect((error as HookFailedError).message).toMatch(/beforeToolCall hook answered wrongly.*not a decision/);
+    expect(error).toMatchObject({ code: 'hook_failed' });
+    expect((error as HookError).message).toMatch(/beforeToolCall hook answered wrongly.*not a decision/);
     expect(executed).toEqual([]);
   });
 

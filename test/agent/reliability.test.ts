@@ -4,11 +4,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { MaxIterationsError, ModelRepairExhaustedError, RunTimeoutError, TokenBudgetExceededError } from '../../src/agent/errors.ts';
 import type { JournalEntry, LoopEventOf } from '../../src/core/loopEvent.ts';
 import { scriptedModel, type ScriptStep } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { agentWithEntries as agentWith, stopTrackedAgents, toolMessages, collectUnhandledRejections } from '../support/agents.ts';
+import type { RunError, RunLimitError } from '../../src/agent/errors.ts';
 
 afterEach(stopTrackedAgents);
 
@@ -174,13 +174,13 @@ describe('malformed tool arguments', () => {
     expect(events(entries, 'tool.started').map((e) => e.toolCallId)).toEqual(['fixed']);
   });
 
-  it('rejects with ModelRepairExhaustedError carrying the run id after maxRepairTurns + 1 all-invalid turns', async () => {
+  it('rejects with RunError (model_repair_exhausted) carrying the run id after maxRepairTurns + 1 all-invalid turns', async () => {
     const { tool, received } = adder();
     const model = scriptedModel((_request, n) => ({ toolCalls: [{ id: `bad${n}`, name: 'add', arguments: '{"a": 1,' }] }));
     const { agent } = agentWith({ model, tools: [tool], limits: { maxRepairTurns: 2 } });
     const error = await agent.run('add', { runId: 'run-repair' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelRepairExhaustedError);
-    const typed = error as ModelRepairExhaustedError;
+    expect(error).toMatchObject({ code: 'model_repair_exhausted' });
+    const typed = error as RunError;
     expect(typed.runId).toBe('run-repair');
     expect(typed.result.runId).toBe('run-repair');
     expect(typed.result.reason).toBe('model_behavior');
@@ -302,26 +302,26 @@ describe('a runaway loop', () => {
   const forever = (usage?: { totalTokens: number }) =>
     scriptedModel(() => ({ toolCalls: [{ id: 'same', name: 'add', arguments: { a: 1, b: 1 } }], ...(usage === undefined ? {} : { usage }) }));
 
-  it('ends with MaxIterationsError carrying the run id', async () => {
+  it('ends with RunLimitError (max_iterations) carrying the run id', async () => {
     const { tool, received } = adder();
     const { agent } = agentWith({ model: forever(), tools: [tool], limits: { maxIterations: 7 }, resilience: { stuckDetection: false } });
     const error = await agent.run('loop', { runId: 'run-loop' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MaxIterationsError);
-    expect((error as MaxIterationsError).runId).toBe('run-loop');
-    expect((error as MaxIterationsError).result).toMatchObject({ runId: 'run-loop', reason: 'max_iterations', iterations: 7, status: 'failed' });
+    expect(error).toMatchObject({ code: 'max_iterations' });
+    expect((error as RunLimitError).runId).toBe('run-loop');
+    expect((error as RunLimitError).result).toMatchObject({ runId: 'run-loop', reason: 'max_iterations', iterations: 7, status: 'failed' });
     expect(received).toHaveLength(7);
   });
 
-  it('ends with TokenBudgetExceededError once the token budget is used', async () => {
+  it('ends with RunLimitError (max_tokens) once the token budget is used', async () => {
     const { tool } = adder();
     const { agent } = agentWith({ model: forever({ totalTokens: 400 }), tools: [tool], limits: { maxTotalTokens: 1_000 } });
     const error = await agent.run('loop', { runId: 'run-tokens' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TokenBudgetExceededError);
-    expect((error as TokenBudgetExceededError).runId).toBe('run-tokens');
-    expect((error as TokenBudgetExceededError).result).toMatchObject({ reason: 'max_tokens', iterations: 3, usage: { totalTokens: 1_200 } });
+    expect(error).toMatchObject({ code: 'max_tokens' });
+    expect((error as RunLimitError).runId).toBe('run-tokens');
+    expect((error as RunLimitError).result).toMatchObject({ reason: 'max_tokens', iterations: 3, usage: { totalTokens: 1_200 } });
   });
 
-  it('ends with RunTimeoutError at the wall-clock limit, even when every step answers instantly', async () => {
+  it('ends with RunLimitError (run_timeout) at the wall-clock limit, even when every step answers instantly', async () => {
     const { tool } = adder();
     const { agent } = agentWith({
       model: scriptedModel(() => ({ toolCalls: [{ id: 'same', name: 'add', arguments: { a: 1, b: 1 } }] }), { recordCalls: false }),
@@ -332,13 +332,13 @@ describe('a runaway loop', () => {
     });
     const started = performance.now();
     const error = await agent.run('loop', { runId: 'run-clock' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RunTimeoutError);
-    expect((error as RunTimeoutError).runId).toBe('run-clock');
-    expect((error as RunTimeoutError).result.reason).toBe('timeout');
+    expect(error).toMatchObject({ code: 'run_timeout' });
+    expect((error as RunLimitError).runId).toBe('run-clock');
+    expect((error as RunLimitError).result.reason).toBe('timeout');
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
-  it('ends with RunTimeoutError and aborts the tool when a slow tool outlives the run', async () => {
+  it('ends with RunLimitError (run_timeout) and aborts the tool when a slow tool outlives the run', async () => {
     const signals: AbortSignal[] = [];
     const slow = defineTool({
       name: 'slow',
@@ -352,7 +352,7 @@ describe('a runaway loop', () => {
     const model = scriptedModel([{ toolCalls: [{ id: 's1', name: 'slow', arguments: {} }] }, { text: 'never' }]);
     const { agent } = agentWith({ model, tools: [slow], limits: { timeoutMs: 50 } });
     const error = await agent.run('slow').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RunTimeoutError);
+    expect(error).toMatchObject({ code: 'run_timeout' });
     expect(signals[0]?.aborted).toBe(true);
     expect(model.calls).toHaveLength(1);
   });

@@ -3,18 +3,18 @@
  * it. Over HTTP with the real `openai` client: an endpoint with structured output gets the
  * schema as `response_format`; one without gets a `final_answer` tool it must call. Either way a
  * mismatch goes back to the model as a repair turn, and running out of repair turns ends the
- * run with ModelRepairExhaustedError.
+ * run with RunError (model_repair_exhausted).
  */
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { ModelRepairExhaustedError } from '../../src/agent/errors.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import type { InferenceProvider } from '../../src/core/provider.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { reply, useOpenAIServer } from '../support/openaiServer.ts';
+import type { RunError } from '../../src/agent/errors.ts';
 
 const openai = useOpenAIServer();
 const agents: Agent[] = [];
@@ -128,15 +128,15 @@ describe('with the scripted model', () => {
 });
 
 describe('running out of repair turns', () => {
-  it('ends the run with ModelRepairExhaustedError naming the schema problem', async () => {
+  it('ends the run with RunError (model_repair_exhausted) naming the schema problem', async () => {
     const bad = () => reply.completion({ textPieces: ['{"city":"Paris"}'] });
     openai().enqueue(bad(), bad(), bad());
     const agent = createAgent({ model: endpoint(true), output: Weather, limits: { maxRepairTurns: 1 } });
     agents.push(agent as Agent);
     const error = await agent.run('Weather in Paris?').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelRepairExhaustedError);
+    expect(error).toMatchObject({ code: 'model_repair_exhausted' });
     expect((error as Error).message).toMatch(/output schema/);
-    expect((error as ModelRepairExhaustedError).result).toMatchObject({ status: 'failed', reason: 'model_behavior', iterations: 2 });
+    expect((error as RunError).result).toMatchObject({ status: 'failed', reason: 'model_behavior', iterations: 2 });
     expect(openai().requests).toHaveLength(2);
   });
 });

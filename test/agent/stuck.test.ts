@@ -1,17 +1,17 @@
 /**
  * Stuck detection through createAgent: a model repeating the same call, or hitting the same
- * error, ends with StuckLoopError (or is redirected once). Detection is on by default (five
+ * error, ends with RunError (stuck) (or is redirected once). Detection is on by default (five
  * identical calls); with `stuckDetection: false` the iteration budget ends the same runaway model.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
-import { MaxIterationsError, StuckLoopError } from '../../src/agent/errors.ts';
 import type { ToolMessage } from '../../src/core/messages.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
+import type { RunError, RunLimitError } from '../../src/agent/errors.ts';
 
 const agents: Agent[] = [];
 afterEach(() => {
@@ -48,11 +48,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('stuck detection', () => {
-  it('ends a model repeating the same call with StuckLoopError after maxRepeats, carrying the run id and result', async () => {
+  it('ends a model repeating the same call with RunError (stuck) after maxRepeats, carrying the run id and result', async () => {
     const agent = agentWith({ model: loopForever(), tools: [echo], resilience: { stuckDetection: { maxRepeats: 3 } }, limits: { maxIterations: 20 } });
     const error = await rejection(agent.run('repeat yourself', { runId: 'run-stuck' }));
-    expect(error).toBeInstanceOf(StuckLoopError);
-    const stuck = error as StuckLoopError;
+    expect(error).toMatchObject({ code: 'stuck' });
+    const stuck = error as RunError;
     expect(stuck.code).toBe('stuck');
     expect(stuck.blame).toBe('model');
     expect(stuck.runId).toBe('run-stuck');
@@ -75,7 +75,7 @@ describe('stuck detection', () => {
     const result = await run.settled;
     expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 3 });
     expect(result.error?.message).toMatch(/^3 consecutive tool errors were near-identical .*ECONNREFUSED/);
-    await expect(run.result).rejects.toBeInstanceOf(StuckLoopError);
+    await expect(run.result).rejects.toMatchObject({ code: 'stuck' });
     expect(eventsOf(agent, run.runId).filter((e) => e.type === 'stuck.detected').map((e) => (e as { action: string }).action)).toEqual(['stop']);
   });
 
@@ -104,7 +104,7 @@ describe('stuck detection', () => {
     const run = agent.start('repeat yourself');
     const result = await run.settled;
     expect(result).toMatchObject({ status: 'failed', reason: 'stuck', iterations: 4 });
-    await expect(run.result).rejects.toBeInstanceOf(StuckLoopError);
+    await expect(run.result).rejects.toMatchObject({ code: 'stuck' });
     expect(eventsOf(agent, run.runId).filter((e) => e.type === 'stuck.detected').map((e) => (e as { action: string }).action)).toEqual([
       'redirect',
       'stop',
@@ -127,16 +127,16 @@ describe('stuck detection', () => {
     expect(result).toMatchObject({ status: 'done', iterations: 5 });
   });
 
-  it('is off with stuckDetection: false: the same runaway model ends with MaxIterationsError instead', async () => {
+  it('is off with stuckDetection: false: the same runaway model ends with RunLimitError (max_iterations) instead', async () => {
     const agent = agentWith({ model: loopForever(), tools: [echo], limits: { maxIterations: 6 }, resilience: { stuckDetection: false } });
     const run = agent.start('repeat yourself');
     const error = await rejection(run.result);
-    expect(error).toBeInstanceOf(MaxIterationsError);
-    expect((error as MaxIterationsError).result.iterations).toBe(6);
+    expect(error).toMatchObject({ code: 'max_iterations' });
+    expect((error as RunLimitError).result.iterations).toBe(6);
     const events = eventsOf(agent, run.runId);
     expect(events.some((e) => e.type === 'stuck.detected')).toBe(false);
     // Observations are untouched: no note reaches the model.
-    expect((error as MaxIterationsError).result.messages.some((m) => m.role === 'tool' && m.content.includes('[actorloop]'))).toBe(false);
+    expect((error as RunLimitError).result.messages.some((m) => m.role === 'tool' && m.content.includes('[actorloop]'))).toBe(false);
   });
 
   it('rejects invalid stuckDetection options when the agent is created', () => {

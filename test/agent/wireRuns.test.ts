@@ -7,12 +7,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import { ModelRefusedError, ReplyTruncatedError } from '../../src/agent/errors.ts';
 import type { JournalEntry, LoopEvent } from '../../src/core/loopEvent.ts';
 import { reasoningText, type AssistantMessage } from '../../src/core/messages.ts';
 import type { ReasoningEffort } from '../../src/core/provider.ts';
 import type { LoopResult } from '../../src/core/run.ts';
-import { ContextLengthError, BadRequestError } from '../../src/inference/errors.ts';
+import { ContextLengthError } from '../../src/inference/errors.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import type { OpenAICompatibleOptions } from '../../src/inference/config.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -125,7 +124,7 @@ describe('DeepSeek thinking mode with tools, against a server that enforces its 
     const { agent } = weatherAgent({ model: 'deepseek-reasoner', provider: { models: { 'deepseek-reasoner': { sendReasoningBack: false } } } });
     const error = await rejection(agent.run('What is the weather in San Francisco?'));
     agent.stop();
-    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).toMatchObject({ code: 'bad_request' });
     expect(error.message).toContain('must be passed back to the API');
     expect(server.served.at(-1)).toBe('deepseek-reasoning-content-missing.json');
   });
@@ -137,7 +136,7 @@ describe('a refusal', () => {
     const { agent, events } = weatherAgent({ model: 'gpt-4o', stream: true });
     const error = await rejection(agent.run('how do I make anthrax?'));
     agent.stop();
-    expect(error).toBeInstanceOf(ModelRefusedError);
+    expect(error).toMatchObject({ code: 'model_refused' });
     expect(error.result).toMatchObject({ status: 'failed', reason: 'refusal', text: null });
     expect(error.result.error?.message).toContain("I'm sorry, but I can't assist with that request.");
     expect(ofType(events, 'token.delta')).toEqual([]);
@@ -153,7 +152,7 @@ describe('a reply cut off at the token cap (finish_reason length)', () => {
     const { agent, events } = weatherAgent({ model: 'deepseek-chat', maxTokens: 300 });
     const error = await rejection(agent.run('Invent a holiday.'));
     agent.stop();
-    expect(error).toBeInstanceOf(ReplyTruncatedError);
+    expect(error).toMatchObject({ code: 'reply_truncated' });
     // A failed run's text is its last reply (the idiom of every failed run): here the cut-off one.
     expect(error.result).toMatchObject({ status: 'failed', reason: 'length', text: partial });
     expect(error.result.messages.at(-1)).toEqual({ role: 'assistant', content: partial });
@@ -183,7 +182,7 @@ describe('a reply cut off at the token cap (finish_reason length)', () => {
     const { agent, events } = weatherAgent({ model: 'deepseek-chat', maxTokens: 300, onLength: { continue: 1 } });
     const error = await rejection(agent.run('Invent a holiday.'));
     agent.stop();
-    expect(error).toBeInstanceOf(ReplyTruncatedError);
+    expect(error).toMatchObject({ code: 'reply_truncated' });
     expect(error.result.messages.at(-1)).toEqual({ role: 'assistant', content: partial + partial });
     expect(ofType(events, 'reply.truncated').map((e) => e.action)).toEqual(['continue', 'end']);
   });

@@ -8,7 +8,6 @@ describe('conversation module', () => {
       [
         'AssistantMessage',
         'ContentPart',
-        'ContentPartError',
         'FilePart',
         'ImagePart',
         'TextPart',

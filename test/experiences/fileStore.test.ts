@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openExperienceStore, type ExperienceFileOptions } from '../../src/experiences/fileStore.ts';
 import type { ExperienceStore } from '../../src/experiences/store.ts';
-import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
+import type { CorruptFileError } from '../../src/persistence/errors.ts';
 
 let dir: string;
 let file: string;
@@ -70,20 +70,20 @@ describe('experience file store', () => {
   });
 
   it.each([
-    ['invalid JSON', '{"v":1,"items":[', CorruptFileError],
-    ['an empty file', '', CorruptFileError],
-    ['NUL bytes', '\u0000\u0000\u0000', CorruptFileError],
-    ['a schema-invalid experience', JSON.stringify({ v: 1, items: [{ id: 'exp_1', condition: 'x' }] }), CorruptFileError],
-    ['a successRate that contradicts its counts', JSON.stringify({ v: 1, items: [{ ...stored('exp_1'), usageCount: 4, successCount: 1, successRate: 0.9 }] }), CorruptFileError],
-    ['duplicate ids', JSON.stringify({ v: 1, items: [stored('exp_1'), stored('exp_1')] }), CorruptFileError],
-    ['a __proto__ key', '{"v":1,"items":[],"__proto__":{"polluted":true}}', CorruptFileError],
-    ['a future schema version', JSON.stringify({ v: 2, items: [] }), UnsupportedVersionError],
-  ])('refuses %s with a typed error naming the file, and leaves its bytes untouched', async (_name, content, errorClass) => {
+    ['invalid JSON', '{"v":1,"items":[', 'corrupt_file'],
+    ['an empty file', '', 'corrupt_file'],
+    ['NUL bytes', '\u0000\u0000\u0000', 'corrupt_file'],
+    ['a schema-invalid experience', JSON.stringify({ v: 1, items: [{ id: 'exp_1', condition: 'x' }] }), 'corrupt_file'],
+    ['a successRate that contradicts its counts', JSON.stringify({ v: 1, items: [{ ...stored('exp_1'), usageCount: 4, successCount: 1, successRate: 0.9 }] }), 'corrupt_file'],
+    ['duplicate ids', JSON.stringify({ v: 1, items: [stored('exp_1'), stored('exp_1')] }), 'corrupt_file'],
+    ['a __proto__ key', '{"v":1,"items":[],"__proto__":{"polluted":true}}', 'corrupt_file'],
+    ['a future schema version', JSON.stringify({ v: 2, items: [] }), 'unsupported_version'],
+  ])('refuses %s with a typed error naming the file, and leaves its bytes untouched', async (_name, content, expectedCode) => {
     mkdirSync(join(dir, 'nested'), { recursive: true });
     writeFileSync(file, content);
     const before = readFileSync(file);
     const error: unknown = await openExperienceStore({ file }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(errorClass);
+    expect(error).toMatchObject({ code: expectedCode });
     expect((error as CorruptFileError).file).toBe(file);
     expect((error as Error).message).toContain(file);
     expect(readFileSync(file).equals(before)).toBe(true);

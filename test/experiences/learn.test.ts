@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.ts';
 import type { Completion, CompletionRequest, InferenceProvider } from '../../src/core/provider.ts';
-import { InvalidExperienceAnswerError } from '../../src/experiences/errors.ts';
 import { learnExperiences, type FinishedRun } from '../../src/experiences/learn.ts';
 import { createMemoryExperienceStore } from '../../src/experiences/store.ts';
 import { compactTranscript } from '../../src/experiences/transcript.ts';
 import { scriptedModel } from '../../src/testing/scriptedModel.ts';
+import type { ModelBehaviorError } from '../../src/core/errors.ts';
 
 const hugeLog = `FAIL ${'x'.repeat(50_000)} END_OF_LOG`;
 const run: FinishedRun = {
@@ -78,17 +78,17 @@ describe('learnExperiences', () => {
     expect(transcript).toMatch(/\[… \d+ lines of the run omitted …\]/);
   });
 
-  it('rejects an answer of the wrong shape with InvalidExperienceAnswerError naming the run', async () => {
+  it('rejects an answer of the wrong shape with ModelBehaviorError (experience_invalid_answer) naming the run', async () => {
     const model = scriptedModel([{ output: { candidates: [{ condition: 'x', rule: 'y', confidence: 3 }] } }]);
     const error = await learnExperiences({ model, run }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidExperienceAnswerError);
-    expect((error as InvalidExperienceAnswerError).runId).toBe('run_42');
+    expect(error).toMatchObject({ code: 'experience_invalid_answer' });
+    expect((error as ModelBehaviorError).runId).toBe('run_42');
     expect((error as Error).message).toContain('run_42');
   });
 
   it('rejects a project-scoped answer when no project was given (the schema offers no project scope then)', async () => {
     const model = scriptedModel([{ output: { candidates: [candidate({ condition: 'x', rule: 'y', scope: 'project' })] } }]);
-    await expect(learnExperiences({ model, run })).rejects.toBeInstanceOf(InvalidExperienceAnswerError);
+    await expect(learnExperiences({ model, run })).rejects.toMatchObject({ code: 'experience_invalid_answer' });
   });
 
   it('reads the reply text (a JSON code fence too) from a provider that returns no parsed output, and validates it', async () => {
@@ -105,8 +105,8 @@ describe('learnExperiences', () => {
     const answer = JSON.stringify({ candidates: [candidate({ condition: 'a build fails', rule: 'clean first' })] });
     const learned = await learnExperiences({ model: textOnly(`\`\`\`json\n${answer}\n\`\`\``), run });
     expect(learned.candidates.map((c) => c.rule)).toEqual(['clean first']);
-    await expect(learnExperiences({ model: textOnly('I learned nothing.'), run })).rejects.toBeInstanceOf(InvalidExperienceAnswerError);
-    await expect(learnExperiences({ model: textOnly('{"candidates":[{"rule":1}]}'), run })).rejects.toBeInstanceOf(InvalidExperienceAnswerError);
+    await expect(learnExperiences({ model: textOnly('I learned nothing.'), run })).rejects.toMatchObject({ code: 'experience_invalid_answer' });
+    await expect(learnExperiences({ model: textOnly('{"candidates":[{"rule":1}]}'), run })).rejects.toMatchObject({ code: 'experience_invalid_answer' });
   });
 
   it('skips, with a reason, candidates the store would refuse and those beyond maxCandidates', async () => {

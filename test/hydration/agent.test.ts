@@ -89,8 +89,8 @@ describe('pre-hydration in an agent run', () => {
     const context = model.calls[0]!.messages[0]!.content!;
     expect(context).toContain('The spec says: retries are capped at 3.');
     expect(context).toContain('Local notes: retries are capped at 5.');
-    expect(context).toMatch(/- url "http:\/\/169\.254\.169\.254\/latest\/meta-data\/": UrlRefusedError: web_fetch refused .*link-local/);
-    expect(context).toMatch(/- file "\.\.\/etc\/passwd": PathRefusedError: file_read refused/);
+    expect(context).toMatch(/- url "http:\/\/169\.254\.169\.254\/latest\/meta-data\/": WebFetchError: web_fetch refused .*link-local/);
+    expect(context).toMatch(/- file "\.\.\/etc\/passwd": FileReadError: file_read refused/);
     expect(completedEvent(agent, result.runId)[0]).toMatchObject({ found: 4, resolved: 2, failed: 2 });
   });
 });

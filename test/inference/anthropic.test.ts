@@ -9,19 +9,13 @@ import type { Message } from '../../src/core/messages.ts';
 import type { StreamEvent } from '../../src/core/provider.ts';
 import { anthropic } from '../../src/inference/anthropic.ts';
 import { ANTHROPIC_BASE_URL, type AnthropicOptions } from '../../src/inference/anthropicConfig.ts';
-import {
-  AuthenticationError,
-  ContextLengthError,
-  MissingConfigurationError,
-  RateLimitError,
-  ServerError,
-  StructuredOutputError,
-  costOf,
-} from '../../src/inference/index.ts';
+import { AuthenticationError, ContextLengthError, RateLimitError, StructuredOutputError, costOf } from '../../src/inference/index.ts';
 import type { RetryInfo } from '../../src/inference/index.ts';
 import { wireJson, wireReply } from '../support/anthropicWire.ts';
 import { startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer } from '../support/openaiServer.ts';
+import { InferenceError } from '../../src/inference/errors.ts';
+import type { ConfigurationError } from '../../src/core/errors.ts';
 
 const CANARY = 'sk-ant-canary-7f3a9c1e5b2d4f60aa';
 let server: OpenAIServer;
@@ -253,16 +247,16 @@ describe('anthropic errors, recorded error bodies', () => {
     const retries: RetryInfo[] = [];
     const completion = await provider().complete({ messages: ask(), onRetry: (info) => retries.push(info) });
     expect(completion.text).toBe(textOf('text-cache-usage'));
-    expect(retries.map((retry) => (retry.error as ServerError).status)).toEqual([529, 529]);
-    expect(retries.every((retry) => retry.error instanceof ServerError)).toBe(true);
+    expect(retries.map((retry) => (retry.error as InferenceError).status)).toEqual([529, 529]);
+    expect(retries.every((retry) => retry.error instanceof InferenceError && retry.error.code === 'server_error')).toBe(true);
   });
 
-  it('ends with ServerError 529 once the retries are spent', async () => {
+  it('ends with InferenceError (server_error) 529 once the retries are spent', async () => {
     server.enqueue(wireReply('error.overloaded'), wireReply('error.overloaded'));
     const error = await provider({ retry: { maxRetries: 1, baseDelayMs: 1, jitter: 0 } }).complete({ messages: ask() }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerError);
-    expect((error as ServerError).status).toBe(529);
-    expect((error as ServerError).message).toContain('Overloaded');
+    expect(error).toMatchObject({ code: 'server_error' });
+    expect((error as InferenceError).status).toBe(529);
+    expect((error as InferenceError).message).toContain('Overloaded');
     expect(server.requests).toHaveLength(2);
   });
 
@@ -326,8 +320,8 @@ describe('anthropic configuration', () => {
       }
       return undefined;
     })();
-    expect(error).toBeInstanceOf(MissingConfigurationError);
-    expect((error as MissingConfigurationError).variables).toEqual(['ANTHROPIC_API_KEY']);
+    expect(error).toMatchObject({ code: 'missing_configuration' });
+    expect((error as ConfigurationError).variables).toEqual(['ANTHROPIC_API_KEY']);
   });
 
   it('asks for adaptive thinking when told to, with room for it in max_tokens', async () => {

@@ -1,20 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MissingConfigurationError, openAICompatible, resolveConfig } from '../../src/inference/index.ts';
+import { openAICompatible, resolveConfig } from '../../src/inference/index.ts';
 import { reply, startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer } from '../support/openaiServer.ts';
+import type { ConfigurationError } from '../../src/core/errors.ts';
 
 describe('openAICompatible configuration', () => {
-  it('throws MissingConfigurationError at construction when there is no key and no base URL', () => {
+  it('throws ConfigurationError (missing_configuration) at construction when there is no key and no base URL', () => {
     let error: unknown;
     try {
       openAICompatible({ env: { OPENAI_MODEL: 'gpt-4o', OPENAI_API_KEY: '  ' } });
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(MissingConfigurationError);
+    expect(error).toMatchObject({ code: 'missing_configuration' });
     expect(error).toMatchObject({ code: 'missing_configuration', blame: 'user' });
     for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY']) expect((error as Error).message).toContain(name);
-    expect((error as MissingConfigurationError).variables).toEqual(['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY']);
+    expect((error as ConfigurationError).variables).toEqual(['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENROUTER_API_KEY']);
   });
 
   it('defaults to OpenAI and gpt-4o-mini with only a key', () => {

@@ -1,22 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  AuthenticationError,
-  BadRequestError,
-  CancelledError,
-  ContextLengthError,
-  InvalidResponseError,
-  NetworkError,
-  ProviderTimeoutError,
-  RateLimitError,
-  ServerError,
-  StreamInterruptedError,
-  StructuredOutputError,
-  isRetryable,
-  parseRetryAfter,
-  retryDelay,
-  withRetry,
-} from '../../src/inference/index.ts';
+import { AuthenticationError, ContextLengthError, RateLimitError, StructuredOutputError, isRetryable, parseRetryAfter, retryDelay, withRetry } from '../../src/inference/index.ts';
 import type { RetryInfo } from '../../src/inference/index.ts';
+import { InferenceError } from '../../src/inference/errors.ts';
 
 /** A function failing with the given errors in turn, then returning 'ok'. */
 function failing(...errors: unknown[]) {
@@ -37,7 +22,7 @@ describe('withRetry', () => {
   });
 
   it('waits base·2^(n-1) between attempts and rethrows after maxRetries retries', async () => {
-    const error = new ServerError('boom', { status: 500 });
+    const error = InferenceError.server('boom', { status: 500 });
     const fn = failing(error, error, error, error, error);
     const retries: RetryInfo[] = [];
     const pending = withRetry(fn, { baseDelayMs: 1_000, jitter: 0, onRetry: (info) => retries.push(info) });
@@ -55,7 +40,7 @@ describe('withRetry', () => {
 
   it('uses the defaults of src/defaults.ts: 3 retries, 1 s base, ±25 % jitter', async () => {
     const delays: number[] = [];
-    const error = new NetworkError('reset');
+    const error = InferenceError.network('reset');
     const outcome = withRetry(failing(error, error, error, error), { random: () => 0, onRetry: ({ delayMs }) => delays.push(delayMs) }).catch((e: unknown) => e);
     await vi.runAllTimersAsync();
     expect(await outcome).toBe(error);
@@ -63,7 +48,7 @@ describe('withRetry', () => {
   });
 
   it('keeps jitter within ±jitter and delays within maxDelayMs', () => {
-    const error = new ServerError('boom', { status: 502 });
+    const error = InferenceError.server('boom', { status: 502 });
     expect(retryDelay(error, 1, { baseDelayMs: 1_000, jitter: 0.25, random: () => 0 })).toBe(750);
     expect(retryDelay(error, 1, { baseDelayMs: 1_000, jitter: 0.25, random: () => 0.999_999 })).toBe(1_250);
     expect(retryDelay(error, 10, { baseDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.25, random: () => 0.999_999 })).toBe(30_000);
@@ -71,7 +56,7 @@ describe('withRetry', () => {
 
   it('waits exactly the Retry-After an error carries, capped at maxRetryAfterMs', async () => {
     const delays: number[] = [];
-    const fn = failing(new RateLimitError('slow down', { retryAfterMs: 2_500 }), new ServerError('busy', { status: 503, retryAfterMs: 90_000 }));
+    const fn = failing(new RateLimitError('slow down', { retryAfterMs: 2_500 }), InferenceError.server('busy', { status: 503, retryAfterMs: 90_000 }));
     const pending = withRetry(fn, { baseDelayMs: 1, maxRetryAfterMs: 10_000, onRetry: ({ delayMs }) => delays.push(delayMs) });
     await vi.advanceTimersByTimeAsync(2_499);
     expect(fn).toHaveBeenCalledTimes(1);
@@ -82,11 +67,11 @@ describe('withRetry', () => {
 
   it.each([
     ['rate limit', new RateLimitError('slow down')],
-    ['server error', new ServerError('boom', { status: 500 })],
-    ['timeout', new ProviderTimeoutError(100)],
-    ['network', new NetworkError('reset')],
-    ['invalid response', new InvalidResponseError('garbled')],
-    ['stream cut before any delta', new StreamInterruptedError('cut', { deltasYielded: false })],
+    ['server error', InferenceError.server('boom', { status: 500 })],
+    ['timeout', InferenceError.timeout(100)],
+    ['network', InferenceError.network('reset')],
+    ['invalid response', InferenceError.invalidResponse('garbled')],
+    ['stream cut before any delta', InferenceError.streamInterrupted('cut', { deltasYielded: false })],
   ])('retries a %s', async (_label, error) => {
     const fn = failing(error);
     const pending = withRetry(fn, { baseDelayMs: 10 });
@@ -99,11 +84,11 @@ describe('withRetry', () => {
   it.each([
     ['authentication', new AuthenticationError('bad key', { status: 401 })],
     ['context length', new ContextLengthError('too long', { status: 400 })],
-    ['bad request', new BadRequestError('nope', { status: 400 })],
+    ['bad request', InferenceError.badRequest('nope', { status: 400 })],
     ['exhausted quota', new RateLimitError('quota', { quotaExhausted: true })],
     ['structured output', new StructuredOutputError('out', [], 'x')],
-    ['cancellation', new CancelledError()],
-    ['stream cut after deltas', new StreamInterruptedError('cut', { deltasYielded: true })],
+    ['cancellation', InferenceError.cancelled()],
+    ['stream cut after deltas', InferenceError.streamInterrupted('cut', { deltasYielded: true })],
     ['plain Error', new Error('bug')],
     ['string', 'oops'],
   ])('never retries a %s', async (_label, error) => {
@@ -114,7 +99,7 @@ describe('withRetry', () => {
 
   it('stops at once, with the abort reason, when aborted during a wait', async () => {
     const controller = new AbortController();
-    const fn = failing(new NetworkError('reset'), new NetworkError('reset'));
+    const fn = failing(InferenceError.network('reset'), InferenceError.network('reset'));
     const outcome = withRetry(fn, { baseDelayMs: 10_000, signal: controller.signal }).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(100);
     controller.abort(new Error('stop'));
@@ -128,7 +113,7 @@ describe('withRetry', () => {
     const reason = new Error('cancelled by user');
     const fn = vi.fn(async () => {
       controller.abort(reason);
-      throw new NetworkError('aborted fetch');
+      throw InferenceError.network('aborted fetch');
     });
     await expect(withRetry(fn, { signal: controller.signal })).rejects.toBe(reason);
     expect(fn).toHaveBeenCalledTimes(1);

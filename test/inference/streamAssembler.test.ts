@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidResponseError, StreamAssembler, StreamInterruptedError } from '../../src/inference/index.ts';
+import { StreamAssembler } from '../../src/inference/index.ts';
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) => ({
   model: 'm-1',
@@ -69,7 +69,7 @@ describe('StreamAssembler', () => {
   it('refuses to finish without a finish reason, dropping partial tool calls', () => {
     const assembler = new StreamAssembler('m');
     assembler.push(chunk(call(0, { id: 'a', name: 'delete_file', args: '{"path":"/tm' })));
-    expect(() => assembler.finish()).toThrow(StreamInterruptedError);
+    expect(() => assembler.finish()).toThrow(expect.objectContaining({ code: 'stream_interrupted' }));
     try {
       assembler.finish();
     } catch (error) {
@@ -88,8 +88,8 @@ describe('StreamAssembler', () => {
   it('ignores other choices and rejects chunks that are not chat-completion chunks', () => {
     const assembler = new StreamAssembler('m');
     expect(assembler.push({ choices: [{ index: 1, delta: { content: 'other' }, finish_reason: null }] })).toEqual([]);
-    expect(() => assembler.push({ choices: 'nope' })).toThrow(InvalidResponseError);
-    expect(() => assembler.push('text')).toThrow(InvalidResponseError);
+    expect(() => assembler.push({ choices: 'nope' })).toThrow(expect.objectContaining({ code: 'invalid_response' }));
+    expect(() => assembler.push('text')).toThrow(expect.objectContaining({ code: 'invalid_response' }));
   });
 
   it('maps unknown finish reasons to other and keeps the requested model when none is reported', () => {

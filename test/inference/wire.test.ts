@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/context/estimate.ts';
 import { reasoningText, type Message } from '../../src/core/messages.ts';
 import type { Completion, CompletionRequest, StreamEvent } from '../../src/core/provider.ts';
-import { BadRequestError, ContextLengthError } from '../../src/inference/errors.ts';
+import type { InferenceError } from '../../src/inference/errors.ts';
+import { ContextLengthError } from '../../src/inference/errors.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
 import type { OpenAICompatibleOptions } from '../../src/inference/config.ts';
 import { fixtureSource, fixtureText, sidecarOf, startReplayServer, type ReplayServer, type Rule } from '../support/replayServer.ts';
@@ -132,8 +133,8 @@ describe('OpenAI', () => {
 
     it("reports OpenAI's own words when a model outside the table is sent max_tokens, and takes a capability the user adds", async () => {
       const rejected = await failure(provider({ model: 'my-reasoner' }).complete({ messages: ask(), maxTokens: 64 }));
-      expect(rejected).toBeInstanceOf(BadRequestError);
-      expect((rejected as BadRequestError).message).toContain("Use 'max_completion_tokens' instead");
+      expect(rejected).toMatchObject({ code: 'bad_request' });
+      expect((rejected as InferenceError).message).toContain("Use 'max_completion_tokens' instead");
 
       server.enqueue('openai-chat-text.json');
       const models = { 'my-reasoner': { maxTokensParam: 'max_completion_tokens' as const } };
@@ -239,8 +240,8 @@ describe('DeepSeek thinking mode', () => {
   it('types its 400 for a tool-call turn sent back without reasoning_content', async () => {
     server.enqueue('deepseek-reasoning-content-missing.json');
     const error = await failure(provider({ model: 'deepseek-reasoner' }).complete({ messages: ask() }));
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).message).toContain('must be passed back to the API');
+    expect(error).toMatchObject({ code: 'bad_request' });
+    expect((error as InferenceError).message).toContain('must be passed back to the API');
   });
 });
 
@@ -306,8 +307,8 @@ describe('OpenRouter', () => {
   it("keeps the upstream provider's reason from error.metadata.raw in the typed error", async () => {
     server.enqueue('openrouter-provider-error.json');
     const error = await failure(provider({ model: 'openai/gpt-4o' }).complete({ messages: ask() }));
-    expect(error).toBeInstanceOf(BadRequestError);
-    const typed = error as BadRequestError;
+    expect(error).toMatchObject({ code: 'bad_request' });
+    const typed = error as InferenceError;
     expect(typed.upstream).toEqual({
       provider: 'OpenAI',
       message: "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.",
@@ -319,8 +320,8 @@ describe('OpenRouter', () => {
   it('names DeepSeek as the upstream of a relayed thinking-mode 400', async () => {
     server.enqueue('openrouter-deepseek-reasoning-missing.json');
     const error = await failure(provider({ model: 'deepseek/deepseek-v3.2' }).complete({ messages: ask() }));
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).upstream).toEqual({
+    expect(error).toMatchObject({ code: 'bad_request' });
+    expect((error as InferenceError).upstream).toEqual({
       provider: 'DeepSeek',
       message: 'The `reasoning_content` in the thinking mode must be passed back to the API.',
     });

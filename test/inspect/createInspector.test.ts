@@ -1,8 +1,9 @@
 import { createServer } from 'node:net';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInspector, InspectorStartError, type Inspector } from '../../src/inspect/index.ts';
+import { createInspector, type Inspector } from '../../src/inspect/index.ts';
 import { CANARY, connect, echoAgent, tcpHandles, type Collector } from './fixtures.ts';
+import type { InspectorError } from '../../src/inspect/errors.ts';
 
 let inspector: Inspector | undefined;
 let client: Collector | undefined;
@@ -104,15 +105,15 @@ describe('createInspector', () => {
     client = await connect(inspector.wsUrl, { origin: `http://127.0.0.1:${port}` });
   });
 
-  it('fails with an InspectorStartError naming the port when it is taken', async () => {
+  it('fails with an InspectorError (inspector_start) naming the port when it is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
       const error = await createInspector({ port }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(InspectorStartError);
-      expect((error as InspectorStartError).port).toBe(port);
-      expect((error as InspectorStartError).message).toContain('EADDRINUSE');
+      expect(error).toMatchObject({ code: 'inspector_start' });
+      expect((error as InspectorError).port).toBe(port);
+      expect((error as InspectorError).message).toContain('EADDRINUSE');
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }

@@ -3,14 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, createMachine, type InspectionEvent } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  combineInspectors,
-  createJsonlRecorder,
-  InspectionRecord,
-  InspectionRecordingError,
-  readInspectionRecording,
-} from '../../src/inspect/index.ts';
+import { combineInspectors, createJsonlRecorder, InspectionRecord, readInspectionRecording } from '../../src/inspect/index.ts';
 import { echoAgent } from './fixtures.ts';
+import type { InspectorError } from '../../src/inspect/errors.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -91,7 +86,7 @@ describe('createJsonlRecorder', () => {
     expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(written);
   });
 
-  it('reports a file it cannot write as an InspectionRecordingError on close, without disturbing the run', async () => {
+  it('reports a file it cannot write as an InspectorError (inspection_recording) on close, without disturbing the run', async () => {
     const file = join(dir, 'missing', 'run.jsonl');
     const recorder = createJsonlRecorder(file);
     const agent = echoAgent(recorder.inspect);
@@ -99,9 +94,9 @@ describe('createJsonlRecorder', () => {
     agent.stop();
     expect(result.text).toBe('done');
     const error = await recorder.close().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InspectionRecordingError);
-    expect((error as InspectionRecordingError).filePath).toBe(file);
-    expect((error as InspectionRecordingError).message).toContain('ENOENT');
+    expect(error).toMatchObject({ code: 'inspection_recording' });
+    expect((error as InspectorError).filePath).toBe(file);
+    expect((error as InspectorError).message).toContain('ENOENT');
   });
 
   it('drops records instead of buffering without bound when the stream is backed up', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openKnowledgeStore } from '../../src/knowledge/fileStore.ts';
 import type { KnowledgeStore } from '../../src/knowledge/store.ts';
-import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
+import type { CorruptFileError } from '../../src/persistence/errors.ts';
 
 let dir: string;
 let file: string;
@@ -48,18 +48,18 @@ describe('knowledge file store', () => {
   });
 
   it.each([
-    ['invalid JSON', '{"v":1,"items":[', CorruptFileError],
-    ['an empty file', '', CorruptFileError],
-    ['NUL bytes', '\u0000\u0000\u0000', CorruptFileError],
-    ['a schema-invalid item', JSON.stringify({ v: 1, items: [{ id: 'k1', subject: 'x' }] }), CorruptFileError],
-    ['duplicate ids', JSON.stringify({ v: 1, items: [item('k1'), item('k1')] }), CorruptFileError],
-    ['a __proto__ key', '{"v":1,"items":[],"__proto__":{"polluted":true}}', CorruptFileError],
-    ['a future schema version', JSON.stringify({ v: 2, items: [] }), UnsupportedVersionError],
-  ])('refuses %s with a typed error and leaves the file untouched', async (_name, content, errorClass) => {
+    ['invalid JSON', '{"v":1,"items":[', 'corrupt_file'],
+    ['an empty file', '', 'corrupt_file'],
+    ['NUL bytes', '\u0000\u0000\u0000', 'corrupt_file'],
+    ['a schema-invalid item', JSON.stringify({ v: 1, items: [{ id: 'k1', subject: 'x' }] }), 'corrupt_file'],
+    ['duplicate ids', JSON.stringify({ v: 1, items: [item('k1'), item('k1')] }), 'corrupt_file'],
+    ['a __proto__ key', '{"v":1,"items":[],"__proto__":{"polluted":true}}', 'corrupt_file'],
+    ['a future schema version', JSON.stringify({ v: 2, items: [] }), 'unsupported_version'],
+  ])('refuses %s with a typed error and leaves the file untouched', async (_name, content, expectedCode) => {
     mkdirSync(join(dir, 'nested'), { recursive: true });
     writeFileSync(file, content);
     const error: unknown = await openKnowledgeStore({ file }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(errorClass);
+    expect(error).toMatchObject({ code: expectedCode });
     expect((error as CorruptFileError).file).toBe(file);
     expect(readFileSync(file, 'utf8')).toBe(content);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -62,7 +62,7 @@ describe('agent machine: isStuck', () => {
     expect(actor.getSnapshot().value).toBe('failed');
     expect(output.reason).toBe('stuck');
     expect(output.iterations).toBe(2);
-    expect(output.errorData).toEqual({ name: 'StuckLoopError', code: 'stuck', message: 'echo repeated 3 times', blame: 'model' });
+    expect(output.errorData).toEqual({ name: 'RunError', code: 'stuck', message: 'echo repeated 3 times', blame: 'model' });
     expect(output.error).toBeUndefined();
     expect(output.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
     expect(events.at(-1)).toEqual({
@@ -70,7 +70,7 @@ describe('agent machine: isStuck', () => {
       reason: 'stuck',
       iterations: 2,
       usage: { promptTokens: 2, completionTokens: 0, totalTokens: 2 },
-      error: { name: 'StuckLoopError', code: 'stuck', message: 'echo repeated 3 times', blame: 'model' },
+      error: { name: 'RunError', code: 'stuck', message: 'echo repeated 3 times', blame: 'model' },
     });
   });
 
@@ -86,7 +86,7 @@ describe('agent machine: isStuck', () => {
     expect(persisted.context.stuck).toBe('echo repeated 3 times');
     expect(persisted.context.termination).toEqual({
       reason: 'stuck',
-      errorData: { name: 'StuckLoopError', code: 'stuck', message: 'echo repeated 3 times', blame: 'model' },
+      errorData: { name: 'RunError', code: 'stuck', message: 'echo repeated 3 times', blame: 'model' },
     });
   });
 });

@@ -8,7 +8,6 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { connectMcpServer, type McpServer } from '../../src/mcp/connect.ts';
-import { McpAuthorizationError } from '../../src/mcp/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauthServer.ts';
 import { toolResults } from './support.ts';
@@ -46,7 +45,7 @@ describe('cross-app access for HTTP MCP servers', () => {
   it('fails with a typed error saying the identity provider refused, when the ID token is not accepted', async () => {
     fixture = await startOAuthFixture({ client, idp: { idToken: ID_TOKEN } });
     const connecting = connectMcpServer({ name: 'crm', url: fixture.url, auth: crossApp(fixture, 'a-stale-id-token') });
-    await expect(connecting).rejects.toBeInstanceOf(McpAuthorizationError);
+    await expect(connecting).rejects.toMatchObject({ code: 'mcp_authorization_required' });
     await expect(connecting).rejects.toThrow(/identity provider refused .*invalid_grant: the ID token is not valid/);
     expect(fixture.grants).toEqual([]);
   }, 30_000);

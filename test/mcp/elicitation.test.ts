@@ -12,7 +12,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import type { AgentRun } from '../../src/agent/types.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
-import { McpAnswerError } from '../../src/mcp/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { controlled, toolResults } from './support.ts';
 
@@ -65,7 +64,7 @@ describe('elicitation', () => {
         } catch (error) {
           refused = error;
         }
-        expect(refused).toBeInstanceOf(McpAnswerError);
+        expect(refused).toMatchObject({ code: 'mcp_answer_invalid' });
         expect((refused as Error).message).toMatch(/age: .*still waiting/);
         expect(run.phase()).toBe('awaitingHuman');
 

@@ -9,7 +9,6 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { connectMcpServer, type McpServer } from '../../src/mcp/connect.ts';
-import { McpAuthorizationError } from '../../src/mcp/errors.ts';
 import type { McpTokenStore } from '../../src/mcp/oauth.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauthServer.ts';
@@ -73,7 +72,7 @@ describe('OAuth for HTTP MCP servers', () => {
   it('fails with a typed error naming the server when a sign-in is needed and there is no authorize handler', async () => {
     fixture = await startOAuthFixture();
     const connecting = connectMcpServer({ name: 'secure', url: fixture.url, auth: {} });
-    await expect(connecting).rejects.toBeInstanceOf(McpAuthorizationError);
+    await expect(connecting).rejects.toMatchObject({ code: 'mcp_authorization_required' });
     await expect(connecting).rejects.toThrow(/MCP server "secure" needs OAuth authorization: a person must sign in at http:\/\/127\.0\.0\.1:\d+\/authorize/);
   }, 30_000);
 

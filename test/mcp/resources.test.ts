@@ -9,12 +9,12 @@ import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { connectMcpServer, type McpServer, type McpServerConfig } from '../../src/mcp/connect.ts';
-import { McpRequestError } from '../../src/mcp/errors.ts';
 import { contentText } from '../../src/mcp/resources.ts';
 import { taintOf } from '../../src/policy/taint.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { controlled, everythingStdio, toolResults, until } from './support.ts';
+import type { McpError } from '../../src/mcp/errors.ts';
 
 const FEATURES = 'demo://resource/static/document/features.md';
 const context = { signal: new AbortController().signal, toolCallId: 'c1', idempotencyKey: 'r:c1', runId: 'r', agentId: 'a' };
@@ -63,8 +63,8 @@ describe('the resources of server-everything', () => {
 
   it("turns the server's refusal into a typed error naming the server and the URI", async () => {
     const error: unknown = await server.readResource('demo://resource/nowhere').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(McpRequestError);
-    expect((error as McpRequestError).message).toMatch(/^MCP server "everything" could not read resource "demo:\/\/resource\/nowhere": Resource demo:\/\/resource\/nowhere not found\./);
+    expect(error).toMatchObject({ code: 'mcp_request_failed' });
+    expect((error as McpError).message).toMatch(/^MCP server "everything" could not read resource "demo:\/\/resource\/nowhere": Resource demo:\/\/resource\/nowhere not found\./);
     await expect(server.readResource(FEATURES, { maxChars: 0 })).rejects.toThrow(ConfigurationError);
   });
 
@@ -119,7 +119,7 @@ describe('the prompts of server-everything', () => {
   });
 
   it('refuses an unknown prompt and a non-string argument with typed errors', async () => {
-    await expect(server.prompt('no-such-prompt')).rejects.toThrow(McpRequestError);
+    await expect(server.prompt('no-such-prompt')).rejects.toThrow(expect.objectContaining({ code: 'mcp_request_failed' }));
     await expect(server.prompt('args-prompt', { city: 7 } as unknown as Record<string, string>)).rejects.toThrow(/"city" is number/);
   });
 });

@@ -12,7 +12,7 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import type { Message } from '../../src/core/messages.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { fromLastCheckpoint, readRunLogForResume } from '../../src/persistence/checkpointLog.ts';
-import { CorruptFileError, RunFinishedError } from '../../src/persistence/errors.ts';
+import { CorruptFileError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION, type CheckpointRecord } from '../../src/persistence/records.ts';
 import { readRunEnd, readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
@@ -143,7 +143,7 @@ describe('reading a log for a resume', () => {
     expect(records.at(-1)).toMatchObject({ kind: 'end', status: 'done' });
     expect(readRunEnd(log)).toMatchObject({ status: 'done' });
     expect(await store.getRun('run_cl')).toMatchObject({ status: 'done' });
-    expect(() => store.resumeRun('run_cl')).toThrow(RunFinishedError);
+    expect(() => store.resumeRun('run_cl')).toThrow(expect.objectContaining({ code: 'run_finished' }));
   });
 
   it('takes a whole number of iterations ≥ 1 as checkpoints.every', () => {

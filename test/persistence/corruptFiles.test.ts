@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { CorruptFileError, RunNotFoundError } from '../../src/persistence/errors.ts';
+import { CorruptFileError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION } from '../../src/persistence/records.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -140,15 +140,15 @@ describe('a corrupt meta.json', () => {
 });
 
 describe('a missing run', () => {
-  it('is RunNotFoundError to resume and read, null to look up, and fresh to start', async () => {
+  it('is StoreError (run_not_found) to resume and read, null to look up, and fresh to start', async () => {
     const crashed = await interruptedRun();
     const { agent } = agentOn(crashed.store);
     const files = runFiles(crashed.store, 'run_missing');
 
     const error = thrown(() => agent.resume('run_missing'));
-    expect(error).toBeInstanceOf(RunNotFoundError);
+    expect(error).toMatchObject({ code: 'run_not_found' });
     expect(error).toMatchObject({ code: 'run_not_found', file: files.log });
-    expect(() => crashed.store.readJournal('run_missing')).toThrow(RunNotFoundError);
+    expect(() => crashed.store.readJournal('run_missing')).toThrow(expect.objectContaining({ code: 'run_not_found' }));
     await expect(crashed.store.getRun('run_missing')).resolves.toBeNull();
 
     const result = await agent.start('say hi', { runId: 'run_missing' }).settled;

@@ -11,7 +11,6 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { RunLockedError, RunNotResumableError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -82,12 +81,12 @@ describe('a journal-only store', () => {
     await writer.close(); // no end record: as a crash leaves it
 
     const resumable = createFileStore({ dir });
-    expect(() => resumable.resumeRun('cut')).toThrow(RunNotResumableError);
+    expect(() => resumable.resumeRun('cut')).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     expect(() => resumable.resumeRun('cut')).toThrow(/journal-only store.*readJournal\('cut'\)/);
-    expect(() => journalStore.resumeRun('cut')).toThrow(RunNotResumableError);
+    expect(() => journalStore.resumeRun('cut')).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     const agent = createAgent({ model: scriptedModel(echoScript()), tools: [echoTool()], persistence: { store: resumable } });
     agents.push(agent);
-    expect(() => agent.resume('cut')).toThrow(RunNotResumableError);
+    expect(() => agent.resume('cut')).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     expect(resumable.readJournal('cut').entries.map((e) => e.event)).toEqual([{ type: 'phase.entered', phase: 'reason' }]);
     expect(await resumable.getRun('cut')).toMatchObject({ status: 'running' });
   });
@@ -95,7 +94,7 @@ describe('a journal-only store', () => {
   it('refuses a run id that already has a log, as the default store does', async () => {
     const store = createFileStore({ dir: tempDir(), mode: 'journal' });
     const writer = store.createRun({ runId: 'taken', agentId: 'a', task: 't' });
-    expect(() => store.createRun({ runId: 'taken', agentId: 'b', task: 't' })).toThrow(RunLockedError);
+    expect(() => store.createRun({ runId: 'taken', agentId: 'b', task: 't' })).toThrow(expect.objectContaining({ code: 'run_locked' }));
     await writer.close();
   });
 
@@ -134,7 +133,7 @@ describe('a journal-only store', () => {
       const { entries } = store.readJournal(runId);
       expect(entries.length).toBeGreaterThan(0);
       expect(entries.map((e) => e.sequence)).toEqual(entries.map((_, n) => n));
-      expect(() => store.resumeRun(runId)).toThrow(RunNotResumableError);
+      expect(() => store.resumeRun(runId)).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     }
   });
 });

@@ -11,7 +11,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { RunNotResumableError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { JournalSegments, segmentIdOf } from '../../src/persistence/journalSegment.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
@@ -96,9 +95,9 @@ describe('a journal-only store picking run ids', () => {
     const { runId } = writer;
 
     const resumable = createFileStore({ dir });
-    expect(() => resumable.resumeRun(runId)).toThrow(RunNotResumableError);
+    expect(() => resumable.resumeRun(runId)).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     expect(() => resumable.resumeRun(runId)).toThrow(new RegExp(`journal-only store.*readJournal\\('${runId}'\\)`));
-    expect(() => journalStore.resumeRun(runId)).toThrow(RunNotResumableError);
+    expect(() => journalStore.resumeRun(runId)).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     expect(resumable.readJournal(runId).entries.map((e) => e.event)).toEqual([{ type: 'phase.entered', phase: 'reason' }]);
     expect(await resumable.getRun(runId)).toMatchObject({ status: 'running', task: 't' });
 
@@ -210,7 +209,7 @@ describe('a journal-only store picking run ids', () => {
       const { entries } = store.readJournal(runId);
       expect(entries.length).toBeGreaterThan(0);
       expect(entries.map((e) => e.sequence)).toEqual(entries.map((_, n) => n));
-      expect(() => store.resumeRun(runId)).toThrow(RunNotResumableError);
+      expect(() => store.resumeRun(runId)).toThrow(expect.objectContaining({ code: 'run_not_resumable' }));
     }
     expect(segmentsIn(dir)).toHaveLength(5);
     expect(await store.listRuns()).toHaveLength(5);

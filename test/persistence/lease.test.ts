@@ -9,7 +9,6 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, ut
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RunLockedError } from '../../src/persistence/errors.ts';
 import { acquireRunLock, currentOwner, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive, type RunLock } from '../../src/persistence/lock.ts';
 import { killHard, removeTempDirs, spawnFixture, tempDir, type Child } from './support.ts';
 
@@ -241,7 +240,7 @@ describe('one process', () => {
   it('takes a live lease only with takeover, and says whose it was', () => {
     const p = paths();
     writeLock(p.lock, { pid: 4242, host: 'elsewhere', startedAt: 1, gen: 5, nonce: 'far' });
-    expect(() => take(p.lock, 'run_far', { leaseMs: LEASE })).toThrow(RunLockedError);
+    expect(() => take(p.lock, 'run_far', { leaseMs: LEASE })).toThrow(expect.objectContaining({ code: 'run_locked' }));
     expect(() => take(p.lock, 'run_far', { leaseMs: LEASE })).toThrow(
       /Run run_far is being written by process 4242 on host elsewhere \(lease renewed \d+ s ago\)\. .*\{ takeover: true \}/,
     );
@@ -292,7 +291,7 @@ describe('one process', () => {
     // Another live process on this host: live while its lease is fresh.
     const q = paths();
     const parent = { pid: process.ppid, host: HOST };
-    expect(() => take(q.lock, 'run_q', { leaseMs: LEASE, base: () => ({ owner: parent, heartbeatAt: Date.now() }) })).toThrow(RunLockedError);
+    expect(() => take(q.lock, 'run_q', { leaseMs: LEASE, base: () => ({ owner: parent, heartbeatAt: Date.now() }) })).toThrow(expect.objectContaining({ code: 'run_locked' }));
     expect(take(q.lock, 'run_q', { leaseMs: LEASE, base: () => ({ owner: parent, heartbeatAt: Date.now() - 2 * LEASE }) }).gen).toBe(1);
   });
 

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { CorruptFileError, RunLockedError } from '../../src/persistence/errors.ts';
+import type { StoreError } from '../../src/persistence/errors.ts';
+import { CorruptFileError } from '../../src/persistence/errors.ts';
 import { openLockedDocument, type LockedDocument, type LockedDocumentOptions } from '../../src/persistence/lockedDocument.ts';
 
 const Doc = z.object({ v: z.literal(1), items: z.array(z.string()) });
@@ -17,7 +18,7 @@ type Doc = z.infer<typeof Doc>;
 class LockedForTest extends Error {
   constructor(
     readonly inThisProcess: boolean,
-    readonly lockCause: RunLockedError,
+    readonly lockCause: StoreError,
   ) {
     super('locked');
   }
@@ -65,7 +66,7 @@ describe('openLockedDocument', () => {
     const error = await openLockedDocument(file, options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockedForTest);
     expect((error as LockedForTest).inThisProcess).toBe(true);
-    expect((error as LockedForTest).lockCause).toBeInstanceOf(RunLockedError);
+    expect((error as LockedForTest).lockCause).toMatchObject({ code: 'run_locked' });
     first.release();
     await track(openLockedDocument(file, options));
   });

@@ -8,7 +8,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
-import { RunFinishedError, RunLockedError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -91,14 +90,14 @@ describe('two processes on one store', () => {
       refused = error;
     }
     const elapsedMs = performance.now() - started;
-    expect(refused).toBeInstanceOf(RunLockedError);
+    expect(refused).toMatchObject({ code: 'run_locked' });
     // The child created the run: its log's header names it, and no lock file is left behind.
     expect(refused).toMatchObject({ code: 'run_locked', runId: 'held', file: runFiles(store, 'held').log });
     expect(String((refused as Error).message)).toContain(String(child.process.pid));
     // Refused at once: a live owner's lease is never waited out (30 s by default).
     expect(elapsedMs).toBeLessThan(5_000);
-    expect(() => store.resumeRun('held')).toThrow(RunLockedError);
-    expect(() => store.createRun({ runId: 'held', agentId: 'x', task: 'steal it' })).toThrow(RunLockedError);
+    expect(() => store.resumeRun('held')).toThrow(expect.objectContaining({ code: 'run_locked' }));
+    expect(() => store.createRun({ runId: 'held', agentId: 'x', task: 'steal it' })).toThrow(expect.objectContaining({ code: 'run_locked' }));
     expect(creator(store, 'held')).toBe(child.process.pid);
     expect(existsSync(runFiles(store, 'held').lock)).toBe(false);
     expect((await store.getRun('held'))?.status).toBe('running');
@@ -161,10 +160,10 @@ describe('the same run resumed twice', () => {
     await wait.running;
     expect(lockOwner(store, 'twice')).toBe(process.pid);
 
-    expect(() => agent.resume('twice')).toThrow(RunLockedError);
+    expect(() => agent.resume('twice')).toThrow(expect.objectContaining({ code: 'run_locked' }));
     const other = agentOn(store, [waitTool().tool]);
-    expect(() => other.resume('twice')).toThrow(RunLockedError);
-    expect(() => store.resumeRun('twice')).toThrow(RunLockedError);
+    expect(() => other.resume('twice')).toThrow(expect.objectContaining({ code: 'run_locked' }));
+    expect(() => store.resumeRun('twice')).toThrow(expect.objectContaining({ code: 'run_locked' }));
 
     wait.release();
     const result = await first.settled;
@@ -179,6 +178,6 @@ describe('the same run resumed twice', () => {
     expect(entries.filter((e) => e.event.type === 'phase.entered' && e.event.phase === 'act')).toHaveLength(1);
     expect(entries.filter((e) => e.event.type === 'tools.dispatched')).toHaveLength(1);
     expect(existsSync(runFiles(store, 'twice').lock)).toBe(false);
-    expect(() => agent.resume('twice')).toThrow(RunFinishedError);
+    expect(() => agent.resume('twice')).toThrow(expect.objectContaining({ code: 'run_finished' }));
   });
 });

@@ -8,7 +8,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
-import { RunFinishedError } from '../../src/persistence/errors.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { readRunEnd } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -141,7 +140,7 @@ describe('a run that ended by its own logic', () => {
     expect(answered.status).toBe('done');
 
     for (const runId of ['run_bad', 'run_limit', 'run_answered']) {
-      expect(() => httpAgent(store).resume(runId), runId).toThrow(RunFinishedError);
+      expect(() => httpAgent(store).resume(runId), runId).toThrow(expect.objectContaining({ code: 'run_finished' }));
       expect((await store.getRun(runId))?.resumable, runId).toBeUndefined();
     }
   });

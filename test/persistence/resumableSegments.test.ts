@@ -10,7 +10,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
 import type { Message } from '../../src/core/messages.ts';
-import { RunLockedError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLogForResume } from '../../src/persistence/checkpointLog.ts';
 import { LOG_VERSION, type RunInput } from '../../src/persistence/records.ts';
@@ -75,7 +74,7 @@ describe('a resumable store picking run ids', () => {
     const writer = store.createRun({ agentId: 'a', task: 't', input });
     // Another run of the same segment, still open: the segment's writer is live throughout.
     const other = store.createRun({ agentId: 'a', task: 'other', input });
-    expect(() => store.resumeRun(writer.runId)).toThrow(RunLockedError);
+    expect(() => store.resumeRun(writer.runId)).toThrow(expect.objectContaining({ code: 'run_locked' }));
     expect(store.ownerGone(writer.runId)).toBe(false);
     writer.end('timeout', { resumable: true });
     await writer.close();
@@ -89,7 +88,7 @@ describe('a resumable store picking run ids', () => {
     expect(await store.getRun(writer.runId)).toMatchObject({ status: 'done', reason: 'final_answer' });
     expect((await store.listRuns()).filter((meta) => meta.runId === writer.runId)).toHaveLength(1);
     // The run still open was not touched.
-    expect(() => store.resumeRun(other.runId)).toThrow(RunLockedError);
+    expect(() => store.resumeRun(other.runId)).toThrow(expect.objectContaining({ code: 'run_locked' }));
     other.end('final_answer');
     await other.close();
   });
@@ -137,7 +136,7 @@ describe('a resumable segment run whose process was killed (real SIGKILL)', () =
     const runId = (await child.waitFor((line) => line.startsWith('id '), 20_000)).slice(3);
     await child.waitFor((line) => line === 'ready', 20_000);
     const store = createFileStore({ dir });
-    expect(() => store.resumeRun(runId)).toThrow(RunLockedError);
+    expect(() => store.resumeRun(runId)).toThrow(expect.objectContaining({ code: 'run_locked' }));
     expect(store.ownerGone(runId)).toBe(false);
     await killHard(child);
     expect(store.ownerGone(runId)).toBe(true);

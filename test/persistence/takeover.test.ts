@@ -10,7 +10,6 @@ import { hostname } from 'node:os';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { RunLockedError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import type { ScriptStep } from '../../src/testing/scriptStep.ts';
@@ -72,7 +71,7 @@ describe('a forced takeover', () => {
     const wait = defineTool({ name: 'wait', description: 'Wait', input: z.object({}), execute: () => (waitRuns.push('ran'), 'released') });
     const agent = agentOn(dir, [{ text: 'finished' }], [wait]);
 
-    expect(() => agent.resume('run_forced')).toThrow(RunLockedError);
+    expect(() => agent.resume('run_forced')).toThrow(expect.objectContaining({ code: 'run_locked' }));
     const handle = agent.resume('run_forced', { takeover: true });
     const result = await handle.settled;
     expect(result).toMatchObject({ status: 'done', text: 'finished' });

@@ -1,6 +1,6 @@
 /**
  * persisted data is untrusted input. Records of another schema version, newer or from an
- * earlier pre-release, give UnsupportedVersionError; schema-invalid records give
+ * earlier pre-release, give StoreError (unsupported_version); schema-invalid records give
  * CorruptFileError; `__proto__` keys (and `constructor.prototype`) anywhere are refused before
  * any value reaches the program, so nothing is polluted.
  */
@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/createAgent.ts';
-import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
+import { CorruptFileError } from '../../src/persistence/errors.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { readRunLog } from '../../src/persistence/runLog.ts';
 import { LOG_VERSION } from '../../src/persistence/records.ts';
@@ -64,41 +64,41 @@ describe('records of another schema version', () => {
   it.each([
     ['in the middle', 2],
     ['as the last record', 99],
-  ])('%s: UnsupportedVersionError naming the log, file untouched', async (_name, at) => {
+  ])('%s: StoreError (unsupported_version) naming the log, file untouched', async (_name, at) => {
     const crashed = await interruptedRun();
     const file = withLine(crashed, at, event().replace(V, `"v":${LOG_VERSION + 1}`));
     const before = readFileSync(file);
     const error = refusedResume(crashed);
-    expect(error).toBeInstanceOf(UnsupportedVersionError);
+    expect(error).toMatchObject({ code: 'unsupported_version' });
     expect(error).toMatchObject({ code: 'unsupported_version', file });
     expect((error as Error).message).toContain(file);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('from an earlier pre-release: UnsupportedVersionError saying so, to resume, read or list the run; the file untouched', async () => {
+  it('from an earlier pre-release: StoreError (unsupported_version) saying so, to resume, read or list the run; the file untouched', async () => {
     const crashed = await interruptedRun();
     const { log, meta } = runFiles(crashed.store, crashed.runId);
     writeFileSync(log, readFileSync(log, 'utf8').replaceAll(`{${V},`, `{"v":${LOG_VERSION - 1},`));
     rmSync(meta); // the index reads the run from its log's header
     const before = readFileSync(log);
     const error = refusedResume(crashed);
-    expect(error).toBeInstanceOf(UnsupportedVersionError);
+    expect(error).toMatchObject({ code: 'unsupported_version' });
     expect(error).toMatchObject({ code: 'unsupported_version', file: log });
     expect((error as Error).message).toContain(`${log} line 1 has schema version ${LOG_VERSION - 1}; this actorloop reads version ${LOG_VERSION} only.`);
     expect((error as Error).message).toMatch(/written by an earlier pre-release of actorloop and cannot be read by this one/);
-    expect(() => crashed.store.readJournal(crashed.runId)).toThrow(UnsupportedVersionError);
+    expect(() => crashed.store.readJournal(crashed.runId)).toThrow(expect.objectContaining({ code: 'unsupported_version' }));
     expect(await crashed.store.listRuns()).toEqual([expect.objectContaining({ runId: crashed.runId, status: 'corrupt', file: log, error: expect.objectContaining({ code: 'unsupported_version' }) })]);
     expect(readFileSync(log).equals(before)).toBe(true);
   });
 
-  it('in meta.json: UnsupportedVersionError naming meta.json', async () => {
+  it('in meta.json: StoreError (unsupported_version) naming meta.json', async () => {
     const crashed = await interruptedRun();
     const { meta } = runFiles(crashed.store, crashed.runId);
     writeFileSync(meta, readFileSync(meta, 'utf8').replace('"v":1', '"v":2'));
     const error = refusedResume(crashed);
-    expect(error).toBeInstanceOf(UnsupportedVersionError);
+    expect(error).toMatchObject({ code: 'unsupported_version' });
     expect(error).toMatchObject({ file: meta });
-    await expect(crashed.store.getRun(crashed.runId)).rejects.toBeInstanceOf(UnsupportedVersionError);
+    await expect(crashed.store.getRun(crashed.runId)).rejects.toMatchObject({ code: 'unsupported_version' });
   });
 });
 

@@ -9,9 +9,8 @@ describe('actorloop/prompts', () => {
   it('exports the prompt API and the errors actorloop/errors has', async () => {
     const prompts = await import('../../src/prompts/index.ts');
     expect(Object.keys(prompts).sort()).toEqual(
-      ['PromptRenderError', 'PromptVariablesError', 'SYSTEM_PROMPT_SECTIONS', 'composeSystemPrompt', 'defaultSections', 'definePrompt'].sort(),
+      ['PromptError', 'SYSTEM_PROMPT_SECTIONS', 'composeSystemPrompt', 'defaultSections', 'definePrompt'].sort(),
     );
-    expect(prompts.PromptVariablesError).toBe(errors.PromptVariablesError);
-    expect(prompts.PromptRenderError).toBe(errors.PromptRenderError);
+    expect(prompts.PromptError).toBe(errors.PromptError);
   });
 });

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { definePrompt } from '../../src/prompts/definePrompt.ts';
-import { PromptVariablesError } from '../../src/prompts/errors.ts';
 import { composeSystemPrompt, defaultSections, SYSTEM_PROMPT_SECTIONS } from '../../src/prompts/systemPrompt.ts';
 
 describe('composeSystemPrompt', () => {
@@ -37,7 +36,7 @@ describe('composeSystemPrompt', () => {
       'B\n\nSkills: TypeScript, XState.',
     );
     expect(composeSystemPrompt({ skills: { prompt: skills, values: { skills: [] } } })).toBe('Skills: .');
-    expect(() => composeSystemPrompt({ skills: { prompt: skills, values: { skills: 'TypeScript' } } })).toThrow(PromptVariablesError);
+    expect(() => composeSystemPrompt({ skills: { prompt: skills, values: { skills: 'TypeScript' } } })).toThrow(expect.objectContaining({ code: 'prompt_variables_invalid' }));
   });
 
   it('refuses an unknown section name, naming the allowed ones', () => {

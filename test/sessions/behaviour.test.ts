@@ -1,17 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/sessions/document.ts';
 import { SESSION_LIMITS } from '../../src/sessions/document.ts';
-import {
-  InvalidSessionIdError,
-  InvalidSessionKeyError,
-  InvalidSessionTurnError,
-  InvalidSessionValueError,
-  SessionClosedError,
-  SessionLockedError,
-  SessionRunRecordedError,
-} from '../../src/sessions/errors.ts';
 import type { SessionTurn } from '../../src/sessions/handle.ts';
 import { assistant, cleanUp, FAKE_KEY, openTracked, redactor, STORE_KINDS, user } from './support.ts';
+import type { SessionError } from '../../src/sessions/errors.ts';
 
 afterEach(cleanUp);
 
@@ -87,8 +79,8 @@ describe.each(STORE_KINDS)('$name', (kind) => {
     const session = await openTracked(kind.place().store(), 'twice');
     await session.appendTurn({ runId: 'run_1', messages: [user('once')] });
     const error = await session.appendTurn({ runId: 'run_1', messages: [user('once')] }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SessionRunRecordedError);
-    expect((error as SessionRunRecordedError).runId).toBe('run_1');
+    expect(error).toMatchObject({ code: 'session_run_recorded' });
+    expect((error as SessionError).runId).toBe('run_1');
     expect(session.messages()).toEqual([user('once')]);
   });
 
@@ -97,9 +89,9 @@ describe.each(STORE_KINDS)('$name', (kind) => {
     ['a run id past the limit', { runId: 'r'.repeat(SESSION_LIMITS.runIdLength + 1), messages: [] }],
     ['a message with an unknown role', { runId: 'run_1', messages: [{ role: 'robot', content: 'x' }] }],
     ['messages that are not an array', { runId: 'run_1', messages: 'hi' }],
-  ])('rejects a turn with %s with InvalidSessionTurnError, storing nothing', async (_name, turn) => {
+  ])('rejects a turn with %s with SessionError (session_invalid_turn), storing nothing', async (_name, turn) => {
     const session = await openTracked(kind.place().store(), 'bad-turns');
-    await expect(session.appendTurn(turn as unknown as SessionTurn)).rejects.toBeInstanceOf(InvalidSessionTurnError);
+    await expect(session.appendTurn(turn as unknown as SessionTurn)).rejects.toMatchObject({ code: 'session_invalid_turn' });
     expect(session.messages()).toEqual([]);
     expect(session.runs()).toEqual([]);
   });
@@ -155,13 +147,13 @@ describe.each(STORE_KINDS)('$name', (kind) => {
     ['a constructor.prototype pair', { constructor: { prototype: {} } }, '$.constructor'],
     ['nesting past the limit', nested(SESSION_LIMITS.valueDepth + 1), `$${'[0]'.repeat(SESSION_LIMITS.valueDepth)}`],
     ['a value past the size limit', 'x'.repeat(SESSION_LIMITS.valueChars), '$'],
-  ])('rejects %s as a memory value with InvalidSessionValueError naming where, storing nothing', async (_name, value, path) => {
+  ])('rejects %s as a memory value with SessionError (session_invalid_value) naming where, storing nothing', async (_name, value, path) => {
     const session = await openTracked(kind.place().store(), 'values');
     const notes = session.memory('notes');
     await notes.set('kept', 'before');
     const error = await notes.set('bad', notJson(value)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidSessionValueError);
-    expect((error as InvalidSessionValueError).path).toBe(path);
+    expect(error).toMatchObject({ code: 'session_invalid_value' });
+    expect((error as SessionError).path).toBe(path);
     expect((error as Error).message).toMatch(/JSON only/);
     expect(notes.entries()).toEqual([['kept', 'before']]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -184,20 +176,20 @@ describe.each(STORE_KINDS)('$name', (kind) => {
     ['a key past the limit', 'k'.repeat(SESSION_LIMITS.keyLength + 1)],
     ['a __proto__ key', '__proto__'],
     ['a non-string key', 7],
-  ])('rejects %s with InvalidSessionKeyError', async (_name, key) => {
+  ])('rejects %s with SessionError (session_invalid_key)', async (_name, key) => {
     const session = await openTracked(kind.place().store(), 'keys');
     const notes = session.memory('notes');
-    await expect(notes.set(key as string, 1)).rejects.toBeInstanceOf(InvalidSessionKeyError);
-    expect(() => notes.get(key as string)).toThrow(InvalidSessionKeyError);
-    await expect(notes.delete(key as string)).rejects.toBeInstanceOf(InvalidSessionKeyError);
+    await expect(notes.set(key as string, 1)).rejects.toMatchObject({ code: 'session_invalid_key' });
+    expect(() => notes.get(key as string)).toThrow(expect.objectContaining({ code: 'session_invalid_key' }));
+    await expect(notes.delete(key as string)).rejects.toMatchObject({ code: 'session_invalid_key' });
   });
 
   it('rejects bad namespaces, and the constructor/prototype pair the file format refuses', async () => {
     const session = await openTracked(kind.place().store(), 'namespace-names');
-    expect(() => session.memory('')).toThrow(InvalidSessionKeyError);
-    expect(() => session.memory('n'.repeat(SESSION_LIMITS.namespaceLength + 1))).toThrow(InvalidSessionKeyError);
-    expect(() => session.memory('__proto__')).toThrow(InvalidSessionKeyError);
-    await expect(session.memory('constructor').set('prototype', 1)).rejects.toBeInstanceOf(InvalidSessionKeyError);
+    expect(() => session.memory('')).toThrow(expect.objectContaining({ code: 'session_invalid_key' }));
+    expect(() => session.memory('n'.repeat(SESSION_LIMITS.namespaceLength + 1))).toThrow(expect.objectContaining({ code: 'session_invalid_key' }));
+    expect(() => session.memory('__proto__')).toThrow(expect.objectContaining({ code: 'session_invalid_key' }));
+    await expect(session.memory('constructor').set('prototype', 1)).rejects.toMatchObject({ code: 'session_invalid_key' });
     await session.memory('constructor').set('name', 1);
     expect(session.memory('constructor').get('name')).toBe(1);
   });
@@ -208,17 +200,17 @@ describe.each(STORE_KINDS)('$name', (kind) => {
     ['an id with a newline', 'a\nb'],
     ['an id past the limit', 'i'.repeat(SESSION_LIMITS.idLength + 1)],
     ['a non-string id', 42],
-  ])('rejects %s with InvalidSessionIdError', async (_name, id) => {
-    await expect(kind.place().store().open(id as string)).rejects.toBeInstanceOf(InvalidSessionIdError);
+  ])('rejects %s with SessionError (session_invalid_id)', async (_name, id) => {
+    await expect(kind.place().store().open(id as string)).rejects.toMatchObject({ code: 'session_invalid_id' });
   });
 
-  it('refuses a second open of a held session with SessionLockedError, and opens it again once closed', async () => {
+  it('refuses a second open of a held session with SessionError (session_locked), and opens it again once closed', async () => {
     const place = kind.place();
     const first = await openTracked(place.store(), 'held');
     await first.appendTurn({ runId: 'run_1', messages: [user('hi')] });
     const error = await place.store().open('held').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SessionLockedError);
-    expect((error as SessionLockedError).sessionId).toBe('held');
+    expect(error).toMatchObject({ code: 'session_locked' });
+    expect((error as SessionError).sessionId).toBe('held');
     expect((error as Error).message).toContain('"held"');
     await first.close();
 
@@ -226,19 +218,19 @@ describe.each(STORE_KINDS)('$name', (kind) => {
     expect(again.messages()).toEqual([user('hi')]);
   });
 
-  it('throws SessionClosedError from every use of a closed handle, and closing twice is harmless', async () => {
+  it('throws SessionError (session_closed) from every use of a closed handle, and closing twice is harmless', async () => {
     const session = await openTracked(kind.place().store(), 'closed');
     const notes = session.memory('notes');
     await session.close();
     await session.close();
-    expect(() => session.messages()).toThrow(SessionClosedError);
-    expect(() => session.runs()).toThrow(SessionClosedError);
-    expect(() => session.memory('notes')).toThrow(SessionClosedError);
-    expect(() => notes.get('k')).toThrow(SessionClosedError);
-    expect(() => notes.entries()).toThrow(SessionClosedError);
-    await expect(notes.set('k', 1)).rejects.toBeInstanceOf(SessionClosedError);
-    await expect(notes.delete('k')).rejects.toBeInstanceOf(SessionClosedError);
-    await expect(session.appendTurn({ runId: 'run_1', messages: [] })).rejects.toBeInstanceOf(SessionClosedError);
+    expect(() => session.messages()).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    expect(() => session.runs()).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    expect(() => session.memory('notes')).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    expect(() => notes.get('k')).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    expect(() => notes.entries()).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    await expect(notes.set('k', 1)).rejects.toMatchObject({ code: 'session_closed' });
+    await expect(notes.delete('k')).rejects.toMatchObject({ code: 'session_closed' });
+    await expect(session.appendTurn({ runId: 'run_1', messages: [] })).rejects.toMatchObject({ code: 'session_closed' });
   });
 
   it('finishes writes already made before close releases the session', async () => {

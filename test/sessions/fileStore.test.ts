@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, w
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CorruptFileError, UnsupportedVersionError } from '../../src/persistence/errors.ts';
+import type { CorruptFileError } from '../../src/persistence/errors.ts';
 import { SESSION_LIMITS } from '../../src/sessions/document.ts';
-import { SessionLockedError } from '../../src/sessions/errors.ts';
 import { openSessionStore } from '../../src/sessions/fileStore.ts';
 import { cleanUp, FAKE_KEY, openTracked, redactor, tempDir, user } from './support.ts';
+import type { SessionError } from '../../src/sessions/errors.ts';
 
 afterEach(cleanUp);
 
@@ -64,25 +64,25 @@ describe('file session store', () => {
   });
 
   it.each([
-    ['invalid JSON', () => '{"v":1,"id":"s","messages":[', CorruptFileError],
-    ['an empty file', () => '', CorruptFileError],
-    ['NUL bytes', () => '\u0000\u0000\u0000', CorruptFileError],
-    ['a message that fails its schema', () => JSON.stringify(document('s', { messages: [{ role: 'robot', content: 'x' }] })), CorruptFileError],
-    ['a memory namespace that is not an object', () => JSON.stringify(document('s')).replace('"memory":{}', '"memory":{"n":"not a namespace"}'), CorruptFileError],
-    ['a run recorded twice', () => JSON.stringify(document('s', { runs: [{ runId: 'r', at: 1 }, { runId: 'r', at: 2 }] })), CorruptFileError],
-    ['a __proto__ key', () => JSON.stringify(document('s')).replace('"memory":{}', '"memory":{"__proto__":{"polluted":true}}'), CorruptFileError],
-    ['a value nested past the limit', () => JSON.stringify(document('s', { memory: { n: { k: JSON.parse(nestedJson(SESSION_LIMITS.valueDepth + 1)) as unknown } } })), CorruptFileError],
-    ['nesting too deep to parse', () => JSON.stringify(document('s')).replace('"memory":{}', `"memory":{"n":{"k":${nestedJson(200_000)}}}`), CorruptFileError],
-    ['another session in the file', () => JSON.stringify(document('someone-else')), CorruptFileError],
-    ['a future schema version', () => JSON.stringify({ ...document('s'), v: 2 }), UnsupportedVersionError],
-  ])('refuses a file with %s with a typed error naming it, and leaves its bytes unchanged', async (_name, content, errorClass) => {
+    ['invalid JSON', () => '{"v":1,"id":"s","messages":[', 'corrupt_file'],
+    ['an empty file', () => '', 'corrupt_file'],
+    ['NUL bytes', () => '\u0000\u0000\u0000', 'corrupt_file'],
+    ['a message that fails its schema', () => JSON.stringify(document('s', { messages: [{ role: 'robot', content: 'x' }] })), 'corrupt_file'],
+    ['a memory namespace that is not an object', () => JSON.stringify(document('s')).replace('"memory":{}', '"memory":{"n":"not a namespace"}'), 'corrupt_file'],
+    ['a run recorded twice', () => JSON.stringify(document('s', { runs: [{ runId: 'r', at: 1 }, { runId: 'r', at: 2 }] })), 'corrupt_file'],
+    ['a __proto__ key', () => JSON.stringify(document('s')).replace('"memory":{}', '"memory":{"__proto__":{"polluted":true}}'), 'corrupt_file'],
+    ['a value nested past the limit', () => JSON.stringify(document('s', { memory: { n: { k: JSON.parse(nestedJson(SESSION_LIMITS.valueDepth + 1)) as unknown } } })), 'corrupt_file'],
+    ['nesting too deep to parse', () => JSON.stringify(document('s')).replace('"memory":{}', `"memory":{"n":{"k":${nestedJson(200_000)}}}`), 'corrupt_file'],
+    ['another session in the file', () => JSON.stringify(document('someone-else')), 'corrupt_file'],
+    ['a future schema version', () => JSON.stringify({ ...document('s'), v: 2 }), 'unsupported_version'],
+  ])('refuses a file with %s with a typed error naming it, and leaves its bytes unchanged', async (_name, content, expectedCode) => {
     const dir = tempDir();
     const store = openSessionStore({ dir });
     const file = store.fileOf('s');
     const text = content();
     writeFileSync(file, text);
     const error: unknown = await store.open('s').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(errorClass);
+    expect(error).toMatchObject({ code: expectedCode });
     expect((error as CorruptFileError).file).toBe(file);
     expect((error as Error).message).toContain(file);
     expect(readFileSync(file, 'utf8')).toBe(text);
@@ -121,8 +121,8 @@ describe('file session store', () => {
     const first = openSessionStore({ dir });
     const session = await openTracked(first, 'shared');
     const error = await openSessionStore({ dir }).open('shared').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SessionLockedError);
-    expect((error as SessionLockedError).file).toBe(first.fileOf('shared'));
+    expect(error).toMatchObject({ code: 'session_locked' });
+    expect((error as SessionError).file).toBe(first.fileOf('shared'));
     expect((error as Error).message).toContain('in this process');
     await session.close();
     await openTracked(openSessionStore({ dir }), 'shared');
@@ -163,7 +163,7 @@ describe('file session store', () => {
     await vi.waitFor(
       async () => {
         const error = await session.memory('notes').set('k', 1).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(SessionLockedError);
+        expect(error).toMatchObject({ code: 'session_locked' });
       },
       { timeout: 10_000, interval: 50 },
     );
@@ -181,7 +181,7 @@ describe('file session store', () => {
         void exited.then((code) => fail(new Error(`holder exited with ${String(code)}: ${errors}`)));
       });
       const error = await openSessionStore({ dir }).open('cross-process').catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SessionLockedError);
+      expect(error).toMatchObject({ code: 'session_locked' });
       expect((error as Error).message).toContain('by another process');
       child.stdin.write('close\n');
       expect(await exited).toBe(0);

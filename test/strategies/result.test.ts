@@ -6,20 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/createAgent.ts';
-import { MaxIterationsError } from '../../src/agent/errors.ts';
 import { JournalEntry, TerminationReason, type LoopEventOf } from '../../src/core/loopEvent.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent, Usage } from '../../src/core/provider.ts';
 import type { LoopResult, RunResult } from '../../src/core/run.ts';
 import type { ReasoningStrategy } from '../../src/core/strategy.ts';
-import {
-  runStrategy,
-  startStrategy,
-  strategies,
-  StrategyCancelledError,
-  StrategyFailedError,
-  StrategyRoundsExceededError,
-  type StrategyResult,
-} from '../../src/strategies/index.ts';
+import { runStrategy, startStrategy, strategies, type StrategyResult } from '../../src/strategies/index.ts';
 import { createAgentSystem } from '../../src/system/createAgentSystem.ts';
 import { scriptedModel, type ScriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -153,7 +144,7 @@ describe('RunResult: one result for agent, system and strategy runs', () => {
     const agent = createAgent({ model: scriptedModel(() => ({ toolCalls: [{ name: 'echo', arguments: { v: 'again' } }] })), tools: [echo], limits: { maxIterations: 3 } });
     const looped = await agent.start('go').settled;
     expect(common(looped)).toMatchObject({ status: 'failed', reason: 'max_iterations', iterations: 3 });
-    await expect(agent.run('again')).rejects.toBeInstanceOf(MaxIterationsError);
+    await expect(agent.run('again')).rejects.toMatchObject({ code: 'max_iterations' });
     agent.stop();
 
     const endless: ReasoningStrategy<void, number> = {
@@ -163,27 +154,27 @@ describe('RunResult: one result for agent, system and strategy runs', () => {
       aggregate: (_t, n) => ({ kind: 'error', reason: 'unused', state: n }),
     };
     const rounds = startStrategy({ strategy: endless, task: 'go', subAgent: { model: answers42() }, maxRounds: 3 });
-    await expect(rounds.result).rejects.toBeInstanceOf(StrategyRoundsExceededError);
+    await expect(rounds.result).rejects.toMatchObject({ code: 'strategy_max_rounds' });
     const exceeded = await rounds.settled;
     expect(common(exceeded)).toMatchObject({ status: 'failed', reason: 'max_iterations', iterations: 3, text: null });
     expect(exceeded.error?.code).toBe('strategy_max_rounds');
 
-    // An error decision and a thrown strategy call: both `error` and StrategyFailedError; only the throw has a `cause`.
+    // An error decision and a thrown strategy call: both `error` and StrategyRunError (strategy_failed); only the throw has a `cause`.
     const giveUp: ReasoningStrategy<void, null> = { name: 'give-up', init: () => null, step: (state) => ({ kind: 'error', reason: 'nothing works', state }), aggregate: (_t, state) => ({ kind: 'error', reason: 'unused', state }) };
     const decided = startStrategy({ strategy: giveUp, task: 'go', subAgent: { model: answers42() } });
-    await expect(decided.result).rejects.toBeInstanceOf(StrategyFailedError);
+    await expect(decided.result).rejects.toMatchObject({ code: 'strategy_failed' });
     expect(common(await decided.settled)).toMatchObject({ status: 'failed', reason: 'error', iterations: 1, text: null });
     expect((await decided.settled).cause).toBeUndefined();
     const boom = new Error('step exploded');
     const throwing: ReasoningStrategy<void, null> = { name: 'throwing', init: () => null, step: () => Promise.reject(boom), aggregate: (_t, state) => ({ kind: 'error', reason: 'unused', state }) };
     const threw = startStrategy({ strategy: throwing, task: 'go', subAgent: { model: answers42() } });
-    await expect(threw.result).rejects.toBeInstanceOf(StrategyFailedError);
+    await expect(threw.result).rejects.toMatchObject({ code: 'strategy_failed' });
     expect(common(await threw.settled)).toMatchObject({ status: 'failed', reason: 'error', text: null });
     expect((await threw.settled).cause).toBe(boom);
 
     const cancelled = startStrategy({ strategy: endless, task: 'go', subAgent: { model: answers42() } });
     cancelled.cancel('stop');
-    await expect(cancelled.result).rejects.toBeInstanceOf(StrategyCancelledError);
+    await expect(cancelled.result).rejects.toMatchObject({ code: 'strategy_cancelled' });
     expect(common(await cancelled.settled)).toMatchObject({ status: 'cancelled', reason: 'cancelled', text: null });
   });
 });

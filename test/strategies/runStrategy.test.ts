@@ -4,21 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { JournalEntry } from '../../src/core/loopEvent.ts';
-import {
-  InvalidDecisionError,
-  runStrategy,
-  startStrategy,
-  strategies,
-  StrategyCancelledError,
-  StrategyFailedError,
-  StrategyRoundsExceededError,
-} from '../../src/strategies/index.ts';
+import { runStrategy, startStrategy, strategies } from '../../src/strategies/index.ts';
 import type { ReasoningStrategy } from '../../src/core/strategy.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import type { CompletionRequest } from '../../src/core/provider.ts';
 import { answering, judge, metered } from './support.ts';
+import type { StrategyRunError } from '../../src/strategies/errors.ts';
 
 /** n branches on the task; the answer joins their thoughts. */
 function fanOut(n: number): ReasoningStrategy<void, null> {
@@ -129,7 +122,7 @@ describe('runStrategy', () => {
     while (model.calls.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
     const started = performance.now();
     run.cancel('user stop');
-    await expect(run.result).rejects.toBeInstanceOf(StrategyCancelledError);
+    await expect(run.result).rejects.toMatchObject({ code: 'strategy_cancelled' });
     const result = await run.settled;
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(result.status).toBe('cancelled');
@@ -237,7 +230,7 @@ describe('runStrategy', () => {
     expect(result.events.some((e) => e.event.type === 'strategy.decided' && e.event.detail?.includes('[REDACTED]') === true)).toBe(true);
   });
 
-  it('fails with StrategyRoundsExceededError when a strategy never finishes', async () => {
+  it('fails with StrategyRunError (strategy_max_rounds) when a strategy never finishes', async () => {
     const endless: ReasoningStrategy<void, number> = {
       name: 'endless',
       init: () => 0,
@@ -245,8 +238,8 @@ describe('runStrategy', () => {
       aggregate: (_t, n) => ({ kind: 'error', reason: 'unused', state: n }),
     };
     const error = await runStrategy({ strategy: endless, task: 'go', subAgent: answering(() => 'x'), maxRounds: 5 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StrategyRoundsExceededError);
-    const rounds = error as StrategyRoundsExceededError;
+    expect(error).toMatchObject({ code: 'strategy_max_rounds' });
+    const rounds = error as StrategyRunError;
     expect(rounds.result.iterations).toBe(5);
     expect(rounds.message).toMatch(/Raise `maxRounds`/);
     expect(rounds.runId).toBe(rounds.result.runId);
@@ -260,14 +253,14 @@ describe('runStrategy', () => {
       aggregate: () => ({ kind: 'done', answer: '', state: null }),
     } as ReasoningStrategy<void, null>;
     const error = await runStrategy({ strategy: broken, task: 'go', subAgent: answering(() => 'x') }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StrategyFailedError);
-    expect((error as StrategyFailedError).cause).toBeInstanceOf(InvalidDecisionError);
+    expect(error).toMatchObject({ code: 'strategy_failed' });
+    expect((error as StrategyRunError).cause).toMatchObject({ code: 'invalid_decision' });
     expect((error as Error).message).toMatch(/two branches with the id "a"/);
   });
 
   it('says to pass `model` when a strategy asks the model directly without one', async () => {
     const error = await runStrategy({ strategy: strategies.tree(), task: 'go', subAgent: answering(() => 'x') }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StrategyFailedError);
+    expect(error).toMatchObject({ code: 'strategy_failed' });
     expect((error as Error).message).toMatch(/pass `model` to runStrategy/);
   });
 

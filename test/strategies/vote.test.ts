@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runStrategy, strategies, StrategyFailedError } from '../../src/strategies/index.ts';
+import { runStrategy, strategies } from '../../src/strategies/index.ts';
 import { answering, judge } from './support.ts';
+import type { StrategyRunError } from '../../src/strategies/errors.ts';
 
 const detailsOf = (events: readonly { event: { type: string; detail?: string } }[]) =>
   events.flatMap((e) => (e.event.type === 'strategy.decided' ? [e.event.detail] : []));
@@ -75,7 +76,7 @@ describe('strategies.vote', () => {
       task: 'q',
       subAgent: answering(() => ({ error: new Error('down') })),
     }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StrategyFailedError);
-    expect((error as StrategyFailedError).result.thoughts.every((t) => typeof t.metadata?.error === 'string')).toBe(true);
+    expect(error).toMatchObject({ code: 'strategy_failed' });
+    expect((error as StrategyRunError).result.thoughts.every((t) => typeof t.metadata?.error === 'string')).toBe(true);
   });
 });

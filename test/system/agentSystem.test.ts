@@ -5,7 +5,6 @@ import type { AnyActorRef } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { AgentNotFoundError } from '../../src/system/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { trackedSystem } from './helpers.ts';
 
@@ -74,7 +73,7 @@ describe('agent system', () => {
     expect(system.list()).toEqual([]);
   });
 
-  it('answers unknown ids with AgentNotFoundError listing the live agents', async () => {
+  it('answers unknown ids with AgentSystemError (agent_not_found) listing the live agents', async () => {
     const { system } = trackedSystem();
     system.spawn('a', { model: model() });
     const error = (() => {
@@ -85,13 +84,13 @@ describe('agent system', () => {
       }
       return undefined;
     })();
-    expect(error).toBeInstanceOf(AgentNotFoundError);
+    expect(error).toMatchObject({ code: 'agent_not_found' });
     expect(error).toMatchObject({ code: 'agent_not_found', blame: 'user', agentId: 'nobody', known: ['a'] });
-    expect(() => system.spawn('b', { model: model() }, { parent: 'nobody' })).toThrow(AgentNotFoundError);
-    expect(() => system.tell('nobody', 'hi')).toThrow(AgentNotFoundError);
-    expect(() => system.tell('a', 'hi', { from: 'nobody' })).toThrow(AgentNotFoundError);
-    expect(() => system.stop('nobody')).toThrow(AgentNotFoundError);
-    await expect(system.ask('nobody', 'hi')).rejects.toBeInstanceOf(AgentNotFoundError);
+    expect(() => system.spawn('b', { model: model() }, { parent: 'nobody' })).toThrow(expect.objectContaining({ code: 'agent_not_found' }));
+    expect(() => system.tell('nobody', 'hi')).toThrow(expect.objectContaining({ code: 'agent_not_found' }));
+    expect(() => system.tell('a', 'hi', { from: 'nobody' })).toThrow(expect.objectContaining({ code: 'agent_not_found' }));
+    expect(() => system.stop('nobody')).toThrow(expect.objectContaining({ code: 'agent_not_found' }));
+    await expect(system.ask('nobody', 'hi')).rejects.toMatchObject({ code: 'agent_not_found' });
   });
 
   it('refuses empty messages and bad timeouts', async () => {

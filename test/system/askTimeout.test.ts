@@ -1,11 +1,11 @@
 /**
- * An ask that outlives its timeoutMs: a typed AskTimeoutError, the asked task cancelled (its run
+ * An ask that outlives its timeoutMs: a typed AgentSystemError (ask_timeout), the asked task cancelled (its run
  * aborted, or dropped from the queue), and no timer left behind — answered asks included.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AskTimeoutError } from '../../src/system/errors.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { trackedSystem } from './helpers.ts';
+import type { AgentSystemError } from '../../src/system/errors.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 describe('ask timeout', () => {
-  it('rejects with AskTimeoutError after timeoutMs and cancels the asked run', async () => {
+  it('rejects with AgentSystemError (ask_timeout) after timeoutMs and cancels the asked run', async () => {
     const { system } = trackedSystem();
     const model = scriptedModel([{ text: 'too late', delayMs: 10_000 }]);
     const worker = system.spawn('worker', { model });
@@ -27,9 +27,9 @@ describe('ask timeout', () => {
     await vi.advanceTimersByTimeAsync(1);
 
     const error = await outcome;
-    expect(error).toBeInstanceOf(AskTimeoutError);
+    expect(error).toMatchObject({ code: 'ask_timeout' });
     expect(error).toMatchObject({ code: 'ask_timeout', agentId: 'worker', timeoutMs: 50 });
-    const timeout = error as AskTimeoutError;
+    const timeout = error as AgentSystemError;
     // The run had started: the error carries its cancelled result, and the journal agrees.
     expect(timeout.result).toMatchObject({ status: 'cancelled', reason: 'cancelled', agentId: 'worker' });
     expect(timeout.runId).toBe(timeout.result?.runId);
@@ -51,9 +51,9 @@ describe('ask timeout', () => {
     await vi.advanceTimersByTimeAsync(30);
 
     const error = await second;
-    expect(error).toBeInstanceOf(AskTimeoutError);
-    expect((error as AskTimeoutError).result).toBeUndefined();
-    expect((error as AskTimeoutError).message).toMatch(/still queued/);
+    expect(error).toMatchObject({ code: 'ask_timeout' });
+    expect((error as AgentSystemError).result).toBeUndefined();
+    expect((error as AgentSystemError).message).toMatch(/still queued/);
     expect(worker.actor.getSnapshot().context.queue).toEqual([]);
 
     await vi.advanceTimersByTimeAsync(70);

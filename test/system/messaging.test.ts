@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MaxIterationsError, RunCancelledError } from '../../src/agent/errors.ts';
+import type { RunLimitError } from '../../src/agent/errors.ts';
+import { RunCancelledError } from '../../src/agent/errors.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
@@ -63,8 +64,8 @@ describe('ask', () => {
       limits: { maxIterations: 2 },
     });
     const error = await system.ask('looper', 'loop').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MaxIterationsError);
-    expect((error as MaxIterationsError).result).toMatchObject({ agentId: 'looper', iterations: 2, status: 'failed' });
+    expect(error).toMatchObject({ code: 'max_iterations' });
+    expect((error as RunLimitError).result).toMatchObject({ agentId: 'looper', iterations: 2, status: 'failed' });
   });
 
   it('runs one task at a time by default, in arrival order', async () => {

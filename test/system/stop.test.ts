@@ -4,7 +4,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LoopResult } from '../../src/core/run.ts';
-import { AgentNotFoundError, AgentStoppedError } from '../../src/system/errors.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { activeActors, ownerOf, trackedSystem } from './helpers.ts';
@@ -56,7 +55,7 @@ describe('stop', () => {
       expect(system.actor.system.get(id), id).toBeUndefined();
       const reasons = journals.get(id)?.entries().flatMap((e) => (e.event.type === 'run.terminated' ? [e.event.reason] : []));
       expect(reasons, id).toEqual(['cancelled']);
-      expect(await answers.get(id), id).toBeInstanceOf(AgentStoppedError);
+      expect(await answers.get(id), id).toMatchObject({ code: 'agent_stopped' });
     }
     expect(system.list().map((a) => a.id)).toEqual(['U']);
     expect(Object.keys(system.actor.getSnapshot().children)).toEqual(['U']);
@@ -65,7 +64,7 @@ describe('stop', () => {
 
     system.stopAll();
     expect(activeActors(actors)).toEqual([]);
-    expect(await answers.get('U')).toBeInstanceOf(AgentStoppedError);
+    expect(await answers.get('U')).toMatchObject({ code: 'agent_stopped' });
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -75,9 +74,9 @@ describe('stop', () => {
     system.stop('C1');
     expect(system.list().map((a) => a.id)).toEqual(['P', 'C2', 'U']);
     expect(system.get('P').children()).toEqual(['C2']);
-    expect(await answers.get('G')).toBeInstanceOf(AgentStoppedError);
+    expect(await answers.get('G')).toMatchObject({ code: 'agent_stopped' });
     expect(terminations(system, 'P')).toEqual([]);
-    expect(() => system.spawn('H', { model: slow() }, { parent: 'C1' })).toThrow(AgentNotFoundError);
+    expect(() => system.spawn('H', { model: slow() }, { parent: 'C1' })).toThrow(expect.objectContaining({ code: 'agent_not_found' }));
     // The id is free again.
     expect(system.spawn('C1', { model: slow() }, { parent: 'P' }).parent).toBe('P');
   });
@@ -90,8 +89,8 @@ describe('stop', () => {
     const second = worker.ask('second').catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(1);
     worker.stop();
-    expect(await first).toBeInstanceOf(AgentStoppedError);
-    expect(await second).toBeInstanceOf(AgentStoppedError);
+    expect(await first).toMatchObject({ code: 'agent_stopped' });
+    expect(await second).toMatchObject({ code: 'agent_stopped' });
     await vi.advanceTimersByTimeAsync(120_000);
     expect(model.calls).toHaveLength(1);
     expect(worker.actor.getSnapshot().status).toBe('stopped');
@@ -109,7 +108,7 @@ describe('stop', () => {
 
     system.stopAll();
 
-    expect(await answer).toBeInstanceOf(AgentStoppedError);
+    expect(await answer).toMatchObject({ code: 'agent_stopped' });
     expect(bJournal.entries().flatMap((e) => (e.event.type === 'run.terminated' ? [e.event.reason] : []))).toEqual(['cancelled']);
     await vi.advanceTimersByTimeAsync(1);
     expect(activeActors(actors)).toEqual([]);

@@ -1,11 +1,11 @@
 /** `actorloop db migrate`: bring a database to this actorloop's schema (graphile-worker's and ours). */
-import { onePositional, parseCommand, UsageError } from '../args.ts';
+import { onePositional, parseCommand, usageError } from '../args.ts';
 import { DATABASE_FLAG, openRuntime, requiredDatabaseUrl } from '../durable.ts';
 
 export async function dbCommand(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(args, DATABASE_FLAG);
   const action = onePositional(parsed, 'action', 'db');
-  if (action !== 'migrate') throw new UsageError(`actorloop db knows "migrate", not "${action}".`);
+  if (action !== 'migrate') throw usageError(`actorloop db knows "migrate", not "${action}".`);
   const runtime = openRuntime(requiredDatabaseUrl(parsed));
   try {
     const report = await runtime.migrate();

@@ -1,20 +1,20 @@
 // Workers advance durable runs: a decision only goes to the runtime, while `resume` follows the run
 // through its agent (from the module the workers load), which wakes a run left behind.
 import { isFinalStatus } from '../../persistence/records.ts';
-import { CliError, UsageError, type ParsedCommand } from '../args.ts';
+import { cliError, usageError, type ParsedCommand } from '../args.ts';
 import { defineAndPick, loadAgentsModule } from '../agentsModule.ts';
 import { openRuntime, requireDurableRun } from '../durable.ts';
 import { followRun, modeFor, type AgentCommandResult } from '../follow.ts';
 
 export async function continueDurable(command: 'resume' | 'approve' | 'reject', parsed: ParsedCommand, runId: string, url: string): Promise<AgentCommandResult> {
-  if (parsed.string('model') !== undefined) throw new UsageError('--model configures the demo agent; a durable run goes on with its own agent.');
+  if (parsed.string('model') !== undefined) throw usageError('--model configures the demo agent; a durable run goes on with its own agent.');
   const { json } = parsed.common;
   const runtime = openRuntime(url);
   const close = () => runtime.close();
   try {
     const info = await requireDurableRun(runtime, runId);
     if (command !== 'resume') {
-      if (info.status !== 'awaiting_human') throw new CliError(`Run ${runId} is not waiting for a human (status ${info.status}): there is nothing to ${command}.`);
+      if (info.status !== 'awaiting_human') throw cliError(`Run ${runId} is not waiting for a human (status ${info.status}): there is nothing to ${command}.`);
       const reason = parsed.string('reason') ?? 'Rejected from the command line.';
       if (command === 'approve') await runtime.approve(runId);
       else await runtime.reject(runId, reason);
@@ -23,10 +23,10 @@ export async function continueDurable(command: 'resume' | 'approve' | 'reject', 
       else process.stdout.write(`${decision} the calls run ${runId} waits on; the workers take it on from here. Follow it with: actorloop replay ${runId} --follow --database-url …\n`);
       return { exitCode: 0, cleanup: close };
     }
-    if (isFinalStatus(info.status)) throw new CliError(`Run ${runId} already ended (${info.status}); start a new run instead.`);
+    if (isFinalStatus(info.status)) throw cliError(`Run ${runId} already ended (${info.status}); start a new run instead.`);
     const path = parsed.string('agents');
     if (path === undefined) {
-      throw new UsageError(`actorloop resume of a durable run needs --agents MODULE: the module your workers load, which defines agent "${info.agentId}".`);
+      throw usageError(`actorloop resume of a durable run needs --agents MODULE: the module your workers load, which defines agent "${info.agentId}".`);
     }
     const define = await loadAgentsModule(path);
     const agent = await defineAndPick(define, path, runtime, { runtime }, parsed.string('agent') ?? info.agentId);

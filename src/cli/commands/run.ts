@@ -1,7 +1,7 @@
 import type { Agent, AgentRun } from '../../agent/types.ts';
 import type { Inspector } from '../../inspect/index.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
-import { CliError, onePositional, parseCommand, positiveInt, UsageError, type ParsedCommand } from '../args.ts';
+import { cliError, onePositional, parseCommand, positiveInt, usageError, type ParsedCommand } from '../args.ts';
 import { defineAndPick, loadAgentsModule } from '../agentsModule.ts';
 import { createDemoAgent, DEMO_TOOL_NAMES, isDemoAgentId } from '../demoAgent.ts';
 import { DATABASE_FLAG, durableUrl } from '../durable.ts';
@@ -36,7 +36,7 @@ function cleanupFor(agent: Agent, inspector: Inspector | undefined, parked: bool
 /** With `--agents`, the demo agent's own flags mean nothing: say where those settings go instead. */
 function refuseDemoFlags(parsed: ParsedCommand, flags: readonly string[]): void {
   const given = flags.find((flag) => parsed.string(flag) !== undefined || parsed.flag(flag));
-  if (given !== undefined) throw new UsageError(`--${given} configures the demo agent; with --agents MODULE, set it in your module's createAgent config.`);
+  if (given !== undefined) throw usageError(`--${given} configures the demo agent; with --agents MODULE, set it in your module's createAgent config.`);
 }
 
 async function moduleAgent(path: string, store: RunStore, name: string | undefined): Promise<Agent> {
@@ -54,11 +54,11 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
   const task = onePositional(parsed, 'task', 'run');
   const modulePath = parsed.string('agents');
   if (modulePath !== undefined) return runModuleAgent(parsed, modulePath, task);
-  if (parsed.string('agent') !== undefined) throw new UsageError('--agent NAME picks an agent of --agents MODULE: give the module too.');
+  if (parsed.string('agent') !== undefined) throw usageError('--agent NAME picks an agent of --agents MODULE: give the module too.');
   const maxText = parsed.string('max-iterations');
   const confirm = parsed.string('confirm')?.split(',').map((name) => name.trim()).filter((name) => name !== '');
   const unknownTool = confirm?.find((name) => !DEMO_TOOL_NAMES.includes(name));
-  if (unknownTool !== undefined) throw new UsageError(`--confirm: no tool "${unknownTool}"; the demo agent has ${DEMO_TOOL_NAMES.join(', ')}.`);
+  if (unknownTool !== undefined) throw usageError(`--confirm: no tool "${unknownTool}"; the demo agent has ${DEMO_TOOL_NAMES.join(', ')}.`);
   const { json, store: dir } = parsed.common;
   // Loaded only when asked for, so other runs do not load the relay server and its dependencies.
   const inspector = parsed.flag('inspect') ? await (await import('../../inspect/index.ts')).createInspector({ page: 'local' }) : undefined;
@@ -104,14 +104,14 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
   const runId = onePositional(parsed, 'runId', command);
   const url = durableUrl(parsed);
   if (url !== undefined && parsed.string('answer') !== undefined) {
-    throw new CliError("--answer is for runs in the file store: a durable run's MCP servers run in its workers, which do not take questions to a human.");
+    throw cliError("--answer is for runs in the file store: a durable run's MCP servers run in its workers, which do not take questions to a human.");
   }
   if (url !== undefined) return continueDurable(command, parsed, runId, url);
   const { json, store: dir } = parsed.common;
   const store = openStore(dir, true);
   const meta = await requireRun(store, runId);
   if (command !== 'resume' && meta.status !== 'awaiting_human') {
-    throw new CliError(`Run ${runId} is not waiting for a human (status ${meta.status}): there is nothing to ${command}.`);
+    throw cliError(`Run ${runId} is not waiting for a human (status ${meta.status}): there is nothing to ${command}.`);
   }
   const reason = parsed.string('reason');
   const answerText = parsed.string('answer');
@@ -130,7 +130,7 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
     announceModule(agent, modulePath, json);
   } else {
     // The demo agent's tools are not the ones a user's agent called: continuing its run with them would go wrong.
-    if (!isDemoAgentId(meta.agentId)) throw new CliError(`Run ${runId} was made by agent "${meta.agentId}", not the demo agent: give the module that defines it with --agents MODULE.`);
+    if (!isDemoAgentId(meta.agentId)) throw cliError(`Run ${runId} was made by agent "${meta.agentId}", not the demo agent: give the module that defines it with --agents MODULE.`);
     const modelName = parsed.string('model');
     const demo = createDemoAgent({ store, ...(modelName === undefined ? {} : { modelName }) });
     agent = demo.agent;
@@ -146,9 +146,9 @@ function parseAnswer(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`--answer is not JSON (${error instanceof Error ? error.message : String(error)}): give the answer as an object, e.g. --answer '{"name":"Ada"}'.`);
+    throw cliError(`--answer is not JSON (${error instanceof Error ? error.message : String(error)}): give the answer as an object, e.g. --answer '{"name":"Ada"}'.`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`--answer must be a JSON object of the form's fields, e.g. --answer '{"name":"Ada"}'.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw cliError(`--answer must be a JSON object of the form's fields, e.g. --answer '{"name":"Ada"}'.`);
   return value as Record<string, unknown>;
 }
 

@@ -2,7 +2,7 @@
 import type { JournalEntry } from '../../core/loopEvent.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
 import type { PostgresRuntime } from '../../postgres/index.ts';
-import { parseCommand, UsageError } from '../args.ts';
+import { parseCommand, usageError } from '../args.ts';
 import { DATABASE_FLAG, durableUrl, openRuntime } from '../durable.ts';
 import { formatAge, formatCost, journalTotals, shorten } from '../format.ts';
 import { openStore } from '../store.ts';
@@ -63,7 +63,7 @@ function statusCell(row: RunRow): string {
 
 export async function runsCommand(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(args, DATABASE_FLAG);
-  if (parsed.positionals.length > 0) throw new UsageError(`actorloop runs takes no arguments; got "${parsed.positionals.join(' ')}".`);
+  if (parsed.positionals.length > 0) throw usageError(`actorloop runs takes no arguments; got "${parsed.positionals.join(' ')}".`);
   const url = durableUrl(parsed);
   let rows: RunRow[];
   if (url === undefined) {

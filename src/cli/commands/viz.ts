@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as machineExports from '../../../machines/index.ts';
 import { discoverMachines, toMermaid } from '../../viz/index.ts';
-import { CliError, parseCommand, UsageError } from '../args.ts';
+import { cliError, parseCommand, usageError } from '../args.ts';
 
 /** The nearest folder above this file with a package.json: the same from src/ and dist/. */
 function packageRoot(): string {
@@ -15,12 +15,12 @@ function packageRoot(): string {
 
 export async function vizCommand(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(args, { print: { type: 'string' } });
-  if (parsed.positionals.length > 0) throw new UsageError(`actorloop viz takes no arguments; got "${parsed.positionals.join(' ')}".`);
+  if (parsed.positionals.length > 0) throw usageError(`actorloop viz takes no arguments; got "${parsed.positionals.join(' ')}".`);
   const machines = discoverMachines(machineExports);
   const name = parsed.string('print');
   if (name !== undefined) {
     const found = machines.find((entry) => entry.name === name);
-    if (found === undefined) throw new CliError(`No machine "${name}": pick one of ${machines.map((entry) => entry.name).join(', ')}.`);
+    if (found === undefined) throw cliError(`No machine "${name}": pick one of ${machines.map((entry) => entry.name).join(', ')}.`);
     process.stdout.write(`${toMermaid(found.machine)}\n`);
     return 0;
   }

@@ -1,15 +1,15 @@
 // The module defines the agents (and strategies) this worker serves the same way the processes that start runs do.
 import { runWorker } from '../../postgres/index.ts';
-import { parseCommand, positiveInt, UsageError } from '../args.ts';
+import { parseCommand, positiveInt, usageError } from '../args.ts';
 import { loadAgentsModule } from '../agentsModule.ts';
 import { DATABASE_FLAG, openRuntime, requiredDatabaseUrl } from '../durable.ts';
 
 export async function workerCommand(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(args, { ...DATABASE_FLAG, agents: { type: 'string' }, concurrency: { type: 'string' } });
-  if (parsed.positionals.length > 0) throw new UsageError(`actorloop worker takes no positional arguments; got "${parsed.positionals.join(' ')}".`);
+  if (parsed.positionals.length > 0) throw usageError(`actorloop worker takes no positional arguments; got "${parsed.positionals.join(' ')}".`);
   const url = requiredDatabaseUrl(parsed);
   const modulePath = parsed.string('agents');
-  if (modulePath === undefined) throw new UsageError('actorloop worker needs --agents MODULE: a module whose default export defines the agents, given the runtime.');
+  if (modulePath === undefined) throw usageError('actorloop worker needs --agents MODULE: a module whose default export defines the agents, given the runtime.');
   const concurrencyFlag = parsed.string('concurrency');
   const concurrency = concurrencyFlag === undefined ? 10 : positiveInt(concurrencyFlag, '--concurrency');
   const define = await loadAgentsModule(modulePath);

@@ -6,7 +6,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigurationError } from '../../core/errors.ts';
-import { FileReadError, PathRefusedError, type PathRefusalReason } from './errors.ts';
+import { FileReadError, type PathRefusalReason } from './errors.ts';
 
 export interface ConfinedRoot {
   readonly real: string;
@@ -37,7 +37,7 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 function refuse(requested: string, reason: PathRefusalReason, detail: string): never {
-  throw new PathRefusedError({ path: requested, reason, detail });
+  throw new FileReadError('path_refused', { path: requested, reason, detail });
 }
 
 export function lexicalPath(root: ConfinedRoot, requested: string): string {
@@ -65,9 +65,9 @@ export async function confinePath(root: ConfinedRoot, requested: string): Promis
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new FileReadError({ path: requested, reason: 'not_found', detail: 'no such file in the root folder; check the name or list the folder first' });
+      throw new FileReadError('file_read_failed', { path: requested, reason: 'not_found', detail: 'no such file in the root folder; check the name or list the folder first' });
     }
-    throw new FileReadError({ path: requested, reason: 'io', detail: `the path could not be resolved (${String(code ?? 'error')})` });
+    throw new FileReadError('file_read_failed', { path: requested, reason: 'io', detail: `the path could not be resolved (${String(code ?? 'error')})` });
   }
   if (!isInside(root.real, real)) refuse(requested, 'symlink_escape', 'it is (or passes through) a symlink that points outside the root folder');
   return real;

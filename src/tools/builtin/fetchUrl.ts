@@ -1,6 +1,6 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { UrlRefusedError, WebFetchError } from './errors.ts';
+import { WebFetchError, type UrlRefusalReason } from './errors.ts';
 import { guardedLookup, type ResolveHost } from './guardedLookup.ts';
 import type { HostPolicy } from './hostPolicy.ts';
 
@@ -38,10 +38,10 @@ const HEADERS = {
 };
 
 function networkError(url: string, error: unknown): Error {
-  if (error instanceof UrlRefusedError || error instanceof WebFetchError) return error;
+  if (error instanceof WebFetchError) return error;
   const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return new WebFetchError({ url, reason: 'network', detail: `${code === undefined ? '' : `${code}: `}${message}` }, { cause: error });
+  return new WebFetchError('web_fetch_failed', { url, reason: 'network', detail: `${code === undefined ? '' : `${code}: `}${message}` }, { cause: error });
 }
 
 function send(url: URL, options: FetchUrlOptions, signal: AbortSignal): Promise<IncomingMessage> {
@@ -65,7 +65,7 @@ function send(url: URL, options: FetchUrlOptions, signal: AbortSignal): Promise<
       socket.once('connect', () => {
         const address = socket.remoteAddress;
         if (address === undefined || !options.policy.allows(url.hostname, address)) {
-          request.destroy(new UrlRefusedError({ url: url.href, reason: 'private_address', detail: `the connection went to ${String(address)}, which is not allowed` }));
+          request.destroy(new WebFetchError('url_refused', { url: url.href, reason: 'private_address', detail: `the connection went to ${String(address)}, which is not allowed` }));
         }
       });
     });
@@ -134,7 +134,7 @@ export async function fetchUrl(raw: string, options: FetchUrlOptions): Promise<F
   const deadline = new AbortController();
   const timer = setTimeout(() => {
     const detail = `no complete answer within ${options.timeoutMs} ms; the server is slow or not answering — try later or another source`;
-    deadline.abort(new WebFetchError({ url: raw, reason: 'timeout', detail }));
+    deadline.abort(new WebFetchError('web_fetch_failed', { url: raw, reason: 'timeout', detail }));
   }, options.timeoutMs);
   const onParentAbort = () => deadline.abort(parent?.reason);
   parent?.addEventListener('abort', onParentAbort, { once: true });
@@ -149,8 +149,8 @@ export async function fetchUrl(raw: string, options: FetchUrlOptions): Promise<F
         url = options.policy.checkUrl(current);
         response = await send(url, options, deadline.signal);
       } catch (error) {
-        throw error instanceof UrlRefusedError && hop > 0 && error.hop === 0
-          ? new UrlRefusedError({ url: error.url, reason: error.reason, detail: error.detail, hop }, { cause: error.cause })
+        throw error instanceof WebFetchError && error.code === 'url_refused' && hop > 0 && error.hop === 0
+          ? new WebFetchError('url_refused', { url: error.url, reason: error.reason as UrlRefusalReason, detail: error.detail, hop }, { cause: error.cause })
           : error;
       }
       const status = response.statusCode ?? 0;
@@ -158,13 +158,13 @@ export async function fetchUrl(raw: string, options: FetchUrlOptions): Promise<F
       if (REDIRECTS.has(status) && location !== undefined) {
         response.destroy();
         if (redirects.length >= options.maxRedirects) {
-          throw new UrlRefusedError({ url: raw, reason: 'too_many_redirects', detail: `more than ${options.maxRedirects} redirects; fetch the final URL directly` });
+          throw new WebFetchError('url_refused', { url: raw, reason: 'too_many_redirects', detail: `more than ${options.maxRedirects} redirects; fetch the final URL directly` });
         }
         let next: string;
         try {
           next = new URL(location, url).href;
         } catch {
-          throw new UrlRefusedError({ url: url.href, reason: 'invalid_url', detail: 'it redirected to a malformed Location' });
+          throw new WebFetchError('url_refused', { url: url.href, reason: 'invalid_url', detail: 'it redirected to a malformed Location' });
         }
         redirects.push(next);
         current = next;

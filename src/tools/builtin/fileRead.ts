@@ -8,7 +8,7 @@ import { truncationMarker } from '../result.ts';
 import type { Tool } from '../types.ts';
 import { confinedRoot, confinePath } from './confinePath.ts';
 import { textOrDescription } from './decode.ts';
-import { FileReadError, PathRefusedError } from './errors.ts';
+import { FileReadError } from './errors.ts';
 
 export interface FileReadOptions {
   /** Symlinks inside may not point outside it. */
@@ -35,10 +35,10 @@ async function openChecked(real: string, requested: string): Promise<FileHandle>
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ELOOP') {
-      throw new PathRefusedError({ path: requested, reason: 'symlink_escape', detail: 'it became a symlink while being opened' }, { cause: error });
+      throw new FileReadError('path_refused', { path: requested, reason: 'symlink_escape', detail: 'it became a symlink while being opened' }, { cause: error });
     }
-    if (code === 'ENOENT') throw new FileReadError({ path: requested, reason: 'not_found', detail: 'no such file in the root folder' }, { cause: error });
-    throw new FileReadError({ path: requested, reason: 'io', detail: `it could not be opened (${String(code ?? 'error')})` }, { cause: error });
+    if (code === 'ENOENT') throw new FileReadError('file_read_failed', { path: requested, reason: 'not_found', detail: 'no such file in the root folder' }, { cause: error });
+    throw new FileReadError('file_read_failed', { path: requested, reason: 'io', detail: `it could not be opened (${String(code ?? 'error')})` }, { cause: error });
   }
 }
 
@@ -82,7 +82,7 @@ export function fileRead(options: FileReadOptions): Tool<z.infer<typeof Input>, 
         const stat = await handle.stat();
         if (!stat.isFile()) {
           const what = stat.isDirectory() ? 'a folder; read a file inside it' : 'not a regular file (a device, socket or pipe)';
-          throw new FileReadError({ path: requested, reason: 'not_a_file', detail: `it is ${what}` });
+          throw new FileReadError('file_read_failed', { path: requested, reason: 'not_a_file', detail: `it is ${what}` });
         }
         const bytes = await readHead(handle, stat.size, maxBytes, signal);
         const truncated = stat.size > bytes.length;

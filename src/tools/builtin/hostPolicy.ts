@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../../core/errors.ts';
-import { UrlRefusedError } from './errors.ts';
+import { WebFetchError, type UrlRefusalReason } from './errors.ts';
 import { cidrContains, classifyAddress, parseAddress, parseCidr, type Cidr } from './ipAddress.ts';
 
 export interface HostPolicyOptions {
@@ -73,8 +73,8 @@ export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
   };
 
   function checkUrl(raw: string): URL {
-    const refuse = (reason: UrlRefusedError['reason'], detail: string): never => {
-      throw new UrlRefusedError({ url: raw, reason, detail });
+    const refuse = (reason: UrlRefusalReason, detail: string): never => {
+      throw new WebFetchError('url_refused', { url: raw, reason, detail });
     };
     let url: URL;
     try {
@@ -108,11 +108,11 @@ export function createHostPolicy(options: HostPolicyOptions = {}): HostPolicy {
 
   function checkResolved(url: string, hostname: string, addresses: readonly string[]): void {
     if (addresses.length === 0) {
-      throw new UrlRefusedError({ url, reason: 'unresolvable', detail: `"${hostname}" did not resolve to any address` });
+      throw new WebFetchError('url_refused', { url, reason: 'unresolvable', detail: `"${hostname}" did not resolve to any address` });
     }
     for (const address of addresses) {
       if (!allows(hostname, address)) {
-        throw new UrlRefusedError({
+        throw new WebFetchError('url_refused', {
           url,
           reason: 'private_address',
           detail: `"${hostname}" resolves to ${address}, a ${classifyAddress(address).replace('_', '-')} address, which is not reachable from this tool`,

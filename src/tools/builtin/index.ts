@@ -3,7 +3,7 @@ export type { WebFetchOptions } from './webFetch.ts';
 export { fileRead } from './fileRead.ts';
 export type { FileReadOptions } from './fileRead.ts';
 
-export { FileReadError, PathRefusedError, UrlRefusedError, WebFetchError } from './errors.ts';
+export { FileReadError, WebFetchError } from './errors.ts';
 export type { FileReadFailureReason, PathRefusalReason, UrlRefusalReason, WebFetchFailureReason } from './errors.ts';
 
 export { fetchUrl } from './fetchUrl.ts';

@@ -88,7 +88,7 @@ export function webFetch(options: WebFetchOptions = {}): Tool<z.infer<typeof Inp
     execute: async ({ url }, { signal }) => {
       const result = await fetchUrl(url, { policy, resolveHost, maxBytes, timeoutMs, maxRedirects, signal });
       if (result.status >= 400) {
-        throw new WebFetchError({ url: result.url, reason: 'http_status', status: result.status, detail: `the server answered ${result.status} ${result.statusText}` });
+        throw new WebFetchError('web_fetch_failed', { url: result.url, reason: 'http_status', status: result.status, detail: `the server answered ${result.status} ${result.statusText}` });
       }
       return formatFetchResult(result);
     },

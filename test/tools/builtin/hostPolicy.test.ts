@@ -1,18 +1,18 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors.ts';
-import { UrlRefusedError } from '../../../src/tools/builtin/errors.ts';
 import { guardedLookup } from '../../../src/tools/builtin/guardedLookup.ts';
 import { createHostPolicy } from '../../../src/tools/builtin/hostPolicy.ts';
+import { WebFetchError } from '../../../src/tools/builtin/errors.ts';
 
-function refusal(run: () => unknown): UrlRefusedError {
+function refusal(run: () => unknown): WebFetchError {
   try {
     run();
   } catch (error) {
-    if (error instanceof UrlRefusedError) return error;
+    if (error instanceof WebFetchError && error.code === 'url_refused') return error;
     throw error;
   }
-  throw new Error('expected a UrlRefusedError');
+  throw new Error('expected a url_refused WebFetchError');
 }
 
 /** Call a LookupFunction the way net.connect does and collect its answer. */
@@ -73,7 +73,7 @@ describe('host policy', () => {
       expect(() => local.checkUrl(url)).not.toThrow();
     }
     for (const url of ['http://127.0.0.2/', 'http://10.2.0.1/', 'http://localhost/', 'file:///etc/passwd']) {
-      expect(() => local.checkUrl(url)).toThrow(UrlRefusedError);
+      expect(() => local.checkUrl(url)).toThrow(expect.objectContaining({ code: 'url_refused' }));
     }
     expect(local.allows('intranet.test', '192.168.9.9')).toBe(true);
     expect(local.allows('other.test', '192.168.9.9')).toBe(false);
@@ -114,8 +114,8 @@ describe('guarded lookup', () => {
   it('refuses a name that resolves to a private address, with the typed error', async () => {
     const lookup = guardedLookup(policy, 'http://intranet.test/', async () => [{ address: '10.0.0.5', family: 4 }]);
     const { error } = await lookupOnce(lookup, 'intranet.test', { all: true });
-    expect(error).toBeInstanceOf(UrlRefusedError);
-    expect((error as UrlRefusedError).reason).toBe('private_address');
+    expect(error).toMatchObject({ code: 'url_refused' });
+    expect((error as WebFetchError).reason).toBe('private_address');
     expect(error?.message).toContain('"intranet.test" resolves to 10.0.0.5');
   });
 

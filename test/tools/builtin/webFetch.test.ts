@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors.ts';
-import { UrlRefusedError, WebFetchError } from '../../../src/tools/builtin/errors.ts';
+import { WebFetchError } from '../../../src/tools/builtin/errors.ts';
 import { webFetch, type WebFetchOptions } from '../../../src/tools/builtin/webFetch.ts';
 import { guardLoopbackOnly, startLocalServer, toolContext, type LocalServer } from './support.ts';
 
@@ -90,12 +90,12 @@ async function fetchWith(options: WebFetchOptions, url: string, signal?: AbortSi
   return webFetch(options).execute({ url }, toolContext(signal));
 }
 
-async function refused(options: WebFetchOptions, url: string): Promise<UrlRefusedError> {
+async function refused(options: WebFetchOptions, url: string): Promise<WebFetchError> {
   const error: unknown = await fetchWith(options, url).then(
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(error instanceof UrlRefusedError)) throw new Error(`expected UrlRefusedError, got ${String(error)}`);
+  if (!(error instanceof WebFetchError && error.code === 'url_refused')) throw new Error(`expected a url_refused WebFetchError, got ${String(error)}`);
   return error;
 }
 
