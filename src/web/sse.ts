@@ -1,9 +1,10 @@
 // An event id is `<entry sequence>.<index among the entry's events>`, so a page that reconnects with
 // `Last-Event-ID` gets exactly the events after it.
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
+import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
 import type { StreamEncoder, WebProtocol } from './protocol.ts';
 
 export interface EventCursor {
@@ -26,11 +27,9 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-export const MAX_ENTRIES_AHEAD = 4096;
-
 /**
- * Every entry is encoded, since the encoder's state needs them all. A reader `maxAhead` entries behind
- * is no longer fed; the feed is subscribed again with a new encoder once it caught up, so a slow page holds a bounded amount.
+ * Every entry is encoded, since the encoder's state needs them all. Text deltas that wait for a
+ * slow reader join (`protocol.merge`), at most one chunk an event-loop turn.
  */
 export function sseBody<TEvent>(
   feed: Observable<JournalEntry>,
@@ -40,7 +39,6 @@ export function sseBody<TEvent>(
   signal: AbortSignal,
   maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
-  const bytes = new TextEncoder();
   const frame = (sequence: number, index: number, event: TEvent): string => `${sequence < 0 ? '' : `id: ${sequence}.${index}\n`}${protocol.frame(event)}`;
   /** The last waiting event stays unframed in `tail`: the next delta may join it. */
   const framed: string[] = [];
@@ -51,11 +49,7 @@ export function sseBody<TEvent>(
   let cursorSequence = after === undefined ? -1 : after.sequence;
   let cursorIndex = after === undefined ? -1 : after.index;
   let encodedUpTo = -1;
-  let ahead = 0;
-  let subscription: Subscription | undefined;
-  let following = false;
-  let finished = false;
-  let wake: (() => void) | undefined;
+  const pump = new FeedPump(maxAhead);
 
   const queue = (sequence: number, index: number, event: TEvent): void => {
     const merged = tail === undefined || sequence < 0 || tailSequence < 0 ? undefined : protocol.merge?.(tail, event);
@@ -65,103 +59,64 @@ export function sseBody<TEvent>(
     tailIndex = index;
   };
   const resumeId = (): string => (cursorSequence < 0 ? '(none)' : `${cursorSequence}.${cursorIndex}`);
-  const stop = (): void => {
-    following = false;
-    subscription?.unsubscribe();
-  };
-  const finish = (): void => {
-    finished = true;
-    stop();
-    wake?.();
-  };
   const follow = (): void => {
     const encoder = encoderFor();
     const replayUpTo = encodedUpTo;
     let first = true;
-    following = true;
-    subscription = feed.subscribe({
-      next(entry) {
-        if (!following) return;
-        // A run whose first entries this process no longer holds cannot be encoded again here.
-        if (first && replayUpTo >= 0 && entry.sequence !== 0) {
-          queue(-1, 0, encoder.failure(`The stream fell behind and the run's first entries are no longer held here. Reconnect with Last-Event-ID ${resumeId()} to go on.`, 'web_stream'));
-          return finish();
-        }
-        first = false;
-        const events = encoder.encode(entry);
-        if (entry.sequence <= replayUpTo) return;
-        const { sequence } = entry;
-        let queued = false;
-        for (let index = 0; index < events.length; index++) {
-          const event = events[index];
-          if (event === undefined || sequence < cursorSequence || (sequence === cursorSequence && index <= cursorIndex)) continue;
-          cursorSequence = sequence;
-          cursorIndex = index;
-          queue(sequence, index, event);
-          queued = true;
-        }
-        encodedUpTo = entry.sequence;
-        // An entry before the cursor was answered already: the stream goes on past it.
-        if (encoder.endsResponse?.(entry) === true && (after === undefined || entry.sequence > after.sequence)) return finish();
-        if (!queued) return;
-        if (++ahead >= maxAhead) stop();
-        wake?.();
-      },
-      error(error: unknown) {
-        if (!following) return;
-        // No id: a page that reconnects after it resumes where the last good event left it.
-        queue(-1, 0, encoder.failure(`Reading run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${resumeId()} to go on.`, 'web_stream'));
-        finish();
-      },
-      complete() {
-        // A feed completes after the stream stopped following it when it replays to the end at once.
-        if (following) finish();
-      },
-    });
-    // A replayed journal can end or pause the stream while `subscribe` is still running.
-    if (!following) subscription.unsubscribe();
+    pump.follow(() =>
+      feed.subscribe({
+        next(entry) {
+          if (!pump.following) return;
+          // A run whose first entries this process no longer holds cannot be encoded again here.
+          if (first && replayUpTo >= 0 && entry.sequence !== 0) {
+            queue(-1, 0, encoder.failure(`The stream fell behind and the run's first entries are no longer held here. Reconnect with Last-Event-ID ${resumeId()} to go on.`, 'web_stream'));
+            return pump.finish();
+          }
+          first = false;
+          const events = encoder.encode(entry);
+          if (entry.sequence <= replayUpTo) return;
+          const { sequence } = entry;
+          let queued = false;
+          for (let index = 0; index < events.length; index++) {
+            const event = events[index];
+            if (event === undefined || sequence < cursorSequence || (sequence === cursorSequence && index <= cursorIndex)) continue;
+            cursorSequence = sequence;
+            cursorIndex = index;
+            queue(sequence, index, event);
+            queued = true;
+          }
+          encodedUpTo = entry.sequence;
+          // An entry before the cursor was answered already: the stream goes on past it.
+          if (encoder.endsResponse?.(entry) === true && (after === undefined || entry.sequence > after.sequence)) return pump.finish();
+          if (queued) pump.queued();
+        },
+        error(error: unknown) {
+          if (!pump.following) return;
+          // No id: a page that reconnects after it resumes where the last good event left it.
+          queue(-1, 0, encoder.failure(`Reading run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${resumeId()} to go on.`, 'web_stream'));
+          pump.finish();
+        },
+        complete() {
+          // A feed completes after the stream stopped following it when it replays to the end at once.
+          if (pump.following) pump.finish();
+        },
+      }),
+    );
   };
 
-  return new ReadableStream<Uint8Array>(
+  return pump.body(
     {
-      start() {
-        signal.addEventListener('abort', finish, { once: true });
-        if (signal.aborted) finished = true;
-        else follow();
-      },
-      async pull(controller) {
-        for (;;) {
-          if (signal.aborted) return controller.close();
-          if (tail !== undefined || finished) break;
-          // The reader took all that waited: feed it from the run again.
-          if (!following) follow();
-          else {
-            await new Promise<void>((resolve) => (wake = resolve));
-            wake = undefined;
-          }
-        }
-        // What the rest of this turn of the event loop brings (the model chunk's other tokens)
-        // joins this chunk: at most one chunk a turn, however fast the reader pulls.
-        if (!finished) await nextTurn();
-        if (signal.aborted) return controller.close();
-        if (tail !== undefined) {
-          framed.push(frame(tailSequence, tailIndex, tail));
-          tail = undefined;
-          const chunk = framed.join('');
-          framed.length = 0;
-          ahead = 0;
-          controller.enqueue(bytes.encode(chunk));
-        }
-        if (finished) controller.close();
-      },
-      cancel() {
-        finish();
+      follow,
+      waiting: () => tail !== undefined,
+      take() {
+        if (tail !== undefined) framed.push(frame(tailSequence, tailIndex, tail));
+        tail = undefined;
+        const chunk = framed.join('');
+        framed.length = 0;
+        return chunk;
       },
     },
-    // Nothing is encoded into the stream's own queue before a read: what waits can still be joined.
-    { highWaterMark: 0 },
+    signal,
+    true,
   );
 }
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
-

@@ -1,11 +1,12 @@
 // Runs interleave in arrival order, so one position cannot say what a page has: an event id is a vector
 // cursor of every run's position, keyed by its place in the tree (`12.3,1@4.0,1-1@2.5`).
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
 import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 import type { RunKey, TreeEntry } from './runTree.ts';
-import { MAX_ENTRIES_AHEAD, type EventCursor } from './sse.ts';
+import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
+import type { EventCursor } from './sse.ts';
 
 /** Runs absent from it resume from their first event. */
 export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
@@ -62,28 +63,14 @@ export function treeSseBody<TEvent>(
   signal: AbortSignal,
   maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
-  const bytes = new TextEncoder();
   const waiting: string[] = [];
   /** Each run's last event queued: a new subscription sends only what comes after it. */
   const at = new Map<RunKey, EventCursor>(after ?? []);
-  let ahead = 0;
   let followed = 0;
-  let subscription: Subscription | undefined;
-  let following = false;
-  let finished = false;
-  let wake: (() => void) | undefined;
+  const pump = new FeedPump(maxAhead);
 
   const queue = (id: string | undefined, event: TEvent): void => {
     waiting.push(`${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`);
-  };
-  const stop = (): void => {
-    following = false;
-    subscription?.unsubscribe();
-  };
-  const finish = (): void => {
-    finished = true;
-    stop();
-    wake?.();
   };
   const follow = (): void => {
     const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
@@ -96,81 +83,58 @@ export function treeSseBody<TEvent>(
     };
     const seen = new Set<RunKey>();
     const again = followed++ > 0;
-    following = true;
-    subscription = feed.subscribe({
-      next({ key, entry, sub }) {
-        if (!following) return;
-        const encoder = encoderFor(key, sub);
-        // Followed again, a run whose first entries are no longer held cannot be encoded again here.
-        if (again && !seen.has(key) && entry.sequence !== 0) {
-          queue(undefined, encoderFor('', undefined).failure(`The stream fell behind and a run's first entries are no longer held here. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
-          return finish();
-        }
-        seen.add(key);
-        const events = encoder.encode(entry);
-        const from = at.get(key);
-        let queued = false;
-        for (let index = 0; index < events.length; index++) {
-          const event = events[index];
-          if (event === undefined || !isAfter(entry.sequence, index, from)) continue;
-          const shown = sub === undefined ? event : protocol.attribute?.(event, sub);
-          at.set(key, { sequence: entry.sequence, index });
-          if (shown !== undefined) {
-            queue(formatTreeEventId(at), shown);
-            queued = true;
+    pump.follow(() =>
+      feed.subscribe({
+        next({ key, entry, sub }) {
+          if (!pump.following) return;
+          const encoder = encoderFor(key, sub);
+          // Followed again, a run whose first entries are no longer held cannot be encoded again here.
+          if (again && !seen.has(key) && entry.sequence !== 0) {
+            queue(undefined, encoderFor('', undefined).failure(`The stream fell behind and a run's first entries are no longer held here. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
+            return pump.finish();
           }
-        }
-        // Only the served run's waits end a response (the page answers those); one sent before was answered already.
-        if (sub === undefined && encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence)) return finish();
-        if (!queued) return;
-        if (++ahead >= maxAhead) stop();
-        wake?.();
-      },
-      error(error: unknown) {
-        if (!following) return;
-        queue(undefined, encoderFor('', undefined).failure(`Reading a run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
-        finish();
-      },
-      complete() {
-        if (following) finish();
-      },
-    });
-    // A replayed journal can end or pause the stream while `subscribe` is still running.
-    if (!following) subscription.unsubscribe();
+          seen.add(key);
+          const events = encoder.encode(entry);
+          const from = at.get(key);
+          let queued = false;
+          for (let index = 0; index < events.length; index++) {
+            const event = events[index];
+            if (event === undefined || !isAfter(entry.sequence, index, from)) continue;
+            const shown = sub === undefined ? event : protocol.attribute?.(event, sub);
+            at.set(key, { sequence: entry.sequence, index });
+            if (shown !== undefined) {
+              queue(formatTreeEventId(at), shown);
+              queued = true;
+            }
+          }
+          // Only the served run's waits end a response (the page answers those); one sent before was answered already.
+          if (sub === undefined && encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence)) return pump.finish();
+          if (queued) pump.queued();
+        },
+        error(error: unknown) {
+          if (!pump.following) return;
+          queue(undefined, encoderFor('', undefined).failure(`Reading a run's journal failed: ${describeError(error)}. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
+          pump.finish();
+        },
+        complete() {
+          if (pump.following) pump.finish();
+        },
+      }),
+    );
   };
 
-  return new ReadableStream<Uint8Array>(
+  return pump.body(
     {
-      start() {
-        signal.addEventListener('abort', finish, { once: true });
-        if (signal.aborted) finished = true;
-        else follow();
-      },
-      async pull(controller) {
-        for (;;) {
-          if (signal.aborted) return controller.close();
-          if (waiting.length > 0 || finished) break;
-          // The reader took all that waited: feed it from the runs again.
-          if (!following) follow();
-          else {
-            await new Promise<void>((resolve) => (wake = resolve));
-            wake = undefined;
-          }
-        }
-        if (waiting.length > 0) {
-          const chunk = waiting.join('');
-          waiting.length = 0;
-          ahead = 0;
-          controller.enqueue(bytes.encode(chunk));
-        }
-        if (finished) controller.close();
-      },
-      cancel() {
-        finish();
+      follow,
+      waiting: () => waiting.length > 0,
+      take() {
+        const chunk = waiting.join('');
+        waiting.length = 0;
+        return chunk;
       },
     },
-    // Nothing is encoded into the stream's own queue before a read.
-    { highWaterMark: 0 },
+    signal,
+    false,
   );
 }
 
