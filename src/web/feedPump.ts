@@ -52,8 +52,7 @@ export class FeedPump {
     this.#wake?.();
   }
 
-  /** With `joinTurn`, what the rest of an event-loop turn brings joins the chunk being read. */
-  body(source: PumpSource, signal: AbortSignal, joinTurn: boolean): ReadableStream<Uint8Array> {
+  body(source: PumpSource, signal: AbortSignal): ReadableStream<Uint8Array> {
     const bytes = new TextEncoder();
     return new ReadableStream<Uint8Array>(
       {
@@ -73,7 +72,8 @@ export class FeedPump {
               this.#wake = undefined;
             }
           }
-          if (joinTurn && !this.finished) await nextTurn();
+          // What the rest of this event-loop turn brings (a model chunk's other tokens) joins this chunk.
+          if (!this.finished) await nextTurn();
           if (signal.aborted) return controller.close();
           if (source.waiting()) {
             this.#ahead = 0;

@@ -117,6 +117,5 @@ export function sseBody<TEvent>(
       },
     },
     signal,
-    true,
   );
 }

@@ -58,19 +58,24 @@ const isAfter = (sequence: number, index: number, cursor: EventCursor | undefine
 export function treeSseBody<TEvent>(
   feed: Observable<TreeEntry>,
   encoderOf: (sub: SubRun | undefined) => StreamEncoder<TEvent>,
-  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'attribute'>,
+  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'attribute' | 'merge'>,
   after: TreeCursor | undefined,
   signal: AbortSignal,
   maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
-  const waiting: string[] = [];
+  const framed: string[] = [];
+  /** The last waiting event stays unframed: the next delta of the same message may join it (under the later id). */
+  let tail: { readonly id: string | undefined; readonly event: TEvent } | undefined;
   /** Each run's last event queued: a new subscription sends only what comes after it. */
   const at = new Map<RunKey, EventCursor>(after ?? []);
   let followed = 0;
   const pump = new FeedPump(maxAhead);
 
+  const frame = ({ id, event }: { readonly id: string | undefined; readonly event: TEvent }): string => `${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`;
   const queue = (id: string | undefined, event: TEvent): void => {
-    waiting.push(`${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`);
+    const merged = tail === undefined || id === undefined || tail.id === undefined ? undefined : protocol.merge?.(tail.event, event);
+    if (merged === undefined && tail !== undefined) framed.push(frame(tail));
+    tail = { id, event: merged ?? event };
   };
   const follow = (): void => {
     const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
@@ -126,15 +131,16 @@ export function treeSseBody<TEvent>(
   return pump.body(
     {
       follow,
-      waiting: () => waiting.length > 0,
+      waiting: () => tail !== undefined,
       take() {
-        const chunk = waiting.join('');
-        waiting.length = 0;
+        if (tail !== undefined) framed.push(frame(tail));
+        tail = undefined;
+        const chunk = framed.join('');
+        framed.length = 0;
         return chunk;
       },
     },
     signal,
-    false,
   );
 }
 

@@ -12,7 +12,7 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { agUiProtocol } from '../../src/web/agUi.ts';
 import type { StreamEncoder, SubRun } from '../../src/web/protocol.ts';
 import type { TreeEntry } from '../../src/web/runTree.ts';
-import { treeSseBody } from '../../src/web/treeSse.ts';
+import { parseTreeEventId, treeSseBody } from '../../src/web/treeSse.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
 import { parseSse } from './support.ts';
 
@@ -72,5 +72,28 @@ describe('a run tree streamed to a reader that falls behind', () => {
     expect(text('run-helper')).toBe(words('helper').join(''));
     expect(text(undefined)).toBe(words('lead').join(''));
     expect(slowEvents.at(-1)?.data.type).toBe('RUN_FINISHED');
+  });
+
+  it("joins the text deltas of one message that waited for the reader, never two runs' deltas, and keeps every id a resume point", async () => {
+    const lead = await finishedRun('run-lead', words('lead'));
+    const helper = await finishedRun('run-helper', words('helper'));
+    const sub: SubRun = { runId: 'run-helper', agentId: 'helper', parentRunId: 'run-lead' };
+    // The helper's whole run, then the lead's: each one's deltas arrive back to back.
+    const entries: TreeEntry[] = [...helper.map((entry) => ({ key: '1', entry, sub })), ...lead.map((entry) => ({ key: '', entry }))];
+    const encoderOf = (of: SubRun | undefined): StreamEncoder<AgUiEvent> => agUiProtocol.encoder({ runId: of?.runId ?? 'run-lead', threadId: 'run-lead', details: NO_DETAILS });
+    const events = parseSse(await read(treeSseBody(from(entries), encoderOf, agUiProtocol, undefined, new AbortController().signal)));
+
+    const deltas = events.filter(({ data }) => data.type === 'TEXT_MESSAGE_CONTENT');
+    expect(deltas.length).toBeLessThan(10);
+    const text = (runId: string | undefined) =>
+      deltas.flatMap(({ data }) => ((data as { subagentRunId?: string }).subagentRunId === runId ? [data.delta as string] : [])).join('');
+    expect(text('run-helper')).toBe(words('helper').join(''));
+    expect(text(undefined)).toBe(words('lead').join(''));
+    const ids = events.flatMap((event) => (event.id === undefined ? [] : [event.id]));
+    expect(new Set(ids).size).toBe(ids.length);
+    // A joined delta carries the id of its last part: reconnecting after it resumes past all of it.
+    const helperText = deltas.find(({ data }) => (data as { subagentRunId?: string }).subagentRunId === 'run-helper');
+    const rest = parseSse(await read(treeSseBody(from(entries), encoderOf, agUiProtocol, parseTreeEventId(helperText?.id ?? null), new AbortController().signal)));
+    expect(rest.some(({ data }) => data.type === 'TEXT_MESSAGE_CONTENT' && (data as { subagentRunId?: string }).subagentRunId === 'run-helper')).toBe(false);
   });
 });
