@@ -64,7 +64,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const bus = new EventBus();
   const hooks = createHookRunner(settings.hooks, redactor.deep);
   const journal = new MemoryJournal(observe.journalCapacity);
-  const traces = createTraces({ agentId, journal, ...(durable !== undefined ? { runs: durable.runs } : store === undefined ? {} : { store }) });
+  const traces = createTraces({ agentId, journal, ...(durable !== undefined ? { runs: durable.runs } : defined({ store })) });
   bus.attach(journal.write);
   // A durable agent's entries are those its runs committed, wherever they ran.
   const entries$ = durable?.events$ ?? bus.events$;

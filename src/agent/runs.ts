@@ -59,7 +59,7 @@ export function createRuns(deps: RunsDeps): Runs {
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
     const inspect = settings.observe.inspect;
     const create = (snapshot?: Record<string, unknown>) =>
-      createActor(machine, { input, ...(snapshot === undefined ? {} : { snapshot: snapshot as Snapshot<unknown> }), ...defined({ inspect }) });
+      createActor(machine, { input, ...defined({ snapshot: snapshot as Snapshot<unknown>, inspect }) });
     const snapshot = recovered === undefined ? undefined : restoredSnapshot(recovered);
     const actor = snapshot === undefined ? create() : recovered?.checkpoint === undefined ? create(snapshot) : restoreActor(snapshot, create);
     const handle = attachRun(host, actor, input, persistence, recovered, tookOver);

@@ -96,7 +96,7 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
 
 function retryAfter(headers: HeaderReader | undefined): { retryAfterMs?: number } {
   const ms = parseRetryAfter(headers);
-  return ms === undefined ? {} : { retryAfterMs: ms };
+  return defined({ retryAfterMs: ms });
 }
 
 function detail(text: string, secrets: readonly string[]): string {

@@ -364,7 +364,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     const all: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      const page = await client.listTools(defined({ cursor }));
       all.push(...(page.tools as McpToolInfo[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
