@@ -27,6 +27,7 @@ import { mcpContextHydrator } from './mcpContext.ts';
 import { agentPhases } from './runtime.ts';
 import { answerSpec } from './structuredAnswer.ts';
 import type { BoundRuntime } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 export interface LogicDeps {
   readonly agentId: string;
@@ -55,13 +56,15 @@ export function createAgentLogic(settings: AgentSettings, deps: LogicDeps): { ma
     provider,
     tools: registry.specs,
     stream: model.stream,
-    ...(model.name === undefined ? {} : { model: model.name }),
-    ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
-    ...(model.maxTokens === undefined ? {} : { maxTokens: model.maxTokens }),
-    ...(model.reasoningEffort === undefined ? {} : { reasoningEffort: model.reasoningEffort }),
-    ...(model.onLength === undefined ? {} : { onLength: model.onLength }),
+    ...defined({
+      model: model.name,
+      temperature: model.temperature,
+      maxTokens: model.maxTokens,
+      reasoningEffort: model.reasoningEffort,
+      onLength: model.onLength,
+    }),
     ...(preparers.length === 0 ? {} : { preparers }),
-    ...(hooks?.beforeModelCall === undefined ? {} : { beforeModelCall: hooks.beforeModelCall }),
+    ...defined({ beforeModelCall: hooks?.beforeModelCall }),
     loadParts: (messages: readonly Message[]) => loadMessageParts(messages, deps.blobs()),
     ...(context.compactOnOverflow ? { overflow: createOverflowCompaction(budget) } : {}),
     ...(settings.output === undefined ? {} : { answer: answerSpec(settings.output, provider.supportsStructuredOutput) }),
@@ -71,7 +74,7 @@ export function createAgentLogic(settings: AgentSettings, deps: LogicDeps): { ma
   const phases = agentPhases({
     agentId: deps.agentId,
     reasonDeps,
-    ...(hydrator === undefined ? {} : { hydrator }),
+    ...defined({ hydrator }),
     recordsHydrate: deps.recordsHydrate,
     tools: registry,
     ...(mcp === undefined ? {} : { syncTools: mcp.sync }),
@@ -80,7 +83,7 @@ export function createAgentLogic(settings: AgentSettings, deps: LogicDeps): { ma
     executor: deps.executor,
     stuckGuard: deps.stuckGuard,
     redactor,
-    ...(hooks === undefined ? {} : { hooks }),
+    ...defined({ hooks }),
     ...(skills === undefined ? {} : { toolView: skillToolView(skills) }),
   });
   const recorded = recordedPhases(phases);
@@ -101,7 +104,7 @@ function resourceHydrator({ mcpServers, context }: AgentSettings, mcp: LiveTools
   const names = mcpServers.filter((server) => server.resources === 'context').map((server) => server.name);
   if (mcp === undefined || names.length === 0) return undefined;
   const { maxContextTokens, timeoutMs } = context.preHydration ?? {};
-  return mcpContextHydrator(mcp.servers, names, { ...(maxContextTokens === undefined ? {} : { maxContextTokens }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  return mcpContextHydrator(mcp.servers, names, defined({ maxContextTokens, timeoutMs }));
 }
 
 /** What `first` injects (the experiences' system text, the agent's own context), then what `then` does. */

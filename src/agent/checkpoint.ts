@@ -4,6 +4,7 @@ import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { DoomLoopState } from '../progress/doomLoop.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import type { CheckpointData } from '../persistence/runWriter.ts';
+import { defined } from '../core/defined.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 type Json = Record<string, unknown>;
@@ -31,7 +32,7 @@ export function checkpointOf(actor: AgentActor, sequence: number, stuck: DoomLoo
     sequence,
     snapshot: { ...persisted, context, children },
     messages,
-    ...(stuck === undefined ? {} : { stuck }),
+    ...defined({ stuck }),
   };
 }
 

@@ -24,6 +24,7 @@ import type { TaintOptions } from '../policy/taint.ts';
 import type { Tool } from '../tools/types.ts';
 import { checkMcpServerConfig, mcpSecrets, type McpServerConfig } from '../mcp/connect.ts';
 import type { AgentRuntime } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 type Fields = Readonly<Record<string, unknown>>;
 const isObject = (value: unknown): value is Fields => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -226,7 +227,7 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   const secrets = mcpServers.flatMap(mcpSecrets);
   const own = settings.policy.redact;
   const redact = secrets.length === 0 ? own : { ...own, secrets: [...(own?.secrets ?? []), ...secrets] };
-  return { ...settings, mcpServers, policy: { ...settings.policy, ...(redact === undefined ? {} : { redact }) } };
+  return { ...settings, mcpServers, policy: { ...settings.policy, ...defined({ redact }) } };
 }
 
 /** A `loadSkills()` result's skipped files are reported once, here, so a bad skill file never stops the agent. */

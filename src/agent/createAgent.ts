@@ -22,6 +22,7 @@ import { createRuns, followSignal } from './runs.ts';
 import { agentSessions } from './session.ts';
 import { createTooling } from './tooling.ts';
 import type { Agent, AgentResult, AgentRun, BoundRuntime, RunOptions } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 export type { AgentConfig, ModelConfig } from './config.ts';
 export type { Agent, AgentResult, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
@@ -63,7 +64,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const bus = new EventBus();
   const hooks = createHookRunner(settings.hooks, redactor.deep);
   const journal = new MemoryJournal(observe.journalCapacity);
-  const traces = createTraces({ agentId, journal, ...(durable !== undefined ? { runs: durable.runs } : store === undefined ? {} : { store }) });
+  const traces = createTraces({ agentId, journal, ...(durable !== undefined ? { runs: durable.runs } : defined({ store })) });
   bus.attach(journal.write);
   // A durable agent's entries are those its runs committed, wherever they ran.
   const entries$ = durable?.events$ ?? bus.events$;
@@ -72,11 +73,11 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const stuckGuard = createStuckGuard(settings.resilience.stuckDetection);
   const modelName = model.name ?? model.provider.defaultModel;
   const { experiences: learning } = memory;
-  const experiences = learning === undefined ? undefined : createExperienceMemory(learning, { model: model.provider, ...(model.name === undefined ? {} : { modelName: model.name }), tools: () => tooling.registry.names, traces, redact: redactor.deep });
+  const experiences = learning === undefined ? undefined : createExperienceMemory(learning, { model: model.provider, ...defined({ modelName: model.name }), tools: () => tooling.registry.names, traces, redact: redactor.deep });
   const logicDeps = { agentId, provider, ...tooling, redactor, hooks, knowledge, experiences, stuckGuard, durable, blobs };
   // With a store every run records its hydrate reply, so a resume never depends on whether it has a hydrator.
   const { machine, system } = createAgentLogic(settings, { ...logicDeps, recordsHydrate: store?.mode === 'resumable' });
-  const host = { bus, journal, stuckGuard, ...(knowledge === undefined ? {} : { knowledge }), ...(hooks === undefined ? {} : { hooks }), ...(experiences === undefined ? {} : { experiences }) };
+  const host = { bus, journal, stuckGuard, ...defined({ knowledge, hooks, experiences }) };
   const runs = createRuns({ agentId, settings, system, machine, tools: tooling.registry, redactor, store, breakers: tooling.breakers, blobs, contexts, host });
   const sessions = agentSessions(memory.sessions, { redactor, hasSystem: system !== undefined, runs, durable });
   return {

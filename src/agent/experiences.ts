@@ -7,6 +7,7 @@ import { formatExperiences, learnExperiences, type Experience, type ExperienceSt
 import type { Trace } from '../traces/trace.ts';
 import type { Traces } from '../traces/query.ts';
 import { ConfigurationError } from '../core/errors.ts';
+import { defined } from '../core/defined.ts';
 
 export interface ExperiencesConfig {
   readonly store: ExperienceStore;
@@ -43,7 +44,7 @@ export function createExperienceMemory(
   const { store } = config;
   return {
     hydrator: async ({ task }) => {
-      const items = store.relevant(task, { topK: config.topK ?? 5, ...(config.project === undefined ? {} : { project: config.project }), tools: [...agent.tools()] });
+      const items = store.relevant(task, { topK: config.topK ?? 5, ...defined({ project: config.project }), tools: [...agent.tools()] });
       if (items.length === 0) return { inject: [] };
       return { inject: [{ role: 'system', content: formatExperiences(items) }], experiences: items.map((item) => item.id) };
     },
@@ -64,9 +65,9 @@ export function createExperienceMemory(
           model: config.model ?? agent.model,
           run: finished,
           existing: store.list({ status: 'active' }),
-          ...(config.project === undefined ? {} : { project: config.project }),
+          ...defined({ project: config.project }),
           ...(config.model === undefined && agent.modelName !== undefined ? { modelName: agent.modelName } : {}),
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...defined({ signal: options.signal }),
         });
         const status = (options.autoAccept ?? config.autoAccept) === true ? 'active' : 'pending';
         const added: Experience[] = [];
@@ -88,7 +89,7 @@ async function fromTrace(traces: Traces, runId: string) {
   const trace = await traces.get(runId);
   if (trace === undefined) throw new ConfigurationError(`experiences.learn: no run ${runId} in this agent's store or journal. Pass the run's result instead.`);
   if (trace.status === 'running') throw new ConfigurationError(`experiences.learn: run ${runId} has not finished; learn from it once it has.`);
-  return { runId, task: trace.task, status: trace.status, ...(trace.context.reason === undefined ? {} : { reason: trace.context.reason }), messages: transcriptOf(trace) };
+  return { runId, task: trace.task, status: trace.status, ...defined({ reason: trace.context.reason }), messages: transcriptOf(trace) };
 }
 
 function transcriptOf(trace: Trace): Message[] {

@@ -4,6 +4,7 @@ import type { Hydrator } from '../core/hooks.ts';
 import { createPreHydrator } from '../hydration/index.ts';
 import type { McpServer } from '../mcp/connect.ts';
 import { readText } from '../mcp/resources.ts';
+import { defined } from '../core/defined.ts';
 
 const CANDIDATE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]+/gi;
 const KIND = 'mcp-resource';
@@ -67,8 +68,7 @@ export function mcpContextHydrator(connected: () => Promise<readonly McpServer[]
       },
       patterns: [{ kind: KIND, pattern: new RegExp(`(?:${alternation})(?![^\\s<>"'\`.,;:!?)\\]}])`, 'g') }],
       maxReferences: found.size,
-      ...(options.maxContextTokens === undefined ? {} : { maxContextTokens: options.maxContextTokens }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...defined({ maxContextTokens: options.maxContextTokens, timeoutMs: options.timeoutMs }),
     });
     const result = await prehydrate(input, context);
     // Named after the servers, so a held side-effect call says where the untrusted text came from.

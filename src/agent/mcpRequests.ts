@@ -3,6 +3,7 @@ import type { InferenceProvider } from '../core/provider.ts';
 import type { McpElicitor } from '../mcp/elicitation.ts';
 import type { McpSampler } from '../mcp/sampling.ts';
 import type { RunContext } from '../run/context.ts';
+import { defined } from '../core/defined.ts';
 
 /** A server's sample: one call to the agent's own model, no tools, its text redacted, its usage counted in the run. */
 export function mcpSampler(provider: InferenceProvider, model: string, runs: ReadonlyMap<string, RunContext>, redact: (text: string) => string): McpSampler {
@@ -11,7 +12,7 @@ export function mcpSampler(provider: InferenceProvider, model: string, runs: Rea
       messages: request.messages.map((message) => ({ ...message, content: redact(typeof message.content === 'string' ? message.content : '') })) as typeof request.messages,
       model,
       maxTokens: request.maxTokens,
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...defined({ temperature: request.temperature }),
       signal: request.signal,
     });
     // The run may have ended while the model answered: the server still gets its answer.

@@ -3,6 +3,7 @@ import type { Message } from '../core/messages.ts';
 import type { LoopResult } from '../core/run.ts';
 import { InferenceError } from '../inference/errors.ts';
 import { ConfigurationError } from '../core/errors.ts';
+import { defined } from '../core/defined.ts';
 
 /** Failed for a reason outside the run's own logic (its wall clock, the provider, another configuration): a resume may go on. */
 export function isResumableFailure(reason: string | undefined, error: unknown): boolean {
@@ -32,6 +33,6 @@ export function failedResult(
     messages: extra.messages ?? [],
     durationMs: extra.durationMs ?? 0,
     error,
-    ...(extra.cause === undefined ? {} : { cause: extra.cause }),
+    ...defined({ cause: extra.cause }),
   };
 }

@@ -21,6 +21,7 @@ import type { HookRunner } from './hooks.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import type { TerminationReason } from '../core/loopEvent.ts';
 import type { AgentRun } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 type AgentActor = Actor<typeof agentMachine>;
 
@@ -56,11 +57,9 @@ tookOver?: RunOwner,
     agentId,
     redact: redactor.event,
     publish: (entry) => bus.publish(entry),
-    ...(persistence === undefined ? {} : { persistence }),
-    ...(recovered === undefined ? {} : { recovered }),
-    ...(tookOver === undefined ? {} : { tookOver }),
+    ...defined({ persistence, recovered, tookOver }),
     ...(input.mode === 'call' ? { toolsOff: true } : {}),
-    ...(session === undefined ? {} : { session }),
+    ...defined({ session }),
   });
   run.resumed();
   bindRun(actor, run);
@@ -94,7 +93,7 @@ tookOver?: RunOwner,
       ended === undefined ? undefined : lastTurnEnd(hooks, run, ended),
       knowledge?.remember(result, input.task),
       experiences?.settle(result, snapshot.context.experiences ?? []),
-      persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...(result.error === undefined ? {} : { error: result.error }) }),
+      persistence?.finish(result.reason, { ...(resumable ? { resumable } : {}), ...defined({ error: result.error }) }),
     ]).then(settle, settle);
   };
   actor.subscribe({
@@ -133,7 +132,7 @@ tookOver?: RunOwner,
         type: 'agent.reject',
         // It goes back to the model (and the log) as the calls' outcome.
         ...(reason === undefined ? {} : { reason: redactor.text(reason) }),
-        ...(toolCallIds === undefined ? {} : { toolCallIds }),
+        ...defined({ toolCallIds }),
       }),
     phase: () => (run.asking ? 'awaitingHuman' : phaseOf(actor.getSnapshot().value)),
   };
@@ -191,9 +190,7 @@ function toResult(
     costUsd: output.costUsd,
     messages: output.messages,
     durationMs,
-    ...(output.output === undefined ? {} : { output: output.output }),
-    ...(output.errorData === undefined ? {} : { error: output.errorData }),
-    ...(output.error === undefined ? {} : { cause: output.error }),
+    ...defined({ output: output.output, error: output.errorData, cause: output.error }),
     ...(meta.resumable ? { resumable: true } : {}),
   };
 }

@@ -18,6 +18,7 @@ import { rearmRunTimeout, restoreActor, restoredSnapshot } from './checkpoint.ts
 import type { AgentSettings } from './config.ts';
 import { attachRun, type RunHost } from './runHandle.ts';
 import type { AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 export interface RunsDeps {
   readonly agentId: string;
@@ -58,7 +59,7 @@ export function createRuns(deps: RunsDeps): Runs {
   function launch(input: AgentMachineInput, persistence: RunPersistence | undefined, recovered?: RecoveredRun, tookOver?: RunOwner): AgentRun {
     const inspect = settings.observe.inspect;
     const create = (snapshot?: Record<string, unknown>) =>
-      createActor(machine, { input, ...(snapshot === undefined ? {} : { snapshot: snapshot as Snapshot<unknown> }), ...(inspect === undefined ? {} : { inspect }) });
+      createActor(machine, { input, ...defined({ snapshot: snapshot as Snapshot<unknown>, inspect }) });
     const snapshot = recovered === undefined ? undefined : restoredSnapshot(recovered);
     const actor = snapshot === undefined ? create() : recovered?.checkpoint === undefined ? create(snapshot) : restoreActor(snapshot, create);
     const handle = attachRun(host, actor, input, persistence, recovered, tookOver);
@@ -87,7 +88,7 @@ export function createRuns(deps: RunsDeps): Runs {
     const { agentId: owner, task } = recovered.meta;
     const input: AgentMachineInput = recovered.input
       ? { runId, agentId: owner, ...recovered.input }
-      : { runId, agentId: owner, task, ...(deps.system === undefined ? {} : { system: deps.system }), limits: settings.limits, model: modelOf(settings), toolNames: deps.tools.names, ...(context?.mode === undefined ? {} : { mode: context.mode }) };
+      : { runId, agentId: owner, task, ...defined({ system: deps.system }), limits: settings.limits, model: modelOf(settings), toolNames: deps.tools.names, ...defined({ mode: context?.mode }) };
     return launch(input, createRunPersistence(writer, recovered.calls), recovered, tookOver);
   }
 
@@ -151,16 +152,16 @@ function begin(deps: RunsDeps, task: TaskInput, options: RunOptions, mode?: 'cal
   const run: RunInput = {
     task: cleanTask,
     ...(parts === undefined ? {} : { content: redactor.deep(parts) }),
-    ...(deps.system === undefined ? {} : { system: deps.system }),
+    ...defined({ system: deps.system }),
     ...(history === undefined ? {} : { history: redactor.deep(history) }),
     // A single call is a run of one model call, offered no tools.
     limits: mode === 'call' ? { ...settings.limits, ...options.limits, maxIterations: 1 } : { ...settings.limits, ...options.limits },
     model: modelOf(settings),
     toolNames: mode === 'call' ? [] : [...deps.tools.names],
-    ...(mode === undefined ? {} : { mode }),
+    ...defined({ mode }),
   };
   // Without an id of the caller's, the store picks one (and can skip checks a given id needs).
-  const writer = store?.createRun({ ...(given === undefined ? {} : { runId: given }), agentId, task: cleanTask, input: run });
+  const writer = store?.createRun({ ...defined({ runId: given }), agentId, task: cleanTask, input: run });
   const runId = writer?.runId ?? given ?? newRunId();
   return { input: { runId, agentId, ...run }, persistence: writer === undefined ? undefined : createRunPersistence(writer) };
 }

@@ -13,6 +13,7 @@ import type { AgentSettings } from './config.ts';
 import { createLiveTools, type LiveTools } from './liveTools.ts';
 import { durableElicitor, mcpElicitor, mcpSampler } from './mcpRequests.ts';
 import type { BoundRuntime } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 /** The tools an agent offers and how their calls run. */
 export interface AgentTooling {
@@ -50,15 +51,15 @@ export function createTooling(settings: AgentSettings, deps: ToolingDeps): Agent
   const registry = mcp ?? createToolRegistry(toolProfile === undefined ? tools : applyToolProfile(tools, toolProfile));
   const { breakers: options, recovery } = settings.resilience;
   const inspect = settings.observe.inspect;
-  const breakers = options === false ? undefined : createBreakerRegistry(withoutPerTool(options), options?.perTool, inspect === undefined ? {} : { inspect });
+  const breakers = options === false ? undefined : createBreakerRegistry(withoutPerTool(options), options?.perTool, defined({ inspect }));
   const content = settings.context.content;
   const executor = createExecutor({
     tools: registry,
     // Tool results and errors are redacted before the machine, the model or the log sees them.
     redact: redactor.text,
-    ...(breakers === undefined ? {} : { breakers }),
+    ...defined({ breakers }),
     ...settings.resilience.tools,
-    ...(recovery === undefined ? {} : { recovery }),
+    ...defined({ recovery }),
     // Tool images reach a model that takes them; ones the chat formats cannot carry stay described in text.
     ...(settings.model.vision ? { storeImages: (images: readonly ImagePart[]) => storeParts(images.filter((part) => sendable(part, content)), deps.blobs()) as ImagePart[] } : {}),
   });

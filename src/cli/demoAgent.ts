@@ -10,6 +10,7 @@ import type { Agent } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import type { Inspector } from '../inspect/index.ts';
+import { defined } from '../core/defined.ts';
 
 const CITIES: ReadonlyMap<string, { population: number; country: string }> = new Map([
   ['tokyo', { population: 37_115_000, country: 'Japan' }],
@@ -101,7 +102,7 @@ export function createDemoAgent(options: DemoAgentOptions = {}): { agent: Agent;
   const { model, real } = chooseDemoModel(options.env);
   const agent = createAgent({
     id: DEMO_AGENT_ID,
-    model: { provider: model, stream: options.stream ?? real, ...(options.modelName === undefined ? {} : { name: options.modelName }) },
+    model: { provider: model, stream: options.stream ?? real, ...defined({ name: options.modelName }) },
     system: 'You are precise. Use the tools for every fact and every calculation, then answer in one sentence.',
     tools: demoTools(new Set(options.confirm ?? [])),
     policy: { gate: gates.permissive() },

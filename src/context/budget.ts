@@ -12,6 +12,7 @@ import { createTokenCounter, type Tokenizer } from './estimate.ts';
 import { fitToBudget } from './fit.ts';
 import { createMasker } from './mask.ts';
 import { requestSummary, summaryMessage, type SummaryRequestOptions } from './summary.ts';
+import { defined } from '../core/defined.ts';
 
 export type ContextStrategy = 'slidingWindow' | 'observationMasking' | 'anchoredSummary';
 
@@ -53,7 +54,7 @@ export function createContextBudget(options: ContextBudgetOptions = {}): Message
   const overhead = options.messageOverheadTokens ?? DEFAULTS.context.messageOverheadTokens;
   const tokensOf = createTokenCounter({
     messageOverheadTokens: overhead,
-    ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+    ...defined({ tokenizer: options.tokenizer }),
   });
   const maskedOf = createMasker();
   const runs = new Map<string, SummaryState>();
@@ -110,7 +111,7 @@ function anchoredStep(
     reserveTokens: maxTokens + shared.overhead,
     maxFailures: summary.maxFailures ?? DEFAULTS.context.maxSummaryFailures,
     summarise: (previous: string | undefined, span: readonly Message[], signal: AbortSignal) =>
-      requestSummary(summarizer, { messages: span, signal, ...(previous === undefined ? {} : { previous }) }, { ...summary, maxTokens }),
+      requestSummary(summarizer, { messages: span, signal, ...defined({ previous }) }, { ...summary, maxTokens }),
     makeMessage: summaryMessage,
   };
   return (messages: readonly Message[], state: SummaryState, signal: AbortSignal) => applyAnchoredSummary(messages, state, options, signal);

@@ -10,6 +10,7 @@ import type { ContextLengthDetails } from '../core/provider.ts';
 type Overflow = ContextLengthDetails & { readonly message: string };
 import { createContextBudget, type ContextBudgetOptions } from './budget.ts';
 import { createTokenCounter } from './estimate.ts';
+import { defined } from '../core/defined.ts';
 
 /** The share of the reported window a compacted request aims for: the estimate is not the server's tokenizer. */
 export const OVERFLOW_MARGIN = 0.9;
@@ -48,8 +49,7 @@ export function overflowTarget(error: ContextLengthDetails, estimated: number): 
 /** The budget's strategy, tokenizer and summariser are used; its `tokenBudget` is replaced by the target. */
 export function createOverflowCompaction(budget: ContextBudgetOptions = {}): OverflowCompaction {
   const tokensOf = createTokenCounter({
-    ...(budget.tokenizer === undefined ? {} : { tokenizer: budget.tokenizer }),
-    ...(budget.messageOverheadTokens === undefined ? {} : { messageOverheadTokens: budget.messageOverheadTokens }),
+    ...defined({ tokenizer: budget.tokenizer, messageOverheadTokens: budget.messageOverheadTokens }),
   });
   const preparers = new Map<number, MessagePreparer>();
   const preparerFor = (target: number): MessagePreparer => {
@@ -90,7 +90,7 @@ export function createOverflowCompaction(budget: ContextBudgetOptions = {}): Ove
         tokensBefore: before,
         tokensAfter: compacted.tokensAfter,
         targetTokens: limit,
-        ...(error.limitTokens === undefined ? {} : { limitTokens: error.limitTokens }),
+        ...defined({ limitTokens: error.limitTokens }),
         messagesRemoved: compacted.messagesRemoved,
         reason: error.message,
       };

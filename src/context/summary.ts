@@ -2,6 +2,7 @@
 import { contentText, type Message, type SystemMessage } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import type { InferenceProvider } from '../core/provider.ts';
+import { defined } from '../core/defined.ts';
 
 export const SUMMARY_TAG = '[CONVERSATION_SUMMARY]';
 
@@ -53,7 +54,7 @@ export async function requestSummary(
       { role: 'user', content: prompt },
     ],
     maxTokens: options.maxTokens ?? DEFAULTS.context.summaryMaxTokens,
-    ...(options.model === undefined ? {} : { model: options.model }),
+    ...defined({ model: options.model }),
     signal: input.signal,
   });
   const text = completion.text?.trim() ?? '';

@@ -6,6 +6,7 @@ import type { AssistantMessage, ContentPart, Message, ToolMessage } from '../cor
 import { inlineData } from './openai.ts';
 import { ConversationError } from './errors.ts';
 import { parseDataUrl } from './parts.ts';
+import { defined } from '../core/defined.ts';
 
 export interface AnthropicTextBlock {
   readonly type: 'text';
@@ -159,7 +160,7 @@ export function toAnthropicBlock(part: ContentPart): AnthropicTextBlock | Anthro
       return {
         type: 'document',
         source: { type: 'base64', media_type: pdfType(part.mediaType), data: inlineData(part) },
-        ...(part.filename === undefined ? {} : { title: part.filename }),
+        ...defined({ title: part.filename }),
       };
   }
 }

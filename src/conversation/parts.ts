@@ -1,6 +1,7 @@
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConversationError } from './errors.ts';
 import type { ContentPart, FilePart, ImagePart } from '../core/messages.ts';
+import { defined } from '../core/defined.ts';
 
 export type { ContentPartProblem } from './errors.ts';
 
@@ -66,7 +67,7 @@ export function file(data: PartData, options: { readonly mediaType?: string; rea
     type: 'file',
     data: toBase64(data),
     mediaType: options.mediaType ?? 'application/pdf',
-    ...(options.filename === undefined ? {} : { filename: options.filename }),
+    ...defined({ filename: options.filename }),
   };
 }
 

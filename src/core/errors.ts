@@ -15,6 +15,7 @@
  */
 
 import { ERROR_CODES, type CodesOf, type ErrorBlame, type ErrorCode } from './errorCodes.ts';
+import { defined } from './defined.ts';
 
 export type { ErrorBlame, ErrorCode } from './errorCodes.ts';
 
@@ -48,7 +49,7 @@ export abstract class ActorloopError extends Error {
       code: this.code,
       blame: this.blame,
       message: this.message,
-      ...(this.runId === undefined ? {} : { runId: this.runId }),
+      ...defined({ runId: this.runId }),
     };
   }
 }

@@ -4,6 +4,7 @@ import { openLockedDocument } from '../persistence/lockedDocument.ts';
 import { storeLockedError } from '../persistence/storeErrors.ts';
 import { EXPERIENCES_VERSION, ExperienceDocument } from './experience.ts';
 import { buildExperienceStore, type ExperienceStore, type ExperienceStoreOptions } from './store.ts';
+import { defined } from '../core/defined.ts';
 
 export interface ExperienceFileOptions extends ExperienceStoreOptions {
   /** Default `.actorloop/experiences.json` in the working directory. */
@@ -26,7 +27,7 @@ export async function openExperienceStore(options: ExperienceFileOptions = {}): 
     locked: (inThisProcess, cause) => storeLockedError('experience', file, inThisProcess, cause),
   });
   return buildExperienceStore(doc.data.items, {
-    ...(options.redact === undefined ? {} : { redact: options.redact }),
+    ...defined({ redact: options.redact }),
     persistence: {
       save: (items) => doc.save({ v: EXPERIENCES_VERSION, items: [...items] }),
       close: () => doc.release(),

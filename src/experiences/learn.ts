@@ -12,6 +12,7 @@ import { safeJsonParse } from '../persistence/safeJson.ts';
 import { EXPERIENCE_DEFAULTS } from './defaults.ts';
 import { scopeKey, type Experience, type ExperienceCandidate, type ExperienceScope } from './experience.ts';
 import { compactTranscript } from './transcript.ts';
+import { defined } from '../core/defined.ts';
 
 export const FinishedRun = z.object({
   runId: z.string().min(1),
@@ -100,8 +101,7 @@ export async function learnExperiences(options: LearnExperiencesOptions): Promis
     completion = await options.model.complete({
       messages,
       output: { name: OUTPUT_NAME, schema, description: 'Experiences learned from one finished agent run.' },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.modelName === undefined ? {} : { model: options.modelName }),
+      ...defined({ signal: options.signal, model: options.modelName }),
     });
   } catch (error) {
     // The provider validates structured output: its model-blamed errors are a bad answer.
@@ -110,7 +110,7 @@ export async function learnExperiences(options: LearnExperiencesOptions): Promis
   }
   const answer = readAnswer(completion, schema, run.runId);
   const { candidates, skipped } = toCandidates(answer.candidates, run.runId, project, maxCandidates);
-  return { candidates, skipped, usage: completion.usage, ...(completion.costUsd === undefined ? {} : { costUsd: completion.costUsd }) };
+  return { candidates, skipped, usage: completion.usage, ...defined({ costUsd: completion.costUsd }) };
 }
 
 /** Providers that return no parsed output give the reply text. */
@@ -135,7 +135,7 @@ function invalidAnswer(runId: string, why: string, cause?: unknown): ModelBehavi
   return new ModelBehaviorError(
     `The model's answer about run ${runId} is not a valid list of experience candidates: ${why}. ` +
       'Nothing was learned from the run; try again, or use a model that supports structured output.',
-    { runId, code: 'experience_invalid_answer', ...(cause === undefined ? {} : { cause }) },
+    { runId, code: 'experience_invalid_answer', ...defined({ cause }) },
   );
 }
 
@@ -208,7 +208,7 @@ function describeRun(run: FinishedRun, existing: readonly Experience[], project:
         shown.map((e) => `- When ${oneLine(e.condition, 300)}, ${oneLine(e.rule, 300)} [${scopeKey(e.scope)}]`).join('\n'),
     );
   }
-  const transcript = compactTranscript(run.messages, { task: run.task, ...(maxTranscriptChars === undefined ? {} : { maxChars: maxTranscriptChars }) });
+  const transcript = compactTranscript(run.messages, { task: run.task, ...defined({ maxChars: maxTranscriptChars }) });
   parts.push(`Transcript (contents cut; the middle of a long run omitted):\n${transcript === '' ? '(no messages)' : transcript}`);
   return parts.join('\n\n');
 }

@@ -15,6 +15,7 @@ import { requestRetry, withRetry } from './retry.ts';
 import { openStream, readStream, type OpenedStream, type Reading } from './streamReader.ts';
 import type { RetryOptions } from './retry.ts';
 import { DEFAULT_PRICES } from './usage.ts';
+import { defined } from '../core/defined.ts';
 
 /**
  * The Messages API; configuration from `options`, else `ANTHROPIC_*` env.
@@ -40,7 +41,7 @@ export function anthropic(options: AnthropicOptions = {}): InferenceProvider {
     // Request logging stays off whatever ANTHROPIC_LOG says: bodies carry the conversation.
     logLevel: 'warn',
     ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...defined({ fetch: options.fetch }),
   });
 
   const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => requestRetry(options.retry, request);

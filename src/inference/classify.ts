@@ -5,6 +5,7 @@ import { AuthenticationError, ContextLengthError, InferenceError, RateLimitError
 import type { ContextLengthDetails, UpstreamError } from './errors.ts';
 import { parseRetryAfter } from './retryAfter.ts';
 import type { HeaderReader } from './retryAfter.ts';
+import { defined } from '../core/defined.ts';
 
 export interface ClassifyContext {
   /** Cut out of every message and cause. Strings under 8 characters are ignored. */
@@ -65,8 +66,7 @@ export function classifyHttpError(
   const effective = status ?? (typeof info.code === 'number' ? info.code : undefined);
   const options = {
     cause: context.cause,
-    ...(effective === undefined ? {} : { status: effective }),
-    ...(upstream === undefined ? {} : { upstream }),
+    ...defined({ status: effective, upstream }),
   };
   if (info.type === LLAMA_CPP_CONTEXT_TYPE || info.upstreamType === LLAMA_CPP_CONTEXT_TYPE) {
     return new ContextLengthError(text, { ...options, ...contextSizes(said, body) });
@@ -77,7 +77,7 @@ export function classifyHttpError(
     return new ContextLengthError(text, { ...options, ...contextSizes(said, body) });
   }
   if (effective === 401 || effective === 403) {
-    return new AuthenticationError(text, { ...options, ...(context.keyVariable === undefined ? {} : { keyVariable: context.keyVariable }) });
+    return new AuthenticationError(text, { ...options, ...defined({ keyVariable: context.keyVariable }) });
   }
   if (effective === 429 || info.code === 'rate_limit_exceeded' || info.code === 'insufficient_quota') {
     const quotaExhausted = info.code === 'insufficient_quota' || info.type === 'insufficient_quota';
@@ -96,7 +96,7 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
 
 function retryAfter(headers: HeaderReader | undefined): { retryAfterMs?: number } {
   const ms = parseRetryAfter(headers);
-  return ms === undefined ? {} : { retryAfterMs: ms };
+  return defined({ retryAfterMs: ms });
 }
 
 function detail(text: string, secrets: readonly string[]): string {

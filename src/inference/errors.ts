@@ -14,6 +14,7 @@ import { ActorloopError, ConfigurationError } from '../core/errors.ts';
 import type { CodesOf } from '../core/errorCodes.ts';
 import type { ActorloopErrorOptions } from '../core/errors.ts';
 import type { Completion } from '../core/provider.ts';
+import { defined } from '../core/defined.ts';
 
 /** What the provider behind a gateway said (OpenRouter's `error.metadata`), secrets redacted. */
 export interface UpstreamError {
@@ -75,8 +76,7 @@ export class InferenceError extends ActorloopError {
     return {
       ...super.toJSON(),
       retryable: this.retryable,
-      ...(this.status === undefined ? {} : { status: this.status }),
-      ...(this.upstream === undefined ? {} : { upstream: this.upstream }),
+      ...defined({ status: this.status, upstream: this.upstream }),
     };
   }
 

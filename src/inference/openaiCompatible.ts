@@ -15,6 +15,7 @@ import { openStream, readStream, type OpenedStream, type Reading } from './strea
 import type { RetryOptions } from './retry.ts';
 import { StreamAssembler } from './streamAssembler.ts';
 import { DEFAULT_PRICES } from './usage.ts';
+import { defined } from '../core/defined.ts';
 
 /**
  * Any chat-completions endpoint; configuration from `options`, else `OPENAI_*` (or `OPENROUTER_*`) env.
@@ -42,7 +43,7 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     maxRetries: 0,
     ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
     // A flat error body (older vLLM) is nested under `error` by the client itself, so its message reaches classifyError.
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...defined({ fetch: options.fetch }),
   });
   const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase =>
     buildChatParams(request, model, capabilitiesOf(model, options.models));

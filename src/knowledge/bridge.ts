@@ -12,6 +12,7 @@ import { formatKnowledgeItem } from './format.ts';
 import type { KnowledgeStore, ScoredKnowledgeItem } from './store.ts';
 import { collectTerms } from './terms.ts';
 import { RECALL_KNOWLEDGE, STORE_KNOWLEDGE } from './tools.ts';
+import { defined } from '../core/defined.ts';
 
 /** How the bridge recognises its own message. */
 export const KNOWLEDGE_CONTEXT_MARKER = '[KNOWLEDGE_CONTEXT]';
@@ -97,7 +98,7 @@ export function createKnowledgeBridge(options: KnowledgeBridgeOptions): MessageP
     context.emit({
       type: 'knowledge.injected',
       items: results.length,
-      tokens: estimateMessageTokens(injected, options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+      tokens: estimateMessageTokens(injected, defined({ tokenizer: options.tokenizer })),
     });
     return [...base.slice(0, at), injected, ...base.slice(at)];
   };

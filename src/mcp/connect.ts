@@ -19,6 +19,7 @@ import { oauthSession, type McpOAuthSession } from './oauth.ts';
 import { toPrompt, type McpPrompt, type McpPromptInfo, type RawPromptMessage } from './prompts.ts';
 import { capContent, resourceTools, type McpReadOptions, type McpResourceContent, type McpResourceInfo, type McpResourceTemplateInfo } from './resources.ts';
 import { mcpTools, type McpCallResult, type McpToolInfo } from './tools.ts';
+import { defined } from '../core/defined.ts';
 
 export type { McpConnectOptions } from './clientHandlers.ts';
 export { checkMcpServerConfig, mcpSecrets, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.ts';
@@ -127,7 +128,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       if ('url' in config) {
         const requestInit = { headers: config.headers ?? {} };
         const authProvider = oauth?.provider;
-        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, fetch: attribution.fetch, ...(authProvider === undefined ? {} : { authProvider }) });
+        const streamable = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(new URL(config.url), { requestInit, fetch: attribution.fetch, ...defined({ authProvider }) });
         try {
           const transport = streamable();
           made = await handshake(transport).catch(async (error: unknown) => {
@@ -138,14 +139,14 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
         } catch (error) {
           // A server that only speaks the older SSE transport rejects the streamable handshake.
           if (closedByUs || isMcpError(error, 'mcp_authorization_required') || error instanceof UnauthorizedError) throw error;
-          made = await handshake(new SSEClientTransport(new URL(config.url), { requestInit, ...(authProvider === undefined ? {} : { authProvider }) }));
+          made = await handshake(new SSEClientTransport(new URL(config.url), { requestInit, ...defined({ authProvider }) }));
         }
       } else {
         const transport = new StdioClientTransport({
           command: config.command,
           args: config.args ?? [],
           env: { ...getDefaultEnvironment(), ...config.env },
-          ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+          ...defined({ cwd: config.cwd }),
           stderr: 'pipe',
         });
         transport.stderr?.on('data', (chunk: Buffer | string) => {
@@ -281,7 +282,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
   }
 
   const offers = (what: 'resources' | 'prompts'): boolean => connection?.client.getServerCapabilities()?.[what] !== undefined;
-  const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+  const params = (cursor: string | undefined) => defined({ cursor });
   // Requests nobody can cancel keep the SDK's own timeout, so a hung server fails them instead of hanging them.
   const listed = {};
 
@@ -356,14 +357,14 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     if (bad !== undefined) throw new ConfigurationError(`Prompt arguments are strings; "${bad[0]}" is ${typeof bad[1]}. Convert it, e.g. String(value).`);
     if (!offers('prompts')) throw McpError.requestFailed(name, what, 'it offers no prompts');
     const result = await ask(what, (client) => client.getPrompt({ name: promptName, arguments: { ...args } }, listed));
-    return toPrompt({ ...(result.description === undefined ? {} : { description: result.description }), messages: result.messages as RawPromptMessage[] });
+    return toPrompt({ ...defined({ description: result.description }), messages: result.messages as RawPromptMessage[] });
   }
 
   async function listTools(client: Client): Promise<McpToolInfo[]> {
     const all: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      const page = await client.listTools(defined({ cursor }));
       all.push(...(page.tools as McpToolInfo[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);

@@ -5,6 +5,7 @@
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { z } from 'zod';
 import { McpError } from './errors.ts';
+import { defined } from '../core/defined.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -49,8 +50,7 @@ export async function jwtBearerRequest(
     audience,
     resource,
     client_id: options.idpClientId,
-    ...(options.idpClientSecret === undefined ? {} : { client_secret: options.idpClientSecret }),
-    ...(wanted === undefined ? {} : { scope: wanted }),
+    ...defined({ client_secret: options.idpClientSecret, scope: wanted }),
   });
   let response: Response;
   try {
@@ -69,5 +69,5 @@ export async function jwtBearerRequest(
     throw McpError.authorizationRequired(server, `the identity provider's token exchange answered without an identity assertion grant (issued_token_type ${JSON.stringify(grant.data?.issued_token_type)})`);
   }
   onSecret(grant.data.access_token);
-  return new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: grant.data.access_token, ...(wanted === undefined ? {} : { scope: wanted }) });
+  return new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: grant.data.access_token, ...defined({ scope: wanted }) });
 }

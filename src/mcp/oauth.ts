@@ -7,6 +7,7 @@ import { auth as runAuth, type AddClientAuthentication, type OAuthClientProvider
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { z } from 'zod';
 import { jwtBearerRequest, JWT_BEARER_GRANT, type McpIdToken } from './crossAppAccess.ts';
+import { defined } from '../core/defined.ts';
 
 export interface McpTokenStore {
   load(server: string): OAuthTokens | undefined | Promise<OAuthTokens | undefined>;
@@ -167,7 +168,7 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
     grant_types: crossApp ? [JWT_BEARER_GRANT] : machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
     response_types: machine ? [] : ['code'],
     ...(options.privateKey === undefined ? {} : { token_endpoint_auth_method: 'private_key_jwt' }),
-    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    ...defined({ scope: options.scope }),
   };
   const provider: OAuthClientProvider = {
     get redirectUrl() {
@@ -176,8 +177,8 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
     get clientMetadata() {
       return metadata;
     },
-    ...(options.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: options.clientMetadataUrl }),
-    clientInformation: () => (options.clientId === undefined ? registered : { client_id: options.clientId, ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret }) }),
+    ...defined({ clientMetadataUrl: options.clientMetadataUrl }),
+    clientInformation: () => (options.clientId === undefined ? registered : { client_id: options.clientId, ...defined({ client_secret: options.clientSecret }) }),
     saveClientInformation: (info) => {
       noteClient(info);
       registered = info;
@@ -222,7 +223,7 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
         }
       : machine
         ? {
-            prepareTokenRequest: (scope?: string) => new URLSearchParams({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }),
+            prepareTokenRequest: (scope?: string) => new URLSearchParams({ grant_type: 'client_credentials', ...defined({ scope }) }),
           }
         : {}),
   };

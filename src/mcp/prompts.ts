@@ -1,5 +1,6 @@
 import type { AssistantMessage, ImagePart, UserMessage } from '../core/messages.ts';
 import { capContent, contentText } from './resources.ts';
+import { defined } from '../core/defined.ts';
 
 export interface McpPromptInfo {
   readonly name: string;
@@ -56,7 +57,7 @@ function piece(block: RawPromptContent): string | ImagePart {
     case 'resource': {
       const r = block.resource ?? {};
       const uri = r.uri ?? 'without uri';
-      const raw = { uri, ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }), ...(r.blob === undefined ? { text: r.text ?? '' } : { blob: r.blob }) };
+      const raw = { uri, ...defined({ mimeType: r.mimeType }), ...(r.blob === undefined ? { text: r.text ?? '' } : { blob: r.blob }) };
       return `[resource ${uri}]\n${contentText(capContent(raw))}`;
     }
     case 'resource_link':
@@ -87,7 +88,7 @@ export function toPrompt(result: { readonly description?: string; readonly messa
   const endsWithUser = last?.role === 'user';
   const task = !endsWithUser ? text : last.pieces.every((p) => typeof p === 'string') ? textOf(last.pieces) : last.pieces;
   return {
-    ...(result.description === undefined ? {} : { description: result.description }),
+    ...defined({ description: result.description }),
     messages,
     task,
     history: endsWithUser ? messages.slice(0, -1) : [],

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { printable, sliceChars } from '../tools/text.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
+import { defined } from '../core/defined.ts';
 
 export interface McpResourceInfo {
   readonly uri: string;
@@ -49,7 +50,7 @@ export interface RawResourceContent {
 }
 
 export function capContent(raw: RawResourceContent, options: McpReadOptions = {}): McpResourceContent {
-  const base = { uri: raw.uri, ...(raw.mimeType === undefined ? {} : { mimeType: raw.mimeType }) };
+  const base = { uri: raw.uri, ...defined({ mimeType: raw.mimeType }) };
   if (typeof raw.blob === 'string') {
     const bytes = Buffer.from(raw.blob, 'base64');
     const max = options.maxBytes ?? DEFAULT_RESOURCE_MAX_BYTES;

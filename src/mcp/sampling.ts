@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Message } from '../core/messages.ts';
 import type { RunFor } from './attribution.ts';
+import { defined } from '../core/defined.ts';
 
 export interface McpSampleRequest {
   readonly server: string;
@@ -65,7 +66,7 @@ export function answerSampling(client: Client, server: string, config: McpSampli
       runId: run.runId,
       messages,
       maxTokens: Math.min(params.maxTokens, cap),
-      ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+      ...defined({ temperature: params.temperature }),
       signal: extra.signal,
     });
     return { role: 'assistant' as const, content: { type: 'text' as const, text: answer.text }, model: answer.model, stopReason: answer.truncated ? 'maxTokens' : 'endTurn' };

@@ -30,6 +30,7 @@ import { recover, type RecoveredRun } from './recover.ts';
 import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { checkpointPolicy, readRunLogForResume } from './checkpointLog.ts';
 import { journalEntries, RunWriter } from './runWriter.ts';
+import { defined } from '../core/defined.ts';
 
 export type { RecoveredRun } from './recover.ts';
 export { RunWriter } from './runWriter.ts';
@@ -134,7 +135,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
     dir,
     mode,
     createRun({ runId: givenId, agentId, task, input }) {
-      if (givenId === undefined) return createSegmentRun(segmentStore, { agentId, task, journalOnly, ...(input === undefined ? {} : { input }) });
+      if (givenId === undefined) return createSegmentRun(segmentStore, { agentId, task, journalOnly, ...defined({ input }) });
       const runId = givenId;
       checkId(runId);
       if (segmentIdOf(runId) !== undefined) {

@@ -10,6 +10,7 @@ import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { discard, isErrno, placeComplete, readLockFile, readOpen, removeQuietly, type LockOwner, type LockState } from './lockFile.ts';
 import { StoreError } from './errors.ts';
+import { defined } from '../core/defined.ts';
 
 export type { LockOwner } from './lockFile.ts';
 
@@ -261,7 +262,7 @@ function hold(entry: Held, gen: number, replaced: RunLock['replaced'], releaseFi
   return {
     file: entry.file,
     gen,
-    ...(replaced === undefined ? {} : { replaced }),
+    ...defined({ replaced }),
     release() {
       if (released) return;
       released = true;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { safeJsonParse } from './safeJson.ts';
+import { defined } from '../core/defined.ts';
 
 export interface LockOwner {
   readonly pid: number;
@@ -53,7 +54,7 @@ export function readOpen(fd: number): LockState {
 }
 
 function ownerOf({ pid, host, startedAt }: LockOwner): LockOwner {
-  return { pid, ...(host === undefined ? {} : { host }), ...(startedAt === undefined ? {} : { startedAt }) };
+  return { pid, ...defined({ host, startedAt }) };
 }
 
 /** Hard-linked into place, which unlike rename never replaces: complete from the moment it is visible. */

@@ -7,6 +7,7 @@ import type { SavedBreaker } from '../resilience/circuitBreaker.ts';
 import { withConversation } from './checkpointLog.ts';
 import { CorruptFileError } from './errors.ts';
 import type { CheckpointRecord, LogRecord, ReplayRecord, RunInput, RunMeta } from './records.ts';
+import { defined } from '../core/defined.ts';
 
 /** No outcome: the run was interrupted while it ran (it may have taken effect). A key can have several. */
 export interface CallAttempt {
@@ -108,8 +109,7 @@ export function recover(records: readonly LogRecord[], meta: RunMeta, warnings: 
   if (typeof whole === 'string') throw new CorruptFileError(`${file}: ${whole}. It was left untouched.`, { file });
   return {
     meta,
-    ...(input === undefined ? {} : { input }),
-    ...(whole === undefined ? {} : { checkpoint: whole }),
+    ...defined({ input, checkpoint: whole }),
     replay,
     calls: { attempts },
     nextSequence,

@@ -5,6 +5,7 @@ import { ActorloopError, describeError } from '../core/errors.ts';
 import type { ErrorData } from '../core/loopEvent.ts';
 import type { DocumentFile } from './documentFile.ts';
 import { META_VERSION, type CorruptRun, type RunEndRecord, type RunHeaderRecord, type RunMeta } from './records.ts';
+import { defined } from '../core/defined.ts';
 
 export interface RunPaths {
   readonly log: string;
@@ -41,7 +42,7 @@ export function endedMeta(meta: RunMeta, end: RunEndRecord): RunMeta {
     reason: end.reason,
     updatedAt: end.at,
     ...(end.resumable === true ? { resumable: true } : {}),
-    ...(end.error === undefined ? {} : { error: end.error }),
+    ...defined({ error: end.error }),
   };
 }
 

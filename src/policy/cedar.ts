@@ -9,6 +9,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { ALLOW } from './decision.ts';
 import { globToRegExp } from './glob.ts';
 import type { GateContext, GateDecision, PolicyGate, ProposedAction } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 export type CedarEntity = cedar.EntityJson;
 
@@ -101,7 +102,7 @@ function reachOf(text: string): Omit<Reach, 'id' | 'text'> {
   while (isRecord(expr) && isRecord(expr['&&'])) expr = expr['&&'].left;
   const equal = isRecord(expr) ? expr['=='] : undefined;
   const name = isRecord(equal) ? (nameCompared(equal.left, equal.right) ?? nameCompared(equal.right, equal.left)) : undefined;
-  return { resource: parsed.json.resource, ...(name === undefined ? {} : { name }) };
+  return { resource: parsed.json.resource, ...defined({ name }) };
 }
 
 interface NamedPolicy {
@@ -150,7 +151,7 @@ function namePolicies(text: string): { readonly byId: Record<string, string>; re
     byId[id] = policy;
     const reason = ANNOTATION('reason').exec(policy)?.[1];
     const confirm = confirmOf(id, policy);
-    named.set(id, { id, ...(reason === undefined ? {} : { reason }), ...(confirm === undefined ? {} : { confirm }) });
+    named.set(id, { id, ...defined({ reason, confirm }) });
   });
   return { byId, named };
 }

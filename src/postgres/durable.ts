@@ -15,6 +15,7 @@ import type { StepRun } from './stepStore.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { RunContext } from '../run/context.ts';
 import { DurableRunError } from './errors.ts';
+import { defined } from '../core/defined.ts';
 
 export const EffectOutcome = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
@@ -115,7 +116,7 @@ function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
     error.message = message;
     return Promise.reject(error);
   }
-  return Promise.reject(DurableRunError.effectFailed(message, { runId, ...(code === undefined ? {} : { originalCode: code }) }));
+  return Promise.reject(DurableRunError.effectFailed(message, { runId, ...defined({ originalCode: code }) }));
 }
 
 export interface Frame {

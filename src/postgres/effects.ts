@@ -13,6 +13,7 @@ import { ContextLengthError } from '../inference/errors.ts';
 import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
+import { defined } from '../core/defined.ts';
 
 /** `begun`: a non-idempotent tool's call had started before (its worker died). */
 export interface ClaimedCall {
@@ -73,7 +74,7 @@ async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: C
           idempotencyKey: request.idempotencyKey,
           runId: request.runId,
           agentId: request.agentId,
-          ...(session === undefined ? {} : { session }),
+          ...defined({ session }),
         }),
       ),
     tool.timeoutMs ?? DEFAULTS.tools.timeoutMs,
@@ -89,13 +90,11 @@ function failure(error: unknown): EffectOutcome {
   const message = error instanceof Error ? error.message : String(error);
   const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : undefined;
   const sizes = error instanceof ContextLengthError ? contextSizes(error) : undefined;
-  return { ok: false, error: { name, message, ...(code === undefined ? {} : { code }), ...(sizes === undefined ? {} : { sizes }) } };
+  return { ok: false, error: { name, message, ...defined({ code, sizes }) } };
 }
 
 function contextSizes({ limitTokens, promptTokens, completionTokens }: ContextLengthError): { limitTokens?: number; promptTokens?: number; completionTokens?: number } {
   return {
-    ...(limitTokens === undefined ? {} : { limitTokens }),
-    ...(promptTokens === undefined ? {} : { promptTokens }),
-    ...(completionTokens === undefined ? {} : { completionTokens }),
+    ...defined({ limitTokens, promptTokens, completionTokens }),
   };
 }

@@ -9,6 +9,7 @@ import { goOn, release, type Running } from './running.ts';
 import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
 import type { ClaimedCall } from './effects.ts';
 import { transaction } from './transaction.ts';
+import { defined } from '../core/defined.ts';
 
 export interface StepOutcome {
   readonly claimed: readonly ClaimedCall[];
@@ -58,7 +59,7 @@ export class LiveRun {
     const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
     const inline = status === 'running' && calls.length > 0 && calls.length === requested.length && calls.every(([, request], i) => request.kind === 'tool' && marks[i] === false);
     if (inline) {
-      const session = place.session === undefined ? {} : { session: place.session };
+      const session = defined({ session: place.session });
       return { claimed: calls.flatMap(([key, request]) => (request.kind === 'child' ? [] : [{ key, request, begun: false, ...session }])), live: this, inline: true };
     }
     const version = place.version + 1;

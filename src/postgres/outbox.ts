@@ -4,6 +4,7 @@ import { WAKE_TASK } from './engine.ts';
 import { DurableRunError } from './errors.ts';
 import { SCHEMA } from './migrations.ts';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
+import { defined } from '../core/defined.ts';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -25,7 +26,7 @@ export async function wake(db: Db, actorIds: readonly string[]): Promise<void> {
   for (let attempt = 1; left.length > 0; attempt++) {
     if (attempt > WAKE_ATTEMPTS) {
       throw new DurableRunError(`Run ${left[0] ?? ''} could not be woken: workers took its waiting wake ${WAKE_ATTEMPTS} times in a row while a new one was being queued. Try again (a worker's step is retried by its queue).`, {
-        ...(left[0] === undefined ? {} : { runId: left[0] }),
+        ...defined({ runId: left[0] }),
       });
     }
     const queued = await db.query<{ actor: string; job: string | null }>(

@@ -27,6 +27,7 @@ import { createStepStore } from './stepStore.ts';
 import { openSharedMemory } from './sessionMemory.ts';
 import { FINAL } from './step.ts';
 import { StrategyRunError } from '../strategies/errors.ts';
+import { defined } from '../core/defined.ts';
 
 export interface PostgresRuntimeOptions {
   /** `postgres://…`; default `DATABASE_URL`. */
@@ -213,11 +214,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await ready();
     await listen();
     const stored = redact({
-      ...(runOptions.limits === undefined ? {} : { limits: runOptions.limits }),
-      ...(runOptions.history === undefined ? {} : { history: runOptions.history }),
-      ...(runOptions.mode === undefined ? {} : { mode: runOptions.mode }),
+      ...defined({ limits: runOptions.limits, history: runOptions.history, mode: runOptions.mode }),
       // Its tools' calls find the session's memory by it (redacted, as the memory table keys it).
-      ...(runOptions.session === undefined ? {} : { session: runOptions.session }),
+      ...defined({ session: runOptions.session }),
     });
     await transaction(pool, async (client) => {
       const inserted = await client.query(
@@ -263,7 +262,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const loopResult = (stored: StoredResult): LoopResult => {
         const result = stored as LoopResult;
         const cause = restoredError(result);
-        return { ...result, messages: result.messages ?? [], ...(cause === undefined ? {} : { cause }) };
+        return { ...result, messages: result.messages ?? [], ...defined({ cause }) };
       };
       const runAgent = async (task: string, runOptions: RunOptions, join: boolean): Promise<LoopResult> => {
         const result = loopResult(await submit('agent', binding.agentId, binding.redact, task, runOptions, join));
@@ -301,7 +300,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         run: (task, runOptions) => runAgent(task, runOptions, false),
         start: (task, runOptions, mode, session) => {
           const runId = runOptions.runId ?? newRunId();
-          const queued = { ...runOptions, runId, ...(mode === undefined ? {} : { mode }), ...(session === undefined ? {} : { session }) };
+          const queued = { ...runOptions, runId, ...defined({ mode, session }) };
           return follow(runId, submit('agent', binding.agentId, binding.redact, task, queued).then(loopResult));
         },
         sessionMemory: async (sessionId) => {
@@ -344,9 +343,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         },
       };
     },
-    approve: (runId, toolCallIds) => decide(runId, { approve: true, ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
+    approve: (runId, toolCallIds) => decide(runId, { approve: true, ...defined({ toolCallIds }) }),
     reject: (runId, reason, toolCallIds) =>
-      decide(runId, { approve: false, ...(reason === undefined ? {} : { reason }), ...(toolCallIds === undefined ? {} : { toolCallIds }) }),
+      decide(runId, { approve: false, ...defined({ reason, toolCallIds }) }),
     async cancel(runId, reason = 'cancelled') {
       await ready();
       if ((await transaction(pool, (client) => post(client, [runId], { cancel: reason }))) === 0) {

@@ -20,6 +20,7 @@ import { mustMarkBegun } from './effects.ts';
 import { LiveRun, type StepOutcome } from './liveRun.ts';
 import { goOn, release, runningHere, type Events, type HumanDecision, type Running } from './running.ts';
 import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
+import { defined } from '../core/defined.ts';
 
 const MailboxEvent = z.union([
   z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
@@ -113,7 +114,7 @@ function mailboxEvents(actorId: string, rows: readonly { id: string; event: unkn
     if ('decision' in parsed.data) decisions.push(parsed.data.decision);
     else cancel ??= parsed.data.cancel;
   }
-  return { count: rows.length, decisions, ...(cancel === undefined ? {} : { cancel }) };
+  return { count: rows.length, decisions, ...defined({ cancel }) };
 }
 
 interface Advanced {
@@ -135,7 +136,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
     if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');
     const step = new StepContext(run, outcomes, bound.redact);
     const advanced = await advanceStrategy(bound, actorId, row.task, step, events.cancel);
-    return { step, lines: advanced.lines, ...(advanced.result === undefined ? {} : { result: advanced.result }) };
+    return { step, lines: advanced.lines, ...defined({ result: advanced.result }) };
   }
   const bound = engine.agents.get(row.agent_id);
   if (bound === undefined) throw notHere(actorId, 'agent', row.agent_id, 'createAgent({ runtime })');

@@ -5,6 +5,7 @@ import type { ClaimedCall } from './effects.ts';
 import { CHANNEL } from './engine.ts';
 import { SCHEMA } from './migrations.ts';
 import { LOG_VERSION } from '../persistence/records.ts';
+import { defined } from '../core/defined.ts';
 
 export interface StepWrite {
   readonly actorId: string;
@@ -95,7 +96,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
 export function storedRequest(request: EffectRequest): unknown {
   if (request.kind !== 'model') return request;
   const { messages, tools, model } = request.request;
-  return { kind: 'model', agentId: request.agentId, ...(model === undefined ? {} : { model }), messages: messages.length, tools: tools?.length ?? 0 };
+  return { kind: 'model', agentId: request.agentId, ...defined({ model }), messages: messages.length, tools: tools?.length ?? 0 };
 }
 
 const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
@@ -109,6 +110,6 @@ export function claimedCalls(calls: readonly (readonly [string, EffectRequest])[
   const byKey = new Map(calls);
   return claimed.flatMap(({ key, begun }): ClaimedCall[] => {
     const request = byKey.get(key);
-    return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun, ...(session === undefined ? {} : { session }) }];
+    return request === undefined || request.kind === 'child' ? [] : [{ key, request, begun, ...defined({ session }) }];
   });
 }

@@ -9,6 +9,7 @@ import type { StrategyResult } from '../strategies/result.ts';
 import { LOG_VERSION } from '../persistence/records.ts';
 import { durableProvider, inFrame, type StepContext } from './durable.ts';
 import type { BoundStrategy } from './engine.ts';
+import { defined } from '../core/defined.ts';
 
 export interface StrategyAdvance {
   readonly lines: readonly string[];
@@ -24,14 +25,16 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
   const run = inFrame(step, runId, bound.agentId, () =>
     startStrategy({
       strategy: definition.strategy,
-      ...(definition.options === undefined ? {} : { options: definition.options }),
+      ...defined({ options: definition.options }),
       task,
       subAgent: definition.subAgent,
       model: durableProvider(bound.provider),
-      ...(definition.modelName === undefined ? {} : { modelName: definition.modelName }),
-      ...(definition.concurrency === undefined ? {} : { concurrency: definition.concurrency }),
-      ...(definition.maxRounds === undefined ? {} : { maxRounds: definition.maxRounds }),
-      ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
+      ...defined({
+        modelName: definition.modelName,
+        concurrency: definition.concurrency,
+        maxRounds: definition.maxRounds,
+        timeoutMs: definition.timeoutMs,
+      }),
       runId,
       agentId: bound.agentId,
     }),

@@ -4,6 +4,7 @@
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import type { CodesOf } from '../core/errorCodes.ts';
+import { defined } from '../core/defined.ts';
 
 /** One variable that failed the prompt's schema: its path (`user.name`, `items[0]`) and why. */
 export interface PromptVariableIssue {
@@ -48,6 +49,6 @@ export class PromptError extends ActorloopError {
   override toJSON() {
     const json = super.toJSON();
     if (this.code === 'prompt_variables_invalid') return { ...json, issues: this.issues };
-    return { ...json, ...(this.variable === undefined ? {} : { variable: this.variable }) };
+    return { ...json, ...defined({ variable: this.variable }) };
   }
 }

@@ -12,6 +12,7 @@ import {
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { circuitOpenMessage } from './circuitOpenError.ts';
+import { defined } from '../core/defined.ts';
 
 /** xstate does not export its timer interface by name. */
 export type BreakerClock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
@@ -116,8 +117,7 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
         recoveryTimeoutMs,
         halfOpenMaxCalls: parsed.data.halfOpenMaxCalls ?? DEFAULTS.breaker.halfOpenMaxCalls,
       },
-      ...(clock === undefined ? {} : { clock }),
-      ...(inspect === undefined ? {} : { inspect }),
+      ...defined({ clock, inspect }),
     });
     // XState rethrows an unobserved actor error from a timer, which would kill the host.
     actor.subscribe({

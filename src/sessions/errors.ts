@@ -6,6 +6,7 @@
  */
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 import type { CodesOf } from '../core/errorCodes.ts';
+import { defined } from '../core/defined.ts';
 
 interface SessionErrorOptions extends ActorloopErrorOptions {
   /** The session involved; `undefined` when the id itself was refused before it was one. */
@@ -51,7 +52,7 @@ export class SessionError extends ActorloopError {
   override toJSON() {
     return {
       ...super.toJSON(),
-      ...(this.sessionId === undefined ? {} : { sessionId: this.sessionId }),
+      ...defined({ sessionId: this.sessionId }),
       ...(this.code === 'session_locked' && this.file !== undefined ? { file: this.file } : {}),
     };
   }

@@ -2,6 +2,7 @@
 import matter from '@11ty/gray-matter';
 import { z } from 'zod';
 import { describeError } from '../core/errors.ts';
+import { defined } from '../core/defined.ts';
 
 /** Where a skill was loaded from; a project skill replaces a user skill of the same name. */
 export type SkillSource = 'user' | 'project';
@@ -82,7 +83,7 @@ const DELIMITER = /^---[ \t]*$/;
 export type ParsedSkill = { readonly ok: true; readonly skill: Skill } | { readonly ok: false; readonly problem: SkillProblem };
 
 export function parseSkill(text: string, file: string, source: SkillSource): ParsedSkill {
-  const problem = (message: string, line?: number): ParsedSkill => ({ ok: false, problem: { file, ...(line === undefined ? {} : { line }), message } });
+  const problem = (message: string, line?: number): ParsedSkill => ({ ok: false, problem: { file, ...defined({ line }), message } });
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (!DELIMITER.test(lines[0] ?? '')) {
     return problem('no front matter: start the file with a "---" line, then "name:" and "description:" lines, then "---"', 1);
@@ -115,7 +116,7 @@ export function parseSkill(text: string, file: string, source: SkillSource): Par
   const body = content.replace(/^(?:[ \t]*\r?\n)+/, '').trimEnd();
   if (body === '') return problem('the skill has no body: write the procedure below the closing "---"', close + 1);
   const { name, description, tools } = front.data;
-  return { ok: true, skill: { name, description, ...(tools === undefined ? {} : { tools }), body, file, source } };
+  return { ok: true, skill: { name, description, ...defined({ tools }), body, file, source } };
 }
 
 /** The 1-based file line of a top-level `key:` in the front matter, which starts on line 2. */

@@ -2,6 +2,7 @@ import type { Message } from '../core/messages.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { addUsage, ZERO_USAGE, type InferenceProvider, type Usage } from '../core/provider.ts';
 import type { StrategyContext } from '../core/strategy.ts';
+import { defined } from '../core/defined.ts';
 
 export interface CompletionSource {
   readonly model?: InferenceProvider;
@@ -38,8 +39,7 @@ export function createStrategyContext(
       const completion = await source.model.complete({
         messages,
         signal: base.signal,
-        ...(source.modelName === undefined ? {} : { model: source.modelName }),
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...defined({ model: source.modelName, temperature: options.temperature }),
       });
       used = addUsage(used, completion.usage);
       spent += completion.costUsd ?? 0;

@@ -23,6 +23,7 @@ import { branchActor, type SubAgentSource } from './subAgent.ts';
 import type { ReasoningStrategy } from '../core/strategy.ts';
 import type { Agent, AgentConfig } from '../agent/createAgent.ts';
 import { checkDecision } from './validate.ts';
+import { defined } from '../core/defined.ts';
 import '../events/eventBus.ts'; // sets RxJS onUnhandledError: a throwing events$ subscriber must not crash the host
 
 interface StrategyRuntime {
@@ -148,7 +149,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   const timeoutMs = Math.min(MAX_TIMER_MS, positiveInt(opts.timeoutMs, STRATEGY_DEFAULTS.timeoutMs, 'timeoutMs'));
   const redactor = createRedactor(opts.redact);
   const model = opts.model ?? subAgentModel(opts.subAgent);
-  const completion = { ...(model === undefined ? {} : { model }), ...(opts.modelName === undefined ? {} : { modelName: opts.modelName }) };
+  const completion = defined({ model, modelName: opts.modelName });
   const startedAt = Date.now();
 
   const entries: JournalEntry[] = [];
@@ -183,11 +184,11 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       return { decision, usage: usage(), costUsd: cost() };
     },
   };
-  const branch = branchActor({ source: opts.subAgent, forward: publish, ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }) });
+  const branch = branchActor({ source: opts.subAgent, forward: publish, ...defined({ inspect: opts.inspect }) });
 
   const actor = createActor(providedMachine(runtime, branch), {
     input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
-    ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
+    ...defined({ inspect: opts.inspect }),
   });
   actor.on('*', (event) => {
     if (event.type === 'strategy.decided') round = event.round;
@@ -226,14 +227,14 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       peakConcurrency: out.peakInFlight,
       durationMs: Date.now() - startedAt,
       events: entries,
-      ...(out.error === undefined ? {} : { cause: out.error }),
+      ...defined({ cause: out.error }),
     };
     if (out.reason === 'done') finishedWith = { result: base };
     else {
       const message = failureMessage(name, out);
       const probe = new StrategyRunError(FAILURES[out.reason], message, { result: base });
       const result: StrategyResult = { ...base, error: { name: probe.name, code: probe.code, message, blame: probe.blame } };
-      finishedWith = { result, error: new StrategyRunError(FAILURES[out.reason], message, { result, ...(out.error === undefined ? {} : { cause: out.error }) }) };
+      finishedWith = { result, error: new StrategyRunError(FAILURES[out.reason], message, { result, ...defined({ cause: out.error }) }) };
     }
     live.complete();
     resolveSettled(finishedWith.result);

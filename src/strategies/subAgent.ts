@@ -7,6 +7,7 @@ import type { LoopResult } from '../core/run.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { StrategyBranchInput, StrategyBranchOutput } from '../../machines/strategy.types.ts';
 import type { Branch, Thought } from '../core/strategy.ts';
+import { defined } from '../core/defined.ts';
 
 export interface BranchInfo {
   /** The strategy run's id. */
@@ -33,7 +34,7 @@ function thoughtOf(branch: Branch, result: LoopResult): Thought {
   const base = {
     id: branch.id,
     content: result.text ?? '',
-    ...(branch.parentId === undefined ? {} : { parentId: branch.parentId }),
+    ...defined({ parentId: branch.parentId }),
   };
   const metadata = { ...branch.metadata, runId: result.runId, agentId: result.agentId, iterations: result.iterations };
   if (result.status === 'done') return { ...base, metadata };

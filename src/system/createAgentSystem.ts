@@ -27,6 +27,7 @@ import { recordMessage, RunPositions, type MessageKind, type MessageSide } from 
 import { createPendingAsks } from './pendingAsks.ts';
 import type { AgentSystem, AgentSystemOptions, AskOptions, MessageReceipt, SpawnOptions, SystemAgent, TellOptions } from './types.ts';
 import { AgentSystemError } from './errors.ts';
+import { defined } from '../core/defined.ts';
 
 /** First character alphanumeric: keeps `__proto__` and friends out of XState's children object. */
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -79,7 +80,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     };
   });
   const root = createActor(agentSystemMachine.provide({ actors: { agentHost: agentHostMachine.provide({ actors: { runTask } }) } }), {
-    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    ...defined({ inspect: options.inspect }),
   });
   // The root error observer: an actor error must never be rethrown into the process.
   root.subscribe({ error: (error) => console.warn('[actorloop] the agent system actor failed:', error) });
@@ -130,7 +131,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       kind: send.kind,
       from: send.from ?? SYSTEM_DEFAULTS.externalSender,
       message,
-      ...(send.senderRunId === undefined ? {} : { senderRunId: send.senderRunId }),
+      ...defined({ senderRunId: send.senderRunId }),
     };
     recordMessage(
       [sideOf(task.from, send.senderRunId ?? task.runId, send.senderRunId === undefined), sideOf(to, task.runId, true)],
@@ -143,7 +144,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const senderOf = (from: string | undefined): AnyActorRef => (from === undefined ? undefined : members.get(from)?.handle.actor) ?? root;
 
   function tell(to: string, message: string, tellOptions: TellOptions = {}): MessageReceipt {
-    const { task } = prepare(to, message, { kind: 'tell', ...(tellOptions.from === undefined ? {} : { from: tellOptions.from }) });
+    const { task } = prepare(to, message, { kind: 'tell', ...defined({ from: tellOptions.from }) });
     senderOf(tellOptions.from).send({ type: 'agent.send', to, message: { type: 'agent.tell', task } });
     return { correlationId: task.taskId, runId: task.runId };
   }
@@ -157,8 +158,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       if (askOptions.signal?.aborted === true) return Promise.reject(askOptions.signal.reason);
       const { task, host } = prepare(to, message, {
         kind: askOptions.kind ?? 'ask',
-        ...(askOptions.from === undefined ? {} : { from: askOptions.from }),
-        ...(askOptions.senderRunId === undefined ? {} : { senderRunId: askOptions.senderRunId }),
+        ...defined({ from: askOptions.from, senderRunId: askOptions.senderRunId }),
       });
       const answer = asks.add(to, task, timeoutMs, askOptions.signal, (reason) => {
         // A stopped host has cancelled the task already; the ask is rejected as stopped.
@@ -236,9 +236,9 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     }
     const agent = isAgent(source)
       ? source
-      : createAgent(inheritInspect({ ...(options.runtime === undefined ? {} : { runtime: options.runtime }), ...source, id }, options.inspect));
+      : createAgent(inheritInspect({ ...defined({ runtime: options.runtime }), ...source, id }, options.inspect));
 
-    root.send({ type: 'system.spawn', id, concurrency, ...(parent === undefined ? {} : { parent }) });
+    root.send({ type: 'system.spawn', id, concurrency, ...defined({ parent }) });
     // Typed by the machine that spawned it; `system.get` only knows it is some actor.
     const actor = root.system.get(id) as ActorRefFrom<AgentHostMachine> | undefined;
     if (actor === undefined) throw new ConfigurationError(`Agent "${id}" could not be spawned into the system (its host actor is missing).`);

@@ -4,6 +4,7 @@ import type { AgentRun } from '../agent/createAgent.ts';
 import { errorForResult } from '../agent/errors.ts';
 import type { LoopResult } from '../core/run.ts';
 import { AgentSystemError } from './errors.ts';
+import { defined } from '../core/defined.ts';
 
 interface PendingAsk {
   readonly to: string;
@@ -76,7 +77,7 @@ export function createPendingAsks(liveRun: (runId: string) => AgentRun | undefin
               timeoutMs: ask.timeoutMs,
               correlationId: ask.task.taskId,
               runId: ask.task.runId,
-              ...(result === undefined ? {} : { result }),
+              ...defined({ result }),
             }),
           );
           return;

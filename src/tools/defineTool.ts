@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import type { RecoveryStrategy } from '../resilience/recovery.ts';
 import type { Tool, ToolContext } from './types.ts';
+import { defined } from '../core/defined.ts';
 
 /** OpenAI's rule for function names; other providers accept a superset. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -130,8 +131,7 @@ export function defineTool<TSchema extends z.ZodType, TOutput>(
     verified: definition.verified === true || description.includes('[verified]'),
     requiresConfirmation: definition.requiresConfirmation === true,
     idempotent: definition.idempotent !== false,
-    ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
-    ...(definition.recovery === undefined ? {} : { recovery: definition.recovery }),
+    ...defined({ timeoutMs: definition.timeoutMs, recovery: definition.recovery }),
     ...(definition.untrusted === true ? { untrusted: true } : {}),
     ...(definition.sideEffects === true ? { sideEffects: true } : {}),
   });

@@ -3,6 +3,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import { buildTrace, type Trace, type TraceStatus } from './trace.ts';
+import { defined } from '../core/defined.ts';
 
 /** A trace without its steps: what `list` gives. */
 export interface TraceSummary {
@@ -40,7 +41,7 @@ const summary = (trace: Trace): TraceSummary => ({
   task: trace.task,
   status: trace.status,
   created: trace.created,
-  ...(trace.completed === undefined ? {} : { completed: trace.completed }),
+  ...defined({ completed: trace.completed }),
 });
 
 export function createTraces(source: { readonly agentId: string; readonly journal: MemoryJournal; readonly store?: RunStore; readonly runs?: RunSource }): Traces {

@@ -4,6 +4,7 @@
  */
 import type { JournalEntry, LoopEvent, LoopEventOf, TerminationReason } from '../core/loopEvent.ts';
 import type { Usage } from '../core/provider.ts';
+import { defined } from '../core/defined.ts';
 
 export type TraceStepType = 'llm_call' | 'tool_call' | 'tool_result' | 'reasoning';
 
@@ -245,7 +246,7 @@ function build(runId: string, byRun: ReadonlyMap<string, readonly JournalEntry[]
       ...(end?.error === undefined ? {} : { error: end.error.message }),
     },
     created: builder.created ?? 0,
-    ...(builder.completed === undefined ? {} : { completed: builder.completed }),
+    ...defined({ completed: builder.completed }),
     steps: [...builder.steps.values()],
     children,
   };

@@ -7,6 +7,7 @@ import type { RunStore } from '../persistence/fileStore.ts';
 import { isFinalStatus } from '../persistence/records.ts';
 import { WebRequestError } from './errors.ts';
 import { StoreError } from '../persistence/errors.ts';
+import { defined } from '../core/defined.ts';
 
 /** `createPostgresRuntime()` has all of it. */
 export interface DurableRuns {
@@ -76,7 +77,7 @@ function heldRun(handle: AgentRun, resumed?: AgentRun): DecidableRun {
     reject: async (reason, ids) => handle.reject(reason, ids),
     cancel: async (reason) => handle.cancel(reason),
     handle,
-    ...(resumed === undefined ? {} : { resumed }),
+    ...defined({ resumed }),
   };
 }
 

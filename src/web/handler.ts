@@ -17,6 +17,7 @@ import { agentRunFeed, notHandOff, runTree, type RunAgents } from './runTree.ts'
 import { parseTreeEventId, treeSseBody } from './treeSse.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
+import { defined } from '../core/defined.ts';
 
 /** Mounts as a Next.js route handler, in Hono, Bun or Deno. */
 export type WebHandler = (request: Request) => Promise<Response>;
@@ -90,7 +91,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
 
   const view = (runId: string, resumedAs?: string): RunView => {
     const held = runs.get(runId);
-    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact), ...(resumedAs === undefined ? {} : { resumedAs }) };
+    return { runId, threadId: held?.threadId ?? runId, details: held === undefined ? NO_DETAILS : detailsOf(held.handle, redact), ...defined({ resumedAs }) };
   };
 
   const runtime = options.runtime;
@@ -98,13 +99,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
     if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = (await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
+    const feed = (await runFeed({ agent, pollIntervalMs, ...defined({ read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
     const after = from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]);
-    const root = await runFeed({ agent, pollIntervalMs, ...(read === undefined ? {} : { read }) }, runId, runs.has(runId));
+    const root = await runFeed({ agent, pollIntervalMs, ...defined({ read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
     const local = agent.journal.entries(runId)[0]?.sequence === 0;
     const subFeed = (sub: SubRun): Observable<JournalEntry> => {
@@ -133,7 +134,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     }
     let handle: AgentRun;
     try {
-      handle = agent.start(wanted.task, { history: wanted.history as Message[], ...(wanted.runId === undefined ? {} : { runId: wanted.runId }) });
+      handle = agent.start(wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
     } catch (error) {
       // A task or run id the agent refuses is the page's to fix.
       if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
@@ -157,8 +158,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const sources: DecisionSources = {
     agent,
     held: (runId) => runs.get(runId)?.handle,
-    ...(options.store === undefined ? {} : { store: options.store }),
-    ...(runtime === undefined ? {} : { runtime }),
+    ...defined({ store: options.store, runtime }),
     resumeTimeoutMs: options.resumeTimeoutMs ?? 30_000,
   };
 

@@ -16,6 +16,7 @@ import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 import { notHandOff, type RunKey, type TreeEntry } from './runTree.ts';
 import { SSE_HEADERS } from './sse.ts';
 import { parseTreeEventId, treeSseBody } from './treeSse.ts';
+import { defined } from '../core/defined.ts';
 
 export interface StrategyStart {
   readonly task: string;
@@ -126,7 +127,7 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
     }
     let run: StrategyRun;
     try {
-      run = start({ task: wanted.task, history: wanted.history, ...(wanted.runId === undefined ? {} : { runId: wanted.runId }) });
+      run = start({ task: wanted.task, history: wanted.history, ...defined({ runId: wanted.runId }) });
     } catch (error) {
       // A task the strategy refuses (empty, say) is the page's to fix.
       if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });

@@ -8,6 +8,7 @@ import { DATABASE_FLAG, durableUrl } from '../durable.ts';
 import { followRun, modeFor, type AgentCommandResult, type FollowOptions } from '../follow.ts';
 import { openStore, requireRun } from '../store.ts';
 import { continueDurable } from './durableRun.ts';
+import { defined } from '../../core/defined.ts';
 
 export type { AgentCommandResult } from '../follow.ts';
 
@@ -67,9 +68,7 @@ export async function runCommand(args: readonly string[]): Promise<AgentCommandR
   const { agent, real } = createDemoAgent({
     store: openStore(dir, false),
     ...(maxText === undefined ? {} : { maxIterations: positiveInt(maxText, '--max-iterations') }),
-    ...(modelName === undefined ? {} : { modelName }),
-    ...(confirm === undefined ? {} : { confirm }),
-    ...(inspector === undefined ? {} : { inspector }),
+    ...defined({ modelName, confirm, inspector }),
   });
   announce(real, agent, json);
   const run = agent.start(task);
@@ -132,11 +131,11 @@ export async function continueCommand(command: 'resume' | 'approve' | 'reject', 
     // The demo agent's tools are not the ones a user's agent called: continuing its run with them would go wrong.
     if (!isDemoAgentId(meta.agentId)) throw cliError(`Run ${runId} was made by agent "${meta.agentId}", not the demo agent: give the module that defines it with --agents MODULE.`);
     const modelName = parsed.string('model');
-    const demo = createDemoAgent({ store, ...(modelName === undefined ? {} : { modelName }) });
+    const demo = createDemoAgent({ store, ...defined({ modelName }) });
     agent = demo.agent;
     announce(demo.real, agent, json);
   }
-  const report = await followRun(agent.resume(runId), { mode: modeFor(json), ...(decide === undefined ? {} : { decide }) });
+  const report = await followRun(agent.resume(runId), { mode: modeFor(json), ...defined({ decide }) });
   return { exitCode: report.exitCode, cleanup: cleanupFor(agent, undefined, report.outcome.kind === 'waiting') };
 }
 

@@ -4,6 +4,7 @@ import { chain } from './chain.ts';
 import { firstNumber, mergeOptions } from './shared.ts';
 import { tree } from './tree.ts';
 import { vote } from './vote.ts';
+import { defined } from '../../core/defined.ts';
 
 type Band = 'easy' | 'medium' | 'hard';
 type AnyConfigured = ConfiguredStrategy<unknown, unknown>;
@@ -49,7 +50,7 @@ export function adaptive(configured: AdaptiveOptions = {}): ConfiguredStrategy<A
   const announce = (state: AdaptiveState, decision: StrategyDecision<unknown>): StrategyDecision<AdaptiveState> => {
     const next: AdaptiveState = { ...state, inner: decision.state, announced: true };
     const detail = state.announced ? decision.detail : `${state.why}${decision.detail === undefined ? '' : `; ${decision.detail}`}`;
-    return { ...decision, state: next, ...(detail === undefined ? {} : { detail }) };
+    return { ...decision, state: next, ...defined({ detail }) };
   };
   return {
     name: 'adaptive',

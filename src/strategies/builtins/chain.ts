@@ -1,6 +1,7 @@
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { ConfiguredStrategy, StrategyContext, Thought } from '../../core/strategy.ts';
 import { clip, count, mergeOptions, usable } from './shared.ts';
+import { defined } from '../../core/defined.ts';
 
 export interface ChainOptions {
   readonly steps?: number;
@@ -52,7 +53,7 @@ export function chain(configured: ChainOptions = {}): ConfiguredStrategy<ChainOp
         steps: count('chain', 'steps', o.steps, STRATEGY_DEFAULTS.chain.steps),
         via: o.via ?? 'complete',
         instructions: o.instructions ?? [],
-        ...(o.system === undefined ? {} : { system: o.system }),
+        ...defined({ system: o.system }),
         thoughts: [],
       };
     },
@@ -67,7 +68,7 @@ export function chain(configured: ChainOptions = {}): ConfiguredStrategy<ChainOp
       if (state.via === 'agent') {
         return { kind: 'branch', branches: [{ id: `step-${step}`, prompt, ...(previous === undefined ? {} : { parentId: previous.id }), metadata: { step } }], state };
       }
-      const content = await context.complete(prompt, state.system === undefined ? {} : { system: state.system });
+      const content = await context.complete(prompt, defined({ system: state.system }));
       const thought = nextThought(state, content);
       return { kind: 'continue', thought, state: { ...state, thoughts: [...state.thoughts, { id: thought.id, content }] } };
     },

@@ -1,6 +1,7 @@
 import { STRATEGY_DEFAULTS } from '../defaults.ts';
 import type { Branch, ConfiguredStrategy, StrategyContext, StrategyDecision, Thought } from '../../core/strategy.ts';
 import { byScore, clip, count, lineage, mergeOptions, scoreAll, usable, type Scorer, type ScoredThought } from './shared.ts';
+import { defined } from '../../core/defined.ts';
 
 export interface TreeOptions {
   readonly breadth?: number;
@@ -99,7 +100,7 @@ export function tree(configured: TreeOptions = {}): ConfiguredStrategy<TreeOptio
       const ranked = byScore(await scoreAll(ok, scorer, context));
       const beamThoughts = ranked.slice(0, state.beamWidth);
       const beam = beamThoughts.map(
-        (t): TreeNode => ({ id: t.id, content: t.content, score: t.score, ...(t.parentId === undefined ? {} : { parentId: t.parentId }) }),
+        (t): TreeNode => ({ id: t.id, content: t.content, score: t.score, ...defined({ parentId: t.parentId }) }),
       );
       const all: Record<string, TreeNode> = { ...state.nodes };
       for (const node of beam) all[node.id] = node;

@@ -6,6 +6,7 @@
 import { ActorloopError, type ActorloopErrorOptions } from '../../core/errors.ts';
 import type { CodesOf } from '../../core/errorCodes.ts';
 import { quoteUntrusted } from '../text.ts';
+import { defined } from '../../core/defined.ts';
 
 /** Why `web_fetch` refused a URL before (or instead of) connecting. */
 export type UrlRefusalReason =
@@ -83,7 +84,7 @@ export class WebFetchError extends ActorloopError {
   override toJSON() {
     const json = { ...super.toJSON(), url: this.url, reason: this.reason };
     if (this.code === 'url_refused') return { ...json, hop: this.hop };
-    return { ...json, ...(this.status === undefined ? {} : { status: this.status }) };
+    return { ...json, ...defined({ status: this.status }) };
   }
 }
 
