@@ -50,7 +50,6 @@ export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: Ga
     hooks: scope.hooks,
     view: deps.toolView?.(input.messages),
   };
-  // Module-level helpers, not closures per turn: tsx (keepNames) redefines every named closure.
   const planned = await Promise.all(input.calls.map((call) => planOne(call, planScope)));
   const plan: PlannedCall[] = [];
   for (const [entry, event] of planned) {

@@ -81,7 +81,6 @@ export async function reason(
     ...(sent.maxTokens === undefined ? {} : { maxTokens: sent.maxTokens }),
     ...(deps.reasoningEffort === undefined ? {} : { reasoningEffort: deps.reasoningEffort }),
     signal,
-    // A method, not an arrow property: tsx (keepNames) would rename an arrow on every call.
     onRetry(info) {
       scope.emit({ type: 'provider.retry', attempt: info.attempt, delayMs: info.delayMs, error: info.error.message });
     },
