@@ -131,7 +131,7 @@ describe('a strategy stream a page reconnects to', () => {
 
 describe('a strategy cancelled from the page', () => {
   it('stops the strategy, and the stream ends with the run cancelled', { timeout: 30_000 }, async () => {
-    const gate = pacedModel(scriptedModel([{ text: 'never sent' }]));
+    const gate = pacedModel(scriptedModel([{ text: 'never sent' }, { text: 'never sent' }, { text: 'never sent' }]));
     let run: StrategyRun | undefined;
     const url = await served(samples({ provider: gate, held: [0, 1, 2] }), agUiProtocol, (r) => (run = r));
     const reader = new EventReader(await post(url, runInput('What is 6 * 7?', 'run-stop')));
@@ -141,6 +141,11 @@ describe('a strategy cancelled from the page', () => {
     expect(cancelled.status).toBe(202);
     const events = await reader.rest();
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-stop', outcome: { type: 'cancelled' } });
+    // Each branch's run was stopped with the strategy: the page sees every sub-agent end.
+    const started = events.flatMap(({ data }) => (data.type === 'SUBAGENT_STARTED' ? [data.subagentRunId] : []));
+    const ended = events.flatMap(({ data }) => (data.type === 'SUBAGENT_ERROR' && data.code === 'cancelled' ? [data.subagentRunId] : []));
+    expect(started).toHaveLength(3);
+    expect(ended.sort()).toEqual([...started].sort());
     expect((await run?.settled)?.status).toBe('cancelled');
     // An ended run has nothing left to cancel; a run this server never started is not found.
     expect((await post(`${url}/runs/run-stop/cancel`, {})).status).toBe(409);
