@@ -107,7 +107,7 @@ export function createRuns(deps: RunsDeps): Runs {
     track,
     prepare(task, options = {}) {
       const { input, persistence } = begin(deps, task, options);
-      return { runId: input.runId, logic: machine, input, attach: (actor: Actor<typeof agentMachine>) => attachRun(host, actor, input, persistence) };
+      return { runId: input.runId, logic: machine, input, attach: (actor: Actor<typeof agentMachine>) => track(attachRun(host, actor, input, persistence)) };
     },
     startTurn(message, options, memory) {
       const { input, persistence } = begin(deps, message, options);

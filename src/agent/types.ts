@@ -135,7 +135,7 @@ export interface Agent<TOutput = unknown> {
   session(id: string): Promise<Session>;
   readonly experiences: AgentExperiences | undefined;
   start(task: TaskInput, options?: RunOptions): AgentRun;
-  /** The run `runId` if it is in progress on this agent in this process. */
+  /** The run `runId` if it is in progress on this agent in this process (started, or prepared and attached by a host). */
   handle(runId: string): AgentRun | undefined;
   prepare(task: string, options?: RunOptions): PreparedRun;
   /** Continue an interrupted or `resumable` persisted run from its log; an interrupted call runs again only if its tool is idempotent. */

@@ -6,6 +6,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import { isFinalStatus } from '../persistence/records.ts';
 import { WebRequestError } from './errors.ts';
+import type { RunAgents } from './runTree.ts';
 import { StoreError } from '../persistence/errors.ts';
 import { defined } from '../core/defined.ts';
 
@@ -35,6 +36,8 @@ export interface DecisionSources {
   held(runId: string): AgentRun | undefined;
   readonly store?: RunStore;
   readonly runtime?: DurableRuns;
+  /** The agent system the served agent delegates in: decisions reach its sub-runs too. */
+  readonly system?: RunAgents;
   readonly resumeTimeoutMs: number;
 }
 
@@ -49,7 +52,8 @@ export async function decidable(sources: DecisionSources, runId: string, action:
     if (isFinalStatus(row.status)) throw ended(runId, row.status, action);
     return durableRun(runtime, runId, row.status);
   }
-  const handle = sources.held(runId) ?? agent.handle(runId);
+  // A run the served agent delegated to is decided where it runs: its own agent in the system.
+  const handle = sources.held(runId) ?? agent.handle(runId) ?? sources.system?.list().find((member) => member.agent.handle(runId) !== undefined)?.agent.handle(runId);
   if (handle !== undefined) {
     if (!isLive(handle)) throw ended(runId, handle.phase(), action);
     return heldRun(handle);

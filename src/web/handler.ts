@@ -158,7 +158,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const sources: DecisionSources = {
     agent,
     held: (runId) => runs.get(runId)?.handle,
-    ...defined({ store: options.store, runtime }),
+    ...defined({ store: options.store, runtime, system: options.system }),
     resumeTimeoutMs: options.resumeTimeoutMs ?? 30_000,
   };
 

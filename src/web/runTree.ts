@@ -10,6 +10,7 @@ import { untilLastEnd } from './runFeed.ts';
 export interface RunAgents {
   has(agentId: string): boolean;
   get(agentId: string): { readonly agent: Agent };
+  list(): readonly { readonly agent: Agent }[];
 }
 
 /** `''` is the served run, then ranks (`1`, `1-2`) in each parent's journal order: the same key in any process. */

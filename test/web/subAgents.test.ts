@@ -53,6 +53,30 @@ function delegation(system: AgentSystem, researcherTools: AgentConfig['tools'], 
 
 const typed = (events: readonly BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
 
+describe("a sub-agent's wait for a human, answered from the page", () => {
+  it('is approved through the handler by its run id: the sub-agent makes its call and the served run ends with its answer', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    delegation(system, [add(true)], 'add');
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const reader = new EventReader(await post(url, runInput('What is 20 + 22?', 'run-lead')));
+    const waiting = await reader.until(({ data }) => data.type === 'SUBAGENT_FINISHED' && (data.outcome as { type?: string } | undefined)?.type === 'suspended');
+    const sub = waiting.data.subagentRunId as string;
+    expect(system.get('researcher').agent.handle(sub)?.phase()).toBe('awaitingHuman');
+
+    // A call the sub-run is not waiting on is refused, and the run still waits.
+    expect((await post(`${url}/runs/${sub}/approve`, { toolCallIds: ['call_9_9'] })).status).toBe(409);
+    const approved = await post(`${url}/runs/${sub}/approve`, {});
+    expect(approved.status).toBe(202);
+    const events = await reader.rest();
+    const results = events.filter(({ data }) => data.type === 'TOOL_CALL_RESULT').map(({ data }) => [data.content, data.subagentRunId]);
+    expect(results).toEqual([
+      ['42', sub],
+      ['It is 42.', undefined],
+    ]);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-lead' });
+  });
+});
+
 describe('a delegating run consumed by HttpAgent', () => {
   it("shows the sub-agent's run as SUBAGENT events and attributes its text and tool call to it", { timeout: 30_000 }, async () => {
     const { system } = trackedSystem();
