@@ -4,7 +4,7 @@
  * approval round trip `useChat` makes, and bad requests.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import { RunCancelledError } from '../../src/agent/errors.ts';
 import type { AgentRun } from '../../src/agent/types.ts';
@@ -13,7 +13,7 @@ import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAiSdkHandler, type AiSdkChunk } from '../../src/web/aiSdk.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
-import { add, post, serve, type Served } from './support.ts';
+import { chunksOf, add, post, serve, type Served } from './support.ts';
 
 let served: Served | undefined;
 afterEach(async () => {
@@ -29,17 +29,6 @@ export const fitsTheAiSdk = (chunk: AiSdkChunk): UIMessageChunk => chunk;
 const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: undefined });
 const userMessage = (text: string, id = 'u1'): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
-/** SSE text as the chunks the AI SDK's transport would hand its reader, each checked against its schema. */
-function chunksOf(body: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
-  return parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw result.error;
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-}
 
 /** The assistant message `readUIMessageStream` builds from a response (continuing `message` if given). */
 async function messageOf(response: Response, message?: UIMessage): Promise<UIMessage> {

@@ -8,14 +8,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent } from '@ag-ui/core';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import { readUIMessageStream, type UIMessage } from 'ai';
 import { startStrategy, strategies, type StrategyRun } from '../../src/strategies/index.ts';
 import type { SubAgentSource } from '../../src/strategies/subAgent.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { agUiProtocol } from '../../src/web/agUi.ts';
 import { aiSdkProtocol } from '../../src/web/aiSdk.ts';
 import { createStrategyHandler, type StrategyStart } from '../../src/web/strategyHandler.ts';
-import { EventReader, pacedModel, post, runInput, serve, type Served } from './support.ts';
+import { chunksOf, EventReader, pacedModel, post, runInput, serve, type Served } from './support.ts';
 
 const servers: Served[] = [];
 afterEach(async () => {
@@ -69,17 +69,6 @@ describe('a strategy consumed by HttpAgent', () => {
   });
 });
 
-/** SSE text as the chunks the AI SDK's transport hands its reader, each checked against its schema. */
-function chunksOf(body: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
-  return parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw result.error;
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-}
 
 describe('a strategy read by the AI SDK', () => {
   it("puts each branch's reply in the message saying its run, a part per branch, and the answer as the message's own text", { timeout: 30_000 }, async () => {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent } from '@ag-ui/core';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import { readUIMessageStream, type UIMessage } from 'ai';
 import { z } from 'zod';
 import type { AgentConfig } from '../../src/agent/config.ts';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
@@ -24,7 +24,7 @@ import type { WebHandler } from '../../src/web/handler.ts';
 import { formatTreeEventId, parseTreeEventId } from '../../src/web/treeSse.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { trackedSystem } from '../system/helpers.ts';
-import { add, EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
+import { chunksOf, add, EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
 
 const servers: Served[] = [];
 const dirs: string[] = [];
@@ -127,17 +127,6 @@ describe('a delegating run consumed by HttpAgent', () => {
   });
 });
 
-/** SSE text as the chunks the AI SDK's transport hands its reader, each checked against its schema. */
-function chunksOf(body: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
-  return parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw result.error;
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-}
 
 describe('a delegating run read by the AI SDK', () => {
   it("puts the sub-agent's text and tool call in the message, each saying the agent, with a part for the sub-agent", { timeout: 30_000 }, async () => {

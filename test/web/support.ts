@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { EventSchemas } from '@ag-ui/core/schemas';
+import { parseJsonEventStream, uiMessageChunkSchema, type UIMessageChunk } from 'ai';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { toNodeListener } from '../../src/web/node.ts';
 import type { InferenceProvider } from '../../src/core/provider.ts';
@@ -163,4 +164,16 @@ export function pacedModel(model: InferenceProvider): { provider: InferenceProvi
       permits += left;
     },
   };
+}
+
+/** SSE text as the chunks the AI SDK's transport hands its reader, each checked against its schema. */
+export function chunksOf(body: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
+  return parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
+    new TransformStream({
+      transform(result, controller) {
+        if (!result.success) throw result.error;
+        controller.enqueue(result.value);
+      },
+    }),
+  );
 }
