@@ -1,4 +1,4 @@
-import { concat, defer, filter, from } from 'rxjs';
+import { concat, defer, from } from 'rxjs';
 import type { Actor } from 'xstate';
 import type { agentMachine } from '../../machines/agent.machine.ts';
 import type { AgentContext, AgentEvent, AgentMachineInput, AgentOutput } from '../../machines/agent.types.ts';
@@ -113,7 +113,7 @@ tookOver?: RunOwner,
     runId,
     actor,
     // Replays what the run emitted before the subscription (start() emits synchronously), then goes live.
-    events$: defer(() => concat(from(journal.entries(runId)), bus.events$.pipe(filter((entry) => entry.runId === runId)))),
+    events$: defer(() => concat(from(journal.entries(runId)), bus.run$(runId))),
     settled,
     result,
     cancel: (reason?: string) => {

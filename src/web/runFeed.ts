@@ -40,7 +40,9 @@ export async function runFeed(source: FeedSource, runId: string, started = false
       const ends = endsOf(subscriber);
       ends.batch(agent.journal.entries(runId).filter(keep));
       if (subscriber.closed) return undefined;
-      const subscription = agent.events$.subscribe({
+      // A live run's own feed reaches this stream alone; it replays what `ends` already has, which `one` skips.
+      const live = agent.handle(runId)?.events$ ?? agent.events$;
+      const subscription = live.subscribe({
         next(entry) {
           if (entry.runId === runId && keep(entry)) ends.one(entry);
         },
