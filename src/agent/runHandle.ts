@@ -113,7 +113,7 @@ tookOver?: RunOwner,
     runId,
     actor,
     // Replays what the run emitted before the subscription (start() emits synchronously), then goes live.
-    events$: defer(() => concat(from(journal.entries(runId)), bus.run$(runId))),
+    events$: defer(() => concat(from(journal.entries(runId)), journal.follow(runId))),
     settled,
     result,
     cancel: (reason?: string) => {

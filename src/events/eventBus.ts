@@ -1,4 +1,4 @@
-import { filter, map, Observable, Subject } from 'rxjs';
+import { filter, map, Subject, type Observable } from 'rxjs';
 import type { JournalEntry, LoopEvent, LoopEventOf, LoopEventType } from '../core/loopEvent.ts';
 import { installSubscriberErrorReport } from './subscriberErrors.ts';
 
@@ -11,8 +11,6 @@ export type EntrySink = (entry: JournalEntry) => void;
 export class EventBus {
   readonly #subject = new Subject<JournalEntry>();
   readonly #sinks: EntrySink[] = [];
-  /** Each run's own subscribers: an entry reaches those of its run, not every run's. */
-  readonly #runs = new Map<string, Subject<JournalEntry>>();
   readonly events$: Observable<JournalEntry> = this.#subject.asObservable();
   readonly tokens$: Observable<{ readonly runId: string; readonly delta: string }> = this.events$.pipe(
     filter((entry): entry is JournalEntry & { event: LoopEventOf<'token.delta'> } => entry.event.type === 'token.delta'),
@@ -36,21 +34,6 @@ export class EventBus {
       }
     }
     if (this.#subject.observed) this.#subject.next(entry);
-    if (this.#runs.size > 0) this.#runs.get(entry.runId)?.next(entry);
-  }
-
-  /** One run's entries from now on; with many runs followed at once, an entry costs its own run's subscribers only. */
-  run$(runId: string): Observable<JournalEntry> {
-    return new Observable<JournalEntry>((subscriber) => {
-      let subject = this.#runs.get(runId);
-      if (subject === undefined) this.#runs.set(runId, (subject = new Subject<JournalEntry>()));
-      const subscription = subject.subscribe(subscriber);
-      return () => {
-        subscription.unsubscribe();
-        if (subject.observed || this.#runs.get(runId) !== subject) return;
-        this.#runs.delete(runId);
-      };
-    });
   }
 
   complete(): void {

@@ -1,4 +1,5 @@
 /** A ring buffer stored by column, so the entry objects it is given die young; entries are rebuilt on demand. */
+import { Observable, Subject } from 'rxjs';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
@@ -15,6 +16,8 @@ export class MemoryJournal {
   #written = 0;
   /** Per run held: its count, and its first sequence and position while none dropped (-1 after), so reading a run skips the ring before it. */
   readonly #runs = new Map<string, { held: number; first: number; from: number }>();
+  /** Each followed run's subscribers: an entry reaches its own run's, not every run's. */
+  readonly #followers = new Map<string, Subject<JournalEntry>>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
@@ -46,7 +49,24 @@ export class MemoryJournal {
     numbers[3 * slot] = entry.sequence;
     numbers[3 * slot + 1] = entry.timestamp;
     numbers[3 * slot + 2] = entry.iteration;
+    if (this.#followers.size > 0) this.#followers.get(entry.runId)?.next(entry);
   };
+
+  /**
+   * `runId`'s entries as they are written from now on (`entries(runId)` has those before). With
+   * many runs followed at once, an entry costs only its own run's subscribers.
+   */
+  follow(runId: string): Observable<JournalEntry> {
+    return new Observable<JournalEntry>((subscriber) => {
+      let followers = this.#followers.get(runId);
+      if (followers === undefined) this.#followers.set(runId, (followers = new Subject<JournalEntry>()));
+      const subscription = followers.subscribe(subscriber);
+      return () => {
+        subscription.unsubscribe();
+        if (!followers.observed && this.#followers.get(runId) === followers) this.#followers.delete(runId);
+      };
+    });
+  }
 
   entries(runId?: string): JournalEntry[] {
     const out: JournalEntry[] = [];

@@ -99,7 +99,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
     if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = (await runFeed({ agent, pollIntervalMs, ...defined({ read }) }, runId, runs.has(runId))).pipe(map((entry) => redactDetails(entry, redact)));
+    const feed = await runFeed({ agent, pollIntervalMs, prepare: (entry) => redactDetails(entry, redact), ...defined({ read }) }, runId, runs.has(runId));
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 

@@ -15,6 +15,8 @@ export interface FeedSource {
   /** Runs of other processes (or ones this process's journal dropped) are read with it. */
   readonly read?: JournalReader;
   readonly pollIntervalMs: number;
+  /** Applied to each entry on its way out (the handler's redaction), in the feed rather than an operator after it. */
+  readonly prepare?: (entry: JournalEntry) => JournalEntry;
 }
 
 export function storeReader(store: RunStore): JournalReader {
@@ -28,23 +30,22 @@ export function storeReader(store: RunStore): JournalReader {
   };
 }
 
+const same = (entry: JournalEntry): JournalEntry => entry;
 const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.terminated';
 
 /** An earlier `run.terminated` a resumed run went on after is left out: a page never sees a failure the run came back from. */
 export async function runFeed(source: FeedSource, runId: string, started = false, keep: (entry: JournalEntry) => boolean = () => true): Promise<Observable<JournalEntry>> {
-  const { agent, read } = source;
+  const { agent, read, prepare = same } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
   if (agent.journal.firstSequence(runId) === 0) {
     // The journal so far is one batch: an end inside it that later entries follow was resumed from.
     return new Observable<JournalEntry>((subscriber) => {
       const ends = endsOf(subscriber);
-      ends.batch(agent.journal.entries(runId).filter(keep));
+      ends.batch(agent.journal.entries(runId).filter(keep).map(prepare));
       if (subscriber.closed) return undefined;
-      // A live run's own feed reaches this stream alone; it replays what `ends` already has, which `one` skips.
-      const live = agent.handle(runId)?.events$ ?? agent.events$;
-      const subscription = live.subscribe({
+      const subscription = agent.journal.follow(runId).subscribe({
         next(entry) {
-          if (entry.runId === runId && keep(entry)) ends.one(entry);
+          if (keep(entry)) ends.one(prepare(entry));
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
@@ -57,7 +58,7 @@ export async function runFeed(source: FeedSource, runId: string, started = false
   // A run just started elsewhere (a durable one, queued for a worker) has no entries yet: it is read until it has.
   if (initial.length === 0 && !started) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
   return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(
-    map((batch) => batch.filter(keep)),
+    map((batch) => batch.filter(keep).map(prepare)),
     untilLastEnd(),
   );
 }

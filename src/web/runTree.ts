@@ -1,6 +1,6 @@
 // A delegation is journaled in the delegating run as an `agent.message` naming the run it started,
 // so any reader of the journal can follow the tree.
-import { concat, defer, filter, from, map, Observable, type Subscription } from 'rxjs';
+import { concat, defer, from, map, Observable, type Subscription } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { SubRun } from './protocol.ts';
@@ -30,10 +30,7 @@ export function agentRunFeed(agent: Agent, runId: string): Observable<JournalEnt
   return defer(() =>
     concat(
       from([agent.journal.entries(runId)]),
-      agent.events$.pipe(
-        filter((entry) => entry.runId === runId),
-        map((entry) => [entry]),
-      ),
+      agent.journal.follow(runId).pipe(map((entry) => [entry])),
     ),
   ).pipe(
     map((batch) => batch.filter(notHandOff)),

@@ -115,3 +115,45 @@ describe('memory journal', () => {
     expect(() => new MemoryJournal(2.5)).toThrow(RangeError);
   });
 });
+
+describe("following a run's entries", () => {
+  it('delivers only that run’s entries written after the subscription, to each of its subscribers, even once they fell out of the ring', () => {
+    const journal = new MemoryJournal(2);
+    journal.write(entry(0, 'r1'));
+    const first: number[] = [];
+    const second: number[] = [];
+    const other: number[] = [];
+    journal.follow('r1').subscribe((e) => first.push(e.sequence));
+    journal.follow('r1').subscribe((e) => second.push(e.sequence));
+    journal.follow('r2').subscribe((e) => other.push(e.sequence));
+    for (const [sequence, runId] of [[1, 'r1'], [2, 'r3'], [3, 'r2'], [4, 'r1'], [5, 'r3'], [6, 'r3']] as const) journal.write(entry(sequence, runId));
+    expect(first).toEqual([1, 4]);
+    expect(second).toEqual([1, 4]);
+    expect(other).toEqual([3]);
+  });
+
+  it('keeps delivering after every subscriber left and a new one came, and to the rest when one leaves mid-delivery', () => {
+    const journal = new MemoryJournal();
+    const seen: number[] = [];
+    journal.follow('r').subscribe().unsubscribe();
+    journal.write(entry(0, 'r'));
+    const leaving = journal.follow('r').subscribe(() => leaving.unsubscribe());
+    journal.follow('r').subscribe((e) => seen.push(e.sequence));
+    journal.write(entry(1, 'r'));
+    journal.write(entry(2, 'r'));
+    expect(seen).toEqual([1, 2]);
+    expect(leaving.closed).toBe(true);
+  });
+
+  it('gives each run what entries(runId) gains, in the same order, across many interleaved runs', () => {
+    const journal = new MemoryJournal();
+    const followed = new Map<string, number[]>();
+    for (const runId of ['a', 'b', 'c']) {
+      const seen: number[] = [];
+      followed.set(runId, seen);
+      journal.follow(runId).subscribe((e) => seen.push(e.sequence));
+    }
+    for (let i = 0; i < 60; i++) journal.write(entry(i, i % 4 === 3 ? 'd' : (['a', 'b', 'c'] as const)[i % 3]));
+    for (const [runId, seen] of followed) expect(seen).toEqual(journal.entries(runId).map((e) => e.sequence));
+  });
+});
