@@ -56,6 +56,7 @@ export function createAgentLogic(settings: AgentSettings, deps: LogicDeps): { ma
     provider,
     tools: registry.specs,
     stream: model.stream,
+    redactStream: redactor.stream,
     ...defined({
       model: model.name,
       temperature: model.temperature,

@@ -12,12 +12,15 @@ import type { LengthPolicy } from './config.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 import type { OverflowCompaction } from '../context/overflow.ts';
 import { ContextLengthError } from '../inference/errors.ts';
+import type { StreamRedactor } from '../security/streamRedactor.ts';
 
 export interface ReasonPhaseDeps {
   readonly provider: InferenceProvider;
   readonly tools: readonly ToolSpec[];
   readonly model?: string;
   readonly stream: boolean;
+  /** Redacts one streamed text across its deltas. */
+  readonly redactStream: () => StreamRedactor;
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly reasoningEffort?: ReasoningEffort;
@@ -168,11 +171,18 @@ function joinText(before: string | null, after: string | null): string | null {
 async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope): Promise<Completion> {
   if (!deps.stream) return deps.provider.complete(request);
   let completion: Completion | undefined;
+  const text = deps.redactStream();
+  const thinking = deps.redactStream();
+  const emit = (type: 'token.delta' | 'thinking.delta', delta: string): void => {
+    if (delta !== '') scope.emit({ type, delta });
+  };
   for await (const event of deps.provider.stream(request)) {
-    if (event.type === 'text.delta') scope.emit({ type: 'token.delta', delta: event.delta });
-    else if (event.type === 'reasoning.delta') scope.emit({ type: 'thinking.delta', delta: event.delta });
+    if (event.type === 'text.delta') emit('token.delta', text.push(event.delta));
+    else if (event.type === 'reasoning.delta') emit('thinking.delta', thinking.push(event.delta));
     else if (event.type === 'done') completion = event.completion;
   }
+  emit('thinking.delta', thinking.end());
+  emit('token.delta', text.end());
   if (completion === undefined) throw new Error('The provider stream ended without a completion.');
   return completion;
 }

@@ -1,6 +1,7 @@
 /** Unlike the inspector's `sanitize`, it never truncates or reshapes data: a redacted snapshot must still restore. */
 import type { LoopEvent } from '../core/loopEvent.ts';
 import { compileSecretRules, REDACTED, type SecretRuleOptions, type SecretRules } from './secrets.ts';
+import { createStreamRedactor, type StreamRedactor } from './streamRedactor.ts';
 
 /** Environment variables whose values are secrets wherever they appear. */
 const SECRET_ENV = ['OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_ADMIN_KEY'] as const;
@@ -11,6 +12,8 @@ export interface Redactor {
   event(event: LoopEvent): LoopEvent;
   /** Copy on write: only objects on the path to a secret are copied, and the input is never mutated. */
   deep<T>(value: T): T;
+  /** For one streamed text (a reply's deltas): a secret split across deltas is redacted whole. */
+  stream(): StreamRedactor;
   /** Treat `secret` as one from now on (a token obtained at run time); values under 4 characters are ignored. */
   addSecret(secret: string): void;
 }
@@ -26,6 +29,7 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
     text,
     event: (event) => redactEvent(event, text),
     deep: <T>(value: T): T => deepRedact(value, rules, (memo ??= shortTextMemo(rules)), 0, undefined) as T,
+    stream: () => createStreamRedactor(text, () => secrets),
     addSecret(secret) {
       if (secret.length < 4 || secrets.includes(secret)) return;
       secrets.push(secret);
@@ -115,11 +119,10 @@ function redactEvent(event: LoopEvent, text: (value: string) => string): LoopEve
       });
       return results === event.results ? event : { ...event, results };
     }
+    // Redacted by their stream (`Redactor.stream`), which sees across deltas; alone, a delta may hold half a secret.
     case 'token.delta':
-    case 'thinking.delta': {
-      const delta = text(event.delta);
-      return delta === event.delta ? event : { ...event, delta };
-    }
+    case 'thinking.delta':
+      return event;
     case 'human.awaiting': {
       if (event.question === undefined) return event;
       const message = text(event.question.message);

@@ -30,12 +30,12 @@ describe('the grouped config takes effect', () => {
   });
 
   it('streams with model.stream: deltas arrive on tokens$', async () => {
-    const provider = scriptedModel([{ chunks: ['Hel', 'lo'] }]);
+    const provider = scriptedModel([{ chunks: ['Hello ', 'world'] }]);
     const agent = trackAgent({ model: { provider, stream: true } });
     const tokens: string[] = [];
     agent.tokens$.subscribe(({ delta }) => tokens.push(delta));
-    expect(await agent.run('greet')).toMatchObject({ text: 'Hello' });
-    expect(tokens).toEqual(['Hel', 'lo']);
+    expect(await agent.run('greet')).toMatchObject({ text: 'Hello world' });
+    expect(tokens).toEqual(['Hello ', 'world']);
   });
 
   it('takes a bare provider as shorthand for { provider }: its default model, no sampling settings, no streaming', async () => {

@@ -98,8 +98,9 @@ describe('agent over HTTP with a streaming OpenAI-compatible server', () => {
     expect(result.iterations).toBe(3);
     expect(result.usage).toEqual({ promptTokens: 260, completionTokens: 45, totalTokens: 305 });
     expect(executed).toEqual(['get_weather(Zürich)', 'get_weather(東京)', 'to_fahrenheit(21)']);
-    // tokens$ carried every streamed text delta of every turn, in order.
-    expect(tokens).toEqual([...(FIRST.textPieces ?? []), ...FINAL_TEXT]);
+    // tokens$ carried every turn's streamed text in order, each word let out once complete (redaction sees across deltas).
+    expect(tokens).toEqual(['Let me ', 'check ', 'both ', 'cities.', 'Zürich is 21 °C ', '(69.8 °F); ', '東京 is 27 °C. ', '🌤']);
+    expect(tokens.join('')).toBe([...(FIRST.textPieces ?? []), ...FINAL_TEXT].join(''));
     expect(entries.filter((e) => e.event.type === 'token.delta').length).toBe(tokens.length);
 
     const tools = [

@@ -82,7 +82,7 @@ describe('tokens$', () => {
       openai().enqueue(
         reply.custom((request) => {
           const task = (request.body as { messages: { role: string; content: unknown }[] }).messages.find((m) => m.role === 'user')?.content;
-          return task === 'first' ? answer(['a1', 'a2', 'a3']) : answer(['b1', 'b2', 'b3']);
+          return task === 'first' ? answer(['a1 ', 'a2 ', 'a3']) : answer(['b1 ', 'b2 ', 'b3']);
         }),
       );
     }
@@ -93,10 +93,10 @@ describe('tokens$', () => {
     const first = agent.start('first');
     const second = agent.start('second');
     const [a, b] = await Promise.all([first.result, second.result]);
-    expect(a.text).toBe('a1a2a3');
-    expect(b.text).toBe('b1b2b3');
-    expect(deltas.filter((d) => d.runId === first.runId).map((d) => d.delta)).toEqual(['a1', 'a2', 'a3']);
-    expect(deltas.filter((d) => d.runId === second.runId).map((d) => d.delta)).toEqual(['b1', 'b2', 'b3']);
+    expect(a.text).toBe('a1 a2 a3');
+    expect(b.text).toBe('b1 b2 b3');
+    expect(deltas.filter((d) => d.runId === first.runId).map((d) => d.delta)).toEqual(['a1 ', 'a2 ', 'a3']);
+    expect(deltas.filter((d) => d.runId === second.runId).map((d) => d.delta)).toEqual(['b1 ', 'b2 ', 'b3']);
     expect(deltas).toHaveLength(6);
   }, 10_000);
 });
