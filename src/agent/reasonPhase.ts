@@ -11,7 +11,7 @@ import { addUsage } from '../core/provider.ts';
 import type { LengthPolicy } from './config.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 import type { OverflowCompaction } from '../context/overflow.ts';
-import { ContextLengthError } from '../inference/errors.ts';
+import { ContextLengthError, InferenceError } from '../inference/errors.ts';
 import type { StreamRedactor } from '../security/streamRedactor.ts';
 
 export interface ReasonPhaseDeps {
@@ -183,7 +183,7 @@ async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, scop
   }
   emit('thinking.delta', thinking.end());
   emit('token.delta', text.end());
-  if (completion === undefined) throw new Error('The provider stream ended without a completion.');
+  if (completion === undefined) throw InferenceError.streamInterrupted(`${deps.provider.name}'s stream ended without its 'done' event`, { deltasYielded: true });
   return completion;
 }
 

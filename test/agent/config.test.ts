@@ -38,6 +38,16 @@ describe('the grouped config takes effect', () => {
     expect(tokens).toEqual(['Hello ', 'world']);
   });
 
+  it("ends a run whose provider's stream stops without its done event with stream_interrupted, after what it streamed", async () => {
+    const provider = { ...scriptedModel([{ text: 'unused' }]), async *stream() { yield { type: 'text.delta' as const, delta: 'Half a ' }; yield { type: 'text.delta' as const, delta: 'reply' }; } };
+    const agent = trackAgent({ model: { provider, stream: true } });
+    const tokens: string[] = [];
+    agent.tokens$.subscribe(({ delta }) => tokens.push(delta));
+    const result = await agent.start('greet').settled;
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'stream_interrupted' } });
+    expect(tokens.join('')).toBe('Half a reply');
+  });
+
   it('takes a bare provider as shorthand for { provider }: its default model, no sampling settings, no streaming', async () => {
     const provider = scriptedModel([{ chunks: ['a', 'b'] }]);
     const agent = trackAgent({ model: provider });
