@@ -9,7 +9,7 @@ import { AgUiEncoder } from '../events/agUiEncoder.ts';
 import type { Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { ResumeRequest, StartRequest, SubRun, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, RunView, StartRequest, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 
 /** Sent before the interrupt outcome: answer with resume entries, or with `runs/:runId/approve` or `reject`. */
 export const AG_UI_INTERRUPT = 'actorloop.human.awaiting';
@@ -31,6 +31,7 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   encoder: (view) => new AgUiEncoder(view, { interrupts: true }),
   frame,
   attribute: attributeAgUi,
+  treeWaits: agUiTreeWaits,
   merge: (previous, next) =>
     previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
       ? { ...previous, delta: previous.delta + next.delta }
@@ -46,7 +47,7 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
       return { type: EventType.SUBAGENT_STARTED, subagentRunId, name: run.agentId, ...(run.parentSubRunId === undefined ? {} : { parentSubagentRunId: run.parentSubRunId }) };
     case EventType.RUN_FINISHED:
       if (event.outcome?.type === 'cancelled') return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: `Agent ${run.agentId}'s run was cancelled.`, code: 'cancelled' };
-      // A sub-run waiting for a human is suspended; only the served run's waits are answered from the page.
+      // A sub-run waiting for a human is suspended; the served run's AG-UI run then ends with its interrupts.
       if (event.outcome?.type === 'interrupt') return { type: EventType.SUBAGENT_FINISHED, subagentRunId, outcome: { type: 'suspended', interruptIds: event.outcome.interrupts.map((i) => i.id) } };
       return { type: EventType.SUBAGENT_FINISHED, subagentRunId, result: event.result, outcome: { type: 'success' } };
     case EventType.RUN_ERROR:
@@ -65,6 +66,83 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
   }
 }
 
+/**
+ * A sub-run's wait ends the AG-UI run with its interrupts, each naming the sub-run; what is open then (sub-agents,
+ * steps, messages, calls) is closed, and opened again when the next run goes on, so each AG-UI run is whole.
+ */
+function agUiTreeWaits(view: RunView): TreeWaits<AgUiEvent> {
+  /** By part, the event that opened it, in the order opened. */
+  const open = new Map<string, AgUiEvent>();
+  let suspended: AgUiEvent[] = [];
+  let runId = view.runId;
+  const part = (event: AgUiEvent): { readonly key: string; readonly opens: boolean } | undefined => {
+    const by = 'subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : '';
+    switch (event.type) {
+      case EventType.SUBAGENT_STARTED:
+      case EventType.SUBAGENT_FINISHED:
+      case EventType.SUBAGENT_ERROR:
+        return { key: `agent:${event.subagentRunId}`, opens: event.type === EventType.SUBAGENT_STARTED };
+      case EventType.STEP_STARTED:
+      case EventType.STEP_FINISHED:
+        return { key: `step:${by}:${event.stepName}`, opens: event.type === EventType.STEP_STARTED };
+      case EventType.TEXT_MESSAGE_START:
+      case EventType.TEXT_MESSAGE_END:
+        return { key: `text:${event.messageId}`, opens: event.type === EventType.TEXT_MESSAGE_START };
+      case EventType.TOOL_CALL_START:
+      case EventType.TOOL_CALL_END:
+        return { key: `call:${event.toolCallId}`, opens: event.type === EventType.TOOL_CALL_START };
+      default:
+        return undefined;
+    }
+  };
+  return {
+    pass(event) {
+      // The served run's own end names the AG-UI run the page is in, which a resume renamed.
+      if (event.type === EventType.RUN_STARTED) runId = event.runId;
+      if (event.type === EventType.RUN_FINISHED) return { ...event, runId };
+      const at = part(event);
+      if (at?.opens === true) open.set(at.key, event);
+      else if (at !== undefined) open.delete(at.key);
+      return event;
+    },
+    suspend(own, sub) {
+      const end = own.find((event) => event?.type === EventType.RUN_FINISHED);
+      if (end?.type !== EventType.RUN_FINISHED || end.outcome?.type !== 'interrupt') return undefined;
+      // Call ids are the sub-run's own; the stream names its calls `<run>/<call>`.
+      const interrupts = end.outcome.interrupts.map((interrupt) => ({
+        ...interrupt,
+        subagentRunId: sub.runId,
+        ...(interrupt.toolCallId === undefined ? {} : { toolCallId: `${sub.runId}/${interrupt.toolCallId}` }),
+      }));
+      suspended = [...open.values()];
+      const closing = suspended.toReversed().map(closer);
+      return [...closing, { type: EventType.RUN_FINISHED, threadId: view.threadId, runId, outcome: { type: 'interrupt', interrupts } }];
+    },
+    reopen() {
+      const opening = [{ type: EventType.RUN_STARTED, threadId: view.threadId, runId: view.resumedAs ?? view.runId } as AgUiEvent, ...suspended];
+      suspended = [];
+      return opening;
+    },
+  };
+}
+
+/** The event that closes the part `opened` opened. */
+function closer(opened: AgUiEvent): AgUiEvent {
+  const by = 'subagentRunId' in opened && typeof opened.subagentRunId === 'string' ? { subagentRunId: opened.subagentRunId } : {};
+  switch (opened.type) {
+    case EventType.SUBAGENT_STARTED:
+      return { type: EventType.SUBAGENT_FINISHED, subagentRunId: opened.subagentRunId, outcome: { type: 'suspended' } };
+    case EventType.STEP_STARTED:
+      return { type: EventType.STEP_FINISHED, stepName: opened.stepName, ...by };
+    case EventType.TEXT_MESSAGE_START:
+      return { type: EventType.TEXT_MESSAGE_END, messageId: opened.messageId, ...by };
+    case EventType.TOOL_CALL_START:
+      return { type: EventType.TOOL_CALL_END, toolCallId: opened.toolCallId, ...by };
+    default:
+      return opened;
+  }
+}
+
 /** AG-UI's encoder only drops null optional fields: JSON without a null anywhere is the frame as it is. */
 function frame(event: AgUiEvent): string {
   const json = JSON.stringify(event);
@@ -75,7 +153,7 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) throw new WebRequestError(400, `The body is not an AG-UI RunAgentInput: ${oneLine(parsed.error)}.`);
   const input = parsed.data;
-  if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId);
+  if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId, input.threadId);
   const messages = input.messages as AgUiMessage[];
   const last = messages.at(-1);
   const task = last?.role === 'user' ? textOf(last.content) : '';
@@ -86,8 +164,8 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
 /** A held call's interrupt `responseSchema`. */
 const Decision = z.strictObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() });
 
-/** Cancelled is a rejection; resolved carries a decision, or an elicitation's answer. */
-function resumeOf(entries: readonly ResumeEntry[], resumedAs: string): ResumeRequest {
+/** Cancelled is a rejection; resolved carries a decision, or an elicitation's answer. A sub-run's interrupt is answered in the thread's served run. */
+function resumeOf(entries: readonly ResumeEntry[], resumedAs: string, threadId: string): ResumeRequest {
   const runIds = new Set<string>();
   const approved: string[] = [];
   const rejected: { toolCallId: string; reason?: string }[] = [];
@@ -108,7 +186,7 @@ function resumeOf(entries: readonly ResumeEntry[], resumedAs: string): ResumeReq
   }
   const [runId, ...others] = runIds;
   if (runId === undefined || others.length > 0) throw new WebRequestError(400, `The resume entries answer interrupts of ${runIds.size} runs (${[...runIds].join(', ')}): answer those of one run per request.`);
-  return { resume: { runId, approved: [...approved, ...Object.keys(answers)], rejected, answers, resumedAs } };
+  return { resume: { runId, approved: [...approved, ...Object.keys(answers)], rejected, answers, resumedAs, threadId } };
 }
 
 function textOf(content: unknown): string {

@@ -25,6 +25,10 @@ export interface ResumeRequest {
     readonly answers?: Readonly<Record<string, unknown>>;
     /** The id the page gave the run that continues from the wait (an AG-UI resume's `runId`). */
     readonly resumedAs?: string;
+    /** The run the page streams, when `runId` may be one of its sub-runs (an AI SDK message's id). */
+    readonly servedRunId?: string;
+    /** The page's conversation, which names the run it streams when the request does not (AG-UI). */
+    readonly threadId?: string;
   };
 }
 
@@ -55,7 +59,19 @@ export interface WebProtocol<TEvent> {
   frame(event: TEvent): string;
   /** `undefined` leaves the event out. Absent: the protocol streams no sub-runs. */
   attribute?(event: TEvent, run: SubRun): TEvent | undefined;
+  /** Absent: a sub-run's wait leaves the response open (the page decides it through `runs/<id>/approve`). */
+  treeWaits?(view: RunView): TreeWaits<TEvent>;
   /** Joins events the page reads as one (two text deltas); only events that waited for a slow reader are joined. */
   merge?(previous: TEvent, next: TEvent): TEvent | undefined;
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A sub-run's wait ends the response as the served run's own does, so the page answers it in its next request. */
+export interface TreeWaits<TEvent> {
+  /** Sees every event sent, in order, and may rewrite it (an AG-UI run's end names the run the page is in). */
+  pass(event: TEvent): TEvent;
+  /** What ends the served run's part after `sub`'s own events for its wait (`own`, not yet attributed); `undefined` leaves the response open. */
+  suspend(own: readonly (TEvent | undefined)[], sub: SubRun): TEvent[] | undefined;
+  /** What opens it again, before the next event after a suspension. */
+  reopen(): TEvent[];
 }
