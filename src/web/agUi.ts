@@ -68,42 +68,46 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
 
 /**
  * A sub-run's wait ends the AG-UI run with its interrupts, each naming the sub-run; what is open then (sub-agents,
- * steps, messages, calls) is closed, and opened again when the next run goes on, so each AG-UI run is whole.
+ * steps, messages, calls) is closed there. The next run opens each run's parts again before that run's next event,
+ * parents first: runs interleave differently on each reading, and what a run had open is its own events' to say.
  */
-function agUiTreeWaits(view: RunView): TreeWaits<AgUiEvent> {
-  /** By part, the event that opened it, in the order opened. */
-  const open = new Map<string, AgUiEvent>();
-  let suspended: AgUiEvent[] = [];
+function agUiTreeWaits(view: RunView, fromStop: boolean): TreeWaits<AgUiEvent> {
+  /** By part, the event that opened it and the run it belongs to ('' the served run), as the runs' own events say. */
+  const open = new Map<string, { readonly opener: AgUiEvent; readonly run: string }>();
+  /** Open parts the page saw closed at a wait. */
+  const shut = new Set<string>();
+  const parents = new Map<string, string>();
+  // Where a wait ended the last response, the page has everything closed, whatever order the runs come in now.
+  let runShut = fromStop;
   let runId = view.runId;
-  const part = (event: AgUiEvent): { readonly key: string; readonly opens: boolean } | undefined => {
-    const by = 'subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : '';
-    switch (event.type) {
-      case EventType.SUBAGENT_STARTED:
-      case EventType.SUBAGENT_FINISHED:
-      case EventType.SUBAGENT_ERROR:
-        return { key: `agent:${event.subagentRunId}`, opens: event.type === EventType.SUBAGENT_STARTED };
-      case EventType.STEP_STARTED:
-      case EventType.STEP_FINISHED:
-        return { key: `step:${by}:${event.stepName}`, opens: event.type === EventType.STEP_STARTED };
-      case EventType.TEXT_MESSAGE_START:
-      case EventType.TEXT_MESSAGE_END:
-        return { key: `text:${event.messageId}`, opens: event.type === EventType.TEXT_MESSAGE_START };
-      case EventType.TOOL_CALL_START:
-      case EventType.TOOL_CALL_END:
-        return { key: `call:${event.toolCallId}`, opens: event.type === EventType.TOOL_CALL_START };
-      default:
-        return undefined;
-    }
+  const reopen = (run: string, out: AgUiEvent[]): void => {
+    const chain = [run];
+    for (let at = run; at !== ''; ) chain.unshift((at = parents.get(at) ?? ''));
+    for (const owner of chain) for (const [key, part] of open) if (part.run === owner && shut.delete(key)) out.push(part.opener);
   };
   return {
-    pass(event) {
+    pass(event, sent) {
+      const run = 'subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : '';
+      if (event.type === EventType.SUBAGENT_STARTED) parents.set(run, event.parentSubagentRunId ?? '');
+      const out: AgUiEvent[] = [];
+      if (sent || !fromStop) {
+        if (event.type === EventType.RUN_STARTED) runId = event.runId;
+        else if (runShut) {
+          runId = view.resumedAs ?? view.runId;
+          out.push({ type: EventType.RUN_STARTED, threadId: view.threadId, runId });
+        }
+        runShut = false;
+        reopen(run, out);
+      }
+      const part = partOf(event);
+      if (part?.opens === true) open.set(part.key, { opener: event, run });
+      else if (part !== undefined) open.delete(part.key);
+      if (part?.opens === true && !sent && fromStop) shut.add(part.key);
+      else if (part !== undefined) shut.delete(part.key);
       // The served run's own end names the AG-UI run the page is in, which a resume renamed.
-      if (event.type === EventType.RUN_STARTED) runId = event.runId;
-      if (event.type === EventType.RUN_FINISHED) return { ...event, runId };
-      const at = part(event);
-      if (at?.opens === true) open.set(at.key, event);
-      else if (at !== undefined) open.delete(at.key);
-      return event;
+      out.push(event.type === EventType.RUN_FINISHED ? { ...event, runId } : event);
+      // What the page has already stands alone, in its own place.
+      return sent ? out : out.slice(-1);
     },
     suspend(own, sub) {
       const end = own.find((event) => event?.type === EventType.RUN_FINISHED);
@@ -114,16 +118,34 @@ function agUiTreeWaits(view: RunView): TreeWaits<AgUiEvent> {
         subagentRunId: sub.runId,
         ...(interrupt.toolCallId === undefined ? {} : { toolCallId: `${sub.runId}/${interrupt.toolCallId}` }),
       }));
-      suspended = [...open.values()];
-      const closing = suspended.toReversed().map(closer);
-      return [...closing, { type: EventType.RUN_FINISHED, threadId: view.threadId, runId, outcome: { type: 'interrupt', interrupts } }];
-    },
-    reopen() {
-      const opening = [{ type: EventType.RUN_STARTED, threadId: view.threadId, runId: view.resumedAs ?? view.runId } as AgUiEvent, ...suspended];
-      suspended = [];
-      return opening;
+      const closing = [...open].filter(([key]) => !shut.has(key)).toReversed();
+      for (const [key] of closing) shut.add(key);
+      runShut = true;
+      return [...closing.map(([, part]) => closer(part.opener)), { type: EventType.RUN_FINISHED, threadId: view.threadId, runId, outcome: { type: 'interrupt', interrupts } }];
     },
   };
+}
+
+/** The part an event opens or closes. */
+function partOf(event: AgUiEvent): { readonly key: string; readonly opens: boolean } | undefined {
+  const by = 'subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : '';
+  switch (event.type) {
+    case EventType.SUBAGENT_STARTED:
+    case EventType.SUBAGENT_FINISHED:
+    case EventType.SUBAGENT_ERROR:
+      return { key: `agent:${event.subagentRunId}`, opens: event.type === EventType.SUBAGENT_STARTED };
+    case EventType.STEP_STARTED:
+    case EventType.STEP_FINISHED:
+      return { key: `step:${by}:${event.stepName}`, opens: event.type === EventType.STEP_STARTED };
+    case EventType.TEXT_MESSAGE_START:
+    case EventType.TEXT_MESSAGE_END:
+      return { key: `text:${event.messageId}`, opens: event.type === EventType.TEXT_MESSAGE_START };
+    case EventType.TOOL_CALL_START:
+    case EventType.TOOL_CALL_END:
+      return { key: `call:${event.toolCallId}`, opens: event.type === EventType.TOOL_CALL_START };
+    default:
+      return undefined;
+  }
 }
 
 /** The event that closes the part `opened` opened. */

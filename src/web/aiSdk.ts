@@ -27,10 +27,9 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   attribute: attributeAiSdk,
   treeWaits: () => ({
-    pass: (chunk) => chunk,
+    pass: (chunk) => [chunk],
     // A sub-run's approval request ends the response as the served run's own does: the page answers it in its next request.
     suspend: (own) => (own.some((chunk) => chunk?.type === 'tool-approval-request') ? [{ type: 'finish', finishReason: 'tool-calls' }] : undefined),
-    reopen: () => [],
   }),
 };
 

@@ -59,8 +59,8 @@ export interface WebProtocol<TEvent> {
   frame(event: TEvent): string;
   /** `undefined` leaves the event out. Absent: the protocol streams no sub-runs. */
   attribute?(event: TEvent, run: SubRun): TEvent | undefined;
-  /** Absent: a sub-run's wait leaves the response open (the page decides it through `runs/<id>/approve`). */
-  treeWaits?(view: RunView): TreeWaits<TEvent>;
+  /** `fromStop`: the stream goes on from where a wait ended a response. Absent: a sub-run's wait leaves the response open. */
+  treeWaits?(view: RunView, fromStop: boolean): TreeWaits<TEvent>;
   /** Joins events the page reads as one (two text deltas); only events that waited for a slow reader are joined. */
   merge?(previous: TEvent, next: TEvent): TEvent | undefined;
   readonly headers?: Readonly<Record<string, string>>;
@@ -68,10 +68,11 @@ export interface WebProtocol<TEvent> {
 
 /** A sub-run's wait ends the response as the served run's own does, so the page answers it in its next request. */
 export interface TreeWaits<TEvent> {
-  /** Sees every event sent, in order, and may rewrite it (an AG-UI run's end names the run the page is in). */
-  pass(event: TEvent): TEvent;
+  /**
+   * Sees every event in order, sent or not (`sent` false: the page has it already), and gives what stands in its
+   * place: when sent, what the page needs opened again first (after a wait ended the served run's part), then it.
+   */
+  pass(event: TEvent, sent: boolean): TEvent[];
   /** What ends the served run's part after `sub`'s own events for its wait (`own`, not yet attributed); `undefined` leaves the response open. */
   suspend(own: readonly (TEvent | undefined)[], sub: SubRun): TEvent[] | undefined;
-  /** What opens it again, before the next event after a suspension. */
-  reopen(): TEvent[];
 }

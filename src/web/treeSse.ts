@@ -98,8 +98,6 @@ export function treeSseBody<TEvent>(
     const seen = new Set<RunKey>();
     const again = followed++ > 0;
     const waits = stops.waits?.();
-    /** A sub-run's wait ended the served run's part: the next event opens it again. */
-    let suspended = false;
     pump.follow(() =>
       feed.subscribe({
         next({ key, entry, sub }) {
@@ -115,18 +113,16 @@ export function treeSseBody<TEvent>(
           const from = at.get(key);
           // A wait sent before was answered already: it ends no response now.
           const ends = encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence);
-          // Every event is seen, sent or not (the page may have it): the runs' parts open at a wait are known on every reading.
+          // Every event is seen, sent or not (the page may have it): what is open at a wait is known on every reading.
           const events: { readonly shown: TEvent | undefined; readonly held: boolean }[] = [];
-          const see = (event: TEvent | undefined, served: boolean): void => {
-            const attributed = event === undefined || served || sub === undefined ? event : protocol.attribute?.(event, sub);
-            events.push({ shown: attributed === undefined || waits === undefined ? attributed : waits.pass(attributed), held: event === undefined });
+          const see = (event: TEvent | undefined): void => {
+            const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
+            if (shown === undefined || waits === undefined) events.push({ shown, held: event === undefined });
+            else for (const one of waits.pass(shown, isAfter(entry.sequence, events.length, from))) events.push({ shown: one, held: false });
           };
-          if (suspended && waits !== undefined) for (const event of waits.reopen()) see(event, true);
-          suspended = false;
-          for (const event of own) see(event, false);
+          for (const event of own) see(event);
           const closing = sub !== undefined && encoder.endsResponse?.(entry) === true ? waits?.suspend(own, sub) : undefined;
-          for (const event of closing ?? []) see(event, true);
-          suspended = closing !== undefined;
+          for (const event of closing ?? []) events.push({ shown: event, held: false });
           let queued = false;
           for (let index = 0; index < events.length; index++) {
             const { shown, held } = events[index] as (typeof events)[number];

@@ -11,6 +11,7 @@ import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent, ResumeEntry } from '@ag-ui/core';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, readUIMessageStream, type UIMessage } from 'ai';
 import { z } from 'zod';
+import type { InferenceProvider } from '../../src/core/provider.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
@@ -52,6 +53,44 @@ async function strangerWaiting(system: AgentSystem): Promise<string> {
   const run = system.get('stranger').agent.start('Add 1 and 1', { runId: 'run-stranger' });
   await expect.poll(() => run.phase()).toBe('awaitingHuman');
   return run.runId;
+}
+
+/**
+ * The lead delegates to the researcher (whose `add` waits) and to a helper (whose `hold` holds until
+ * `release()`) at once; the researcher's model answers only once the helper holds, so the wait
+ * comes while the helper's part is open.
+ */
+function parallelHelper(system: AgentSystem) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({}), execute: async () => (holding(), await released, 'held') });
+  const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b, requiresConfirmation: true });
+  const scripted = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }] }, { text: 'It is 42.' }]);
+  const researcher: InferenceProvider = {
+    ...scripted,
+    complete: (request) => scripted.complete(request),
+    async *stream(request) {
+      await held;
+      yield* scripted.stream(request);
+    },
+  };
+  const helper = scriptedModel([{ text: 'Holding.', toolCalls: [{ name: 'hold', arguments: {} }] }, { text: 'Helped.' }]);
+  const both = [
+    { name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } },
+    { name: 'delegate_to_helper', arguments: { task: 'Help.' } },
+  ];
+  const lead = scriptedModel([{ text: 'Asking both.', toolCalls: both }, { text: 'Both answered.' }]);
+  system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: [add] });
+  system.spawn('helper', { model: { provider: helper, stream: true }, tools: [hold] });
+  system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher'), system.delegateTool('helper')] });
+  /** Lets the helper finish while the researcher still waits. */
+  const finishHelper = async (helperRun: string) => {
+    release();
+    await expect.poll(() => system.get('helper').agent.journal.entries(helperRun).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
+  };
+  return { finishHelper };
 }
 
 type Part = Record<string, unknown> & { type: string };
@@ -149,6 +188,61 @@ describe("a sub-agent's approval request in the AI SDK stream", () => {
     // The chat's own answer still goes through.
     const done = await messageOf(await post(url, chatBody([userMessage, forged])), forged);
     expect(partsOf(done).filter((part) => part.type === 'text').at(-1)?.text).toBe('The researcher says 42.');
+  });
+});
+
+describe('a sub-run that goes on while the page decides another', () => {
+  it('reaches the page in the answer’s response (AI SDK): the response goes on from where the last one stopped, not from where the runs are now', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { finishHelper } = parallelHelper(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const userMessage: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Ask both.' }] };
+    const chat = (messages: UIMessage[]) => post(url, { id: 'chat-par', messages, trigger: 'submit-message' });
+    const read = async (response: Response, message?: UIMessage) => {
+      let last: UIMessage | undefined;
+      for await (const built of readUIMessageStream({ stream: chunksOf(response.body as ReadableStream<Uint8Array>), terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
+      return structuredClone(last as UIMessage);
+    };
+    const first = await read(await chat([userMessage]));
+    const agents = partsOf(first).filter((part) => part.type === 'data-actorloop.agent').map((part) => part.data as { agentId: string; runId: string });
+    const request = partsOf(first).find((part) => part.state === 'approval-requested');
+    expect(request?.type).toBe('tool-add');
+    // The helper's text after the wait is not in this response.
+    expect(partsOf(first).some((part) => part.text === 'Helped.')).toBe(false);
+    await finishHelper(agents.find((a) => a.agentId === 'helper')?.runId as string);
+
+    const id = (request?.approval as { id: string }).id;
+    const answer = { ...first, parts: partsOf(first).map((part) => (part === request ? { ...part, state: 'approval-responded', approval: { id, approved: true } } : part)) } as UIMessage;
+    const done = await read(await chat([userMessage, answer]), answer);
+    const texts = partsOf(done).filter((part) => part.type === 'text').map((part) => part.text);
+    expect(texts.filter((text) => text === 'Helped.')).toHaveLength(1);
+    expect(texts.filter((text) => text === 'Asking both.')).toHaveLength(1);
+    expect(texts.at(-1)).toBe('Both answered.');
+    expect(partsOf(done).find((part) => part.type === 'tool-hold')).toMatchObject({ state: 'output-available', output: 'held' });
+  });
+
+  it('reaches the page in the resumed AG-UI run, whose parts open at the interrupt are closed there and opened again', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { finishHelper } = parallelHelper(system);
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const client = new HttpAgent({ url, threadId: 'thread-par', initialMessages: [{ id: 'u1', role: 'user', content: 'Ask both.' }] });
+    const events: (BaseEvent & Record<string, unknown>)[] = [];
+    const run = (runId: string, resume?: ResumeEntry[]) => client.runAgent({ runId, ...(resume === undefined ? {} : { resume }) }, { onEvent: ({ event }) => void events.push(EventSchemas.parse(event) as BaseEvent & Record<string, unknown>) });
+
+    await run('run-par');
+    const helperRun = events.find((e) => e.type === 'SUBAGENT_STARTED' && e.name === 'helper')?.subagentRunId as string;
+    // The helper was working when the researcher's wait ended the run: it is suspended with it.
+    expect(events.filter((e) => e.type === 'SUBAGENT_FINISHED').map((e) => [e.subagentRunId, (e.outcome as { type: string }).type])).toContainEqual([helperRun, 'suspended']);
+    const [interrupt] = client.pendingInterrupts;
+    const cut = events.length;
+    await finishHelper(helperRun);
+
+    await run('run-par-2', [{ interruptId: interrupt?.id as string, status: 'resolved', payload: { approved: true } }]);
+    const second = events.slice(cut);
+    const helperText = second.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT' && e.subagentRunId === helperRun).map((e) => e.delta);
+    expect(helperText.join('')).toBe('Helped.');
+    expect(second.filter((e) => e.type === 'SUBAGENT_STARTED').map((e) => e.subagentRunId)).toContain(helperRun);
+    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-par-2', outcome: { type: 'success' }, result: { text: 'Both answered.' } });
   });
 });
 
