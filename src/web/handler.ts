@@ -187,6 +187,9 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const decide = async (runId: string, action: 'approve' | 'reject' | 'cancel', request: Request): Promise<Response> => {
     const body = Decision.safeParse(await jsonBody(request, true, maxBodyBytes));
     if (!body.success) throw new WebRequestError(400, `The ${action} body must be { toolCallIds?: string[], reason?: string }: ${oneLine(body.error)}.`);
+    if (isSubRun(runId) && ![...runs.keys()].some((root) => memberOf(root, runId) !== undefined)) {
+      throw new WebRequestError(404, `Run ${runId} is not one a run this handler serves delegated to: ${action} only runs whose streams this handler sent.`);
+    }
     const run = await liveRun(runId, action);
     const { toolCallIds, reason } = body.data;
     if (action === 'cancel') {
@@ -203,20 +206,20 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const treeOf = (system: RunAgents, rootRunId: string) =>
     treeNow(agent.journal.entries(rootRunId), (sub) => (system.has(sub.agentId) ? system.get(sub.agentId).agent.journal.entries(sub.runId) : []));
 
+  /** A run of another agent of the system, reached only through a served run whose tree holds it. */
+  const isSubRun = (runId: string): boolean =>
+    options.system !== undefined && !runs.has(runId) && !agent.journal.has(runId) && options.system.list().some((member) => member.agent.journal.has(runId));
+  const memberOf = (root: string, runId: string) => (options.system === undefined ? undefined : [...treeOf(options.system, root).values()].find((run) => run.runId === runId));
+
   /** The served run a resume belongs to: the run it answers, or the one whose tree holds it (never another's). */
   const servedRunOf = ({ runId, servedRunId, threadId }: ResumeRequest['resume']): { readonly root: string; readonly entries?: readonly JournalEntry[] } => {
-    const system = options.system;
-    const own =
-      servedRunId === undefined
-        ? runs.has(runId) || agent.journal.has(runId) || system === undefined || !system.list().some((member) => member.agent.journal.has(runId))
-        : servedRunId === runId;
-    if (own) return { root: runId };
+    if (servedRunId === undefined ? !isSubRun(runId) : servedRunId === runId) return { root: runId };
     const root = servedRunId ?? (threadId === undefined ? undefined : threads.get(threadId));
-    const member = system === undefined || root === undefined ? undefined : [...treeOf(system, root).values()].find((run) => run.runId === runId);
-    if (system === undefined || root === undefined || member === undefined) {
+    const member = root === undefined ? undefined : memberOf(root, runId);
+    if (options.system === undefined || root === undefined || member === undefined) {
       throw new WebRequestError(404, `Run ${runId} is not one the run this page streams${root === undefined ? '' : ` (${root})`} delegated to: answer only the approval requests and interrupts its stream sent.`);
     }
-    return { root, entries: system.get(member.last.agentId).agent.journal.entries(runId) };
+    return { root, entries: options.system.get(member.last.agentId).agent.journal.entries(runId) };
   };
 
   /** Where the page stood at `wait`: as the response that ended there left it, else each run at its last entry so far. */

@@ -281,7 +281,7 @@ describe("a sub-agent's interrupt answered by AG-UI resume entries", () => {
     expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'The researcher says 42.' });
   });
 
-  it('refuses entries for a run outside the tree (404) and for a call that is not waiting (409), and the runs still wait', { timeout: 30_000 }, async () => {
+  it('refuses entries (and approvals) for a run outside the tree (404) and for a call that is not waiting (409), and the runs still wait', { timeout: 30_000 }, async () => {
     const { system } = trackedSystem();
     const { made } = waitingResearcher(system);
     const stranger = await strangerWaiting(system);
@@ -294,6 +294,8 @@ describe("a sub-agent's interrupt answered by AG-UI resume entries", () => {
     expect(await refusal(await resume(`${stranger}/call_0_0`))).toEqual([404, expect.stringContaining(`Run ${stranger} is not one the run this page streams (run-lead) delegated to`)]);
     expect(await refusal(await resume('run-nowhere/call_0_0'))).toEqual([404, expect.stringContaining('No run run-nowhere is known here')]);
     expect(await refusal(await resume(`${sub}/call_9_9`))).toEqual([409, expect.stringContaining(`Tool calls call_9_9 of run ${sub} are not waiting`)]);
+    // Nor through the explicit routes: a run this handler never streamed is not the page's to decide.
+    expect(await refusal(await post(`${url}/runs/${stranger}/approve`, {}))).toEqual([404, expect.stringContaining(`Run ${stranger} is not one a run this handler serves delegated to`)]);
     expect(system.get('stranger').agent.handle(stranger)?.phase()).toBe('awaitingHuman');
     expect(system.get('researcher').agent.handle(sub)?.phase()).toBe('awaitingHuman');
     expect(made.runs).toBe(0);
