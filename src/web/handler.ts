@@ -155,6 +155,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const runId = threads.get(threadId);
     const held = runId === undefined ? undefined : runs.get(runId);
     if (runId === undefined || held === undefined || isEnded(held.handle)) return new Response(null, { status: 204 });
+    // In a tree, the last response a wait ended (a sub-run's too) is where the one going on began, once that wait was answered.
+    const stop = options.system === undefined || protocol.attribute === undefined ? undefined : stops.get(runId);
+    if (stop !== undefined && options.system !== undefined) {
+      const { wait } = stop;
+      const journal = options.system.has(wait.agentId) ? options.system.get(wait.agentId).agent.journal : agent.journal;
+      if (journal.entries(wait.runId).some((entry) => entry.sequence > wait.sequence && entry.event.type === 'human.decided')) return stream(runId, request, undefined, undefined, stop.at);
+    }
     const waits = agent.journal.entries(runId).filter((entry) => entry.event.type === 'human.awaiting');
     const answered = waits.at(held.handle.phase() === 'awaitingHuman' ? -2 : -1);
     return stream(runId, request, answered === undefined ? undefined : { sequence: answered.sequence, index: Number.MAX_SAFE_INTEGER });

@@ -151,6 +151,31 @@ describe("a sub-agent's approval request in the AI SDK stream", () => {
     expect(done.metadata).toMatchObject({ runId: message.id, reason: 'final_answer' });
   });
 
+  it('serves a reloaded page (resumeStream) the response going on after the answer, not the answered request again', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => (await released, a + b), requiresConfirmation: true });
+    delegation(system, [add], 'add');
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const { message, sub } = await waitingChat(url);
+    const answer = answered(message, `${sub}/call_0_0`, true);
+    // The answer's response is left unread: the page reloads while the approved call runs.
+    const going = await post(url, chatBody([userMessage, answer]));
+    await expect.poll(() => system.get('researcher').agent.journal.entries(sub).some((entry) => entry.event.type === 'tool.started')).toBe(true);
+    await going.body?.cancel();
+
+    const resumed = await fetch(`${url}/chat-1/stream`);
+    expect(resumed.status).toBe(200);
+    release();
+    const chunks: { type: string }[] = [];
+    const reader = chunksOf(resumed.body as ReadableStream<Uint8Array>).getReader();
+    for (let next = await reader.read(); next.done !== true; next = await reader.read()) chunks.push(next.value);
+    expect(chunks.filter((chunk) => chunk.type === 'tool-approval-request')).toEqual([]);
+    expect(chunks.filter((chunk) => chunk.type === 'text-delta').map((chunk) => (chunk as { delta?: string }).delta).join('')).toBe('It is 42.The researcher says 42.');
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+  });
+
   it("takes a rejection to the sub-agent's model with its reason; the served run still answers", { timeout: 30_000 }, async () => {
     const { system } = trackedSystem();
     const { made, researcher } = waitingResearcher(system);
