@@ -92,12 +92,14 @@ function agUiTreeWaits(view: RunView, fromStop: boolean): TreeWaits<AgUiEvent> {
       const out: AgUiEvent[] = [];
       if (sent || !fromStop) {
         if (event.type === EventType.RUN_STARTED) runId = event.runId;
-        else if (runShut) {
-          runId = view.resumedAs ?? view.runId;
-          out.push({ type: EventType.RUN_STARTED, threadId: view.threadId, runId });
+        else {
+          if (runShut) {
+            runId = view.resumedAs ?? view.runId;
+            out.push({ type: EventType.RUN_STARTED, threadId: view.threadId, runId });
+          }
+          reopen(run, out);
         }
         runShut = false;
-        reopen(run, out);
       }
       const part = partOf(event);
       if (part?.opens === true) open.set(part.key, { opener: event, run });

@@ -124,7 +124,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const threadId = view(runId).threadId;
     const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
     const treeWaits = protocol.treeWaits?.bind(protocol);
-    const stopsHere = { ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined) }), onEnd: (at: TreeCursor, wait: JournalEntry) => void stops.set(runId, { wait, at }) };
+    const stopsHere = { ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined) }), onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.set(runId, { wait, at })) };
     return new Response(treeSseBody(feed, encoderOf, protocol, after, request.signal, undefined, stopsHere), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
