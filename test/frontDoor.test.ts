@@ -36,7 +36,7 @@ describe('the front door', () => {
 });
 
 describe('actorloop/web', () => {
-  // The two protocols' handlers, the protocol seam (sub-runs included), and the Node adapter: nothing more.
+  // The two protocols' handlers, the protocol seam (sub-runs and their waits included), and the Node adapter: nothing more.
   it('exports the AG-UI and AI SDK handlers, the protocol seam and the Node adapter', () => {
     const web = exportedNames(fileURLToPath(new URL('../src/web/index.ts', import.meta.url)));
     expect(web.sort()).toEqual(
@@ -55,6 +55,7 @@ describe('actorloop/web', () => {
         'StrategyHandlerOptions',
         'StrategyStart',
         'SubRun',
+        'TreeWaits',
         'WebHandler',
         'WebHandlerOptions',
         'WebProtocol',

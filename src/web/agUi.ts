@@ -9,7 +9,7 @@ import { AgUiEncoder } from '../events/agUiEncoder.ts';
 import type { Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { ResumeRequest, StartRequest, SubRun, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, RunView, StartRequest, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 
 /** Sent before the interrupt outcome: answer with resume entries, or with `runs/:runId/approve` or `reject`. */
 export const AG_UI_INTERRUPT = 'actorloop.human.awaiting';
@@ -31,6 +31,7 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   encoder: (view) => new AgUiEncoder(view, { interrupts: true }),
   frame,
   attribute: attributeAgUi,
+  treeWaits: agUiTreeWaits,
   merge: (previous, next) =>
     previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
       ? { ...previous, delta: previous.delta + next.delta }
@@ -46,7 +47,7 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
       return { type: EventType.SUBAGENT_STARTED, subagentRunId, name: run.agentId, ...(run.parentSubRunId === undefined ? {} : { parentSubagentRunId: run.parentSubRunId }) };
     case EventType.RUN_FINISHED:
       if (event.outcome?.type === 'cancelled') return { type: EventType.SUBAGENT_ERROR, subagentRunId, message: `Agent ${run.agentId}'s run was cancelled.`, code: 'cancelled' };
-      // A sub-run waiting for a human is suspended; only the served run's waits are answered from the page.
+      // A sub-run waiting for a human is suspended; the served run's AG-UI run then ends with its interrupts.
       if (event.outcome?.type === 'interrupt') return { type: EventType.SUBAGENT_FINISHED, subagentRunId, outcome: { type: 'suspended', interruptIds: event.outcome.interrupts.map((i) => i.id) } };
       return { type: EventType.SUBAGENT_FINISHED, subagentRunId, result: event.result, outcome: { type: 'success' } };
     case EventType.RUN_ERROR:
@@ -65,6 +66,107 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
   }
 }
 
+/**
+ * A sub-run's wait ends the AG-UI run with its interrupts, each naming the sub-run; what is open then (sub-agents,
+ * steps, messages, calls) is closed there. The next run opens each run's parts again before that run's next event,
+ * parents first: runs interleave differently on each reading, and what a run had open is its own events' to say.
+ */
+function agUiTreeWaits(view: RunView, fromStop: boolean): TreeWaits<AgUiEvent> {
+  /** By part, the event that opened it and the run it belongs to ('' the served run), as the runs' own events say. */
+  const open = new Map<string, { readonly opener: AgUiEvent; readonly run: string }>();
+  /** Open parts the page saw closed at a wait. */
+  const shut = new Set<string>();
+  const parents = new Map<string, string>();
+  // Where a wait ended the last response, the page has everything closed, whatever order the runs come in now.
+  let runShut = fromStop;
+  let runId = view.runId;
+  const reopen = (run: string, out: AgUiEvent[]): void => {
+    const chain = [run];
+    for (let at = run; at !== ''; ) chain.unshift((at = parents.get(at) ?? ''));
+    for (const owner of chain) for (const [key, part] of open) if (part.run === owner && shut.delete(key)) out.push(part.opener);
+  };
+  return {
+    pass(event, sent) {
+      const run = 'subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : '';
+      if (event.type === EventType.SUBAGENT_STARTED) parents.set(run, event.parentSubagentRunId ?? '');
+      const out: AgUiEvent[] = [];
+      if (sent || !fromStop) {
+        if (event.type === EventType.RUN_STARTED) runId = event.runId;
+        else {
+          if (runShut) {
+            runId = view.resumedAs ?? view.runId;
+            out.push({ type: EventType.RUN_STARTED, threadId: view.threadId, runId });
+          }
+          reopen(run, out);
+        }
+        runShut = false;
+      }
+      const part = partOf(event);
+      if (part?.opens === true) open.set(part.key, { opener: event, run });
+      else if (part !== undefined) open.delete(part.key);
+      if (part?.opens === true && !sent && fromStop) shut.add(part.key);
+      else if (part !== undefined) shut.delete(part.key);
+      // The served run's own end names the AG-UI run the page is in, which a resume renamed.
+      out.push(event.type === EventType.RUN_FINISHED ? { ...event, runId } : event);
+      // What the page has already stands alone, in its own place.
+      return sent ? out : out.slice(-1);
+    },
+    suspend(own, sub) {
+      const end = own.find((event) => event?.type === EventType.RUN_FINISHED);
+      if (end?.type !== EventType.RUN_FINISHED || end.outcome?.type !== 'interrupt') return undefined;
+      // Call ids are the sub-run's own; the stream names its calls `<run>/<call>`.
+      const interrupts = end.outcome.interrupts.map((interrupt) => ({
+        ...interrupt,
+        subagentRunId: sub.runId,
+        ...(interrupt.toolCallId === undefined ? {} : { toolCallId: `${sub.runId}/${interrupt.toolCallId}` }),
+      }));
+      const closing = [...open].filter(([key]) => !shut.has(key)).toReversed();
+      for (const [key] of closing) shut.add(key);
+      runShut = true;
+      return [...closing.map(([, part]) => closer(part.opener)), { type: EventType.RUN_FINISHED, threadId: view.threadId, runId, outcome: { type: 'interrupt', interrupts } }];
+    },
+  };
+}
+
+/** The part an event opens or closes. */
+function partOf(event: AgUiEvent): { readonly key: string; readonly opens: boolean } | undefined {
+  const by = 'subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : '';
+  switch (event.type) {
+    case EventType.SUBAGENT_STARTED:
+    case EventType.SUBAGENT_FINISHED:
+    case EventType.SUBAGENT_ERROR:
+      return { key: `agent:${event.subagentRunId}`, opens: event.type === EventType.SUBAGENT_STARTED };
+    case EventType.STEP_STARTED:
+    case EventType.STEP_FINISHED:
+      return { key: `step:${by}:${event.stepName}`, opens: event.type === EventType.STEP_STARTED };
+    case EventType.TEXT_MESSAGE_START:
+    case EventType.TEXT_MESSAGE_END:
+      return { key: `text:${event.messageId}`, opens: event.type === EventType.TEXT_MESSAGE_START };
+    case EventType.TOOL_CALL_START:
+    case EventType.TOOL_CALL_END:
+      return { key: `call:${event.toolCallId}`, opens: event.type === EventType.TOOL_CALL_START };
+    default:
+      return undefined;
+  }
+}
+
+/** The event that closes the part `opened` opened. */
+function closer(opened: AgUiEvent): AgUiEvent {
+  const by = 'subagentRunId' in opened && typeof opened.subagentRunId === 'string' ? { subagentRunId: opened.subagentRunId } : {};
+  switch (opened.type) {
+    case EventType.SUBAGENT_STARTED:
+      return { type: EventType.SUBAGENT_FINISHED, subagentRunId: opened.subagentRunId, outcome: { type: 'suspended' } };
+    case EventType.STEP_STARTED:
+      return { type: EventType.STEP_FINISHED, stepName: opened.stepName, ...by };
+    case EventType.TEXT_MESSAGE_START:
+      return { type: EventType.TEXT_MESSAGE_END, messageId: opened.messageId, ...by };
+    case EventType.TOOL_CALL_START:
+      return { type: EventType.TOOL_CALL_END, toolCallId: opened.toolCallId, ...by };
+    default:
+      return opened;
+  }
+}
+
 /** AG-UI's encoder only drops null optional fields: JSON without a null anywhere is the frame as it is. */
 function frame(event: AgUiEvent): string {
   const json = JSON.stringify(event);
@@ -75,7 +177,7 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) throw new WebRequestError(400, `The body is not an AG-UI RunAgentInput: ${oneLine(parsed.error)}.`);
   const input = parsed.data;
-  if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId);
+  if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId, input.threadId);
   const messages = input.messages as AgUiMessage[];
   const last = messages.at(-1);
   const task = last?.role === 'user' ? textOf(last.content) : '';
@@ -86,8 +188,8 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
 /** A held call's interrupt `responseSchema`. */
 const Decision = z.strictObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() });
 
-/** Cancelled is a rejection; resolved carries a decision, or an elicitation's answer. */
-function resumeOf(entries: readonly ResumeEntry[], resumedAs: string): ResumeRequest {
+/** Cancelled is a rejection; resolved carries a decision, or an elicitation's answer. A sub-run's interrupt is answered in the thread's served run. */
+function resumeOf(entries: readonly ResumeEntry[], resumedAs: string, threadId: string): ResumeRequest {
   const runIds = new Set<string>();
   const approved: string[] = [];
   const rejected: { toolCallId: string; reason?: string }[] = [];
@@ -108,7 +210,7 @@ function resumeOf(entries: readonly ResumeEntry[], resumedAs: string): ResumeReq
   }
   const [runId, ...others] = runIds;
   if (runId === undefined || others.length > 0) throw new WebRequestError(400, `The resume entries answer interrupts of ${runIds.size} runs (${[...runIds].join(', ')}): answer those of one run per request.`);
-  return { resume: { runId, approved: [...approved, ...Object.keys(answers)], rejected, answers, resumedAs } };
+  return { resume: { runId, approved: [...approved, ...Object.keys(answers)], rejected, answers, resumedAs, threadId } };
 }
 
 function textOf(content: unknown): string {

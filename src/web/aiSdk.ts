@@ -26,9 +26,17 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   merge: mergeDeltas,
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   attribute: attributeAiSdk,
+  treeWaits: () => ({
+    pass: (chunk) => [chunk],
+    // A sub-run's approval request ends the response as the served run's own does: the page answers it in its next request.
+    suspend: (own) => (own.some((chunk) => chunk?.type === 'tool-approval-request') ? [{ type: 'finish', finishReason: 'tool-calls' }] : undefined),
+  }),
 };
 
-/** Approval requests of sub-runs are left out (the page answers only the served run's); ids are prefixed, as two runs may number alike. */
+/**
+ * Ids are prefixed, as two runs may number alike; a sub-run's steps are the message's too, so the calls it waits
+ * on are the last step's (what `lastAssistantMessageIsCompleteWithApprovalResponses` reads).
+ */
 function attributeAiSdk(chunk: AiSdkChunk, run: SubRun): AiSdkChunk | undefined {
   const by: AiSdkAgentRef = { agentId: run.agentId, runId: run.runId };
   const own = (id: string): string => `${run.runId}/${id}`;
@@ -46,10 +54,12 @@ function attributeAiSdk(chunk: AiSdkChunk, run: SubRun): AiSdkChunk | undefined 
     case 'abort':
       return agent('cancelled');
     case 'message-metadata':
-    case 'start-step':
     case 'finish-step':
-    case 'tool-approval-request':
       return undefined;
+    case 'start-step':
+      return chunk;
+    case 'tool-approval-request':
+      return { ...chunk, approvalId: own(chunk.approvalId), toolCallId: own(chunk.toolCallId) };
     case 'text-start':
     case 'text-delta':
     case 'text-end':
@@ -134,6 +144,7 @@ const ToolPart = z.looseObject({
   output: z.unknown().optional(),
   errorText: z.string().optional(),
   approval: z.looseObject({ id: z.string(), approved: z.boolean().optional(), reason: z.string().optional() }).optional(),
+  toolMetadata: z.looseObject({ runId: z.string().optional() }).optional(),
 });
 type UiMessage = z.infer<typeof UiMessage>;
 type ToolPart = z.infer<typeof ToolPart>;
@@ -149,19 +160,27 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   return { task, history: messages.slice(0, -1).flatMap(toMessages), threadId: id };
 }
 
-/** Its id is the run's. */
+/** Its id is the served run's; a sub-run's call says its run in its `toolMetadata` and its id is `<run>/<call>`. */
 function resumeOf(message: UiMessage): ResumeRequest {
-  const approved: string[] = [];
-  const rejected: { toolCallId: string; reason?: string }[] = [];
+  const byRun = new Map<string, { approved: string[]; rejected: { toolCallId: string; reason?: string }[] }>();
   for (const part of toolParts(message)) {
     if (part.state !== 'approval-responded' || part.approval?.approved === undefined) continue;
-    if (part.approval.approved) approved.push(part.toolCallId);
-    else rejected.push({ toolCallId: part.toolCallId, ...(part.approval.reason === undefined ? {} : { reason: part.approval.reason }) });
+    const runId = part.toolMetadata?.runId ?? message.id;
+    const prefix = runId === message.id ? '' : `${runId}/`;
+    if (!part.toolCallId.startsWith(prefix)) throw new WebRequestError(400, `Tool call ${part.toolCallId.slice(0, 80)} is not one of run ${runId}: send the tool parts as the stream gave them.`);
+    const toolCallId = part.toolCallId.slice(prefix.length);
+    const run = byRun.get(runId) ?? { approved: [], rejected: [] };
+    byRun.set(runId, run);
+    if (part.approval.approved) run.approved.push(toolCallId);
+    else run.rejected.push({ toolCallId, ...(part.approval.reason === undefined ? {} : { reason: part.approval.reason }) });
   }
-  if (approved.length + rejected.length === 0) {
+  const [answered, ...others] = byRun;
+  if (answered === undefined) {
     throw new WebRequestError(400, 'The last message is an assistant message with no answered tool approval: send a user message to start a run, or answer the approval request with addToolApprovalResponse.');
   }
-  return { resume: { runId: message.id, approved, rejected } };
+  if (others.length > 0) throw new WebRequestError(400, `The message answers approvals of ${byRun.size} runs (${[...byRun.keys()].join(', ')}): answer those the last response asked for.`);
+  const [runId, { approved, rejected }] = answered;
+  return { resume: { runId, approved, rejected, servedRunId: message.id } };
 }
 
 function textOf(message: UiMessage): string {

@@ -13,8 +13,8 @@ import { WebRequestError } from './errors.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
 import type { ResumeRequest, SubRun, WebProtocol } from './protocol.ts';
-import { agentRunFeed, notHandOff, runTree, type RunAgents } from './runTree.ts';
-import { parseTreeEventId, treeSseBody } from './treeSse.ts';
+import { agentRunFeed, notHandOff, runTree, treeNow, type RunAgents, type RunKey } from './runTree.ts';
+import { parseTreeEventId, treeSseBody, type TreeCursor } from './treeSse.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
 import { defined } from '../core/defined.ts';
@@ -75,6 +75,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const retain = options.retainRuns ?? 100;
   const runs = new Map<string, HeldRun>();
   const threads = new Map<string, string>();
+  /** Where each served run's tree stood when a wait ended a response: the page's answer goes on from there. */
+  const stops = new Map<string, { readonly wait: JournalEntry; readonly at: TreeCursor }>();
 
   const hold = (held: HeldRun): void => {
     runs.set(held.handle.runId, held);
@@ -84,6 +86,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       const ended = [...runs.values()].filter((run) => isEnded(run.handle));
       for (const run of ended.slice(0, Math.max(0, ended.length - retain))) {
         runs.delete(run.handle.runId);
+        stops.delete(run.handle.runId);
         if (threads.get(run.threadId) === run.handle.runId) threads.delete(run.threadId);
       }
     });
@@ -96,15 +99,15 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
 
   const runtime = options.runtime;
   const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
-  const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
-    if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs);
+  const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
+    if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs, tree);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
     const feed = await runFeed({ agent, pollIntervalMs, prepare: (entry) => redactDetails(entry, redact), ...defined({ read }) }, runId, runs.has(runId));
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
-  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string): Promise<Response> => {
-    const after = from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]);
+  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
+    const after = tree ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
     const root = await runFeed({ agent, pollIntervalMs, ...defined({ read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
     const local = agent.journal.entries(runId)[0]?.sequence === 0;
@@ -117,10 +120,12 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
         () => new WebRequestError(404, `Run ${sub.runId} of agent ${sub.agentId}, delegated to by run ${sub.parentRunId}, is in neither the system nor a store: give the handler the store or journal it is kept in.`),
       );
     };
-    const tree = runTree(root, subFeed).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
+    const feed = runTree(root, subFeed).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
     const threadId = view(runId).threadId;
     const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
-    return new Response(treeSseBody(tree, encoderOf, protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+    const treeWaits = protocol.treeWaits?.bind(protocol);
+    const stopsHere = { ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined) }), onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.set(runId, { wait, at })) };
+    return new Response(treeSseBody(feed, encoderOf, protocol, after, request.signal, undefined, stopsHere), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const start = async (request: Request): Promise<Response> => {
@@ -150,6 +155,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const runId = threads.get(threadId);
     const held = runId === undefined ? undefined : runs.get(runId);
     if (runId === undefined || held === undefined || isEnded(held.handle)) return new Response(null, { status: 204 });
+    // In a tree, the last response a wait ended (a sub-run's too) is where the one going on began, once that wait was answered.
+    const stop = options.system === undefined || protocol.attribute === undefined ? undefined : stops.get(runId);
+    if (stop !== undefined && options.system !== undefined) {
+      const { wait } = stop;
+      const journal = options.system.has(wait.agentId) ? options.system.get(wait.agentId).agent.journal : agent.journal;
+      if (journal.entries(wait.runId).some((entry) => entry.sequence > wait.sequence && entry.event.type === 'human.decided')) return stream(runId, request, undefined, undefined, stop.at);
+    }
     const waits = agent.journal.entries(runId).filter((entry) => entry.event.type === 'human.awaiting');
     const answered = waits.at(held.handle.phase() === 'awaitingHuman' ? -2 : -1);
     return stream(runId, request, answered === undefined ? undefined : { sequence: answered.sequence, index: Number.MAX_SAFE_INTEGER });
@@ -182,6 +194,9 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const decide = async (runId: string, action: 'approve' | 'reject' | 'cancel', request: Request): Promise<Response> => {
     const body = Decision.safeParse(await jsonBody(request, true, maxBodyBytes));
     if (!body.success) throw new WebRequestError(400, `The ${action} body must be { toolCallIds?: string[], reason?: string }: ${oneLine(body.error)}.`);
+    if (isSubRun(runId) && ![...runs.keys()].some((root) => memberOf(root, runId) !== undefined)) {
+      throw new WebRequestError(404, `Run ${runId} is not one a run this handler serves delegated to: ${action} only runs whose streams this handler sent.`);
+    }
     const run = await liveRun(runId, action);
     const { toolCallIds, reason } = body.data;
     if (action === 'cancel') {
@@ -194,13 +209,49 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return json(202, { runId, action, toolCallIds: toolCallIds ?? pending });
   };
 
+  /** Each run of a served run's tree this process holds, as its journals are now. */
+  const treeOf = (system: RunAgents, rootRunId: string) =>
+    treeNow(agent.journal.entries(rootRunId), (sub) => (system.has(sub.agentId) ? system.get(sub.agentId).agent.journal.entries(sub.runId) : []));
+
+  /** A run of another agent of the system, reached only through a served run whose tree holds it. */
+  const isSubRun = (runId: string): boolean =>
+    options.system !== undefined && !runs.has(runId) && !agent.journal.has(runId) && options.system.list().some((member) => member.agent.journal.has(runId));
+  const memberOf = (root: string, runId: string) => (options.system === undefined ? undefined : [...treeOf(options.system, root).values()].find((run) => run.runId === runId));
+
+  /** The served run a resume belongs to: the run it answers, or the one whose tree holds it (never another's). */
+  const servedRunOf = ({ runId, servedRunId, threadId }: ResumeRequest['resume']): { readonly root: string; readonly entries?: readonly JournalEntry[] } => {
+    if (servedRunId === undefined ? !isSubRun(runId) : servedRunId === runId) return { root: runId };
+    const root = servedRunId ?? (threadId === undefined ? undefined : threads.get(threadId));
+    const member = root === undefined ? undefined : memberOf(root, runId);
+    if (options.system === undefined || root === undefined || member === undefined) {
+      throw new WebRequestError(404, `Run ${runId} is not one the run this page streams${root === undefined ? '' : ` (${root})`} delegated to: answer only the approval requests and interrupts its stream sent.`);
+    }
+    return { root, entries: options.system.get(member.last.agentId).agent.journal.entries(runId) };
+  };
+
+  /** Where the page stood at `wait`: as the response that ended there left it, else each run at its last entry so far. */
+  const treeAt = (system: RunAgents, root: string, wait: JournalEntry | undefined): TreeCursor | undefined => {
+    if (wait === undefined) return undefined;
+    const stop = stops.get(root);
+    if (stop !== undefined && stop.wait.runId === wait.runId && stop.wait.sequence === wait.sequence) return stop.at;
+    const at = new Map<RunKey, EventCursor>();
+    for (const [key, { runId, last }] of treeOf(system, root)) at.set(key, { sequence: runId === wait.runId ? wait.sequence : last.sequence, index: Number.MAX_SAFE_INTEGER });
+    // A served run of another process: its tree is not here, its own wait is.
+    if (!at.has('') && wait.runId === root) at.set('', { sequence: wait.sequence, index: Number.MAX_SAFE_INTEGER });
+    return at;
+  };
+
   const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
     const { runId, approved, rejected, answers = {}, resumedAs } = answer;
+    const served = servedRunOf(answer);
     const run = await liveRun(runId, 'answer');
     // The stream goes on after the wait answered here (a run of another process: from where it is kept).
-    const known = agent.journal.entries(runId);
+    const known = served.entries ?? agent.journal.entries(runId);
     const entries = known[0]?.sequence === 0 ? known : read === undefined ? [] : await read(runId);
     const lastWait = entries.findLast((entry) => entry.event.type === 'human.awaiting');
+    const system = protocol.attribute === undefined ? undefined : options.system;
+    // Taken before the decision: what the runs journal from here on is the page's to get.
+    const tree = system === undefined ? undefined : treeAt(system, served.root, lastWait);
     const question = lastWait?.event.type === 'human.awaiting' && lastWait.event.kind === 'elicitation' ? lastWait.event : undefined;
     const handle = run.handle;
     // A server's question waits outside the loop's own wait for calls.
@@ -214,6 +265,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       for (const { toolCallId, reason } of rejected) await run.reject(reason, [toolCallId]);
       if (approved.length > 0) await run.approve(approved);
     }
+    if (tree !== undefined) return stream(served.root, request, undefined, resumedAs, tree);
     return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
   };
 

@@ -3,7 +3,7 @@ export { createAiSdkHandler, aiSdkProtocol } from './aiSdk.ts';
 export type { AiSdkAgentPart, AiSdkRunMetadata, AiSdkChunk } from './aiSdk.ts';
 export { createRunHandler } from './handler.ts';
 export type { WebHandler, WebHandlerOptions } from './handler.ts';
-export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
+export type { ResumeRequest, RunDetails, RunView, StartRequest, StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 export type { RunAgents } from './runTree.ts';
 export type { JournalReader } from './runFeed.ts';
 export { createStrategyHandler } from './strategyHandler.ts';

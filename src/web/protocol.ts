@@ -25,6 +25,10 @@ export interface ResumeRequest {
     readonly answers?: Readonly<Record<string, unknown>>;
     /** The id the page gave the run that continues from the wait (an AG-UI resume's `runId`). */
     readonly resumedAs?: string;
+    /** The run the page streams, when `runId` may be one of its sub-runs (an AI SDK message's id). */
+    readonly servedRunId?: string;
+    /** The page's conversation, which names the run it streams when the request does not (AG-UI). */
+    readonly threadId?: string;
   };
 }
 
@@ -55,7 +59,20 @@ export interface WebProtocol<TEvent> {
   frame(event: TEvent): string;
   /** `undefined` leaves the event out. Absent: the protocol streams no sub-runs. */
   attribute?(event: TEvent, run: SubRun): TEvent | undefined;
+  /** `fromStop`: the stream goes on from where a wait ended a response. Absent: a sub-run's wait leaves the response open. */
+  treeWaits?(view: RunView, fromStop: boolean): TreeWaits<TEvent>;
   /** Joins events the page reads as one (two text deltas); only events that waited for a slow reader are joined. */
   merge?(previous: TEvent, next: TEvent): TEvent | undefined;
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A sub-run's wait ends the response as the served run's own does, so the page answers it in its next request. */
+export interface TreeWaits<TEvent> {
+  /**
+   * Sees every event in order, sent or not (`sent` false: the page has it already), and gives what stands in its
+   * place: when sent, what the page needs opened again first (after a wait ended the served run's part), then it.
+   */
+  pass(event: TEvent, sent: boolean): TEvent[];
+  /** What ends the served run's part after `sub`'s own events for its wait (`own`, not yet attributed); `undefined` leaves the response open. */
+  suspend(own: readonly (TEvent | undefined)[], sub: SubRun): TEvent[] | undefined;
 }

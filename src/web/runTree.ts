@@ -112,3 +112,11 @@ export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) =
     };
   });
 }
+
+/** Each run of a tree that has entries, by key, with its id and last entry, as the journals given hold them now. */
+export function treeNow(root: readonly JournalEntry[], entriesOf: (sub: SubRun) => readonly JournalEntry[]): Map<RunKey, { readonly runId: string; readonly last: JournalEntry }> {
+  const runs = new Map<RunKey, { readonly runId: string; readonly last: JournalEntry }>();
+  const feed = (entries: readonly JournalEntry[]) => from(entries.filter(notHandOff));
+  runTree(feed(root), (sub) => feed(entriesOf(sub))).subscribe(({ key, entry }) => runs.set(key, { runId: entry.runId, last: entry }));
+  return runs;
+}

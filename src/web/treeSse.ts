@@ -2,8 +2,9 @@
 // cursor of every run's position, keyed by its place in the tree (`12.3,1@4.0,1-1@2.5`).
 import type { Observable } from 'rxjs';
 import { describeError } from '../core/errors.ts';
+import type { JournalEntry } from '../core/loopEvent.ts';
 import { WebRequestError } from './errors.ts';
-import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
+import type { StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 import type { RunKey, TreeEntry } from './runTree.ts';
 import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
 import type { EventCursor } from './sse.ts';
@@ -54,6 +55,13 @@ export function formatTreeEventId(cursor: TreeCursor): string {
 const isAfter = (sequence: number, index: number, cursor: EventCursor | undefined): boolean =>
   cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && index > cursor.index);
 
+export interface TreeStops<TEvent> {
+  /** Made anew each time the tree is followed from its start. Absent: only the served run's waits end the response. */
+  readonly waits?: () => TreeWaits<TEvent>;
+  /** Told where every run stood when a wait ended the response: the page's next request goes on from there. */
+  readonly onEnd?: (at: TreeCursor, wait: JournalEntry) => void;
+}
+
 /** As `sseBody`, with one encoder per run; a reader `maxAhead` behind is followed again from each run's start. */
 export function treeSseBody<TEvent>(
   feed: Observable<TreeEntry>,
@@ -62,6 +70,7 @@ export function treeSseBody<TEvent>(
   after: TreeCursor | undefined,
   signal: AbortSignal,
   maxAhead = MAX_ENTRIES_AHEAD,
+  stops: TreeStops<TEvent> = {},
 ): ReadableStream<Uint8Array> {
   const framed: string[] = [];
   /** The last waiting event stays unframed: the next delta of the same message may join it (under the later id). */
@@ -88,6 +97,7 @@ export function treeSseBody<TEvent>(
     };
     const seen = new Set<RunKey>();
     const again = followed++ > 0;
+    const waits = stops.waits?.();
     pump.follow(() =>
       feed.subscribe({
         next({ key, entry, sub }) {
@@ -99,21 +109,35 @@ export function treeSseBody<TEvent>(
             return pump.finish();
           }
           seen.add(key);
-          const events = encoder.encode(entry);
+          const own = encoder.encode(entry);
           const from = at.get(key);
+          // A wait sent before was answered already: it ends no response now.
+          const ends = encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence);
+          // Every event is seen, sent or not (the page may have it): what is open at a wait is known on every reading.
+          const events: { readonly shown: TEvent | undefined; readonly held: boolean }[] = [];
+          const see = (event: TEvent | undefined): void => {
+            const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
+            if (shown === undefined || waits === undefined) events.push({ shown, held: event === undefined });
+            else for (const one of waits.pass(shown, isAfter(entry.sequence, events.length, from))) events.push({ shown: one, held: false });
+          };
+          for (const event of own) see(event);
+          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true ? waits?.suspend(own, sub) : undefined;
+          for (const event of closing ?? []) events.push({ shown: event, held: false });
           let queued = false;
           for (let index = 0; index < events.length; index++) {
-            const event = events[index];
-            if (event === undefined || !isAfter(entry.sequence, index, from)) continue;
-            const shown = sub === undefined ? event : protocol.attribute?.(event, sub);
+            const { shown, held } = events[index] as (typeof events)[number];
+            if (held || !isAfter(entry.sequence, index, from)) continue;
             at.set(key, { sequence: entry.sequence, index });
             if (shown !== undefined) {
               queue(formatTreeEventId(at), shown);
               queued = true;
             }
           }
-          // Only the served run's waits end a response (the page answers those); one sent before was answered already.
-          if (sub === undefined && encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence)) return pump.finish();
+          // The served run's waits end a response, and a sub-run's when the protocol ends the served run's part there.
+          if (ends && (sub === undefined || closing !== undefined)) {
+            stops.onEnd?.(new Map(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER }), entry);
+            return pump.finish();
+          }
           if (queued) pump.queued();
         },
         error(error: unknown) {

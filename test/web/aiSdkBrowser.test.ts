@@ -1,7 +1,8 @@
 /**
  * `useChat` in real Chromium against the AI SDK handler: a React page bundled with esbuild from a
  * fixture, served beside the handler by one Node server on 127.0.0.1. The page shows the streamed
- * answer and a held tool call; a click on its Approve button lets the call run and the run finish.
+ * answer and a held tool call; a click on its Approve button lets the call run and the run finish,
+ * a sub-agent's held call included.
  */
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -20,6 +21,8 @@ import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
 import { add } from './support.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { z } from 'zod';
+import { trackedSystem } from '../system/helpers.ts';
+import { delegation } from './fixtures/delegation.ts';
 
 const HTML = '<!doctype html><html><head><meta charset="utf-8"><title>chat</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
 
@@ -116,6 +119,35 @@ describe.runIf(runBrowser)('useChat in Chromium', () => {
     // One assistant message, continued by the answer's response.
     expect(await page.locator('article.assistant').count()).toBe(1);
     expect((await runs[0]?.result)?.text).toBe('The sum is 5.');
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows a sub-agent's held call; Approve sends the answer on its own, the call runs and the served run answers", async () => {
+    const { system } = trackedSystem();
+    let calls = 0;
+    const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => (calls++, a + b), requiresConfirmation: true });
+    delegation(system, [add], 'add');
+    const server = await servePage(bundle, createAiSdkHandler(system.get('lead').agent, { system }));
+    served = server;
+    page = await browser.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(server.url);
+    await page.fill('input[name=task]', 'What is 20 + 22?');
+    await page.click('button.send');
+
+    const held = page.locator('main[data-status=ready] .tool[data-tool=add][data-state=approval-requested]');
+    await held.waitFor({ timeout: 30_000 });
+    expect(await page.locator('.tool[data-tool=delegate_to_researcher]').getAttribute('data-state')).toBe('input-available');
+    await held.locator('button.approve').click();
+
+    await page.locator('main[data-status=ready] article.assistant p.text:nth-of-type(4)').waitFor({ timeout: 30_000 });
+    expect(await page.locator('article.assistant p.text').allTextContents()).toEqual(['Asking the researcher.', 'Adding them.', 'It is 42.', 'The researcher says 42.']);
+    expect(await page.locator('.tool[data-tool=add] output').textContent()).toBe('42');
+    expect(await page.locator('article.assistant').count()).toBe(1);
+    expect(calls).toBe(1);
     expect(pageErrors).toEqual([]);
   }, 60_000);
 

@@ -24,6 +24,7 @@ import type { WebHandler } from '../../src/web/handler.ts';
 import { formatTreeEventId, parseTreeEventId } from '../../src/web/treeSse.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { trackedSystem } from '../system/helpers.ts';
+import { delegation } from './fixtures/delegation.ts';
 import { chunksOf, add, EventReader, post, runInput, serve, type Served, type SseEvent } from './support.ts';
 
 const servers: Served[] = [];
@@ -37,18 +38,6 @@ async function served(handler: WebHandler): Promise<Served> {
   const server = await serve(handler);
   servers.push(server);
   return server;
-}
-
-/**
- * A lead agent that delegates to a researcher; the researcher calls `tool` (with its own call
- * id, so a page can tell the two runs' calls apart only by attribution when ids clash) and answers.
- */
-function delegation(system: AgentSystem, researcherTools: AgentConfig['tools'], toolName: string, persistence?: AgentConfig['persistence']): void {
-  const researcher = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: toolName, arguments: toolName === 'add' ? { a: 20, b: 22 } : { q: 'x' } }] }, { text: 'It is 42.' }]);
-  const lead = scriptedModel([{ text: 'Asking the researcher.', toolCalls: [{ name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } }] }, { text: 'The researcher says 42.' }]);
-  const kept = persistence === undefined ? {} : { persistence };
-  system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: researcherTools ?? [], ...kept });
-  system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher')], ...kept });
 }
 
 const typed = (events: readonly BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
@@ -65,9 +54,13 @@ describe("a sub-agent's wait for a human, answered from the page", () => {
 
     // A call the sub-run is not waiting on is refused, and the run still waits.
     expect((await post(`${url}/runs/${sub}/approve`, { toolCallIds: ['call_9_9'] })).status).toBe(409);
+    // The served AG-UI run ends with the sub-run's interrupt; the page streams on from there once it decided.
+    const first = await reader.rest();
+    expect(first.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-lead', outcome: { type: 'interrupt', interrupts: [{ id: `${sub}/call_0_0`, subagentRunId: sub }] } });
     const approved = await post(`${url}/runs/${sub}/approve`, {});
     expect(approved.status).toBe(202);
-    const events = await reader.rest();
+    const events = await new EventReader(await fetch(`${url}/runs/run-lead/stream`, { headers: { 'last-event-id': first.at(-1)?.id as string } })).rest();
+    expect(events[0]?.data).toMatchObject({ type: 'RUN_STARTED', runId: 'run-lead' });
     const results = events.filter(({ data }) => data.type === 'TOOL_CALL_RESULT').map(({ data }) => [data.content, data.subagentRunId]);
     expect(results).toEqual([
       ['42', sub],
