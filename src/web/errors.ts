@@ -5,7 +5,7 @@
 import { ActorloopError, type ActorloopErrorOptions } from '../core/errors.ts';
 
 /** The HTTP statuses a refused request gets. */
-export type WebRequestStatus = 400 | 404 | 405 | 409 | 413 | 415;
+export type WebRequestStatus = 400 | 404 | 405 | 409 | 410 | 413 | 415;
 
 /**
  * A request to a web handler was refused (malformed body, unknown run, a decision for calls that

@@ -53,6 +53,14 @@ export async function runFeed(source: FeedSource, runId: string, started = false
       return () => subscription.unsubscribe();
     });
   }
+  if (read === undefined && (agent.journal.has(runId) || agent.handle(runId) !== undefined)) {
+    throw new WebRequestError(
+      410,
+      `Run ${runId}'s first entries are no longer in this process's journal (it keeps the agent's last observe.journalCapacity entries, each streamed token one): ` +
+        "give the handler the agent's store (options.store) to serve it from there, or raise the capacity.",
+      { runId },
+    );
+  }
   if (read === undefined) throw new WebRequestError(404, `No run ${runId} on agent ${agent.id}: start one with a POST, or give the handler the agent's store to serve runs of other processes.`);
   const initial = await read(runId);
   // A run just started elsewhere (a durable one, queued for a worker) has no entries yet: it is read until it has.

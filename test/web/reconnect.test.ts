@@ -211,3 +211,18 @@ describe('reconnecting with Last-Event-ID', () => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/give the handler the agent's store/);
   });
 });
+
+describe('a run this process holds only in part', () => {
+  it("answers 410 naming journalCapacity and the store for a live run whose first entries the journal dropped, and the run goes on", async () => {
+    const { agent, release } = holdingAgent({ observe: { journalCapacity: 8 } });
+    const { url } = await served(agent);
+    const live = new EventReader(await post(url, runInput('Look it up', 'run-long')));
+    await live.until((event) => event.data.type === 'TOOL_CALL_START');
+    expect(agent.journal.firstSequence('run-long')).toBeUndefined();
+    const response = await stream(url, 'run-long', '3.0');
+    expect(response.status).toBe(410);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/observe\.journalCapacity.*options\.store/);
+    release();
+    expect(texts(await live.rest())).toEqual([FIRST, SECOND]);
+  });
+});
