@@ -1,5 +1,5 @@
 /** A ring buffer stored by column, so the entry objects it is given die young; entries are rebuilt on demand. */
-import { Observable, Subject } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
@@ -17,7 +17,7 @@ export class MemoryJournal {
   /** Per run held: its count, and its first sequence and position while none dropped (-1 after), so reading a run skips the ring before it. */
   readonly #runs = new Map<string, { held: number; first: number; from: number }>();
   /** Each followed run's subscribers: an entry reaches its own run's, not every run's. */
-  readonly #followers = new Map<string, Subject<JournalEntry>>();
+  readonly #followers = new Map<string, readonly Subscriber<JournalEntry>[]>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
@@ -49,7 +49,8 @@ export class MemoryJournal {
     numbers[3 * slot] = entry.sequence;
     numbers[3 * slot + 1] = entry.timestamp;
     numbers[3 * slot + 2] = entry.iteration;
-    if (this.#followers.size > 0) this.#followers.get(entry.runId)?.next(entry);
+    const followers = this.#followers.size === 0 ? undefined : this.#followers.get(entry.runId);
+    if (followers !== undefined) for (let i = 0; i < followers.length; i++) (followers[i] as Subscriber<JournalEntry>).next(entry);
   };
 
   /**
@@ -58,12 +59,12 @@ export class MemoryJournal {
    */
   follow(runId: string): Observable<JournalEntry> {
     return new Observable<JournalEntry>((subscriber) => {
-      let followers = this.#followers.get(runId);
-      if (followers === undefined) this.#followers.set(runId, (followers = new Subject<JournalEntry>()));
-      const subscription = followers.subscribe(subscriber);
+      // Replaced, never changed in place: a delivery under way goes on over the list it started with.
+      this.#followers.set(runId, [...(this.#followers.get(runId) ?? []), subscriber]);
       return () => {
-        subscription.unsubscribe();
-        if (!followers.observed && this.#followers.get(runId) === followers) this.#followers.delete(runId);
+        const rest = (this.#followers.get(runId) ?? []).filter((follower) => follower !== subscriber);
+        if (rest.length === 0) this.#followers.delete(runId);
+        else this.#followers.set(runId, rest);
       };
     });
   }
