@@ -99,23 +99,25 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
 
   const runtime = options.runtime;
   const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
+  // A durable agent's runs go on in whichever process's worker takes their next step.
+  const everywhere = runtime !== undefined || options.journal !== undefined;
   const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
     if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs, tree);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
-    const feed = await runFeed({ agent, pollIntervalMs, prepare: (entry) => redactDetails(entry, redact), ...defined({ read }) }, runId, runs.has(runId));
+    const feed = await runFeed({ agent, pollIntervalMs, everywhere, prepare: (entry) => redactDetails(entry, redact), ...defined({ read }) }, runId, runs.has(runId));
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
     const after = tree ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
-    const root = await runFeed({ agent, pollIntervalMs, ...defined({ read }) }, runId, runs.has(runId));
+    const root = await runFeed({ agent, pollIntervalMs, everywhere, ...defined({ read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
     const local = agent.journal.entries(runId)[0]?.sequence === 0;
     const subFeed = (sub: SubRun): Observable<JournalEntry> => {
       const subAgent = system.has(sub.agentId) ? system.get(sub.agentId).agent : undefined;
       if (subAgent !== undefined && (local || subAgent.journal.last(sub.runId) !== undefined)) return agentRunFeed(subAgent, sub.runId);
       // A sub-run of a run read from the store was handed off long ago: a store without it is an error, not a wait.
-      if (read !== undefined) return defer(() => runFeed({ agent, pollIntervalMs, read }, sub.runId, local, notHandOff)).pipe(mergeAll());
+      if (read !== undefined) return defer(() => runFeed({ agent, pollIntervalMs, read, everywhere }, sub.runId, local, notHandOff)).pipe(mergeAll());
       return throwError(
         () => new WebRequestError(404, `Run ${sub.runId} of agent ${sub.agentId}, delegated to by run ${sub.parentRunId}, is in neither the system nor a store: give the handler the store or journal it is kept in.`),
       );

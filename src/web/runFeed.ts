@@ -1,6 +1,6 @@
 // Every protocol encodes this one feed, so a page that reconnects is served from the journal, never
 // from a buffer only the first connection had.
-import { map, Observable, type OperatorFunction, type Subscriber } from 'rxjs';
+import { filter, map, Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
@@ -17,6 +17,12 @@ export interface FeedSource {
   readonly pollIntervalMs: number;
   /** Applied to each entry on its way out (the handler's redaction), in the feed rather than an operator after it. */
   readonly prepare?: (entry: JournalEntry) => JournalEntry;
+  /**
+   * The agent's runs also advance in other processes (a durable runtime): this process's journal
+   * may lack their next steps, so a run is always read with `read`, again as soon as the agent's
+   * own feed says it moved.
+   */
+  readonly everywhere?: boolean;
 }
 
 export function storeReader(store: RunStore): JournalReader {
@@ -37,7 +43,7 @@ const ended = (entry: JournalEntry): boolean => entry.event.type === 'run.termin
 export async function runFeed(source: FeedSource, runId: string, started = false, keep: (entry: JournalEntry) => boolean = () => true): Promise<Observable<JournalEntry>> {
   const { agent, read, prepare = same } = source;
   // The in-memory journal serves a run only while it still holds the run's first entry.
-  if (agent.journal.firstSequence(runId) === 0) {
+  if (source.everywhere !== true && agent.journal.firstSequence(runId) === 0) {
     // The journal so far is one batch: an end inside it that later entries follow was resumed from.
     return new Observable<JournalEntry>((subscriber) => {
       const ends = endsOf(subscriber);
@@ -65,28 +71,54 @@ export async function runFeed(source: FeedSource, runId: string, started = false
   const initial = await read(runId);
   // A run just started elsewhere (a durable one, queued for a worker) has no entries yet: it is read until it has.
   if (initial.length === 0 && !started) throw new WebRequestError(404, `No run ${runId} in the agent's store: start one with a POST.`, { runId });
-  return storedFeed(read, runId, initial, source.pollIntervalMs).pipe(
+  const moved = source.everywhere === true ? agent.events$.pipe(filter((entry) => entry.runId === runId)) : undefined;
+  return storedFeed(read, runId, initial, source.pollIntervalMs, moved).pipe(
     map((batch) => batch.filter(keep).map(prepare)),
     untilLastEnd(),
   );
 }
 
-/** Read again until unsubscribed: another process may be running it. */
-function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number): Observable<readonly JournalEntry[]> {
+/** Read again until unsubscribed (another process may be running it): every `pollIntervalMs`, and whenever `moved` says so. */
+function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number, moved?: Observable<unknown>): Observable<readonly JournalEntry[]> {
   return new Observable<readonly JournalEntry[]>((subscriber) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let reading = false;
+    let again = false;
+    const readNow = (): void => {
+      clearTimeout(timer);
+      // One read at a time; a move meanwhile reads once more after it.
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      Promise.resolve()
+        .then(() => read(runId))
+        .then(
+          (entries) => {
+            reading = false;
+            emit(entries);
+            if (again && !subscriber.closed) {
+              again = false;
+              readNow();
+            }
+          },
+          (error: unknown) => subscriber.error(error),
+        );
+    };
     const emit = (entries: readonly JournalEntry[]): void => {
       subscriber.next(entries);
       // The run's end closed the subscriber (`untilLastEnd` below), and with it the reading.
       if (subscriber.closed) return;
-      timer = setTimeout(() => {
-        Promise.resolve()
-          .then(() => read(runId))
-          .then(emit, (error: unknown) => subscriber.error(error));
-      }, pollIntervalMs);
+      clearTimeout(timer);
+      timer = setTimeout(readNow, pollIntervalMs);
     };
+    const wake = moved?.subscribe(readNow);
     emit(initial);
-    return () => clearTimeout(timer);
+    return () => {
+      clearTimeout(timer);
+      wake?.unsubscribe();
+    };
   });
 }
 /** Each sequence once (a source read again, or a journal and a bus that overlap), without ends later entries supersede. */

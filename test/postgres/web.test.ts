@@ -10,7 +10,7 @@ import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent } from '@ag-ui/core';
 import { createAgent, defineTool, type Agent } from '../../src/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
-import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { createPostgresRuntime, runWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { inProcess, type InProcess } from './fixtures/agents.ts';
@@ -38,7 +38,7 @@ describe.skipIf(missing !== '')('the web handler on a durable PostgreSQL agent',
   beforeAll(async () => {
     setup = await inProcess(await freshDatabase('web'), 2);
     ({ runtime } = setup);
-    elsewhere = createPostgresRuntime({ connectionString: setup.url, poolSize: 2 });
+    elsewhere = createPostgresRuntime({ connectionString: setup.url, poolSize: 3 });
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -112,5 +112,24 @@ describe.skipIf(missing !== '')('the web handler on a durable PostgreSQL agent',
     expect(new Set(received.map((e) => e.id)).size).toBe(received.length);
     expect(received.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('deployed to prod');
     expect(received.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'Shipped to production.' } });
+  });
+  it("streams a run this process began on to its end while another process's worker advances it", { timeout: 60_000 }, async () => {
+    const { here } = await handlers();
+    const first = await new EventReader(await post(here, runInput('Deploy it.', 'run-web-db-moved'))).rest();
+    expect(first.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+    expect(agents?.here.journal.firstSequence('run-web-db-moved')).toBe(0);
+    // From now on only the other process has a worker: the run's next steps never reach this process's journal.
+    await setup?.worker.stop();
+    const moved = await runWorker({ runtime: elsewhere, concurrency: 1, pollIntervalMs: 200 });
+    try {
+      expect((await post(`${here}/runs/run-web-db-moved/approve`, { toolCallIds: ['d1'] })).status).toBe(202);
+      const after = await new EventReader(await fetch(`${here}/runs/run-web-db-moved/stream`, { headers: { 'last-event-id': first.at(-1)?.id ?? '' } })).rest();
+      expect(after.find((e) => e.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('deployed to prod');
+      expect(after.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'Shipped to production.' } });
+      // The call ran in the other process: this one's journal never saw it.
+      expect(agents?.here.journal.entries('run-web-db-moved').some((e) => e.event.type === 'tool.finished')).toBe(false);
+    } finally {
+      await moved.stop();
+    }
   });
 });
