@@ -127,7 +127,9 @@ async function compactingReply(
 
 /** The model's reply, continued while it is cut off at the token cap and the `onLength` policy allows. */
 async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, iteration: number): Promise<ReasonOutput> {
-  let completion = await callModel(request, deps, scope);
+  // One text across continuations: a secret cut off by the token cap may end in the next call.
+  const streamed = deps.stream ? new StreamedText(deps.redactStream, scope) : undefined;
+  let completion = await callModel(request, deps, streamed);
   let text = completion.text;
   let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
   let usage = completion.usage;
@@ -139,12 +141,13 @@ async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, sco
     continuations++;
     scope.emit({ type: 'reply.truncated', action: 'continue', continuation: continuations, completionTokens: completion.usage.completionTokens });
     const sofar: Message = { role: 'assistant', content: text ?? '' };
-    completion = await callModel({ ...request, messages: [...request.messages, sofar, { role: 'user', content: CONTINUE_PROMPT }] }, deps, scope);
+    completion = await callModel({ ...request, messages: [...request.messages, sofar, { role: 'user', content: CONTINUE_PROMPT }] }, deps, streamed);
     text = joinText(text, completion.text);
     reasoning = [...reasoning, ...(completion.reasoning ?? [])];
     usage = addUsage(usage, completion.usage);
     costUsd += completion.costUsd ?? 0;
   }
+  streamed?.end();
   return {
     text: completion.refusal === undefined ? text : null,
     toolCalls: uniqueIds(completion.toolCalls, iteration),
@@ -168,23 +171,47 @@ function joinText(before: string | null, after: string | null): string | null {
   return after === null ? before : before + after;
 }
 
-async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope): Promise<Completion> {
-  if (!deps.stream) return deps.provider.complete(request);
+async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: StreamedText | undefined): Promise<Completion> {
+  if (streamed === undefined) return deps.provider.complete(request);
   let completion: Completion | undefined;
-  const text = deps.redactStream();
-  const thinking = deps.redactStream();
-  const emit = (type: 'token.delta' | 'thinking.delta', delta: string): void => {
-    if (delta !== '') scope.emit({ type, delta });
-  };
   for await (const event of deps.provider.stream(request)) {
-    if (event.type === 'text.delta') emit('token.delta', text.push(event.delta));
-    else if (event.type === 'reasoning.delta') emit('thinking.delta', thinking.push(event.delta));
+    if (event.type === 'text.delta') streamed.text(event.delta);
+    else if (event.type === 'reasoning.delta') streamed.thinking(event.delta);
     else if (event.type === 'done') completion = event.completion;
   }
-  emit('thinking.delta', thinking.end());
-  emit('token.delta', text.end());
   if (completion === undefined) throw InferenceError.streamInterrupted(`${deps.provider.name}'s stream ended without its 'done' event`, { deltasYielded: true });
   return completion;
+}
+
+/** A reply's streamed text and thinking, each redacted across its deltas before it is emitted. */
+class StreamedText {
+  readonly #text: StreamRedactor;
+  readonly #thinking: StreamRedactor;
+
+  constructor(
+    redactStream: () => StreamRedactor,
+    private readonly scope: ReasonPhaseScope,
+  ) {
+    this.#text = redactStream();
+    this.#thinking = redactStream();
+  }
+
+  text(delta: string): void {
+    this.#emit('token.delta', this.#text.push(delta));
+  }
+
+  thinking(delta: string): void {
+    this.#emit('thinking.delta', this.#thinking.push(delta));
+  }
+
+  end(): void {
+    this.#emit('thinking.delta', this.#thinking.end());
+    this.#emit('token.delta', this.#text.end());
+  }
+
+  #emit(type: 'token.delta' | 'thinking.delta', delta: string): void {
+    if (delta !== '') this.scope.emit({ type, delta });
+  }
 }
 
 /** How long the event loop may go without a turn before runs let timers fire, in ms. */

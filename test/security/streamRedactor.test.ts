@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAgent, createFileStore, type Completion, type InferenceProvider, type StreamEvent } from '../../src/index.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
 import { createRedactor } from '../../src/security/redactor.ts';
 import { createAgUiHandler } from '../../src/web/index.ts';
 
@@ -109,5 +110,19 @@ describe('a streamed reply with a secret split across its deltas', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('redacts a secret the token cap cut in two, whose end came in the continued reply', async () => {
+    const provider = scriptedModel([
+      { chunks: ['Your key is sk-test-12'], finishReason: 'length' },
+      { chunks: ['34567890abcdef', ', keep it.'] },
+    ]);
+    const agent = createAgent({ model: { provider, stream: true, onLength: { continue: 1 } }, policy: { redact: { secrets: [SECRET] } } });
+    const tokens: string[] = [];
+    agent.tokens$.subscribe((token) => tokens.push(token.delta));
+    const result = await agent.run('What is my key?');
+    agent.stop();
+    expect(result.text).toBe('Your key is [REDACTED], keep it.');
+    expect(tokens.join('')).toBe('Your key is [REDACTED], keep it.');
   });
 });
