@@ -129,6 +129,15 @@ async function compactingReply(
 async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, iteration: number): Promise<ReasonOutput> {
   // One text across continuations: a secret cut off by the token cap may end in the next call.
   const streamed = deps.stream ? new StreamedText(deps.redactStream, scope) : undefined;
+  try {
+    return await continuedReply(request, deps, scope, iteration, streamed);
+  } finally {
+    // What was held back goes out, redacted, however the reply ended.
+    streamed?.end();
+  }
+}
+
+async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, iteration: number, streamed: StreamedText | undefined): Promise<ReasonOutput> {
   let completion = await callModel(request, deps, streamed);
   let text = completion.text;
   let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
@@ -147,7 +156,6 @@ async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, sco
     usage = addUsage(usage, completion.usage);
     costUsd += completion.costUsd ?? 0;
   }
-  streamed?.end();
   return {
     text: completion.refusal === undefined ? text : null,
     toolCalls: uniqueIds(completion.toolCalls, iteration),
