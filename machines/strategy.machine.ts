@@ -42,7 +42,7 @@ import type {
   StrategyMachineOutput,
   StrategyTermination,
 } from './strategy.types.ts';
-import { STRATEGY_TERMINATION } from './strategy.types.ts';
+import { STRATEGY_ERROR_CODE, STRATEGY_TERMINATION } from './strategy.types.ts';
 import type { Branch, StrategyDecision, Thought } from '../src/core/strategy.ts';
 
 
@@ -233,8 +233,8 @@ export const strategyMachine = setup({
         ? {}
         : {
             error: {
-              name: 'StrategyError',
-              code: `strategy_${context.termination.reason}`,
+              name: 'StrategyRunError',
+              code: STRATEGY_ERROR_CODE[context.termination.reason],
               message: context.termination.message ?? context.termination.reason,
             },
           }),

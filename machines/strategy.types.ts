@@ -2,6 +2,7 @@
  * Types shared by the strategy runner machine (`machines/strategy.machine.ts`) and the runtime
  * that provides its actors. Types only, so the machine stays free of I/O and runtime imports.
  */
+import type { CodesOf } from '../src/core/errorCodes.ts';
 import type { LoopEventOf, TerminationReason } from '../src/core/loopEvent.ts';
 import type { Usage } from '../src/core/provider.ts';
 import type { Branch, StrategyDecision, StrategyDecisionKind, Thought } from '../src/core/strategy.ts';
@@ -129,6 +130,15 @@ export const STRATEGY_TERMINATION: Readonly<Record<StrategyEndReason, Terminatio
   max_rounds: 'max_iterations',
   timeout: 'timeout',
   cancelled: 'cancelled',
+};
+
+/** The code of the error a strategy run that did not finish ends with (its journal's and its result's). */
+export const STRATEGY_ERROR_CODE: Readonly<Record<Exclude<StrategyEndReason, 'done'>, CodesOf<'StrategyRunError'>>> = {
+  error: 'strategy_failed',
+  exception: 'strategy_failed',
+  max_rounds: 'strategy_max_rounds',
+  timeout: 'strategy_timeout',
+  cancelled: 'strategy_cancelled',
 };
 
 /** Why the run ended, once it has. @example `{ reason: 'error', message: 'every branch failed' }` */

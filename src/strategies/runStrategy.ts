@@ -17,7 +17,7 @@ import type {
   StrategyInitOutput,
   StrategyMachineOutput,
 } from '../../machines/strategy.types.ts';
-import { STRATEGY_TERMINATION } from '../../machines/strategy.types.ts';
+import { STRATEGY_ERROR_CODE, STRATEGY_TERMINATION } from '../../machines/strategy.types.ts';
 import type { StrategyResult } from './result.ts';
 import { branchActor, type SubAgentSource } from './subAgent.ts';
 import type { ReasoningStrategy } from '../core/strategy.ts';
@@ -102,14 +102,6 @@ function subAgentModel(source: SubAgentSource): InferenceProvider | undefined {
   const model = (source as AgentConfig).model;
   return model !== null && typeof model === 'object' && 'provider' in model ? model.provider : model;
 }
-
-const FAILURES = {
-  error: 'strategy_failed',
-  exception: 'strategy_failed',
-  max_rounds: 'strategy_max_rounds',
-  timeout: 'strategy_timeout',
-  cancelled: 'strategy_cancelled',
-} as const;
 
 function failureMessage(name: string, output: StrategyMachineOutput): string {
   const why = output.message ?? output.reason;
@@ -232,9 +224,9 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
     if (out.reason === 'done') finishedWith = { result: base };
     else {
       const message = failureMessage(name, out);
-      const probe = new StrategyRunError(FAILURES[out.reason], message, { result: base });
+      const probe = new StrategyRunError(STRATEGY_ERROR_CODE[out.reason], message, { result: base });
       const result: StrategyResult = { ...base, error: { name: probe.name, code: probe.code, message, blame: probe.blame } };
-      finishedWith = { result, error: new StrategyRunError(FAILURES[out.reason], message, { result, ...defined({ cause: out.error }) }) };
+      finishedWith = { result, error: new StrategyRunError(STRATEGY_ERROR_CODE[out.reason], message, { result, ...defined({ cause: out.error }) }) };
     }
     live.complete();
     resolveSettled(finishedWith.result);

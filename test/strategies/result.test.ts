@@ -158,6 +158,8 @@ describe('RunResult: one result for agent, system and strategy runs', () => {
     const exceeded = await rounds.settled;
     expect(common(exceeded)).toMatchObject({ status: 'failed', reason: 'max_iterations', iterations: 3, text: null });
     expect(exceeded.error?.code).toBe('strategy_max_rounds');
+    // The journal's end says the same as the result: the class and code a caller matches on.
+    expect(terminatedOf(exceeded.events, exceeded.runId).error).toMatchObject({ name: 'StrategyRunError', code: 'strategy_max_rounds' });
 
     // An error decision and a thrown strategy call: both `error` and StrategyRunError (strategy_failed); only the throw has a `cause`.
     const giveUp: ReasoningStrategy<void, null> = { name: 'give-up', init: () => null, step: (state) => ({ kind: 'error', reason: 'nothing works', state }), aggregate: (_t, state) => ({ kind: 'error', reason: 'unused', state }) };
@@ -171,6 +173,9 @@ describe('RunResult: one result for agent, system and strategy runs', () => {
     await expect(threw.result).rejects.toMatchObject({ code: 'strategy_failed' });
     expect(common(await threw.settled)).toMatchObject({ status: 'failed', reason: 'error', text: null });
     expect((await threw.settled).cause).toBe(boom);
+    for (const ended of [await decided.settled, await threw.settled]) {
+      expect(terminatedOf(ended.events, ended.runId).error).toMatchObject({ name: 'StrategyRunError', code: 'strategy_failed' });
+    }
 
     const cancelled = startStrategy({ strategy: endless, task: 'go', subAgent: { model: answers42() } });
     cancelled.cancel('stop');
