@@ -1,0 +1,167 @@
+/**
+ * Sub-agents' waits for a human deeper in the tree (a sub-agent's own sub-agent) and side by side
+ * (two sub-agents waiting at once), answered through each protocol's own flow over real HTTP on
+ * 127.0.0.1: the AI SDK's approval requests read by `readUIMessageStream`, AG-UI's interrupts by
+ * `HttpAgent`, every event checked against AG-UI's schemas.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpAgent } from '@ag-ui/client';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import type { BaseEvent, ResumeEntry } from '@ag-ui/core';
+import { readUIMessageStream, type UIMessage } from 'ai';
+import { createAgUiHandler } from '../../src/web/agUi.ts';
+import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
+import type { WebHandler } from '../../src/web/handler.ts';
+import { trackedSystem } from '../system/helpers.ts';
+import { nestedDelegation, twoWaiting } from './fixtures/nested.ts';
+import { chunksOf, post, serve, type Served } from './support.ts';
+
+const servers: Served[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function served(handler: WebHandler): Promise<Served> {
+  const server = await serve(handler);
+  servers.push(server);
+  return server;
+}
+
+type Part = Record<string, unknown> & { type: string };
+const partsOf = (message: UIMessage) => message.parts as Part[];
+const userMessage: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is 20 + 22?' }] };
+/** What useChat's default transport posts. */
+const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: messages.at(-1)?.role === 'assistant' ? messages.at(-1)?.id : undefined });
+
+/** The assistant message the AI SDK's reader builds from a response, continuing `message` if given. */
+async function messageOf(response: Response, message?: UIMessage): Promise<UIMessage> {
+  expect(response.status).toBe(200);
+  let last: UIMessage | undefined;
+  const stream = chunksOf(response.body as ReadableStream<Uint8Array>);
+  for await (const built of readUIMessageStream({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
+  if (last === undefined) throw new Error('the stream built no message');
+  return structuredClone(last);
+}
+
+/** What `addToolApprovalResponse` does to the message before useChat sends it back. */
+function answered(message: UIMessage, approvalId: string, approved: boolean, reason?: string): UIMessage {
+  const parts = partsOf(message).map((part) =>
+    part.state === 'approval-requested' && (part.approval as { id: string }).id === approvalId ? { ...part, state: 'approval-responded', approval: { id: approvalId, approved, ...(reason === undefined ? {} : { reason }) } } : part,
+  );
+  return { ...message, parts } as UIMessage;
+}
+
+const agentParts = (message: UIMessage) => partsOf(message).filter((part) => part.type === 'data-actorloop.agent').map((part) => part.data as { agentId: string; runId: string; parentRunId: string; status: string });
+const textsOf = (message: UIMessage) => partsOf(message).filter((part) => part.type === 'text').map((part) => part.text);
+
+type AgUiEvent = BaseEvent & Record<string, unknown>;
+
+/** Runs `client` to its end, every event checked against AG-UI's schemas (HttpAgent checks their order). */
+async function consume(client: HttpAgent, runId: string, resume?: ResumeEntry[]): Promise<AgUiEvent[]> {
+  const events: AgUiEvent[] = [];
+  await client.runAgent({ runId, ...(resume === undefined ? {} : { resume }) }, { onEvent: ({ event }) => void events.push(EventSchemas.parse(event) as AgUiEvent) });
+  return events;
+}
+
+describe("a sub-agent's sub-agent waiting for a human (lead → coordinator → adder)", () => {
+  it('AI SDK: the approval request names the adder’s run; the answer runs its call once and the coordinator, then the lead, answer', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made } = nestedDelegation(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+
+    const first = await messageOf(await post(url, chatBody([userMessage])));
+    const agents = agentParts(first);
+    const coordinator = agents.find((a) => a.agentId === 'coordinator');
+    const adder = agents.find((a) => a.agentId === 'adder');
+    expect(coordinator).toMatchObject({ parentRunId: first.id, status: 'running' });
+    expect(adder).toMatchObject({ parentRunId: coordinator?.runId, status: 'waiting' });
+    const sub = adder?.runId as string;
+    const request = partsOf(first).find((part) => part.state === 'approval-requested');
+    expect(request).toMatchObject({ type: 'tool-add', toolCallId: `${sub}/call_0_0`, approval: { id: `${sub}/call_0_0` }, toolMetadata: { agentId: 'adder', runId: sub } });
+    expect(system.get('adder').agent.handle(sub)?.phase()).toBe('awaitingHuman');
+    expect(made.adder).toBe(0);
+
+    const answer = answered(first, `${sub}/call_0_0`, true);
+    const done = await messageOf(await post(url, chatBody([userMessage, answer])), answer);
+    expect(made.adder).toBe(1);
+    expect(partsOf(done).find((part) => part.type === 'tool-add')).toMatchObject({ state: 'output-available', output: '42', toolMetadata: { runId: sub } });
+    expect(partsOf(done).find((part) => part.type === 'tool-delegate_to_adder')).toMatchObject({ state: 'output-available', output: 'It is 42.', toolMetadata: { runId: coordinator?.runId } });
+    expect(partsOf(done).find((part) => part.type === 'tool-delegate_to_coordinator')).toMatchObject({ state: 'output-available', output: 'The adder says 42.' });
+    // Each text once, in the order the runs said them: nothing repeated, nothing lost.
+    expect(textsOf(done)).toEqual(['Asking the coordinator.', 'Asking the adder.', 'Adding them.', 'It is 42.', 'The adder says 42.', 'The coordinator says 42.']);
+    expect(agentParts(done).map((a) => [a.agentId, a.status])).toEqual([
+      ['coordinator', 'finished'],
+      ['adder', 'finished'],
+    ]);
+    expect(done.metadata).toMatchObject({ runId: first.id, reason: 'final_answer' });
+  });
+
+  it("AI SDK: a rejection's reason reaches the adder's model, and the tree still answers", { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made, adder } = nestedDelegation(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const first = await messageOf(await post(url, chatBody([userMessage])));
+    const sub = agentParts(first).find((a) => a.agentId === 'adder')?.runId as string;
+
+    const answer = answered(first, `${sub}/call_0_0`, false, 'not with my numbers');
+    const done = await messageOf(await post(url, chatBody([userMessage, answer])), answer);
+    expect(made.adder).toBe(0);
+    expect(adder.calls[1]?.messages.find((m) => m.role === 'tool')?.content).toContain('not with my numbers');
+    expect(partsOf(done).find((part) => part.type === 'tool-add')).toMatchObject({ state: 'output-denied' });
+    expect(textsOf(done).at(-1)).toBe('The coordinator says 42.');
+  });
+
+  it("AG-UI: the interrupt names the adder's run, whose parent chain leads to the coordinator; resuming runs the call once and the tree finishes", { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made } = nestedDelegation(system);
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const client = new HttpAgent({ url, threadId: 'thread-n', initialMessages: [{ id: 'u1', role: 'user', content: 'What is 20 + 22?' }] });
+
+    const first = await consume(client, 'run-n');
+    const started = first.filter((e) => e.type === 'SUBAGENT_STARTED');
+    const coordinator = started.find((e) => e.name === 'coordinator')?.subagentRunId as string;
+    const sub = started.find((e) => e.name === 'adder')?.subagentRunId as string;
+    expect(started.find((e) => e.name === 'adder')).toMatchObject({ parentSubagentRunId: coordinator });
+    const interrupt = { id: `${sub}/call_0_0`, subagentRunId: sub, toolCallId: `${sub}/call_0_0`, reason: 'confirmation' };
+    expect(first.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-n', outcome: { type: 'interrupt', interrupts: [interrupt] } });
+    // The adder is suspended with its interrupt; the coordinator, still at work, is closed with it.
+    expect(first.filter((e) => e.type === 'SUBAGENT_FINISHED').map((e) => [e.subagentRunId, e.outcome])).toEqual([
+      [sub, { type: 'suspended', interruptIds: [interrupt.id] }],
+      [coordinator, { type: 'suspended' }],
+    ]);
+    expect(made.adder).toBe(0);
+
+    const second = await consume(client, 'run-n-2', [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }]);
+    expect(made.adder).toBe(1);
+    expect(second[0]).toEqual({ type: 'RUN_STARTED', threadId: 'thread-n', runId: 'run-n-2' });
+    expect(second.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => [e.content, e.subagentRunId])).toEqual([
+      ['42', sub],
+      ['It is 42.', coordinator],
+      ['The adder says 42.', undefined],
+    ]);
+    // Nothing the first run carried comes again, nothing is lost.
+    expect(second.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('It is 42.The adder says 42.The coordinator says 42.');
+    // Each run's part is opened again (parents first) and finished once.
+    expect(second.filter((e) => e.type === 'SUBAGENT_STARTED').map((e) => e.subagentRunId)).toEqual([coordinator, sub]);
+    expect(second.filter((e) => e.type === 'SUBAGENT_FINISHED').map((e) => [e.subagentRunId, (e.outcome as { type: string }).type])).toEqual([
+      [sub, 'success'],
+      [coordinator, 'success'],
+    ]);
+    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-n-2', outcome: { type: 'success' }, result: { text: 'The coordinator says 42.' } });
+    expect(client.pendingInterrupts).toEqual([]);
+  });
+
+  it("AG-UI: a rejection's reason reaches the adder's model", { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made, adder } = nestedDelegation(system);
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const client = new HttpAgent({ url, threadId: 'thread-r', initialMessages: [{ id: 'u1', role: 'user', content: 'What is 20 + 22?' }] });
+    await consume(client, 'run-r');
+    const [interrupt] = client.pendingInterrupts;
+
+    const second = await consume(client, 'run-r-2', [{ interruptId: interrupt?.id as string, status: 'resolved', payload: { approved: false, reason: 'not with my numbers' } }]);
+    expect(made.adder).toBe(0);
+    expect(adder.calls[1]?.messages.find((m) => m.role === 'tool')?.content).toContain('not with my numbers');
+    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' }, result: { text: 'The coordinator says 42.' } });
+  });
+});
