@@ -12,7 +12,7 @@ import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
-import type { ResumeRequest, SubRun, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, RunDecisions, SubRun, WebProtocol } from './protocol.ts';
 import { agentRunFeed, notHandOff, runTree, treeNow, type RunAgents, type RunKey } from './runTree.ts';
 import { parseTreeEventId, treeSseBody, type TreeCursor } from './treeSse.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
@@ -229,11 +229,12 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return { root, entries: options.system.get(member.last.agentId).agent.journal.entries(runId) };
   };
 
-  /** Where the page stood at `wait`: as the response that ended there left it, else each run at its last entry so far. */
-  const treeAt = (system: RunAgents, root: string, wait: JournalEntry | undefined): TreeCursor | undefined => {
-    if (wait === undefined) return undefined;
+  /** Where the page stood at the wait a response ended at (one of `waits`), else each run at its last entry so far. */
+  const treeAt = (system: RunAgents, root: string, waits: readonly (JournalEntry | undefined)[]): TreeCursor | undefined => {
     const stop = stops.get(root);
-    if (stop !== undefined && stop.wait.runId === wait.runId && stop.wait.sequence === wait.sequence) return stop.at;
+    if (stop !== undefined && waits.some((wait) => wait !== undefined && stop.wait.runId === wait.runId && stop.wait.sequence === wait.sequence)) return stop.at;
+    const wait = waits[0];
+    if (wait === undefined) return undefined;
     const at = new Map<RunKey, EventCursor>();
     for (const [key, { runId, last }] of treeOf(system, root)) at.set(key, { sequence: runId === wait.runId ? wait.sequence : last.sequence, index: Number.MAX_SAFE_INTEGER });
     // A served run of another process: its tree is not here, its own wait is.
@@ -241,31 +242,53 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return at;
   };
 
-  const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
-    const { runId, approved, rejected, answers = {}, resumedAs } = answer;
-    const served = servedRunOf(answer);
+  /** A run the page answers, with the wait it answers; calls a decision already reached are left out (and a run with no other, not reached). */
+  const answering = async (answer: ResumeRequest['resume'], decisions: RunDecisions) => {
+    const { runId } = decisions;
+    const served = servedRunOf({ ...answer, runId });
+    const named = [...decisions.approved, ...decisions.rejected.map((r) => r.toolCallId)];
+    // The page's message keeps an answer it sent before until the call's output reaches it; its run may have ended since.
+    const decidedIn = (entries: readonly JournalEntry[]) => new Set(entries.flatMap(({ event }) => (event.type === 'human.decided' ? event.toolCallIds : [])));
+    const before = decidedIn(served.entries ?? agent.journal.entries(runId));
+    if (answer.more !== undefined && named.every((id) => before.has(id))) return { root: served.root, decisions: { runId, approved: [], rejected: [] } };
     const run = await liveRun(runId, 'answer');
     // The stream goes on after the wait answered here (a run of another process: from where it is kept).
     const known = served.entries ?? agent.journal.entries(runId);
     const entries = known[0]?.sequence === 0 ? known : read === undefined ? [] : await read(runId);
     const lastWait = entries.findLast((entry) => entry.event.type === 'human.awaiting');
+    if (asksQuestion(run, lastWait)) return { root: served.root, run, lastWait, decisions };
+    const pending = (await run.waiting()) ?? [];
+    const decided = decidedIn(entries);
+    const fresh = (id: string) => pending.includes(id) || !decided.has(id);
+    const left = { runId, approved: decisions.approved.filter(fresh), rejected: decisions.rejected.filter((r) => fresh(r.toolCallId)) };
+    // Only calls that still wait; all of them decided already is the page sending its answer again.
+    await waiting(runId, run, 'answer', left.approved.length + left.rejected.length > 0 ? [...left.approved, ...left.rejected.map((r) => r.toolCallId)] : named);
+    return { root: served.root, run, lastWait, decisions: left };
+  };
+
+  const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
+    const { runId, answers = {}, resumedAs } = answer;
+    const all = await Promise.all([answer, ...(answer.more ?? [])].map((decisions) => answering(answer, decisions)));
+    const first = all.find((one) => one.run !== undefined);
+    if (first?.run === undefined) throw new WebRequestError(409, `The calls the message answers were decided already and nothing it names waits: answer the approval requests of the last response.`);
+    if (all.some((one) => one.root !== first.root)) throw new WebRequestError(400, `The request answers runs of more than one served run: answer those of the stream the page reads.`);
+    const { run, lastWait } = first;
     const system = protocol.attribute === undefined ? undefined : options.system;
     // Taken before the decision: what the runs journal from here on is the page's to get.
-    const tree = system === undefined ? undefined : treeAt(system, served.root, lastWait);
-    const question = lastWait?.event.type === 'human.awaiting' && lastWait.event.kind === 'elicitation' ? lastWait.event : undefined;
-    const handle = run.handle;
-    // A server's question waits outside the loop's own wait for calls.
-    if (lastWait !== undefined && question !== undefined && handle !== undefined && handle.actor.getSnapshot().context.pending === null && handle.phase() === 'awaitingHuman') {
-      answerQuestion(handle, questionKey(lastWait.sequence), answer);
+    const tree = system === undefined ? undefined : treeAt(system, first.root, all.map((one) => ('lastWait' in one ? one.lastWait : undefined)));
+    if (lastWait !== undefined && run.handle !== undefined && asksQuestion(run, lastWait)) {
+      answerQuestion(run.handle, questionKey(lastWait.sequence), answer);
     } else {
       const stray = Object.keys(answers);
       if (stray.length > 0) throw new WebRequestError(400, `Calls ${stray.join(', ')} of run ${runId} wait for a decision, not an answer: resolve each with the payload { approved: boolean, reason?: string }.`);
-      await waiting(runId, run, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
-      // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
-      for (const { toolCallId, reason } of rejected) await run.reject(reason, [toolCallId]);
-      if (approved.length > 0) await run.approve(approved);
+      for (const { run: one, decisions } of all) {
+        if (one === undefined) continue;
+        // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
+        for (const { toolCallId, reason } of decisions.rejected) await one.reject(reason, [toolCallId]);
+        if (decisions.approved.length > 0) await one.approve(decisions.approved);
+      }
     }
-    if (tree !== undefined) return stream(served.root, request, undefined, resumedAs, tree);
+    if (tree !== undefined) return stream(first.root, request, undefined, resumedAs, tree);
     return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
   };
 
@@ -289,6 +312,12 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
     }
   };
+}
+
+/** A server's question waits outside the loop's own wait for calls. */
+function asksQuestion(run: DecidableRun, wait: JournalEntry | undefined): boolean {
+  const handle = run.handle;
+  return wait?.event.type === 'human.awaiting' && wait.event.kind === 'elicitation' && handle !== undefined && handle.actor.getSnapshot().context.pending === null && handle.phase() === 'awaitingHuman';
 }
 
 function answerQuestion(handle: AgentRun, asking: string, { runId, approved, rejected, answers = {} }: ResumeRequest['resume']): void {

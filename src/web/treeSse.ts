@@ -96,6 +96,8 @@ export function treeSseBody<TEvent>(
       return made;
     };
     const seen = new Set<RunKey>();
+    /** Whether this reading has sent the page anything. */
+    let sent = false;
     const again = followed++ > 0;
     const waits = stops.waits?.();
     pump.follow(() =>
@@ -121,7 +123,8 @@ export function treeSseBody<TEvent>(
             else for (const one of waits.pass(shown, isAfter(entry.sequence, events.length, from))) events.push({ shown: one, held: false });
           };
           for (const event of own) see(event);
-          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true ? waits?.suspend(own, sub) : undefined;
+          // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
+          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || !sent) ? waits?.suspend(own, sub) : undefined;
           for (const event of closing ?? []) events.push({ shown: event, held: false });
           let queued = false;
           for (let index = 0; index < events.length; index++) {
@@ -130,7 +133,7 @@ export function treeSseBody<TEvent>(
             at.set(key, { sequence: entry.sequence, index });
             if (shown !== undefined) {
               queue(formatTreeEventId(at), shown);
-              queued = true;
+              queued = sent = true;
             }
           }
           // The served run's waits end a response, and a sub-run's when the protocol ends the served run's part there.

@@ -35,7 +35,7 @@ const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, 
 
 /** The assistant message the AI SDK's reader builds from a response, continuing `message` if given. */
 async function messageOf(response: Response, message?: UIMessage): Promise<UIMessage> {
-  expect(response.status).toBe(200);
+  if (response.status !== 200) throw new Error(`the response is ${response.status}: ${await response.text()}`);
   let last: UIMessage | undefined;
   const stream = chunksOf(response.body as ReadableStream<Uint8Array>);
   for await (const built of readUIMessageStream({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
@@ -163,5 +163,116 @@ describe("a sub-agent's sub-agent waiting for a human (lead → coordinator → 
     expect(made.adder).toBe(0);
     expect(adder.calls[1]?.messages.find((m) => m.role === 'tool')?.content).toContain('not with my numbers');
     expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' }, result: { text: 'The coordinator says 42.' } });
+  });
+});
+
+describe('two sub-agents waiting for a human at once (lead → left, right)', () => {
+  const bothWaiting = async (system: ReturnType<typeof trackedSystem>['system']) => {
+    const waits = (agentId: string) => system.get(agentId).agent.journal.entries().some((entry) => entry.event.type === 'human.awaiting');
+    await expect.poll(() => waits('left') && waits('right')).toBe(true);
+  };
+
+  it('AI SDK: each wait is asked for in turn; answering one ends the response at the other, still waiting; the next answer, carrying the first again, runs every call once', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    // The left call, once approved, runs only when the test says: the page answers the right one before its output reaches it.
+    const { made, releaseRight, releaseLeft } = twoWaiting(system, true);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+
+    const first = await messageOf(await post(url, chatBody([userMessage])));
+    const runOf = (message: UIMessage, agentId: string) => agentParts(message).find((a) => a.agentId === agentId)?.runId as string;
+    const left = runOf(first, 'left');
+    expect(partsOf(first).filter((part) => part.state === 'approval-requested').map((part) => part.toolCallId)).toEqual([`${left}/call_0_0`]);
+    // The right one comes to wait too before the page answers the left one.
+    releaseRight();
+    await bothWaiting(system);
+
+    const leftAnswer = answered(first, `${left}/call_0_0`, true);
+    const second = await messageOf(await post(url, chatBody([userMessage, leftAnswer])), leftAnswer);
+    const right = runOf(second, 'right');
+    expect(made).toEqual({ left: 0, right: 0 });
+    expect(system.get('right').agent.handle(right)?.phase()).toBe('awaitingHuman');
+    // The response ends at the right one's wait, which the page is asked to answer.
+    expect(partsOf(second).filter((part) => part.state === 'approval-requested').map((part) => part.toolCallId)).toEqual([`${right}/call_0_0`]);
+    expect(agentParts(second).find((a) => a.agentId === 'right')?.status).toBe('waiting');
+    expect(second.metadata).toBeUndefined();
+
+    // The left run ends while the page decides; its answered part, still awaiting its output in the page's message, goes back with the next answer.
+    releaseLeft();
+    await expect.poll(() => system.get('left').agent.journal.entries(left).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
+    expect(partsOf(second).find((part) => part.toolCallId === `${left}/call_0_0`)?.state).toBe('approval-responded');
+    const rightAnswer = answered(second, `${right}/call_0_0`, true);
+    const done = await messageOf(await post(url, chatBody([userMessage, rightAnswer])), rightAnswer);
+    expect(made).toEqual({ left: 1, right: 1 });
+    expect(partsOf(done).find((part) => part.toolCallId === `${left}/call_0_0`)).toMatchObject({ state: 'output-available', output: '3' });
+    expect(partsOf(done).find((part) => part.toolCallId === `${right}/call_0_0`)).toMatchObject({ state: 'output-available', output: '7' });
+    const texts = textsOf(done);
+    for (const text of ['Asking both.', 'Left adds.', 'Left: 3.', 'Right adds.', 'Right: 7.', 'Both answered.']) expect(texts.filter((t) => t === text)).toHaveLength(1);
+    expect(texts.at(-1)).toBe('Both answered.');
+    expect(done.metadata).toMatchObject({ reason: 'final_answer' });
+  });
+
+  it('AI SDK: with both waiting before the page reads, the page answers them one after the other and every call runs once', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made, releaseRight } = twoWaiting(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    releaseRight();
+    const response = await post(url, chatBody([userMessage]));
+    await bothWaiting(system);
+
+    let message = await messageOf(response);
+    const asked: string[] = [];
+    for (let round = 0; round < 3 && message.metadata === undefined; round++) {
+      const requests = partsOf(message).filter((part) => part.state === 'approval-requested');
+      expect(requests.length).toBeGreaterThan(0);
+      let answer = message;
+      for (const request of requests) {
+        const id = (request.approval as { id: string }).id;
+        asked.push(id);
+        answer = answered(answer, id, true);
+      }
+      message = await messageOf(await post(url, chatBody([userMessage, answer])), answer);
+    }
+    expect(asked).toHaveLength(2);
+    expect(new Set(asked.map((id) => id.split('/')[0])).size).toBe(2);
+    expect(made).toEqual({ left: 1, right: 1 });
+    // A run's text still streaming when another's wait ended a response is split there, never repeated or lost.
+    const textOf = (agentId: string) =>
+      partsOf(message)
+        .filter((part) => part.type === 'text' && (part.providerMetadata as { actorloop?: { agentId: string } } | undefined)?.actorloop?.agentId === agentId)
+        .map((part) => part.text)
+        .join('');
+    expect([textOf('left'), textOf('right')]).toEqual(['Left adds.Left: 3.', 'Right adds.Right: 7.']);
+    expect(textsOf(message).at(-1)).toBe('Both answered.');
+    expect(message.metadata).toMatchObject({ reason: 'final_answer' });
+  });
+
+  it('AG-UI: each interrupt is its own AG-UI run’s end; resuming one ends at the other, still waiting; every call runs once', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made, releaseRight } = twoWaiting(system);
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const client = new HttpAgent({ url, threadId: 'thread-2', initialMessages: [{ id: 'u1', role: 'user', content: 'Ask both.' }] });
+
+    const first = await consume(client, 'run-2');
+    const subOf = (events: AgUiEvent[], name: string) => events.find((e) => e.type === 'SUBAGENT_STARTED' && e.name === name)?.subagentRunId as string;
+    const left = subOf(first, 'left');
+    expect(client.pendingInterrupts.map((i) => i.subagentRunId)).toEqual([left]);
+    releaseRight();
+    await bothWaiting(system);
+
+    const second = await consume(client, 'run-2b', [{ interruptId: `${left}/call_0_0`, status: 'resolved', payload: { approved: true } }]);
+    const right = subOf(first, 'right');
+    expect(made).toEqual({ left: 1, right: 0 });
+    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-2b', outcome: { type: 'interrupt', interrupts: [{ id: `${right}/call_0_0`, subagentRunId: right }] } });
+    expect(system.get('right').agent.handle(right)?.phase()).toBe('awaitingHuman');
+
+    const third = await consume(client, 'run-2c', [{ interruptId: `${right}/call_0_0`, status: 'resolved', payload: { approved: true } }]);
+    expect(made).toEqual({ left: 1, right: 1 });
+    const all = [...first, ...second, ...third];
+    expect(all.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => e.content)).toEqual(expect.arrayContaining(['3', '7', 'Left: 3.', 'Right: 7.']));
+    expect(all.filter((e) => e.type === 'TOOL_CALL_RESULT')).toHaveLength(4);
+    // Each sub-run finishes once, whichever AG-UI run it finishes in (the left one may still be at work when the right one's wait ends the second).
+    for (const sub of [left, right]) expect(all.filter((e) => e.type === 'SUBAGENT_FINISHED' && e.subagentRunId === sub && (e.outcome as { type: string }).type === 'success')).toHaveLength(1);
+    expect(third.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-2c', outcome: { type: 'success' }, result: { text: 'Both answered.' } });
+    expect(client.pendingInterrupts).toEqual([]);
   });
 });
