@@ -13,7 +13,7 @@ import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import type { WebHandler } from '../../src/web/handler.ts';
 import { trackedSystem } from '../system/helpers.ts';
-import { nestedDelegation, twoWaiting } from './fixtures/nested.ts';
+import { nestedDelegation, twoWaiting, waitMidText } from './fixtures/nested.ts';
 import { chunksOf, post, serve, type Served } from './support.ts';
 
 const servers: Served[] = [];
@@ -244,6 +244,35 @@ describe('two sub-agents waiting for a human at once (lead → left, right)', ()
     expect([textOf('left'), textOf('right')]).toEqual(['Left adds.Left: 3.', 'Right adds.Right: 7.']);
     expect(textsOf(message).at(-1)).toBe('Both answered.');
     expect(message.metadata).toMatchObject({ reason: 'final_answer' });
+  });
+
+  it("AI SDK: a sibling's text still streaming at a wait is ended in that response and goes on as a new part in the next, nothing repeated or lost", { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made, startLeft, right } = waitMidText(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const deltas = (agentId: string) => system.get(agentId).agent.journal.entries().filter((entry) => entry.event.type === 'token.delta').length;
+
+    const response = await post(url, chatBody([userMessage]));
+    right.release(1);
+    await expect.poll(() => deltas('right')).toBe(1);
+    startLeft();
+    const first = await messageOf(response);
+    const rightText = (message: UIMessage) => partsOf(message).filter((part) => part.type === 'text' && (part.providerMetadata as { actorloop?: { agentId: string } } | undefined)?.actorloop?.agentId === 'right');
+    // The right one's text, cut by the left one's wait, is a finished part of this response.
+    expect(rightText(first).map((part) => [part.text, part.state])).toEqual([['Right ', 'done']]);
+    const leftRun = agentParts(first).find((a) => a.agentId === 'left')?.runId as string;
+
+    right.release(100);
+    const leftAnswer = answered(first, `${leftRun}/call_0_0`, true);
+    const second = await messageOf(await post(url, chatBody([userMessage, leftAnswer])), leftAnswer);
+    const rightRun = agentParts(second).find((a) => a.agentId === 'right')?.runId as string;
+    const rightAnswer = answered(second, `${rightRun}/call_0_0`, true);
+    const done = await messageOf(await post(url, chatBody([userMessage, rightAnswer])), rightAnswer);
+
+    expect(made).toEqual({ left: 1, right: 1 });
+    expect(rightText(done).map((part) => part.text)).toEqual(['Right ', 'adds.', 'Right: 7.']);
+    expect(partsOf(done).filter((part) => part.type === 'text').every((part) => part.state === 'done')).toBe(true);
+    expect(textsOf(done).at(-1)).toBe('Both answered.');
   });
 
   it('AG-UI: each interrupt is its own AG-UI run’s end; resuming one ends at the other, still waiting; every call runs once', { timeout: 30_000 }, async () => {
