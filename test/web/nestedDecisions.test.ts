@@ -9,6 +9,9 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent, ResumeEntry } from '@ag-ui/core';
 import { readUIMessageStream, type UIMessage } from 'ai';
+import { z } from 'zod';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import type { WebHandler } from '../../src/web/handler.ts';
@@ -303,5 +306,33 @@ describe('two sub-agents waiting for a human at once (lead → left, right)', ()
     for (const sub of [left, right]) expect(all.filter((e) => e.type === 'SUBAGENT_FINISHED' && e.subagentRunId === sub && (e.outcome as { type: string }).type === 'success')).toHaveLength(1);
     expect(third.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-2c', outcome: { type: 'success' }, result: { text: 'Both answered.' } });
     expect(client.pendingInterrupts).toEqual([]);
+  });
+});
+
+describe('an answer the page sent before, still in its message', () => {
+  it('AI SDK: a run waiting on two calls, answered one at a time: the second answer, carrying the first again, decides only the second', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const made = { runs: 0 };
+    const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => (made.runs++, a + b), requiresConfirmation: true });
+    const calls = [
+      { name: 'add', arguments: { a: 1, b: 2 } },
+      { name: 'add', arguments: { a: 3, b: 4 } },
+    ];
+    system.spawn('solo', { model: { provider: scriptedModel([{ toolCalls: calls }, { text: '3 and 7.' }]), stream: true }, tools: [add] });
+    const { url } = await served(createAiSdkHandler(system.get('solo').agent, { system }));
+
+    const first = await messageOf(await post(url, chatBody([userMessage])));
+    expect(partsOf(first).filter((part) => part.state === 'approval-requested').map((part) => part.toolCallId)).toEqual(['call_0_0', 'call_0_1']);
+    const one = answered(first, 'call_0_0', true);
+    const second = await messageOf(await post(url, chatBody([userMessage, one])), one);
+    // The run asks again for the call still waiting; the first stays answered in the page's message.
+    expect(partsOf(second).filter((part) => part.type === 'tool-add').map((part) => part.state)).toEqual(['approval-responded', 'approval-requested']);
+    expect(made.runs).toBe(0);
+
+    const both = answered(second, 'call_0_1', false, 'not that one');
+    const done = await messageOf(await post(url, chatBody([userMessage, both])), both);
+    expect(made.runs).toBe(1);
+    expect(partsOf(done).filter((part) => part.type === 'tool-add').map((part) => part.state)).toEqual(['output-available', 'output-denied']);
+    expect(done.metadata).toMatchObject({ reason: 'final_answer' });
   });
 });
