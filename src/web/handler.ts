@@ -15,6 +15,7 @@ import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type Run
 import type { ResumeRequest, RunDecisions, SubRun, WebProtocol } from './protocol.ts';
 import { agentRunFeed, notHandOff, runTree, treeNow, type RunAgents, type RunKey } from './runTree.ts';
 import { parseTreeEventId, treeSseBody, type TreeCursor } from './treeSse.ts';
+import { atStop, ResponseStops } from './stops.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
 import { defined } from '../core/defined.ts';
@@ -76,7 +77,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const runs = new Map<string, HeldRun>();
   const threads = new Map<string, string>();
   /** Where each served run's tree stood when a wait ended a response: the page's answer goes on from there. */
-  const stops = new Map<string, { readonly wait: JournalEntry; readonly at: TreeCursor }>();
+  const stops = new ResponseStops();
 
   const hold = (held: HeldRun): void => {
     runs.set(held.handle.runId, held);
@@ -86,7 +87,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       const ended = [...runs.values()].filter((run) => isEnded(run.handle));
       for (const run of ended.slice(0, Math.max(0, ended.length - retain))) {
         runs.delete(run.handle.runId);
-        stops.delete(run.handle.runId);
+        stops.forget(run.handle.runId);
         if (threads.get(run.threadId) === run.handle.runId) threads.delete(run.threadId);
       }
     });
@@ -106,8 +107,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
-  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
-    const after = tree ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
+  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, given?: TreeCursor): Promise<Response> => {
+    const asked = given ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
+    // A page that has the end of a response whose wait is still unanswered gets that end again, not a stream that waits.
+    const { last } = stops.last(runId);
+    const again = given === undefined && asked !== undefined && last !== undefined && last.wait.runId !== runId && !decided(system, last.wait) && atStop(asked, last) ? last : undefined;
+    const tree = again?.at ?? given;
+    const after = tree ?? asked;
     const root = await runFeed({ agent, pollIntervalMs, ...defined({ read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
     const local = agent.journal.entries(runId)[0]?.sequence === 0;
@@ -124,7 +130,10 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const threadId = view(runId).threadId;
     const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
     const treeWaits = protocol.treeWaits?.bind(protocol);
-    const stopsHere = { ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined) }), onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.set(runId, { wait, at })) };
+    const stopsHere = {
+      ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined), again: again?.wait }),
+      onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.record(runId, { wait, at })),
+    };
     return new Response(treeSseBody(feed, encoderOf, protocol, after, request.signal, undefined, stopsHere), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
@@ -155,16 +164,22 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const runId = threads.get(threadId);
     const held = runId === undefined ? undefined : runs.get(runId);
     if (runId === undefined || held === undefined || isEnded(held.handle)) return new Response(null, { status: 204 });
-    // In a tree, the last response a wait ended (a sub-run's too) is where the one going on began, once that wait was answered.
-    const stop = options.system === undefined || protocol.attribute === undefined ? undefined : stops.get(runId);
-    if (stop !== undefined && options.system !== undefined) {
-      const { wait } = stop;
-      const journal = options.system.has(wait.agentId) ? options.system.get(wait.agentId).agent.journal : agent.journal;
-      if (journal.entries(wait.runId).some((entry) => entry.sequence > wait.sequence && entry.event.type === 'human.decided')) return stream(runId, request, undefined, undefined, stop.at);
+    // In a tree, the last response a wait ended (a sub-run's too) is where the one going on began, once that wait was
+    // answered; while it is not, the response the page is in is the one that ended there, begun where the one before ended.
+    const { last, before } = options.system === undefined || protocol.attribute === undefined ? {} : stops.last(runId);
+    if (last !== undefined && options.system !== undefined) {
+      if (decided(options.system, last.wait)) return stream(runId, request, undefined, undefined, last.at);
+      return stream(runId, request, undefined, undefined, before?.at);
     }
     const waits = agent.journal.entries(runId).filter((entry) => entry.event.type === 'human.awaiting');
     const answered = waits.at(held.handle.phase() === 'awaitingHuman' ? -2 : -1);
     return stream(runId, request, answered === undefined ? undefined : { sequence: answered.sequence, index: Number.MAX_SAFE_INTEGER });
+  };
+
+  /** Whether `wait` was answered: a decision follows it in its run's journal. */
+  const decided = (system: RunAgents, wait: JournalEntry): boolean => {
+    const journal = system.has(wait.agentId) ? system.get(wait.agentId).agent.journal : agent.journal;
+    return journal.entries(wait.runId).some((entry) => entry.sequence > wait.sequence && entry.event.type === 'human.decided');
   };
 
   const sources: DecisionSources = {
@@ -231,8 +246,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
 
   /** Where the page stood at the wait a response ended at (one of `waits`), else each run at its last entry so far. */
   const treeAt = (system: RunAgents, root: string, waits: readonly (JournalEntry | undefined)[]): TreeCursor | undefined => {
-    const stop = stops.get(root);
-    if (stop !== undefined && waits.some((wait) => wait !== undefined && stop.wait.runId === wait.runId && stop.wait.sequence === wait.sequence)) return stop.at;
+    const stop = stops.at(root, waits);
+    if (stop !== undefined) return stop.at;
     const wait = waits[0];
     if (wait === undefined) return undefined;
     const at = new Map<RunKey, EventCursor>();

@@ -60,6 +60,8 @@ export interface TreeStops<TEvent> {
   readonly waits?: () => TreeWaits<TEvent>;
   /** Told where every run stood when a wait ended the response: the page's next request goes on from there. */
   readonly onEnd?: (at: TreeCursor, wait: JournalEntry) => void;
+  /** A sub-run's wait whose response the page has to its end, still unanswered: reached, it ends this one the same way. */
+  readonly again?: JournalEntry;
 }
 
 /** As `sseBody`, with one encoder per run; a reader `maxAhead` behind is followed again from each run's start. */
@@ -124,7 +126,12 @@ export function treeSseBody<TEvent>(
           };
           for (const event of own) see(event);
           // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
-          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || !sent) ? waits?.suspend(own, sub) : undefined;
+          const repeat = stops.again !== undefined && entry.runId === stops.again.runId && entry.sequence === stops.again.sequence;
+          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || repeat || !sent) ? waits?.suspend(own, sub) : undefined;
+          if (repeat && closing !== undefined) {
+            for (const event of closing) queue(formatTreeEventId(at), event);
+            return pump.finish();
+          }
           for (const event of closing ?? []) events.push({ shown: event, held: false });
           let queued = false;
           for (let index = 0; index < events.length; index++) {

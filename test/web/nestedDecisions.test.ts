@@ -17,7 +17,7 @@ import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import type { WebHandler } from '../../src/web/handler.ts';
 import { trackedSystem } from '../system/helpers.ts';
 import { nestedDelegation, twoWaiting, waitMidText } from './fixtures/nested.ts';
-import { chunksOf, post, serve, type Served } from './support.ts';
+import { chunksOf, EventReader, post, runInput, serve, type Served } from './support.ts';
 
 const servers: Served[] = [];
 afterEach(async () => {
@@ -334,5 +334,89 @@ describe('an answer the page sent before, still in its message', () => {
     expect(made.runs).toBe(1);
     expect(partsOf(done).filter((part) => part.type === 'tool-add').map((part) => part.state)).toEqual(['output-available', 'output-denied']);
     expect(done.metadata).toMatchObject({ reason: 'final_answer' });
+  });
+});
+
+describe("a page reloaded while a sub-run's wait is unanswered", () => {
+  /** The chunks of a response read to its end; a response still open after 10 s fails the test rather than hang it. */
+  async function chunksTo(response: Response): Promise<{ type: string }[]> {
+    const chunks: { type: string }[] = [];
+    const reader = chunksOf(response.body as ReadableStream<Uint8Array>).getReader();
+    for (let next = await reader.read(); next.done !== true; next = await reader.read()) chunks.push(next.value);
+    return chunks;
+  }
+
+  it('AI SDK (resumeStream): gets the pending approval request again, and answering it afterwards runs the call once', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made } = nestedDelegation(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const first = await messageOf(await post(url, chatBody([userMessage])));
+    const sub = agentParts(first).find((a) => a.agentId === 'adder')?.runId as string;
+
+    const reloaded = await fetch(`${url}/chat-1/stream`, { signal: AbortSignal.timeout(10_000) });
+    expect(reloaded.status).toBe(200);
+    const chunks = await chunksTo(reloaded);
+    expect(chunks.filter((chunk) => chunk.type === 'tool-approval-request')).toEqual([expect.objectContaining({ approvalId: `${sub}/call_0_0`, toolCallId: `${sub}/call_0_0` })]);
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    // What the reloaded page builds is what the first response built.
+    const again = await messageOf(new Response(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')));
+    expect(textsOf(again)).toEqual(textsOf(first));
+    expect(made.adder).toBe(0);
+
+    const answer = answered(again, `${sub}/call_0_0`, true);
+    const done = await messageOf(await post(url, chatBody([userMessage, answer])), answer);
+    expect(made.adder).toBe(1);
+    expect(textsOf(done).at(-1)).toBe('The coordinator says 42.');
+  });
+
+  it('AI SDK (resumeStream): after one of two waits was answered, gets the current response again (from the answer on), ending at the other wait', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made, releaseRight } = twoWaiting(system);
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const first = await messageOf(await post(url, chatBody([userMessage])));
+    const left = agentParts(first).find((a) => a.agentId === 'left')?.runId as string;
+    releaseRight();
+    const leftAnswer = answered(first, `${left}/call_0_0`, true);
+    const secondResponse = await post(url, chatBody([userMessage, leftAnswer]));
+    const secondChunks = await chunksTo(secondResponse);
+    const right = system.get('right').agent.journal.entries()[0]?.runId as string;
+    expect(secondChunks.filter((chunk) => chunk.type === 'tool-approval-request').map((chunk) => (chunk as { approvalId?: string }).approvalId)).toEqual([`${right}/call_0_0`]);
+
+    const reloaded = await chunksTo(await fetch(`${url}/chat-1/stream`, { signal: AbortSignal.timeout(10_000) }));
+    // The response the page was in, again (with what the runs did since): not the first one's, and ending at the right one's request.
+    const deltas = reloaded.filter((chunk) => chunk.type === 'text-delta').map((chunk) => (chunk as { delta?: string }).delta);
+    expect(deltas).not.toContain('Asking both.');
+    expect(deltas.join('')).toContain('Right adds.');
+    expect(reloaded.filter((chunk) => chunk.type === 'tool-approval-request').map((chunk) => (chunk as { approvalId?: string }).approvalId)).toEqual([`${right}/call_0_0`]);
+    expect(reloaded.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    expect(made).toEqual({ left: 1, right: 0 });
+
+    // The reloaded page had the first response's message; the resumed stream goes on from it, and the answer finishes the chat.
+    const page = await messageOf(new Response(reloaded.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')), leftAnswer);
+    const rightAnswer = answered(page, `${right}/call_0_0`, true);
+    const done = await messageOf(await post(url, chatBody([userMessage, rightAnswer])), rightAnswer);
+    expect(made).toEqual({ left: 1, right: 1 });
+    for (const text of ['Asking both.', 'Left adds.', 'Left: 3.', 'Right adds.', 'Right: 7.', 'Both answered.']) expect(textsOf(done).filter((t) => t === text)).toHaveLength(1);
+  });
+
+  it('AG-UI (GET runs/<served run>/stream with the interrupt’s Last-Event-ID): gets the pending interrupt again, and resuming it afterwards works', { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const { made } = nestedDelegation(system);
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const first = await new EventReader(await post(url, runInput('What is 20 + 22?', 'run-g'))).rest();
+    const end = first.at(-1);
+    expect(end?.data).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+    const interrupts = (end?.data.outcome as { interrupts: { id: string }[] }).interrupts;
+
+    const reloaded = await new EventReader(await fetch(`${url}/runs/run-g/stream`, { headers: { 'last-event-id': end?.id as string }, signal: AbortSignal.timeout(10_000) })).rest();
+    expect(reloaded.map((e) => e.data.type)).toEqual(['RUN_STARTED', 'RUN_FINISHED']);
+    expect(reloaded.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-g', outcome: { type: 'interrupt', interrupts } });
+    expect(made.adder).toBe(0);
+
+    const client = new HttpAgent({ url, threadId: 'thread-1', initialMessages: [{ id: 'u1', role: 'user', content: 'What is 20 + 22?' }] });
+    const rest = await consume(client, 'run-g-2', [{ interruptId: interrupts[0]?.id as string, status: 'resolved', payload: { approved: true } }]);
+    expect(made.adder).toBe(1);
+    expect(rest.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('It is 42.The adder says 42.The coordinator says 42.');
+    expect(rest.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-g-2', outcome: { type: 'success' } });
   });
 });
