@@ -192,31 +192,27 @@ const Decision = z.strictObject({ approved: z.boolean(), reason: z.string().max(
 
 /** Cancelled is a rejection; resolved carries a decision, or an elicitation's answer. A sub-run's interrupt is answered in the thread's served run. */
 function resumeOf(entries: readonly ResumeEntry[], resumedAs: string, threadId: string): ResumeRequest {
-  const byRun = new Map<string, { approved: string[]; rejected: { toolCallId: string; reason?: string }[] }>();
+  const runIds = new Set<string>();
+  const approved: string[] = [];
+  const rejected: { toolCallId: string; reason?: string }[] = [];
   const answers: Record<string, unknown> = {};
   for (const entry of entries) {
     const cut = entry.interruptId.indexOf('/');
     if (cut <= 0) throw new WebRequestError(400, `Interrupt id "${entry.interruptId.slice(0, 80)}" is not one this server gave: answer the interrupts of the RUN_FINISHED that ended the run.`);
-    const runId = entry.interruptId.slice(0, cut);
-    const run = byRun.get(runId) ?? { approved: [], rejected: [] };
-    byRun.set(runId, run);
+    runIds.add(entry.interruptId.slice(0, cut));
     const toolCallId = entry.interruptId.slice(cut + 1);
     if (entry.status === 'cancelled') {
-      run.rejected.push({ toolCallId, reason: 'The person asked cancelled the request.' });
+      rejected.push({ toolCallId, reason: 'The person asked cancelled the request.' });
       continue;
     }
     const decision = Decision.safeParse(entry.payload);
-    if (!decision.success) {
-      answers[toolCallId] = entry.payload;
-      run.approved.push(toolCallId);
-    } else if (decision.data.approved) run.approved.push(toolCallId);
-    else run.rejected.push({ toolCallId, ...(decision.data.reason === undefined ? {} : { reason: decision.data.reason }) });
+    if (!decision.success) answers[toolCallId] = entry.payload;
+    else if (decision.data.approved) approved.push(toolCallId);
+    else rejected.push({ toolCallId, ...(decision.data.reason === undefined ? {} : { reason: decision.data.reason }) });
   }
-  const [first, ...more] = [...byRun].map(([runId, { approved, rejected }]) => ({ runId, approved, rejected }));
-  if (first === undefined) throw new WebRequestError(400, 'The resume entries answer no interrupt: answer the interrupts of the RUN_FINISHED that ended the run.');
-  // A question is its run's only wait, answered on its own.
-  if (more.length > 0 && Object.keys(answers).length > 0) throw new WebRequestError(400, "The resume entries answer a question together with other runs' interrupts: answer the question in a request of its own.");
-  return { resume: { ...first, answers, resumedAs, threadId, ...(more.length === 0 ? {} : { more }) } };
+  const [runId, ...others] = runIds;
+  if (runId === undefined || others.length > 0) throw new WebRequestError(400, `The resume entries answer interrupts of ${runIds.size} runs (${[...runIds].join(', ')}): answer those of one run per request.`);
+  return { resume: { runId, approved: [...approved, ...Object.keys(answers)], rejected, answers, resumedAs, threadId } };
 }
 
 function textOf(content: unknown): string {
