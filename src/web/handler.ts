@@ -304,7 +304,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       }
     }
     if (tree !== undefined) return stream(first.root, request, undefined, resumedAs, tree);
-    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
+    return stream(first.decisions.runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
   };
 
   return async (request) => {
