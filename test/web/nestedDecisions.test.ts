@@ -293,7 +293,7 @@ describe('two sub-agents waiting for a human at once (lead → left, right)', ()
 
     const second = await consume(client, 'run-2b', [{ interruptId: `${left}/call_0_0`, status: 'resolved', payload: { approved: true } }]);
     const right = subOf(first, 'right');
-    expect(made).toEqual({ left: 1, right: 0 });
+    await expect.poll(() => ({ ...made })).toEqual({ left: 1, right: 0 });
     expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'run-2b', outcome: { type: 'interrupt', interrupts: [{ id: `${right}/call_0_0`, subagentRunId: right }] } });
     expect(system.get('right').agent.handle(right)?.phase()).toBe('awaitingHuman');
 
@@ -389,7 +389,7 @@ describe("a page reloaded while a sub-run's wait is unanswered", () => {
     expect(deltas.join('')).toContain('Right adds.');
     expect(reloaded.filter((chunk) => chunk.type === 'tool-approval-request').map((chunk) => (chunk as { approvalId?: string }).approvalId)).toEqual([`${right}/call_0_0`]);
     expect(reloaded.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
-    expect(made).toEqual({ left: 1, right: 0 });
+    await expect.poll(() => ({ ...made })).toEqual({ left: 1, right: 0 });
 
     // The reloaded page had the first response's message; the resumed stream goes on from it, and the answer finishes the chat.
     const page = await messageOf(new Response(reloaded.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')), leftAnswer);
