@@ -122,8 +122,10 @@ function agUiTreeWaits(view: RunView, fromStop: boolean): TreeWaits<AgUiEvent> {
       }));
       const closing = [...open].filter(([key]) => !shut.has(key)).toReversed();
       for (const [key] of closing) shut.add(key);
+      // The page's AG-UI run ended at this wait already (a reconnect to it): a new one says it again.
+      const restart: AgUiEvent[] = runShut ? [{ type: EventType.RUN_STARTED, threadId: view.threadId, runId: (runId = view.resumedAs ?? view.runId) }] : [];
       runShut = true;
-      return [...closing.map(([, part]) => closer(part.opener)), { type: EventType.RUN_FINISHED, threadId: view.threadId, runId, outcome: { type: 'interrupt', interrupts } }];
+      return [...restart, ...closing.map(([, part]) => closer(part.opener)), { type: EventType.RUN_FINISHED, threadId: view.threadId, runId, outcome: { type: 'interrupt', interrupts } }];
     },
   };
 }

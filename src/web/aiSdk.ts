@@ -6,7 +6,7 @@ import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message, ToolCall } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { ResumeRequest, RunView, StartRequest, StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, RunView, StartRequest, StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 
 /**
  * For `useChat`'s default transport.
@@ -26,12 +26,46 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   merge: mergeDeltas,
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   attribute: attributeAiSdk,
-  treeWaits: () => ({
-    pass: (chunk) => [chunk],
-    // A sub-run's approval request ends the response as the served run's own does: the page answers it in its next request.
-    suspend: (own) => (own.some((chunk) => chunk?.type === 'tool-approval-request') ? [{ type: 'finish', finishReason: 'tool-calls' }] : undefined),
-  }),
+  treeWaits: aiSdkTreeWaits,
 };
+
+/**
+ * A sub-run's approval request ends the response as the served run's own does: the page answers it in its next
+ * request. Another run's text or reasoning still streaming then is ended there (the page's reader keeps no part
+ * open across responses) and started again, under its id, before its next delta; it reads as two parts.
+ */
+function aiSdkTreeWaits(_view: RunView, fromStop: boolean): TreeWaits<AiSdkChunk> {
+  /** Text and reasoning parts started and not ended, by id, with the chunk that started them. */
+  const open = new Map<string, AiSdkChunk>();
+  /** Open parts the page saw ended at the wait that ended its last response. */
+  const shut = new Set<string>();
+  return {
+    pass(chunk, sent) {
+      if (chunk.type === 'text-start' || chunk.type === 'reasoning-start') {
+        open.set(chunk.id, chunk);
+        if (!sent && fromStop) shut.add(chunk.id);
+        return [chunk];
+      }
+      if (chunk.type !== 'text-delta' && chunk.type !== 'reasoning-delta' && chunk.type !== 'text-end' && chunk.type !== 'reasoning-end') return [chunk];
+      const ends = chunk.type === 'text-end' || chunk.type === 'reasoning-end';
+      const starter = open.get(chunk.id);
+      if (ends) open.delete(chunk.id);
+      if (!sent || !shut.delete(chunk.id)) {
+        if (ends && !sent) shut.delete(chunk.id);
+        return [chunk];
+      }
+      // The page ended this part at the wait: an end is had already, a delta starts it again.
+      return ends || starter === undefined ? [] : [starter, chunk];
+    },
+    suspend(own) {
+      if (!own.some((chunk) => chunk?.type === 'tool-approval-request')) return undefined;
+      const ending = [...open].filter(([id]) => !shut.has(id));
+      for (const [id] of ending) shut.add(id);
+      const ends = ending.map(([id, starter]): AiSdkChunk => (starter.type === 'reasoning-start' ? { type: 'reasoning-end', id } : { type: 'text-end', id }));
+      return [...ends, { type: 'finish', finishReason: 'tool-calls' }];
+    },
+  };
+}
 
 /**
  * Ids are prefixed, as two runs may number alike; a sub-run's steps are the message's too, so the calls it waits
@@ -174,13 +208,12 @@ function resumeOf(message: UiMessage): ResumeRequest {
     if (part.approval.approved) run.approved.push(toolCallId);
     else run.rejected.push({ toolCallId, ...(part.approval.reason === undefined ? {} : { reason: part.approval.reason }) });
   }
-  const [answered, ...others] = byRun;
-  if (answered === undefined) {
+  // An answer the page gave before stays in the message until its call's output reaches it: the handler skips those.
+  const [first, ...more] = [...byRun].map(([runId, { approved, rejected }]) => ({ runId, approved, rejected }));
+  if (first === undefined) {
     throw new WebRequestError(400, 'The last message is an assistant message with no answered tool approval: send a user message to start a run, or answer the approval request with addToolApprovalResponse.');
   }
-  if (others.length > 0) throw new WebRequestError(400, `The message answers approvals of ${byRun.size} runs (${[...byRun.keys()].join(', ')}): answer those the last response asked for.`);
-  const [runId, { approved, rejected }] = answered;
-  return { resume: { runId, approved, rejected, servedRunId: message.id } };
+  return { resume: { ...first, servedRunId: message.id, ...(more.length === 0 ? {} : { more }) } };
 }
 
 function textOf(message: UiMessage): string {

@@ -12,9 +12,10 @@ import type { SecretRuleOptions } from '../security/secrets.ts';
 import { WebRequestError } from './errors.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
-import type { ResumeRequest, SubRun, WebProtocol } from './protocol.ts';
+import type { ResumeRequest, RunDecisions, SubRun, WebProtocol } from './protocol.ts';
 import { agentRunFeed, notHandOff, runTree, treeNow, type RunAgents, type RunKey } from './runTree.ts';
 import { parseTreeEventId, treeSseBody, type TreeCursor } from './treeSse.ts';
+import { atStop, ResponseStops } from './stops.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
 import { parseEventId, SSE_HEADERS, sseBody, type EventCursor } from './sse.ts';
 import { defined } from '../core/defined.ts';
@@ -76,7 +77,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const runs = new Map<string, HeldRun>();
   const threads = new Map<string, string>();
   /** Where each served run's tree stood when a wait ended a response: the page's answer goes on from there. */
-  const stops = new Map<string, { readonly wait: JournalEntry; readonly at: TreeCursor }>();
+  const stops = new ResponseStops();
 
   const hold = (held: HeldRun): void => {
     runs.set(held.handle.runId, held);
@@ -86,7 +87,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       const ended = [...runs.values()].filter((run) => isEnded(run.handle));
       for (const run of ended.slice(0, Math.max(0, ended.length - retain))) {
         runs.delete(run.handle.runId);
-        stops.delete(run.handle.runId);
+        stops.forget(run.handle.runId);
         if (threads.get(run.threadId) === run.handle.runId) threads.delete(run.threadId);
       }
     });
@@ -108,8 +109,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
-  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
-    const after = tree ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
+  const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, given?: TreeCursor): Promise<Response> => {
+    const asked = given ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
+    // A page that has the end of a response whose wait is still unanswered gets that end again, not a stream that waits.
+    const { last } = stops.last(runId);
+    const again = given === undefined && asked !== undefined && last !== undefined && last.wait.runId !== runId && !decided(system, last.wait) && atStop(asked, last) ? last : undefined;
+    const tree = again?.at ?? given;
+    const after = tree ?? asked;
     const root = await runFeed({ agent, pollIntervalMs, everywhere, ...defined({ read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
     const local = agent.journal.entries(runId)[0]?.sequence === 0;
@@ -126,7 +132,10 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const threadId = view(runId).threadId;
     const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
     const treeWaits = protocol.treeWaits?.bind(protocol);
-    const stopsHere = { ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined) }), onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.set(runId, { wait, at })) };
+    const stopsHere = {
+      ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined), again: again?.wait }),
+      onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.record(runId, { wait, at })),
+    };
     return new Response(treeSseBody(feed, encoderOf, protocol, after, request.signal, undefined, stopsHere), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
@@ -157,16 +166,22 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const runId = threads.get(threadId);
     const held = runId === undefined ? undefined : runs.get(runId);
     if (runId === undefined || held === undefined || isEnded(held.handle)) return new Response(null, { status: 204 });
-    // In a tree, the last response a wait ended (a sub-run's too) is where the one going on began, once that wait was answered.
-    const stop = options.system === undefined || protocol.attribute === undefined ? undefined : stops.get(runId);
-    if (stop !== undefined && options.system !== undefined) {
-      const { wait } = stop;
-      const journal = options.system.has(wait.agentId) ? options.system.get(wait.agentId).agent.journal : agent.journal;
-      if (journal.entries(wait.runId).some((entry) => entry.sequence > wait.sequence && entry.event.type === 'human.decided')) return stream(runId, request, undefined, undefined, stop.at);
+    // In a tree, the last response a wait ended (a sub-run's too) is where the one going on began, once that wait was
+    // answered; while it is not, the response the page is in is the one that ended there, begun where the one before ended.
+    const { last, before } = options.system === undefined || protocol.attribute === undefined ? {} : stops.last(runId);
+    if (last !== undefined && options.system !== undefined) {
+      if (decided(options.system, last.wait)) return stream(runId, request, undefined, undefined, last.at);
+      return stream(runId, request, undefined, undefined, before?.at);
     }
     const waits = agent.journal.entries(runId).filter((entry) => entry.event.type === 'human.awaiting');
     const answered = waits.at(held.handle.phase() === 'awaitingHuman' ? -2 : -1);
     return stream(runId, request, answered === undefined ? undefined : { sequence: answered.sequence, index: Number.MAX_SAFE_INTEGER });
+  };
+
+  /** Whether `wait` was answered: a decision follows it in its run's journal. */
+  const decided = (system: RunAgents, wait: JournalEntry): boolean => {
+    const journal = system.has(wait.agentId) ? system.get(wait.agentId).agent.journal : agent.journal;
+    return journal.entries(wait.runId).some((entry) => entry.sequence > wait.sequence && entry.event.type === 'human.decided');
   };
 
   const sources: DecisionSources = {
@@ -231,11 +246,12 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return { root, entries: options.system.get(member.last.agentId).agent.journal.entries(runId) };
   };
 
-  /** Where the page stood at `wait`: as the response that ended there left it, else each run at its last entry so far. */
-  const treeAt = (system: RunAgents, root: string, wait: JournalEntry | undefined): TreeCursor | undefined => {
+  /** Where the page stood at the wait a response ended at (one of `waits`), else each run at its last entry so far. */
+  const treeAt = (system: RunAgents, root: string, waits: readonly (JournalEntry | undefined)[]): TreeCursor | undefined => {
+    const stop = stops.at(root, waits);
+    if (stop !== undefined) return stop.at;
+    const wait = waits[0];
     if (wait === undefined) return undefined;
-    const stop = stops.get(root);
-    if (stop !== undefined && stop.wait.runId === wait.runId && stop.wait.sequence === wait.sequence) return stop.at;
     const at = new Map<RunKey, EventCursor>();
     for (const [key, { runId, last }] of treeOf(system, root)) at.set(key, { sequence: runId === wait.runId ? wait.sequence : last.sequence, index: Number.MAX_SAFE_INTEGER });
     // A served run of another process: its tree is not here, its own wait is.
@@ -243,32 +259,54 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     return at;
   };
 
-  const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
-    const { runId, approved, rejected, answers = {}, resumedAs } = answer;
-    const served = servedRunOf(answer);
+  /** A run the page answers, with the wait it answers; calls a decision already reached are left out (and a run with no other, not reached). */
+  const answering = async (answer: ResumeRequest['resume'], decisions: RunDecisions) => {
+    const { runId } = decisions;
+    const served = servedRunOf({ ...answer, runId });
+    const named = [...decisions.approved, ...decisions.rejected.map((r) => r.toolCallId)];
+    // The page's message keeps an answer it sent before until the call's output reaches it; its run may have ended since.
+    const decidedIn = (entries: readonly JournalEntry[]) => new Set(entries.flatMap(({ event }) => (event.type === 'human.decided' ? event.toolCallIds : [])));
+    const before = decidedIn(served.entries ?? agent.journal.entries(runId));
+    if (answer.more !== undefined && named.every((id) => before.has(id))) return { root: served.root, decisions: { runId, approved: [], rejected: [] } };
     const run = await liveRun(runId, 'answer');
     // The stream goes on after the wait answered here (a run of another process: from where it is kept).
     const known = served.entries ?? agent.journal.entries(runId);
     const entries = known[0]?.sequence === 0 ? known : read === undefined ? [] : await read(runId);
     const lastWait = entries.findLast((entry) => entry.event.type === 'human.awaiting');
+    if (asksQuestion(run, lastWait)) return { root: served.root, run, lastWait, decisions };
+    const pending = (await run.waiting()) ?? [];
+    const decided = decidedIn(entries);
+    const fresh = (id: string) => pending.includes(id) || !decided.has(id);
+    const left = { runId, approved: decisions.approved.filter(fresh), rejected: decisions.rejected.filter((r) => fresh(r.toolCallId)) };
+    // Only calls that still wait; all of them decided already is the page sending its answer again.
+    await waiting(runId, run, 'answer', left.approved.length + left.rejected.length > 0 ? [...left.approved, ...left.rejected.map((r) => r.toolCallId)] : named);
+    return { root: served.root, run, lastWait, decisions: left };
+  };
+
+  const resume = async (answer: ResumeRequest['resume'], request: Request): Promise<Response> => {
+    const { runId, answers = {}, resumedAs } = answer;
+    const all = await Promise.all([answer, ...(answer.more ?? [])].map((decisions) => answering(answer, decisions)));
+    const first = all.find((one) => one.run !== undefined);
+    if (first?.run === undefined) throw new WebRequestError(409, `The calls the message answers were decided already and nothing it names waits: answer the approval requests of the last response.`);
+    if (all.some((one) => one.root !== first.root)) throw new WebRequestError(400, `The request answers runs of more than one served run: answer those of the stream the page reads.`);
+    const { run, lastWait } = first;
     const system = protocol.attribute === undefined ? undefined : options.system;
     // Taken before the decision: what the runs journal from here on is the page's to get.
-    const tree = system === undefined ? undefined : treeAt(system, served.root, lastWait);
-    const question = lastWait?.event.type === 'human.awaiting' && lastWait.event.kind === 'elicitation' ? lastWait.event : undefined;
-    const handle = run.handle;
-    // A server's question waits outside the loop's own wait for calls.
-    if (lastWait !== undefined && question !== undefined && handle !== undefined && handle.actor.getSnapshot().context.pending === null && handle.phase() === 'awaitingHuman') {
-      answerQuestion(handle, questionKey(lastWait.sequence), answer);
+    const tree = system === undefined ? undefined : treeAt(system, first.root, all.map((one) => ('lastWait' in one ? one.lastWait : undefined)));
+    if (lastWait !== undefined && run.handle !== undefined && asksQuestion(run, lastWait)) {
+      answerQuestion(run.handle, questionKey(lastWait.sequence), answer);
     } else {
       const stray = Object.keys(answers);
       if (stray.length > 0) throw new WebRequestError(400, `Calls ${stray.join(', ')} of run ${runId} wait for a decision, not an answer: resolve each with the payload { approved: boolean, reason?: string }.`);
-      await waiting(runId, run, 'answer', [...approved, ...rejected.map((r) => r.toolCallId)]);
-      // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
-      for (const { toolCallId, reason } of rejected) await run.reject(reason, [toolCallId]);
-      if (approved.length > 0) await run.approve(approved);
+      for (const { run: one, decisions } of all) {
+        if (one === undefined) continue;
+        // Each decision on part of the calls re-announces the wait for the rest; the last one settles it.
+        for (const { toolCallId, reason } of decisions.rejected) await one.reject(reason, [toolCallId]);
+        if (decisions.approved.length > 0) await one.approve(decisions.approved);
+      }
     }
-    if (tree !== undefined) return stream(served.root, request, undefined, resumedAs, tree);
-    return stream(runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
+    if (tree !== undefined) return stream(first.root, request, undefined, resumedAs, tree);
+    return stream(first.decisions.runId, request, lastWait === undefined ? undefined : { sequence: lastWait.sequence, index: Number.MAX_SAFE_INTEGER }, resumedAs);
   };
 
   return async (request) => {
@@ -291,6 +329,12 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       return json(500, { error: { code: error instanceof ActorloopError ? error.code : 'internal', message: describeError(error) } });
     }
   };
+}
+
+/** A server's question waits outside the loop's own wait for calls. */
+function asksQuestion(run: DecidableRun, wait: JournalEntry | undefined): boolean {
+  const handle = run.handle;
+  return wait?.event.type === 'human.awaiting' && wait.event.kind === 'elicitation' && handle !== undefined && handle.actor.getSnapshot().context.pending === null && handle.phase() === 'awaitingHuman';
 }
 
 function answerQuestion(handle: AgentRun, asking: string, { runId, approved, rejected, answers = {} }: ResumeRequest['resume']): void {

@@ -15,12 +15,18 @@ export interface StartRequest {
 
 export type { RunDetails, RunView } from '../events/agUiEncoder.ts';
 
+/** A page's decisions on one run's waiting calls. */
+export interface RunDecisions {
+  readonly runId: string;
+  readonly approved: readonly string[];
+  readonly rejected: readonly { readonly toolCallId: string; readonly reason?: string }[];
+}
+
 /** For protocols whose page sends its approvals in its next request (the AI SDK's). */
 export interface ResumeRequest {
-  readonly resume: {
-    readonly runId: string;
-    readonly approved: readonly string[];
-    readonly rejected: readonly { readonly toolCallId: string; readonly reason?: string }[];
+  readonly resume: RunDecisions & {
+    /** Decisions on other runs of the same tree in the same request: two sub-agents may wait at once. */
+    readonly more?: readonly RunDecisions[];
     /** Answers to a wait that asks a question (an MCP elicitation), under `questionKey(<its entry's sequence>)`. */
     readonly answers?: Readonly<Record<string, unknown>>;
     /** The id the page gave the run that continues from the wait (an AG-UI resume's `runId`). */

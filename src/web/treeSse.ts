@@ -60,6 +60,8 @@ export interface TreeStops<TEvent> {
   readonly waits?: () => TreeWaits<TEvent>;
   /** Told where every run stood when a wait ended the response: the page's next request goes on from there. */
   readonly onEnd?: (at: TreeCursor, wait: JournalEntry) => void;
+  /** A sub-run's wait whose response the page has to its end, still unanswered: reached, it ends this one the same way. */
+  readonly again?: JournalEntry;
 }
 
 /** As `sseBody`, with one encoder per run; a reader `maxAhead` behind is followed again from each run's start. */
@@ -96,6 +98,8 @@ export function treeSseBody<TEvent>(
       return made;
     };
     const seen = new Set<RunKey>();
+    /** Whether this reading has sent the page anything. */
+    let sent = false;
     const again = followed++ > 0;
     const waits = stops.waits?.();
     pump.follow(() =>
@@ -121,7 +125,13 @@ export function treeSseBody<TEvent>(
             else for (const one of waits.pass(shown, isAfter(entry.sequence, events.length, from))) events.push({ shown: one, held: false });
           };
           for (const event of own) see(event);
-          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true ? waits?.suspend(own, sub) : undefined;
+          // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
+          const repeat = stops.again !== undefined && entry.runId === stops.again.runId && entry.sequence === stops.again.sequence;
+          const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || repeat || !sent) ? waits?.suspend(own, sub) : undefined;
+          if (repeat && closing !== undefined) {
+            for (const event of closing) queue(formatTreeEventId(at), event);
+            return pump.finish();
+          }
           for (const event of closing ?? []) events.push({ shown: event, held: false });
           let queued = false;
           for (let index = 0; index < events.length; index++) {
@@ -130,7 +140,7 @@ export function treeSseBody<TEvent>(
             at.set(key, { sequence: entry.sequence, index });
             if (shown !== undefined) {
               queue(formatTreeEventId(at), shown);
-              queued = true;
+              queued = sent = true;
             }
           }
           // The served run's waits end a response, and a sub-run's when the protocol ends the served run's part there.
