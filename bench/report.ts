@@ -132,6 +132,7 @@ function webRows(web: WebResult): string[] {
     row('AG-UI handler over HTTP', web.agUiUs, web.textEvents.agUi),
     row('AG-UI handler called in process, its body read directly (no HTTP)', web.agUiInProcessUs, web.textEvents.agUiInProcess),
     row('AI SDK handler over HTTP', web.aiSdkUs, web.textEvents.aiSdk),
+    row('the transport alone: Node http answering a recorded AG-UI stream of as many tokens (no agent, no handler)', web.transportUs, web.textEvents.transport),
     '',
     `The two costs apart: a one-token run is what a request costs before any token (ms, ${web.fixedMs.direct.count} runs of each); the marginal cost of a token is the slope ` +
       `between the medians of ${web.marginal.tokens[0]}- and ${web.marginal.tokens[1]}-token runs (µs per token, ${web.fixedMs.direct.count} runs of each length).`,
@@ -142,6 +143,7 @@ function webRows(web: WebResult): string[] {
     costRow('AG-UI handler over HTTP', 'agUi'),
     costRow('AG-UI handler called in process (no HTTP)', 'agUiInProcess'),
     costRow('AI SDK handler over HTTP', 'aiSdk'),
+    costRow('the transport alone (recorded stream, no agent, no handler)', 'transport'),
     '',
     `${c.runs} runs started at once through the AG-UI handler, ${c.tokensPerRun} tokens each, server and client in one process; every run's text checked exact.`,
     '',

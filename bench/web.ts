@@ -28,8 +28,8 @@ export interface WebOptions {
   readonly slopeTokens: readonly [number, number];
 }
 
-type Way = 'direct' | 'agUi' | 'agUiInProcess' | 'aiSdk';
-const WAYS: readonly Way[] = ['direct', 'agUi', 'agUiInProcess', 'aiSdk'];
+type Way = 'direct' | 'agUi' | 'agUiInProcess' | 'aiSdk' | 'transport';
+const WAYS: readonly Way[] = ['direct', 'agUi', 'agUiInProcess', 'aiSdk', 'transport'];
 
 export interface WebResult {
   readonly tokens: number;
@@ -39,8 +39,10 @@ export interface WebResult {
   /** The AG-UI handler called in process, its Response body read directly: the handler without HTTP. */
   readonly agUiInProcessUs: Summary;
   readonly aiSdkUs: Summary;
+  /** Node http answering each POST with a recorded AG-UI stream of as many tokens, read like the rest: the transport alone, no agent or handler. */
+  readonly transportUs: Summary;
   /** Text events a run's stream carried (the deltas that waited for the reader are joined into one), one sample per run. */
-  readonly textEvents: { readonly agUi: Summary; readonly agUiInProcess: Summary; readonly aiSdk: Summary };
+  readonly textEvents: { readonly agUi: Summary; readonly agUiInProcess: Summary; readonly aiSdk: Summary; readonly transport: Summary };
   /** ms per one-token run: what a request costs before any token. */
   readonly fixedMs: Readonly<Record<Way, Summary>>;
   /** µs per token between runs of `slopeTokens[0]` and `slopeTokens[1]` tokens (the slope of the medians). */
@@ -156,19 +158,26 @@ async function measureWays(tokens: number, runs: number, warmupRuns: number): Pr
   const agUiHandler = createAgUiHandler(agent);
   const agUi = createServer(toNodeListener(agUiHandler));
   const aiSdk = createServer(toNodeListener(createAiSdkHandler(agent)));
+  const recorded = await (await agUiHandler(new Request('http://127.0.0.1/api/agent', { method: 'POST', body: JSON.stringify(bodyFor('agUi', TRANSPORT_TASK, 'recorded')) }))).text();
+  const transport = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(recorded));
+  });
   try {
-    const urls = { agUi: await listen(agUi), aiSdk: await listen(aiSdk) };
+    const urls = { agUi: await listen(agUi), aiSdk: await listen(aiSdk), transport: await listen(transport) };
     const samples = Object.fromEntries(WAYS.map((way) => [way, { ms: [] as number[], deltas: [] as number[] }])) as Record<Way, { ms: number[]; deltas: number[] }>;
     const read = (way: Way, task: string, id: string) => {
       if (way === 'direct') return readDirect(agent, task, id);
       if (way === 'agUiInProcess') return readStream(agUiHandler, urls.agUi, 'agUi', task, id);
+      if (way === 'transport') return readStream(fetch, urls.transport, 'agUi', task, id);
       return readStream(fetch, urls[way], way, task, id);
     };
     for (let round = 0; round < warmupRuns + runs; round++) {
       // Rotate which goes first, so none always runs on a warmer process.
       for (let k = 0; k < WAYS.length; k++) {
         const way = WAYS[(round + k) % WAYS.length] as Way;
-        const task = `r${round}${way}`;
+        // The recorded stream answers one task, whatever the request asks.
+        const task = way === 'transport' ? TRANSPORT_TASK : `r${round}${way}`;
         const started = performance.now();
         const got = await read(way, task, `run-${round}-${way}`);
         const ms = performance.now() - started;
@@ -181,9 +190,11 @@ async function measureWays(tokens: number, runs: number, warmupRuns: number): Pr
     return samples;
   } finally {
     agent.stop();
-    await Promise.all([close(agUi), close(aiSdk)]);
+    await Promise.all([close(agUi), close(aiSdk), close(transport)]);
   }
 }
+
+const TRANSPORT_TASK = 'transport';
 
 const byWay = <T>(make: (way: Way) => T): Record<Way, T> => Object.fromEntries(WAYS.map((way) => [way, make(way)])) as Record<Way, T>;
 
@@ -211,7 +222,8 @@ export async function measureWeb(options: WebOptions): Promise<WebResult> {
     agUiUs: perToken('agUi'),
     agUiInProcessUs: perToken('agUiInProcess'),
     aiSdkUs: perToken('aiSdk'),
-    textEvents: { agUi: summarize(main.agUi.deltas), agUiInProcess: summarize(main.agUiInProcess.deltas), aiSdk: summarize(main.aiSdk.deltas) },
+    transportUs: perToken('transport'),
+    textEvents: { agUi: summarize(main.agUi.deltas), agUiInProcess: summarize(main.agUiInProcess.deltas), aiSdk: summarize(main.aiSdk.deltas), transport: summarize(main.transport.deltas) },
     fixedMs: byWay((way) => summarize(one[way].ms)),
     marginal: { tokens: [fewer, more], usPerToken: byWay(slope) },
     concurrent,
