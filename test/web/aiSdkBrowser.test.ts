@@ -74,6 +74,16 @@ describe.runIf(runBrowser)('useChat in Chromium', () => {
     browser = await launchChromium();
   }, 120_000); // generous: bundling React and the AI SDK and starting Chromium are slow on a loaded machine
 
+  /** A new tab whose errors and console errors are collected in `pageErrors`. */
+  async function openPage(): Promise<Page> {
+    const opened = await browser.newPage();
+    opened.on('pageerror', (error) => pageErrors.push(error.message));
+    opened.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    return opened;
+  }
+
   afterEach(async () => {
     await page?.close();
     page = undefined;
@@ -92,11 +102,7 @@ describe.runIf(runBrowser)('useChat in Chromium', () => {
     const runs: AgentRun[] = [];
     const server = await servePage(bundle, createAiSdkHandler(agent, { onRun: (run) => runs.push(run) }));
     served = server;
-    page = await browser.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
+    page = await openPage();
     await page.goto(server.url);
 
     await page.fill('input[name=task]', 'Add 2 and 3');
@@ -129,11 +135,7 @@ describe.runIf(runBrowser)('useChat in Chromium', () => {
     delegation(system, [add], 'add');
     const server = await servePage(bundle, createAiSdkHandler(system.get('lead').agent, { system }));
     served = server;
-    page = await browser.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
+    page = await openPage();
     await page.goto(server.url);
     await page.fill('input[name=task]', 'What is 20 + 22?');
     await page.click('button.send');
@@ -160,11 +162,7 @@ describe.runIf(runBrowser)('useChat in Chromium', () => {
     const runs: AgentRun[] = [];
     const server = await servePage(bundle, createAiSdkHandler(agent, { onRun: (run) => runs.push(run) }));
     served = server;
-    page = await browser.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
+    page = await openPage();
     await page.goto(`${server.url}?chat=chat-reload&resume`);
     await page.fill('input[name=task]', 'Look it up');
     await page.click('button.send');

@@ -4,55 +4,25 @@
  * 127.0.0.1: the AI SDK's approval requests read by `readUIMessageStream`, AG-UI's interrupts by
  * `HttpAgent`, every event checked against AG-UI's schemas.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent, ResumeEntry } from '@ag-ui/core';
-import { readUIMessageStream, type UIMessage } from 'ai';
+import type { UIMessage } from 'ai';
 import { z } from 'zod';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
-import type { WebHandler } from '../../src/web/handler.ts';
 import { trackedSystem } from '../system/helpers.ts';
 import { nestedDelegation, twoWaiting, waitMidText } from './fixtures/nested.ts';
-import { chunksOf, EventReader, post, runInput, serve, type Served } from './support.ts';
+import { answered, chatBody, chunksOf, EventReader, messageOf, partsOf, post, runInput, servedPerTest } from './support.ts';
 
-const servers: Served[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const served = servedPerTest();
 
-async function served(handler: WebHandler): Promise<Served> {
-  const server = await serve(handler);
-  servers.push(server);
-  return server;
-}
-
-type Part = Record<string, unknown> & { type: string };
-const partsOf = (message: UIMessage) => message.parts as Part[];
 const userMessage: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is 20 + 22?' }] };
-/** What useChat's default transport posts. */
-const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: messages.at(-1)?.role === 'assistant' ? messages.at(-1)?.id : undefined });
 
-/** The assistant message the AI SDK's reader builds from a response, continuing `message` if given. */
-async function messageOf(response: Response, message?: UIMessage): Promise<UIMessage> {
-  if (response.status !== 200) throw new Error(`the response is ${response.status}: ${await response.text()}`);
-  let last: UIMessage | undefined;
-  const stream = chunksOf(response.body as ReadableStream<Uint8Array>);
-  for await (const built of readUIMessageStream({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
-  if (last === undefined) throw new Error('the stream built no message');
-  return structuredClone(last);
-}
 
-/** What `addToolApprovalResponse` does to the message before useChat sends it back. */
-function answered(message: UIMessage, approvalId: string, approved: boolean, reason?: string): UIMessage {
-  const parts = partsOf(message).map((part) =>
-    part.state === 'approval-requested' && (part.approval as { id: string }).id === approvalId ? { ...part, state: 'approval-responded', approval: { id: approvalId, approved, ...(reason === undefined ? {} : { reason }) } } : part,
-  );
-  return { ...message, parts } as UIMessage;
-}
 
 const agentParts = (message: UIMessage) => partsOf(message).filter((part) => part.type === 'data-actorloop.agent').map((part) => part.data as { agentId: string; runId: string; parentRunId: string; status: string });
 const textsOf = (message: UIMessage) => partsOf(message).filter((part) => part.type === 'text').map((part) => part.text);

@@ -5,7 +5,7 @@
  * HttpAgent. The decision reaches the sub-run, the served run's tree streams on from where the
  * page stopped, and a page cannot answer a run outside the tree it streams.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent, ResumeEntry } from '@ag-ui/core';
@@ -16,22 +16,12 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
-import type { WebHandler } from '../../src/web/handler.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { trackedSystem } from '../system/helpers.ts';
 import { delegation } from './fixtures/delegation.ts';
-import { chunksOf, EventReader, post, runInput, serve, type Served } from './support.ts';
+import { answered, chatBody, chunksOf, EventReader, messageOf, partsOf, post, runInput, servedPerTest } from './support.ts';
 
-const servers: Served[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function served(handler: WebHandler): Promise<Served> {
-  const server = await serve(handler);
-  servers.push(server);
-  return server;
-}
+const served = servedPerTest();
 
 /** The lead delegates to a researcher whose `add` waits for a human; `runs` counts the calls made. */
 function waitingResearcher(system: AgentSystem) {
@@ -93,31 +83,11 @@ function parallelHelper(system: AgentSystem) {
   return { finishHelper };
 }
 
-type Part = Record<string, unknown> & { type: string };
-const partsOf = (message: UIMessage) => message.parts as Part[];
 
 describe("a sub-agent's approval request in the AI SDK stream", () => {
   const userMessage: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is 20 + 22?' }] };
-  /** What useChat's default transport posts. */
-  const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: messages.at(-1)?.role === 'assistant' ? messages.at(-1)?.id : undefined });
 
-  /** The assistant message the AI SDK's reader builds from a response, continuing `message` if given. */
-  async function messageOf(response: Response, message?: UIMessage): Promise<UIMessage> {
-    expect(response.status).toBe(200);
-    let last: UIMessage | undefined;
-    const stream = chunksOf(response.body as ReadableStream<Uint8Array>);
-    for await (const built of readUIMessageStream({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
-    if (last === undefined) throw new Error('the stream built no message');
-    return structuredClone(last);
-  }
 
-  /** What `addToolApprovalResponse` does to the message before useChat sends it back. */
-  function answered(message: UIMessage, approvalId: string, approved: boolean, reason?: string): UIMessage {
-    const parts = partsOf(message).map((part) =>
-      part.state === 'approval-requested' && (part.approval as { id: string }).id === approvalId ? { ...part, state: 'approval-responded', approval: { id: approvalId, approved, ...(reason === undefined ? {} : { reason }) } } : part,
-    );
-    return { ...message, parts } as UIMessage;
-  }
 
   /** Starts the chat and reads its first response, which ends at the researcher's wait. */
   async function waitingChat(url: string) {

@@ -4,9 +4,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import { z } from 'zod';
 import { EventSchemas } from '@ag-ui/core/schemas';
-import { parseJsonEventStream, uiMessageChunkSchema, type UIMessageChunk } from 'ai';
+import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { toNodeListener } from '../../src/web/node.ts';
 import type { InferenceProvider } from '../../src/core/provider.ts';
@@ -176,4 +177,41 @@ export function chunksOf(body: ReadableStream<Uint8Array>): ReadableStream<UIMes
       },
     }),
   );
+}
+
+export type UiPart = Record<string, unknown> & { type: string };
+export const partsOf = (message: UIMessage) => message.parts as UiPart[];
+
+/** What useChat's default transport posts. */
+export const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: messages.at(-1)?.role === 'assistant' ? messages.at(-1)?.id : undefined });
+
+/** The assistant message the AI SDK's reader builds from a response, continuing `message` if given. */
+export async function messageOf(response: Response, message?: UIMessage): Promise<UIMessage> {
+  if (response.status !== 200) throw new Error(`the response is ${response.status}: ${await response.text()}`);
+  let last: UIMessage | undefined;
+  const stream = chunksOf(response.body as ReadableStream<Uint8Array>);
+  for await (const built of readUIMessageStream({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
+  if (last === undefined) throw new Error('the stream built no message');
+  return structuredClone(last);
+}
+
+/** What `addToolApprovalResponse` does to the message before useChat sends it back. */
+export function answered(message: UIMessage, approvalId: string, approved: boolean, reason?: string): UIMessage {
+  const parts = partsOf(message).map((part) =>
+    part.state === 'approval-requested' && (part.approval as { id: string }).id === approvalId ? { ...part, state: 'approval-responded', approval: { id: approvalId, approved, ...(reason === undefined ? {} : { reason }) } } : part,
+  );
+  return { ...message, parts } as UIMessage;
+}
+
+/** `serve` for the tests of one file: call it at the file's top level; each test's servers are closed after it. */
+export function servedPerTest(): (handler: WebHandler) => Promise<Served> {
+  const servers: Served[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const server = await serve(handler);
+    servers.push(server);
+    return server;
+  };
 }
