@@ -122,8 +122,8 @@ export class JournalSegments {
   }
 }
 
-/** A record that does not name its run (a checkpoint, serialised by hand). */
-const UNNAMED_LINE = /^\{"v":\d+,"kind":"[a-z.]+",/;
+/** Every record's head; a record that names its run does so right after it. */
+const LINE_HEAD = /^\{"v":\d+,"kind":"[a-z.]+",/;
 
 export class SegmentRunLog implements RunLog {
   #closed = false;
@@ -153,12 +153,10 @@ export class SegmentRunLog implements RunLog {
 
   appendLine(json: string): void {
     if (this.#closed) return;
-    if (json.includes('"runId":')) {
-      this.segment.writer.appendLine(json);
-      return;
-    }
-    const head = UNNAMED_LINE.exec(json)?.[0];
-    this.segment.writer.appendLine(head === undefined ? json : `${head}"runId":${this.#runIdJson},${json.slice(head.length)}`);
+    // Not a search of the line: a checkpoint's snapshot names the run too, deep inside.
+    const head = LINE_HEAD.exec(json)?.[0];
+    const named = head === undefined || json.startsWith('"runId":', head.length);
+    this.segment.writer.appendLine(named ? json : `${head}"runId":${this.#runIdJson},${json.slice(head.length)}`);
   }
 
   flush(): Promise<void> {
@@ -220,7 +218,7 @@ export const headsAndEnds = (line: string): boolean => /^\{"v":\d+,"kind":"(?:ru
 /** From lines that need not parse. */
 export function segmentRunIds(file: string): string[] {
   const ids = new Set<string>();
-  for (const match of readFileSync(file, 'utf8').matchAll(/"kind":"run","runId":"([A-Za-z0-9_-]{1,128})"/g)) ids.add(match[1] as string);
+  for (const match of readFileSync(file, 'utf8').matchAll(/^\{"v":\d+,"kind":"run","runId":"([A-Za-z0-9_-]{1,128})"/gm)) ids.add(match[1] as string);
   return [...ids];
 }
 

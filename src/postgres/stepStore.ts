@@ -6,7 +6,7 @@ import { LowSync } from 'lowdb';
 import { ConfigurationError } from '../core/errors.ts';
 import { currentOwner } from '../persistence/lock.ts';
 import { recover } from '../persistence/recover.ts';
-import { LOG_VERSION, META_VERSION, type CheckpointRecord, type LogRecord, type RunMeta, type RunStatus } from '../persistence/records.ts';
+import { lineKind, LOG_VERSION, META_VERSION, type CheckpointRecord, type LogRecord, type RunMeta, type RunStatus } from '../persistence/records.ts';
 import type { RunLog } from '../persistence/runLog.ts';
 import { RunWriter, type RunStore } from '../persistence/fileStore.ts';
 import { journalEntries, type CheckpointData, type CheckpointLink, type ReplyRecord, type RestoredCheckpoint } from '../persistence/runWriter.ts';
@@ -89,12 +89,13 @@ function cutLines(lines: readonly string[], inFlight: ReadonlySet<string>, cut: 
   const kept: string[] = [];
   const deferred: string[] = [];
   for (const line of lines) {
-    if (line.includes('"kind":"call.started"') && inFlight.has((JSON.parse(line) as { key: string }).key)) deferred.push(line);
-    else if (line.includes('"kind":"journal"')) {
+    const kind = lineKind(line);
+    if (kind === 'call.started' && inFlight.has((JSON.parse(line) as { key: string }).key)) deferred.push(line);
+    else if (kind === 'journal') {
       const [settled, rest] = splitJournal(line, cut);
       if (settled !== undefined) kept.push(settled);
       if (rest !== undefined) deferred.push(rest);
-    } else if (line.includes('"kind":"event"')) {
+    } else if (kind === 'event') {
       if ((JSON.parse(line) as { entry: { sequence: number } }).entry.sequence <= cut) kept.push(line);
       else deferred.push(line);
     } else kept.push(line);
