@@ -9,6 +9,14 @@ import { SavedBreaker } from '../resilience/circuitBreaker.ts';
 export const LOG_VERSION = 6;
 export const META_VERSION = 1;
 
+/**
+ * A record's kind from the head every writer gives its line. Not a search of the line: tool
+ * arguments, a gate's plan and a checkpoint's snapshot may hold `"kind":"journal"` themselves.
+ */
+export function lineKind(line: string): string | undefined {
+  return /^\{"v":\d+,"kind":"([a-z.]+)"/.exec(line)?.[1];
+}
+
 export const ToolOutcomeRecord = z.object({
   toolCallId: z.string(),
   tool: z.string(),

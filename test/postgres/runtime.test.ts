@@ -279,4 +279,14 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     expect(types(journal).filter((type) => type === 'hook.completed').length).toBeGreaterThanOrEqual(7);
     expect(types(journal)).toEqual(types(local.journal.entries(here.runId)));
   });
+  it('runs a tool whose arguments hold "kind": "journal", "event" or "call.started" to its answer: a log line is known by its own kind, not by text inside it', { timeout: 30_000 }, async () => {
+    for (const kind of ['journal', 'event', 'call.started']) {
+      const file = defineTool({ name: 'file', description: 'File an item.', input: z.object({ kind: z.string() }), execute: ({ kind }) => `filed a ${kind}` });
+      const model = scriptedModel((request) => (request.messages.some((m) => m.role === 'tool') ? { text: 'filed' } : { toolCalls: [{ id: 'f1', name: 'file', arguments: { kind } }] }), { recordCalls: false });
+      const agent = createAgent({ id: `filer_${kind.replace('.', '_')}`, model, tools: [file], runtime });
+      const result = await agent.run('File it.');
+      expect(result.status).toBe('done');
+      expect(result.messages.find((message) => message.role === 'tool')?.content).toBe(`filed a ${kind}`);
+    }
+  });
 });
