@@ -92,6 +92,17 @@ const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (session_id, namespace, key)
       );`,
   },
+  {
+    version: 3,
+    name: "the last journal entry each log row holds, so a reader asks only for the rows after what it has",
+    sql: `
+      ALTER TABLE ${SCHEMA}.log ADD COLUMN last_entry integer;
+      UPDATE ${SCHEMA}.log SET last_entry = CASE line::jsonb ->> 'kind'
+          WHEN 'journal' THEN (line::jsonb -> 'sequence' ->> -1)::int
+          WHEN 'event' THEN (line::jsonb -> 'entry' ->> 'sequence')::int
+        END
+        WHERE line ~ '^\\{"v":[0-9]+,"kind":"(journal|event)"';`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -53,7 +53,8 @@ export interface PostgresRuntime extends AgentRuntime {
   /** Define it the same way in every process. */
   strategy<TOptions, TState>(id: string, definition: DurableStrategyDefinition<TOptions, TState>): DurableStrategy;
   migrate(): Promise<MigrationReport>;
-  journal(runId: string): Promise<JournalEntry[]>;
+  /** `after`: only the entries after that sequence, read from the rows that hold them (a reader following a run). */
+  journal(runId: string, options?: { readonly after?: number }): Promise<JournalEntry[]>;
   getRun(runId: string): Promise<DurableRunInfo | null>;
   listRuns(options?: { readonly agentId?: string; readonly status?: string; readonly limit?: number }): Promise<DurableRunInfo[]>;
   /** All the calls the run waits on, or those given; the run goes on in a worker. */
@@ -354,10 +355,14 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       }
     },
     migrate: () => migrate(pool),
-    async journal(runId) {
+    async journal(runId, { after } = {}) {
       await ready();
-      const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 ORDER BY seq`, [runId]);
-      return journalEntries(lines.rows.map((row) => parseRow(runId, row)));
+      if (after === undefined) {
+        const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 ORDER BY seq`, [runId]);
+        return journalEntries(lines.rows.map((row) => parseRow(runId, row)));
+      }
+      const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry > $2 ORDER BY seq`, [runId, after]);
+      return journalEntries(lines.rows.map((row) => parseRow(runId, row))).filter((entry) => entry.sequence > after);
     },
     async getRun(runId) {
       await ready();

@@ -4,7 +4,7 @@ import type { EffectOutcome, EffectRequest } from './durable.ts';
 import type { ClaimedCall } from './effects.ts';
 import { CHANNEL } from './engine.ts';
 import { SCHEMA } from './migrations.ts';
-import { LOG_VERSION } from '../persistence/records.ts';
+import { lineKind, LOG_VERSION } from '../persistence/records.ts';
 import { defined } from '../core/defined.ts';
 
 export interface StepWrite {
@@ -53,7 +53,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
          ON CONFLICT (actor_id, key) DO UPDATE SET status = 'done', outcome = EXCLUDED.outcome, finished_at = now(), claimed_by = NULL WHERE effects.status <> 'done'
          RETURNING 1
        ), logged AS (
-         INSERT INTO ${SCHEMA}.log (actor_id, seq, line) SELECT $1, $2::int + ord - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
+         INSERT INTO ${SCHEMA}.log (actor_id, seq, line, last_entry) SELECT $1, $2::int + ord - 1, line, last_entry FROM unnest($3::text[], $19::int[]) WITH ORDINALITY AS t(line, last_entry, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
        ), calls AS (
          INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by, since)
          SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7, $2::int + cardinality($3::text[]) FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
@@ -86,6 +86,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       [...write.made.values()].map(({ outcome }) => JSON.stringify(outcome)),
       lastCheckpoint(write.from, write.lines),
       [...write.made.values()].map(({ request }) => JSON.stringify(storedRequest(request))),
+      write.lines.map(lastEntry),
     ],
   });
   const row = written.rows[0];
@@ -100,6 +101,14 @@ export function storedRequest(request: EffectRequest): unknown {
 }
 
 const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
+
+/** The last journal entry a line holds, so a reader that has the entries up to some sequence asks only for the rows after it. */
+function lastEntry(line: string): number | null {
+  const kind = lineKind(line);
+  if (kind === 'journal') return (JSON.parse(line) as { sequence: number[] }).sequence.at(-1) ?? null;
+  if (kind === 'event') return (JSON.parse(line) as { entry: { sequence: number } }).entry.sequence;
+  return null;
+}
 
 function lastCheckpoint(from: number, lines: readonly string[]): number | null {
   for (let i = lines.length - 1; i >= 0; i--) if (lines[i]?.startsWith(CHECKPOINT) === true) return from + i;

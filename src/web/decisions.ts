@@ -13,7 +13,7 @@ import { defined } from '../core/defined.ts';
 /** `createPostgresRuntime()` has all of it. */
 export interface DurableRuns {
   getRun(runId: string): Promise<{ readonly status: string } | null>;
-  journal(runId: string): Promise<readonly JournalEntry[]>;
+  journal(runId: string, options?: { readonly after?: number }): Promise<readonly JournalEntry[]>;
   approve(runId: string, toolCallIds?: readonly string[]): Promise<void>;
   reject(runId: string, reason?: string, toolCallIds?: readonly string[]): Promise<void>;
   cancel(runId: string, reason?: string): Promise<void>;

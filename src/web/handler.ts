@@ -26,7 +26,7 @@ export type WebHandler = (request: Request) => Promise<Response>;
 export interface WebHandlerOptions {
   /** Runs this process does not hold are streamed from it, so a page can reconnect to another server process. */
   readonly store?: RunStore;
-  /** Takes precedence over `store`; e.g. a durable agent's `(runId) => runtime.journal(runId)`. */
+  /** Takes precedence over `store`; e.g. a durable agent's `(runId, after) => runtime.journal(runId, { after })`. */
   readonly journal?: JournalReader;
   /** On top of the defaults; give the agent's `policy.redact` here too. */
   readonly redact?: SecretRuleOptions;
@@ -99,7 +99,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   };
 
   const runtime = options.runtime;
-  const read = options.journal ?? (runtime !== undefined ? (runId: string) => runtime.journal(runId) : options.store === undefined ? undefined : storeReader(options.store));
+  const read = options.journal ?? (runtime !== undefined ? (runId: string, after?: number) => runtime.journal(runId, defined({ after })) : options.store === undefined ? undefined : storeReader(options.store));
   // A durable agent's runs go on in whichever process's worker takes their next step.
   const everywhere = runtime !== undefined || options.journal !== undefined;
   const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {

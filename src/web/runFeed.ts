@@ -7,8 +7,8 @@ import type { RunStore } from '../persistence/fileStore.ts';
 import { WebRequestError } from './errors.ts';
 import { StoreError } from '../persistence/errors.ts';
 
-/** Empty when the store has no such run. */
-export type JournalReader = (runId: string) => readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+/** Empty when the store has no such run. `after`: the feed has the entries up to it; the rest is all it needs (more is harmless). */
+export type JournalReader = (runId: string, after?: number) => readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
 
 export interface FeedSource {
   readonly agent: Agent;
@@ -84,6 +84,8 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
     let timer: ReturnType<typeof setTimeout> | undefined;
     let reading = false;
     let again = false;
+    // Read again from here, not from the start: a long run is not read once per step.
+    let after = -1;
     const readNow = (): void => {
       clearTimeout(timer);
       // One read at a time; a move meanwhile reads once more after it.
@@ -93,7 +95,7 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
       }
       reading = true;
       Promise.resolve()
-        .then(() => read(runId))
+        .then(() => read(runId, after))
         .then(
           (entries) => {
             reading = false;
@@ -107,6 +109,7 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
         );
     };
     const emit = (entries: readonly JournalEntry[]): void => {
+      for (const entry of entries) after = Math.max(after, entry.sequence);
       subscriber.next(entries);
       // The run's end closed the subscriber (`untilLastEnd` below), and with it the reading.
       if (subscriber.closed) return;

@@ -39,7 +39,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     await expect(agent.run('Anything.')).rejects.toThrow(/actorloop db migrate/);
     await unmigrated.close();
     runtime = createPostgresRuntime({ connectionString: url, poolSize: 8 });
-    expect((await runtime.migrate()).applied).toHaveLength(2);
+    expect((await runtime.migrate()).applied).toHaveLength(3);
     expect((await runtime.migrate()).applied).toHaveLength(0);
   });
 
@@ -83,5 +83,16 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     const small = createPostgresRuntime({ connectionString: url, poolSize: 3 });
     await expect(runWorker({ runtime: small, concurrency: 4 })).rejects.toThrow(/poolSize ≥ 6/);
     await small.close();
+  });
+  it('migrating a database whose log predates the last-entry column fills it in, so a reader following a run still gets every entry after its own', async () => {
+    const agent = createAgent({ id: 'early_rows', model: callOnce('missing_tool'), runtime });
+    const result = await agent.run('Anything.');
+    const journal = await runtime.journal(result.runId);
+    expect(journal.length).toBeGreaterThan(8);
+    await pool.query('ALTER TABLE actorloop.log DROP COLUMN last_entry');
+    await pool.query('DELETE FROM actorloop.schema_migrations WHERE version = 3');
+    expect((await runtime.migrate()).applied).toEqual([expect.stringMatching(/^3: /)]);
+    expect(await runtime.journal(result.runId, { after: 3 })).toEqual(journal.slice(4));
+    expect(await runtime.journal(result.runId, { after: journal.length - 1 })).toEqual([]);
   });
 });

@@ -132,4 +132,42 @@ describe.skipIf(missing !== '')('the web handler on a durable PostgreSQL agent',
       await moved.stop();
     }
   });
+  it('follows a long run by reading each journal entry about once, not the whole journal at every step', { timeout: 60_000 }, async () => {
+    const ticks = 20;
+    const tick = defineTool({ name: 'tick', description: 'Tick.', input: z.object({ n: z.number() }), execute: ({ n }) => `tick ${n}` });
+    const model = scriptedModel(
+      (request) => {
+        const done = request.messages.filter((m) => m.role === 'tool').length;
+        return done < ticks ? { toolCalls: [{ id: `t${done}`, name: 'tick', arguments: { n: done } }] } : { text: `ticked ${done}` };
+      },
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'web_ticker', model, tools: [tick], runtime, limits: { maxIterations: ticks + 1 } });
+    let read = 0;
+    const counting = {
+      getRun: (runId: string) => runtime.getRun(runId),
+      approve: (runId: string, ids?: readonly string[]) => runtime.approve(runId, ids),
+      reject: (runId: string, reason?: string, ids?: readonly string[]) => runtime.reject(runId, reason, ids),
+      cancel: (runId: string, reason?: string) => runtime.cancel(runId, reason),
+      journal: async (runId: string, options?: { readonly after?: number }) => {
+        const entries = await runtime.journal(runId, options);
+        read += entries.length;
+        return entries;
+      },
+    };
+    const served = await serve(createAgUiHandler(agent, { runtime: counting, pollIntervalMs: 100 }));
+    servers.push(served);
+    const { url } = served;
+    // Its own worker: an earlier test stopped this process's.
+    const worker = await runWorker({ runtime, concurrency: 1, pollIntervalMs: 200 });
+    const events = await new EventReader(await post(url, runInput('Tick.', 'run-web-db-long'))).rest().finally(() => worker.stop());
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: `ticked ${ticks}` } });
+    expect(events.filter((e) => e.data.type === 'TOOL_CALL_RESULT')).toHaveLength(ticks);
+    const journal = await runtime.journal('run-web-db-long');
+    expect(journal.length).toBeGreaterThan(ticks * 4);
+    // Each step's new entries once, and a few read twice where a wake and a poll met: not the journal so far at each of the run's steps.
+    expect(read).toBeLessThan(2 * journal.length);
+    // What a reader that has the first entries asks for: the rest, exactly.
+    expect(await runtime.journal('run-web-db-long', { after: 9 })).toEqual(journal.slice(10));
+  });
 });
