@@ -89,8 +89,16 @@ export function checkTargets(results: Measured): TargetCheck[] {
   // A run's loop at react-100 is the yardstick (the quick run measures react-10 only).
   const loop = perIteration(results.iterations, 'actorloop', 100) ?? perIteration(results.iterations, 'actorloop', 10);
   add('traces', 'trace building ≤ 5 % of an iteration', [['', ratio(results.traces?.perIterationUs.median, loop)]], (v) => v <= 0.05, '');
-  const restoreMs = (iterations: number) => results.restore?.rows.find((r) => r.checkpoints && r.iterations === iterations)?.ms.median;
-  add('restore', 'restoring a crashed run at 500 iterations ≤ 2× at 5 (checkpoints, median)', [['', ratio(restoreMs(500), restoreMs(5))]], (v) => v <= 2);
+  const restoreMs = (iterations: number, segment: boolean) => results.restore?.rows.find((r) => r.checkpoints && r.segment === segment && r.iterations === iterations)?.ms.median;
+  add(
+    'restore',
+    'restoring a crashed run at 500 iterations ≤ 2× at 5 (checkpoints, median)',
+    [
+      ['its own log', ratio(restoreMs(500, false), restoreMs(5, false))],
+      ['a journal segment', ratio(restoreMs(500, true), restoreMs(5, true))],
+    ],
+    (v) => v <= 2,
+  );
   add('experiences', 'experience retrieval at 10 000 items ≤ 20 ms per run start (median)', [['', results.experiences?.perQueryMs.median]], (v) => v <= 20, ' ms');
   add('web', 'web streaming ≤ 1.2× `agent.tokens$` per token (AG-UI handler over loopback HTTP, median)', [['', ratio(results.web?.agUiUs.median, results.web?.directUs.median)]], (v) => v <= 1.2);
   const marginal = results.web?.marginal.usPerToken;
@@ -293,12 +301,14 @@ export function renderMarkdown(results: BenchResults): string {
       '### Restoring a crashed run',
       '',
       'A react-N run killed right before its last model call, resumed from its log: from `agent.resume()` to the first live model call (reading, rebuilding and replaying the run). ' +
-        'With checkpoints (the default) the store reads the last checkpoint, its bases and what followed it; without, the whole log, and the run is replayed from its input.',
+        'With checkpoints (the default) the store reads the last checkpoint, its bases and what followed it; without, the whole log, and the run is replayed from its input. ' +
+        'A run whose id the store picked is kept in a journal segment with other runs; its first resume moves its records to a log of its own (the segment rows include that).',
       '',
-      '| iterations | checkpoints | ms median (p10) | p90 | CPU ms | records read | bytes read | log bytes |',
-      '|---|---|---|---|---|---|---|---|',
+      '| iterations | checkpoints | kept in | ms median (p10) | p90 | CPU ms | records read | bytes read | log bytes |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...restore.rows.map(
-        (r) => `| ${r.iterations} | ${r.checkpoints ? 'yes' : 'no'} | ${fmt(r.ms.median)} (${fmt(r.ms.p10)}) | ${fmt(r.ms.p90)} | ${fmt(r.cpuMs.median)} | ${r.recordsRead} | ${r.bytesRead} | ${r.logBytes} |`,
+        (r) =>
+          `| ${r.iterations} | ${r.checkpoints ? 'yes' : 'no'} | ${r.segment ? 'a segment' : 'its own log'} | ${fmt(r.ms.median)} (${fmt(r.ms.p10)}) | ${fmt(r.ms.p90)} | ${fmt(r.cpuMs.median)} | ${r.recordsRead} | ${r.bytesRead} | ${r.logBytes} |`,
       ),
       '',
     );

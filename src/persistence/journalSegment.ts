@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { LogRecord } from './records.ts';
-import { readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
+import { corrupt, parseLine, readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
 
 export interface SegmentLimits {
   /** Reading one run reads its whole segment. */
@@ -148,7 +148,9 @@ export class SegmentRunLog implements RunLog {
 
   append(record: LogRecord): void {
     if (this.#closed) return;
-    this.segment.writer.append(record.kind === 'event' || record.runId !== undefined ? record : { ...record, runId: this.runId });
+    // An event names its run in its entry; any other record right after its head (`appendLine`).
+    if (record.kind === 'event') this.segment.writer.append(record);
+    else this.appendLine(JSON.stringify(record));
   }
 
   appendLine(json: string): void {
@@ -202,6 +204,32 @@ export const mentions = (runId: string) => {
   const needle = `"runId":${JSON.stringify(runId)}`;
   return (line: string): boolean => line.includes(needle);
 };
+
+/**
+ * A run's lines as written, in order, without parsing those that name it at their head: what a move
+ * copies. Only other lines that mention the run are parsed, to tell its events from other runs' text.
+ * A torn last line was never acknowledged and is left out.
+ */
+export function segmentLines(file: string, runId: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const named = mentions(runId);
+  const ownHead = `"runId":${JSON.stringify(runId)}`;
+  const lines: string[] = [];
+  let offset = 0;
+  for (let end = text.indexOf('\n'); end !== -1; offset = end + 1, end = text.indexOf('\n', offset)) {
+    const line = text.slice(offset, end);
+    if (!named(line)) continue;
+    const head = LINE_HEAD.exec(line)?.[0];
+    if (head !== undefined && line.startsWith('"runId":', head.length)) {
+      if (line.startsWith(ownHead, head.length)) lines.push(line);
+      continue;
+    }
+    const parsed = parseLine(line);
+    if (!parsed.ok) throw corrupt(file, `a line of run ${runId} is not a valid record: ${parsed.reason}`, undefined);
+    if (runIdOf(parsed.value) === runId) lines.push(line);
+  }
+  return lines;
+}
 
 export function segmentRecords(file: string, runId: string): { records: LogRecord[]; warnings: string[] } {
   const { records, warnings } = readSegment(file, mentions(runId));

@@ -7,10 +7,10 @@ import { existsSync, linkSync, mkdirSync, readdirSync, statSync, unlinkSync, wri
 import { join } from 'node:path';
 import type { DocumentFile } from './documentFile.ts';
 import { withConversation } from './checkpointLog.ts';
-import { corrupt } from './runLog.ts';
-import { headsAndEnds, mentions, readSegment, runIdOf, segmentRecords, segmentRunIds, type JournalSegments } from './journalSegment.ts';
+import { corrupt, parseLine } from './runLog.ts';
+import { headsAndEnds, mentions, readSegment, runIdOf, segmentLines, segmentRunIds, type JournalSegments } from './journalSegment.ts';
 import { createdRunHeldHere, currentOwner, holdCreatedRun, liveLockHolder, ownerIsLive, type BaseClaim, type RunLock } from './lock.ts';
-import { isFinalStatus, LOG_VERSION, RUN_ID_PATTERN, type CheckpointRecord, type IndexedRun, type LogRecord, type RunHeaderRecord, type RunInput, type RunMeta } from './records.ts';
+import { isFinalStatus, lineKind, LOG_VERSION, RUN_ID_PATTERN, type CheckpointRecord, type IndexedRun, type LogRecord, type RunHeaderRecord, type RunInput, type RunMeta } from './records.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { RunWriter, type CheckpointPolicy } from './runWriter.ts';
 
@@ -147,31 +147,36 @@ export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number
 
 /**
  * Of its checkpoints only the last is copied, made whole: the others name their bases by where they
- * are in the segment. A log already there (a resume that got this far before) is kept.
+ * are in the segment. The other lines are copied as written, unparsed, so a move costs what copying
+ * the run's bytes does. A log already there (a resume that got this far before) is kept.
  */
 export function moveOutOfSegment(segment: string, runId: string, flatLog: string): void {
   if (existsSync(flatLog)) return;
-  const { records } = segmentRecords(segment, runId);
-  const checkpoints = new Map<number, CheckpointRecord>();
-  let last: CheckpointRecord | undefined;
-  for (const record of records) {
-    if (record.kind !== 'checkpoint') continue;
-    checkpoints.set(record.index, record);
-    last = record;
+  const lines = segmentLines(segment, runId);
+  const indexOf = new Map<number, number>();
+  let last = -1;
+  lines.forEach((line, at) => {
+    if (lineKind(line) !== 'checkpoint') return;
+    indexOf.set(checkpointIndex(segment, runId, line), at);
+    last = at;
+  });
+  if (last !== -1) {
+    const checkpointAt = (at: number): CheckpointRecord => {
+      const record = parseLine(lines[at] as string);
+      if (!record.ok || record.value.kind !== 'checkpoint') throw corrupt(segment, `run ${runId}: a checkpoint is not a valid record`, undefined);
+      return record.value;
+    };
+    const baseOf = (record: CheckpointRecord): CheckpointRecord | undefined => {
+      const at = indexOf.get(record.index & (record.index - 1));
+      return at === undefined ? undefined : checkpointAt(at);
+    };
+    const whole = withConversation(checkpointAt(last), baseOf);
+    if (typeof whole === 'string') throw corrupt(segment, `run ${runId}: ${whole}`, undefined);
+    lines[last] = JSON.stringify(whole);
   }
-  let whole: CheckpointRecord | undefined;
-  if (last !== undefined) {
-    const made = withConversation(last, (record) => checkpoints.get(record.index & (record.index - 1)));
-    if (typeof made === 'string') throw corrupt(segment, `run ${runId}: ${made}`, undefined);
-    whole = made;
-  }
-  const lines: string[] = [];
-  for (const record of records) {
-    if (record.kind !== 'checkpoint') lines.push(JSON.stringify(record));
-    else if (record === last && whole !== undefined) lines.push(JSON.stringify(whole));
-  }
+  const kept = lines.filter((line, at) => at === last || lineKind(line) !== 'checkpoint');
   const aside = `${flatLog}.${randomUUID()}.tmp`;
-  writeFileSync(aside, `${lines.join('\n')}\n`, { flag: 'wx' });
+  writeFileSync(aside, `${kept.join('\n')}\n`, { flag: 'wx' });
   try {
     linkSync(aside, flatLog);
   } catch (error) {
@@ -179,4 +184,13 @@ export function moveOutOfSegment(segment: string, runId: string, flatLog: string
   } finally {
     unlinkSync(aside);
   }
+}
+
+/** Read from the head the writer gives a checkpoint; a line laid out otherwise is parsed. */
+function checkpointIndex(segment: string, runId: string, line: string): number {
+  const index = /^\{"v":\d+,"kind":"checkpoint","runId":"[^"\\]*","index":(\d+),/.exec(line)?.[1];
+  if (index !== undefined) return Number(index);
+  const record = parseLine(line);
+  if (!record.ok || record.value.kind !== 'checkpoint') throw corrupt(segment, `run ${runId}: a checkpoint is not a valid record`, undefined);
+  return record.value.index;
 }
