@@ -202,4 +202,20 @@ describe('harmless look-alikes', () => {
     expect(warnings).toEqual([]);
     expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'final_answer' });
   });
+
+  it('a structured answer holding "constructor" with "prototype" or "__proto__" is sent back for repair, and the run stays readable', async () => {
+    for (const [i, bad] of ['{"maker":{"constructor":{"prototype":{"a":1}}}}', '{"maker":{"__proto__":{"a":1}}}'].entries()) {
+      const store = createFileStore({ dir: tempDir() });
+      const model = scriptedModel([{ text: bad }, { text: '{"maker":{"constructor":"Ada"}}' }]);
+      const agent = createAgent({ model, tools: [], output: z.object({ maker: z.record(z.string(), z.unknown()) }), persistence: { store } });
+      agents.push(agent);
+      const result = await agent.start('Who made it?', { runId: `run_answer_${i}` }).settled;
+      expect(result.status).toBe('done');
+      expect(result.output).toEqual({ maker: { constructor: 'Ada' } });
+      expect(model.calls).toHaveLength(2);
+      const { entries, warnings } = store.readJournal(`run_answer_${i}`);
+      expect(warnings).toEqual([]);
+      expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'final_answer' });
+    }
+  });
 });
