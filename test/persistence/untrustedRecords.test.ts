@@ -208,8 +208,8 @@ describe('harmless look-alikes', () => {
       const store = createFileStore({ dir: tempDir() });
       const model = scriptedModel([{ text: bad }, { text: '{"maker":{"constructor":"Ada"}}' }]);
       const agent = createAgent({ model, tools: [], output: z.object({ maker: z.record(z.string(), z.unknown()) }), persistence: { store } });
-      agents.push(agent);
       const result = await agent.start('Who made it?', { runId: `run_answer_${i}` }).settled;
+      agent.stop();
       expect(result.status).toBe('done');
       expect(result.output).toEqual({ maker: { constructor: 'Ada' } });
       expect(model.calls).toHaveLength(2);
