@@ -3,6 +3,7 @@ import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import { StructuredOutputError } from './errors.ts';
 import type { StructuredOutputSpec } from '../core/provider.ts';
+import { mayNameReservedKey, reservedKeyMessage, reservedKeyPath } from '../core/reservedKeys.ts';
 
 /** Converting is not free and the same schema is sent every turn. */
 const jsonSchemas = new WeakMap<object, Record<string, unknown>>();
@@ -55,6 +56,8 @@ export function parseStructuredOutput<TOutput>(
   } catch (error) {
     throw new StructuredOutputError(spec.name, [customIssue(`the reply is not JSON (${describeError(error)})`)], text);
   }
+  const reserved = mayNameReservedKey(text) ? reservedKeyPath(value) : undefined;
+  if (reserved !== undefined) throw new StructuredOutputError(spec.name, [{ ...customIssue(reservedKeyMessage(reserved)), path: reserved.map((key) => (typeof key === 'number' ? key : String(key))) }], text);
   const result = spec.schema.safeParse(value);
   if (!result.success) throw new StructuredOutputError(spec.name, result.error.issues, text);
   return result.data;

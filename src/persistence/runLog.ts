@@ -374,24 +374,25 @@ export function readRunHeader(file: string): RunHeaderRecord | null {
 
 const END_READ_BYTES = 4 * 1024;
 
-/** Reads only the last line. `null` until the run ended, including a torn last line (never acknowledged). */
+/** Reads only the last line, however long. `null` until the run ended, including a torn last line (never acknowledged). */
 export function readRunEnd(file: string): RunEndRecord | null {
   const fd = openSync(file, 'r');
   let text: string;
-  let whole: boolean;
   try {
     const size = fstatSync(fd).size;
-    const length = Math.min(size, END_READ_BYTES);
-    whole = length === size;
-    const buffer = Buffer.alloc(length);
-    text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, length, size - length));
+    // An end's error message (a provider's error page) can make its line longer than the first read.
+    let length = Math.min(size, END_READ_BYTES);
+    for (;;) {
+      const buffer = Buffer.alloc(length);
+      text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, length, size - length));
+      if (length === size || !text.endsWith('\n') || text.lastIndexOf('\n', text.length - 2) !== -1) break;
+      length = Math.min(size, length * 4);
+    }
   } finally {
     closeSync(fd);
   }
   if (!text.endsWith('\n')) return null;
-  const previous = text.lastIndexOf('\n', text.length - 2);
-  if (previous === -1 && !whole) return null; // the last line is longer than any end record
-  const line = text.slice(previous + 1, -1);
+  const line = text.slice(text.lastIndexOf('\n', text.length - 2) + 1, -1);
   if (!line.includes('"kind":"end"')) return null;
   const record = parseLine(line);
   if (!record.ok) {

@@ -13,6 +13,7 @@ import { wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import { storedRequest, type Made, type MadeCall } from './stepWrite.ts';
 import { DurableRunError } from './errors.ts';
+import { jsonbText } from './jsonb.ts';
 
 interface Held {
   /** Wakes that came while one was going on. */
@@ -134,7 +135,7 @@ async function recordOutcomes(client: pg.PoolClient, actorId: string, made: Made
      SELECT $1, key, request->>'kind', 'done', request, outcome, now(), (SELECT log_length FROM ${SCHEMA}.actors WHERE id = $1)
      FROM unnest($2::text[], $3::jsonb[], $4::jsonb[]) AS t(key, outcome, request)
      ON CONFLICT (actor_id, key) DO UPDATE SET status = 'done', outcome = EXCLUDED.outcome, finished_at = now(), claimed_by = NULL WHERE effects.status <> 'done'`,
-    [actorId, [...made.keys()], [...made.values()].map(({ outcome }) => JSON.stringify(outcome)), [...made.values()].map(({ request }) => JSON.stringify(storedRequest(request)))],
+    [actorId, [...made.keys()], [...made.values()].map(({ outcome }) => jsonbText(outcome)), [...made.values()].map(({ request }) => jsonbText(storedRequest(request)))],
   );
 }
 

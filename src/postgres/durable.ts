@@ -16,6 +16,7 @@ import type { EffectLedger } from '../core/run.ts';
 import type { RunContext } from '../run/context.ts';
 import { DurableRunError } from './errors.ts';
 import { defined } from '../core/defined.ts';
+import { asStored } from './jsonb.ts';
 
 export const EffectOutcome = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
@@ -102,7 +103,7 @@ export class StepContext implements EffectLedger {
       const waiting = this.#waiting.get(key);
       if (waiting === undefined) continue;
       this.#waiting.delete(key);
-      answer(this.run.runId, JSON.parse(JSON.stringify(outcome)) as EffectOutcome).then(waiting.resolve, waiting.reject);
+      answer(this.run.runId, asStored(outcome)).then(waiting.resolve, waiting.reject);
     }
   }
 }
@@ -208,7 +209,7 @@ export function durableTool(tool: Tool): Tool {
         kind: 'tool',
         agentId: context.agentId,
         tool: tool.name,
-        input: JSON.parse(JSON.stringify(input ?? null)) as unknown,
+        input: asStored(input ?? null),
         toolCallId: context.toolCallId,
         idempotencyKey: context.idempotencyKey,
         runId: context.runId,

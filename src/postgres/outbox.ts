@@ -5,6 +5,7 @@ import { DurableRunError } from './errors.ts';
 import { SCHEMA } from './migrations.ts';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 import { defined } from '../core/defined.ts';
+import { jsonbText, storableText } from './jsonb.ts';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -44,7 +45,7 @@ export async function settleEffect(db: Db, actorId: string, key: string, outcome
        UPDATE ${SCHEMA}.effects SET status = 'done', outcome = $3, finished_at = now() WHERE actor_id = $1 AND key = $2 AND status <> 'done' RETURNING 1
      )
      SELECT 1 FROM done, ${SCHEMA}.actors AS actors WHERE actors.id = $1 AND actors.status NOT IN ${FINAL}`,
-    [actorId, key, JSON.stringify(outcome)],
+    [actorId, key, jsonbText(outcome)],
   );
   if ((settled.rowCount ?? 0) > 0) await wake(db, [actorId]);
 }
@@ -56,13 +57,13 @@ export async function startChildren(db: Db, parentId: string, requests: readonly
     `INSERT INTO ${SCHEMA}.effects (actor_id, key, kind, status, request)
      SELECT $1, 'child:' || id, 'child', 'pending', request FROM unnest($2::text[], $3::jsonb[]) AS t(id, request)
      ON CONFLICT DO NOTHING`,
-    [parentId, kids.map((kid) => kid.runId), kids.map((kid) => JSON.stringify(kid))],
+    [parentId, kids.map((kid) => kid.runId), kids.map((kid) => jsonbText(kid))],
   );
   const made = await db.query<{ id: string }>(
     `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, parent_id, status, task)
      SELECT id, 'agent', agent, $1, 'queued', task FROM unnest($2::text[], $3::text[], $4::text[]) AS t(id, agent, task)
      ON CONFLICT DO NOTHING RETURNING id`,
-    [parentId, kids.map((kid) => kid.runId), kids.map((kid) => kid.agentId), kids.map((kid) => kid.task)],
+    [parentId, kids.map((kid) => kid.runId), kids.map((kid) => kid.agentId), kids.map((kid) => storableText(kid.task))],
   );
   await wake(db, made.rows.map((row) => row.id));
 }
@@ -72,7 +73,7 @@ export async function post(db: Db, actorIds: readonly string[], event: MailboxEv
   if (actorIds.length === 0) return 0;
   const posted = await db.query<{ actor_id: string }>(
     `INSERT INTO ${SCHEMA}.mailbox (actor_id, event) SELECT id, $2 FROM ${SCHEMA}.actors WHERE id = ANY($1::text[]) AND ${where} RETURNING actor_id`,
-    [actorIds, JSON.stringify(event)],
+    [actorIds, jsonbText(event)],
   );
   await wake(db, posted.rows.map((row) => row.actor_id));
   return posted.rowCount ?? 0;

@@ -28,6 +28,7 @@ import { openSharedMemory } from './sessionMemory.ts';
 import { FINAL } from './step.ts';
 import { StrategyRunError } from '../strategies/errors.ts';
 import { defined } from '../core/defined.ts';
+import { jsonbText, storableText } from './jsonb.ts';
 
 export interface PostgresRuntimeOptions {
   /** `postgres://…`; default `DATABASE_URL`. */
@@ -222,7 +223,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await transaction(pool, async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
-        [runId, kind, id, redact(task), JSON.stringify(stored)],
+        [runId, kind, id, storableText(redact(task)), jsonbText(stored)],
       );
       if (inserted.rowCount === 1) await wake(client, [runId]);
       else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });

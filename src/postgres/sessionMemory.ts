@@ -9,6 +9,7 @@ import { TOOL_NAMESPACE } from '../agent/session.ts';
 import { checkMemoryName, checkMemoryValue } from '../sessions/validate.ts';
 import { SCHEMA } from './migrations.ts';
 import { SessionError } from '../sessions/errors.ts';
+import { asStored, jsonbText, storableText } from './jsonb.ts';
 
 type Entries = Map<string, Map<string, JsonValue>>;
 
@@ -44,6 +45,7 @@ export async function openSharedMemory(pool: pg.Pool, sessionId: string, redact:
     memory: (namespace) => {
       check();
       checkMemoryName('namespace', namespace, sessionId);
+      checkStorableName('namespace', namespace, sessionId);
       return memory(namespace);
     },
     async refresh() {
@@ -101,15 +103,17 @@ function sharedNamespaces(
     set(key, value) {
       return write(() => {
         checkMemoryName('key', key, sessionId);
+        checkStorableName('key', key, sessionId);
         checkMemoryValue(value, key, sessionId);
         // A redacted copy: what is stored never holds a secret, and the caller's object stays its own.
-        const clean = redact({ [key]: structuredClone(value) })[key];
+        // As the table gives it back: what this process reads is what the others read.
+        const clean = asStored(redact({ [key]: structuredClone(value) })[key]);
         checkMemoryValue(clean, key, sessionId);
         return async () => {
           await pool.query(
             `INSERT INTO ${SCHEMA}.session_memory (session_id, namespace, key, value) VALUES ($1, $2, $3, $4)
              ON CONFLICT (session_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-            [stored, namespace, key, JSON.stringify(clean)],
+            [stored, namespace, key, jsonbText(clean)],
           );
           const entries = current();
           entries.set(namespace, (entries.get(namespace) ?? new Map<string, JsonValue>()).set(key, clean));
@@ -119,6 +123,7 @@ function sharedNamespaces(
     delete(key) {
       return write(() => {
         checkMemoryName('key', key, sessionId);
+        checkStorableName('key', key, sessionId);
         return async () => {
           const deleted = await pool.query(`DELETE FROM ${SCHEMA}.session_memory WHERE session_id = $1 AND namespace = $2 AND key = $3`, [stored, namespace, key]);
           current().get(namespace)?.delete(key);
@@ -131,4 +136,10 @@ function sharedNamespaces(
       return [...(current().get(namespace) ?? [])].map(([key, value]): [string, JsonValue] => [key, structuredClone(value)]);
     },
   });
+}
+
+/** A text column holds no NUL, and half a surrogate pair would come back changed: the entry could not be found again. */
+function checkStorableName(kind: 'namespace' | 'key', name: string, sessionId: string): void {
+  if (storableText(name) === name) return;
+  throw new SessionError('session_invalid_key', `Session "${sessionId}": a memory ${kind} must not contain a NUL character or half a surrogate pair (PostgreSQL cannot store it). Use a short descriptive name such as "plan".`, { sessionId });
 }

@@ -21,6 +21,7 @@ import { LiveRun, type StepOutcome } from './liveRun.ts';
 import { goOn, release, runningHere, type Events, type HumanDecision, type Running } from './running.ts';
 import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
 import { defined } from '../core/defined.ts';
+import { jsonbText } from './jsonb.ts';
 
 const MailboxEvent = z.union([
   z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
@@ -176,7 +177,7 @@ export async function failRun(engine: Engine, actorId: string, error: DurableRun
       return;
     }
     const result = failedResult(actorId, row.agent_id, error.toJSON());
-    await client.query(`UPDATE ${SCHEMA}.actors SET status = 'failed', result = $2, version = version + 1, updated_at = now() WHERE id = $1`, [actorId, JSON.stringify(result)]);
+    await client.query(`UPDATE ${SCHEMA}.actors SET status = 'failed', result = $2, version = version + 1, updated_at = now() WHERE id = $1`, [actorId, jsonbText(result)]);
     if (row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
     await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status: 'failed', from: row.log_length, to: row.log_length })]);
   });

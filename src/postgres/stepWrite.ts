@@ -6,6 +6,7 @@ import { CHANNEL } from './engine.ts';
 import { SCHEMA } from './migrations.ts';
 import { lineKind, LOG_VERSION } from '../persistence/records.ts';
 import { defined } from '../core/defined.ts';
+import { jsonbText } from './jsonb.ts';
 
 export interface StepWrite {
   readonly actorId: string;
@@ -72,20 +73,20 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       write.from,
       write.lines,
       write.calls.map(([key]) => key),
-      write.calls.map(([, request]) => JSON.stringify(storedRequest(request))),
+      write.calls.map(([, request]) => jsonbText(storedRequest(request))),
       write.marks,
       write.workerId,
       write.version,
       write.events,
       write.startedAt,
       write.status,
-      write.result === undefined ? null : JSON.stringify(write.result),
+      write.result === undefined ? null : jsonbText(write.result),
       CHANNEL,
       JSON.stringify({ actor: write.actorId, agent: write.agentId, status: write.status, from: write.from, to: write.from + write.lines.length }),
       [...write.made.keys()],
-      [...write.made.values()].map(({ outcome }) => JSON.stringify(outcome)),
+      [...write.made.values()].map(({ outcome }) => jsonbText(outcome)),
       lastCheckpoint(write.from, write.lines),
-      [...write.made.values()].map(({ request }) => JSON.stringify(storedRequest(request))),
+      [...write.made.values()].map(({ request }) => jsonbText(storedRequest(request))),
       write.lines.map(lastEntry),
     ],
   });

@@ -1,5 +1,6 @@
 /** Model-written text echoed into an observation is truncated and escaped, so a hostile payload cannot blow it up. */
 import type { z } from 'zod';
+import { mayNameReservedKey, reservedKeyMessage, reservedKeyPath } from '../core/reservedKeys.ts';
 import type { ToolArgumentIssue } from './errors.ts';
 import type { ToolRegistry } from './registry.ts';
 import { printable, quoteUntrusted, sliceChars } from './text.ts';
@@ -80,25 +81,6 @@ function issueMessage(issue: z.core.$ZodIssue, tool: Tool<unknown, unknown>): st
   return printable(message.length < issue.message.length ? `${message}…` : message);
 }
 
-/** JSON.parse creates `__proto__` keys as own data properties. */
-function findReservedKey(root: unknown): readonly PropertyKey[] | undefined {
-  const stack: Array<{ value: unknown; path: readonly PropertyKey[] }> = [{ value: root, path: [] }];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { value, path } = next;
-    if (typeof value !== 'object' || value === null) continue;
-    if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return [...path, '__proto__'];
-    for (const [key, item] of Object.entries(value)) {
-      if (typeof item === 'object' && item !== null) stack.push({ value: item, path: [...path, Array.isArray(value) ? Number(key) : key] });
-    }
-  }
-  return undefined;
-}
-
-/** JSON can spell a key only literally or with `\u` escapes, so most calls skip the walk. */
-function mayNameProto(raw: string): boolean {
-  return raw.includes('__proto__') || raw.includes('\\u');
-}
-
 function invalidArguments(tool: Tool<unknown, unknown>, issues: readonly ToolArgumentIssue[]): ToolArgumentsFailure {
   const shown = issues.slice(0, MAX_ISSUES).map((issue) => `- ${issue.path}: ${issue.message}`);
   if (issues.length > MAX_ISSUES) shown.push(`- …and ${issues.length - MAX_ISSUES} more issues`);
@@ -127,11 +109,9 @@ export function parseToolArguments<TInput>(tool: Tool<TInput, unknown>, raw: str
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalidJson(anyTool, `expected a JSON object, got ${jsonKind(value)}`);
   }
-  const reserved = mayNameProto(raw) ? findReservedKey(value) : undefined;
+  const reserved = mayNameReservedKey(raw) ? reservedKeyPath(value) : undefined;
   if (reserved !== undefined) {
-    return invalidArguments(anyTool, [
-      { path: formatPath(reserved), message: 'the key "__proto__" is not allowed; remove it', code: 'reserved_key' },
-    ]);
+    return invalidArguments(anyTool, [{ path: formatPath(reserved), message: reservedKeyMessage(reserved), code: 'reserved_key' }]);
   }
   const result = tool.input.safeParse(value);
   if (result.success) return { ok: true, value: result.data };

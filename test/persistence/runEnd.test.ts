@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { LOG_VERSION, type LogRecord } from '../../src/persistence/records.ts';
 import { readRunEnd, readRunLog } from '../../src/persistence/runLog.ts';
 
@@ -41,6 +42,10 @@ const record: fc.Arbitrary<LogRecord> = fc.oneof(
     reason: fc.constantFrom('final_answer' as const, 'max_iterations' as const, 'cancelled' as const),
     at: fc.nat(),
   }),
+  // An end whose error message (a provider's error page, a long refusal) makes the line longer than 4 KB.
+  fc.nat({ max: 9000 }).map(
+    (n): LogRecord => ({ v: LOG_VERSION, kind: 'end', status: 'failed', reason: 'error', at: 1, error: { name: 'ProviderError', code: 'provider_error', message: `<html>${'x'.repeat(n)}</html>` } }),
+  ),
 );
 
 describe('readRunEnd', () => {
@@ -62,5 +67,21 @@ describe('readRunEnd', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('a run whose end record is longer than the tail the index reads', () => {
+  it('is listed as failed, with its error, not as running, and its owner is not reported gone', async () => {
+    const store = createFileStore({ dir: mkdtempSync(join(tmpdir(), 'actorloop-run-end-store-')) });
+    const message = `502 Bad Gateway: <html>${'<p>upstream error</p>'.repeat(400)}</html>`;
+    const writer = store.createRun({ runId: 'run_long_error', agentId: 'a', task: 'Fail at length.' });
+    writer.end('error', { error: { name: 'ProviderError', code: 'provider_error', message } });
+    await writer.close();
+    const meta = await store.getRun('run_long_error');
+    expect(meta?.status).toBe('failed');
+    expect(meta?.error?.message).toBe(message);
+    expect((await store.listRuns()).map((run) => run.status)).toEqual(['failed']);
+    expect(store.ownerGone('run_long_error')).toBe(false);
+    rmSync(store.dir, { recursive: true, force: true });
   });
 });

@@ -186,4 +186,36 @@ describe('harmless look-alikes', () => {
     expect(warnings).toEqual([]);
     expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'final_answer' });
   });
+
+  it('a model sending a "constructor" that holds "prototype" to a tool taking any object is told to rename it, and the run stays readable', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    let saved = 0;
+    const save = defineTool({ name: 'save', description: 'Save settings', input: z.object({ data: z.record(z.string(), z.unknown()) }), execute: () => `saved ${++saved}` });
+    const model = scriptedModel([{ toolCalls: [{ name: 'save', arguments: { data: { constructor: { prototype: { a: 1 } } } } }] }, { text: 'gave up' }]);
+    const agent = createAgent({ model, tools: [save], persistence: { store } });
+    agents.push(agent);
+    const result = await agent.start('save it', { runId: 'run_save' }).settled;
+    expect(result.status).toBe('done');
+    expect(saved).toBe(0);
+    expect(result.messages.find((message) => message.role === 'tool')?.content).toContain('data.constructor: a key "constructor" holding a key "prototype" is not allowed');
+    const { entries, warnings } = store.readJournal('run_save');
+    expect(warnings).toEqual([]);
+    expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'final_answer' });
+  });
+
+  it('a structured answer holding "constructor" with "prototype" or "__proto__" is sent back for repair, and the run stays readable', async () => {
+    for (const [i, bad] of ['{"maker":{"constructor":{"prototype":{"a":1}}}}', '{"maker":{"__proto__":{"a":1}}}'].entries()) {
+      const store = createFileStore({ dir: tempDir() });
+      const model = scriptedModel([{ text: bad }, { text: '{"maker":{"constructor":"Ada"}}' }]);
+      const agent = createAgent({ model, tools: [], output: z.object({ maker: z.record(z.string(), z.unknown()) }), persistence: { store } });
+      const result = await agent.start('Who made it?', { runId: `run_answer_${i}` }).settled;
+      agent.stop();
+      expect(result.status).toBe('done');
+      expect(result.output).toEqual({ maker: { constructor: 'Ada' } });
+      expect(model.calls).toHaveLength(2);
+      const { entries, warnings } = store.readJournal(`run_answer_${i}`);
+      expect(warnings).toEqual([]);
+      expect(entries.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'final_answer' });
+    }
+  });
 });

@@ -289,4 +289,25 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
       expect(result.messages.find((message) => message.role === 'tool')?.content).toBe(`filed a ${kind}`);
     }
   });
+  it('runs to its answer when a task, tool arguments, a tool result or the answer hold a NUL character or half an emoji: each is stored as U+FFFD instead of the step failing on every retry', { timeout: 60_000 }, async () => {
+    const cases = [
+      { name: 'nul_result', task: 'Echo.', argument: 'x', output: 'a\u0000b', answer: 'ok' },
+      { name: 'half_emoji_result', task: 'Echo.', argument: 'x', output: 'ab\ud83d', answer: 'ok' },
+      { name: 'nul_argument', task: 'Echo.', argument: 'a\u0000b', output: 'x', answer: 'ok' },
+      { name: 'half_emoji_argument', task: 'Echo.', argument: '\ude00b', output: 'x', answer: 'ok' },
+      { name: 'nul_task_and_answer', task: 'Echo\u0000.', argument: 'x', output: 'x', answer: 'o\u0000k' },
+    ];
+    for (const [i, { name, task, argument, output, answer }] of cases.entries()) {
+      const seen: string[] = [];
+      // Every other case through a tool that must not run twice: its outcome is written by another statement.
+      const echo = defineTool({ name: 'echo', description: 'Echo.', input: z.object({ s: z.string() }), idempotent: i % 2 === 0, execute: ({ s }) => (seen.push(s), output) });
+      const model = scriptedModel((request) => (request.messages.some((m) => m.role === 'tool') ? { text: answer } : { toolCalls: [{ id: 'e1', name: 'echo', arguments: { s: argument } }] }), { recordCalls: false });
+      const agent = createAgent({ id: `echo_${name}`, model, tools: [echo], runtime });
+      const result = await agent.run(task);
+      expect(result.status, name).toBe('done');
+      expect(result.text, name).toBe(answer.replace('\u0000', '\uFFFD'));
+      expect(seen, name).toEqual([argument.replace('\u0000', '\uFFFD').replace(/[\ud800-\udfff]/, '\uFFFD')]);
+      expect(result.messages.find((message) => message.role === 'tool')?.content, name).toBe(output.replace('\u0000', '\uFFFD').replace(/[\ud800-\udfff]/, '\uFFFD'));
+    }
+  });
 });

@@ -128,6 +128,20 @@ describe.skipIf(missing !== '')('session memory on a durable agent', () => {
     expect((await pool.query('SELECT 1 FROM actorloop.session_memory WHERE value = $1', ['"red"'])).rowCount).toBe(0);
   }, 60_000);
 
+  it('a memory value with a NUL character or half an emoji is stored as U+FFFD, read the same here and elsewhere; such a key is refused with a SessionError', async () => {
+    const session = await agent.session('support-nul');
+    await session.memory('notes').set('raw', { text: 'a\u0000b', cut: 'ok\ud83d' });
+    const stored = { text: 'a\uFFFDb', cut: 'ok\uFFFD' };
+    expect(session.memory('notes').get('raw')).toEqual(stored);
+    await expect(session.memory('notes').set('k\u0000', 'x')).rejects.toMatchObject({ code: 'session_invalid_key' });
+    await expect(session.memory('notes').set('k\ud83d', 'x')).rejects.toMatchObject({ code: 'session_invalid_key' });
+    expect(() => session.memory('n\u0000')).toThrow(expect.objectContaining({ code: 'session_invalid_key' }));
+    await session.close();
+    const again = await agentOn(createPostgresRuntimeFor(url)).session('support-nul');
+    expect(again.memory('notes').entries()).toEqual([['raw', stored]]);
+    await again.close();
+  }, 30_000);
+
   it('a tool call made again by another worker, after the first stopped mid-run, sees what the run wrote before', async () => {
     if (setup === undefined) throw new Error('no setup');
     const session = await agent.session('support-2');
