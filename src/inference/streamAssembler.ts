@@ -52,6 +52,8 @@ export class StreamAssembler {
   readonly #refusal: string[] = [];
   readonly #reasoning: string[] = [];
   readonly #calls = new Map<number, PartialToolCall>();
+  /** The server's index of each call to the number it got here. */
+  readonly #slots = new Map<number, number>();
   #lastIndex = -1;
   #finishReason: string | undefined;
   #usage: Usage | undefined;
@@ -109,8 +111,7 @@ export class StreamAssembler {
     id?: string | null;
     function?: { name?: string | null; arguments?: string | null } | null;
   }): DeltaEvent {
-    // A missing index (seen from some local servers): a new id starts a new call, else it continues the last.
-    const index = call.index ?? (call.id && !this.#hasId(call.id) ? this.#calls.size : Math.max(0, this.#lastIndex));
+    const index = this.#slotOf(call);
     this.#lastIndex = index;
     let partial = this.#calls.get(index);
     if (partial === undefined) {
@@ -127,6 +128,18 @@ export class StreamAssembler {
     if (call.function?.name && partial.name === undefined) event.name = partial.name = call.function.name;
     if (event.argumentsDelta !== '') partial.fragments.push(event.argumentsDelta);
     return event;
+  }
+
+  /** Calls are numbered in the order they start; the server's index only says which open call a fragment continues. */
+  #slotOf(call: { index?: number | null; id?: string | null }): number {
+    // A missing index (seen from some local servers): a new id starts a new call, else it continues the last.
+    if (call.index === undefined || call.index === null) return call.id && !this.#hasId(call.id) ? this.#calls.size : Math.max(0, this.#lastIndex);
+    const slot = this.#slots.get(call.index);
+    const open = slot === undefined ? undefined : this.#calls.get(slot);
+    // Ollama sends every call of a turn at index 0: a different id at a taken index is the next call, not more of the last.
+    if (slot !== undefined && !(call.id && open?.id !== undefined && open.id !== call.id)) return slot;
+    this.#slots.set(call.index, this.#calls.size);
+    return this.#calls.size;
   }
 
   #hasId(id: string): boolean {

@@ -285,6 +285,16 @@ describe('local servers', () => {
     expect(completion.usage).toEqual({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true });
   });
 
+  it('keeps parallel calls apart when Ollama streams each at index 0 under its own id', async () => {
+    server.enqueue('ollama-parallel-calls-index-0-stream.sse');
+    const { completion } = await streamed({ messages: ask('Create hello.py and world.py') }, { model: 'qwen2.5-coder:7b' });
+    expect(completion.finishReason).toBe('tool_calls');
+    expect(completion.toolCalls).toEqual([
+      { id: 'call_hk81qg8b', name: 'file_write', arguments: '{"filePath":"hello.py","content":"print(\\"hello\\")"}' },
+      { id: 'call_rk2xye1l', name: 'file_write', arguments: '{"filePath":"world.py","content":"print(\\"world\\")"}' },
+    ]);
+  });
+
   it.each([
     ['vLLM before 0.10.1 (flat error body)', 'vllm-context-length-flat.json', "maximum context length is 4096 tokens", { limitTokens: 4096, promptTokens: 6029, completionTokens: 350 }],
     ['vLLM 0.10.1+ (nested error body)', 'vllm-context-length-nested.json', 'maximum context length is 16384 tokens', { limitTokens: 16384, promptTokens: 112946, completionTokens: 10000 }],
