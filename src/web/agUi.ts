@@ -221,8 +221,9 @@ function textOf(content: unknown): string {
   return content.flatMap((part: { type?: unknown; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
 }
 
-/** Activity and reasoning messages are the page's own and are left out. */
+/** Activity and reasoning messages are the page's own and are left out, as are a sub-agent's: its run had them, the served agent never did. */
 function toMessage(message: AgUiMessage): Message[] {
+  if (message.subagentRunId !== undefined) return [];
   switch (message.role) {
     case 'system':
     case 'developer':
