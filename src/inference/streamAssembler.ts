@@ -3,7 +3,7 @@
  * was cut, and `finish()` throws so a partial tool call is never taken for a complete one.
  */
 import { z } from 'zod';
-import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
+import { ContentBody, UsageBody, fallbackToolCallId, splitContent, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
 import { InferenceError } from './errors.ts';
@@ -16,7 +16,7 @@ const ChunkBody = z.object({
         index: z.number().nullish(),
         delta: z
           .object({
-            content: z.string().nullish(),
+            content: ContentBody.nullish(),
             refusal: z.string().nullish(),
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
@@ -89,14 +89,15 @@ export class StreamAssembler {
       // Only the first choice is assembled; `n > 1` is not something the loop asks for.
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
-      const thought = delta?.reasoning_content || delta?.reasoning;
+      const content = splitContent(delta?.content);
+      const thought = delta?.reasoning_content || delta?.reasoning || content.thinking;
       if (thought) {
         this.#reasoning.push(thought);
         events.push({ type: 'reasoning.delta', delta: thought });
       }
-      if (delta?.content) {
-        this.#text.push(delta.content);
-        events.push({ type: 'text.delta', delta: delta.content });
+      if (content.text) {
+        this.#text.push(content.text);
+        events.push({ type: 'text.delta', delta: content.text });
       }
       if (delta?.refusal) this.#refusal.push(delta.refusal);
       for (const call of delta?.tool_calls ?? []) events.push(this.#toolCallDelta(call));

@@ -274,6 +274,32 @@ describe('Groq and Mistral', () => {
   });
 });
 
+describe('Mistral reasoning (content as parts)', () => {
+  const recordedThinking = () => {
+    const body = JSON.parse(fixtureText('mistral-thinking.json')) as { choices: { message: { content: { type: string; thinking?: { text: string }[] }[] } }[] };
+    return body.choices[0]?.message.content.find((part) => part.type === 'thinking')?.thinking?.[0]?.text;
+  };
+
+  it('reads the answer from the text part and the thinking part as reasoning', async () => {
+    server.enqueue('mistral-thinking.json');
+    const completion = await provider({ model: 'mistral-small-latest' }).complete({ messages: ask('What is 17 * 23?') });
+    expect(completion.text).toBe('391');
+    expect(reasoningText(completion.reasoning ?? [])).toBe(recordedThinking());
+    expect(completion.usage).toEqual({ promptTokens: 28, completionTokens: 94, totalTokens: 122 });
+  });
+
+  it('streams the thinking parts as reasoning deltas and the text parts as text deltas', async () => {
+    server.enqueue('mistral-thinking-stream.sse');
+    const { events, completion } = await streamed({ messages: ask('What is 17 * 23?') }, { model: 'mistral-small-latest' });
+    expect(deltas(events, 'text.delta')).toBe('391');
+    expect(completion.text).toBe('391');
+    expect(deltas(events, 'reasoning.delta')).toMatch(/^Okay, the user is asking for the product of 17 and 23\./);
+    expect(deltas(events, 'reasoning.delta')).toMatch(/17 \* 23 = 391\.$/);
+    expect(reasoningText(completion.reasoning ?? [])).toBe(deltas(events, 'reasoning.delta'));
+    expect(completion.usage).toEqual({ promptTokens: 28, completionTokens: 139, totalTokens: 167 });
+  });
+});
+
 describe('local servers', () => {
   it('estimates usage, marked estimated, for an Ollama stream that reports none', async () => {
     server.enqueue('ollama-one-chunk-stream.sse');
