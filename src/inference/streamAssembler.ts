@@ -132,13 +132,15 @@ export class StreamAssembler {
   }
 
   /** Calls are numbered in the order they start; the server's index only says which open call a fragment continues. */
-  #slotOf(call: { index?: number | null; id?: string | null }): number {
+  #slotOf(call: { index?: number | null; id?: string | null; function?: { name?: string | null } | null }): number {
     // A missing index (seen from some local servers): a new id starts a new call, else it continues the last.
     if (call.index === undefined || call.index === null) return call.id && !this.#hasId(call.id) ? this.#calls.size : Math.max(0, this.#lastIndex);
     const slot = this.#slots.get(call.index);
     const open = slot === undefined ? undefined : this.#calls.get(slot);
-    // Ollama sends every call of a turn at index 0: a different id at a taken index is the next call, not more of the last.
-    if (slot !== undefined && !(call.id && open?.id !== undefined && open.id !== call.id)) return slot;
+    // Ollama sends every call of a turn at index 0: a different id with a name at a taken index is the next call.
+    // Without a name it is more of the same call (Poolside changes a call's id after its first piece).
+    const starts = Boolean(call.id && call.function?.name) && open?.id !== undefined && open.id !== call.id;
+    if (slot !== undefined && !starts) return slot;
     this.#slots.set(call.index, this.#calls.size);
     return this.#calls.size;
   }

@@ -66,7 +66,7 @@ describe('StreamAssembler', () => {
     ]);
   });
 
-  it('starts a new call when a different id arrives at an index already taken, and continues it by that index', () => {
+  it('starts a new call when a different id and a name arrive at an index already taken, and continues it by that index', () => {
     const assembler = new StreamAssembler('m');
     assembler.push(chunk(call(0, { id: 'a', name: 'read', args: '{"p":' })));
     assembler.push(chunk(call(0, { args: '"x"}' })));
@@ -79,6 +79,15 @@ describe('StreamAssembler', () => {
       { id: 'a', name: 'read', arguments: '{"p":"x"}' },
       { id: 'b', name: 'read', arguments: '{"p":"y"}' },
     ]);
+  });
+
+  it('continues a call whose later pieces come under another id and no name (Poolside), at the same index', () => {
+    const assembler = new StreamAssembler('m');
+    assembler.push(chunk(call(0, { id: 'first', name: 'read', args: '' })));
+    assembler.push(chunk(call(0, { id: 'second', args: '{"p":' })));
+    assembler.push(chunk(call(0, { id: 'second', args: '"x"}' })));
+    assembler.push(chunk({}, 'tool_calls'));
+    expect(assembler.finish().toolCalls).toEqual([{ id: 'first', name: 'read', arguments: '{"p":"x"}' }]);
   });
 
   it('refuses to finish without a finish reason, dropping partial tool calls', () => {
