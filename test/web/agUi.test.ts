@@ -155,6 +155,22 @@ describe('a human decision from the page', () => {
     return { model, agent: trackAgent({ model: { provider: model, stream: true }, tools: [add(true)] }) };
   };
 
+  it('leaves a call the page never answered out of the history when the person asks something else instead', async () => {
+    const { model, agent } = confirmingAgent([{ text: 'Let me add.', toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'Sure, something else.' }]);
+    served = await serve(createAgUiHandler(agent));
+    const client = new HttpAgent({ url: served.url, threadId: 't-ignored', initialMessages: [question] });
+    await consume(client, 'run-ignored');
+    expect(client.messages.some((m) => m.role === 'assistant' && (m.toolCalls ?? []).length > 0)).toBe(true);
+
+    const messages = [...client.messages, { id: 'u2', role: 'user' as const, content: 'Never mind, something else.' }];
+    const response = await post(served.url, { threadId: 't-ignored', runId: 'run-other', state: {}, messages, tools: [], context: [], forwardedProps: {} });
+    await response.text();
+
+    const sent = model.calls[1]?.messages ?? [];
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent[1]).toEqual({ role: 'assistant', content: 'Let me add.' });
+  });
+
   it('ends the AG-UI run at the wait with the interrupt outcome; resume entries approving it continue the run to its end', async () => {
     const { agent } = confirmingAgent([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: '5' }]);
     served = await serve(createAgUiHandler(agent));
