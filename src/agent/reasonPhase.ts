@@ -112,7 +112,7 @@ async function compactingReply(
   signal: AbortSignal,
 ): Promise<ReasonOutput> {
   try {
-    return await modelReply(request, deps, scope, input.iteration);
+    return await modelReply(request, deps, scope, input);
   } catch (error) {
     if (!(error instanceof ContextLengthError) || deps.overflow === undefined || signal.aborted) throw error;
     const context = { runId: input.runId, agentId: scope.agentId, iteration: input.iteration, signal, emit: scope.emit };
@@ -120,24 +120,24 @@ async function compactingReply(
     if (compacted === undefined) throw error;
     scope.emit(compacted.event);
     const messages = deps.loadParts === undefined ? compacted.messages : deps.loadParts(compacted.messages);
-    const reply = await modelReply({ ...request, messages }, deps, scope, input.iteration);
+    const reply = await modelReply({ ...request, messages }, deps, scope, input);
     return { ...reply, contextLimit: compacted.limit };
   }
 }
 
 /** The model's reply, continued while it is cut off at the token cap and the `onLength` policy allows. */
-async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, iteration: number): Promise<ReasonOutput> {
+async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, input: ReasonInput): Promise<ReasonOutput> {
   // One text across continuations: a secret cut off by the token cap may end in the next call.
   const streamed = deps.stream ? new StreamedText(deps.redactStream, scope) : undefined;
   try {
-    return await continuedReply(request, deps, scope, iteration, streamed);
+    return await continuedReply(request, deps, scope, input, streamed);
   } finally {
     // What was held back goes out, redacted, however the reply ended.
     streamed?.end();
   }
 }
 
-async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, iteration: number, streamed: StreamedText | undefined): Promise<ReasonOutput> {
+async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, input: ReasonInput, streamed: StreamedText | undefined): Promise<ReasonOutput> {
   let completion = await callModel(request, deps, streamed);
   let text = completion.text;
   let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
@@ -158,7 +158,8 @@ async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps,
   }
   return {
     text: completion.refusal === undefined ? text : null,
-    toolCalls: uniqueIds(completion.toolCalls, iteration),
+    // The run's whole conversation, not the request: a preparer may have left earlier calls out of it.
+    toolCalls: uniqueIds(completion.toolCalls, input.iteration, input.messages),
     usage,
     costUsd,
     ...(reasoning.length === 0 ? {} : { reasoning }),
@@ -260,9 +261,15 @@ function busyTooLong(): boolean {
 }
 
 /** Some endpoints send empty or repeated tool-call ids; each call needs its own so its result can answer it. */
-function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly ToolCall[] {
-  if (idsAreUnique(calls)) return calls;
-  const seen = new Set<string>();
+/**
+ * Some models number their calls anew each turn (`search:0` again): a call id an earlier message of the
+ * conversation has is renamed too, or pages and lookups by id would take two calls for one.
+ */
+function uniqueIds(calls: readonly ToolCall[], iteration: number, earlier: readonly Message[]): readonly ToolCall[] {
+  if (calls.length === 0) return calls;
+  const used = idsIn(earlier);
+  if (idsAreUnique(calls) && !calls.some((call) => used.has(call.id))) return calls;
+  const seen = new Set<string>(used);
   let changed = false;
   const out = calls.map((call, i) => {
     if (call.id !== '' && !seen.has(call.id)) {
@@ -270,11 +277,18 @@ function uniqueIds(calls: readonly ToolCall[], iteration: number): readonly Tool
       return call;
     }
     changed = true;
-    const id = `call_${iteration}_${i}`;
+    let id = `call_${iteration}_${i}`;
+    for (let n = 1; seen.has(id); n++) id = `call_${iteration}_${i}_${n}`;
     seen.add(id);
     return { ...call, id };
   });
   return changed ? out : calls;
+}
+
+function idsIn(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
+  return ids;
 }
 
 function idsAreUnique(calls: readonly ToolCall[]): boolean {

@@ -51,6 +51,24 @@ function toolChoiceParam(choice: ToolChoice): ChatCompletionToolChoiceOption {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
+const TextPart = z.looseObject({ type: z.string(), text: z.string().nullish() });
+
+/** Mistral's reasoning models send content as parts: `text`, and `thinking` holding text parts of its own. */
+export const ContentBody = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().nullish(), thinking: z.union([z.string(), z.array(TextPart)]).nullish() }))]);
+
+/** The answer text and the thinking a message's content holds. */
+export function splitContent(content: z.infer<typeof ContentBody> | null | undefined): { readonly text: string; readonly thinking: string } {
+  if (content === null || content === undefined) return { text: '', thinking: '' };
+  if (typeof content === 'string') return { text: content, thinking: '' };
+  let text = '';
+  let thinking = '';
+  for (const part of content) {
+    if (part.type === 'text') text += part.text ?? '';
+    else if (part.type === 'thinking') thinking += typeof part.thinking === 'string' ? part.thinking : (part.thinking ?? []).map((inner) => (inner.type === 'text' ? (inner.text ?? '') : '')).join('');
+  }
+  return { text, thinking };
+}
+
 export const UsageBody = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
@@ -64,7 +82,7 @@ const CompletionBody = z.object({
       z.object({
         finish_reason: z.string().nullish(),
         message: z.object({
-          content: z.string().nullish(),
+          content: ContentBody.nullish(),
           refusal: z.string().nullish(),
           // DeepSeek and vLLM call it reasoning_content; OpenRouter, Groq and Ollama call it reasoning.
           reasoning_content: z.string().nullish(),
@@ -172,10 +190,11 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
     name: call.function.name,
     arguments: call.function.arguments ?? '',
   }));
+  const content = splitContent(choice.message.content);
   return {
-    text: choice.message.content || null,
+    text: content.text || null,
     refusal: choice.message.refusal || null,
-    reasoning: choice.message.reasoning_content || choice.message.reasoning || null,
+    reasoning: choice.message.reasoning_content || choice.message.reasoning || content.thinking || null,
     toolCalls,
     finishReason: toFinishReason(choice.finish_reason),
     usage: toUsage(usage),

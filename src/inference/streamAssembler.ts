@@ -3,7 +3,7 @@
  * was cut, and `finish()` throws so a partial tool call is never taken for a complete one.
  */
 import { z } from 'zod';
-import { UsageBody, fallbackToolCallId, toFinishReason, toUsage } from './chatMapping.ts';
+import { ContentBody, UsageBody, fallbackToolCallId, splitContent, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
 import { InferenceError } from './errors.ts';
@@ -16,7 +16,7 @@ const ChunkBody = z.object({
         index: z.number().nullish(),
         delta: z
           .object({
-            content: z.string().nullish(),
+            content: ContentBody.nullish(),
             refusal: z.string().nullish(),
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
@@ -52,6 +52,8 @@ export class StreamAssembler {
   readonly #refusal: string[] = [];
   readonly #reasoning: string[] = [];
   readonly #calls = new Map<number, PartialToolCall>();
+  /** The server's index of each call to the number it got here. */
+  readonly #slots = new Map<number, number>();
   #lastIndex = -1;
   #finishReason: string | undefined;
   #usage: Usage | undefined;
@@ -87,14 +89,15 @@ export class StreamAssembler {
       // Only the first choice is assembled; `n > 1` is not something the loop asks for.
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
-      const thought = delta?.reasoning_content || delta?.reasoning;
+      const content = splitContent(delta?.content);
+      const thought = delta?.reasoning_content || delta?.reasoning || content.thinking;
       if (thought) {
         this.#reasoning.push(thought);
         events.push({ type: 'reasoning.delta', delta: thought });
       }
-      if (delta?.content) {
-        this.#text.push(delta.content);
-        events.push({ type: 'text.delta', delta: delta.content });
+      if (content.text) {
+        this.#text.push(content.text);
+        events.push({ type: 'text.delta', delta: content.text });
       }
       if (delta?.refusal) this.#refusal.push(delta.refusal);
       for (const call of delta?.tool_calls ?? []) events.push(this.#toolCallDelta(call));
@@ -109,8 +112,7 @@ export class StreamAssembler {
     id?: string | null;
     function?: { name?: string | null; arguments?: string | null } | null;
   }): DeltaEvent {
-    // A missing index (seen from some local servers): a new id starts a new call, else it continues the last.
-    const index = call.index ?? (call.id && !this.#hasId(call.id) ? this.#calls.size : Math.max(0, this.#lastIndex));
+    const index = this.#slotOf(call);
     this.#lastIndex = index;
     let partial = this.#calls.get(index);
     if (partial === undefined) {
@@ -127,6 +129,20 @@ export class StreamAssembler {
     if (call.function?.name && partial.name === undefined) event.name = partial.name = call.function.name;
     if (event.argumentsDelta !== '') partial.fragments.push(event.argumentsDelta);
     return event;
+  }
+
+  /** Calls are numbered in the order they start; the server's index only says which open call a fragment continues. */
+  #slotOf(call: { index?: number | null; id?: string | null; function?: { name?: string | null } | null }): number {
+    // A missing index (seen from some local servers): a new id starts a new call, else it continues the last.
+    if (call.index === undefined || call.index === null) return call.id && !this.#hasId(call.id) ? this.#calls.size : Math.max(0, this.#lastIndex);
+    const slot = this.#slots.get(call.index);
+    const open = slot === undefined ? undefined : this.#calls.get(slot);
+    // Ollama sends every call of a turn at index 0: a different id with a name at a taken index is the next call.
+    // Without a name it is more of the same call (Poolside changes a call's id after its first piece).
+    const starts = Boolean(call.id && call.function?.name) && open?.id !== undefined && open.id !== call.id;
+    if (slot !== undefined && !starts) return slot;
+    this.#slots.set(call.index, this.#calls.size);
+    return this.#calls.size;
   }
 
   #hasId(id: string): boolean {

@@ -9,6 +9,8 @@ export interface StreamRedactor {
 
 /** Raw text before a piece that a rule may reach back to: a JSON key, `Bearer `, a `key=`. */
 const CONTEXT = 128;
+/** While a rule's match runs to the text's end, its start is kept this far back instead. */
+const OPEN_MATCH_CONTEXT = 16 * 1024;
 
 /**
  * `redact` is the redactor's whole-text rule; `secrets` its literal secrets now (they may grow during a run).
@@ -22,7 +24,10 @@ export function createStreamRedactor(redact: (text: string) => string, secrets: 
     if (piece === '') return '';
     const raw = context + piece;
     const after = redact(raw);
-    context = raw.length > CONTEXT ? raw.slice(-CONTEXT) : raw;
+    // A match that reaches the end (a secret key's JSON value not closed yet) must keep its start in view,
+    // or the rest of its value would go out once its key left the context.
+    const reach = after.endsWith(raw.slice(-CONTEXT)) ? CONTEXT : OPEN_MATCH_CONTEXT;
+    context = raw.length > reach ? raw.slice(-reach) : raw;
     if (after === raw) return piece;
     const before = redact(raw.slice(0, raw.length - piece.length));
     // A rule that matched across the boundary rewrote text already let out: only what differs from it goes.

@@ -184,7 +184,19 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   const last = messages.at(-1);
   const task = last?.role === 'user' ? textOf(last.content) : '';
   if (task.trim() === '') throw new WebRequestError(400, 'The last message must be a user message with text: it is the task of the run.');
-  return { task, history: messages.slice(0, -1).flatMap(toMessage), runId: input.runId, threadId: input.threadId };
+  return { task, history: answeredOnly(messages.slice(0, -1).flatMap(toMessage)), runId: input.runId, threadId: input.threadId };
+}
+
+/** A call the page has no result for (an interrupt the person left unanswered) is left out: providers refuse a call without its result. */
+function answeredOnly(history: readonly Message[]): Message[] {
+  const answered = new Set(history.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])));
+  return history.flatMap((message): Message[] => {
+    if (message.role !== 'assistant' || message.toolCalls === undefined || message.toolCalls.every((call) => answered.has(call.id))) return [message];
+    const { toolCalls, ...rest } = message;
+    const kept = toolCalls.filter((call) => answered.has(call.id));
+    if (kept.length > 0) return [{ ...rest, toolCalls: kept }];
+    return rest.content === null || rest.content === '' ? [] : [rest];
+  });
 }
 
 /** A held call's interrupt `responseSchema`. */
@@ -221,8 +233,9 @@ function textOf(content: unknown): string {
   return content.flatMap((part: { type?: unknown; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
 }
 
-/** Activity and reasoning messages are the page's own and are left out. */
+/** Activity and reasoning messages are the page's own and are left out, as are a sub-agent's: its run had them, the served agent never did. */
 function toMessage(message: AgUiMessage): Message[] {
+  if (message.subagentRunId !== undefined) return [];
   switch (message.role) {
     case 'system':
     case 'developer':

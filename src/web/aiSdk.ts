@@ -228,8 +228,10 @@ function toolParts(message: UiMessage): ToolPart[] {
   });
 }
 
-function toMessages(message: UiMessage): Message[] {
-  if (message.role !== 'assistant') return [{ role: message.role, content: textOf(message) }];
+function toMessages(whole: UiMessage): Message[] {
+  if (whole.role !== 'assistant') return [{ role: whole.role, content: textOf(whole) }];
+  // A sub-agent's text and calls are in the message too, attributed to its run: they were never the served agent's.
+  const message = { ...whole, parts: whole.parts.filter((part) => !bySubRun(part)) };
   const done = toolParts(message).filter((part) => part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied');
   const toolCalls: ToolCall[] = done.map((part) => ({ id: part.toolCallId, name: part.toolName ?? part.type.slice('tool-'.length), arguments: JSON.stringify(part.input ?? {}) }));
   const text = textOf(message);
@@ -239,6 +241,12 @@ function toMessages(message: UiMessage): Message[] {
     return { role: 'tool', toolCallId: part.toolCallId, content, isError: true };
   });
   return [{ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length === 0 ? {} : { toolCalls }) }, ...results];
+}
+
+/** Set on the parts `attributeAiSdk` gave a sub-run's text, reasoning and calls. */
+function bySubRun(part: z.infer<typeof Part>): boolean {
+  const attributed = (value: unknown, key: string): boolean => typeof value === 'object' && value !== null && key in value;
+  return attributed(part.providerMetadata, 'actorloop') || attributed(part.toolMetadata, 'runId');
 }
 
 type Out = (AiSdkChunk | undefined)[];

@@ -66,6 +66,30 @@ describe('StreamAssembler', () => {
     ]);
   });
 
+  it('starts a new call when a different id and a name arrive at an index already taken, and continues it by that index', () => {
+    const assembler = new StreamAssembler('m');
+    assembler.push(chunk(call(0, { id: 'a', name: 'read', args: '{"p":' })));
+    assembler.push(chunk(call(0, { args: '"x"}' })));
+    expect(assembler.push(chunk(call(0, { id: 'b', name: 'read', args: '{"p":' })))).toEqual([
+      { type: 'toolcall.delta', index: 1, id: 'b', name: 'read', argumentsDelta: '{"p":' },
+    ]);
+    assembler.push(chunk(call(0, { id: 'b', args: '"y"}' })));
+    assembler.push(chunk({}, 'tool_calls'));
+    expect(assembler.finish().toolCalls).toEqual([
+      { id: 'a', name: 'read', arguments: '{"p":"x"}' },
+      { id: 'b', name: 'read', arguments: '{"p":"y"}' },
+    ]);
+  });
+
+  it('continues a call whose later pieces come under another id and no name (Poolside), at the same index', () => {
+    const assembler = new StreamAssembler('m');
+    assembler.push(chunk(call(0, { id: 'first', name: 'read', args: '' })));
+    assembler.push(chunk(call(0, { id: 'second', args: '{"p":' })));
+    assembler.push(chunk(call(0, { id: 'second', args: '"x"}' })));
+    assembler.push(chunk({}, 'tool_calls'));
+    expect(assembler.finish().toolCalls).toEqual([{ id: 'first', name: 'read', arguments: '{"p":"x"}' }]);
+  });
+
   it('refuses to finish without a finish reason, dropping partial tool calls', () => {
     const assembler = new StreamAssembler('m');
     assembler.push(chunk(call(0, { id: 'a', name: 'delete_file', args: '{"path":"/tm' })));

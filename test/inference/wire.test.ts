@@ -274,6 +274,32 @@ describe('Groq and Mistral', () => {
   });
 });
 
+describe('Mistral reasoning (content as parts)', () => {
+  const recordedThinking = () => {
+    const body = JSON.parse(fixtureText('mistral-thinking.json')) as { choices: { message: { content: { type: string; thinking?: { text: string }[] }[] } }[] };
+    return body.choices[0]?.message.content.find((part) => part.type === 'thinking')?.thinking?.[0]?.text;
+  };
+
+  it('reads the answer from the text part and the thinking part as reasoning', async () => {
+    server.enqueue('mistral-thinking.json');
+    const completion = await provider({ model: 'mistral-small-latest' }).complete({ messages: ask('What is 17 * 23?') });
+    expect(completion.text).toBe('391');
+    expect(reasoningText(completion.reasoning ?? [])).toBe(recordedThinking());
+    expect(completion.usage).toEqual({ promptTokens: 28, completionTokens: 94, totalTokens: 122 });
+  });
+
+  it('streams the thinking parts as reasoning deltas and the text parts as text deltas', async () => {
+    server.enqueue('mistral-thinking-stream.sse');
+    const { events, completion } = await streamed({ messages: ask('What is 17 * 23?') }, { model: 'mistral-small-latest' });
+    expect(deltas(events, 'text.delta')).toBe('391');
+    expect(completion.text).toBe('391');
+    expect(deltas(events, 'reasoning.delta')).toMatch(/^Okay, the user is asking for the product of 17 and 23\./);
+    expect(deltas(events, 'reasoning.delta')).toMatch(/17 \* 23 = 391\.$/);
+    expect(reasoningText(completion.reasoning ?? [])).toBe(deltas(events, 'reasoning.delta'));
+    expect(completion.usage).toEqual({ promptTokens: 28, completionTokens: 139, totalTokens: 167 });
+  });
+});
+
 describe('local servers', () => {
   it('estimates usage, marked estimated, for an Ollama stream that reports none', async () => {
     server.enqueue('ollama-one-chunk-stream.sse');
@@ -283,6 +309,16 @@ describe('local servers', () => {
     const promptTokens = estimateTokens(messages);
     const completionTokens = Math.ceil((completion.text ?? '').length / 4);
     expect(completion.usage).toEqual({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true });
+  });
+
+  it('keeps parallel calls apart when Ollama streams each at index 0 under its own id', async () => {
+    server.enqueue('ollama-parallel-calls-index-0-stream.sse');
+    const { completion } = await streamed({ messages: ask('Create hello.py and world.py') }, { model: 'qwen2.5-coder:7b' });
+    expect(completion.finishReason).toBe('tool_calls');
+    expect(completion.toolCalls).toEqual([
+      { id: 'call_hk81qg8b', name: 'file_write', arguments: '{"filePath":"hello.py","content":"print(\\"hello\\")"}' },
+      { id: 'call_rk2xye1l', name: 'file_write', arguments: '{"filePath":"world.py","content":"print(\\"world\\")"}' },
+    ]);
   });
 
   it.each([

@@ -51,6 +51,16 @@ describe('redacting streamed text', () => {
     );
   });
 
+  it('keeps redacting a secret key\'s JSON value whose spaces run it past the context a rule looks back over (a long Cookie header)', () => {
+    const cookies = Array.from({ length: 12 }, (_, i) => `c${i}=v${i}-a1b2c3d4e5f6`).join('; ');
+    const whole = `headers: {"Cookie": "${cookies}", "Accept": "text/html"} sent`;
+    for (const cuts of [[], Array.from({ length: whole.length }, (_, i) => i)]) {
+      const out = streamed(whole, cuts).join('');
+      expect(out).toBe(redactor().text(whole));
+      expect(out).not.toContain('v11-a1b2c3d4e5f6');
+    }
+  });
+
   it('lets a word out once it is complete, and holds nothing back at the end', () => {
     expect(streamed('hello world, this is it', [3, 6, 9, 12, 15, 20])).toEqual(['hello ', 'world, ', 'this ', 'is ', 'it']);
   });

@@ -79,6 +79,27 @@ describe('a run consumed by HttpAgent', () => {
     expect(typed(events, 'CUSTOM').find((e) => e.name === 'actorloop.policy.evaluated')?.value).toMatchObject({ toolCallId: 'call_0_0', decision: 'allow' });
   });
 
+  it('keeps each call with its own arguments and result when the model numbers its calls anew each turn (Kimi via vLLM: add:0 every turn)', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'add:0', name: 'add', arguments: { a: 1, b: 2 } }] },
+      { toolCalls: [{ id: 'add:0', name: 'add', arguments: { a: 3, b: 4 } }] },
+      { text: 'Done.' },
+    ]);
+    const agent = trackAgent({ model: { provider: model, stream: true }, tools: [add()] });
+    served = await serve(createAgUiHandler(agent));
+    const client = new HttpAgent({ url: served.url, threadId: 'thread-ids', initialMessages: [question] });
+
+    await consume(client, 'run-ids');
+
+    const calls = client.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
+    expect(calls.map((call) => call.function.arguments)).toEqual(['{"a":1,"b":2}', '{"a":3,"b":4}']);
+    const results = client.messages.flatMap((m) => (m.role === 'tool' ? [[m.toolCallId, m.content]] : []));
+    expect(results).toEqual([
+      [calls[0]?.id, '3'],
+      [calls[1]?.id, '7'],
+    ]);
+  });
+
   it('sends a reply that was not streamed whole, and takes the earlier messages as the history', async () => {
     const model = scriptedModel([{ text: 'It is still 3.' }]);
     const agent = trackAgent({ model, tools: [add()] });
@@ -133,6 +154,22 @@ describe('a human decision from the page', () => {
     const model = scriptedModel(script);
     return { model, agent: trackAgent({ model: { provider: model, stream: true }, tools: [add(true)] }) };
   };
+
+  it('leaves a call the page never answered out of the history when the person asks something else instead', async () => {
+    const { model, agent } = confirmingAgent([{ text: 'Let me add.', toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'Sure, something else.' }]);
+    served = await serve(createAgUiHandler(agent));
+    const client = new HttpAgent({ url: served.url, threadId: 't-ignored', initialMessages: [question] });
+    await consume(client, 'run-ignored');
+    expect(client.messages.some((m) => m.role === 'assistant' && (m.toolCalls ?? []).length > 0)).toBe(true);
+
+    const messages = [...client.messages, { id: 'u2', role: 'user' as const, content: 'Never mind, something else.' }];
+    const response = await post(served.url, { threadId: 't-ignored', runId: 'run-other', state: {}, messages, tools: [], context: [], forwardedProps: {} });
+    await response.text();
+
+    const sent = model.calls[1]?.messages ?? [];
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent[1]).toEqual({ role: 'assistant', content: 'Let me add.' });
+  });
 
   it('ends the AG-UI run at the wait with the interrupt outcome; resume entries approving it continue the run to its end', async () => {
     const { agent } = confirmingAgent([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: '5' }]);

@@ -90,6 +90,27 @@ describe('a run read by readUIMessageStream', () => {
     expect(textOf(full)).toBe('Let me add these two.|The sum is three.');
   });
 
+  it('keeps a tool part per call when the model numbers its calls anew each turn (Kimi via vLLM: add:0 every turn)', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'add:0', name: 'add', arguments: { a: 1, b: 2 } }] },
+      { toolCalls: [{ id: 'add:0', name: 'add', arguments: { a: 3, b: 4 } }] },
+      { text: 'Done.' },
+    ]);
+    const agent = trackAgent({ model: { provider: model, stream: true }, tools: [add()] });
+    served = await serve(createAiSdkHandler(agent));
+
+    const message = await messageOf(await post(served.url, chatBody([userMessage('Add twice')])));
+
+    const calls = message.parts.filter((part) => part.type === 'tool-add') as { toolCallId: string; input: unknown; output: unknown }[];
+    expect(calls.map(({ input, output }) => ({ input, output }))).toEqual([
+      { input: { a: 1, b: 2 }, output: '3' },
+      { input: { a: 3, b: 4 }, output: '7' },
+    ]);
+    expect(new Set(calls.map((call) => call.toolCallId)).size).toBe(2);
+    // The model is sent back the id it gave, where no earlier call of the conversation has it.
+    expect(model.calls[1]?.messages.find((m) => m.role === 'assistant')?.toolCalls?.[0]?.id).toBe('add:0');
+  });
+
   it('ends a failed run with an error chunk carrying the code, after its usage', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }]);
     const agent = trackAgent({ model, tools: [add()], limits: { maxIterations: 1 } });

@@ -107,6 +107,27 @@ describe('a delegating run consumed by HttpAgent', () => {
     expect(client.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'The researcher says 42.' });
   });
 
+  it("sends the lead's model the page's history without the sub-agent's text and calls, which were never the lead's", { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const researcher = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }] }, { text: 'It is 42.' }]);
+    const lead = scriptedModel([{ text: 'Asking the researcher.', toolCalls: [{ name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } }] }, { text: 'The researcher says 42.' }, { text: 'You are welcome.' }]);
+    system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: [add()] });
+    system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher')] });
+    const { url } = await served(createAgUiHandler(system.get('lead').agent, { system }));
+    const client = new HttpAgent({ url, threadId: 'thread-h', initialMessages: [{ id: 'u1', role: 'user', content: 'What is 20 + 22?' }] });
+    await client.runAgent({ runId: 'run-h1' });
+    expect(client.messages.some((m) => (m as { subagentRunId?: string }).subagentRunId !== undefined)).toBe(true);
+
+    client.addMessage({ id: 'u2', role: 'user', content: 'Thanks' });
+    await client.runAgent({ runId: 'run-h2' });
+
+    const sent = lead.calls[2]?.messages ?? [];
+    expect(JSON.stringify(sent)).not.toContain('Adding them.');
+    expect(sent.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((call) => call.name) : []))).toEqual(['delegate_to_researcher']);
+    expect(sent.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['It is 42.']);
+    expect(sent.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['Asking the researcher.', 'The researcher says 42.']);
+  });
+
   it('keeps single-run event ids for a run that delegates nothing, and refuses an id that is no cursor of the stream', async () => {
     const { system } = trackedSystem();
     system.spawn('solo', { model: scriptedModel([{ text: 'Alone.' }]) });
@@ -147,6 +168,32 @@ describe('a delegating run read by the AI SDK', () => {
       ['tool-delegate_to_researcher', 'It is 42.', undefined],
       ['tool-add', '42', { agentId: 'researcher', runId: sub }],
     ]);
+  });
+});
+
+describe('a delegating run read by the AI SDK, then asked again', () => {
+  it("sends the lead's model the chat's history without the sub-agent's text and calls, which were never the lead's", { timeout: 30_000 }, async () => {
+    const { system } = trackedSystem();
+    const researcher = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }] }, { text: 'It is 42.' }]);
+    const lead = scriptedModel([{ text: 'Asking the researcher.', toolCalls: [{ name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } }] }, { text: 'The researcher says 42.' }, { text: 'You are welcome.' }]);
+    system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: [add()] });
+    system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher')] });
+    const { url } = await served(createAiSdkHandler(system.get('lead').agent, { system }));
+    const question = { id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'What is 20 + 22?' }] };
+    let answer: UIMessage | undefined;
+    const first = await post(url, { id: 'chat-h', messages: [question], trigger: 'submit-message' });
+    for await (const m of readUIMessageStream({ stream: chunksOf(first.body as ReadableStream<Uint8Array>) })) answer = m;
+    expect(answer?.parts.some((p) => p.type === 'tool-add')).toBe(true);
+
+    const thanks = { id: 'u2', role: 'user' as const, parts: [{ type: 'text' as const, text: 'Thanks' }] };
+    const second = await post(url, { id: 'chat-h', messages: [question, answer, thanks], trigger: 'submit-message' });
+    await second.text();
+
+    const sent = lead.calls[2]?.messages ?? [];
+    expect(JSON.stringify(sent)).not.toContain('Adding them.');
+    expect(sent.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((call) => call.name) : []))).toEqual(['delegate_to_researcher']);
+    expect(sent.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['It is 42.']);
+    expect(sent.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['Asking the researcher.\nThe researcher says 42.']);
   });
 });
 
