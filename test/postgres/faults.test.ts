@@ -84,11 +84,15 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     await expect(runWorker({ runtime: small, concurrency: 4 })).rejects.toThrow(/poolSize ≥ 6/);
     await small.close();
   });
-  it('migrating a database whose log predates the last-entry column fills it in, so a reader following a run still gets every entry after its own', async () => {
+  it('migrating a database whose log predates the last-entry column, a NUL escaped in a row included, keeps every row readable by a reader following a run', async () => {
     const agent = createAgent({ id: 'early_rows', model: callOnce('missing_tool'), runtime });
     const result = await agent.run('Anything.');
     const journal = await runtime.journal(result.runId);
     expect(journal.length).toBeGreaterThan(8);
+    // A row whose JSON escapes a NUL: no jsonb cast may meet it.
+    const rows = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM actorloop.log WHERE actor_id = $1', [result.runId]);
+    const empty = `{"v":6,"kind":"journal","runId":"${result.runId}","agentId":"early_rows","at":0,"sequence":[],"elapsed":[],"iteration":[],"events":[],"note":"\\u0000"}`;
+    await pool.query('INSERT INTO actorloop.log (actor_id, seq, line) VALUES ($1, $2, $3)', [result.runId, rows.rows[0]?.n, empty]);
     await pool.query('ALTER TABLE actorloop.log DROP COLUMN last_entry');
     await pool.query('DELETE FROM actorloop.schema_migrations WHERE version = 3');
     expect((await runtime.migrate()).applied).toEqual([expect.stringMatching(/^3: /)]);
