@@ -24,11 +24,14 @@ export function createStreamRedactor(redact: (text: string) => string, secrets: 
     if (piece === '') return '';
     const raw = context + piece;
     const after = redact(raw);
+    if (after === raw) {
+      context = raw.length > CONTEXT ? raw.slice(-CONTEXT) : raw;
+      return piece;
+    }
     // A match that reaches the end (a secret key's JSON value not closed yet) must keep its start in view,
     // or the rest of its value would go out once its key left the context.
     const reach = after.endsWith(raw.slice(-CONTEXT)) ? CONTEXT : OPEN_MATCH_CONTEXT;
     context = raw.length > reach ? raw.slice(-reach) : raw;
-    if (after === raw) return piece;
     const before = redact(raw.slice(0, raw.length - piece.length));
     // A rule that matched across the boundary rewrote text already let out: only what differs from it goes.
     return after.slice(after.startsWith(before) ? before.length : commonPrefix(before, after));
