@@ -285,9 +285,28 @@ function uniqueIds(calls: readonly ToolCall[], iteration: number, earlier: reado
   return changed ? out : calls;
 }
 
+/**
+ * A conversation's call ids, kept at its last message: a run's next turn reads only the messages it
+ * added, not the whole conversation again. A set moves on with its conversation; one that forked
+ * or was compacted finds none and reads its messages once.
+ */
+const idsUpTo = new WeakMap<Message, Set<string>>();
+
 function idsIn(messages: readonly Message[]): Set<string> {
-  const ids = new Set<string>();
-  for (const message of messages) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
+  let from = messages.length;
+  let ids: Set<string> | undefined;
+  while (ids === undefined && from > 0) ids = idsUpTo.get(messages[--from] as Message);
+  if (ids === undefined) ids = new Set<string>();
+  else {
+    idsUpTo.delete(messages[from] as Message);
+    from++;
+  }
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i] as Message;
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
+  }
+  const last = messages.at(-1);
+  if (last !== undefined) idsUpTo.set(last, ids);
   return ids;
 }
 
