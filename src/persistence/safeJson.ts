@@ -5,9 +5,12 @@
 
 export type SafeParseJson = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
+const ASCII_LETTER_ESCAPE = /\\u00[4-7][0-9a-fA-F]/;
+
 export function safeJsonParse(text: string): SafeParseJson {
-  // Either key can appear only spelled out or with \u escapes; without those the slow reviver has nothing to find.
-  if (!text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u')) {
+  // Either key can appear only spelled out or with escapes of ASCII letters and `_`; without those the slow reviver
+  // has nothing to find. Other escapes (a NUL separator, half a surrogate pair) are common and cannot spell them.
+  if (!text.includes('__proto__') && !text.includes('constructor') && !ASCII_LETTER_ESCAPE.test(text)) {
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
     } catch (error) {

@@ -159,6 +159,14 @@ describe('records with __proto__ keys', () => {
     expect(safeJsonParse('{"__proto__":null}').ok).toBe(false);
     expect(safeJsonParse('[{"x":{"constructor":{"prototype":{"polluted":1}}}}]')).toEqual({ ok: false, reason: 'forbidden key "constructor"' });
   });
+
+  it('safeJsonParse refuses them spelled with escapes, however many other escapes the text has', () => {
+    for (const key of ['\\u005f_proto__', '__pr\\u006fto__', '__PROTO__'.toLowerCase().replace('p', '\\u0070')]) {
+      expect(safeJsonParse(`{"sep":"a\\u0000b","half":"\\ud83d","${key}":{"polluted":1}}`)).toEqual({ ok: false, reason: 'forbidden key "__proto__"' });
+    }
+    expect(safeJsonParse('{"c\\u006fnstructor":{"prototype":{}},"sep":"\\u0000"}')).toEqual({ ok: false, reason: 'forbidden key "constructor"' });
+    expect(safeJsonParse('{"sep":"echo\\u0000{}","half":"\\ud83d"}')).toEqual({ ok: true, value: { sep: 'echo\u0000{}', half: '\ud83d' } });
+  });
 });
 
 describe('harmless look-alikes', () => {
