@@ -18,9 +18,16 @@ function storable(_key: string, value: unknown): unknown {
   return fixed;
 }
 
+/**
+ * JSON text has each of them escaped (`\u0000`, `\udc00`): text without such an escape needs no
+ * replacer. A string that holds such an escape as text is only sent the slow way, unchanged.
+ */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+
 /** The JSON a jsonb column takes. */
 export function jsonbText(value: unknown): string {
-  return JSON.stringify(value ?? null, storable);
+  const json = JSON.stringify(value ?? null);
+  return UNSTORABLE_ESCAPE.test(json) ? JSON.stringify(value ?? null, storable) : json;
 }
 
 /** As a jsonb column gives it back: what a run in this process sees is what a rebuilt one reads. */
