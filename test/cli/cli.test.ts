@@ -83,6 +83,8 @@ describe('actorloop bad input', { timeout: 60_000 }, () => {
   it.each([
     ['no command', []],
     ['an unknown command', ['launch']],
+    ['an unknown command named like a property every object has', ['constructor']],
+    ['an unknown command named like an inherited method', ['toString']],
     ['an unknown flag', ['runs', '--colour']],
     ['a run without a task', ['run']],
   ])('prints usage on stderr and exits 2 for %s', async (_what, args) => {
