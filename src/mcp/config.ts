@@ -24,7 +24,11 @@ const httpConfig = z.strictObject({
   resources: resourcesMode,
   sampling: samplingMode,
   roots: rootsList,
-  url: z.url({ protocol: /^https?$/ }),
+  // fetch refuses such a URL, and its error would quote the password where the redactor does not know it.
+  url: z.url({ protocol: /^https?$/ }).refine((url) => {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry user:password@; send credentials in headers (e.g. Authorization) or auth'),
   headers: z.record(z.string(), z.string()).optional(),
   auth: mcpAuthSchema.optional(),
   connectTimeoutMs: z.number().int().positive().optional(),
