@@ -128,4 +128,14 @@ describe('actorloop bad input', { timeout: 60_000 }, () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('agent.svg');
   }, TIMEOUT);
+
+  it('keeps stdout one JSON document with viz --json, printing or listing', async () => {
+    const printed = await runCli(['viz', '--print', 'agent', '--json'], temp.dir);
+    expect(printed.code).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual({ name: 'agent', mermaid: expect.stringMatching(/^(stateDiagram-v2|flowchart)/) });
+    const listed = await runCli(['viz', '--json'], temp.dir);
+    expect(listed.code).toBe(0);
+    const parsed: unknown = JSON.parse(listed.stdout);
+    expect(parsed).toMatchObject({ machines: expect.arrayContaining(['agent']), files: expect.arrayContaining(['agent.svg']) });
+  }, TIMEOUT);
 });
