@@ -59,6 +59,16 @@ describe('a server that cannot be used', { timeout: 60_000 }, () => {
   });
 });
 
+describe('roots this machine cannot name as a folder', () => {
+  it('are a configuration error when the agent is made, not a failed connection at the first run', () => {
+    for (const root of ['file://server/share', 'file:///tmp/a%2Fb']) {
+      const make = () => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'rooted', command: 'node', roots: [root] }] });
+      expect(make).toThrow(ConfigurationError);
+      expect(make).toThrow(/roots\.0: .*file:\/\/\/ URL of a local folder/);
+    }
+  });
+});
+
 describe('an HTTP server URL with user:password@', () => {
   it('is a configuration error that names the fix and does not repeat the password', () => {
     const make = () => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'creds', url: 'http://user:hunter2secret@127.0.0.1:1/mcp' }] });
