@@ -2,6 +2,7 @@
 import type { AgentRun } from '../agent/types.ts';
 import type { LoopResult } from '../core/run.ts';
 import { createReporter, type ReporterMode } from './liveView.ts';
+import { printable } from '../tools/text.ts';
 import { formatCost } from './format.ts';
 
 export type FollowOutcome = { readonly kind: 'settled'; readonly result: LoopResult } | { readonly kind: 'waiting' };
@@ -54,13 +55,14 @@ function printOutcome(runId: string, outcome: FollowOutcome, json: boolean): num
   }
   const { result } = outcome;
   if (result.status !== 'done') {
-    const why = result.error === undefined ? '' : `: ${result.error.message}`;
+    // The message may quote a server's stderr or a provider's words: printed inert, like event lines.
+    const why = result.error === undefined ? '' : `: ${printable(result.error.message)}`;
     const resume = result.resumable === true ? ` Continue it with: actorloop resume ${runId}` : '';
     process.stderr.write(`run ${runId} ${result.status} (${result.reason})${why}${resume}\n`);
     return 1;
   }
   if (!json) {
-    process.stdout.write(`\nanswer: ${result.text ?? ''}\n`);
+    process.stdout.write(`\nanswer: ${printable(result.text ?? '')}\n`);
     process.stdout.write(
       `run ${runId}: ${result.iterations} iterations, ${result.usage.totalTokens} tokens, ${formatCost(result.costUsd)}, ${result.durationMs} ms\n`,
     );

@@ -1,7 +1,16 @@
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
+import { printable } from '../tools/text.ts';
 
-/** Undefined for events not worth a line of their own (token deltas, hook timings). */
+/**
+ * Undefined for events not worth a line of their own (token deltas, hook timings). Servers, tools and models write
+ * parts of it, so escape sequences are dropped: printed, they could rewrite what a person approving a call sees.
+ */
 export function summarizeEvent(event: LoopEvent): string | undefined {
+  const summary = describeEvent(event);
+  return summary === undefined ? undefined : printable(summary);
+}
+
+function describeEvent(event: LoopEvent): string | undefined {
   switch (event.type) {
     case 'run.started':
       return `run started: ${shorten(event.task, 80)} (model ${event.model})`;

@@ -34,7 +34,8 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    const handler = COMMANDS[command];
+    // Own keys only: `constructor` or `toString` would otherwise find Object's and run it as a command.
+    const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
     if (handler === undefined) throw usageError(`Unknown command "${command}".`);
     const outcome = await handler(args);
     if (typeof outcome === 'number') return outcome;

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import { authSecrets, mcpAuthSchema } from './oauth.ts';
@@ -6,7 +7,16 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 const resourcesMode = z.union([z.literal('tools'), z.literal('context'), z.literal(false)]).optional();
 const samplingMode = z.union([z.boolean(), z.strictObject({ maxTokens: z.number().int().positive() })]).optional();
-const rootsList = z.array(z.url({ protocol: /^file$/ })).optional();
+// Checked here as answerRoots will read them: otherwise a remote host or an encoded "/" fails the connection at the first run.
+const localFolderUrl = z.url({ protocol: /^file$/ }).refine((url) => {
+  try {
+    fileURLToPath(url);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be the file:/// URL of a local folder (no host, no encoded "/")');
+const rootsList = z.array(localFolderUrl).optional();
 
 const stdioConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
@@ -24,7 +34,11 @@ const httpConfig = z.strictObject({
   resources: resourcesMode,
   sampling: samplingMode,
   roots: rootsList,
-  url: z.url({ protocol: /^https?$/ }),
+  // fetch refuses such a URL, and its error would quote the password where the redactor does not know it.
+  url: z.url({ protocol: /^https?$/ }).refine((url) => {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry user:password@; send credentials in headers (e.g. Authorization) or auth'),
   headers: z.record(z.string(), z.string()).optional(),
   auth: mcpAuthSchema.optional(),
   connectTimeoutMs: z.number().int().positive().optional(),

@@ -138,6 +138,17 @@ export function oauthSession(server: string, serverUrl: string, auth: McpAuth, o
   if (isProvider(auth)) {
     // Delegating by prototype keeps the user's optional methods (and `this`) as they wrote them.
     const wrapped: OAuthClientProvider = Object.create(auth) as OAuthClientProvider;
+    // Tokens and a client secret the provider kept from an earlier session are secrets too.
+    wrapped.tokens = async () => {
+      const tokens = await auth.tokens();
+      if (tokens !== undefined) noteTokens(tokens);
+      return tokens;
+    };
+    wrapped.clientInformation = async () => {
+      const info = await auth.clientInformation();
+      if (info !== undefined) noteClient(info);
+      return info;
+    };
     wrapped.saveTokens = async (tokens) => {
       noteTokens(tokens);
       noteSaved(tokens, auth.redirectUrl === undefined);

@@ -110,6 +110,7 @@ interface NamedPolicy {
   readonly reason?: string;
   /** Set on a `@confirm` forbid: the question for the human (empty when the annotation has no text). */
   readonly confirm?: string;
+  readonly forbid: boolean;
 }
 
 function position(text: string, offset: number): string {
@@ -150,24 +151,25 @@ function namePolicies(text: string): { readonly byId: Record<string, string>; re
     if (Object.hasOwn(byId, id)) throw new ConfigurationError(`gates.cedar: two policies have the id "${id}"; ids must be unique.`);
     byId[id] = policy;
     const reason = ANNOTATION('reason').exec(policy)?.[1];
-    const confirm = confirmOf(id, policy);
-    named.set(id, { id, ...defined({ reason, confirm }) });
+    const { confirm, forbid } = effectOf(id, policy);
+    named.set(id, { id, forbid, ...defined({ reason, confirm }) });
   });
   return { byId, named };
 }
 
-/** The `@confirm` annotation of a policy (read from Cedar's own parse, not the text), checked to be on a forbid. */
-function confirmOf(id: string, policy: string): string | undefined {
+/** Whether a policy forbids, and its `@confirm` annotation (read from Cedar's own parse, not the text), checked to be on a forbid. */
+function effectOf(id: string, policy: string): { readonly forbid: boolean; readonly confirm?: string } {
   const parsed = cedar.policyToJson(policy);
   if (parsed.type === 'failure') throw new ConfigurationError(`gates.cedar: policy "${id}" does not parse: ${describeErrors(policy, parsed.errors)}.`);
   const { annotations, effect } = parsed.json;
-  if (annotations === undefined || !Object.hasOwn(annotations, 'confirm')) return undefined;
+  const forbid = effect === 'forbid';
+  if (annotations === undefined || !Object.hasOwn(annotations, 'confirm')) return { forbid };
   if (effect !== 'forbid') {
     throw new ConfigurationError(
       `gates.cedar: policy "${id}" is a permit annotated @confirm; put @confirm on a forbid policy, which then asks a human instead of denying (a permit cannot ask).`,
     );
   }
-  return annotations.confirm ?? '';
+  return { forbid, confirm: annotations.confirm ?? '' };
 }
 
 /** Keys starting with `__` (Cedar's JSON escapes, which a model could use to forge entity references) are left out. */
@@ -356,7 +358,8 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
         // Only `@confirm` forbids stand in the way: a human decides if a permit holds without them.
         if (forbidding.length > 0 && forbidding.every((id) => named.get(id)?.confirm !== undefined)) {
           const without = cedar.statefulIsAuthorized({ ...request, preparsedPolicySetId: unasked });
-          if (without.type === 'success' && without.response.decision === 'allow') return { kind: 'confirm', reason: question(forbidding, action.tool) };
+          const checked = without.type === 'success' && without.response.diagnostics.errors.every((e) => named.get(e.policyId)?.forbid !== true);
+          if (without.type === 'success' && without.response.decision === 'allow' && checked) return { kind: 'confirm', reason: question(forbidding, action.tool) };
           answer = without;
         }
       }
@@ -364,6 +367,13 @@ export function cedarGate(options: CedarGateOptions): PolicyGate {
         return { kind: 'deny', reason: `The Cedar request for "${action.tool}" failed, so the call is denied: ${describeErrors('', answer.errors)}.` };
       }
       const { decision, diagnostics } = answer.response;
+      // Cedar skips a policy that errors; for a forbid that would let a model's argument types (a
+      // fraction where the policy compares whole numbers) switch the forbid off, so it denies instead.
+      const unchecked = diagnostics.errors.filter((e) => named.get(e.policyId)?.forbid === true);
+      if (decision === 'allow' && unchecked.length > 0) {
+        const failed = unchecked.map((e) => `"${e.policyId}" could not be evaluated (${e.error.message})`).join('; ');
+        return { kind: 'deny', reason: `Cedar policy ${failed}, and a forbid that cannot be checked denies calling "${action.tool}" with these arguments.` };
+      }
       if (decision === 'allow') return ALLOW;
       const deciding = diagnostics.reason;
       const failed = diagnostics.errors.map((e) => `"${e.policyId}" could not be evaluated (${e.error.message})`);

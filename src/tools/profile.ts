@@ -64,8 +64,10 @@ export function applyToolProfile<TTool extends ProfiledTool>(tools: readonly TTo
   return explainToolProfile(tools, profile).kept;
 }
 
+/** A set flag decides: an MCP tool is `verified: false`, and its server writes its description. */
 function isVerified(tool: ProfiledTool): boolean {
-  return tool.verified === true || (typeof tool.description === 'string' && tool.description.includes('[verified]'));
+  if (typeof tool.verified === 'boolean') return tool.verified;
+  return typeof tool.description === 'string' && tool.description.includes('[verified]');
 }
 
 function check(profile: ToolProfile): void {

@@ -83,6 +83,8 @@ describe('actorloop bad input', { timeout: 60_000 }, () => {
   it.each([
     ['no command', []],
     ['an unknown command', ['launch']],
+    ['an unknown command named like a property every object has', ['constructor']],
+    ['an unknown command named like an inherited method', ['toString']],
     ['an unknown flag', ['runs', '--colour']],
     ['a run without a task', ['run']],
   ])('prints usage on stderr and exits 2 for %s', async (_what, args) => {
@@ -125,5 +127,15 @@ describe('actorloop bad input', { timeout: 60_000 }, () => {
     const listed = await runCli(['viz'], temp.dir);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('agent.svg');
+  }, TIMEOUT);
+
+  it('keeps stdout one JSON document with viz --json, printing or listing', async () => {
+    const printed = await runCli(['viz', '--print', 'agent', '--json'], temp.dir);
+    expect(printed.code).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual({ name: 'agent', mermaid: expect.stringMatching(/^(stateDiagram-v2|flowchart)/) });
+    const listed = await runCli(['viz', '--json'], temp.dir);
+    expect(listed.code).toBe(0);
+    const parsed: unknown = JSON.parse(listed.stdout);
+    expect(parsed).toMatchObject({ machines: expect.arrayContaining(['agent']), files: expect.arrayContaining(['agent.svg']) });
   }, TIMEOUT);
 });

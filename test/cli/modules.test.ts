@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIN, offlineEnv, runCli, tempDir, TSX_LOADER } from './runCli.ts';
 
 const AGENTS = fileURLToPath(new URL('./fixtures/userAgents.ts', import.meta.url));
+const ESCAPING = fileURLToPath(new URL('./fixtures/escapeAgents.ts', import.meta.url));
 const TIMEOUT = 120_000;
 
 let temp: ReturnType<typeof tempDir>;
@@ -30,6 +31,18 @@ async function rows(): Promise<Row[]> {
 }
 
 describe('actorloop run --agents MODULE', { timeout: TIMEOUT }, () => {
+  it('prints a final answer and a failure without the escape sequences they carried', async () => {
+    const answered = await runCli(['run', '--agents', ESCAPING, '--agent', 'painter', 'paint'], temp.dir);
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain('answer: plain');
+    expect(answered.stdout).not.toContain('\u001b');
+    expect(answered.stdout).not.toContain('\u0007');
+    const failed = await runCli(['run', '--agents', ESCAPING, '--agent', 'breaker', 'break'], temp.dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('upstream said');
+    expect(failed.stderr).not.toContain('\u001b');
+  });
+
   it('runs the named agent of a module in the store: its answer, its run listed and replayable', async () => {
     const { code, stdout, stderr } = await runCli(['run', '--agents', AGENTS, '--agent', 'echoer', 'say hello'], temp.dir);
     expect(stderr).toContain('agent "echoer" from');

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../src/core/errors.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { connectMcpServer } from '../../src/mcp/connect.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -55,6 +56,25 @@ describe('a server that cannot be used', { timeout: 60_000 }, () => {
     await agent.close();
     expect(() => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'bad name!', command: 'x' }] })).toThrow(/MCP server config "bad name!" is invalid/);
     expect(() => createAgent({ model: scriptedModel([]), mcpServers: [controlled('twin'), controlled('twin')] })).toThrow(/two MCP servers are named "twin"/);
+  });
+});
+
+describe('roots this machine cannot name as a folder', () => {
+  it('are a configuration error when the agent is made, not a failed connection at the first run', () => {
+    for (const root of ['file://server/share', 'file:///tmp/a%2Fb']) {
+      const make = () => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'rooted', command: 'node', roots: [root] }] });
+      expect(make).toThrow(ConfigurationError);
+      expect(make).toThrow(/roots\.0: .*file:\/\/\/ URL of a local folder/);
+    }
+  });
+});
+
+describe('an HTTP server URL with user:password@', () => {
+  it('is a configuration error that names the fix and does not repeat the password', () => {
+    const make = () => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'creds', url: 'http://user:hunter2secret@127.0.0.1:1/mcp' }] });
+    expect(make).toThrow(ConfigurationError);
+    expect(make).toThrow(/user:password@.*headers/);
+    expect(make).not.toThrow(/hunter2secret/);
   });
 });
 

@@ -4,12 +4,13 @@
  * client credentials, a token store, and tokens kept out of journals, events and model requests.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import type { LoopEvent } from '../../src/core/loopEvent.ts';
 import { connectMcpServer, type McpServer } from '../../src/mcp/connect.ts';
-import type { McpTokenStore } from '../../src/mcp/oauth.ts';
+import { oauthSession, type McpTokenStore } from '../../src/mcp/oauth.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauthServer.ts';
 import { toolResults } from './support.ts';
@@ -99,6 +100,56 @@ describe('OAuth for HTTP MCP servers', () => {
   it('rejects an authorize handler without the redirect URL it listens on, at config time', async () => {
     await expect(connectMcpServer({ name: 'secure', url: 'http://127.0.0.1:1/mcp', auth: { authorize: async () => 'code' } })).rejects.toThrow(ConfigurationError);
     await expect(connectMcpServer({ name: 'secure', url: 'http://127.0.0.1:1/mcp', auth: { grant: 'client_credentials' } })).rejects.toThrow(/client_credentials needs clientId/);
+  });
+
+  it('keeps tokens a user provider already had (from an earlier sign-in) out of what the model sees when a tool echoes one', async () => {
+    fixture = await startOAuthFixture();
+    const kept = new Map<string, OAuthTokens>();
+    const tokenStore: McpTokenStore = { load: (name) => kept.get(name), save: (name, tokens) => void kept.set(name, tokens) };
+    const first = await connectMcpServer({ name: 'secure', url: fixture.url, auth: { redirectUrl: REDIRECT, authorize: signInHandler([]), tokenStore } });
+    await first.close();
+    const saved = kept.get('secure');
+    expect(saved?.access_token).toBe(fixture.issued[0]);
+    // The user's own provider, as one that keeps tokens on disk would be on the next start.
+    let client: OAuthClientInformationMixed | undefined;
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT,
+      clientMetadata: { client_name: 'mine', redirect_uris: [REDIRECT] },
+      clientInformation: () => client,
+      saveClientInformation: (info) => void (client = info),
+      tokens: () => saved,
+      saveTokens: () => undefined,
+      redirectToAuthorization: () => undefined,
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => 'unused',
+    };
+    const model = scriptedModel([{ toolCalls: [{ name: 'secure_whoami', arguments: {} }] }, { text: 'done' }]);
+    const agent = createAgent({ model, mcpServers: [{ name: 'secure', url: fixture.url, auth: provider }] });
+    try {
+      await agent.run('who am I?');
+      expect(toolResults(model.calls[1])[0]?.content).toBe('token [REDACTED]');
+      expect(JSON.stringify(agent.journal.entries())).not.toContain(saved?.access_token.slice(3));
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('puts the client secret and tokens a user provider hands over on the redaction list', async () => {
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT,
+      clientMetadata: { client_name: 'mine', redirect_uris: [REDIRECT] },
+      clientInformation: () => ({ client_id: 'mine', client_secret: 'kept-client-secret' }),
+      tokens: () => ({ access_token: 'kept-access', refresh_token: 'kept-refresh', token_type: 'Bearer' }),
+      saveTokens: () => undefined,
+      redirectToAuthorization: () => undefined,
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => 'unused',
+    };
+    const secrets: string[] = [];
+    const session = oauthSession('secure', 'http://127.0.0.1:1/mcp', provider, (secret) => void secrets.push(secret));
+    await session.provider.clientInformation();
+    await session.provider.tokens();
+    expect(secrets).toEqual(['kept-client-secret', 'kept-access', 'kept-refresh']);
   });
 
   it('keeps the access and refresh tokens out of the journal, the events and the model requests, even when a tool echoes one', async () => {

@@ -94,6 +94,18 @@ describe('gates.cedar', () => {
     expect(decide(strict, call('delete', { owner: { __entity: { type: 'Agent', id: 'admin' } } }))).toMatchObject({ kind: 'deny' });
   });
 
+  it('denies when a forbid cannot be evaluated for the arguments, so a fraction or a huge number does not switch it off', () => {
+    const capped = gates.cedar({
+      policies: `
+        permit(principal, action, resource);
+        @id("cap") forbid(principal, action, resource) when { context.arguments has amount && context.arguments.amount > 100 };`,
+    });
+    expect(decide(capped, call('transfer', { amount: 40 }))).toEqual({ kind: 'allow' });
+    for (const amount of [4_000.5, 1e20]) {
+      expect(decide(capped, call('transfer', { amount }))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('"cap" could not be evaluated') });
+    }
+  });
+
   it('matches `like` patterns with wildcards', () => {
     const urls = gates.cedar({ policies: `permit(principal, action, resource) when { context.arguments.url like "https://docs.example.com/*" };` });
     expect(decide(urls, call('fetch', { url: 'https://docs.example.com/guide' }))).toEqual({ kind: 'allow' });
@@ -223,6 +235,17 @@ describe('gates.cedar', () => {
       const both = decide(asking, call('file_write', { path: '/prod/app.conf', size: 5000 }));
       expect(both.kind === 'confirm' && both.reason.split('; ').sort()).toEqual(['A large write needs a human.', 'Writing under /prod needs a human.']);
       expect(decide(asking, call('file_write', { path: '/home/notes.md' }))).toEqual({ kind: 'allow' });
+    });
+
+    it('denies rather than asks when a plain forbid cannot be evaluated for the arguments', () => {
+      const capped = gates.cedar({
+        policies: `
+          permit(principal, action, resource);
+          @id("ask-pay") @confirm("Payments need a human.") forbid(principal, action, resource == Tool::"pay");
+          @id("cap") forbid(principal, action, resource) when { context.arguments has amount && context.arguments.amount > 100 };`,
+      });
+      expect(decide(capped, call('pay', { amount: 40 }))).toEqual({ kind: 'confirm', reason: 'Payments need a human.' });
+      expect(decide(capped, call('pay', { amount: 4_000.5 }))).toMatchObject({ kind: 'deny', reason: expect.stringContaining('"cap" could not be evaluated') });
     });
 
     it('still denies when a plain forbid also holds, or when no permit does', () => {

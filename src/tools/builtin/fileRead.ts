@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readlink, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { DEFAULTS } from '../../core/defaults.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 import { defineTool } from '../defineTool.ts';
 import { truncationMarker } from '../result.ts';
 import type { Tool } from '../types.ts';
-import { confinedRoot, confinePath } from './confinePath.ts';
+import { confinedRoot, confinePath, isInside, type ConfinedRoot } from './confinePath.ts';
 import { textOrDescription } from './decode.ts';
 import { FileReadError } from './errors.ts';
 
@@ -39,6 +39,22 @@ async function openChecked(real: string, requested: string): Promise<FileHandle>
     }
     if (code === 'ENOENT') throw new FileReadError('file_read_failed', { path: requested, reason: 'not_found', detail: 'no such file in the root folder' }, { cause: error });
     throw new FileReadError('file_read_failed', { path: requested, reason: 'io', detail: `it could not be opened (${String(code ?? 'error')})` }, { cause: error });
+  }
+}
+
+/**
+ * O_NOFOLLOW guards only the last name: a folder on the way swapped for a symlink after the check is
+ * followed. Where the kernel says the open file is settles it (Linux; elsewhere there is no /proc to ask).
+ */
+async function checkOpened(handle: FileHandle, root: ConfinedRoot, requested: string): Promise<void> {
+  let opened: string;
+  try {
+    opened = await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return;
+  }
+  if (!isInside(root.real, opened)) {
+    throw new FileReadError('path_refused', { path: requested, reason: 'symlink_escape', detail: 'a folder on its path became a symlink to outside the root folder while it was being opened' });
   }
 }
 
@@ -79,6 +95,7 @@ export function fileRead(options: FileReadOptions): Tool<z.infer<typeof Input>, 
       const real = await confinePath(root, requested);
       const handle = await openChecked(real, requested);
       try {
+        await checkOpened(handle, root, requested);
         const stat = await handle.stat();
         if (!stat.isFile()) {
           const what = stat.isDirectory() ? 'a folder; read a file inside it' : 'not a regular file (a device, socket or pipe)';
