@@ -213,6 +213,9 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     if (report.type === 'reply.received') onReply(report.from, report.report);
     else if (report.type === 'task.failed' && report.task.kind === 'tell') {
       console.warn(`[actorloop] agent ${agentId} could not run a told task (${report.task.taskId}):`, report.error);
+    } else if (report.type !== 'task.started' && report.task.kind !== 'tell' && report.task.replyTo?.getSnapshot().status !== 'active') {
+      // The asker's mailbox was stopped (the agent that sent it): the host drops the reply, so the ask is settled here.
+      onReply(agentId, report);
     }
   }
 
