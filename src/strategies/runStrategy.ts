@@ -4,7 +4,8 @@ import { createActor, fromPromise, type Actor, type InspectionEvent, type Observ
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
-import { ZERO_USAGE, type InferenceProvider } from '../core/provider.ts';
+import { addUsage, ZERO_USAGE, type InferenceProvider } from '../core/provider.ts';
+import type { LoopResult } from '../core/run.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { createStrategyContext } from './context.ts';
@@ -176,7 +177,14 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       return { decision, usage: usage(), costUsd: cost() };
     },
   };
-  const branch = branchActor({ source: opts.subAgent, forward: publish, ...defined({ inspect: opts.inspect }) });
+  // Branch runs whose usage the machine has not summed yet; a branch stopped by cancel or timeout never reports it.
+  const uncounted = new Map<string, Promise<LoopResult>>();
+  const branch = branchActor({
+    source: opts.subAgent,
+    forward: publish,
+    started: (branchRunId, branchSettled) => uncounted.set(branchRunId, branchSettled),
+    ...defined({ inspect: opts.inspect }),
+  });
 
   const actor = createActor(providedMachine(runtime, branch), {
     input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
@@ -184,17 +192,27 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   });
   actor.on('*', (event) => {
     if (event.type === 'strategy.decided') round = event.round;
+    if (event.type === 'branch.finished' && event.runId !== undefined) uncounted.delete(event.runId);
     record(event);
   });
 
   let resolveSettled!: (result: StrategyResult) => void;
   const settled = new Promise<StrategyResult>((resolve) => (resolveSettled = resolve));
   let finishedWith: { result: StrategyResult; error?: StrategyRunError } | undefined;
+  let finishing = false;
   const onAbort = () => actor.send({ type: 'strategy.cancel', reason: describeError(opts.signal?.reason) });
   const finish = (output: StrategyMachineOutput | undefined, thrown?: unknown): void => {
-    if (finishedWith !== undefined) return;
+    if (finishing) return;
+    finishing = true;
     opts.signal?.removeEventListener('abort', onAbort);
-    const out: StrategyMachineOutput = output ?? {
+    // Stopped branches settle as cancelled with what they had spent: that is the run's spending too.
+    const late = [...uncounted.values()];
+    uncounted.clear();
+    if (late.length === 0) conclude(output, thrown);
+    else void Promise.all(late).then((results) => conclude(output, thrown, results));
+  };
+  const conclude = (output: StrategyMachineOutput | undefined, thrown: unknown, late: readonly LoopResult[] = []): void => {
+    const ended: StrategyMachineOutput = output ?? {
       reason: 'exception',
       answer: null,
       thoughts: [],
@@ -204,6 +222,11 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       peakInFlight: 0,
       message: describeError(thrown),
       error: thrown,
+    };
+    const out: StrategyMachineOutput = {
+      ...ended,
+      usage: late.reduce((sum, result) => addUsage(sum, result.usage), ended.usage),
+      costUsd: late.reduce((sum, result) => sum + result.costUsd, ended.costUsd),
     };
     const base: StrategyResult = {
       runId,

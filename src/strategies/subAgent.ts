@@ -24,6 +24,8 @@ export interface BranchDeps {
   /** Given to sub-agents built from a config that sets no `observe.inspect` of its own. */
   readonly inspect?: AgentObserveConfig['inspect'];
   readonly forward: (entry: JournalEntry) => void;
+  /** Each branch's run as it starts: one stopped with the runner never reports its usage to the machine. */
+  readonly started?: (runId: string, settled: Promise<LoopResult>) => void;
 }
 
 function isAgent(value: Agent | AgentConfig): value is Agent {
@@ -54,6 +56,7 @@ export function branchActor(deps: BranchDeps) {
       prepared: agent.prepare(branch.prompt, { runId: `${request.runId}-r${request.round}-b${request.index}` }),
       attached: (run) => {
         forwarding = run.events$.subscribe({ next: deps.forward, error: () => undefined });
+        deps.started?.(run.runId, run.settled);
       },
       conclude: (result): StrategyBranchOutput => {
         forwarding?.unsubscribe();

@@ -158,6 +158,38 @@ describe('runStrategy', () => {
     }
   }, 20_000);
 
+  it('counts the tokens of branches stopped by a cancel, and of finished ones exactly once', async () => {
+    const usage = { promptTokens: 3, completionTokens: 4, totalTokens: 7 };
+    // Waits until its run is stopped.
+    const wait = defineTool({
+      name: 'wait',
+      description: 'Waits',
+      input: z.object({}),
+      execute: (_args, context) => new Promise<never>((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+    });
+    const run = startStrategy({
+      strategy: fanOut(2),
+      task: 'go',
+      subAgent: (_branch, info) => ({
+        // Branch 0 answers at once; branch 1 has spent its first call's tokens and waits in a tool.
+        model: scriptedModel(info.index === 0 ? [{ text: 'quick', usage }] : [{ toolCalls: [{ name: 'wait', arguments: {} }], usage }]),
+        tools: [wait],
+        resilience: { breakers: false },
+      }),
+    });
+    let finished = 0;
+    let waiting = false;
+    run.events$.subscribe(({ event }) => {
+      if (event.type === 'branch.finished') finished++;
+      if (event.type === 'tool.started') waiting = true;
+      if (finished === 1 && waiting) run.cancel('user stop');
+    });
+    const result = await run.settled;
+
+    expect(result.status).toBe('cancelled');
+    expect(result.usage).toMatchObject({ promptTokens: 6, completionTokens: 8, totalTokens: 14 });
+  }, 20_000);
+
   it('cancels when the caller aborts its signal', async () => {
     const controller = new AbortController();
     const model = slow(5_000);
