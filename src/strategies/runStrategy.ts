@@ -4,8 +4,8 @@ import { createActor, fromPromise, type Actor, type InspectionEvent, type Observ
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
-import { addUsage, ZERO_USAGE, type InferenceProvider } from '../core/provider.ts';
-import type { LoopResult } from '../core/run.ts';
+import { addUsage, ZERO_USAGE, type InferenceProvider, type Usage } from '../core/provider.ts';
+import type { AgentRun } from '../agent/createAgent.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { createStrategyContext } from './context.ts';
@@ -178,11 +178,11 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
     },
   };
   // Branch runs whose usage the machine has not summed yet; a branch stopped by cancel or timeout never reports it.
-  const uncounted = new Map<string, Promise<LoopResult>>();
+  const uncounted = new Map<string, AgentRun>();
   const branch = branchActor({
     source: opts.subAgent,
     forward: publish,
-    started: (branchRunId, branchSettled) => uncounted.set(branchRunId, branchSettled),
+    started: (branchRun) => uncounted.set(branchRun.runId, branchRun),
     ...defined({ inspect: opts.inspect }),
   });
 
@@ -199,19 +199,10 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   let resolveSettled!: (result: StrategyResult) => void;
   const settled = new Promise<StrategyResult>((resolve) => (resolveSettled = resolve));
   let finishedWith: { result: StrategyResult; error?: StrategyRunError } | undefined;
-  let finishing = false;
   const onAbort = () => actor.send({ type: 'strategy.cancel', reason: describeError(opts.signal?.reason) });
   const finish = (output: StrategyMachineOutput | undefined, thrown?: unknown): void => {
-    if (finishing) return;
-    finishing = true;
+    if (finishedWith !== undefined) return;
     opts.signal?.removeEventListener('abort', onAbort);
-    // Stopped branches settle as cancelled with what they had spent: that is the run's spending too.
-    const late = [...uncounted.values()];
-    uncounted.clear();
-    if (late.length === 0) conclude(output, thrown);
-    else void Promise.all(late).then((results) => conclude(output, thrown, results));
-  };
-  const conclude = (output: StrategyMachineOutput | undefined, thrown: unknown, late: readonly LoopResult[] = []): void => {
     const ended: StrategyMachineOutput = output ?? {
       reason: 'exception',
       answer: null,
@@ -223,10 +214,16 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       message: describeError(thrown),
       error: thrown,
     };
+    // A stopped branch's loop holds what it had spent; a durable branch (its actor only waits on it) is counted where it runs.
+    const late = [...uncounted.values()].flatMap((branchRun) => {
+      const spent = (branchRun.actor.getSnapshot() as { context?: { usage?: Usage; costUsd?: number } }).context;
+      return spent?.usage === undefined ? [] : [{ usage: spent.usage, costUsd: spent.costUsd ?? 0 }];
+    });
+    uncounted.clear();
     const out: StrategyMachineOutput = {
       ...ended,
-      usage: late.reduce((sum, result) => addUsage(sum, result.usage), ended.usage),
-      costUsd: late.reduce((sum, result) => sum + result.costUsd, ended.costUsd),
+      usage: late.reduce((sum, spent) => addUsage(sum, spent.usage), ended.usage),
+      costUsd: late.reduce((sum, spent) => sum + spent.costUsd, ended.costUsd),
     };
     const base: StrategyResult = {
       runId,
