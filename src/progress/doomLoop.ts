@@ -64,10 +64,19 @@ export class DoomLoopDetector {
     if (!(threshold >= 0 && threshold <= 1)) {
       throw new ConfigurationError(`stuckDetection.similarityThreshold must be between 0 and 1, got ${threshold}.`);
     }
+    const compareChars = options.compareChars ?? DEFAULTS.progress.compareChars;
+    // Nothing compared makes every two errors identical: distinct failures would read as a loop.
+    if (!Number.isInteger(compareChars) || compareChars < 1) {
+      throw new ConfigurationError(`stuckDetection.compareChars must be a whole number ≥ 1 (characters of each error compared), got ${compareChars}.`);
+    }
+    const action = options.action ?? DEFAULTS.progress.stuck.action;
+    if (action !== 'stop' && action !== 'redirect') {
+      throw new ConfigurationError(`stuckDetection.action must be "stop" or "redirect", got ${JSON.stringify(action)}.`);
+    }
     this.maxRepeats = maxRepeats;
     this.similarityThreshold = threshold;
-    this.action = options.action ?? DEFAULTS.progress.stuck.action;
-    this.#compareChars = options.compareChars ?? DEFAULTS.progress.compareChars;
+    this.action = action;
+    this.#compareChars = compareChars;
   }
 
   /** The first detection redirects (in `redirect` mode), every later one stops; after a stop the rest of the phase is not examined. */

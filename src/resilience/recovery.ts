@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../core/errors.ts';
+
 export type RecoveryStrategy =
   | { readonly kind: 'retry'; readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number }
   | { readonly kind: 'fallback'; readonly tool: string }
@@ -11,6 +13,11 @@ export type RecoveryStrategy =
 
 export type RecoveryKind = RecoveryStrategy['kind'];
 
+function delay(name: string, value: number): number {
+  if (!(Number.isFinite(value) && value >= 0)) throw new ConfigurationError(`recovery.retry: \`${name}\` must be a number of milliseconds ≥ 0 (got ${String(value)}).`);
+  return value;
+}
+
 /**
  * @example
  * ```ts
@@ -19,12 +26,14 @@ export type RecoveryKind = RecoveryStrategy['kind'];
  */
 export const recovery = {
   retry(options: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): RecoveryStrategy {
-    return {
-      kind: 'retry',
-      maxAttempts: options.maxAttempts ?? 3,
-      baseDelayMs: options.baseDelayMs ?? 200,
-      maxDelayMs: options.maxDelayMs ?? 5_000,
-    };
+    const maxAttempts = options.maxAttempts ?? 3;
+    // `attempt >= NaN` is never true: a NaN or fractional bound would retry until the run is cut off.
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+      throw new ConfigurationError(`recovery.retry: \`maxAttempts\` must be a whole number ≥ 1 (got ${String(maxAttempts)}).`);
+    }
+    const baseDelayMs = delay('baseDelayMs', options.baseDelayMs ?? 200);
+    const maxDelayMs = delay('maxDelayMs', options.maxDelayMs ?? 5_000);
+    return { kind: 'retry', maxAttempts, baseDelayMs, maxDelayMs };
   },
   fallback(tool: string): RecoveryStrategy {
     return { kind: 'fallback', tool };

@@ -1,4 +1,7 @@
-/** A resumed run takes each phase's recorded reply until none is left; a live reply is recorded before the machine sees it. */
+/**
+ * A resumed run takes each phase's recorded reply until none is left; a live reply is recorded before the machine sees it.
+ * A stopped phase's reply never reaches the machine, and would land after the log's end record: it is not kept.
+ */
 import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { GateOutput, HydrateOutput, ReasonOutput } from '../core/run.ts';
 import type { RunContext } from './context.ts';
@@ -14,7 +17,7 @@ export function recordedPhases(phases: PhaseImplementations<RunContext>): PhaseI
             const recorded = args.run.replayed('hydrate');
             if (recorded !== undefined) return Promise.resolve(recorded);
             return Promise.resolve(hydrate(args)).then((reply) => {
-              args.run.recordReply({ kind: 'hydrate', output: hydrateRecord(reply) });
+              if (!args.cancellation.aborted) args.run.recordReply({ kind: 'hydrate', output: hydrateRecord(reply) });
               return reply;
             });
           },

@@ -4,7 +4,8 @@ import { createActor, fromPromise, type Actor, type InspectionEvent, type Observ
 import { strategyMachine, type StrategyMachine } from '../../machines/strategy.machine.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
-import { ZERO_USAGE, type InferenceProvider } from '../core/provider.ts';
+import { addUsage, ZERO_USAGE, type InferenceProvider, type Usage } from '../core/provider.ts';
+import type { AgentRun } from '../agent/createAgent.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { createStrategyContext } from './context.ts';
@@ -176,7 +177,14 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       return { decision, usage: usage(), costUsd: cost() };
     },
   };
-  const branch = branchActor({ source: opts.subAgent, forward: publish, ...defined({ inspect: opts.inspect }) });
+  // Branch runs whose usage the machine has not summed yet; a branch stopped by cancel or timeout never reports it.
+  const uncounted = new Map<string, AgentRun>();
+  const branch = branchActor({
+    source: opts.subAgent,
+    forward: publish,
+    started: (branchRun) => uncounted.set(branchRun.runId, branchRun),
+    ...defined({ inspect: opts.inspect }),
+  });
 
   const actor = createActor(providedMachine(runtime, branch), {
     input: { runId, strategy: name, task: opts.task, model: opts.modelName ?? model?.defaultModel ?? 'none', maxRounds, concurrency, timeoutMs },
@@ -184,6 +192,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   });
   actor.on('*', (event) => {
     if (event.type === 'strategy.decided') round = event.round;
+    if (event.type === 'branch.finished' && event.runId !== undefined) uncounted.delete(event.runId);
     record(event);
   });
 
@@ -194,7 +203,7 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
   const finish = (output: StrategyMachineOutput | undefined, thrown?: unknown): void => {
     if (finishedWith !== undefined) return;
     opts.signal?.removeEventListener('abort', onAbort);
-    const out: StrategyMachineOutput = output ?? {
+    const ended: StrategyMachineOutput = output ?? {
       reason: 'exception',
       answer: null,
       thoughts: [],
@@ -204,6 +213,17 @@ export function startStrategy<TOptions, TState>(opts: RunStrategyOptions<TOption
       peakInFlight: 0,
       message: describeError(thrown),
       error: thrown,
+    };
+    // A stopped branch's loop holds what it had spent; a durable branch (its actor only waits on it) is counted where it runs.
+    const late = [...uncounted.values()].flatMap((branchRun) => {
+      const spent = (branchRun.actor.getSnapshot() as { context?: { usage?: Usage; costUsd?: number } }).context;
+      return spent?.usage === undefined ? [] : [{ usage: spent.usage, costUsd: spent.costUsd ?? 0 }];
+    });
+    uncounted.clear();
+    const out: StrategyMachineOutput = {
+      ...ended,
+      usage: late.reduce((sum, spent) => addUsage(sum, spent.usage), ended.usage),
+      costUsd: late.reduce((sum, spent) => sum + spent.costUsd, ended.costUsd),
     };
     const base: StrategyResult = {
       runId,

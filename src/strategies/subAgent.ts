@@ -1,5 +1,5 @@
 // The sub-agent's run is a child actor of the branch, so stopping the branch (end, cancel, timeout) stops the run.
-import { createAgent, type Agent, type AgentConfig } from '../agent/createAgent.ts';
+import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../agent/createAgent.ts';
 import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
 import type { AgentObserveConfig } from '../agent/config.ts';
@@ -24,6 +24,8 @@ export interface BranchDeps {
   /** Given to sub-agents built from a config that sets no `observe.inspect` of its own. */
   readonly inspect?: AgentObserveConfig['inspect'];
   readonly forward: (entry: JournalEntry) => void;
+  /** Each branch's run as it starts: one stopped with the runner never reports its usage to the machine. */
+  readonly started?: (run: AgentRun) => void;
 }
 
 function isAgent(value: Agent | AgentConfig): value is Agent {
@@ -54,6 +56,7 @@ export function branchActor(deps: BranchDeps) {
       prepared: agent.prepare(branch.prompt, { runId: `${request.runId}-r${request.round}-b${request.index}` }),
       attached: (run) => {
         forwarding = run.events$.subscribe({ next: deps.forward, error: () => undefined });
+        deps.started?.(run);
       },
       conclude: (result): StrategyBranchOutput => {
         forwarding?.unsubscribe();

@@ -58,7 +58,7 @@ function isAgent(value: AgentConfig | Agent): value is Agent {
  */
 export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
   const members = new Map<string, Member>();
-  const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun }>();
+  const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun; readonly senderRunId?: string }>();
   const stream = new Subject<JournalEntry>();
   const positions = new RunPositions();
   const asks = createPendingAsks((runId) => liveRuns.get(runId)?.run);
@@ -72,7 +72,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     if (member === undefined) throw AgentSystemError.notFound(agentId, [...members.keys()]);
     return {
       prepared: member.handle.agent.prepare(task.message, { runId: task.runId }),
-      attached: (run) => liveRuns.set(run.runId, { agentId, run }),
+      attached: (run) => liveRuns.set(run.runId, { agentId, run, ...defined({ senderRunId: task.senderRunId }) }),
       conclude: (result) => {
         liveRuns.delete(result.runId);
         return result;
@@ -175,6 +175,30 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     }
   }
 
+  /**
+   * A delegation back up its own chain (A → B → A) would queue behind the very runs that wait
+   * for it: when all of the target's slots are taken by those runs, nothing can ever free one.
+   */
+  function refuseDeadlock(to: string, senderRunId: string): void {
+    const found = members.get(to);
+    if (found === undefined) return;
+    let waiting = 0;
+    const seen = new Set<string>();
+    for (let at: string | undefined = senderRunId; at !== undefined && !seen.has(at); ) {
+      seen.add(at);
+      const live = liveRuns.get(at);
+      if (live === undefined) break;
+      if (live.agentId === to) waiting++;
+      at = live.senderRunId;
+    }
+    const { concurrency } = found.handle.actor.getSnapshot().context;
+    if (waiting > 0 && waiting >= concurrency) {
+      throw new ConfigurationError(
+        `Agent "${to}" is waiting on this delegation (it delegated the work that led here) and has no free slot (concurrency ${concurrency}), so it could never take the task. Answer it yourself, delegate to another agent, or spawn "${to}" with a higher concurrency.`,
+      );
+    }
+  }
+
   function onReply(agentId: string, report: TaskReport): void {
     if (report.type === 'task.done') {
       const { task } = report;
@@ -189,6 +213,9 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     if (report.type === 'reply.received') onReply(report.from, report.report);
     else if (report.type === 'task.failed' && report.task.kind === 'tell') {
       console.warn(`[actorloop] agent ${agentId} could not run a told task (${report.task.taskId}):`, report.error);
+    } else if (report.type !== 'task.started' && report.task.kind !== 'tell' && report.task.replyTo?.getSnapshot().status !== 'active') {
+      // The asker's mailbox was stopped (the agent that sent it): the host drops the reply, so the ask is settled here.
+      onReply(agentId, report);
     }
   }
 
@@ -275,7 +302,14 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     tell,
     ask: (to, message, askOptions) => ask(to, message, askOptions),
     delegateTool: (to, toolOptions = {}) =>
-      createDelegateTool(to, toolOptions, (target, task, delegation) => ask(target, task, { ...delegation, kind: 'delegate' })),
+      createDelegateTool(to, toolOptions, (target, task, delegation) => {
+        try {
+          refuseDeadlock(target, delegation.senderRunId);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return ask(target, task, { ...delegation, kind: 'delegate' });
+      }),
     stop,
     stopAll() {
       if (closed) return;

@@ -223,6 +223,15 @@ describe('executor', () => {
       breakers.stopAll();
     });
 
+    it('refuses retry bounds that would never stop it, with a typed error saying what to pass', () => {
+      for (const maxAttempts of [Number.NaN, 2.5, 0, Number.POSITIVE_INFINITY]) {
+        expect(() => recovery.retry({ maxAttempts })).toThrow(expect.objectContaining({ code: 'configuration', message: expect.stringMatching(/maxAttempts.*whole number/) }));
+      }
+      expect(() => recovery.retry({ baseDelayMs: -1 })).toThrow(/baseDelayMs/);
+      expect(() => recovery.retry({ maxDelayMs: Number.NaN })).toThrow(/maxDelayMs/);
+      expect(recovery.retry({ maxAttempts: 1 })).toMatchObject({ kind: 'retry', maxAttempts: 1 });
+    });
+
     it('stops a retry backoff as soon as the run is cancelled', async () => {
       let attempts = 0;
       const failing = defineTool({

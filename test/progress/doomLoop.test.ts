@@ -98,6 +98,15 @@ describe('DoomLoopDetector', () => {
     expect(() => new DoomLoopDetector({ maxRepeats: 1 })).toThrow(ConfigurationError);
     expect(() => new DoomLoopDetector({ similarityThreshold: -0.1 })).toThrow(ConfigurationError);
   });
+
+  it('rejects a compareChars that would make every two errors alike, and an unknown action', () => {
+    // With nothing compared, five different errors in a row would stop the run as stuck.
+    for (const compareChars of [0, -5, Number.NaN, 1.5]) {
+      expect(() => new DoomLoopDetector({ compareChars })).toThrow(expect.objectContaining({ code: 'configuration', message: expect.stringMatching(/compareChars/) }));
+    }
+    expect(() => new DoomLoopDetector({ action: 'halt' as 'stop' })).toThrow(/action/);
+    expect(new DoomLoopDetector({ compareChars: 1 }).action).toBe('stop');
+  });
 });
 
 describe('createStuckGuard', () => {

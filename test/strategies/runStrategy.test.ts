@@ -1,12 +1,16 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { JournalEntry } from '../../src/core/loopEvent.ts';
 import { runStrategy, startStrategy, strategies } from '../../src/strategies/index.ts';
 import type { ReasoningStrategy } from '../../src/core/strategy.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import type { CompletionRequest } from '../../src/core/provider.ts';
@@ -132,6 +136,59 @@ describe('runStrategy', () => {
     const subTerminated = result.events.filter((e) => e.runId !== result.runId && e.event.type === 'run.terminated');
     expect(subTerminated.map((e) => (e.event.type === 'run.terminated' ? e.event.reason : ''))).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
   });
+
+  it('ends the runs of branches cancelled as they begin: none is left open in the store for a resume to pick up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-strategy-cancel-'));
+    try {
+      const store = createFileStore({ dir });
+      const model = scriptedModel(() => ({ text: 'x' }));
+      const run = startStrategy({ strategy: fanOut(2), task: 'go', subAgent: { model, persistence: { store }, resilience: { breakers: false } } });
+      // Cancelled in the same step the branches are spawned, before their runs are.
+      run.events$.subscribe(({ event }) => event.type === 'branch.started' && run.cancel('user stop'));
+      const result = await run.settled;
+
+      expect(result.status).toBe('cancelled');
+      const branchRuns = await store.listRuns();
+      expect(branchRuns).toHaveLength(2);
+      // Each ends once its cancelled run has settled (its log is written in the background).
+      await vi.waitFor(async () => expect((await store.listRuns()).map((r) => r.status)).toEqual(['cancelled', 'cancelled']), { timeout: 5_000 });
+      expect(model.calls).toHaveLength(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it('counts the tokens of branches stopped by a cancel, and of finished ones exactly once', async () => {
+    const usage = { promptTokens: 3, completionTokens: 4, totalTokens: 7 };
+    // Waits until its run is stopped.
+    const wait = defineTool({
+      name: 'wait',
+      description: 'Waits',
+      input: z.object({}),
+      execute: (_args, context) => new Promise<never>((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+    });
+    const run = startStrategy({
+      strategy: fanOut(2),
+      task: 'go',
+      subAgent: (_branch, info) => ({
+        // Branch 0 answers at once; branch 1 has spent its first call's tokens and waits in a tool.
+        model: scriptedModel(info.index === 0 ? [{ text: 'quick', usage }] : [{ toolCalls: [{ name: 'wait', arguments: {} }], usage }]),
+        tools: [wait],
+        resilience: { breakers: false },
+      }),
+    });
+    let finished = 0;
+    let waiting = false;
+    run.events$.subscribe(({ event }) => {
+      if (event.type === 'branch.finished') finished++;
+      if (event.type === 'tool.started') waiting = true;
+      if (finished === 1 && waiting) run.cancel('user stop');
+    });
+    const result = await run.settled;
+
+    expect(result.status).toBe('cancelled');
+    expect(result.usage).toMatchObject({ promptTokens: 6, completionTokens: 8, totalTokens: 14 });
+  }, 20_000);
 
   it('cancels when the caller aborts its signal', async () => {
     const controller = new AbortController();

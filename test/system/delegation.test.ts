@@ -116,6 +116,33 @@ describe('delegation', () => {
     expect(b.actor.getSnapshot().context.running).toEqual([]);
   });
 
+  it('refuses a delegation back to an agent whose every slot waits on it, instead of deadlocking until the ask times out', async () => {
+    const { system } = trackedSystem();
+    // A (one task at a time) delegates to B; B's model tries to hand work back to A.
+    const bModel = scriptedModel([{ toolCalls: [{ name: 'delegate_to_a', arguments: { task: 'back to you' } }] }, { text: 'B gave up on A' }]);
+    system.spawn('b', { model: bModel, tools: [system.delegateTool('a', { timeoutMs: 600_000 })] });
+    const aModel = delegating('delegate_to_b', 'help');
+    system.spawn('a', { model: aModel, tools: [system.delegateTool('b', { timeoutMs: 600_000 })] });
+
+    await expect(system.ask('a', 'solve it', { timeoutMs: 600_000 })).resolves.toMatchObject({ text: 'A is done' });
+    const [back] = toolReplies(bModel.calls[1]?.messages ?? []);
+    expect(back?.content).toMatch(/"a" is waiting on this delegation/);
+    // A ran once: the hand-back never reached its queue.
+    expect(aModel.calls).toHaveLength(2);
+  }, 20_000);
+
+  it('lets a delegation go back to an agent that still has a free slot', async () => {
+    const { system } = trackedSystem();
+    const bModel = scriptedModel([{ toolCalls: [{ name: 'delegate_to_a', arguments: { task: 'back to you' } }] }, { text: 'B used A' }]);
+    system.spawn('b', { model: bModel, tools: [system.delegateTool('a')] });
+    const aModel = scriptedModel([{ toolCalls: [{ name: 'delegate_to_b', arguments: { task: 'help' } }] }, { text: 'A answered B' }, { text: 'A is done' }]);
+    system.spawn('a', { model: aModel, tools: [system.delegateTool('b')] }, { concurrency: 2 });
+
+    await expect(system.ask('a', 'solve it')).resolves.toMatchObject({ text: 'A is done' });
+    const [back] = toolReplies(bModel.calls[1]?.messages ?? []);
+    expect(back?.content).toBe('A answered B');
+  }, 20_000);
+
   it('names and describes the tool, with overrides', () => {
     const { system } = trackedSystem();
     const tool = system.delegateTool('research.team');

@@ -117,6 +117,26 @@ describe('stop', () => {
     warn.mockRestore();
   });
 
+  it('settles an ask sent as an agent that is stopped meanwhile with the answer, though the reply has no mailbox to go to', async () => {
+    const { system } = trackedSystem();
+    system.spawn('a', { model: slow() });
+    const b = system.spawn('b', { model: scriptedModel([{ text: 'B answers', delayMs: 1_000 }]) });
+    const settled: unknown[] = [];
+    const answer = system.ask('b', 'work', { from: 'a' }).then(
+      (result) => settled.push(result.text),
+      (error: unknown) => settled.push(error),
+    );
+    await vi.advanceTimersByTimeAsync(1);
+    expect(b.actor.getSnapshot().context.running).toHaveLength(1);
+
+    system.stop('a');
+    // B finishes its task, but the asker's mailbox is gone: the host cannot send it the reply.
+    await vi.advanceTimersByTimeAsync(2_000);
+    await answer;
+
+    expect(settled).toEqual(['B answers']);
+  });
+
   it('also cancels runs the agent started outside the system', async () => {
     const { system } = trackedSystem();
     const worker = system.spawn('worker', { model: slow() });
