@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { RunFor } from './attribution.ts';
+import { reservedKeyMessage, reservedKeyPath } from '../core/reservedKeys.ts';
 
 export interface McpElicitRequest {
   readonly server: string;
@@ -25,8 +26,12 @@ export function checkElicitAnswer(schema: Readonly<Record<string, unknown>>, ans
   const content: Record<string, unknown> = { ...(answer as Record<string, unknown>) };
   const properties = (schema['properties'] ?? {}) as Record<string, { default?: Primitive } | undefined>;
   for (const [field, property] of Object.entries(properties)) {
-    if (!(field in content) && property?.default !== undefined) content[field] = property.default;
+    // Own fields only: a form field named like an Object member ("constructor", "toString") gets its default too.
+    if (!Object.hasOwn(content, field) && property?.default !== undefined) Object.defineProperty(content, field, { value: property.default, enumerable: true, writable: true, configurable: true });
   }
+  // Recorded with the run's decision: a key its log reader refuses would leave the run unreadable.
+  const reserved = reservedKeyPath(content);
+  if (reserved !== undefined) return { problems: `${reserved.map(String).join('.')}: ${reservedKeyMessage(reserved)}` };
   let check: z.ZodType;
   try {
     check = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
