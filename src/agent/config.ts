@@ -156,7 +156,11 @@ const limitsSchema = opaque<Partial<RunLimits>>(isObject, '{ maxIterations?, max
 
 const agentConfigSchema = z.strictObject({
   /** Stable id for journals and the agent system. Default: a random `agent_…` id. */
-  id: z.string({ error: 'a string' }).optional(),
+  id: z
+    .string({ error: 'a string' })
+    // It names runs in journals, file stores and PostgreSQL rows, which hold no NUL.
+    .regex(/^[^\u0000-\u001f\u007f]{1,200}$/, { error: '1 to 200 characters, none of them a control character' })
+    .optional(),
   /** The system prompt of every run (redacted like everything else). */
   system: z.string({ error: 'a string' }).optional(),
   /** The model backend and how each call is made; a bare provider is shorthand for `{ provider }`. */

@@ -187,6 +187,15 @@ describe('checking the config', () => {
     expect(() => createUntyped(config)).toThrow(/needs a config object/);
   });
 
+  it('rejects an agent id that journals, stores and database rows cannot hold: empty, over 200 characters, or with a control character', () => {
+    const model = scriptedModel([]);
+    for (const id of ['', 'a'.repeat(201), 'agent\u0000x', 'line\nbreak']) {
+      expect(() => createUntyped({ model, id })).toThrow(/`id` must be 1 to 200 characters, none of them a control character/);
+    }
+    expect(createUntyped({ model, id: 'a'.repeat(200) }).id).toBe('a'.repeat(200));
+    expect(createUntyped({ model, id: 'équipe/研究 agent' }).id).toBe('équipe/研究 agent');
+  });
+
   it('rejects a missing or malformed model', () => {
     expect(() => createUntyped({})).toThrow(/needs a `model`/);
     expect(() => createUntyped({ model: 'gpt-4o' })).toThrow(/`model` must be an InferenceProvider/);
