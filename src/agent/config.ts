@@ -154,12 +154,20 @@ const limitsSchema = opaque<Partial<RunLimits>>(isObject, '{ maxIterations?, max
     maxRepairTurns: given?.maxRepairTurns ?? DEFAULTS.loop.maxRepairTurns,
   }));
 
+const hasControlCharacter = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+};
+
 const agentConfigSchema = z.strictObject({
   /** Stable id for journals and the agent system. Default: a random `agent_…` id. */
   id: z
     .string({ error: 'a string' })
     // It names runs in journals, file stores and PostgreSQL rows, which hold no NUL.
-    .regex(/^[^\u0000-\u001f\u007f]{1,200}$/, { error: '1 to 200 characters, none of them a control character' })
+    .refine((id) => id.length >= 1 && id.length <= 200 && !hasControlCharacter(id), { error: '1 to 200 characters, none of them a control character' })
     .optional(),
   /** The system prompt of every run (redacted like everything else). */
   system: z.string({ error: 'a string' }).optional(),
