@@ -17,11 +17,14 @@ export interface Taint {
   readonly source: string;
 }
 
-/** Permission segments that mean "changes something outside": `fs.write`, `email.send`, `shell.exec`, … */
-const SIDE_EFFECT_PERMISSION = /(^|[.:_/-])(write|send|exec|execute|delete|destructive)($|[.:_/-])/i;
+/** Permission words that mean "changes something outside": `fs.write`, `email.sendMail`, `shell.exec`, … */
+const SIDE_EFFECT_WORDS = new Set(['write', 'send', 'exec', 'execute', 'delete', 'destructive']);
+
+/** Words between separators and at camelCase humps: `fs.writeFile` is `fs`, `write`, `file`. */
+const permissionWords = (permission: string): string[] => permission.split(/[.:_/-]|(?<=[a-z0-9])(?=[A-Z])/).map((word) => word.toLowerCase());
 
 export function hasSideEffects(tool: { readonly permissions: readonly string[]; readonly sideEffects?: boolean }): boolean {
-  return tool.sideEffects === true || tool.permissions.some((permission) => SIDE_EFFECT_PERMISSION.test(permission));
+  return tool.sideEffects === true || tool.permissions.some((permission) => permissionWords(permission).some((word) => SIDE_EFFECT_WORDS.has(word)));
 }
 
 export function taintOf(messages: readonly Message[]): Taint | undefined {

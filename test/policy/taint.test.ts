@@ -174,8 +174,10 @@ describe('a run whose task pulled in pre-hydrated references', () => {
 describe('taint, piece by piece', () => {
   it('knows side effects from the flag or from permissions', () => {
     expect(hasSideEffects({ permissions: [], sideEffects: true })).toBe(true);
-    for (const permission of ['fs.write', 'email.send', 'shell.exec', 'mcp:destructive', 'db_delete']) expect(hasSideEffects({ permissions: [permission] }), permission).toBe(true);
-    for (const permission of ['fs.read', 'net.fetch', 'mcp:read', 'sender.lookup']) expect(hasSideEffects({ permissions: [permission] }), permission).toBe(false);
+    for (const permission of ['fs.write', 'email.send', 'shell.exec', 'mcp:destructive', 'db_delete', 'FS.WRITE']) expect(hasSideEffects({ permissions: [permission] }), permission).toBe(true);
+    // camelCase names say it as plainly as separators do.
+    for (const permission of ['fs.writeFile', 'email.sendMail', 'db.executeQuery', 'files.deleteAll', 'fileWrite']) expect(hasSideEffects({ permissions: [permission] }), permission).toBe(true);
+    for (const permission of ['fs.read', 'net.fetch', 'mcp:read', 'sender.lookup', 'fs.readFile', 'docs.rewrite', 'mail.sendable']) expect(hasSideEffects({ permissions: [permission] }), permission).toBe(false);
   });
 
   it('reads the taint from the conversation: the first untrusted message', () => {
