@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import type { LogRecord } from './records.ts';
+import { LINE_HEAD, type LogRecord } from './records.ts';
 import { corrupt, parseLine, readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
 
 export interface SegmentLimits {
@@ -122,8 +122,6 @@ export class JournalSegments {
   }
 }
 
-/** Every record's head; a record that names its run does so right after it. */
-const LINE_HEAD = /^\{"v":\d+,"kind":"[a-z.]+",/;
 
 export class SegmentRunLog implements RunLog {
   #closed = false;

@@ -14,8 +14,11 @@ export const META_VERSION = 1;
  * arguments, a gate's plan and a checkpoint's snapshot may hold `"kind":"journal"` themselves.
  */
 export function lineKind(line: string): string | undefined {
-  return /^\{"v":\d+,"kind":"([a-z.]+)"/.exec(line)?.[1];
+  return LINE_HEAD.exec(line)?.[1];
 }
+
+/** The head every record's line starts with; a record that names its run does so right after it. */
+export const LINE_HEAD = /^\{"v":\d+,"kind":"([a-z.]+)",/;
 
 export const ToolOutcomeRecord = z.object({
   toolCallId: z.string(),
