@@ -23,9 +23,9 @@ import {
   type RunInput,
   type RunOwner,
 } from './records.ts';
-import { JournalSegments, segmentFile, segmentIdOf, segmentRecords, type SegmentLimits } from './journalSegment.ts';
+import { JournalSegments, segmentFile, segmentIdOf, segmentRecords, segmentRunEnds, type SegmentLimits } from './journalSegment.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
-import { createSegmentRun, listSegmentRuns, moveOutOfSegment, readSegmentMeta, runHeader, segmentClaim, segmentOwnerGone, segmentRunState, type SegmentStore } from './segmentRuns.ts';
+import { createSegmentRun, listSegmentRuns, moveOutOfSegment, readSegmentMeta, runHeader, segmentClaim, segmentOwnerGone, type SegmentStore } from './segmentRuns.ts';
 import { recover, type RecoveredRun } from './recover.ts';
 import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
 import { checkpointPolicy, readRunLogForResume } from './checkpointLog.ts';
@@ -187,7 +187,8 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const located = locate(runId);
       if (!existsSync(located.log)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: located.log, runId });
       const inSegment = located.segment === true;
-      const header = inSegment ? (segmentRunState(located.log, runId).header ?? null) : readRunHeader(located.log);
+      const ends = inSegment ? segmentRunEnds(located.log, runId) : undefined;
+      const header = ends === undefined ? readRunHeader(located.log) : (ends.header ?? null);
       if (inSegment && header === null) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: located.log, runId });
       if (header?.journalOnly === true) throw notResumable(runId, located.log);
       const paths = flatPaths(runsDir, runId);
@@ -195,7 +196,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       // Refused before taking the lock: a run that ended for good needs no writer.
       const doc = metaFile(paths);
       const storedMeta = readStoredMeta(doc);
-      const known = inSegment ? readSegmentMeta(segmentStore, located, runId) : storedMeta;
+      const known = ends === undefined ? storedMeta : readSegmentMeta(segmentStore, located, runId, ends);
       if (known != null && isFinalStatus(known.status) && known.resumable !== true) throw finishedError(runId, known.status, storedMeta === undefined ? located.log : doc.file);
       let writer: RunWriter | undefined;
       const base = inSegment ? segmentClaim(located.log, runId, paths.lock) : headerClaim(logFile, header);
@@ -262,7 +263,14 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
         return { entries: journalEntries(records), warnings };
       }
       const log = readRunLog(logFile);
-      return { entries: journalEntries(log.records), warnings: log.warnings };
+      const entries = journalEntries(log.records);
+      // A run moved out of its segment from a checkpoint left the journal before it there.
+      const segmentId = segmentIdOf(runId);
+      const first = entries[0]?.sequence ?? Number.POSITIVE_INFINITY;
+      const segment = segmentId === undefined ? undefined : segmentFile(journalDir, segmentId);
+      if (segment === undefined || first === 0 || !existsSync(segment)) return { entries, warnings: log.warnings };
+      const earlier = segmentRecords(segment, runId);
+      return { entries: [...journalEntries(earlier.records).filter((entry) => entry.sequence < first), ...entries], warnings: [...earlier.warnings, ...log.warnings] };
     },
 
     ownerGone(runId) {

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { LINE_HEAD, type LogRecord } from './records.ts';
-import { corrupt, parseLine, readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
+import { LINE_HEAD, type LogRecord, type RunEndRecord, type RunHeaderRecord } from './records.ts';
+import { corrupt, parseLine, parseRunLog, readRunLog, RunLogWriter, type RunLog } from './runLog.ts';
 
 export interface SegmentLimits {
   /** Reading one run reads its whole segment. */
@@ -206,15 +206,14 @@ export const mentions = (runId: string) => {
 /**
  * A run's lines as written, in order, without parsing those that name it at their head: what a move
  * copies. Only other lines that mention the run are parsed, to tell its events from other runs' text.
- * A torn last line was never acknowledged and is left out.
+ * A torn last line was never acknowledged and is left out. `from`: a line's first character.
  */
-export function segmentLines(file: string, runId: string): string[] {
-  const text = readFileSync(file, 'utf8');
+export function segmentLines(file: string, runId: string, text = readFileSync(file, 'utf8'), from = 0): string[] {
   const named = mentions(runId);
   const ownHead = `"runId":${JSON.stringify(runId)}`;
   const lines: string[] = [];
-  let offset = 0;
-  for (let end = text.indexOf('\n'); end !== -1; offset = end + 1, end = text.indexOf('\n', offset)) {
+  let offset = from;
+  for (let end = text.indexOf('\n', offset); end !== -1; offset = end + 1, end = text.indexOf('\n', offset)) {
     const line = text.slice(offset, end);
     if (!named(line)) continue;
     const head = LINE_HEAD.exec(line)?.[0];
@@ -227,6 +226,45 @@ export function segmentLines(file: string, runId: string): string[] {
     if (runIdOf(parsed.value) === runId) lines.push(line);
   }
   return lines;
+}
+
+/** Where a whole line is in a segment's bytes: `end` is its newline's. */
+export interface LineSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The first (or `last`) whole line of `runId` of this kind, found by its head in the raw bytes without
+ * splitting the segment into lines: a JSON string never holds a raw quote or newline, so no record's
+ * content can look like a line's head.
+ */
+export function findRunLine(buffer: Buffer, kind: string, runId: string, options: { last?: boolean; from?: number } = {}): LineSpan | undefined {
+  const needle = Buffer.from(`,"kind":"${kind}","runId":${JSON.stringify(runId)},`);
+  const from = options.from ?? 0;
+  let at = options.last === true ? buffer.lastIndexOf(needle) : buffer.indexOf(needle, from);
+  while (at !== -1 && at >= from) {
+    const start = buffer.lastIndexOf(0x0a, at) + 1;
+    const end = buffer.indexOf(0x0a, at);
+    if (end !== -1 && /^\{"v":\d+$/.test(buffer.toString('latin1', start, at))) return { start, end };
+    at = options.last === true ? (at === 0 ? -1 : buffer.lastIndexOf(needle, at - 1)) : buffer.indexOf(needle, at + 1);
+  }
+  return undefined;
+}
+
+export interface RunEnds {
+  readonly header?: RunHeaderRecord;
+  readonly end?: RunEndRecord;
+}
+
+/** A run's header and its last end record, parsed; the rest of the segment is searched, not read line by line. */
+export function segmentRunEnds(file: string, runId: string): RunEnds {
+  const buffer = readFileSync(file);
+  const parse = (span: LineSpan | undefined): LogRecord | undefined =>
+    span === undefined ? undefined : parseRunLog(file, buffer.subarray(span.start, span.end + 1), span.start).records[0];
+  const header = parse(findRunLine(buffer, 'run', runId));
+  const end = parse(findRunLine(buffer, 'end', runId, { last: true }));
+  return { ...(header?.kind === 'run' ? { header } : {}), ...(end?.kind === 'end' ? { end } : {}) };
 }
 
 export function segmentRecords(file: string, runId: string): { records: LogRecord[]; warnings: string[] } {

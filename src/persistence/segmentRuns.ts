@@ -1,16 +1,16 @@
 /**
- * A segment's mtime is the lease of every run in it. A resume takes the run's lock, then copies its
- * records to `runs/<runId>.jsonl` (placed whole), which readers prefer to the segment from then on.
+ * A segment's mtime is the lease of every run in it. A resume takes the run's lock, then copies what a
+ * resume reads of the run to `runs/<runId>.jsonl` (placed whole), which readers prefer to the segment
+ * from then on; the journal before its last checkpoint is read from the segment.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocumentFile } from './documentFile.ts';
-import { withConversation } from './checkpointLog.ts';
-import { corrupt, parseLine } from './runLog.ts';
-import { headsAndEnds, mentions, readSegment, runIdOf, segmentLines, segmentRunIds, type JournalSegments } from './journalSegment.ts';
+import { corrupt } from './runLog.ts';
+import { findRunLine, headsAndEnds, readSegment, runIdOf, segmentLines, segmentRunEnds, segmentRunIds, type JournalSegments, type LineSpan, type RunEnds } from './journalSegment.ts';
 import { createdRunHeldHere, currentOwner, holdCreatedRun, liveLockHolder, ownerIsLive, type BaseClaim, type RunLock } from './lock.ts';
-import { isFinalStatus, lineKind, LOG_VERSION, RUN_ID_PATTERN, type CheckpointRecord, type IndexedRun, type LogRecord, type RunHeaderRecord, type RunInput, type RunMeta } from './records.ts';
+import { isFinalStatus, LOG_VERSION, RUN_ID_PATTERN, type IndexedRun, type LogRecord, type RunHeaderRecord, type RunInput, type RunMeta } from './records.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { RunWriter, type CheckpointPolicy } from './runWriter.ts';
 
@@ -64,23 +64,23 @@ export function createSegmentRun(store: SegmentStore, init: { agentId: string; t
   }
 }
 
-export function readSegmentMeta(store: SegmentStore, paths: RunPaths, runId: string, records?: readonly LogRecord[]): RunMeta | null {
+/** `read`: the run's header and end, already read. */
+export function readSegmentMeta(store: SegmentStore, paths: RunPaths, runId: string, read?: RunEnds): RunMeta | null {
   let meta = readStoredMeta(store.metaFile(paths));
-  const own = records ?? (existsSync(paths.log) ? readSegment(paths.log, headOrEndOf(runId)).records.filter((record) => runIdOf(record) === runId) : []);
-  const header = own.find((record) => record.kind === 'run');
+  const { header, end } = read ?? (existsSync(paths.log) ? segmentRunEnds(paths.log, runId) : {});
   if (meta === undefined) {
     if (header === undefined) return null;
     meta = metaFromHeader(header);
   }
   if (isFinalStatus(meta.status)) return meta;
-  const end = own.findLast((record) => record.kind === 'end');
   return end === undefined ? meta : endedMeta(meta, end);
 }
 
-const headOrEndOf = (runId: string) => {
-  const named = mentions(runId);
-  return (line: string): boolean => headsAndEnds(line) && named(line);
-};
+function headerAndEnd(records: readonly LogRecord[]): RunEnds {
+  const header = records.find((record) => record.kind === 'run');
+  const end = records.findLast((record) => record.kind === 'end');
+  return { ...(header === undefined ? {} : { header }), ...(end === undefined ? {} : { end }) };
+}
 
 export function listSegmentRuns(store: SegmentStore, journalDir: string): IndexedRun[] {
   if (!existsSync(journalDir)) return [];
@@ -108,7 +108,7 @@ export function listSegmentRuns(store: SegmentStore, journalDir: string): Indexe
       if (!RUN_ID_PATTERN.test(runId)) continue;
       const paths: RunPaths = { ...flatPaths(store.runsDir, runId), log: file, segment: true };
       try {
-        const meta = readSegmentMeta(store, paths, runId, own);
+        const meta = readSegmentMeta(store, paths, runId, headerAndEnd(own));
         if (meta !== null) metas.push(meta);
       } catch (error) {
         metas.push(corruptRun(runId, paths.meta, error));
@@ -119,9 +119,8 @@ export function listSegmentRuns(store: SegmentStore, journalDir: string): Indexe
 }
 
 export function segmentRunState(file: string, runId: string): { header: RunHeaderRecord | undefined; ended: boolean } {
-  const own = readSegment(file, headOrEndOf(runId)).records.filter((record) => runIdOf(record) === runId);
-  const header = own.find((record) => record.kind === 'run');
-  return { header, ended: own.some((record) => record.kind === 'end') };
+  const { header, end } = statSync(file).size === 0 ? {} : segmentRunEnds(file, runId);
+  return { header, ended: end !== undefined };
 }
 
 /** Nobody owns it once the segment holds an end record for the run. */
@@ -146,37 +145,18 @@ export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number
 }
 
 /**
- * Of its checkpoints only the last is copied, made whole: the others name their bases by where they
- * are in the segment. The other lines are copied as written, unparsed, so a move costs what copying
- * the run's bytes does. A log already there (a resume that got this far before) is kept.
+ * A run with checkpoints takes its header, its last checkpoint with the bases it builds on, and what
+ * followed: what a resume reads, so a move costs the same at iteration 5 and 500. The journal before
+ * the checkpoint stays in the segment, where `readJournal` finds it. A run without one is copied
+ * whole. Lines are copied as written. A log already there (a resume that got this far before) is kept.
  */
 export function moveOutOfSegment(segment: string, runId: string, flatLog: string): void {
   if (existsSync(flatLog)) return;
-  const lines = segmentLines(segment, runId);
-  const indexOf = new Map<number, number>();
-  let last = -1;
-  lines.forEach((line, at) => {
-    if (lineKind(line) !== 'checkpoint') return;
-    indexOf.set(checkpointIndex(segment, runId, line), at);
-    last = at;
-  });
-  if (last !== -1) {
-    const checkpointAt = (at: number): CheckpointRecord => {
-      const record = parseLine(lines[at] as string);
-      if (!record.ok || record.value.kind !== 'checkpoint') throw corrupt(segment, `run ${runId}: a checkpoint is not a valid record`, undefined);
-      return record.value;
-    };
-    const baseOf = (record: CheckpointRecord): CheckpointRecord | undefined => {
-      const at = indexOf.get(record.index & (record.index - 1));
-      return at === undefined ? undefined : checkpointAt(at);
-    };
-    const whole = withConversation(checkpointAt(last), baseOf);
-    if (typeof whole === 'string') throw corrupt(segment, `run ${runId}: ${whole}`, undefined);
-    lines[last] = JSON.stringify(whole);
-  }
-  const kept = lines.filter((line, at) => at === last || lineKind(line) !== 'checkpoint');
+  const buffer = readFileSync(segment);
+  const last = findRunLine(buffer, 'checkpoint', runId, { last: true });
+  const lines = last === undefined ? segmentLines(segment, runId, buffer.toString('utf8')) : fromCheckpoint(segment, runId, buffer, last);
   const aside = `${flatLog}.${randomUUID()}.tmp`;
-  writeFileSync(aside, `${kept.join('\n')}\n`, { flag: 'wx' });
+  writeFileSync(aside, `${lines.join('\n')}\n`, { flag: 'wx' });
   try {
     linkSync(aside, flatLog);
   } catch (error) {
@@ -186,11 +166,32 @@ export function moveOutOfSegment(segment: string, runId: string, flatLog: string
   }
 }
 
-/** Read from the head the writer gives a checkpoint; a line laid out otherwise is parsed. */
-function checkpointIndex(segment: string, runId: string, line: string): number {
-  const index = /^\{"v":\d+,"kind":"checkpoint","runId":"[^"\\]*","index":(\d+),/.exec(line)?.[1];
-  if (index !== undefined) return Number(index);
-  const record = parseLine(line);
-  if (!record.ok || record.value.kind !== 'checkpoint') throw corrupt(segment, `run ${runId}: a checkpoint is not a valid record`, undefined);
-  return record.value.index;
+/** The tail the writer gives a checkpoint that builds on another: where the base's line is, in bytes. */
+const BASE_TAIL = /,"base":\{"at":(\d+),"bytes":(\d+)\}\}$/;
+
+function fromCheckpoint(segment: string, runId: string, buffer: Buffer, last: LineSpan): string[] {
+  const lineAt = ({ start, end }: LineSpan): string => buffer.toString('utf8', start, end);
+  const header = findRunLine(buffer, 'run', runId);
+  if (header === undefined) throw corrupt(segment, `run ${runId} has a checkpoint but no header line`, undefined);
+  const start = findRunLine(buffer, 'start', runId, { from: header.end });
+  // Base first; each names its base by where it is in the segment.
+  const chain = [lineAt(last)];
+  for (let base = BASE_TAIL.exec(chain[0] as string); base !== null; base = BASE_TAIL.exec(chain[0] as string)) {
+    // Its length is not to be trusted here: the segment's writer names the run in the line after it was counted.
+    const at = Number(base[1]);
+    const found = findRunLine(buffer, 'checkpoint', runId, { from: at });
+    if (found?.start !== at) throw corrupt(segment, `run ${runId}: a checkpoint names byte ${at} as where its base starts, and none of its checkpoints does`, undefined);
+    chain.unshift(lineAt(found));
+  }
+  const lines = [lineAt(header), ...(start === undefined ? [] : [lineAt(start)])];
+  // The copies name their bases where they are now.
+  let at = lines.reduce((bytes, line) => bytes + Buffer.byteLength(line) + 1, 0);
+  let previous: { at: number; bytes: number } | undefined;
+  for (const line of chain) {
+    const copy = previous === undefined ? line : line.replace(BASE_TAIL, `,"base":{"at":${previous.at},"bytes":${previous.bytes}}}`);
+    lines.push(copy);
+    previous = { at, bytes: Buffer.byteLength(copy) + 1 };
+    at += previous.bytes;
+  }
+  return [...lines, ...segmentLines(segment, runId, buffer.toString('utf8', last.end + 1))];
 }

@@ -93,7 +93,7 @@ describe('a resumable store picking run ids', () => {
     await other.close();
   });
 
-  it("copies a checkpointed run's last checkpoint whole (its bases are elsewhere in the segment), beside another run's checkpoints", async () => {
+  it("copies a checkpointed run's last checkpoint and the ones it builds on, from among another run's, naming where they are now", async () => {
     const dir = tempDir();
     const store = createFileStore({ dir, checkpoints: { every: 1 } });
     const writer = store.createRun({ agentId: 'a', task: 't', input });
@@ -112,7 +112,8 @@ describe('a resumable store picking run ids', () => {
 
     const resumed = store.resumeRun(writer.runId);
     const log = readFileSync(runFiles(store, writer.runId).log, 'utf8');
-    expect(log.match(/"kind":"checkpoint"/g)).toHaveLength(1);
+    // Checkpoint 6 builds on 4, which holds the conversation from its start; 1, 2, 3 and 5 stay behind.
+    expect([...log.matchAll(/"kind":"checkpoint","runId":"[^"]+","index":(\d+)/g)].map((match) => Number(match[1]))).toEqual([4, 6]);
     const read = readRunLogForResume(runFiles(store, writer.runId).log);
     expect(read.restored?.iteration).toBe(6);
     expect(read.restored?.conversation).toEqual(conversation);
@@ -123,6 +124,46 @@ describe('a resumable store picking run ids', () => {
     resumed.writer.end('final_answer');
     await resumed.writer.close();
     expect(readRunLogForResume(runFiles(store, writer.runId).log).restored?.conversation).toEqual(conversation);
+    other.end('final_answer');
+    await other.close();
+  });
+  it("moves a long run from its last checkpoint on, and still reads its whole journal, the part before the checkpoint from the segment", async () => {
+    const dir = tempDir();
+    const store = createFileStore({ dir, checkpoints: { every: 1 } });
+    const writer = store.createRun({ agentId: 'a', task: 't', input });
+    const other = store.createRun({ agentId: 'a', task: 'other', input });
+    const conversation: Message[] = [];
+    let sequence = 0;
+    const note = (run: typeof writer, iteration: number) =>
+      run.event({ runId: run.runId, agentId: 'a', sequence: run === writer ? sequence++ : iteration, iteration, timestamp: 1_000 + iteration, event: { type: 'phase.entered', phase: 'reason' } });
+    for (let iteration = 1; iteration <= 40; iteration++) {
+      conversation.push(message(iteration));
+      note(writer, iteration);
+      note(writer, iteration);
+      note(other, iteration);
+      if (iteration % 3 === 0) writer.checkpoint({ iteration, sequence, snapshot: { iteration }, messages: [...conversation] });
+      writer.flushSync();
+      other.flushSync();
+    }
+    writer.end('timeout', { resumable: true });
+    await writer.close();
+    const before = store.readJournal(writer.runId).entries;
+    expect(before.map((entry) => entry.sequence)).toEqual([...Array(80).keys()]);
+
+    const resumed = store.resumeRun(writer.runId);
+    const log = readFileSync(runFiles(store, writer.runId).log, 'utf8');
+    // Checkpoint 13 (iteration 39) builds on 12 and 8; the journal before it is not copied.
+    expect([...log.matchAll(/"kind":"checkpoint","runId":"[^"]+","index":(\d+)/g)].map((match) => Number(match[1]))).toEqual([8, 12, 13]);
+    expect(log.match(/"kind":"journal"/g)).toHaveLength(1);
+    expect(readRunLogForResume(runFiles(store, writer.runId).log).restored?.conversation).toEqual(conversation.slice(0, 39));
+    resumed.writer.event({ runId: writer.runId, agentId: 'a', sequence: 80, iteration: 41, timestamp: 2_000, event: { type: 'phase.entered', phase: 'observe' } });
+    resumed.writer.end('final_answer');
+    await resumed.writer.close();
+
+    const after = store.readJournal(writer.runId);
+    expect(after.warnings).toEqual([]);
+    expect(after.entries.slice(0, 80)).toEqual(before);
+    expect(after.entries.map((entry) => entry.sequence)).toEqual([...Array(81).keys()]);
     other.end('final_answer');
     await other.close();
   });
