@@ -32,10 +32,14 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   frame,
   attribute: attributeAgUi,
   treeWaits: agUiTreeWaits,
-  merge: (previous, next) =>
-    previous.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && previous.messageId === next.messageId
-      ? { ...previous, delta: previous.delta + next.delta }
-      : undefined,
+  deltas: {
+    joins: (first, next) => first.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && first.messageId === next.messageId,
+    join: (events) => {
+      const first = events[0] as AgUiEvent;
+      if (first.type !== EventType.TEXT_MESSAGE_CONTENT) return first;
+      return { ...first, delta: events.map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? event.delta : '')).join('') };
+    },
+  },
 };
 
 function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {

@@ -23,7 +23,7 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   parseStart,
   encoder: (view) => new AiSdkEncoder(view),
   frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
-  merge: mergeDeltas,
+  deltas: { joins: continues, join: joinDeltas },
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   attribute: attributeAiSdk,
   treeWaits: aiSdkTreeWaits,
@@ -421,10 +421,14 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   }
 }
 
-function mergeDeltas(previous: AiSdkChunk, next: AiSdkChunk): AiSdkChunk | undefined {
-  if (previous.type === 'text-delta' && next.type === 'text-delta' && previous.id === next.id) return { ...previous, delta: previous.delta + next.delta };
-  if (previous.type === 'reasoning-delta' && next.type === 'reasoning-delta' && previous.id === next.id) return { ...previous, delta: previous.delta + next.delta };
-  return undefined;
+function continues(first: AiSdkChunk, next: AiSdkChunk): boolean {
+  return (first.type === 'text-delta' || first.type === 'reasoning-delta') && next.type === first.type && next.id === first.id;
+}
+
+function joinDeltas(events: readonly AiSdkChunk[]): AiSdkChunk {
+  const first = events[0] as AiSdkChunk;
+  if (first.type !== 'text-delta' && first.type !== 'reasoning-delta') return first;
+  return { ...first, delta: events.map((event) => (event.type === first.type ? event.delta : '')).join('') };
 }
 
 function parseInput(args: string): { value: unknown } {

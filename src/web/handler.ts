@@ -9,6 +9,7 @@ import type { Message } from '../core/messages.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
+import { EndedRuns } from './endedRuns.ts';
 import { WebRequestError } from './errors.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
@@ -79,16 +80,20 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   /** Where each served run's tree stood when a wait ended a response: the page's answer goes on from there. */
   const stops = new ResponseStops();
 
+  // Forgotten runs' journals still serve reconnects.
+  const ended = new EndedRuns(retain);
   const hold = (held: HeldRun): void => {
-    runs.set(held.handle.runId, held);
-    threads.set(held.threadId, held.handle.runId);
+    const { runId } = held.handle;
+    runs.set(runId, held);
+    threads.set(held.threadId, runId);
+    ended.live(runId);
     void held.handle.settled.then(() => {
-      // Ended runs beyond `retain` are forgotten, oldest first; their journals still serve reconnects.
-      const ended = [...runs.values()].filter((run) => isEnded(run.handle));
-      for (const run of ended.slice(0, Math.max(0, ended.length - retain))) {
-        runs.delete(run.handle.runId);
-        stops.forget(run.handle.runId);
-        if (threads.get(run.threadId) === run.handle.runId) threads.delete(run.threadId);
+      if (runs.get(runId) !== held || !isEnded(held.handle)) return;
+      for (const old of ended.ended(runId)) {
+        const run = runs.get(old);
+        runs.delete(old);
+        stops.forget(old);
+        if (run !== undefined && threads.get(run.threadId) === old) threads.delete(run.threadId);
       }
     });
   };

@@ -57,6 +57,13 @@ export interface SubRun {
   readonly parentSubRunId?: string;
 }
 
+export interface DeltaJoin<TEvent> {
+  /** Whether `next` continues `first`'s delta. */
+  joins(first: TEvent, next: TEvent): boolean;
+  /** Deltas of which each continues the first, as one event. */
+  join(events: readonly TEvent[]): TEvent;
+}
+
 export interface WebProtocol<TEvent> {
   /** Throws WebRequestError (400) for a body it cannot use. */
   parseStart(body: unknown): StartRequest | ResumeRequest;
@@ -67,8 +74,8 @@ export interface WebProtocol<TEvent> {
   attribute?(event: TEvent, run: SubRun): TEvent | undefined;
   /** `fromStop`: the stream goes on from where a wait ended a response. Absent: a sub-run's wait leaves the response open. */
   treeWaits?(view: RunView, fromStop: boolean): TreeWaits<TEvent>;
-  /** Joins events the page reads as one (two text deltas); only events that waited for a slow reader are joined. */
-  merge?(previous: TEvent, next: TEvent): TEvent | undefined;
+  /** Events the page reads as one (a message's text deltas); only events that waited for a slow reader are joined. */
+  readonly deltas?: DeltaJoin<TEvent>;
   readonly headers?: Readonly<Record<string, string>>;
 }
 

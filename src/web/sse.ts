@@ -5,6 +5,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
 import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
+import { FrameQueue } from './frameQueue.ts';
 import type { StreamEncoder, WebProtocol } from './protocol.ts';
 
 export interface EventCursor {
@@ -29,35 +30,24 @@ export const SSE_HEADERS = {
 
 /**
  * Every entry is encoded, since the encoder's state needs them all. Text deltas that wait for a
- * slow reader join (`protocol.merge`), at most one chunk an event-loop turn.
+ * slow reader join (`protocol.deltas`), at most one chunk an event-loop turn.
  */
 export function sseBody<TEvent>(
   feed: Observable<JournalEntry>,
   encoderFor: () => StreamEncoder<TEvent>,
-  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'merge'>,
+  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'deltas'>,
   after: EventCursor | undefined,
   signal: AbortSignal,
   maxAhead = MAX_ENTRIES_AHEAD,
 ): ReadableStream<Uint8Array> {
-  const frame = (sequence: number, index: number, event: TEvent): string => `${sequence < 0 ? '' : `id: ${sequence}.${index}\n`}${protocol.frame(event)}`;
-  /** The last waiting event stays unframed in `tail`: the next delta may join it. */
-  const framed: string[] = [];
-  // A sequence of -1 is an event without an id.
-  let tail: TEvent | undefined;
-  let tailSequence = -1;
-  let tailIndex = 0;
+  const waiting = new FrameQueue(protocol);
   let cursorSequence = after === undefined ? -1 : after.sequence;
   let cursorIndex = after === undefined ? -1 : after.index;
   let encodedUpTo = -1;
   const pump = new FeedPump(maxAhead);
 
-  const queue = (sequence: number, index: number, event: TEvent): void => {
-    const merged = tail === undefined || sequence < 0 || tailSequence < 0 ? undefined : protocol.merge?.(tail, event);
-    if (merged === undefined && tail !== undefined) framed.push(frame(tailSequence, tailIndex, tail));
-    tail = merged ?? event;
-    tailSequence = sequence;
-    tailIndex = index;
-  };
+  // A sequence of -1 is an event without an id.
+  const queue = (sequence: number, index: number, event: TEvent): void => waiting.push(sequence < 0 ? undefined : `${sequence}.${index}`, event);
   const resumeId = (): string => (cursorSequence < 0 ? '(none)' : `${cursorSequence}.${cursorIndex}`);
   const follow = (): void => {
     const encoder = encoderFor();
@@ -107,14 +97,8 @@ export function sseBody<TEvent>(
   return pump.body(
     {
       follow,
-      waiting: () => tail !== undefined,
-      take() {
-        if (tail !== undefined) framed.push(frame(tailSequence, tailIndex, tail));
-        tail = undefined;
-        const chunk = framed.join('');
-        framed.length = 0;
-        return chunk;
-      },
+      waiting: () => waiting.waiting,
+      take: () => waiting.take(),
     },
     signal,
   );

@@ -10,6 +10,7 @@ import { NO_DETAILS } from '../events/agUiEncoder.ts';
 import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { StrategyRun } from '../strategies/runStrategy.ts';
+import { EndedRuns } from './endedRuns.ts';
 import { WebRequestError } from './errors.ts';
 import { decodeRunId, json, jsonBody, MAX_BODY_BYTES, oneLine, redactDetails, type WebHandler } from './handler.ts';
 import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
@@ -93,13 +94,12 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const runs = new Map<string, HeldStrategy>();
 
+  const ended = new EndedRuns(retain);
   const hold = (held: HeldStrategy): void => {
     runs.set(held.run.runId, held);
     void held.run.settled.then(() => {
       held.ended = true;
-      // Ended runs beyond `retain` are forgotten, oldest first.
-      const ended = [...runs.values()].filter((other) => other.ended);
-      for (const other of ended.slice(0, Math.max(0, ended.length - retain))) runs.delete(other.run.runId);
+      for (const old of ended.ended(held.run.runId)) runs.delete(old);
     });
   };
 

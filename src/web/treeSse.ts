@@ -7,6 +7,7 @@ import { WebRequestError } from './errors.ts';
 import type { StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 import type { RunKey, TreeEntry } from './runTree.ts';
 import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
+import { FrameQueue } from './frameQueue.ts';
 import type { EventCursor } from './sse.ts';
 
 /** Runs absent from it resume from their first event. */
@@ -68,26 +69,19 @@ export interface TreeStops<TEvent> {
 export function treeSseBody<TEvent>(
   feed: Observable<TreeEntry>,
   encoderOf: (sub: SubRun | undefined) => StreamEncoder<TEvent>,
-  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'attribute' | 'merge'>,
+  protocol: Pick<WebProtocol<TEvent>, 'frame' | 'attribute' | 'deltas'>,
   after: TreeCursor | undefined,
   signal: AbortSignal,
   maxAhead = MAX_ENTRIES_AHEAD,
   stops: TreeStops<TEvent> = {},
 ): ReadableStream<Uint8Array> {
-  const framed: string[] = [];
-  /** The last waiting event stays unframed: the next delta of the same message may join it (under the later id). */
-  let tail: { readonly id: string | undefined; readonly event: TEvent } | undefined;
+  const waiting = new FrameQueue(protocol);
   /** Each run's last event queued: a new subscription sends only what comes after it. */
   const at = new Map<RunKey, EventCursor>(after ?? []);
   let followed = 0;
   const pump = new FeedPump(maxAhead);
 
-  const frame = ({ id, event }: { readonly id: string | undefined; readonly event: TEvent }): string => `${id === undefined ? '' : `id: ${id}\n`}${protocol.frame(event)}`;
-  const queue = (id: string | undefined, event: TEvent): void => {
-    const merged = tail === undefined || id === undefined || tail.id === undefined ? undefined : protocol.merge?.(tail.event, event);
-    if (merged === undefined && tail !== undefined) framed.push(frame(tail));
-    tail = { id, event: merged ?? event };
-  };
+  const queue = (id: string | undefined, event: TEvent): void => waiting.push(id, event);
   const follow = (): void => {
     const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
     const encoderFor = (key: RunKey, sub: SubRun | undefined): StreamEncoder<TEvent> => {
@@ -165,14 +159,8 @@ export function treeSseBody<TEvent>(
   return pump.body(
     {
       follow,
-      waiting: () => tail !== undefined,
-      take() {
-        if (tail !== undefined) framed.push(frame(tail));
-        tail = undefined;
-        const chunk = framed.join('');
-        framed.length = 0;
-        return chunk;
-      },
+      waiting: () => waiting.waiting,
+      take: () => waiting.take(),
     },
     signal,
   );
