@@ -7,6 +7,7 @@
  * the doom-loop detector redirects or stops the run (its state crosses the checkpoint).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -16,6 +17,8 @@ import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import type { LoopResult } from '../../src/core/run.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
 import { fromLastCheckpoint } from '../../src/persistence/checkpointLog.ts';
+import { segmentFile, segmentIdOf } from '../../src/persistence/journalSegment.ts';
+import { lineKind } from '../../src/persistence/records.ts';
 import { recover, type RecoveredRun } from '../../src/persistence/recover.ts';
 import { parseRunLog, readRunLog } from '../../src/persistence/runLog.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -157,8 +160,35 @@ async function check(plan: Plan, every: number, cutFraction: number): Promise<vo
     iterations: reference.iterations,
     usage: reference.usage,
   });
+  await checkSegment(plan, every, cutFraction, reference);
   figures.cases++;
   if (hasCheckpoint) figures.fromCheckpoint++;
+}
+
+/**
+ * The same run kept in a journal segment (an id the store picked) and cut there: its first resume moves it out from
+ * its last checkpoint on, and it still goes on as the run never cut short, with its whole journal read back in order.
+ */
+async function checkSegment(plan: Plan, every: number, cutFraction: number, reference: LoopResult): Promise<void> {
+  const source = createFileStore({ dir: tempDir(), checkpoints: { every } });
+  const run = agentOn(source, plan).start('work through the plan');
+  await settle(run);
+  const segmentId = segmentIdOf(run.runId) as string;
+  const written = readFileSync(segmentFile(join(source.dir, 'journal'), segmentId), 'utf8').split(/(?<=\n)/);
+  const endAt = written.findIndex((line) => lineKind(line) === 'end');
+  const cutLines = written.slice(0, 2 + Math.floor(cutFraction * (endAt - 2)));
+  const store = createFileStore({ dir: tempDir(), checkpoints: { every } });
+  const file = segmentFile(join(store.dir, 'journal'), segmentId);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, cutLines.join(''));
+  const before = store.readJournal(run.runId).entries;
+  const restored = await settle(agentOn(store, plan).resume(run.runId));
+  const { entries, warnings } = store.readJournal(run.runId);
+  expect(warnings).toEqual([]);
+  expect(entries.map((entry) => entry.sequence)).toEqual([...entries.keys()]);
+  expect(entries.slice(0, before.length)).toEqual(before);
+  expect(restored.messages).toEqual(reference.messages);
+  expect({ status: restored.status, iterations: restored.iterations, usage: restored.usage }).toEqual({ status: reference.status, iterations: reference.iterations, usage: reference.usage });
 }
 
 const call = fc.constantFrom<Call>('ok', 'ok', 'fail', 'confirm', 'same');
