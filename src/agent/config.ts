@@ -233,7 +233,6 @@ export function resolveConfig(config: AgentConfig): AgentSettings {
   if (settings.runtime !== undefined) {
     // A durable run is replayed by whichever worker takes its next event: all it needs must live in the database.
     if (settings.persistence.store !== undefined) throw new ConfigurationError('createAgent: `runtime` keeps its runs itself; drop `persistence.store`.');
-    if (settings.output !== undefined) throw new ConfigurationError('createAgent: `output` is not available with `runtime` yet.');
   }
   // Values of a server's env and headers are secrets: scrubbed like API keys.
   const secrets = mcpServers.flatMap(mcpSecrets);
