@@ -325,13 +325,14 @@ export class RunWriter {
   end(reason: TerminationReason, ending: RunEnding = {}): void {
     if (this.#lost !== undefined) throw this.#lostError();
     const status = finalStatusOf(reason);
+    // The run named right after the head: a segment's writer would otherwise name it there again.
     const record: LogRecord = {
       v: LOG_VERSION,
       kind: 'end',
+      runId: this.meta.runId,
       status,
       reason,
       at: Date.now(),
-      runId: this.meta.runId,
       ...(ending.resumable === true ? { resumable: true as const } : {}),
       ...(ending.error === undefined ? {} : { error: ending.error }),
     };

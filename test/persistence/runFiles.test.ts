@@ -144,7 +144,7 @@ describe('the end record', () => {
 
   it('that is not a valid record is a CorruptFileError naming the log', async () => {
     const { store, files, text } = await finishedRun('bad_end');
-    writeFileSync(files.log, text.replace('"kind":"end","status":"done"', '"kind":"end","status":"maybe"'));
+    writeFileSync(files.log, text.replace(/("kind":"end","runId":"bad_end",)"status":"done"/, '$1"status":"maybe"'));
     await expect(store.getRun('bad_end')).rejects.toMatchObject({ code: 'corrupt_file', file: files.log });
     writeFileSync(files.log, text.replace(/"v":\d+,"kind":"end"/, `"v":${LOG_VERSION + 1},"kind":"end"`));
     await expect(store.getRun('bad_end')).rejects.toMatchObject({ code: 'unsupported_version' });
