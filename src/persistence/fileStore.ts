@@ -268,7 +268,8 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const segmentId = segmentIdOf(runId);
       const first = entries[0]?.sequence ?? Number.POSITIVE_INFINITY;
       const segment = segmentId === undefined ? undefined : segmentFile(journalDir, segmentId);
-      if (segment === undefined || first === 0 || !existsSync(segment)) return { entries, warnings: log.warnings };
+      if (segment === undefined || first === 0) return { entries, warnings: log.warnings };
+      if (!existsSync(segment)) return { entries, warnings: [...log.warnings, `${logFile}: run ${runId}'s journal before its last checkpoint was in ${segment}, which is gone.`] };
       const earlier = segmentRecords(segment, runId);
       return { entries: [...journalEntries(earlier.records).filter((entry) => entry.sequence < first), ...entries], warnings: [...earlier.warnings, ...log.warnings] };
     },

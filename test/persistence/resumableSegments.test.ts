@@ -4,7 +4,7 @@
  * segment's writer lives, one whose writer died or that ended resumable is moved out to a log of
  * its own and goes on there.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -166,6 +166,11 @@ describe('a resumable store picking run ids', () => {
     expect(after.entries.map((entry) => entry.sequence)).toEqual([...Array(81).keys()]);
     other.end('final_answer');
     await other.close();
+    // Without its segment, what is left is read, saying what is missing.
+    rmSync(join(dir, 'journal'), { recursive: true });
+    const left = store.readJournal(writer.runId);
+    expect(left.entries.map((entry) => entry.sequence)).toEqual([78, 79, 80]);
+    expect(left.warnings).toEqual([expect.stringMatching(/journal before its last checkpoint was in .*, which is gone/)]);
   });
 });
 
