@@ -23,13 +23,14 @@ import {
   type RunInput,
   type RunOwner,
 } from './records.ts';
-import { JournalSegments, segmentFile, segmentIdOf, segmentRecords, type SegmentLimits } from './journalSegment.ts';
+import { JournalSegments, segmentFile, segmentIdOf, type SegmentLimits } from './journalSegment.ts';
+import { JournalReads, type JournalRead } from './journalReads.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { createSegmentRun, listSegmentRuns, moveOutOfSegment, readSegmentMeta, runHeader, segmentClaim, segmentOwnerGone, segmentRunState, type SegmentStore } from './segmentRuns.ts';
 import { recover, type RecoveredRun } from './recover.ts';
-import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
+import { readRunEnd, readRunHeader, RunLogWriter } from './runLog.ts';
 import { checkpointPolicy, readRunLogForResume } from './checkpointLog.ts';
-import { journalEntries, RunWriter } from './runWriter.ts';
+import { RunWriter } from './runWriter.ts';
 import { defined } from '../core/defined.ts';
 
 export type { RecoveredRun } from './recover.ts';
@@ -66,7 +67,11 @@ export interface RunStore {
   /** Runs whose files are corrupt are listed as `corrupt`. */
   listRuns(): Promise<IndexedRun[]>;
   getRun(runId: string): Promise<RunMeta | null>;
-  readJournal(runId: string): { entries: JournalEntry[]; warnings: string[] };
+  /**
+   * `after`: only the entries whose sequence follows it. A reader that polls a run passes the last it has,
+   * and the store reads only what was appended since its last read of the run.
+   */
+  readJournal(runId: string, options?: { readonly after?: number }): { entries: JournalEntry[]; warnings: string[]; read?: JournalRead['read'] };
   /** False while a writer holds the run, once it ended, and for a journal-only run (no lease to judge by). */
   ownerGone(runId: string): boolean;
 }
@@ -107,6 +112,7 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
   const metaFile = (paths: RunPaths) => new DocumentFile(paths.meta, RunMeta, META_VERSION);
   const segmentStore: SegmentStore = { runsDir, segments, leaseMs, checkpoints, metaFile };
+  const journalReads = new JournalReads();
 
   const readMeta = (runId: string): RunMeta | null => {
     const paths = locate(runId);
@@ -252,17 +258,11 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       return readMeta(runId);
     },
 
-    readJournal(runId) {
+    readJournal(runId, { after } = {}) {
       const paths = locate(runId);
       const logFile = paths.log;
       if (!existsSync(logFile)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: logFile, runId });
-      if (paths.segment === true) {
-        const { records, warnings } = segmentRecords(logFile, runId);
-        if (!records.some((record) => record.kind === 'run')) throw new StoreError('run_not_found', `No run ${runId} in ${logFile}.`, { file: logFile, runId });
-        return { entries: journalEntries(records), warnings };
-      }
-      const log = readRunLog(logFile);
-      return { entries: journalEntries(log.records), warnings: log.warnings };
+      return journalReads.read(runId, logFile, paths.segment === true, after);
     },
 
     ownerGone(runId) {

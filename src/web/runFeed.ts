@@ -26,9 +26,9 @@ export interface FeedSource {
 }
 
 export function storeReader(store: RunStore): JournalReader {
-  return (runId) => {
+  return (runId, after) => {
     try {
-      return store.readJournal(runId).entries;
+      return store.readJournal(runId, after === undefined ? {} : { after }).entries;
     } catch (error) {
       if (error instanceof StoreError && error.code === 'run_not_found') return [];
       throw error;
