@@ -181,39 +181,55 @@ export class MemoryJournal {
         freed += count;
       }
     }
-    const events: LoopEvent[] = [];
-    const agentIds: string[] = [];
-    const runIds: string[] = [];
-    const numbers = new Float64Array(this.#numbers.length);
+    // Kept entries only move towards the front: unless the ring wraps, they are moved within its own columns.
+    const inPlace = this.#start === 0;
+    const events = inPlace ? this.#events : [];
+    const agentIds = inPlace ? this.#agentIds : [];
+    const runIds = inPlace ? this.#runIds : [];
+    const from = this.#numbers;
+    const numbers = inPlace ? from : new Float64Array(from.length);
+    let kept = 0;
     const dropped = this.#dropped + freed;
     const placed = new Set<string>();
+    // A run's entries mostly follow each other (its streamed tokens): it is looked up once per stretch.
+    let runId: string | undefined;
+    let left = 0;
     for (let i = 0; i < this.#size; i++) {
       const slot = (this.#start + i) % this.capacity;
-      const runId = this.#runIds[slot] as string;
-      const left = drop.get(runId) ?? 0;
+      const id = this.#runIds[slot] as string;
+      if (id !== runId) {
+        if (runId !== undefined) drop.set(runId, left);
+        runId = id;
+        left = drop.get(id) ?? 0;
+        // A run held from its start lost nothing here: it is read from where its first entry now is.
+        if (left === 0 && !placed.has(id)) {
+          placed.add(id);
+          const run = this.#runs.get(id) as HeldRun;
+          if (run.first >= 0) run.from = dropped + kept;
+        }
+      }
       if (left > 0) {
-        drop.set(runId, left - 1);
-        this.#forget(runId);
+        left--;
+        this.#forget(id);
         continue;
       }
-      const at = events.length;
-      const run = this.#runs.get(runId) as HeldRun;
-      // A run held from its start lost nothing here: it is read from where its first entry now is.
-      if (run.first >= 0 && !placed.has(runId)) {
-        placed.add(runId);
-        run.from = dropped + at;
-      }
-      events.push(this.#events[slot] as LoopEvent);
-      agentIds.push(this.#agentIds[slot] as string);
-      runIds.push(runId);
-      numbers.set(this.#numbers.subarray(3 * slot, 3 * slot + 3), 3 * at);
+      const at = kept++;
+      events[at] = this.#events[slot] as LoopEvent;
+      agentIds[at] = this.#agentIds[slot] as string;
+      runIds[at] = id;
+      numbers[3 * at] = from[3 * slot] as number;
+      numbers[3 * at + 1] = from[3 * slot + 1] as number;
+      numbers[3 * at + 2] = from[3 * slot + 2] as number;
     }
+    events.length = kept;
+    agentIds.length = kept;
+    runIds.length = kept;
     this.#events = events;
     this.#agentIds = agentIds;
     this.#runIds = runIds;
     this.#numbers = numbers;
     this.#start = 0;
-    this.#size = events.length;
+    this.#size = kept;
     this.#dropped = dropped;
   }
 
