@@ -41,7 +41,7 @@ export class MemoryJournal {
     let slot: number;
     if (this.#size === this.capacity && !this.#oldestGoes()) this.#makeRoom();
     if (this.#size < this.capacity) {
-      // Not full yet, so nothing was dropped and the oldest entry is still at index 0.
+      // Not full: the oldest entry is at index 0 (nothing was dropped yet, or making room moved what it kept to the front).
       slot = this.#size++;
       if (3 * this.#size > this.#numbers.length) this.#grow();
       this.#events.push(entry.event);
