@@ -126,7 +126,7 @@ const observeSchema = z.strictObject({
   inspect: observer<InspectionEvent>('an inspection observer or function').optional(),
   /** Every journal entry of every run, from creation on; a throwing handler is reported, never fatal. */
   events: observer<JournalEntry>('an observer or a function of each journal entry').optional(),
-  /** Capacity of the in-memory journal (entries across runs; oldest dropped). */
+  /** Capacity of the in-memory journal (entries across runs): ended runs are dropped first, then the oldest entries of the live run holding most. */
   journalCapacity: positiveInt().optional(),
   /** OpenTelemetry spans for every run: `true` for the registered tracer provider, or a tracer. */
   telemetry: opaque<true | TelemetryOptions>((value) => value === true || isObject(value), 'true or { tracer?, agentName? }').optional(),

@@ -1,21 +1,35 @@
-/** A ring buffer stored by column, so the entry objects it is given die young; entries are rebuilt on demand. */
+/**
+ * A ring buffer stored by column, so the entry objects it is given die young; entries are rebuilt on demand.
+ * When full it makes room from ended runs first, then from the live run holding most: a page reconnecting
+ * to a live run is served from its first entry while the live runs fit, however much ended runs wrote.
+ */
 import { Observable, type Subscriber } from 'rxjs';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
 
+interface HeldRun {
+  held: number;
+  first: number;
+  from: number;
+  ended: number;
+}
+
 export class MemoryJournal {
-  readonly #events: LoopEvent[] = [];
-  readonly #agentIds: string[] = [];
-  readonly #runIds: string[] = [];
+  #events: LoopEvent[] = [];
+  #agentIds: string[] = [];
+  #runIds: string[] = [];
   /** sequence, timestamp, iteration of slot i at 3i, 3i+1, 3i+2. */
   #numbers = new Float64Array(0);
   #start = 0;
   #size = 0;
   #dropped = 0;
   #written = 0;
-  /** Per run held: its count, and its first sequence and position while none dropped (-1 after), so reading a run skips the ring before it. */
-  readonly #runs = new Map<string, { held: number; first: number; from: number }>();
+  /**
+   * Per run held: its count, and its first sequence and position while none dropped (-1 after), so reading a run
+   * skips the ring before it; `ended`, when its last entry ended it, that entry's place among all written (-1 while live).
+   */
+  readonly #runs = new Map<string, HeldRun>();
   /** Each followed run's subscribers: an entry reaches its own run's, not every run's. */
   readonly #followers = new Map<string, readonly Subscriber<JournalEntry>[]>();
 
@@ -25,8 +39,9 @@ export class MemoryJournal {
 
   readonly write = (entry: JournalEntry): void => {
     let slot: number;
+    if (this.#size === this.capacity && !this.#oldestGoes()) this.#makeRoom();
     if (this.#size < this.capacity) {
-      // Not full yet, so nothing was dropped and the oldest entry is still at index 0.
+      // Not full: the oldest entry is at index 0 (nothing was dropped yet, or making room moved what it kept to the front).
       slot = this.#size++;
       if (3 * this.#size > this.#numbers.length) this.#grow();
       this.#events.push(entry.event);
@@ -41,9 +56,14 @@ export class MemoryJournal {
       this.#agentIds[slot] = entry.agentId;
       this.#runIds[slot] = entry.runId;
     }
+    const ended = entry.event.type === 'run.terminated' ? this.#written : -1;
     const run = this.#runs.get(entry.runId);
-    if (run === undefined) this.#runs.set(entry.runId, { held: 1, first: entry.sequence, from: this.#written });
-    else run.held++;
+    if (run === undefined) this.#runs.set(entry.runId, { held: 1, first: entry.sequence, from: this.#written, ended });
+    else {
+      run.held++;
+      // A run resumed after its end is live again.
+      run.ended = ended;
+    }
     this.#written++;
     const numbers = this.#numbers;
     numbers[3 * slot] = entry.sequence;
@@ -127,6 +147,90 @@ export class MemoryJournal {
     if (run === undefined) return;
     if (--run.held === 0) this.#runs.delete(runId);
     else run.first = -1;
+  }
+
+  /** The oldest entry can go as the ring turns: its run ended or lost its start already, or no other run should give way first. */
+  #oldestGoes(): boolean {
+    const oldest = this.#runs.get(this.#runIds[this.#start] as string) as HeldRun;
+    if (oldest.ended >= 0 || oldest.first < 0) return true;
+    for (const run of this.#runs.values()) if (run.ended >= 0 || run.first < 0 || run.held > oldest.held) return false;
+    return true;
+  }
+
+  /**
+   * Drops ended runs whole, the earliest ended first; without any, live runs' oldest entries, from runs that lost
+   * their start already, then from the run holding most. At least an eighth of the ring is freed unless only ended
+   * runs go, so the copy this costs is spread over many writes.
+   */
+  #makeRoom(): void {
+    const target = Math.max(1, Math.floor(this.capacity / 8));
+    const drop = new Map<string, number>();
+    let freed = 0;
+    const ended = [...this.#runs].filter(([, run]) => run.ended >= 0).sort(([, a], [, b]) => a.ended - b.ended);
+    for (const [runId, run] of ended) {
+      if (freed >= target) break;
+      drop.set(runId, run.held);
+      freed += run.held;
+    }
+    if (freed === 0) {
+      const live = [...this.#runs].sort(([, a], [, b]) => (a.first < 0) !== (b.first < 0) ? (a.first < 0 ? -1 : 1) : b.held - a.held);
+      for (const [runId, run] of live) {
+        if (freed >= target) break;
+        const count = Math.min(run.held, target - freed);
+        drop.set(runId, count);
+        freed += count;
+      }
+    }
+    // Kept entries only move towards the front: unless the ring wraps, they are moved within its own columns.
+    const inPlace = this.#start === 0;
+    const events = inPlace ? this.#events : [];
+    const agentIds = inPlace ? this.#agentIds : [];
+    const runIds = inPlace ? this.#runIds : [];
+    const from = this.#numbers;
+    const numbers = inPlace ? from : new Float64Array(from.length);
+    let kept = 0;
+    const dropped = this.#dropped + freed;
+    const placed = new Set<string>();
+    // A run's entries mostly follow each other (its streamed tokens): it is looked up once per stretch.
+    let runId: string | undefined;
+    let left = 0;
+    for (let i = 0; i < this.#size; i++) {
+      const slot = (this.#start + i) % this.capacity;
+      const id = this.#runIds[slot] as string;
+      if (id !== runId) {
+        if (runId !== undefined) drop.set(runId, left);
+        runId = id;
+        left = drop.get(id) ?? 0;
+        // A run held from its start lost nothing here: it is read from where its first entry now is.
+        if (left === 0 && !placed.has(id)) {
+          placed.add(id);
+          const run = this.#runs.get(id) as HeldRun;
+          if (run.first >= 0) run.from = dropped + kept;
+        }
+      }
+      if (left > 0) {
+        left--;
+        this.#forget(id);
+        continue;
+      }
+      const at = kept++;
+      events[at] = this.#events[slot] as LoopEvent;
+      agentIds[at] = this.#agentIds[slot] as string;
+      runIds[at] = id;
+      numbers[3 * at] = from[3 * slot] as number;
+      numbers[3 * at + 1] = from[3 * slot + 1] as number;
+      numbers[3 * at + 2] = from[3 * slot + 2] as number;
+    }
+    events.length = kept;
+    agentIds.length = kept;
+    runIds.length = kept;
+    this.#events = events;
+    this.#agentIds = agentIds;
+    this.#runIds = runIds;
+    this.#numbers = numbers;
+    this.#start = 0;
+    this.#size = kept;
+    this.#dropped = dropped;
   }
 
   #grow(): void {

@@ -24,10 +24,11 @@ import {
   type RunOwner,
 } from './records.ts';
 import { JournalSegments, segmentFile, segmentIdOf, segmentRecords, segmentRunEnds, type SegmentLimits } from './journalSegment.ts';
+import { JournalReads, type JournalRead } from './journalReads.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { createSegmentRun, listSegmentRuns, moveOutOfSegment, readSegmentMeta, runHeader, segmentClaim, segmentOwnerGone, type SegmentStore } from './segmentRuns.ts';
 import { recover, type RecoveredRun } from './recover.ts';
-import { readRunEnd, readRunHeader, readRunLog, RunLogWriter } from './runLog.ts';
+import { readRunEnd, readRunHeader, RunLogWriter } from './runLog.ts';
 import { checkpointPolicy, readRunLogForResume } from './checkpointLog.ts';
 import { journalEntries, RunWriter } from './runWriter.ts';
 import { defined } from '../core/defined.ts';
@@ -66,7 +67,11 @@ export interface RunStore {
   /** Runs whose files are corrupt are listed as `corrupt`. */
   listRuns(): Promise<IndexedRun[]>;
   getRun(runId: string): Promise<RunMeta | null>;
-  readJournal(runId: string): { entries: JournalEntry[]; warnings: string[] };
+  /**
+   * `after`: only the entries whose sequence follows it. A reader that polls a run passes the last it has,
+   * and the store reads only what was appended since its last read of the run.
+   */
+  readJournal(runId: string, options?: { readonly after?: number }): { entries: JournalEntry[]; warnings: string[]; read?: JournalRead['read'] };
   /** False while a writer holds the run, once it ended, and for a journal-only run (no lease to judge by). */
   ownerGone(runId: string): boolean;
 }
@@ -107,6 +112,9 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
   };
   const metaFile = (paths: RunPaths) => new DocumentFile(paths.meta, RunMeta, META_VERSION);
   const segmentStore: SegmentStore = { runsDir, segments, leaseMs, checkpoints, metaFile };
+  const journalReads = new JournalReads();
+  /** By moved run, the last journal entry its segment holds. */
+  const movedLast = new Map<string, number>();
 
   const readMeta = (runId: string): RunMeta | null => {
     const paths = locate(runId);
@@ -253,25 +261,25 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       return readMeta(runId);
     },
 
-    readJournal(runId) {
+    readJournal(runId, { after } = {}) {
       const paths = locate(runId);
       const logFile = paths.log;
       if (!existsSync(logFile)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: logFile, runId });
-      if (paths.segment === true) {
-        const { records, warnings } = segmentRecords(logFile, runId);
-        if (!records.some((record) => record.kind === 'run')) throw new StoreError('run_not_found', `No run ${runId} in ${logFile}.`, { file: logFile, runId });
-        return { entries: journalEntries(records), warnings };
-      }
-      const log = readRunLog(logFile);
-      const entries = journalEntries(log.records);
-      // A run moved out of its segment from a checkpoint left the journal before it there.
-      const segmentId = segmentIdOf(runId);
-      const first = entries[0]?.sequence ?? Number.POSITIVE_INFINITY;
-      const segment = segmentId === undefined ? undefined : segmentFile(journalDir, segmentId);
-      if (segment === undefined || first === 0) return { entries, warnings: log.warnings };
-      if (!existsSync(segment)) return { entries, warnings: [...log.warnings, `${logFile}: run ${runId}'s journal before its last checkpoint was in ${segment}, which is gone.`] };
-      const earlier = segmentRecords(segment, runId);
-      return { entries: [...journalEntries(earlier.records).filter((entry) => entry.sequence < first), ...entries], warnings: [...earlier.warnings, ...log.warnings] };
+      const read = journalReads.read(runId, logFile, paths.segment === true, after);
+      const segmentId = paths.segment === true ? undefined : segmentIdOf(runId);
+      if (segmentId === undefined) return read;
+      // A run moved out of its segment from a checkpoint left the journal before it there, and writes no more of it there.
+      const segmentLast = movedLast.get(runId);
+      if (segmentLast !== undefined && after !== undefined && after >= segmentLast) return read;
+      const segment = segmentFile(journalDir, segmentId);
+      if (!existsSync(segment)) return { ...read, warnings: [...read.warnings, `${logFile}: run ${runId}'s journal before its last checkpoint was in ${segment}, which is gone.`] };
+      const earlier = journalEntries(segmentRecords(segment, runId).records);
+      movedLast.set(runId, earlier.at(-1)?.sequence ?? -1);
+      if (movedLast.size > 1024) movedLast.delete(movedLast.keys().next().value as string);
+      // A run copied whole has its earlier entries in its own log too.
+      const first = read.entries[0]?.sequence ?? Number.POSITIVE_INFINITY;
+      const missing = earlier.filter((entry) => entry.sequence < first && (after === undefined || entry.sequence > after));
+      return missing.length === 0 ? read : { ...read, entries: [...missing, ...read.entries] };
     },
 
     ownerGone(runId) {

@@ -227,11 +227,12 @@ export function createStepStore(): StepStore {
     async getRun(runId) {
       return runs.get(runId)?.meta() ?? null;
     },
-    readJournal(runId) {
+    readJournal(runId, { after } = {}) {
       const run = inStep(runId, 'Reading a durable run\'s journal synchronously');
       // A step reads its run from the last checkpoint on: the journal before it is not in hand.
       if (run.seqs[0] !== 0) throw new ConfigurationError(`A step does not hold all of run ${runId}'s journal: read it with runtime.journal(runId).`);
-      return { entries: journalEntries(run.records), warnings: [] };
+      const entries = journalEntries(run.records);
+      return { entries: after === undefined ? entries : entries.filter((entry) => entry.sequence > after), warnings: [] };
     },
     // A step's run is held by the worker running the step.
     ownerGone: () => false,

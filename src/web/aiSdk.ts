@@ -1,12 +1,10 @@
 // A wait for a human is a tool approval request that ends the response; the page answers it in its next
 // request (`addToolApprovalResponse`), which decides the calls and streams the run on.
-import { z } from 'zod';
 import type { Agent } from '../agent/types.ts';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
-import type { Message, ToolCall } from '../core/messages.ts';
-import { WebRequestError } from './errors.ts';
-import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
-import type { ResumeRequest, RunView, StartRequest, StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
+import { createRunHandler, type WebHandler, type WebHandlerOptions } from './handler.ts';
+import type { RunView, StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
+import { parseStart } from './aiSdkRequest.ts';
 
 /**
  * For `useChat`'s default transport.
@@ -163,90 +161,6 @@ export interface AiSdkRunMetadata {
   readonly reason: string;
   readonly iterations: number;
   readonly usage: LoopEventOf<'run.terminated'>['usage'];
-}
-
-// Only what is read is checked; the page's other fields and parts pass untouched.
-const Part = z.looseObject({ type: z.string() });
-const UiMessage = z.looseObject({ id: z.string(), role: z.enum(['system', 'user', 'assistant']), parts: z.array(Part) });
-const ChatRequest = z.looseObject({ id: z.string().min(1), messages: z.array(UiMessage).min(1) });
-const ToolPart = z.looseObject({
-  type: z.string(),
-  toolCallId: z.string(),
-  toolName: z.string().optional(),
-  state: z.string(),
-  input: z.unknown().optional(),
-  output: z.unknown().optional(),
-  errorText: z.string().optional(),
-  approval: z.looseObject({ id: z.string(), approved: z.boolean().optional(), reason: z.string().optional() }).optional(),
-  toolMetadata: z.looseObject({ runId: z.string().optional() }).optional(),
-});
-type UiMessage = z.infer<typeof UiMessage>;
-type ToolPart = z.infer<typeof ToolPart>;
-
-function parseStart(body: unknown): StartRequest | ResumeRequest {
-  const parsed = ChatRequest.safeParse(body);
-  if (!parsed.success) throw new WebRequestError(400, `The body is not a chat request ({ id, messages: UIMessage[] }, what useChat sends): ${oneLine(parsed.error)}.`);
-  const { id, messages } = parsed.data;
-  const last = messages.at(-1) as UiMessage;
-  if (last.role === 'assistant') return resumeOf(last);
-  const task = last.role === 'user' ? textOf(last) : '';
-  if (task.trim() === '') throw new WebRequestError(400, 'The last message must be a user message with text (the task of the run), or the assistant message answering a tool approval request.');
-  return { task, history: messages.slice(0, -1).flatMap(toMessages), threadId: id };
-}
-
-/** Its id is the served run's; a sub-run's call says its run in its `toolMetadata` and its id is `<run>/<call>`. */
-function resumeOf(message: UiMessage): ResumeRequest {
-  const byRun = new Map<string, { approved: string[]; rejected: { toolCallId: string; reason?: string }[] }>();
-  for (const part of toolParts(message)) {
-    if (part.state !== 'approval-responded' || part.approval?.approved === undefined) continue;
-    const runId = part.toolMetadata?.runId ?? message.id;
-    const prefix = runId === message.id ? '' : `${runId}/`;
-    if (!part.toolCallId.startsWith(prefix)) throw new WebRequestError(400, `Tool call ${part.toolCallId.slice(0, 80)} is not one of run ${runId}: send the tool parts as the stream gave them.`);
-    const toolCallId = part.toolCallId.slice(prefix.length);
-    const run = byRun.get(runId) ?? { approved: [], rejected: [] };
-    byRun.set(runId, run);
-    if (part.approval.approved) run.approved.push(toolCallId);
-    else run.rejected.push({ toolCallId, ...(part.approval.reason === undefined ? {} : { reason: part.approval.reason }) });
-  }
-  // An answer the page gave before stays in the message until its call's output reaches it: the handler skips those.
-  const [first, ...more] = [...byRun].map(([runId, { approved, rejected }]) => ({ runId, approved, rejected }));
-  if (first === undefined) {
-    throw new WebRequestError(400, 'The last message is an assistant message with no answered tool approval: send a user message to start a run, or answer the approval request with addToolApprovalResponse.');
-  }
-  return { resume: { ...first, servedRunId: message.id, ...(more.length === 0 ? {} : { more }) } };
-}
-
-function textOf(message: UiMessage): string {
-  return message.parts.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
-}
-
-function toolParts(message: UiMessage): ToolPart[] {
-  return message.parts.flatMap((part) => {
-    if (part.type !== 'dynamic-tool' && !part.type.startsWith('tool-')) return [];
-    const tool = ToolPart.safeParse(part);
-    return tool.success ? [tool.data] : [];
-  });
-}
-
-function toMessages(whole: UiMessage): Message[] {
-  if (whole.role !== 'assistant') return [{ role: whole.role, content: textOf(whole) }];
-  // A sub-agent's text and calls are in the message too, attributed to its run: they were never the served agent's.
-  const message = { ...whole, parts: whole.parts.filter((part) => !bySubRun(part)) };
-  const done = toolParts(message).filter((part) => part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied');
-  const toolCalls: ToolCall[] = done.map((part) => ({ id: part.toolCallId, name: part.toolName ?? part.type.slice('tool-'.length), arguments: JSON.stringify(part.input ?? {}) }));
-  const text = textOf(message);
-  const results: Message[] = done.map((part) => {
-    if (part.state === 'output-available') return { role: 'tool', toolCallId: part.toolCallId, content: typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null) };
-    const content = part.state === 'output-error' ? (part.errorText ?? 'The tool failed.') : `A human rejected this call${part.approval?.reason === undefined ? '' : `: ${part.approval.reason}`}.`;
-    return { role: 'tool', toolCallId: part.toolCallId, content, isError: true };
-  });
-  return [{ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length === 0 ? {} : { toolCalls }) }, ...results];
-}
-
-/** Set on the parts `attributeAiSdk` gave a sub-run's text, reasoning and calls. */
-function bySubRun(part: z.infer<typeof Part>): boolean {
-  const attributed = (value: unknown, key: string): boolean => typeof value === 'object' && value !== null && key in value;
-  return attributed(part.providerMetadata, 'actorloop') || attributed(part.toolMetadata, 'runId');
 }
 
 type Out = (AiSdkChunk | undefined)[];

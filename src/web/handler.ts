@@ -155,9 +155,10 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     }
     let handle: AgentRun;
     try {
-      handle = agent.start(wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
+      handle = agent.start(wanted.content ?? wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
     } catch (error) {
-      // A task or run id the agent refuses is the page's to fix.
+      // An image or file the model cannot take is a request to change; a task or run id the agent refuses is the page's to fix.
+      if (error instanceof ActorloopError && error.code === 'invalid_content_part') throw new WebRequestError(400, describeError(error), { cause: error });
       if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
       throw error;
     }

@@ -1,11 +1,14 @@
 // The handler owns routing, the run registry, decisions, reconnects and SSE ids; a protocol only reads
 // its start request and turns journal entries into its own events.
 import type { JournalEntry } from '../core/loopEvent.ts';
-import type { Message } from '../core/messages.ts';
+import type { ContentPart, Message } from '../core/messages.ts';
 import type { RunView } from '../events/agUiEncoder.ts';
 
 export interface StartRequest {
+  /** The task's text; with `content`, the text of its text parts. */
   readonly task: string;
+  /** The task's parts in their order when it has images or files. */
+  readonly content?: readonly ContentPart[];
   readonly history: readonly Message[];
   /** The run id the page chose; the agent picks one when absent. */
   readonly runId?: string;

@@ -26,9 +26,9 @@ export interface FeedSource {
 }
 
 export function storeReader(store: RunStore): JournalReader {
-  return (runId) => {
+  return (runId, after) => {
     try {
-      return store.readJournal(runId).entries;
+      return store.readJournal(runId, after === undefined ? {} : { after }).entries;
     } catch (error) {
       if (error instanceof StoreError && error.code === 'run_not_found') return [];
       throw error;
@@ -62,7 +62,7 @@ export async function runFeed(source: FeedSource, runId: string, started = false
   if (read === undefined && (agent.journal.has(runId) || agent.handle(runId) !== undefined)) {
     throw new WebRequestError(
       410,
-      `Run ${runId}'s first entries are no longer in this process's journal (it keeps the agent's last observe.journalCapacity entries, each streamed token one): ` +
+      `Run ${runId}'s first entries are no longer in this process's journal (it holds observe.journalCapacity entries, each streamed token one, and drops live runs' entries only once ended runs' are gone): ` +
         "give the handler the agent's store (options.store) to serve it from there, or raise the capacity.",
       { runId },
     );

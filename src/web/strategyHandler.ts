@@ -122,6 +122,7 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
   const begin = async (request: Request): Promise<Response> => {
     const wanted = protocol.parseStart(await jsonBody(request, false, maxBodyBytes));
     if ('resume' in wanted) throw new WebRequestError(400, 'A strategy run never waits for a human: start a new run with a user message instead of resuming one.');
+    if (wanted.content !== undefined) throw new WebRequestError(400, "A strategy's task is text: send the last message without images or files (earlier messages may have them).");
     if (wanted.runId !== undefined && runs.has(wanted.runId)) {
       throw new WebRequestError(409, `Run ${wanted.runId} exists already: stream it with GET runs/${wanted.runId}/stream, or start a run with a new runId.`);
     }

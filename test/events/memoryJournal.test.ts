@@ -2,6 +2,7 @@
  * The in-memory journal: a bounded ring that grows with use instead of allocating its whole
  * capacity up front.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { MemoryJournal } from '../../src/events/memoryJournal.ts';
@@ -40,15 +41,17 @@ describe('memory journal', () => {
     journal.write(entry(7, 'run_c'));
     expect([journal.has('run_a'), journal.has('run_b'), journal.has('run_x')]).toEqual([true, true, false]);
     expect([journal.firstSequence('run_a'), journal.firstSequence('run_b'), journal.firstSequence('run_c')]).toEqual([0, 0, 7]);
-    // Full: run_a's first entry goes, then run_b's only one.
+    // Full, no run ended: run_a, holding most, gives its first entry, then (having lost its start) its only one left.
     journal.write(entry(8, 'run_c'));
     expect(journal.has('run_a')).toBe(true);
     expect(journal.firstSequence('run_a')).toBeUndefined();
     journal.write(entry(9, 'run_c'));
-    expect(journal.has('run_b')).toBe(false);
-    expect(journal.firstSequence('run_b')).toBeUndefined();
-    journal.write(entry(10, 'run_c'));
     expect(journal.has('run_a')).toBe(false);
+    expect(journal.firstSequence('run_b')).toBe(0);
+    // run_c now holds most: its oldest goes, and run_b stays whole.
+    journal.write(entry(10, 'run_c'));
+    expect(journal.firstSequence('run_c')).toBeUndefined();
+    expect(journal.entries('run_b').map((e) => e.sequence)).toEqual([0]);
     // A run all of whose entries went is held again from the next one it is given.
     journal.write(entry(2, 'run_a'));
     expect(journal.firstSequence('run_a')).toBe(2);
@@ -68,9 +71,18 @@ describe('memory journal', () => {
 
   it('filters by run across the wrap-around', () => {
     const journal = new MemoryJournal(4);
+    for (let i = 0; i < 6; i++) journal.write(entry(i, 'run_a'));
+    journal.write(entry(0, 'run_b'));
+    expect(journal.entries('run_a').map((e) => e.sequence)).toEqual([3, 4, 5]);
+    expect(journal.entries('run_b').map((e) => e.sequence)).toEqual([0]);
+  });
+
+  it('gives way from the run that already lost its start, so the run beside it stays whole', () => {
+    const journal = new MemoryJournal(4);
     for (let i = 0; i < 6; i++) journal.write(entry(i, i % 2 === 0 ? 'run_a' : 'run_b'));
-    expect(journal.entries('run_a').map((e) => e.sequence)).toEqual([2, 4]);
-    expect(journal.entries('run_b').map((e) => e.sequence)).toEqual([3, 5]);
+    expect(journal.entries('run_a').map((e) => e.sequence)).toEqual([4]);
+    expect(journal.entries('run_b').map((e) => e.sequence)).toEqual([1, 3, 5]);
+    expect(journal.firstSequence('run_b')).toBe(1);
   });
 
   it('works at capacity 1', () => {
@@ -89,7 +101,7 @@ describe('memory journal', () => {
         sequence: i,
         timestamp: 1_795_000_000_000 + i * 0.5,
         agentId: `agent_${i % 3}`,
-        runId: `run_${i % 7}`,
+        runId: 'run_3',
         iteration: i % 11,
         event: i % 2 === 0 ? { type: 'phase.entered', phase: 'act' } : { type: 'observations.collected', count: i, errors: 0 },
       };
@@ -97,7 +109,7 @@ describe('memory journal', () => {
       journal.write(e);
     }
     expect(journal.entries()).toEqual(written.slice(250));
-    expect(journal.entries('run_3')).toEqual(written.slice(250).filter((e) => e.runId === 'run_3'));
+    expect(journal.entries('run_3')).toEqual(written.slice(250));
     expect(journal.dropped).toBe(250);
   });
 
@@ -113,6 +125,76 @@ describe('memory journal', () => {
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => new MemoryJournal(0)).toThrow(RangeError);
     expect(() => new MemoryJournal(2.5)).toThrow(RangeError);
+  });
+});
+
+const end = (sequence: number, runId: string): JournalEntry => ({
+  ...entry(sequence, runId),
+  event: { type: 'run.terminated', reason: 'final_answer', iterations: 1, usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } },
+});
+
+describe('making room when full', () => {
+  it('drops ended runs first, whole and the earliest ended first, so a live run keeps its start', () => {
+    const journal = new MemoryJournal(10);
+    for (let i = 0; i < 3; i++) journal.write(entry(i, 'live'));
+    for (let i = 0; i < 2; i++) journal.write(entry(i, 'ended_first'));
+    journal.write(end(2, 'ended_first'));
+    for (let i = 0; i < 2; i++) journal.write(entry(i, 'ended_later'));
+    journal.write(end(2, 'ended_later'));
+    journal.write(entry(3, 'live'));
+    expect(journal.size).toBe(10);
+    journal.write(entry(4, 'live'));
+    expect(journal.has('ended_first')).toBe(false);
+    expect(journal.entries('ended_later').map((e) => e.sequence)).toEqual([0, 1, 2]);
+    for (let i = 5; i < 8; i++) journal.write(entry(i, 'live'));
+    expect(journal.has('ended_later')).toBe(false);
+    expect(journal.firstSequence('live')).toBe(0);
+    expect(journal.entries('live').map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect([journal.size, journal.dropped]).toEqual([8, 6]);
+  });
+
+  it('counts a run that went on after its end (a resume) as live again', () => {
+    const journal = new MemoryJournal(6);
+    journal.write(entry(0, 'resumed'));
+    journal.write(end(1, 'resumed'));
+    journal.write(entry(0, 'other'));
+    journal.write(end(1, 'other'));
+    journal.write(entry(2, 'resumed'));
+    journal.write(entry(3, 'resumed'));
+    journal.write(entry(4, 'resumed'));
+    expect(journal.has('other')).toBe(false);
+    expect(journal.entries('resumed').map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('never holds more than its capacity, and gives each run it holds from its start all it was written since (property)', () => {
+    const write = fc.record({ run: fc.constantFrom('a', 'b', 'c', 'd'), ends: fc.boolean() });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 24 }), fc.array(write, { maxLength: 200 }), (capacity, writes) => {
+        const journal = new MemoryJournal(capacity);
+        const since = new Map<string, JournalEntry[]>();
+        const all: JournalEntry[] = [];
+        writes.forEach(({ run, ends }, i) => {
+          const written = ends ? end(i, run) : entry(i, run);
+          since.set(run, [...(since.get(run) ?? []), written]);
+          all.push(written);
+          journal.write(written);
+          // A run none of whose entries it held any more is held again from this one.
+          if (journal.firstSequence(run) === i) since.set(run, [written]);
+          expect(journal.size).toBeLessThanOrEqual(capacity);
+          expect(journal.size + journal.dropped).toBe(all.length);
+          const held = journal.entries();
+          // What it holds is in the order written.
+          expect(held.map((e) => e.sequence)).toEqual([...held.map((e) => e.sequence)].sort((x, y) => x - y));
+          for (const [runId, entries] of since) {
+            const first = journal.firstSequence(runId);
+            if (first !== undefined) expect(journal.entries(runId)).toEqual(entries);
+            else if (journal.has(runId)) expect(entries.slice(-journal.entries(runId).length)).toEqual(journal.entries(runId));
+            else expect(journal.entries(runId)).toEqual([]);
+          }
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -28,6 +28,8 @@ export const fitsTheAiSdk = (chunk: AiSdkChunk): UIMessageChunk => chunk;
 /** What useChat's default transport posts: the chat id and every message so far. */
 const chatBody = (messages: readonly UIMessage[]) => ({ id: 'chat-1', messages, trigger: 'submit-message', messageId: undefined });
 const userMessage = (text: string, id = 'u1'): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
+/** A 1×1 PNG's first bytes: enough for a media type to be told from them. */
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString('base64');
 
 
 /** The assistant message `readUIMessageStream` builds from a response (continuing `message` if given). */
@@ -251,11 +253,84 @@ describe('chat requests it cannot use', () => {
     const agent = trackAgent({ model });
     served = await serve(createAiSdkHandler(agent));
     await refused(await post(served.url, { messages: [] }), 400, /chat request .*: id/);
-    await refused(await post(served.url, chatBody([{ id: 'u', role: 'user', parts: [{ type: 'file', url: 'x', mediaType: 'image/png' }] }])), 400, /user message with text/);
+    await refused(await post(served.url, chatBody([{ id: 'u', role: 'user', parts: [{ type: 'text', text: ' ' }] }])), 400, /user message with text or files/);
     await refused(await post(served.url, chatBody([userMessage('hi'), { id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }])), 400, /no answered tool approval/);
     const answer: UIMessage = { id: 'run-unknown', role: 'assistant', parts: [{ type: 'tool-add', toolCallId: 'c', state: 'approval-responded', input: {}, approval: { id: 'c', approved: true } }] };
     await refused(await post(served.url, chatBody([userMessage('hi'), answer])), 404, /No run run-unknown/);
     expect(model.calls).toHaveLength(0);
+  });
+
+  it('refuses, in one line saying what to send, a file the model cannot be given, wherever it is in the chat, and starts nothing', async () => {
+    const model = scriptedModel([{ text: 'never' }]);
+    served = await serve(createAiSdkHandler(trackAgent({ model: { provider: model, vision: true } })));
+    const asking = (part: Record<string, unknown>): UIMessage => ({ id: 'u', role: 'user', parts: [{ type: 'text', text: 'What is in it?' }, part as UIMessage['parts'][number]] });
+    await refused(await post(served.url, chatBody([asking({ type: 'file', mediaType: 'application/pdf', url: 'https://example.com/report.pdf' })])), 400, /^Message 1, part 2 is a file \(application\/pdf\) at "https:\/\/example.com\/report.pdf": .*send it as a data: URL/);
+    await refused(await post(served.url, chatBody([asking({ type: 'file', mediaType: 'image/png', url: 'blob:http://localhost/1' }), userMessage('hi', 'u2')])), 400, /^Message 1, part 2 is an image at "blob:.*data: URL/);
+    await refused(await post(served.url, chatBody([asking({ type: 'file', mediaType: 'image/png' })])), 400, /^Message 1, part 2 is not a file part .*url/);
+    const withFile: UIMessage = { id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'Here.' }, { type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${PNG}` }] };
+    await refused(await post(served.url, chatBody([userMessage('Draw'), withFile, userMessage('Again', 'u2')])), 400, /^Message 2 \(assistant\), part 2 is a file/);
+    // A file of a type the chat formats do not take, and an image for a model not declared to see.
+    await refused(await post(served.url, chatBody([asking({ type: 'file', mediaType: 'application/zip', url: 'data:application/zip;base64,UEsDBA==' })])), 400, /application\/zip.*take application\/pdf/);
+    const blind = await serve(createAiSdkHandler(trackAgent({ model })));
+    try {
+      await refused(await post(blind.url, chatBody([asking({ type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${PNG}` })])), 400, /not declared to take images.*vision: true/);
+    } finally {
+      await blind.close();
+    }
+    expect(model.calls).toHaveLength(0);
+  });
+
+  it("gives the model the chat's images and files, by URL or as data: URLs, in their place among the text", async () => {
+    const model = scriptedModel([{ text: 'A dog, a square and a report.' }]);
+    served = await serve(createAiSdkHandler(trackAgent({ model: { provider: model, vision: true } })));
+    const pdf = Buffer.from('%PDF-1.4 a report').toString('base64');
+    const earlier: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'My dog:' }, { type: 'file', mediaType: 'image/jpeg', url: 'https://example.com/dog.jpg' }] };
+    const reply: UIMessage = { id: 'a1', role: 'assistant', parts: [{ type: 'step-start' }, { type: 'text', text: 'A fine dog.' }] };
+    const last: UIMessage = {
+      id: 'u2',
+      role: 'user',
+      parts: [
+        { type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${PNG}` },
+        { type: 'text', text: 'What are these?' },
+        { type: 'file', mediaType: 'application/pdf', filename: 'report.pdf', url: `data:application/pdf;base64,${pdf}` },
+      ],
+    };
+    const message = await messageOf(await post(served.url, chatBody([earlier, reply, last])));
+    expect(textOf(message)).toBe('A dog, a square and a report.');
+    const sent = (model.calls[0]?.messages ?? []).filter((m) => m.role !== 'system');
+    expect(sent).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'My dog:' }, { type: 'image', url: 'https://example.com/dog.jpg', mediaType: 'image/jpeg' }] },
+      { role: 'assistant', content: 'A fine dog.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'image', data: PNG, mediaType: 'image/png' },
+          { type: 'text', text: 'What are these?' },
+          { type: 'file', data: pdf, mediaType: 'application/pdf', filename: 'report.pdf' },
+        ],
+      },
+    ]);
+  });
+
+  it("gives the model a multi-step answer sent back as history as the run had it: each turn's reply and calls, then their results", async () => {
+    const model = scriptedModel([
+      { text: 'Let me add.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
+      { text: 'Now double it.', toolCalls: [{ name: 'add', arguments: { a: 3, b: 3 } }] },
+      { text: 'The answer is 6.' },
+      { text: 'Still 6.' },
+    ]);
+    const agent = trackAgent({ model: { provider: model, stream: true }, tools: [add()] });
+    served = await serve(createAiSdkHandler(agent));
+    const question = userMessage('What is (1 + 2) * 2?');
+    const answer = await messageOf(await post(served.url, chatBody([question])));
+    expect(answer.parts.filter((part) => part.type === 'step-start')).toHaveLength(3);
+    const again = await messageOf(await post(served.url, chatBody([question, answer, userMessage('And now?', 'u2')])));
+    expect(textOf(again)).toBe('Still 6.');
+    // The conversation the run's last turn was sent, and its answer, is the history the next run's model gets.
+    const ran = [...(model.calls[2]?.messages ?? []), { role: 'assistant', content: 'The answer is 6.' }];
+    const sent = model.calls[3]?.messages ?? [];
+    expect(sent.slice(0, -1)).toEqual(ran);
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'user']);
   });
 
   it('takes the earlier messages, tool calls and results included, as the history', async () => {

@@ -213,6 +213,40 @@ describe('reconnecting with Last-Event-ID', () => {
 });
 
 describe('a run this process holds only in part', () => {
+  it("serves a live run from its first entry while another run's tokens overflow the journal, and what a reconnect missed exactly", async () => {
+    const BUSY = Array.from({ length: 120 }, (_, i) => `token${i}`).join(' ');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({ q: z.string() }), execute: async ({ q }) => (await released, `held ${q}`) });
+    // The live run's first reply, the busy run's only one, then the live run's answer.
+    const model = scriptedModel([{ text: FIRST, toolCalls: [{ name: 'hold', arguments: { q: 'x' } }] }, { text: BUSY }, { text: SECOND }]);
+    const capacity = 60;
+    const agent = trackAgent({ model: { provider: model, stream: true }, tools: [hold], observe: { journalCapacity: capacity } });
+    const { url } = await served(agent);
+
+    const live = new EventReader(await post(url, runInput('Look it up', 'run-live')));
+    await live.until((event) => event.data.type === 'TOOL_CALL_START');
+    const received = [...live.events];
+    await live.drop();
+    const busy = await new EventReader(await post(url, runInput('Say a lot', 'run-busy'))).rest();
+    expect(busy.at(-1)?.data.type).toBe('RUN_FINISHED');
+
+    // The busy run alone wrote more than the journal holds; the live run kept its start, and the journal its bound.
+    expect(agent.journal.firstSequence('run-busy')).toBeUndefined();
+    expect(agent.journal.firstSequence('run-live')).toBe(0);
+    expect(agent.journal.size).toBeLessThanOrEqual(capacity);
+    const response = await stream(url, 'run-live', received.at(-1)?.id);
+    expect(response.status).toBe(200);
+    const reconnected = new EventReader(response);
+    release();
+    received.push(...(await reconnected.rest()));
+    const ids = received.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(texts(received)).toEqual([FIRST, SECOND]);
+    const unbroken = await new EventReader(await stream(url, 'run-live', undefined)).rest();
+    expect(received).toEqual(unbroken);
+  });
+
   it("answers 410 naming journalCapacity and the store for a live run whose first entries the journal dropped, and the run goes on", async () => {
     const { agent, release } = holdingAgent({ observe: { journalCapacity: 8 } });
     const { url } = await served(agent);

@@ -15,7 +15,7 @@ import { scriptedModel } from '../../src/testing/index.ts';
 import { agUiProtocol } from '../../src/web/agUi.ts';
 import { aiSdkProtocol } from '../../src/web/aiSdk.ts';
 import { createStrategyHandler, type StrategyStart } from '../../src/web/strategyHandler.ts';
-import { chunksOf, EventReader, pacedModel, post, runInput, serve, type Served } from './support.ts';
+import { chatBody, chunksOf, EventReader, pacedModel, post, runInput, serve, type Served } from './support.ts';
 
 const servers: Served[] = [];
 afterEach(async () => {
@@ -152,5 +152,15 @@ describe('requests a strategy handler refuses', () => {
     expect((await post(`${url}/runs/run-once/approve`, {})).status).toBe(404);
     const resume = { ...runInput('x', 'run-2'), resume: [{ interruptId: 'run-once/call-1', status: 'resolved', payload: { approved: true } }] };
     expect((await post(url, resume)).status).toBe(400);
+  });
+
+  it('refuses a useChat task with a file, saying a strategy takes text, and starts nothing', async () => {
+    let started = 0;
+    const url = await served(samples(), aiSdkProtocol, () => started++);
+    const parts = [{ type: 'text', text: 'What is in it?' }, { type: 'file', mediaType: 'application/pdf', url: 'data:application/pdf;base64,JVBERi0=' }];
+    const refused = await post(url, chatBody([{ id: 'u1', role: 'user', parts } as UIMessage]));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/strategy's task is text/);
+    expect(started).toBe(0);
   });
 });

@@ -193,7 +193,8 @@ describe('a delegating run read by the AI SDK, then asked again', () => {
     expect(JSON.stringify(sent)).not.toContain('Adding them.');
     expect(sent.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((call) => call.name) : []))).toEqual(['delegate_to_researcher']);
     expect(sent.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['It is 42.']);
-    expect(sent.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['Asking the researcher.\nThe researcher says 42.']);
+    // Each of the lead's turns is its own message, its call's result between them, as the lead's run had it.
+    expect(sent.map((m) => (m.role === 'assistant' ? m.content : m.role))).toEqual(['user', 'Asking the researcher.', 'tool', 'The researcher says 42.', 'user']);
   });
 });
 
