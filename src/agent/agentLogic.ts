@@ -80,6 +80,7 @@ export function createAgentLogic(settings: AgentSettings, deps: LogicDeps): { ma
     tools: registry,
     ...(mcp === undefined ? {} : { syncTools: mcp.sync }),
     gate: settings.policy.gate ?? gates.permissive(),
+    gateTimeoutMs: settings.policy.gateTimeoutMs,
     ...(settings.policy.taint === false ? {} : { taint: taintPolicy(settings.policy.taint) }),
     executor: deps.executor,
     stuckGuard: deps.stuckGuard,

@@ -64,6 +64,8 @@ export type ModelConfig = z.input<typeof modelSchema>;
 const policySchema = z.strictObject({
   /** Decides every proposed tool call: allow, deny, or ask a human. Default: `gates.permissive()`. */
   gate: opaque<PolicyGate>((value) => isObject(value) && isFunction(value['evaluate']), 'a PolicyGate (see `gates`)').optional(),
+  /** A gate that has not decided a call within this long denies it (a human's approval is not timed). */
+  gateTimeoutMs: positiveInt(' (ms)').default(DEFAULTS.policy.gateTimeoutMs),
   /** Filter the tools the model sees: include/exclude globs, requireVerified, maxTools. */
   toolProfile: opaque<ToolProfile>(isObject, 'a tool profile').optional(),
   /** After untrusted content a side-effect call waits for a human. On unless `false`. */

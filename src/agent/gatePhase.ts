@@ -2,7 +2,7 @@
 import type { GateInput, GateOutput, PlannedCall } from '../core/run.ts';
 import type { Message, ToolCall } from '../core/messages.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
-import { evaluateGate } from '../policy/evaluateGate.ts';
+import { evaluateGate, type PolicyGateError } from '../policy/evaluateGate.ts';
 import type { GateContext, PolicyGate } from '../policy/types.ts';
 import { taintOf, type Taint, type TaintPolicy } from '../policy/taint.ts';
 import { parseToolArguments, unknownToolObservation } from '../tools/arguments.ts';
@@ -13,6 +13,8 @@ import type { HookRunner, HookScope } from './hooks.ts';
 export interface GatePhaseDeps {
   readonly tools: ToolRegistry;
   readonly gate: PolicyGate;
+  /** A gate's decision that takes longer denies the call. */
+  readonly gateTimeoutMs?: number;
   /** `undefined`: taint is not tracked. */
   readonly taint?: TaintPolicy;
   readonly beforeToolCall?: HookRunner['beforeToolCall'];
@@ -59,13 +61,14 @@ export async function planCalls(input: GateInput, deps: GatePhaseDeps, scope: Ga
   return { plan };
 }
 
-function evaluated(call: ToolCall, decision: PolicyEvaluated['decision'], reason?: string): PolicyEvaluated {
+function evaluated(call: ToolCall, decision: PolicyEvaluated['decision'], reason?: string, gateFailure?: PolicyEvaluated['gateFailure']): PolicyEvaluated {
   return {
     type: 'policy.evaluated',
     toolCallId: call.id,
     tool: call.name,
     decision,
     ...(reason === undefined ? {} : { reason }),
+    ...(gateFailure === undefined ? {} : { gateFailure }),
   };
 }
 
@@ -126,14 +129,22 @@ async function gateOne(call: ToolCall, { deps, context, taint, view }: PlanScope
       evaluated(call, 'invalid', parsed.code),
     ];
   }
+  let failed: PolicyGateError | undefined;
   const decision = await evaluateGate(
     deps.gate,
     { toolCallId: call.id, tool: tool.name, arguments: parsed.value, permissions: tool.permissions },
     context,
+    {
+      onGateError: (error) => {
+        failed = error;
+      },
+      ...(deps.gateTimeoutMs === undefined ? {} : { timeoutMs: deps.gateTimeoutMs }),
+    },
   );
   if (decision.kind === 'deny') {
     const note = `Denied by policy: ${decision.reason}`;
-    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', decision.reason)];
+    const failure = failed === undefined ? undefined : { gate: failed.gate, failure: failed.failure };
+    return [{ call, arguments: undefined, verdict: 'blocked', blockedBy: 'policy', note }, evaluated(call, 'deny', decision.reason, failure)];
   }
   let args = parsed.value;
   let modifiedReason: string | undefined;

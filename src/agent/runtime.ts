@@ -24,6 +24,7 @@ export interface AgentPhasesOptions {
   /** Tools that can change between iterations (MCP servers). */
   readonly syncTools?: () => Promise<readonly ToolSpec[]>;
   readonly gate: PolicyGate;
+  readonly gateTimeoutMs?: number;
   readonly taint?: TaintPolicy;
   readonly executor: Executor;
   readonly stuckGuard: StuckGuard;
@@ -107,6 +108,7 @@ export function agentPhases(options: AgentPhasesOptions): PhaseImplementations<R
       const deps = {
         tools,
         gate,
+        ...(options.gateTimeoutMs === undefined ? {} : { gateTimeoutMs: options.gateTimeoutMs }),
         ...(options.taint === undefined ? {} : { taint: options.taint }),
         ...(hooks?.beforeToolCall === undefined ? {} : { beforeToolCall: hooks.beforeToolCall }),
         ...(options.toolView === undefined ? {} : { toolView: options.toolView }),

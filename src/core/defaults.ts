@@ -20,6 +20,10 @@ export const DEFAULTS = {
     /** Tool results longer than this many bytes (UTF-8) are truncated with a marker. */
     maxResultBytes: 64 * 1024,
   },
+  policy: {
+    /** A gate's decision (not a human's approval) that takes longer denies the call. */
+    gateTimeoutMs: 30_000,
+  },
   breaker: {
     failureThreshold: 3,
     recoveryTimeoutMs: 60_000,

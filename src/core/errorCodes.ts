@@ -75,6 +75,7 @@ export const ERROR_CODES = {
   knowledge_store_closed: { blame: 'user', class: 'StoreError', meaning: 'The knowledge store was closed.' },
   experience_store_closed: { blame: 'user', class: 'StoreError', meaning: 'The experience store was closed.' },
   experience_not_found: { blame: 'user', class: 'StoreError', meaning: 'No experience has that id.' },
+  log_write_failed: { blame: 'runtime', class: 'StoreError', meaning: "A run log's batch could not be written whole (a full disk, an I/O error); the part that landed was cut off again." },
 
   // Sessions.
   session_locked: { blame: 'user', class: 'SessionError', meaning: 'Another open handle writes the session, or took its lock over.' },

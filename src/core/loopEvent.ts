@@ -92,6 +92,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     tool: z.string(),
     decision: z.enum(['allow', 'deny', 'modify', 'confirm', 'invalid', 'unknown_tool']),
     reason: z.string().optional(),
+    /** Set on a deny because the gate failed (a `PolicyGateError`, code `policy_gate_failed`), not because it decided so. */
+    gateFailure: z.object({ gate: z.string(), failure: z.enum(['threw', 'rejected', 'invalid_decision', 'timed_out']) }).optional(),
   }),
   z.object({
     type: z.literal('tools.dispatched'),

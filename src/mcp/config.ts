@@ -17,12 +17,19 @@ const localFolderUrl = z.url({ protocol: /^file$/ }).refine((url) => {
   }
 }, 'must be the file:/// URL of a local folder (no host, no encoded "/")');
 const rootsList = z.array(localFolderUrl).optional();
+// What the user vouches for: a server's annotations are its own claims, believed only when told to.
+const trust = {
+  trustAnnotations: z.boolean().optional(),
+  readOnlyTools: z.array(z.string().min(1)).optional(),
+  idempotentTools: z.array(z.string().min(1)).optional(),
+};
 
 const stdioConfig = z.strictObject({
   name: z.string().regex(SERVER_NAME),
   resources: resourcesMode,
   sampling: samplingMode,
   roots: rootsList,
+  ...trust,
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -34,6 +41,7 @@ const httpConfig = z.strictObject({
   resources: resourcesMode,
   sampling: samplingMode,
   roots: rootsList,
+  ...trust,
   // fetch refuses such a URL, and its error would quote the password where the redactor does not know it.
   url: z.url({ protocol: /^https?$/ }).refine((url) => {
     const parsed = new URL(url);
@@ -56,7 +64,7 @@ export function checkMcpServerConfig(config: unknown): McpServerConfig {
   const name = config !== null && typeof config === 'object' && 'name' in config ? String((config as { name: unknown }).name) : '(unnamed)';
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   throw new ConfigurationError(
-    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers?, auth? } for HTTP, either with resources?: 'tools' | 'context' | false, sampling?: boolean | { maxTokens }, roots?: ['file:///…']; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
+    `MCP server config "${name}" is invalid (${issues}). Use { name, command, args?, env?, cwd? } for stdio or { name, url, headers?, auth? } for HTTP, either with resources?: 'tools' | 'context' | false, sampling?: boolean | { maxTokens }, roots?: ['file:///…'], trustAnnotations?: boolean, readOnlyTools?: [glob], idempotentTools?: [glob]; name is 1–32 of A-Z, a-z, 0-9, "_", "-".`,
   );
 }
 

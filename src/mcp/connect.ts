@@ -395,7 +395,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       if (!toolsChanged && connection?.alive === true) return cached;
       const listedTools = await request((client) => listTools(client));
       toolsChanged = false;
-      const own = mcpTools(name, listedTools, call);
+      const own = mcpTools(name, listedTools, call, config);
       const taken = new Set(own.map((tool) => tool.name));
       const clash = ownResourceTools.find((tool) => taken.has(tool.name));
       if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);

@@ -1,6 +1,7 @@
 /** Arguments are checked against the tool's JSON Schema before the call, so a failure goes back to the model like any other. */
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
+import { globToRegExp } from '../policy/glob.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { ImagePart } from '../core/messages.ts';
 import { McpError } from './errors.ts';
@@ -9,11 +10,21 @@ export interface McpToolInfo {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** The server's word only: read as `unknown`, since nothing but the user's trust makes it so. */
   readonly annotations?: {
-    readonly readOnlyHint?: boolean;
-    readonly destructiveHint?: boolean;
-    readonly idempotentHint?: boolean;
+    readonly readOnlyHint?: unknown;
+    readonly destructiveHint?: unknown;
+    readonly idempotentHint?: unknown;
+    readonly openWorldHint?: unknown;
   };
+}
+
+/** What the user vouches for about a server's tools, from its config; globs match the server's own tool names. */
+export interface McpToolTrust {
+  /** Believe the server's annotations (absent ones still mean MCP's defaults). */
+  readonly trustAnnotations?: boolean;
+  readonly readOnlyTools?: readonly string[];
+  readonly idempotentTools?: readonly string[];
 }
 
 export interface McpContent {
@@ -94,27 +105,56 @@ function inputOf(schema: Readonly<Record<string, unknown>>): z.ZodType<Record<st
   }
 }
 
-function permissionsOf(server: string, info: McpToolInfo): string[] {
-  const hints = info.annotations ?? {};
-  return ['mcp', `mcp:${server}`, ...(hints.readOnlyHint === true ? ['mcp:read'] : []), ...(hints.destructiveHint === true ? ['mcp:destructive'] : [])];
+interface Behaviour {
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  readonly idempotent: boolean;
+  readonly openWorld: boolean;
 }
 
-export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<Record<string, unknown>, string> {
+/**
+ * MCP's meaning of absent hints is the least trusting one (may change and destroy things, not safe to
+ * repeat, reaches outside), so a hint can only add trust: it counts only when the user trusts the server.
+ */
+function behaviourOf(info: McpToolInfo, trust: McpToolTrust): Behaviour {
+  const hints = trust.trustAnnotations === true ? (info.annotations ?? {}) : {};
+  const vouched = (globs: readonly string[] | undefined): boolean => (globs ?? []).some((glob) => globToRegExp(glob).test(info.name));
+  const readOnly = hints.readOnlyHint === true || vouched(trust.readOnlyTools);
+  return {
+    readOnly,
+    destructive: !readOnly && hints.destructiveHint !== false,
+    idempotent: readOnly || hints.idempotentHint === true || vouched(trust.idempotentTools),
+    openWorld: hints.openWorldHint !== false,
+  };
+}
+
+function permissionsOf(server: string, behaviour: Behaviour): string[] {
+  return [
+    'mcp',
+    `mcp:${server}`,
+    ...(behaviour.readOnly ? ['mcp:read'] : []),
+    ...(behaviour.destructive ? ['mcp:destructive'] : []),
+    ...(behaviour.openWorld ? ['mcp:open-world'] : []),
+  ];
+}
+
+export function mcpTool(server: string, info: McpToolInfo, call: McpCall, trust: McpToolTrust = {}): Tool<Record<string, unknown>, string> {
   const name = mcpToolName(server, info.name);
   const description = (info.description ?? '').trim() || `Tool "${info.name}" of MCP server "${server}".`;
-  const hints = info.annotations ?? {};
+  const behaviour = behaviourOf(info, trust);
   return Object.freeze({
     name,
     description,
     input: inputOf(info.inputSchema),
     spec: Object.freeze({ name, description, parameters: info.inputSchema }),
-    permissions: Object.freeze(permissionsOf(server, info)),
+    permissions: Object.freeze(permissionsOf(server, behaviour)),
     verified: false,
     requiresConfirmation: false,
     // Another party's server: its answers are data, not the user's instructions.
     untrusted: true,
-    // MCP's default is "not idempotent"; a read-only tool is safe to run again.
-    idempotent: hints.idempotentHint === true || hints.readOnlyHint === true,
+    // A tainted run holds it for a human, and an interrupted call is not made again on resume, unless trusted.
+    ...(behaviour.readOnly ? {} : { sideEffects: true }),
+    idempotent: behaviour.idempotent,
     async execute(input: Record<string, unknown>, context: ToolContext): Promise<string> {
       const result = await call(info.name, input, context.signal, context.runId);
       const text = resultText(result);
@@ -127,10 +167,10 @@ export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<
   });
 }
 
-export function mcpTools(server: string, listed: readonly McpToolInfo[], call: McpCall): Tool[] {
+export function mcpTools(server: string, listed: readonly McpToolInfo[], call: McpCall, trust: McpToolTrust = {}): Tool[] {
   const seen = new Map<string, string>();
   return listed.map((info) => {
-    const tool = mcpTool(server, info, call);
+    const tool = mcpTool(server, info, call, trust);
     const earlier = seen.get(tool.name);
     if (earlier !== undefined) {
       throw new ConfigurationError(`MCP server "${server}" has tools "${earlier}" and "${info.name}", which both become "${tool.name}". Rename one on the server, or use a shorter server name.`);

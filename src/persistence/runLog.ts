@@ -125,7 +125,7 @@ export class RunLogWriter implements RunLog {
   #closed = false;
   /** While `close` or `settle` waits, the drain writes synchronously: the caller waits for it anyway. */
   #waiters = 0;
-  /** Characters, about the bytes: the JSON of ids, numbers and statuses is ASCII. */
+  /** Bytes handed to writes, whether they landed or not. */
   #written = 0;
   /** A log that has more than this was written by someone else too. */
   #bytes = 0;
@@ -133,6 +133,8 @@ export class RunLogWriter implements RunLog {
   #behind: Promise<void> | undefined;
   #poolWrite: Promise<void> | undefined;
   readonly #collects = new Set<() => void>();
+  /** Set when a batch landed in part and could not be cut off: nothing may follow its torn line. */
+  #torn: StoreError | undefined;
 
   /**
  * `create` fails with EEXIST when the file exists. `create: 'background'` defers creation to the first
@@ -200,14 +202,52 @@ export class RunLogWriter implements RunLog {
   flushSync(head?: string): void {
     if (head !== undefined) this.#pending.unshift(head);
     if (this.#pending.length === 0 || this.#closed) return;
+    if (this.#torn !== undefined) throw this.#torn;
     if (this.#poolWrite !== undefined || this.#opening !== undefined) {
       throw new Error(`${this.file}: a synchronous flush while a background write is in flight would reorder the log; await flushBehind() first.`);
     }
     if (this.#uncreated) this.#createNow();
-    const batch = `${this.#pending.join('\n')}\n`;
+    const batch = Buffer.from(`${this.#pending.join('\n')}\n`);
     this.#pending = [];
     this.#written += batch.length;
-    this.#bytes += writeSync(this.#fd, batch);
+    let done = 0;
+    try {
+      // The kernel may write less than asked (a signal, a nearly full disk): the rest follows.
+      while (done < batch.length) done += progress(writeSync(this.#fd, batch, done, batch.length - done));
+    } catch (error) {
+      throw this.#failed(done, batch.length, error);
+    }
+    this.#bytes += done;
+  }
+
+  /**
+   * A batch that landed in part would leave a torn line with later lines after it, which no reader
+   * accepts: the part is cut off again. If that fails too, the log takes no more lines.
+   */
+  #failed(done: number, total: number, error: unknown): StoreError {
+    const start = this.#base + this.#bytes;
+    let outcome = 'Nothing of it was written.';
+    let torn = false;
+    if (done > 0) {
+      try {
+        // Only this writer's own bytes are cut: a log that grew otherwise is left as it is.
+        if (fstatSync(this.#fd).size !== start + done) throw new Error('the file changed size meanwhile');
+        ftruncateSync(this.#fd, start);
+        outcome = 'The part written was cut off; the log ends at its last whole line.';
+      } catch {
+        this.#bytes += done;
+        torn = true;
+        outcome = 'The part written could not be cut off, so this log takes no more lines; a resume drops its torn last line.';
+      }
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    const failure = new StoreError(
+      'log_write_failed',
+      `${this.file}: ${done} of ${total} bytes of a batch were written before the write failed (${reason}). ${outcome} Free disk space or repair the file system, then resume the run.`,
+      { file: this.file, cause: error },
+    );
+    if (torn) this.#torn = failure;
+    return failure;
   }
 
   /**
@@ -237,15 +277,11 @@ export class RunLogWriter implements RunLog {
           this.flushSync();
           continue;
         }
-        const batch = `${this.#pending.join('\n')}\n`;
+        if (this.#torn !== undefined) throw this.#torn;
+        const batch = Buffer.from(`${this.#pending.join('\n')}\n`);
         this.#pending = [];
         this.#written += batch.length;
-        this.#poolWrite = new Promise<void>((resolve, reject) =>
-          write(this.#fd, batch, (error, bytes) => {
-            this.#bytes += bytes;
-            return error === null ? resolve() : reject(error);
-          }),
-        );
+        this.#poolWrite = this.#writeBehind(batch);
         try {
           await this.#poolWrite;
         } finally {
@@ -255,6 +291,26 @@ export class RunLogWriter implements RunLog {
     } finally {
       this.#behind = undefined;
     }
+  }
+
+  /** As `flushSync` writes a batch, on libuv's pool. */
+  #writeBehind(batch: Buffer): Promise<void> {
+    const fd = this.#fd;
+    return new Promise<void>((resolve, reject) => {
+      const from = (done: number): void =>
+        write(fd, batch, done, batch.length - done, null, (error, bytes) => {
+          try {
+            if (error !== null) throw error;
+            const now = done + progress(bytes);
+            if (now < batch.length) return from(now);
+            this.#bytes += now;
+            resolve();
+          } catch (failure) {
+            reject(this.#failed(done, batch.length, failure));
+          }
+        });
+      from(0);
+    });
   }
 
   forget(collect: () => void): void {
@@ -343,6 +399,12 @@ export class RunLogWriter implements RunLog {
     }
     this.#opening = undefined;
   }
+}
+
+/** A write that took nothing and reported no error would be retried forever. */
+function progress(bytes: number): number {
+  if (bytes > 0) return bytes;
+  throw new Error('the file system took no bytes');
 }
 
 /** Headers are small even with a long, escaped task. */

@@ -202,6 +202,8 @@ describe('checking the config', () => {
     expect(() => createUntyped({ model: { provider: 'openai' } })).toThrow(/`model\.provider` must be an InferenceProvider/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), temperature: 'hot' } })).toThrow(/`model\.temperature` must be a number/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), maxTokens: 0 } })).toThrow(/`model\.maxTokens` must be a positive integer/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]) }, policy: { gateTimeoutMs: 0 } })).toThrow(/`policy\.gateTimeoutMs` must be a positive integer \(ms\)/);
+    expect(() => createUntyped({ model: { provider: scriptedModel([]) }, policy: { gateTimeoutMs: '30s' } })).toThrow(/`policy\.gateTimeoutMs` must be a positive integer \(ms\)/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), onLength: 'continue' } })).toThrow(/`model\.onLength` must be 'end' or \{ continue: n \}/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), onLength: { continue: -1 } } })).toThrow(/`model\.onLength` must be/);
     expect(() => createUntyped({ model: { provider: scriptedModel([]), reasoningEffort: 'max' } })).toThrow(/`model\.reasoningEffort` must be one of minimal, low, medium, high/);
@@ -236,7 +238,7 @@ describe('checking the config', () => {
     const gate = gates.permissive();
     const settings = resolveConfig({ model: { provider, name: 'm' }, policy: { gate }, limits: { maxIterations: 7 } });
     expect(settings.model).toEqual({ provider, name: 'm', stream: false, vision: false });
-    expect(settings.policy).toEqual({ gate });
+    expect(settings.policy).toEqual({ gate, gateTimeoutMs: DEFAULTS.policy.gateTimeoutMs });
     expect(settings.limits).toEqual({ ...DEFAULTS.loop, maxIterations: 7 });
     expect(settings.context).toEqual({ compactOnOverflow: true });
     expect(resolveConfig({ model: provider, context: { content: { maxFileBytes: 10 } } })).toMatchObject({

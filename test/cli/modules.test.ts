@@ -1,7 +1,8 @@
 /**
  * `actorloop run --agents MODULE` and the file-store commands on a user's agents, as child
  * processes: the module's agents run, are listed, and are continued with their own module; a run
- * whose process was SIGKILLed is listed as interrupted, and `resume` finishes it.
+ * whose process was SIGKILLed is listed as interrupted, `replay --follow` says so and ends, and
+ * `resume` finishes it.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +110,41 @@ describe('a run whose process was killed', { timeout: TIMEOUT }, () => {
       expect((await rows()).find((row) => row.runId === runId)?.status).toBe('done');
     } finally {
       child.kill('SIGKILL');
+    }
+  }, TIMEOUT);
+
+  it('ends `replay --follow` with one line saying it was interrupted and how to resume it, exit 1, whether it dies while followed or before', async () => {
+    const cli = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
+      const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, ...args], { cwd: temp.dir, env: { ...offlineEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const output = { stdout: '', stderr: '' };
+      child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      return { child, output, exited };
+    };
+    const run = cli(['run', '--agents', AGENTS, '--agent', 'sleeper', 'follow me'], { BLOCK_TOOL: '1' });
+    let follower: ReturnType<typeof cli> | undefined;
+    try {
+      await expect.poll(() => run.output.stdout, { timeout: 30_000 }).toMatch(/tool slow/);
+      const runId = (await rows()).find((row) => row.task === 'follow me')!.runId;
+      follower = cli(['replay', runId, '--follow']);
+      // It has printed the run so far and is waiting for more.
+      await expect.poll(() => follower!.output.stdout, { timeout: 60_000 }).toMatch(/phase act/);
+      run.child.kill('SIGKILL');
+      await run.exited;
+
+      const message = `run ${runId} was interrupted: the process running it is gone. Continue it with: actorloop resume ${runId}\n`;
+      expect(await follower.exited).toBe(1);
+      expect(follower.output.stderr).toBe(message);
+      // Followed after the process died: the same, at once.
+      const late = await runCli(['replay', runId, '--follow'], temp.dir);
+      expect(late).toMatchObject({ code: 1, stderr: message });
+      expect(late.stdout).toBe(follower.output.stdout);
+      // A plain replay still just prints the journal.
+      expect(await runCli(['replay', runId], temp.dir)).toMatchObject({ code: 0, stderr: '' });
+    } finally {
+      run.child.kill('SIGKILL');
+      follower?.child.kill('SIGKILL');
     }
   }, TIMEOUT);
 });

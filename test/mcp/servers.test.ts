@@ -21,18 +21,16 @@ describe('server-everything over stdio', () => {
   });
   afterAll(() => server.close());
 
-  it('lists its tools as <server>_<tool>, with permissions and idempotency from their annotations', async () => {
+  it('lists its tools as <server>_<tool>, as untrusted as MCP allows: an untrusted server\'s annotations count for nothing', async () => {
     const tools = await server.tools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()]).toEqual(expect.arrayContaining(['everything_echo', 'everything_get-sum', 'everything_get-tiny-image']));
     const echo = byName.get('everything_echo');
-    expect(echo?.permissions).toEqual(['mcp', 'mcp:everything', 'mcp:read']);
-    expect(echo?.idempotent).toBe(true);
+    // It claims readOnlyHint; nobody vouched for the server, so it is taken as MCP's defaults describe a tool.
+    expect(echo?.permissions).toEqual(['mcp', 'mcp:everything', 'mcp:destructive', 'mcp:open-world']);
+    expect(echo?.idempotent).toBe(false);
+    expect(echo?.sideEffects).toBe(true);
     expect(echo?.spec.parameters).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
-    // No read-only hint: not idempotent, no mcp:read.
-    const toggle = byName.get('everything_toggle-simulated-logging');
-    expect(toggle?.permissions).toEqual(['mcp', 'mcp:everything']);
-    expect(toggle?.idempotent).toBe(false);
   });
 
   it('gives an agent its tools: the model calls echo and get-sum and sees their results', async () => {

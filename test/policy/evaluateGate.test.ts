@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ALLOW, decide, toGateDecision } from '../../src/policy/decision.ts';
 import { evaluateGate, PolicyGateError, runGate } from '../../src/policy/evaluateGate.ts';
 import type { GateContext, PolicyGate, ProposedAction } from '../../src/policy/types.ts';
@@ -84,6 +84,41 @@ describe('evaluateGate', () => {
       },
     });
     expect(decision.kind).toBe('deny');
+  });
+
+  describe('with timeoutMs', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('denies a gate that has not decided by then, tells onGateError, ignores its late answer and leaves no timer', async () => {
+      vi.useFakeTimers();
+      let answer: (decision: unknown) => void = () => undefined;
+      const errors: PolicyGateError[] = [];
+      const decided = evaluateGate(gate(() => new Promise((resolve) => (answer = resolve)), 'slow'), action, context, {
+        timeoutMs: 2_000,
+        onGateError: (e) => errors.push(e),
+      });
+      let settled: unknown;
+      void decided.then((decision) => (settled = decision));
+      await vi.advanceTimersByTimeAsync(1_999);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toMatchObject({ kind: 'deny', reason: expect.stringMatching(/policy gate "slow" did not answer in time \(gates fail closed\)/) });
+      answer({ kind: 'allow' });
+      expect(await decided).toMatchObject({ kind: 'deny' });
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ code: 'policy_gate_failed', gate: 'slow', failure: 'timed_out' });
+      expect(errors[0]?.message).toMatch(/did not decide within 2000 ms.*raise policy\.gateTimeoutMs/);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('passes a decision made in time through and clears its timer', async () => {
+      vi.useFakeTimers();
+      const decided = evaluateGate(gate(async () => ({ kind: 'allow' })), action, context, { timeoutMs: 2_000 });
+      expect(await decided).toEqual({ kind: 'allow' });
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it('denies when a thenable has a throwing then', async () => {

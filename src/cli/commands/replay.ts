@@ -3,7 +3,7 @@ import type { JournalEntry } from '../../core/loopEvent.ts';
 import { onePositional, parseCommand } from '../args.ts';
 import { DATABASE_FLAG, durableUrl, openRuntime, requireDurableRun } from '../durable.ts';
 import { summarizeEvent } from '../format.ts';
-import { openStore, requireRun } from '../store.ts';
+import { openStore, requireRun, runInterrupted } from '../store.ts';
 
 const POLL_MS = 250;
 
@@ -29,7 +29,15 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   if (url === undefined) {
     const store = openStore(parsed.common.store, true);
     await requireRun(store, runId);
-    await replay(() => store.readJournal(runId).entries, parsed.flag('follow'), print);
+    const interrupted = async (): Promise<boolean> => {
+      const meta = await store.getRun(runId);
+      return meta !== null && runInterrupted(store, runId, meta.status);
+    };
+    const ended = await replay(() => store.readJournal(runId).entries, parsed.flag('follow'), print, interrupted);
+    if (ended === 'interrupted') {
+      process.stderr.write(`run ${runId} was interrupted: the process running it is gone. Continue it with: actorloop resume ${runId}\n`);
+      return 1;
+    }
     return 0;
   }
   const runtime = openRuntime(url);
@@ -42,10 +50,18 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-async function replay(read: () => JournalEntry[] | Promise<JournalEntry[]>, follow: boolean, print: (entry: JournalEntry, startedAt: number) => void): Promise<void> {
+/** `interrupted` says whether nothing will write the run any more although it has not ended. */
+async function replay(
+  read: () => JournalEntry[] | Promise<JournalEntry[]>,
+  follow: boolean,
+  print: (entry: JournalEntry, startedAt: number) => void,
+  interrupted: () => Promise<boolean> = async () => false,
+): Promise<'ended' | 'interrupted'> {
   let printed = -1;
   let startedAt: number | undefined;
   for (;;) {
+    // Asked before the journal is read, so this read holds all that a process found gone had written.
+    const gone = follow && (await interrupted());
     const entries = await read();
     startedAt ??= entries[0]?.timestamp;
     for (const entry of entries) {
@@ -54,7 +70,9 @@ async function replay(read: () => JournalEntry[] | Promise<JournalEntry[]>, foll
       print(entry, startedAt ?? entry.timestamp);
     }
     // A resumed run appends after an earlier run.terminated only when it was resumable; the last entry decides.
-    if (!follow || entries.at(-1)?.event.type === 'run.terminated') return;
+    if (!follow || entries.at(-1)?.event.type === 'run.terminated') return 'ended';
+    // Everything its process wrote before it died has been printed.
+    if (gone) return 'interrupted';
     await sleep(POLL_MS);
   }
 }

@@ -5,7 +5,7 @@ import type { PostgresRuntime } from '../../postgres/index.ts';
 import { parseCommand, usageError } from '../args.ts';
 import { DATABASE_FLAG, durableUrl, openRuntime } from '../durable.ts';
 import { formatAge, formatCost, journalTotals, shorten } from '../format.ts';
-import { openStore } from '../store.ts';
+import { openStore, runInterrupted } from '../store.ts';
 
 /** A run left `running` by a process that is gone: nothing writes it any more, and `resume` continues it. */
 export const INTERRUPTED = 'interrupted';
@@ -28,20 +28,11 @@ function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; co
   }
 }
 
-/** A log that cannot be read says nothing either way, and leaves the status as it is. */
-function ownerGone(store: RunStore, runId: string): boolean {
-  try {
-    return store.ownerGone(runId);
-  } catch {
-    return false;
-  }
-}
-
 export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const meta of await store.listRuns()) {
     const totals = meta.status === 'corrupt' ? { iterations: 0, costUsd: 0 } : totalsOf(() => store.readJournal(meta.runId).entries);
-    const status = meta.status === 'running' && ownerGone(store, meta.runId) ? INTERRUPTED : meta.status;
+    const status = runInterrupted(store, meta.runId, meta.status) ? INTERRUPTED : meta.status;
     rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt });
   }
   return rows;
