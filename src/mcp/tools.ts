@@ -94,9 +94,11 @@ function inputOf(schema: Readonly<Record<string, unknown>>): z.ZodType<Record<st
   }
 }
 
+/** MCP's defaults for missing hints: not read-only, and destructive unless the tool says it only adds. */
 function permissionsOf(server: string, info: McpToolInfo): string[] {
   const hints = info.annotations ?? {};
-  return ['mcp', `mcp:${server}`, ...(hints.readOnlyHint === true ? ['mcp:read'] : []), ...(hints.destructiveHint === true ? ['mcp:destructive'] : [])];
+  if (hints.readOnlyHint === true) return ['mcp', `mcp:${server}`, 'mcp:read'];
+  return ['mcp', `mcp:${server}`, ...(hints.destructiveHint === false ? [] : ['mcp:destructive'])];
 }
 
 export function mcpTool(server: string, info: McpToolInfo, call: McpCall): Tool<Record<string, unknown>, string> {
