@@ -270,13 +270,22 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     }
   }
 
+  /** A cursor named twice would list the same pages forever. */
+  function nextCursor(seen: Set<string>, cursor: string | undefined, what: string): string | undefined {
+    if (cursor === undefined) return undefined;
+    if (seen.has(cursor)) throw McpError.requestFailed(name, what, `it sent the page cursor ${JSON.stringify(cursor)} twice, so its pages loop`);
+    seen.add(cursor);
+    return cursor;
+  }
+
   async function allPages<T>(what: string, page: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
     const all: T[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       const got = await ask(what, (client) => page(client, cursor));
       all.push(...got.items);
-      cursor = got.nextCursor;
+      cursor = nextCursor(seen, got.nextCursor, what);
     } while (cursor !== undefined);
     return all;
   }
@@ -362,11 +371,12 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
 
   async function listTools(client: Client): Promise<McpToolInfo[]> {
     const all: McpToolInfo[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(defined({ cursor }));
       all.push(...(page.tools as McpToolInfo[]));
-      cursor = page.nextCursor;
+      cursor = nextCursor(seen, page.nextCursor, 'list tools');
     } while (cursor !== undefined);
     return all;
   }

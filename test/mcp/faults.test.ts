@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
@@ -179,6 +180,22 @@ describe("a server's tool list that changes", () => {
       expect(toolResults(model.calls[2]).at(-1)).toEqual({ name: 'ctl_extra_1', content: 'extra_1 ran' });
     } finally {
       await agent.close();
+    }
+  });
+});
+
+describe('a server whose list pages loop', () => {
+  it('is a typed error naming the list, not the same items again and again (or a list that never ends)', { timeout: 60_000 }, async () => {
+    const looping = fileURLToPath(new URL('./fixtures/loopingCursorServer.ts', import.meta.url));
+    const server = await connectMcpServer({ name: 'loop', command: process.execPath, args: ['--import', 'tsx', looping], connectTimeoutMs: 10_000 });
+    try {
+      for (const list of [() => server.resources(), () => server.resourceTemplates(), () => server.prompts(), () => server.tools()]) {
+        const error = await list().catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'mcp_request_failed', server: 'loop' });
+        expect((error as Error).message).toMatch(/cursor "again" twice/);
+      }
+    } finally {
+      await server.close();
     }
   });
 });
