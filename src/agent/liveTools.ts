@@ -25,10 +25,14 @@ export function createLiveTools(
   let closed = false;
 
   function connect(): Promise<McpServer[]> {
-    // A failed connect is not cached: the next run tries again.
-    connecting ??= Promise.all(servers.map((server) => connectMcpServer(server, options))).catch((error: unknown) => {
+    // A failed connect is not cached: the next run tries again, so the servers that did start are stopped.
+    connecting ??= Promise.allSettled(servers.map((server) => connectMcpServer(server, options))).then(async (outcomes) => {
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      const started = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+      if (failed === undefined) return started;
       connecting = undefined;
-      throw error;
+      await Promise.all(started.map((server) => server.close()));
+      throw failed.reason;
     });
     return connecting;
   }

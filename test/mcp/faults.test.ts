@@ -199,3 +199,24 @@ describe('a server whose list pages loop', () => {
     }
   });
 });
+
+describe('an agent whose second server cannot start', () => {
+  it('stops the first one it started, instead of leaving its process behind for every failed run', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-partial-'));
+    dirs.push(dir);
+    const pidLog = join(dir, 'pids');
+    const agent = createAgent({ model: scriptedModel([{ text: 'never' }, { text: 'never' }]), mcpServers: [controlled('good', undefined, { PID_LOG: pidLog }), controlled('flaky', 'crash')] });
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await agent.start('go').settled;
+        expect(result.error?.code).toBe('mcp_connect_failed');
+      }
+    } finally {
+      await agent.close();
+    }
+    // One good server per failed run; a server that started but was not stopped writes its pid late.
+    const pids = (): number[] => (existsSync(pidLog) ? readFileSync(pidLog, 'utf8').trim().split('\n').map(Number) : []);
+    expect(await until(() => pids().length === 2)).toBe(true);
+    expect(await until(() => pids().every((pid) => !alive(pid)), 2_000)).toBe(true);
+  });
+});
