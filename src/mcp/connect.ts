@@ -403,8 +403,15 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     },
     async tools() {
       if (!toolsChanged && connection?.alive === true) return cached;
-      const listedTools = await request((client) => listTools(client));
+      // Cleared before listing: a change notice that arrives during the listing marks it stale again.
       toolsChanged = false;
+      let listedTools: McpToolInfo[];
+      try {
+        listedTools = await request((client) => listTools(client));
+      } catch (error) {
+        toolsChanged = true;
+        throw error;
+      }
       const own = mcpTools(name, listedTools, call);
       const taken = new Set(own.map((tool) => tool.name));
       const clash = ownResourceTools.find((tool) => taken.has(tool.name));

@@ -184,6 +184,20 @@ describe("a server's tool list that changes", () => {
   });
 });
 
+describe('a tool list that changes while it is being listed', () => {
+  it('is listed again next time: the change notice that came during the listing is not lost', { timeout: 60_000 }, async () => {
+    const changing = fileURLToPath(new URL('./fixtures/changingListServer.ts', import.meta.url));
+    const server = await connectMcpServer({ name: 'chg', command: process.execPath, args: ['--import', 'tsx', changing], connectTimeoutMs: 10_000 });
+    try {
+      expect((await server.tools()).map((tool) => tool.name)).toEqual(['chg_first']);
+      expect(server.toolsChanged).toBe(true);
+      expect((await server.tools()).map((tool) => tool.name)).toEqual(['chg_first', 'chg_second']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a server whose list pages loop', () => {
   it('is a typed error naming the list, not the same items again and again (or a list that never ends)', { timeout: 60_000 }, async () => {
     const looping = fileURLToPath(new URL('./fixtures/loopingCursorServer.ts', import.meta.url));
