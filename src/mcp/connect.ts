@@ -175,8 +175,13 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     // An HTTP server down now may be up at the next call: it is tried again each time, boundedly.
     opening ??= (restarting && http ? reopenWithBackoff(name, open, () => closedByUs, options.onRestarted) : open()).then(
       (made) => {
-        connection = made;
         opening = undefined;
+        // Closed while it started: close() saw only the connection before it.
+        if (closedByUs) {
+          void made.client.close().catch(() => undefined);
+          throw McpError.serverClosed(name, '');
+        }
+        connection = made;
         return made;
       },
       (error: unknown) => {

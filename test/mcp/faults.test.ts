@@ -144,6 +144,27 @@ describe('a server whose restart fails', () => {
   });
 });
 
+describe('a server closed while it is being restarted', () => {
+  it('does not leave the restarted process running: it is stopped when its start completes', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-close-restart-'));
+    dirs.push(dir);
+    const pidLog = join(dir, 'pids');
+    const server = await connectMcpServer(controlled('ctl', undefined, { PID_LOG: pidLog }));
+    const context = () => ({ signal: new AbortController().signal, toolCallId: 'c', idempotencyKey: 'r:c', runId: 'r', agentId: 'a' });
+    const pidTool = (await server.tools()).find((t) => t.name === 'ctl_pid');
+    const first = Number(await pidTool?.execute({}, context()));
+    process.kill(first, 'SIGKILL');
+    expect(await until(() => !alive(first))).toBe(true);
+    // The next call starts a new process; the server is closed before that start completes.
+    const restarted = Promise.resolve(pidTool?.execute({}, context())).catch((e: unknown) => e);
+    await server.close();
+    expect(await restarted).toMatchObject({ code: 'mcp_server_closed' });
+    const pids = (): number[] => readFileSync(pidLog, 'utf8').trim().split('\n').map(Number);
+    expect(await until(() => pids().length === 2)).toBe(true);
+    expect(await until(() => !alive(pids()[1] as number), 2_000)).toBe(true);
+  });
+});
+
 describe('a call that outlives its timeout', () => {
   it('is cancelled on the server (MCP cancellation) and the model gets a timeout observation', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-marker-'));
