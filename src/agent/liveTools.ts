@@ -4,6 +4,7 @@ import { connectMcpServer, type McpConnectOptions, type McpServer, type McpServe
 import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 export interface LiveTools extends ToolRegistry {
   /** Connect on first use; fetch the tools of servers whose list changed. */
@@ -45,7 +46,11 @@ export function createLiveTools(
     }
     if (connected.some((server) => server.toolsChanged)) {
       const fetched = await Promise.all(connected.map((server) => server.tools()));
-      current = build([...local, ...fetched.flat().map(wrap)]);
+      try {
+        current = build([...local, ...fetched.flat().map(wrap)]);
+      } catch (error) {
+        throw clashOf(local, connected, fetched) ?? error;
+      }
     }
     return current.specs;
   }
@@ -73,4 +78,20 @@ export function createLiveTools(
       await Promise.all((connected ?? []).map((server) => server.close()));
     },
   };
+}
+
+/** The registry can only number two tools of one name; this says where each came from. */
+function clashOf(local: readonly Tool[], servers: readonly McpServer[], fetched: readonly (readonly Tool[])[]): ConfigurationError | undefined {
+  const origin = new Map<string, string>(local.map((tool) => [tool.name, 'a tool of the agent']));
+  for (const [index, tools] of fetched.entries()) {
+    const here = `a tool of MCP server "${servers[index]?.name ?? '?'}"`;
+    for (const tool of tools) {
+      const earlier = origin.get(tool.name);
+      if (earlier !== undefined) {
+        return new ConfigurationError(`Two tools are named "${tool.name}": ${earlier} and ${here}. Rename the agent's tool, or the MCP server in its config (its tools are named <server>_<tool>).`);
+      }
+      origin.set(tool.name, here);
+    }
+  }
+  return undefined;
 }

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ConfigurationError } from '../../src/core/errors.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { connectMcpServer } from '../../src/mcp/connect.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -57,6 +59,20 @@ describe('a server that cannot be used', { timeout: 60_000 }, () => {
     await agent.close();
     expect(() => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'bad name!', command: 'x' }] })).toThrow(/MCP server config "bad name!" is invalid/);
     expect(() => createAgent({ model: scriptedModel([]), mcpServers: [controlled('twin'), controlled('twin')] })).toThrow(/two MCP servers are named "twin"/);
+  });
+});
+
+describe("a server tool named like one of the agent's", () => {
+  it('fails the run with an error that says which two tools clash and where each comes from', { timeout: 60_000 }, async () => {
+    const own = defineTool({ name: 'ctl_pid', description: 'The agent’s own pid tool.', input: z.object({}), execute: () => String(process.pid) });
+    const agent = createAgent({ model: scriptedModel([{ text: 'never' }]), tools: [own], mcpServers: [controlled('ctl')] });
+    try {
+      const result = await agent.start('go').settled;
+      expect(result.status).toBe('failed');
+      expect(result.error?.message).toContain('Two tools are named "ctl_pid": a tool of the agent and a tool of MCP server "ctl"');
+    } finally {
+      await agent.close();
+    }
   });
 });
 
