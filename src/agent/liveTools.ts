@@ -24,6 +24,7 @@ export function createLiveTools(
   let current = build(local);
   let connecting: Promise<McpServer[]> | undefined;
   let closed = false;
+  let built = false;
 
   function connect(): Promise<McpServer[]> {
     // A failed connect is not cached: the next run tries again, so the servers that did start are stopped.
@@ -44,13 +45,16 @@ export function createLiveTools(
       await Promise.all(connected.map((server) => server.close()));
       return current.specs;
     }
-    if (connected.some((server) => server.toolsChanged)) {
+    // A list that failed to build is built again: the servers no longer say it changed.
+    if (!built || connected.some((server) => server.toolsChanged)) {
       const fetched = await Promise.all(connected.map((server) => server.tools()));
+      built = false;
       try {
         current = build([...local, ...fetched.flat().map(wrap)]);
       } catch (error) {
         throw clashOf(local, connected, fetched) ?? error;
       }
+      built = true;
     }
     return current.specs;
   }

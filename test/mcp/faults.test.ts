@@ -63,13 +63,16 @@ describe('a server that cannot be used', { timeout: 60_000 }, () => {
 });
 
 describe("a server tool named like one of the agent's", () => {
-  it('fails the run with an error that says which two tools clash and where each comes from', { timeout: 60_000 }, async () => {
+  it('fails each run with an error that says which two tools clash and where each comes from', { timeout: 60_000 }, async () => {
     const own = defineTool({ name: 'ctl_pid', description: 'The agent’s own pid tool.', input: z.object({}), execute: () => String(process.pid) });
-    const agent = createAgent({ model: scriptedModel([{ text: 'never' }]), tools: [own], mcpServers: [controlled('ctl')] });
+    const agent = createAgent({ model: scriptedModel([{ text: 'never' }, { text: 'never' }]), tools: [own], mcpServers: [controlled('ctl')] });
     try {
-      const result = await agent.start('go').settled;
-      expect(result.status).toBe('failed');
-      expect(result.error?.message).toContain('Two tools are named "ctl_pid": a tool of the agent and a tool of MCP server "ctl"');
+      // The next run too: it does not go on with the agent's own tools only, as if the server had none.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await agent.start('go').settled;
+        expect(result.status).toBe('failed');
+        expect(result.error?.message).toContain('Two tools are named "ctl_pid": a tool of the agent and a tool of MCP server "ctl"');
+      }
     } finally {
       await agent.close();
     }
