@@ -410,19 +410,18 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
       if (!toolsChanged && connection?.alive === true) return cached;
       // Cleared before listing: a change notice that arrives during the listing marks it stale again.
       toolsChanged = false;
-      let listedTools: McpToolInfo[];
+      // A list that could not be used is asked for again next time, not answered with the one before.
       try {
-        listedTools = await request((client) => listTools(client));
+        const own = mcpTools(name, await request((client) => listTools(client)), call);
+        const taken = new Set(own.map((tool) => tool.name));
+        const clash = ownResourceTools.find((tool) => taken.has(tool.name));
+        if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);
+        cached = [...own, ...ownResourceTools];
+        return cached;
       } catch (error) {
         toolsChanged = true;
         throw error;
       }
-      const own = mcpTools(name, listedTools, call);
-      const taken = new Set(own.map((tool) => tool.name));
-      const clash = ownResourceTools.find((tool) => taken.has(tool.name));
-      if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);
-      cached = [...own, ...ownResourceTools];
-      return cached;
     },
     resources,
     resourceTemplates,

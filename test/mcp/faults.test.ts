@@ -238,6 +238,19 @@ describe('a tool list that changes while it is being listed', () => {
   });
 });
 
+describe('a tool list whose names clash on the client', () => {
+  it('is refused each time it is asked for, not answered with the list from before', { timeout: 60_000 }, async () => {
+    const changing = fileURLToPath(new URL('./fixtures/changingListServer.ts', import.meta.url));
+    const server = await connectMcpServer({ name: 'chg', command: process.execPath, args: ['--import', 'tsx', changing], env: { CLASH: '1' }, connectTimeoutMs: 10_000 });
+    try {
+      await expect(server.tools()).rejects.toThrow(/"a.b" and "a b"/);
+      await expect(server.tools()).rejects.toThrow(/"a.b" and "a b"/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a server whose list pages loop', () => {
   it('is a typed error naming the list, not the same items again and again (or a list that never ends)', { timeout: 60_000 }, async () => {
     const looping = fileURLToPath(new URL('./fixtures/loopingCursorServer.ts', import.meta.url));
