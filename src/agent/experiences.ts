@@ -1,6 +1,6 @@
 /** Which experiences a run was shown travels with the run, so whichever process ends it credits them (once, by run id). */
 import type { Hydrator } from '../core/hooks.ts';
-import { contentText, type Message } from '../core/messages.ts';
+import { contentText, type Message, type UserMessage } from '../core/messages.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { LoopResult } from '../core/run.ts';
 import { formatExperiences, learnExperiences, type Experience, type ExperienceStore } from '../experiences/index.ts';
@@ -80,8 +80,9 @@ export function createExperienceMemory(
   };
 }
 
+/** Pre-hydrated references come before the task, as untrusted user messages: they are not it. */
 function taskOf(messages: readonly Message[]): string {
-  const first = messages.find((message) => message.role === 'user');
+  const first = messages.find((message): message is UserMessage => message.role === 'user' && message.untrusted === undefined);
   return first === undefined ? '' : contentText(first.content);
 }
 

@@ -4,6 +4,7 @@ import { connectMcpServer, type McpConnectOptions, type McpServer, type McpServe
 import { applyToolProfile, type ToolProfile } from '../tools/profile.ts';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 export interface LiveTools extends ToolRegistry {
   /** Connect on first use; fetch the tools of servers whose list changed. */
@@ -23,12 +24,17 @@ export function createLiveTools(
   let current = build(local);
   let connecting: Promise<McpServer[]> | undefined;
   let closed = false;
+  let built = false;
 
   function connect(): Promise<McpServer[]> {
-    // A failed connect is not cached: the next run tries again.
-    connecting ??= Promise.all(servers.map((server) => connectMcpServer(server, options))).catch((error: unknown) => {
+    // A failed connect is not cached: the next run tries again, so the servers that did start are stopped.
+    connecting ??= Promise.allSettled(servers.map((server) => connectMcpServer(server, options))).then(async (outcomes) => {
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      const started = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+      if (failed === undefined) return started;
       connecting = undefined;
-      throw error;
+      await Promise.all(started.map((server) => server.close()));
+      throw failed.reason;
     });
     return connecting;
   }
@@ -39,9 +45,16 @@ export function createLiveTools(
       await Promise.all(connected.map((server) => server.close()));
       return current.specs;
     }
-    if (connected.some((server) => server.toolsChanged)) {
+    // A list that failed to build is built again: the servers no longer say it changed.
+    if (!built || connected.some((server) => server.toolsChanged)) {
       const fetched = await Promise.all(connected.map((server) => server.tools()));
-      current = build([...local, ...fetched.flat().map(wrap)]);
+      built = false;
+      try {
+        current = build([...local, ...fetched.flat().map(wrap)]);
+      } catch (error) {
+        throw clashOf(local, connected, fetched) ?? error;
+      }
+      built = true;
     }
     return current.specs;
   }
@@ -69,4 +82,20 @@ export function createLiveTools(
       await Promise.all((connected ?? []).map((server) => server.close()));
     },
   };
+}
+
+/** The registry can only number two tools of one name; this says where each came from. */
+function clashOf(local: readonly Tool[], servers: readonly McpServer[], fetched: readonly (readonly Tool[])[]): ConfigurationError | undefined {
+  const origin = new Map<string, string>(local.map((tool) => [tool.name, 'a tool of the agent']));
+  for (const [index, tools] of fetched.entries()) {
+    const here = `a tool of MCP server "${servers[index]?.name ?? '?'}"`;
+    for (const tool of tools) {
+      const earlier = origin.get(tool.name);
+      if (earlier !== undefined) {
+        return new ConfigurationError(`Two tools are named "${tool.name}": ${earlier} and ${here}. Rename the agent's tool, or the MCP server in its config (its tools are named <server>_<tool>).`);
+      }
+      origin.set(tool.name, here);
+    }
+  }
+  return undefined;
 }

@@ -77,6 +77,8 @@ export function createStoreKnowledgeTool(store: KnowledgeStore, options: Knowled
       object: z.string().trim().min(1).max(4_000),
       confidence: z.number().min(0).max(1),
     }),
+    // What it stores is shown to later runs as system text: in a tainted run it waits like any side effect.
+    sideEffects: true,
     execute: async (fact, context) => {
       const item = await store.add({ ...fact, scope: 'fact', source: `${STORE_KNOWLEDGE}:${context.runId}` });
       return `Stored ${item.id}: ${formatKnowledgeItem(item, maxItemChars)}`;

@@ -52,7 +52,9 @@ export function serveServerRequests(client: Client, config: McpServerConfig, opt
     const { uri } = notification.params;
     for (const listener of hooks.listenersOf(uri)) {
       try {
-        listener(uri);
+        // An async listener's rejection too: unhandled, it would end the process.
+        const returned: unknown = listener(uri);
+        if (returned instanceof Promise) returned.catch(() => undefined);
       } catch {
         // A listener's failure is its own; the others still hear of the update.
       }

@@ -175,8 +175,13 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     // An HTTP server down now may be up at the next call: it is tried again each time, boundedly.
     opening ??= (restarting && http ? reopenWithBackoff(name, open, () => closedByUs, options.onRestarted) : open()).then(
       (made) => {
-        connection = made;
         opening = undefined;
+        // Closed while it started: close() saw only the connection before it.
+        if (closedByUs) {
+          void made.client.close().catch(() => undefined);
+          throw McpError.serverClosed(name, '');
+        }
+        connection = made;
         return made;
       },
       (error: unknown) => {
@@ -270,13 +275,22 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     }
   }
 
+  /** A cursor named twice would list the same pages forever. */
+  function nextCursor(seen: Set<string>, cursor: string | undefined, what: string): string | undefined {
+    if (cursor === undefined) return undefined;
+    if (seen.has(cursor)) throw McpError.requestFailed(name, what, `it sent the page cursor ${JSON.stringify(cursor)} twice, so its pages loop`);
+    seen.add(cursor);
+    return cursor;
+  }
+
   async function allPages<T>(what: string, page: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
     const all: T[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       const got = await ask(what, (client) => page(client, cursor));
       all.push(...got.items);
-      cursor = got.nextCursor;
+      cursor = nextCursor(seen, got.nextCursor, what);
     } while (cursor !== undefined);
     return all;
   }
@@ -362,11 +376,12 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
 
   async function listTools(client: Client): Promise<McpToolInfo[]> {
     const all: McpToolInfo[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(defined({ cursor }));
       all.push(...(page.tools as McpToolInfo[]));
-      cursor = page.nextCursor;
+      cursor = nextCursor(seen, page.nextCursor, 'list tools');
     } while (cursor !== undefined);
     return all;
   }
@@ -393,14 +408,20 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     },
     async tools() {
       if (!toolsChanged && connection?.alive === true) return cached;
-      const listedTools = await request((client) => listTools(client));
+      // Cleared before listing: a change notice that arrives during the listing marks it stale again.
       toolsChanged = false;
-      const own = mcpTools(name, listedTools, call, config);
-      const taken = new Set(own.map((tool) => tool.name));
-      const clash = ownResourceTools.find((tool) => taken.has(tool.name));
-      if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);
-      cached = [...own, ...ownResourceTools];
-      return cached;
+      // A list that could not be used is asked for again next time, not answered with the one before.
+      try {
+        const own = mcpTools(name, await request((client) => listTools(client)), call, config);
+        const taken = new Set(own.map((tool) => tool.name));
+        const clash = ownResourceTools.find((tool) => taken.has(tool.name));
+        if (clash !== undefined) throw new ConfigurationError(`MCP server "${name}" has a tool that becomes "${clash.name}", the name of its resource tool; set resources: 'context' or false for it.`);
+        cached = [...own, ...ownResourceTools];
+        return cached;
+      } catch (error) {
+        toolsChanged = true;
+        throw error;
+      }
     },
     resources,
     resourceTemplates,

@@ -67,7 +67,8 @@ export function answerSampling(client: Client, server: string, config: McpSampli
       messages,
       maxTokens: Math.min(params.maxTokens, cap),
       ...defined({ temperature: params.temperature }),
-      signal: extra.signal,
+      // Withdrawn with the call that asked too: a server need not cancel its own request, and the model's answer would be spent on nothing.
+      signal: AbortSignal.any([extra.signal, run.ended]),
     });
     return { role: 'assistant' as const, content: { type: 'text' as const, text: answer.text }, model: answer.model, stopReason: answer.truncated ? 'maxTokens' : 'endTurn' };
   });

@@ -141,8 +141,11 @@ export class RunContext {
     else if (event.type === 'human.decided' && replay?.replaying !== true) {
       this.recordReply({ kind: 'human', decision: event.decision, toolCallIds: event.toolCallIds, ...(event.reason === undefined ? {} : { reason: event.reason }) });
     }
-    if (this.#alreadyJournaled > 0) this.#alreadyJournaled--;
-    else this.publish(event);
+    if (this.#alreadyJournaled > 0) {
+      this.#alreadyJournaled--;
+      // The run entered this reason phase before it stopped, and ended the turn before it there.
+      if (event.type === 'phase.entered' && event.phase === 'reason') this.turnEnded = Math.max(this.turnEnded, this.iteration);
+    } else this.publish(event);
   }
 
   atPhase(phase: string, iteration: number, take: () => CheckpointData): void {

@@ -207,6 +207,23 @@ describe('onTurnStart and onTurnEnd', () => {
     expect(ends[2]?.at(-1)).toEqual({ role: 'assistant', content: 'done' });
   });
 
+  it('end each turn once across a failure and its resume: the resumed run does not end the last turn again', async () => {
+    const store = createFileStore({ dir: tempDir() });
+    const log: string[] = [];
+    const hooks: AgentHooks = { onTurnStart: (turn) => void log.push(`start ${turn.iteration}`), onTurnEnd: (turn) => void log.push(`end ${turn.iteration}`) };
+    const down = scriptedModel([
+      { toolCalls: [{ name: 'echo', arguments: { word: 'a' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { word: 'b' } }] },
+      { error: () => InferenceError.server('upstream unavailable', { status: 503 }) },
+    ]);
+    const failed = await agentWith({ id: 'agent_turns', model: down, tools: [echo()], persistence: { store }, hooks }).agent.start('Echo twice', { runId: 'run_turns' }).settled;
+    expect(failed).toMatchObject({ status: 'failed', resumable: true });
+    const resumed = await agentWith({ id: 'agent_turns', model: scriptedModel([{ text: 'done' }]), tools: [echo()], persistence: { store }, hooks }).agent.resume('run_turns').settled;
+    expect(resumed.status).toBe('done');
+    // Turn 3's model call failed, so it starts again; turns 1 and 2 ended before the failure.
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'start 3', 'end 3']);
+  });
+
   it('end the last turn when a limit stops the run after it', async () => {
     const ends: number[] = [];
     const { agent } = agentWith({ model: threeTurns(), tools: [echo()], limits: { maxIterations: 2 }, hooks: { onTurnEnd: (turn) => void ends.push(turn.iteration) } });

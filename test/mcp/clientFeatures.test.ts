@@ -9,7 +9,8 @@ import { createAgent } from '../../src/agent/createAgent.ts';
 import { connectMcpServer } from '../../src/mcp/connect.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
-import { controlled, toolResults } from './support.ts';
+import { controlled, toolResults, until } from './support.ts';
+import type { McpSampler } from '../../src/mcp/sampling.ts';
 
 const SLOW = 60_000;
 
@@ -60,6 +61,34 @@ describe('sampling', () => {
         expect(sampled).toEqual([expect.objectContaining({ server: 'ctl', usage: expect.objectContaining({ totalTokens: 107 }) })]);
       } finally {
         await agent.close();
+      }
+    },
+    SLOW,
+  );
+});
+
+describe('a sample still being answered when the call that asked ends', () => {
+  it(
+    "is withdrawn: the agent's model stops, so it spends nothing for a call (or run) that is over",
+    async () => {
+      const asked: AbortSignal[] = [];
+      const sampler: McpSampler = (request) => {
+        asked.push(request.signal);
+        return new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(new Error('sampling withdrawn'))));
+      };
+      const server = await connectMcpServer({ ...controlled('ctl'), sampling: true }, { sampler });
+      try {
+        const sample = (await server.tools()).find((tool) => tool.name === 'ctl_sample');
+        const call = new AbortController();
+        const pending = Promise.resolve(sample?.execute({ prompt: 'a long essay', maxTokens: 500 }, { signal: call.signal, toolCallId: 't1', idempotencyKey: 'r:t1', runId: 'r', agentId: 'a' })).catch(
+          (e: unknown) => e,
+        );
+        expect(await until(() => asked.length === 1)).toBe(true);
+        call.abort(new Error('run cancelled'));
+        await pending;
+        expect(await until(() => asked[0]?.aborted === true, 1_000)).toBe(true);
+      } finally {
+        await server.close();
       }
     },
     SLOW,

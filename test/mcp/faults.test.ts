@@ -6,8 +6,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ConfigurationError } from '../../src/core/errors.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgent } from '../../src/agent/createAgent.ts';
 import { connectMcpServer } from '../../src/mcp/connect.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
@@ -56,6 +59,23 @@ describe('a server that cannot be used', { timeout: 60_000 }, () => {
     await agent.close();
     expect(() => createAgent({ model: scriptedModel([]), mcpServers: [{ name: 'bad name!', command: 'x' }] })).toThrow(/MCP server config "bad name!" is invalid/);
     expect(() => createAgent({ model: scriptedModel([]), mcpServers: [controlled('twin'), controlled('twin')] })).toThrow(/two MCP servers are named "twin"/);
+  });
+});
+
+describe("a server tool named like one of the agent's", () => {
+  it('fails each run with an error that says which two tools clash and where each comes from', { timeout: 60_000 }, async () => {
+    const own = defineTool({ name: 'ctl_pid', description: 'The agent’s own pid tool.', input: z.object({}), execute: () => String(process.pid) });
+    const agent = createAgent({ model: scriptedModel([{ text: 'never' }, { text: 'never' }]), tools: [own], mcpServers: [controlled('ctl')] });
+    try {
+      // The next run too: it does not go on with the agent's own tools only, as if the server had none.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await agent.start('go').settled;
+        expect(result.status).toBe('failed');
+        expect(result.error?.message).toContain('Two tools are named "ctl_pid": a tool of the agent and a tool of MCP server "ctl"');
+      }
+    } finally {
+      await agent.close();
+    }
   });
 });
 
@@ -144,6 +164,27 @@ describe('a server whose restart fails', () => {
   });
 });
 
+describe('a server closed while it is being restarted', () => {
+  it('does not leave the restarted process running: it is stopped when its start completes', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-close-restart-'));
+    dirs.push(dir);
+    const pidLog = join(dir, 'pids');
+    const server = await connectMcpServer(controlled('ctl', undefined, { PID_LOG: pidLog }));
+    const context = () => ({ signal: new AbortController().signal, toolCallId: 'c', idempotencyKey: 'r:c', runId: 'r', agentId: 'a' });
+    const pidTool = (await server.tools()).find((t) => t.name === 'ctl_pid');
+    const first = Number(await pidTool?.execute({}, context()));
+    process.kill(first, 'SIGKILL');
+    expect(await until(() => !alive(first))).toBe(true);
+    // The next call starts a new process; the server is closed before that start completes.
+    const restarted = Promise.resolve(pidTool?.execute({}, context())).catch((e: unknown) => e);
+    await server.close();
+    expect(await restarted).toMatchObject({ code: 'mcp_server_closed' });
+    const pids = (): number[] => readFileSync(pidLog, 'utf8').trim().split('\n').map(Number);
+    expect(await until(() => pids().length === 2)).toBe(true);
+    expect(await until(() => !alive(pids()[1] as number), 2_000)).toBe(true);
+  });
+});
+
 describe('a call that outlives its timeout', () => {
   it('is cancelled on the server (MCP cancellation) and the model gets a timeout observation', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-marker-'));
@@ -181,5 +222,69 @@ describe("a server's tool list that changes", () => {
     } finally {
       await agent.close();
     }
+  });
+});
+
+describe('a tool list that changes while it is being listed', () => {
+  it('is listed again next time: the change notice that came during the listing is not lost', { timeout: 60_000 }, async () => {
+    const changing = fileURLToPath(new URL('./fixtures/changingListServer.ts', import.meta.url));
+    const server = await connectMcpServer({ name: 'chg', command: process.execPath, args: ['--import', 'tsx', changing], connectTimeoutMs: 10_000 });
+    try {
+      expect((await server.tools()).map((tool) => tool.name)).toEqual(['chg_first']);
+      expect(server.toolsChanged).toBe(true);
+      expect((await server.tools()).map((tool) => tool.name)).toEqual(['chg_first', 'chg_second']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a tool list whose names clash on the client', () => {
+  it('is refused each time it is asked for, not answered with the list from before', { timeout: 60_000 }, async () => {
+    const changing = fileURLToPath(new URL('./fixtures/changingListServer.ts', import.meta.url));
+    const server = await connectMcpServer({ name: 'chg', command: process.execPath, args: ['--import', 'tsx', changing], env: { CLASH: '1' }, connectTimeoutMs: 10_000 });
+    try {
+      await expect(server.tools()).rejects.toThrow(/"a.b" and "a b"/);
+      await expect(server.tools()).rejects.toThrow(/"a.b" and "a b"/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a server whose list pages loop', () => {
+  it('is a typed error naming the list, not the same items again and again (or a list that never ends)', { timeout: 60_000 }, async () => {
+    const looping = fileURLToPath(new URL('./fixtures/loopingCursorServer.ts', import.meta.url));
+    const server = await connectMcpServer({ name: 'loop', command: process.execPath, args: ['--import', 'tsx', looping], connectTimeoutMs: 10_000 });
+    try {
+      for (const list of [() => server.resources(), () => server.resourceTemplates(), () => server.prompts(), () => server.tools()]) {
+        const error = await list().catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'mcp_request_failed', server: 'loop' });
+        expect((error as Error).message).toMatch(/cursor "again" twice/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('an agent whose second server cannot start', () => {
+  it('stops the first one it started, instead of leaving its process behind for every failed run', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'actorloop-mcp-partial-'));
+    dirs.push(dir);
+    const pidLog = join(dir, 'pids');
+    const agent = createAgent({ model: scriptedModel([{ text: 'never' }, { text: 'never' }]), mcpServers: [controlled('good', undefined, { PID_LOG: pidLog }), controlled('flaky', 'crash')] });
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await agent.start('go').settled;
+        expect(result.error?.code).toBe('mcp_connect_failed');
+      }
+    } finally {
+      await agent.close();
+    }
+    // One good server per failed run; a server that started but was not stopped writes its pid late.
+    const pids = (): number[] => (existsSync(pidLog) ? readFileSync(pidLog, 'utf8').trim().split('\n').map(Number) : []);
+    expect(await until(() => pids().length === 2)).toBe(true);
+    expect(await until(() => pids().every((pid) => !alive(pid)), 2_000)).toBe(true);
   });
 });

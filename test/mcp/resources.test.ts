@@ -241,3 +241,29 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+describe('a subscriber that is an async function', () => {
+  it('may reject: the rejection is its own, not an unhandled rejection that takes the process down', { timeout: 60_000 }, async () => {
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    const server = await connectMcpServer(controlled('notes', undefined, { WITH_RESOURCES: '1' }));
+    try {
+      const heard: string[] = [];
+      await server.subscribe('note://one', async () => {
+        await Promise.resolve();
+        throw new Error('the cache refresh failed');
+      });
+      await server.subscribe('note://one', (uri) => heard.push(uri));
+      const touch = (await server.tools()).find((candidate) => candidate.name === 'notes_touch');
+      expect(await touch?.execute({}, context)).toBe('touched 1');
+      expect(await until(() => heard.length === 1)).toBe(true);
+      // Rejections are reported after a turn of the event loop: give them several.
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+      await server.close();
+    }
+  });
+});

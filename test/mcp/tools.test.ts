@@ -53,3 +53,23 @@ describe('MCP results as text', () => {
     expect(resultText({ content: [], structuredContent: { temperature: 21 } })).toBe('{"temperature":21}');
   });
 });
+
+describe('MCP tool annotations of a server the config trusts', () => {
+  const call = async () => ({ content: [] });
+  const permissionsOf = (annotations?: Record<string, boolean>) =>
+    mcpTools('s', [{ name: 't', inputSchema: schema, ...(annotations === undefined ? {} : { annotations }) }], call, { trustAnnotations: true })[0]!.permissions;
+
+  it("take MCP's defaults when missing: a tool that does not say it only reads or only adds may destroy", () => {
+    expect(permissionsOf()).toContain('mcp:destructive');
+    expect(permissionsOf({ idempotentHint: true })).toContain('mcp:destructive');
+    expect(permissionsOf({ readOnlyHint: false })).toContain('mcp:destructive');
+    expect(permissionsOf({ destructiveHint: true })).toContain('mcp:destructive');
+  });
+
+  it('drop the destructive permission only when the tool says it reads, or only adds', () => {
+    expect(permissionsOf({ readOnlyHint: true, openWorldHint: false })).toEqual(['mcp', 'mcp:s', 'mcp:read']);
+    expect(permissionsOf({ destructiveHint: false, openWorldHint: false })).toEqual(['mcp', 'mcp:s']);
+    // A read-only tool's destructiveHint means nothing.
+    expect(permissionsOf({ readOnlyHint: true, destructiveHint: true, openWorldHint: false })).toEqual(['mcp', 'mcp:s', 'mcp:read']);
+  });
+});
