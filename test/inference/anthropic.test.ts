@@ -13,7 +13,7 @@ import { AuthenticationError, ContextLengthError, RateLimitError, StructuredOutp
 import type { RetryInfo } from '../../src/inference/index.ts';
 import { wireJson, wireReply } from '../support/anthropicWire.ts';
 import { startOpenAIServer } from '../support/openaiServer.ts';
-import type { OpenAIServer } from '../support/openaiServer.ts';
+import type { OpenAIServer, ScriptedReply } from '../support/openaiServer.ts';
 import { InferenceError } from '../../src/inference/errors.ts';
 import type { ConfigurationError } from '../../src/core/errors.ts';
 
@@ -136,6 +136,46 @@ describe('anthropic complete, recorded replies', () => {
     const sentAssistant = (bodyOf(1)['messages'] as { role: string; content: Record<string, unknown>[] }[])[1];
     expect(sentAssistant?.content[0]).toEqual({ type: 'thinking', thinking: recorded['thinking'], signature: recorded['signature'] });
     expect(sentAssistant?.content.map((block) => block['type'])).toEqual(['thinking', 'text', 'tool_use']);
+  });
+
+  it('does not force a tool while thinking, which Anthropic refuses: the choice becomes auto', async () => {
+    // Anthropic's rule: thinking with a forced tool_choice is a 400.
+    const rule = (next: ScriptedReply): ScriptedReply => ({
+      kind: 'custom',
+      respond: (request) => {
+        const body = request.body as { thinking?: unknown; tool_choice?: { type: string } };
+        return body.thinking !== undefined && (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') ? wireReply('error.thinking-forced-tool') : next;
+      },
+    });
+    server.enqueue(rule(wireReply('thinking-tool-use.1')), rule(wireReply('thinking-tool-use.1')), rule(wireReply('thinking-tool-use.1')));
+    const model = provider({ thinking: { budgetTokens: 3000 } });
+    const required = await model.complete({ messages: ask('What is the largest city in the user country?'), tools: TOOLS, toolChoice: 'required' });
+    expect(required.toolCalls.map((call) => call.name)).toEqual(['get_user_country']);
+    expect(bodyOf(0)['tool_choice']).toEqual({ type: 'auto' });
+    await model.complete({ messages: ask(), tools: TOOLS, toolChoice: { name: 'lookup' } });
+    expect(bodyOf(1)['tool_choice']).toEqual({ type: 'auto' });
+    await provider({ thinking: 'adaptive' }).complete({ messages: ask(), tools: TOOLS, toolChoice: 'required' });
+    expect(bodyOf(2)['tool_choice']).toEqual({ type: 'auto' });
+    // Without thinking the choice is sent as asked.
+    server.enqueue(wireReply('parallel-tool-use'));
+    await provider().complete({ messages: ask(), tools: TOOLS, toolChoice: 'required' });
+    expect(bodyOf(3)['tool_choice']).toEqual({ type: 'any' });
+  });
+
+  it('leaves out a temperature while thinking, which Anthropic refuses', async () => {
+    const rule: ScriptedReply = {
+      kind: 'custom',
+      respond: (request) => {
+        const body = request.body as { thinking?: unknown; temperature?: number };
+        return body.thinking !== undefined && body.temperature !== undefined && body.temperature !== 1 ? wireReply('error.thinking-temperature') : wireReply('text-cache-usage');
+      },
+    };
+    server.enqueue(rule, rule);
+    const thinking = await provider({ thinking: { budgetTokens: 1024 } }).complete({ messages: ask(), temperature: 0.2 });
+    expect(thinking.text).toBe(textOf('text-cache-usage'));
+    expect(bodyOf(0)).not.toHaveProperty('temperature');
+    await provider().complete({ messages: ask(), temperature: 0.2 });
+    expect(bodyOf(1)['temperature']).toBe(0.2);
   });
 
   it('keeps redacted thinking as opaque reasoning and sends its data back', async () => {
