@@ -186,8 +186,10 @@ async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, stre
   try {
     return await completionOf(request, deps, streamed);
   } catch (error) {
-    // A structured answer cut off at the token cap fails the schema for want of room: the length policy decides, not a repair turn.
-    if (error instanceof StructuredOutputError && error.completion?.finishReason === 'length') return error.completion;
+    // A structured answer cut off at the token cap, or refused, fails the schema for no fault a repair turn could fix:
+    // the length policy or the refusal decides.
+    const completion = error instanceof StructuredOutputError ? error.completion : undefined;
+    if (completion !== undefined && (completion.finishReason === 'length' || completion.refusal !== undefined)) return completion;
     throw error;
   }
 }
