@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../conversation/openai.ts';
-import { estimateTokens } from '../context/estimate.ts';
+import { estimateTokens, utf8Length } from '../context/estimate.ts';
 import { reasoningText, type ReasoningPart, type ToolCall } from '../core/messages.ts';
 import type { ModelCapabilities } from './capabilities.ts';
 import { classifyHttpError } from './classify.ts';
@@ -205,8 +205,8 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
 export function estimateUsage(request: Pick<CompletionRequest<unknown>, 'messages'>, raw: Pick<RawCompletion, 'text' | 'reasoning' | 'refusal' | 'toolCalls'>): Usage {
   const promptTokens = estimateTokens(request.messages);
   const thought = raw.reasoning === null ? '' : typeof raw.reasoning === 'string' ? raw.reasoning : reasoningText(raw.reasoning);
-  let chars = (raw.text ?? '').length + thought.length + (raw.refusal ?? '').length;
-  for (const call of raw.toolCalls) chars += call.name.length + call.arguments.length;
+  let chars = utf8Length(raw.text ?? '') + utf8Length(thought) + utf8Length(raw.refusal ?? '');
+  for (const call of raw.toolCalls) chars += utf8Length(call.name) + utf8Length(call.arguments);
   const completionTokens = Math.ceil(chars / 4);
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
 }

@@ -101,6 +101,10 @@ describe('openAICompatible complete', () => {
     const promptTokens = estimateTokens(messages);
     expect(completion.usage).toEqual({ promptTokens, completionTokens: 1, totalTokens: promptTokens + 1, estimated: true });
     expect(completion).not.toHaveProperty('costUsd');
+    // A reply in Chinese is measured by its UTF-8 bytes, as the prompt is: 8 characters, 24 bytes.
+    server.enqueue(reply.completion({ textPieces: ['北京是中国的首都'], usage: null, model: 'llama3.2' }));
+    const chinese = await provider({ model: 'llama3.2' }).complete({ messages });
+    expect(chinese.usage.completionTokens).toBe(6);
   });
 
   it('gives no cost for a known model name on a custom baseURL: that server does not bill OpenAI list prices', async () => {
