@@ -254,6 +254,18 @@ describe('anthropic stream, recorded streams', () => {
     expect(done.completion.finishReason).toBe('tool_calls');
   });
 
+  it('keeps a tool input that a compatible server sends whole in content_block_start, with no input_json_delta', async () => {
+    server.enqueue(wireReply('tool-input-at-start.stream'));
+    const events = await collect(provider().stream({ messages: ask(), tools: TOOLS }));
+    const done = events.at(-1);
+    if (done?.type !== 'done') throw new Error('no done event');
+    const [call] = done.completion.toolCalls;
+    expect(call?.name).toBe('bash');
+    expect(JSON.parse(call?.arguments ?? '')).toEqual({ command: 'printf hi', cwd: '/tmp/worktree', timeout: 5 });
+    const fragments = events.flatMap((event) => (event.type === 'toolcall.delta' ? [event.argumentsDelta] : []));
+    expect(fragments.join('')).toBe(call?.arguments);
+  });
+
   it('streams thinking as reasoning deltas and keeps the signature from signature_delta', async () => {
     server.enqueue(wireReply('thinking.stream'));
     const events = await collect(provider({ thinking: { budgetTokens: 1024 } }).stream({ messages: ask() }));
