@@ -92,6 +92,7 @@ const CompletionBody = z.object({
               z.object({
                 id: z.string().nullish(),
                 function: z.object({ name: z.string(), arguments: z.string().nullish() }),
+                extra_content: z.unknown().optional(),
               }),
             )
             .nullish(),
@@ -124,6 +125,11 @@ export function toFinishReason(reason: string | null | undefined): FinishReason 
     default:
       return 'other';
   }
+}
+
+/** A call's `extra_content` (Gemini signs calls there) as the JSON text the call goes back with; none unless an object. */
+export function extraContentText(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? JSON.stringify(value) : undefined;
 }
 
 /** Servers that omit tool-call ids (some local ones) still need one for the tool result. */
@@ -185,11 +191,10 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
   }
   const { choices, usage, model } = parsed.data;
   const choice = choices[0] as (typeof choices)[number];
-  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => ({
-    id: call.id || fallbackToolCallId(index),
-    name: call.function.name,
-    arguments: call.function.arguments ?? '',
-  }));
+  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => {
+    const extraContent = extraContentText(call.extra_content);
+    return { id: call.id || fallbackToolCallId(index), name: call.function.name, arguments: call.function.arguments ?? '', ...(extraContent === undefined ? {} : { extraContent }) };
+  });
   const content = splitContent(choice.message.content);
   return {
     text: content.text || null,
