@@ -91,7 +91,7 @@ const CompletionBody = z.object({
             .array(
               z.object({
                 id: z.string().nullish(),
-                function: z.object({ name: z.string(), arguments: z.string().nullish() }),
+                function: z.object({ name: z.string(), arguments: z.unknown().optional() }),
                 extra_content: z.unknown().optional(),
               }),
             )
@@ -125,6 +125,12 @@ export function toFinishReason(reason: string | null | undefined): FinishReason 
     default:
       return 'other';
   }
+}
+
+/** Arguments are JSON text; some servers (llama.cpp, TGI) send the object itself. */
+export function argumentsText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** A call's `extra_content` (Gemini signs calls there) as the JSON text the call goes back with; none unless an object. */
@@ -193,7 +199,7 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
   const choice = choices[0] as (typeof choices)[number];
   const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => {
     const extraContent = extraContentText(call.extra_content);
-    return { id: call.id || fallbackToolCallId(index), name: call.function.name, arguments: call.function.arguments ?? '', ...(extraContent === undefined ? {} : { extraContent }) };
+    return { id: call.id || fallbackToolCallId(index), name: call.function.name, arguments: argumentsText(call.function.arguments), ...(extraContent === undefined ? {} : { extraContent }) };
   });
   const content = splitContent(choice.message.content);
   return {

@@ -3,7 +3,7 @@
  * was cut, and `finish()` throws so a partial tool call is never taken for a complete one.
  */
 import { z } from 'zod';
-import { ContentBody, UsageBody, extraContentText, fallbackToolCallId, splitContent, toFinishReason, toUsage } from './chatMapping.ts';
+import { ContentBody, UsageBody, argumentsText, extraContentText, fallbackToolCallId, splitContent, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
 import { InferenceError } from './errors.ts';
@@ -25,7 +25,7 @@ const ChunkBody = z.object({
                 z.object({
                   index: z.number().int().nonnegative().nullish(),
                   id: z.string().nullish(),
-                  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                  function: z.object({ name: z.string().nullish(), arguments: z.unknown().optional() }).nullish(),
                   extra_content: z.unknown().optional(),
                 }),
               )
@@ -112,7 +112,7 @@ export class StreamAssembler {
   #toolCallDelta(call: {
     index?: number | null;
     id?: string | null;
-    function?: { name?: string | null; arguments?: string | null } | null;
+    function?: { name?: string | null; arguments?: unknown } | null;
     extra_content?: unknown;
   }): DeltaEvent {
     const index = this.#slotOf(call);
@@ -125,7 +125,7 @@ export class StreamAssembler {
     const event: { type: 'toolcall.delta'; index: number; id?: string; name?: string; argumentsDelta: string } = {
       type: 'toolcall.delta',
       index,
-      argumentsDelta: call.function?.arguments ?? '',
+      argumentsDelta: argumentsText(call.function?.arguments),
     };
     // id and name belong to the first delta; servers that repeat them later must not duplicate them.
     if (call.id && partial.id === undefined) event.id = partial.id = call.id;

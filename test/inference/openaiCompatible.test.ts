@@ -6,7 +6,7 @@ import type { Message } from '../../src/core/messages.ts';
 import { RateLimitError, StructuredOutputError, openAICompatible } from '../../src/inference/index.ts';
 import { OPENAI_BASE_URL } from '../../src/inference/config.ts';
 import type { OpenAICompatibleOptions, RetryInfo } from '../../src/inference/index.ts';
-import { completionBody, reply, startOpenAIServer } from '../support/openaiServer.ts';
+import { completionBody, reply, sseBytes, startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer, ScriptedReply } from '../support/openaiServer.ts';
 
 const CANARY = 'sk-canary-7f3a9c1e5b2d4f60aa';
@@ -91,6 +91,23 @@ describe('openAICompatible complete', () => {
     expect(bodyOf(0).model).toBe('call-model');
     expect(bodyOf(0)).not.toHaveProperty('tools');
     expect(bodyOf(0)).not.toHaveProperty('tool_choice');
+  });
+
+  it('takes tool-call arguments a server sends as a JSON object, not a string (llama.cpp, TGI), as their JSON text', async () => {
+    // The shape reported in ggml-org/llama.cpp#20198 and huggingface/text-generation-inference#2136.
+    const body = completionBody({ toolCalls: [{ id: 'call_1', name: 'lookup', argumentPieces: [] }] });
+    const choices = body['choices'] as { message: { tool_calls: { function: { arguments: unknown } }[] } }[];
+    (choices[0]?.message.tool_calls[0] as { function: { arguments: unknown } }).function.arguments = { q: 'Paris', limit: 2 };
+    server.enqueue(reply.json(body));
+    const completion = await provider().complete({ messages: ask() });
+    expect(completion.toolCalls).toEqual([{ id: 'call_1', name: 'lookup', arguments: '{"q":"Paris","limit":2}' }]);
+    expect(server.requests).toHaveLength(1);
+    // Streamed, the object comes whole in one delta.
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'local', choices: [{ index: 0, delta, finish_reason: finish }] });
+    server.enqueue({ kind: 'sse', pieces: [sseBytes([chunk({ tool_calls: [{ index: 0, id: 'call_2', type: 'function', function: { name: 'lookup', arguments: { q: 'Oslo' } } }] }), chunk({}, 'tool_calls')])] });
+    let done: unknown;
+    for await (const event of provider().stream({ messages: ask() })) if (event.type === 'done') done = event.completion;
+    expect((done as { toolCalls: unknown }).toolCalls).toEqual([{ id: 'call_2', name: 'lookup', arguments: '{"q":"Oslo"}' }]);
   });
 
   it('estimates usage, marked estimated, when the server sends none, and gives no cost for an unpriced model', async () => {
