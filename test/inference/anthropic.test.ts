@@ -178,6 +178,25 @@ describe('anthropic complete, recorded replies', () => {
     expect(bodyOf(1)['temperature']).toBe(0.2);
   });
 
+  it('sends a tool result that is only an image without an empty text block, which Anthropic refuses', async () => {
+    const rule: ScriptedReply = {
+      kind: 'custom',
+      respond: (request) => (JSON.stringify(request.body).includes('"type":"text","text":""') ? wireReply('error.empty-text-block') : wireReply('text-cache-usage')),
+    };
+    server.enqueue(rule);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const completion = await provider().complete({
+      messages: [
+        ...ask('Take a screenshot'),
+        { role: 'assistant', content: null, toolCalls: [{ id: 'toolu_1', name: 'screenshot', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'toolu_1', content: '', parts: [{ type: 'image', data: png, mediaType: 'image/png' }] },
+      ],
+    });
+    expect(completion.text).toBe(textOf('text-cache-usage'));
+    const sent = bodyOf(0)['messages'] as { content: unknown }[];
+    expect(sent[2]?.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }]);
+  });
+
   it('keeps redacted thinking as opaque reasoning and sends its data back', async () => {
     server.enqueue(wireReply('redacted-thinking'), wireReply('text-cache-usage'));
     const model = provider({ thinking: { budgetTokens: 1024 } });
