@@ -73,6 +73,9 @@ export const UsageBody = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   total_tokens: z.number().nullish(),
+  // Cache hits, counted inside prompt_tokens: OpenAI's and DeepSeek's ways of saying it.
+  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+  prompt_cache_hit_tokens: z.number().nullish(),
 });
 
 const CompletionBody = z.object({
@@ -110,7 +113,13 @@ export function toUsage(body: z.infer<typeof UsageBody> | null | undefined): Usa
   if (body.prompt_tokens == null && body.completion_tokens == null && body.total_tokens == null) return undefined;
   const promptTokens = body.prompt_tokens ?? 0;
   const completionTokens = body.completion_tokens ?? 0;
-  return { promptTokens, completionTokens, totalTokens: body.total_tokens ?? promptTokens + completionTokens };
+  const cached = body.prompt_tokens_details?.cached_tokens ?? body.prompt_cache_hit_tokens;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: body.total_tokens ?? promptTokens + completionTokens,
+    ...(cached === null || cached === undefined || cached <= 0 ? {} : { cacheReadTokens: Math.min(cached, promptTokens) }),
+  };
 }
 
 export function toFinishReason(reason: string | null | undefined): FinishReason {

@@ -85,6 +85,19 @@ describe('openAICompatible complete', () => {
     });
   });
 
+  it("reports OpenAI's cached prompt tokens and prices them at the cached rate", async () => {
+    // OpenAI counts cached tokens inside prompt_tokens and breaks them out in prompt_tokens_details.
+    const body = completionBody({ textPieces: ['ok'], usage: { prompt_tokens: 2_000, completion_tokens: 100, total_tokens: 2_100 } });
+    server.enqueue(reply.json({ ...body, usage: { ...(body['usage'] as object), prompt_tokens_details: { cached_tokens: 1_536, audio_tokens: 0 } } }));
+    const completion = await officialProvider().complete({ messages: ask() });
+    expect(completion.usage).toEqual({ promptTokens: 2_000, completionTokens: 100, totalTokens: 2_100, cacheReadTokens: 1_536 });
+    expect(completion.costUsd).toBeCloseTo((464 * 0.15 + 1_536 * 0.075 + 100 * 0.6) / 1_000_000, 12);
+    // DeepSeek reports its cache hits its own way, also inside prompt_tokens.
+    server.enqueue(reply.json({ ...body, model: 'deepseek-chat', usage: { prompt_tokens: 2_000, completion_tokens: 100, total_tokens: 2_100, prompt_cache_hit_tokens: 1_920, prompt_cache_miss_tokens: 80 } }));
+    const deepseek = await provider({ model: 'deepseek-chat' }).complete({ messages: ask() });
+    expect(deepseek.usage.cacheReadTokens).toBe(1_920);
+  });
+
   it('omits tools and tool_choice without tools, and uses the per-call model', async () => {
     server.enqueue(reply.completion({ textPieces: ['ok'] }));
     await provider({ model: 'default-model' }).complete({ messages: ask(), toolChoice: 'required', model: 'call-model' });
