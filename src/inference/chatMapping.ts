@@ -170,6 +170,8 @@ export function finishCompletion<TOutput>(
   prices: PriceTable,
 ): Completion<TOutput> {
   const usage = raw.usage ?? estimateUsage(request, raw);
+  // The filter omitted content: what text came is not the answer, so the reply counts as declined.
+  const refusal = raw.refusal ?? (raw.finishReason === 'content_filter' ? "The provider's content filter stopped the reply." : null);
   const costUsd = costOf(raw.model, usage, prices) ?? costOf(requestedModel, usage, prices);
   const completion: Completion<TOutput> = {
     text: raw.text,
@@ -179,12 +181,12 @@ export function finishCompletion<TOutput>(
     model: raw.model,
     ...(costUsd === undefined ? {} : { costUsd }),
     ...(raw.reasoning === null || raw.reasoning.length === 0 ? {} : { reasoning: typeof raw.reasoning === 'string' ? [{ type: 'thinking' as const, text: raw.reasoning }] : raw.reasoning }),
-    ...(raw.refusal === null ? {} : { refusal: raw.refusal }),
+    ...(refusal === null ? {} : { refusal }),
   };
   // A reply that calls tools is not the answer yet: its text (if any) is not held to the schema.
   if (request.output === undefined || raw.toolCalls.length > 0) return completion;
   try {
-    return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
+    return { ...completion, output: parseStructuredOutput(raw.text, request.output, refusal) };
   } catch (error) {
     if (error instanceof StructuredOutputError) error.completion = completion;
     throw error;

@@ -85,6 +85,24 @@ describe('openAICompatible complete', () => {
     });
   });
 
+  it('reports a reply stopped by the content filter as refused, not as a finished answer', async () => {
+    // OpenAI and Azure: content omitted by the content filter ends with finish_reason content_filter, the text cut.
+    server.enqueue(reply.completion({ textPieces: ['Here is how to'], finishReason: 'content_filter' }));
+    const completion = await provider().complete({ messages: ask() });
+    expect(completion.finishReason).toBe('content_filter');
+    expect(completion.refusal).toMatch(/content filter/);
+    server.enqueue(reply.stream({ textPieces: ['Here is', ' how to'], finishReason: 'content_filter' }));
+    let done: { refusal?: string } | undefined;
+    for await (const event of provider().stream({ messages: ask() })) if (event.type === 'done') done = event.completion;
+    expect(done?.refusal).toMatch(/content filter/);
+    // A refusal the server words itself is kept as it is.
+    const body = completionBody({ finishReason: 'content_filter' });
+    const choices = body['choices'] as { message: Record<string, unknown> }[];
+    (choices[0] as { message: Record<string, unknown> }).message['refusal'] = "I'm sorry, I can't help with that.";
+    server.enqueue(reply.json(body));
+    expect((await provider().complete({ messages: ask() })).refusal).toBe("I'm sorry, I can't help with that.");
+  });
+
   it("reports OpenAI's cached prompt tokens and prices them at the cached rate", async () => {
     // OpenAI counts cached tokens inside prompt_tokens and breaks them out in prompt_tokens_details.
     const body = completionBody({ textPieces: ['ok'], usage: { prompt_tokens: 2_000, completion_tokens: 100, total_tokens: 2_100 } });
