@@ -64,7 +64,7 @@ export function utf8Length(text: string): number {
 function count(tokenizer: Tokenizer, text: string): number {
   if (text === '') return 0;
   const tokens = tokenizer(text);
-  // A broken tokenizer (NaN, negative) must not make every budget check pass: fall back to chars/4.
+  // A broken tokenizer (NaN, negative) must not make every budget check pass: fall back to bytes/4.
   return Number.isFinite(tokens) && tokens >= 0 ? Math.ceil(tokens) : Math.ceil(utf8Length(text) / 4);
 }
 
