@@ -11,7 +11,7 @@ import { addUsage } from '../core/provider.ts';
 import type { LengthPolicy } from './config.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 import type { OverflowCompaction } from '../context/overflow.ts';
-import { ContextLengthError, InferenceError } from '../inference/errors.ts';
+import { ContextLengthError, InferenceError, StructuredOutputError } from '../inference/errors.ts';
 import type { StreamRedactor } from '../security/streamRedactor.ts';
 
 export interface ReasonPhaseDeps {
@@ -150,7 +150,9 @@ async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps,
     continuations++;
     scope.emit({ type: 'reply.truncated', action: 'continue', continuation: continuations, completionTokens: completion.usage.completionTokens });
     const sofar: Message = { role: 'assistant', content: text ?? '' };
-    completion = await callModel({ ...request, messages: [...request.messages, sofar, { role: 'user', content: CONTINUE_PROMPT }] }, deps, streamed);
+    // A continuation is the rest of a cut-off answer, not an answer of its own: the joined text is checked.
+    const { output: _whole, ...rest } = request;
+    completion = await callModel({ ...rest, messages: [...request.messages, sofar, { role: 'user', content: CONTINUE_PROMPT }] }, deps, streamed);
     text = joinText(text, completion.text);
     reasoning = [...reasoning, ...(completion.reasoning ?? [])];
     usage = addUsage(usage, completion.usage);
@@ -181,6 +183,18 @@ function joinText(before: string | null, after: string | null): string | null {
 }
 
 async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: StreamedText | undefined): Promise<Completion> {
+  try {
+    return await completionOf(request, deps, streamed);
+  } catch (error) {
+    // A structured answer cut off at the token cap, or refused, fails the schema for no fault a repair turn could fix:
+    // the length policy or the refusal decides.
+    const completion = error instanceof StructuredOutputError ? error.completion : undefined;
+    if (completion !== undefined && (completion.finishReason === 'length' || completion.refusal !== undefined)) return completion;
+    throw error;
+  }
+}
+
+async function completionOf(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: StreamedText | undefined): Promise<Completion> {
   if (streamed === undefined) return deps.provider.complete(request);
   let completion: Completion | undefined;
   for await (const event of deps.provider.stream(request)) {

@@ -1,6 +1,7 @@
 import type { InferenceProvider } from '../core/provider.ts';
 import type { ImagePart } from '../core/messages.ts';
 import { checkParts, type ContentLimits } from '../conversation/parts.ts';
+import { ConversationError } from '../conversation/errors.ts';
 import { createExecutor, type Executor } from '../executor/executor.ts';
 import { storeParts, type BlobStore } from '../persistence/blobs.ts';
 import { createBreakerRegistry, type BreakerRegistry } from '../resilience/breakerRegistry.ts';
@@ -60,18 +61,30 @@ export function createTooling(settings: AgentSettings, deps: ToolingDeps): Agent
     ...defined({ breakers }),
     ...settings.resilience.tools,
     ...defined({ recovery }),
-    // Tool images reach a model that takes them; ones the chat formats cannot carry stay described in text.
-    ...(settings.model.vision ? { storeImages: (images: readonly ImagePart[]) => storeParts(images.filter((part) => sendable(part, content)), deps.blobs()) as ImagePart[] } : {}),
+    // Tool images reach a model that takes them; ones the chat formats cannot carry are named in the result's text.
+    ...(settings.model.vision ? { storeImages: (images: readonly ImagePart[]) => storeSendable(images, content, deps.blobs()) } : {}),
   });
   return { mcp, registry, breakers, executor };
 }
 
-function sendable(part: ImagePart, limits: ContentLimits | undefined): boolean {
+function storeSendable(images: readonly ImagePart[], limits: ContentLimits | undefined, blobs: BlobStore): { parts: ImagePart[]; unsent: string[] } {
+  const sendable: ImagePart[] = [];
+  const unsent: string[] = [];
+  images.forEach((part, index) => {
+    const why = unsendable(part, limits);
+    if (why === undefined) sendable.push(part);
+    else unsent.push(`image ${index + 1} of ${images.length} was not sent: ${why}`);
+  });
+  return { parts: storeParts(sendable, blobs) as ImagePart[], unsent };
+}
+
+function unsendable(part: ImagePart, limits: ContentLimits | undefined): string | undefined {
   try {
     checkParts([part], { vision: true, ...limits });
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    const type = part.mediaType ?? 'of unknown type';
+    return error instanceof ConversationError && error.problem === 'too_large' ? `${type}, over the size limit (context.content.maxImageBytes)` : `${type}, a media type the model cannot take`;
   }
 }
 

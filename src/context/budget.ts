@@ -21,7 +21,7 @@ interface CommonBudgetOptions {
   readonly tokenBudget?: number;
   /** Recent turns (a call with its results is one) never masked, and kept verbatim beside a summary. Default 4. */
   readonly keepRecent?: number;
-  /** Exact token count of a text; default chars/4 rounded up. */
+  /** Exact token count of a text; default UTF-8 bytes/4 rounded up. */
   readonly tokenizer?: Tokenizer;
   readonly messageOverheadTokens?: number;
 }

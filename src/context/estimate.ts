@@ -1,4 +1,7 @@
-/** chars/4 rounded up by default: an underestimate gets the request rejected, an overestimate only compacts early. */
+/**
+ * UTF-8 bytes/4 rounded up by default (chars/4 for ASCII): an underestimate gets the request rejected, an overestimate only
+ * compacts early. Bytes, not UTF-16 units: byte-level tokenizers spend far more than a quarter token on a Chinese character.
+ */
 import { contentText, mediaParts, type Message } from '../core/messages.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 
@@ -44,21 +47,25 @@ export function createTokenCounter(options: EstimateOptions = {}): (message: Mes
 }
 
 function messageChars(message: Message): number {
-  let chars = message.role === 'user' ? contentText(message.content).length : (message.content?.length ?? 0);
+  let chars = utf8Length(message.role === 'user' ? contentText(message.content) : (message.content ?? ''));
   chars += mediaTokens(message) * 4;
   if (message.role === 'assistant' && message.toolCalls !== undefined) {
-    for (const call of message.toolCalls) chars += call.id.length + call.name.length + call.arguments.length;
+    for (const call of message.toolCalls) chars += utf8Length(call.id) + utf8Length(call.name) + utf8Length(call.arguments);
   } else if (message.role === 'tool') {
-    chars += message.toolCallId.length + (message.name?.length ?? 0);
+    chars += utf8Length(message.toolCallId) + utf8Length(message.name ?? '');
   }
   return chars;
+}
+
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 function count(tokenizer: Tokenizer, text: string): number {
   if (text === '') return 0;
   const tokens = tokenizer(text);
-  // A broken tokenizer (NaN, negative) must not make every budget check pass: fall back to chars/4.
-  return Number.isFinite(tokens) && tokens >= 0 ? Math.ceil(tokens) : Math.ceil(text.length / 4);
+  // A broken tokenizer (NaN, negative) must not make every budget check pass: fall back to bytes/4.
+  return Number.isFinite(tokens) && tokens >= 0 ? Math.ceil(tokens) : Math.ceil(utf8Length(text) / 4);
 }
 
 function mediaTokens(message: Message): number {

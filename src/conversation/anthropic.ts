@@ -136,8 +136,10 @@ function toAssistantBlocks(message: AssistantMessage): AnthropicAssistantBlock[]
 
 function toToolResult(message: ToolMessage): AnthropicToolResultBlock {
   const images = message.parts ?? [];
+  // A tool that answered with an image alone has no text, and Anthropic refuses an empty text block.
+  const text: AnthropicTextBlock[] = message.content === '' ? [] : [{ type: 'text', text: message.content }];
   const content: AnthropicToolResultBlock['content'] =
-    images.length === 0 ? message.content : [{ type: 'text', text: message.content }, ...images.map((part) => toAnthropicBlock(part) as AnthropicImageBlock)];
+    images.length === 0 ? message.content : [...text, ...images.map((part) => toAnthropicBlock(part) as AnthropicImageBlock)];
   return message.isError === true
     ? { type: 'tool_result', tool_use_id: message.toolCallId, content, is_error: true }
     : { type: 'tool_result', tool_use_id: message.toolCallId, content };

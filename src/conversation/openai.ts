@@ -71,6 +71,8 @@ export function toOpenAIMessage(message: Message, options: OpenAIMessageOptions 
             id: call.id,
             type: 'function' as const,
             function: { name: call.name, arguments: call.arguments },
+            // Not in the SDK's types: Gemini's, which refuses a signed call sent back without it.
+            ...extraContentOf(call.extraContent),
           })),
           ...thought,
         };
@@ -79,5 +81,15 @@ export function toOpenAIMessage(message: Message, options: OpenAIMessageOptions 
     }
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+/** The schema holds `extraContent` to an object's JSON; a message built by hand without the schema may not be. */
+function extraContentOf(text: string | undefined): { extra_content?: unknown } {
+  if (text === undefined) return {};
+  try {
+    return { extra_content: JSON.parse(text) as unknown };
+  } catch {
+    return {};
   }
 }

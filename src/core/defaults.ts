@@ -58,7 +58,7 @@ export const DEFAULTS = {
   },
   context: {
     tokenBudget: 32_000,
-    /** Added per message to the chars/4 estimate: role, separators and framing cost tokens too. */
+    /** Added per message to the bytes/4 estimate: role, separators and framing cost tokens too. */
     messageOverheadTokens: 4,
     /** What one image or file part counts for in the estimate (providers bill them by pixels or pages, not by bytes). */
     mediaPartTokens: 1_000,

@@ -5,6 +5,11 @@ export const ToolCall = z.object({
   id: z.string().min(1),
   name: z.string(),
   arguments: z.string(),
+  /**
+   * What the provider attached to the call beyond these (Gemini's thought signature, in `extra_content`), as JSON
+   * text: the provider refuses the next request unless the call comes back with it unchanged.
+   */
+  extraContent: z.string().refine(isJsonObjectText, 'extraContent must be the JSON text of an object').optional(),
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
@@ -107,4 +112,13 @@ export function mediaParts(content: string | readonly ContentPart[]): number {
   let count = 0;
   for (const part of content) if (part.type !== 'text') count++;
   return count;
+}
+
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }

@@ -30,8 +30,8 @@ export interface ExecutorOptions {
   readonly now?: () => number;
   /** Secret redaction, applied before anyone sees the text. */
   readonly redact?: (text: string) => string;
-  /** Keeps the bytes of images tools attach before the outcome is recorded. */
-  readonly storeImages?: (images: readonly ImagePart[]) => ImagePart[];
+  /** Keeps the bytes of images tools attach before the outcome is recorded; `unsent` says why each left out was. */
+  readonly storeImages?: (images: readonly ImagePart[]) => { readonly parts: ImagePart[]; readonly unsent: readonly string[] };
 }
 
 export interface ExecutionScope {
@@ -153,7 +153,10 @@ export function createExecutor(options: ExecutorOptions) {
     const serialized = serializeToolResult(value, maxResultBytes);
     const result = outcome(call, status, prefix + serialized.content, false);
     if (images === undefined || images.length === 0 || options.storeImages === undefined) return result;
-    return { ...result, parts: options.storeImages(images) };
+    const stored = options.storeImages(images);
+    // The model is told what it will not see, or it takes the tool to have shown it.
+    const content = stored.unsent.length === 0 ? result.content : [result.content, ...stored.unsent.map((why) => `[${why}]`)].filter((line) => line !== '').join('\n');
+    return stored.parts.length === 0 ? { ...result, content } : { ...result, content, parts: stored.parts };
   }
 
   async function runOne(call: ActCall, scope: ExecutionScope): Promise<ToolOutcome> {

@@ -24,6 +24,8 @@ export function buildMessagesParams(
   const budget = config.thinkingBudget;
   const maxTokens = request.maxTokens === undefined ? config.maxTokens : request.maxTokens + (budget ?? 0);
   const systemBlocks: TextBlockParam[] | undefined = system === undefined ? undefined : [{ type: 'text', text: system, ...cache }];
+  // Anthropic refuses a forced tool and a temperature other than 1 while thinking; the run's repair turn asks for the tool instead.
+  const thinking = budget !== undefined || config.adaptiveThinking;
   return {
     model,
     max_tokens: maxTokens,
@@ -41,17 +43,18 @@ export function buildMessagesParams(
               ...(index === tools.length - 1 ? cache : {}),
             }),
           ),
-          ...(request.toolChoice === undefined ? {} : { tool_choice: toolChoiceParam(request.toolChoice) }),
+          ...(request.toolChoice === undefined ? {} : { tool_choice: toolChoiceParam(request.toolChoice, thinking) }),
         }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.temperature === undefined || thinking ? {} : { temperature: request.temperature }),
     ...(budget === undefined ? {} : { thinking: { type: 'enabled', budget_tokens: budget } }),
     ...(config.adaptiveThinking ? { thinking: { type: 'adaptive' } } : {}),
   };
 }
 
-function toolChoiceParam(choice: ToolChoice): AnthropicToolChoice {
+function toolChoiceParam(choice: ToolChoice, thinking: boolean): AnthropicToolChoice {
   if (choice === 'auto') return { type: 'auto' };
   if (choice === 'none') return { type: 'none' };
+  if (thinking) return { type: 'auto' };
   if (choice === 'required') return { type: 'any' };
   return { type: 'tool', name: choice.name };
 }

@@ -18,6 +18,7 @@ const StreamEventBody = z.looseObject({
       thinking: z.string().nullish(),
       signature: z.string().nullish(),
       data: z.string().nullish(),
+      input: z.unknown().optional(),
     })
     .nullish(),
   delta: z
@@ -117,8 +118,10 @@ export class AnthropicStreamAssembler {
       case 'tool_use': {
         if (!block.id || !block.name) throw InferenceError.invalidResponse(`stream event ${this.#events} starts a tool_use block without id or name`);
         const ordinal = this.#tools++;
-        this.#blocks.set(index, { kind: 'tool', id: block.id, name: block.name, ordinal, parts: [] });
-        return [{ type: 'toolcall.delta', index: ordinal, id: block.id, name: block.name, argumentsDelta: '' }];
+        // Anthropic starts with `input: {}` and streams the input; some compatible servers send it whole here instead.
+        const whole = startInput(block.input);
+        this.#blocks.set(index, { kind: 'tool', id: block.id, name: block.name, ordinal, parts: whole === '' ? [] : [whole] });
+        return [{ type: 'toolcall.delta', index: ordinal, id: block.id, name: block.name, argumentsDelta: whole }];
       }
       default:
         this.#blocks.set(index, { kind: 'other' });
@@ -181,4 +184,10 @@ export class AnthropicStreamAssembler {
     }
     return rawOf(collected, this.#stopReason, this.#refusal, toAnthropicUsage(this.#usage), this.#model ?? this.#requestedModel);
   }
+}
+
+/** A start block's input as argument JSON; '' for the empty object Anthropic sends before streaming the input. */
+function startInput(input: unknown): string {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || Object.keys(input).length === 0) return '';
+  return JSON.stringify(input);
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../conversation/openai.ts';
-import { estimateTokens } from '../context/estimate.ts';
+import { estimateTokens, utf8Length } from '../context/estimate.ts';
 import { reasoningText, type ReasoningPart, type ToolCall } from '../core/messages.ts';
 import type { ModelCapabilities } from './capabilities.ts';
 import { classifyHttpError } from './classify.ts';
@@ -73,6 +73,9 @@ export const UsageBody = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   total_tokens: z.number().nullish(),
+  // Cache hits, counted inside prompt_tokens: OpenAI's and DeepSeek's ways of saying it.
+  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+  prompt_cache_hit_tokens: z.number().nullish(),
 });
 
 const CompletionBody = z.object({
@@ -91,7 +94,8 @@ const CompletionBody = z.object({
             .array(
               z.object({
                 id: z.string().nullish(),
-                function: z.object({ name: z.string(), arguments: z.string().nullish() }),
+                function: z.object({ name: z.string(), arguments: z.unknown().optional() }),
+                extra_content: z.unknown().optional(),
               }),
             )
             .nullish(),
@@ -109,7 +113,13 @@ export function toUsage(body: z.infer<typeof UsageBody> | null | undefined): Usa
   if (body.prompt_tokens == null && body.completion_tokens == null && body.total_tokens == null) return undefined;
   const promptTokens = body.prompt_tokens ?? 0;
   const completionTokens = body.completion_tokens ?? 0;
-  return { promptTokens, completionTokens, totalTokens: body.total_tokens ?? promptTokens + completionTokens };
+  const cached = body.prompt_tokens_details?.cached_tokens ?? body.prompt_cache_hit_tokens;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: body.total_tokens ?? promptTokens + completionTokens,
+    ...(cached === null || cached === undefined || cached <= 0 ? {} : { cacheReadTokens: Math.min(cached, promptTokens) }),
+  };
 }
 
 export function toFinishReason(reason: string | null | undefined): FinishReason {
@@ -124,6 +134,17 @@ export function toFinishReason(reason: string | null | undefined): FinishReason 
     default:
       return 'other';
   }
+}
+
+/** Arguments are JSON text; some servers (llama.cpp, TGI) send the object itself. */
+export function argumentsText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A call's `extra_content` (Gemini signs calls there) as the JSON text the call goes back with; none unless an object. */
+export function extraContentText(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? JSON.stringify(value) : undefined;
 }
 
 /** Servers that omit tool-call ids (some local ones) still need one for the tool result. */
@@ -149,6 +170,8 @@ export function finishCompletion<TOutput>(
   prices: PriceTable,
 ): Completion<TOutput> {
   const usage = raw.usage ?? estimateUsage(request, raw);
+  // The filter omitted content: what text came is not the answer, so the reply counts as declined.
+  const refusal = raw.refusal ?? (raw.finishReason === 'content_filter' ? "The provider's content filter stopped the reply." : null);
   const costUsd = costOf(raw.model, usage, prices) ?? costOf(requestedModel, usage, prices);
   const completion: Completion<TOutput> = {
     text: raw.text,
@@ -158,12 +181,12 @@ export function finishCompletion<TOutput>(
     model: raw.model,
     ...(costUsd === undefined ? {} : { costUsd }),
     ...(raw.reasoning === null || raw.reasoning.length === 0 ? {} : { reasoning: typeof raw.reasoning === 'string' ? [{ type: 'thinking' as const, text: raw.reasoning }] : raw.reasoning }),
-    ...(raw.refusal === null ? {} : { refusal: raw.refusal }),
+    ...(refusal === null ? {} : { refusal }),
   };
   // A reply that calls tools is not the answer yet: its text (if any) is not held to the schema.
   if (request.output === undefined || raw.toolCalls.length > 0) return completion;
   try {
-    return { ...completion, output: parseStructuredOutput(raw.text, request.output, raw.refusal) };
+    return { ...completion, output: parseStructuredOutput(raw.text, request.output, refusal) };
   } catch (error) {
     if (error instanceof StructuredOutputError) error.completion = completion;
     throw error;
@@ -185,11 +208,10 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
   }
   const { choices, usage, model } = parsed.data;
   const choice = choices[0] as (typeof choices)[number];
-  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => ({
-    id: call.id || fallbackToolCallId(index),
-    name: call.function.name,
-    arguments: call.function.arguments ?? '',
-  }));
+  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => {
+    const extraContent = extraContentText(call.extra_content);
+    return { id: call.id || fallbackToolCallId(index), name: call.function.name, arguments: argumentsText(call.function.arguments), ...(extraContent === undefined ? {} : { extraContent }) };
+  });
   const content = splitContent(choice.message.content);
   return {
     text: content.text || null,
@@ -205,8 +227,8 @@ export function toRawCompletion(body: unknown, requestedModel: string, context: 
 export function estimateUsage(request: Pick<CompletionRequest<unknown>, 'messages'>, raw: Pick<RawCompletion, 'text' | 'reasoning' | 'refusal' | 'toolCalls'>): Usage {
   const promptTokens = estimateTokens(request.messages);
   const thought = raw.reasoning === null ? '' : typeof raw.reasoning === 'string' ? raw.reasoning : reasoningText(raw.reasoning);
-  let chars = (raw.text ?? '').length + thought.length + (raw.refusal ?? '').length;
-  for (const call of raw.toolCalls) chars += call.name.length + call.arguments.length;
+  let chars = utf8Length(raw.text ?? '') + utf8Length(thought) + utf8Length(raw.refusal ?? '');
+  for (const call of raw.toolCalls) chars += utf8Length(call.name) + utf8Length(call.arguments);
   const completionTokens = Math.ceil(chars / 4);
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
 }

@@ -22,8 +22,8 @@ const NETWORK_CODES = new Set([
 ]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 // OpenAI/Azure/vLLM/OpenRouter: "maximum context length"; Ollama: "exceeds the context length";
-// llama.cpp: "exceeds the available context size".
-const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|maximum context|context size|prompt is too long/i;
+// llama.cpp: "exceeds the available context size"; Gemini: "input token count (…) exceeds the maximum number of tokens".
+const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|maximum context|context size|prompt is too long|input token count.*exceeds the maximum number of tokens/i;
 /** llama.cpp's error type for a prompt over the slot's context; some builds send it with a 500. */
 const LLAMA_CPP_CONTEXT_TYPE = 'exceed_context_size_error';
 
@@ -113,7 +113,8 @@ interface ErrorBodyInfo {
 }
 
 function readErrorBody(body: unknown): ErrorBodyInfo {
-  const record = asRecord(body);
+  // Gemini answers with an array holding one `{ error }`.
+  const record = Array.isArray(body) && body.length === 1 ? (asRecord(asRecord(body[0])?.error) ?? asRecord(body[0])) : asRecord(body);
   if (record === undefined) return {};
   const out: ErrorBodyInfo = {};
   if (typeof record.code === 'string' || typeof record.code === 'number') out.code = record.code;
@@ -135,6 +136,7 @@ function readErrorBody(body: unknown): ErrorBodyInfo {
 // (3120 in the messages, 1000 in the completion)"; Anthropic: "prompt is too long: 214315 tokens > 204798 maximum".
 const OPENAI_SIZES = /maximum context length is (\d+) tokens\. However, you requested (\d+) tokens(?: \((\d+) in the messages, (\d+) in the completion\))?/i;
 const ANTHROPIC_SIZES = /prompt is too long: (\d+) tokens > (\d+) maximum/i;
+const GEMINI_SIZES = /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/i;
 
 function contextSizes(text: string, body: unknown): ContextLengthDetails {
   const openai = OPENAI_SIZES.exec(text);
@@ -148,6 +150,8 @@ function contextSizes(text: string, body: unknown): ContextLengthDetails {
   }
   const anthropic = ANTHROPIC_SIZES.exec(text);
   if (anthropic !== null) return { promptTokens: Number(anthropic[1]), limitTokens: Number(anthropic[2]) };
+  const gemini = GEMINI_SIZES.exec(text);
+  if (gemini !== null) return { promptTokens: Number(gemini[1]), limitTokens: Number(gemini[2]) };
   const record = asRecord(body);
   const limit = record?.n_ctx;
   const prompt = record?.n_prompt_tokens;

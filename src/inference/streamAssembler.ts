@@ -3,7 +3,7 @@
  * was cut, and `finish()` throws so a partial tool call is never taken for a complete one.
  */
 import { z } from 'zod';
-import { ContentBody, UsageBody, fallbackToolCallId, splitContent, toFinishReason, toUsage } from './chatMapping.ts';
+import { ContentBody, UsageBody, argumentsText, extraContentText, fallbackToolCallId, splitContent, toFinishReason, toUsage } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import type { StreamEvent, Usage } from '../core/provider.ts';
 import { InferenceError } from './errors.ts';
@@ -25,7 +25,8 @@ const ChunkBody = z.object({
                 z.object({
                   index: z.number().int().nonnegative().nullish(),
                   id: z.string().nullish(),
-                  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                  function: z.object({ name: z.string().nullish(), arguments: z.unknown().optional() }).nullish(),
+                  extra_content: z.unknown().optional(),
                 }),
               )
               .nullish(),
@@ -43,6 +44,7 @@ export type DeltaEvent = Exclude<StreamEvent, { type: 'done' }>;
 interface PartialToolCall {
   id: string | undefined;
   name: string | undefined;
+  extraContent: string | undefined;
   readonly fragments: string[];
 }
 
@@ -110,24 +112,26 @@ export class StreamAssembler {
   #toolCallDelta(call: {
     index?: number | null;
     id?: string | null;
-    function?: { name?: string | null; arguments?: string | null } | null;
+    function?: { name?: string | null; arguments?: unknown } | null;
+    extra_content?: unknown;
   }): DeltaEvent {
     const index = this.#slotOf(call);
     this.#lastIndex = index;
     let partial = this.#calls.get(index);
     if (partial === undefined) {
-      partial = { id: undefined, name: undefined, fragments: [] };
+      partial = { id: undefined, name: undefined, extraContent: undefined, fragments: [] };
       this.#calls.set(index, partial);
     }
     const event: { type: 'toolcall.delta'; index: number; id?: string; name?: string; argumentsDelta: string } = {
       type: 'toolcall.delta',
       index,
-      argumentsDelta: call.function?.arguments ?? '',
+      argumentsDelta: argumentsText(call.function?.arguments),
     };
     // id and name belong to the first delta; servers that repeat them later must not duplicate them.
     if (call.id && partial.id === undefined) event.id = partial.id = call.id;
     if (call.function?.name && partial.name === undefined) event.name = partial.name = call.function.name;
     if (event.argumentsDelta !== '') partial.fragments.push(event.argumentsDelta);
+    partial.extraContent ??= extraContentText(call.extra_content);
     return event;
   }
 
@@ -162,7 +166,12 @@ export class StreamAssembler {
     }
     const toolCalls = [...this.#calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([index, call]) => ({ id: call.id ?? fallbackToolCallId(index), name: call.name ?? '', arguments: call.fragments.join('') }));
+      .map(([index, call]) => ({
+        id: call.id ?? fallbackToolCallId(index),
+        name: call.name ?? '',
+        arguments: call.fragments.join(''),
+        ...(call.extraContent === undefined ? {} : { extraContent: call.extraContent }),
+      }));
     const refusal = this.#refusal.join('');
     return {
       text: this.#text.join('') || null,

@@ -16,12 +16,13 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 /** List prices (standard tier) at the time of writing, for a few common models. */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
-  'gpt-4o': { promptPerMillion: 2.5, completionPerMillion: 10 },
-  'gpt-4o-mini': { promptPerMillion: 0.15, completionPerMillion: 0.6 },
-  'gpt-4.1': { promptPerMillion: 2, completionPerMillion: 8 },
-  'gpt-4.1-mini': { promptPerMillion: 0.4, completionPerMillion: 1.6 },
-  'gpt-4.1-nano': { promptPerMillion: 0.1, completionPerMillion: 0.4 },
-  'o4-mini': { promptPerMillion: 1.1, completionPerMillion: 4.4 },
+  // OpenAI: input, output, cached input (reported in prompt_tokens_details.cached_tokens).
+  'gpt-4o': { promptPerMillion: 2.5, completionPerMillion: 10, cacheReadPerMillion: 1.25 },
+  'gpt-4o-mini': { promptPerMillion: 0.15, completionPerMillion: 0.6, cacheReadPerMillion: 0.075 },
+  'gpt-4.1': { promptPerMillion: 2, completionPerMillion: 8, cacheReadPerMillion: 0.5 },
+  'gpt-4.1-mini': { promptPerMillion: 0.4, completionPerMillion: 1.6, cacheReadPerMillion: 0.1 },
+  'gpt-4.1-nano': { promptPerMillion: 0.1, completionPerMillion: 0.4, cacheReadPerMillion: 0.025 },
+  'o4-mini': { promptPerMillion: 1.1, completionPerMillion: 4.4, cacheReadPerMillion: 0.275 },
   // Claude: input, output, cache read. Haiku 5.5 bills prompts over 100k tokens at a higher tier
   // that a per-model entry cannot express.
   'claude-fable-5-1': claude(10, 50, 0.25),

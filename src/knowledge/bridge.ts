@@ -32,7 +32,7 @@ export interface KnowledgeBridgeOptions {
   readonly maxCharsPerMessage?: number;
   /** Characters of an item's subject or object shown. Default 300. */
   readonly maxItemChars?: number;
-  /** For the `tokens` of `knowledge.injected` (default: the chars/4 estimate). */
+  /** For the `tokens` of `knowledge.injected` (default: the bytes/4 estimate). */
   readonly tokenizer?: Tokenizer;
 }
 

@@ -10,6 +10,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent, type AgentConfig } from '../../src/agent/createAgent.ts';
 import { file, image } from '../../src/conversation/parts.ts';
 import { openAICompatible } from '../../src/inference/openaiCompatible.ts';
+import { defineTool } from '../../src/tools/defineTool.ts';
+import { z } from 'zod';
 import { createFileStore } from '../../src/persistence/fileStore.ts';
 import { reply, useOpenAIServer } from '../support/openaiServer.ts';
 import { removeTempDirs, runFiles, tempDir } from '../persistence/support.ts';
@@ -101,5 +103,39 @@ describe('a task with images and files', () => {
       { type: 'text', text: 'What is this?' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${BIG_PNG_BASE64}` } },
     ]);
+  });
+});
+
+describe('images a tool attaches', () => {
+  it('tells the model which it could not send, rather than drop them unsaid', async () => {
+    const shot = defineTool({
+      name: 'screenshot',
+      description: 'Screenshot the page',
+      input: z.object({}),
+      execute: (_input, context) => {
+        // One the chat formats take, one they do not (BMP), one over the size limit.
+        context.attachImages?.([
+          { type: 'image', data: BIG_PNG_BASE64, mediaType: 'image/png' },
+          { type: 'image', data: Buffer.from('BM fake bitmap').toString('base64'), mediaType: 'image/bmp' },
+          { type: 'image', data: Buffer.concat([BIG_PNG, BIG_PNG]).toString('base64'), mediaType: 'image/png' },
+        ]);
+        return 'captured';
+      },
+    });
+    openai().enqueue(
+      reply.completion({ toolCalls: [{ id: 'c1', name: 'screenshot', argumentPieces: ['{}'] }] }),
+      reply.completion({ textPieces: ['Seen.'] }),
+    );
+    const agent = agentWith({ tools: [shot], context: { content: { maxImageBytes: BIG_PNG.length + 10 } } });
+    await agent.run('Look at the page');
+    const messages = (openai().requests[1]?.body as { messages: { role: string; content: unknown; tool_call_id?: string }[] }).messages;
+    const result = messages.find((m) => m.role === 'tool');
+    expect(String(result?.content)).toContain('captured');
+    expect(String(result?.content)).toMatch(/image 2 of 3 was not sent.*image\/bmp/);
+    expect(String(result?.content)).toMatch(/image 3 of 3 was not sent.*limit/);
+    expect(String(result?.content)).not.toMatch(/image 1 of 3/);
+    // The image that could be sent is sent.
+    const images = messages.filter((m) => m.role === 'user' && Array.isArray(m.content)).flatMap((m) => m.content as { type: string }[]).filter((part) => part.type === 'image_url');
+    expect(images).toHaveLength(1);
   });
 });

@@ -141,6 +141,35 @@ describe('running out of repair turns', () => {
   });
 });
 
+describe('a structured answer cut off at the token cap', () => {
+  it('ends the run as reply_truncated (not as a schema mismatch) under the default onLength', async () => {
+    const cut = () => reply.completion({ textPieces: ['{"city":"Par'], finishReason: 'length' });
+    openai().enqueue(cut(), cut(), cut(), cut());
+    const agent = createAgent({ model: { provider: endpoint(true), maxTokens: 5 }, output: Weather });
+    agents.push(agent as Agent);
+    const error = await agent.run('Weather in Paris?').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'reply_truncated' });
+    expect((error as RunError).result).toMatchObject({ status: 'failed', reason: 'length', text: '{"city":"Par' });
+    // No repair turn: asking again under the same cap would be cut off the same way.
+    expect(openai().requests).toHaveLength(1);
+  });
+
+  it('continues a cut-off answer under onLength: { continue: n } and checks the joined text', async () => {
+    openai().enqueue(
+      reply.completion({ textPieces: ['{"city":"Par'], finishReason: 'length' }),
+      reply.completion({ textPieces: ['is","celsius":21}'] }),
+    );
+    const agent = createAgent({ model: { provider: endpoint(true), maxTokens: 5, onLength: { continue: 1 } }, output: Weather });
+    agents.push(agent as Agent);
+    const result = await agent.run('Weather in Paris?');
+    expect(result.output).toEqual({ city: 'Paris', celsius: 21 });
+    expect(result.iterations).toBe(1);
+    // The continuation goes on from the cut-off text: it is not itself held to the schema.
+    expect(body(1).response_format).toBeUndefined();
+    expect(body(1).messages.at(-2)).toMatchObject({ role: 'assistant', content: '{"city":"Par' });
+  });
+});
+
 describe('types', () => {
   it('an agent without a schema runs to a plain LoopResult', () => {
     const plain = createAgent({ model: endpoint(true) });

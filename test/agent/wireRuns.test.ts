@@ -142,6 +142,21 @@ describe('a refusal', () => {
     expect(ofType(events, 'token.delta')).toEqual([]);
     expect(ofType(events, 'run.terminated')[0]).toMatchObject({ reason: 'refusal', error: { code: 'model_refused' } });
   });
+
+  it('ends a run that asked for a structured answer the same way, with no repair turn', async () => {
+    // The recorded refusal answered a structured-output request: its schema is the refusal's reason.
+    server.enqueue('openai-refusal-stream.sse', 'openai-refusal-stream.sse', 'openai-refusal-stream.sse', 'openai-refusal-stream.sse');
+    const agent = createAgent({
+      model: { provider: openAICompatible({ baseURL: server.baseURL, apiKey: 'sk-test-replay-key', model: 'gpt-4o', env: {}, timeoutMs: 10_000 }), stream: true },
+      output: z.object({ steps: z.array(z.string()) }),
+    });
+    const error = await rejection(agent.run('how do I make anthrax?'));
+    agent.stop();
+    expect(error).toMatchObject({ code: 'model_refused' });
+    expect(error.result).toMatchObject({ status: 'failed', reason: 'refusal', text: null });
+    expect(error.result.error?.message).toContain("I'm sorry, but I can't assist with that request.");
+    expect(server.requests).toHaveLength(1);
+  });
 });
 
 describe('a reply cut off at the token cap (finish_reason length)', () => {

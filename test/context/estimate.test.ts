@@ -14,6 +14,18 @@ describe('token estimator', () => {
     expect(estimateTokens([])).toBe(0);
   });
 
+  it('counts text by its UTF-8 bytes, as byte-level tokenizers read it, so Chinese text is not undercounted', () => {
+    // Tokenizers spend a token or more per Chinese character; by UTF-16 length/4 the estimate gave a quarter token.
+    const chinese = '今天天气很好，我们去公园散步吧。模型会把文本切分成词元，然后逐个读取。上海和北京都是很大的城市。';
+    expect(estimateMessageTokens(user(chinese), { messageOverheadTokens: 0 })).toBe(Math.ceil(Buffer.byteLength(chinese) / 4));
+    expect(estimateMessageTokens(user(chinese), { messageOverheadTokens: 0 })).toBeGreaterThanOrEqual(0.7 * chinese.length);
+    // ASCII is one byte a character: the same estimate as before.
+    expect(estimateMessageTokens(user('abcde'), { messageOverheadTokens: 0 })).toBe(2);
+    // Every piece is measured so: tool call arguments and results too.
+    expect(estimateMessageTokens(assistant([call('c1', 'f', '{"城市":"北京"}')]), { messageOverheadTokens: 0 })).toBe(Math.ceil((2 + 1 + Buffer.byteLength('{"城市":"北京"}')) / 4));
+    expect(estimateMessageTokens(result('c1', '晴天', 'f'), { messageOverheadTokens: 0 })).toBe(Math.ceil((6 + 2 + 1) / 4));
+  });
+
   it('counts tool call ids, names and argument texts, and the id and name of a result', () => {
     // 'c1' + 'add' + '{"a":1,"b":2}' = 2 + 3 + 13 = 18 chars → 5 tokens; content null.
     expect(estimateMessageTokens(assistant([call('c1', 'add', '{"a":1,"b":2}')]))).toBe(4 + 5);

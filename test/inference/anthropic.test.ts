@@ -13,7 +13,7 @@ import { AuthenticationError, ContextLengthError, RateLimitError, StructuredOutp
 import type { RetryInfo } from '../../src/inference/index.ts';
 import { wireJson, wireReply } from '../support/anthropicWire.ts';
 import { startOpenAIServer } from '../support/openaiServer.ts';
-import type { OpenAIServer } from '../support/openaiServer.ts';
+import type { OpenAIServer, ScriptedReply } from '../support/openaiServer.ts';
 import { InferenceError } from '../../src/inference/errors.ts';
 import type { ConfigurationError } from '../../src/core/errors.ts';
 
@@ -138,6 +138,65 @@ describe('anthropic complete, recorded replies', () => {
     expect(sentAssistant?.content.map((block) => block['type'])).toEqual(['thinking', 'text', 'tool_use']);
   });
 
+  it('does not force a tool while thinking, which Anthropic refuses: the choice becomes auto', async () => {
+    // Anthropic's rule: thinking with a forced tool_choice is a 400.
+    const rule = (next: ScriptedReply): ScriptedReply => ({
+      kind: 'custom',
+      respond: (request) => {
+        const body = request.body as { thinking?: unknown; tool_choice?: { type: string } };
+        return body.thinking !== undefined && (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') ? wireReply('error.thinking-forced-tool') : next;
+      },
+    });
+    server.enqueue(rule(wireReply('thinking-tool-use.1')), rule(wireReply('thinking-tool-use.1')), rule(wireReply('thinking-tool-use.1')));
+    const model = provider({ thinking: { budgetTokens: 3000 } });
+    const required = await model.complete({ messages: ask('What is the largest city in the user country?'), tools: TOOLS, toolChoice: 'required' });
+    expect(required.toolCalls.map((call) => call.name)).toEqual(['get_user_country']);
+    expect(bodyOf(0)['tool_choice']).toEqual({ type: 'auto' });
+    await model.complete({ messages: ask(), tools: TOOLS, toolChoice: { name: 'lookup' } });
+    expect(bodyOf(1)['tool_choice']).toEqual({ type: 'auto' });
+    await provider({ thinking: 'adaptive' }).complete({ messages: ask(), tools: TOOLS, toolChoice: 'required' });
+    expect(bodyOf(2)['tool_choice']).toEqual({ type: 'auto' });
+    // Without thinking the choice is sent as asked.
+    server.enqueue(wireReply('parallel-tool-use'));
+    await provider().complete({ messages: ask(), tools: TOOLS, toolChoice: 'required' });
+    expect(bodyOf(3)['tool_choice']).toEqual({ type: 'any' });
+  });
+
+  it('leaves out a temperature while thinking, which Anthropic refuses', async () => {
+    const rule: ScriptedReply = {
+      kind: 'custom',
+      respond: (request) => {
+        const body = request.body as { thinking?: unknown; temperature?: number };
+        return body.thinking !== undefined && body.temperature !== undefined && body.temperature !== 1 ? wireReply('error.thinking-temperature') : wireReply('text-cache-usage');
+      },
+    };
+    server.enqueue(rule, rule);
+    const thinking = await provider({ thinking: { budgetTokens: 1024 } }).complete({ messages: ask(), temperature: 0.2 });
+    expect(thinking.text).toBe(textOf('text-cache-usage'));
+    expect(bodyOf(0)).not.toHaveProperty('temperature');
+    await provider().complete({ messages: ask(), temperature: 0.2 });
+    expect(bodyOf(1)['temperature']).toBe(0.2);
+  });
+
+  it('sends a tool result that is only an image without an empty text block, which Anthropic refuses', async () => {
+    const rule: ScriptedReply = {
+      kind: 'custom',
+      respond: (request) => (JSON.stringify(request.body).includes('"type":"text","text":""') ? wireReply('error.empty-text-block') : wireReply('text-cache-usage')),
+    };
+    server.enqueue(rule);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const completion = await provider().complete({
+      messages: [
+        ...ask('Take a screenshot'),
+        { role: 'assistant', content: null, toolCalls: [{ id: 'toolu_1', name: 'screenshot', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'toolu_1', content: '', parts: [{ type: 'image', data: png, mediaType: 'image/png' }] },
+      ],
+    });
+    expect(completion.text).toBe(textOf('text-cache-usage'));
+    const sent = bodyOf(0)['messages'] as { content: unknown }[];
+    expect(sent[2]?.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }]);
+  });
+
   it('keeps redacted thinking as opaque reasoning and sends its data back', async () => {
     server.enqueue(wireReply('redacted-thinking'), wireReply('text-cache-usage'));
     const model = provider({ thinking: { budgetTokens: 1024 } });
@@ -212,6 +271,18 @@ describe('anthropic stream, recorded streams', () => {
     expect(fragments[0]).toMatchObject({ index: 0, id: 'toolu_01Cr31vcGoeeRgi3Eo5Ds8qN', name: 'website_update' });
     expect(fragments.map((event) => event.argumentsDelta).join('')).toBe(call?.arguments);
     expect(done.completion.finishReason).toBe('tool_calls');
+  });
+
+  it('keeps a tool input that a compatible server sends whole in content_block_start, with no input_json_delta', async () => {
+    server.enqueue(wireReply('tool-input-at-start.stream'));
+    const events = await collect(provider().stream({ messages: ask(), tools: TOOLS }));
+    const done = events.at(-1);
+    if (done?.type !== 'done') throw new Error('no done event');
+    const [call] = done.completion.toolCalls;
+    expect(call?.name).toBe('bash');
+    expect(JSON.parse(call?.arguments ?? '')).toEqual({ command: 'printf hi', cwd: '/tmp/worktree', timeout: 5 });
+    const fragments = events.flatMap((event) => (event.type === 'toolcall.delta' ? [event.argumentsDelta] : []));
+    expect(fragments.join('')).toBe(call?.arguments);
   });
 
   it('streams thinking as reasoning deltas and keeps the signature from signature_delta', async () => {

@@ -6,7 +6,7 @@ import type { Message } from '../../src/core/messages.ts';
 import { RateLimitError, StructuredOutputError, openAICompatible } from '../../src/inference/index.ts';
 import { OPENAI_BASE_URL } from '../../src/inference/config.ts';
 import type { OpenAICompatibleOptions, RetryInfo } from '../../src/inference/index.ts';
-import { completionBody, reply, startOpenAIServer } from '../support/openaiServer.ts';
+import { completionBody, reply, sseBytes, startOpenAIServer } from '../support/openaiServer.ts';
 import type { OpenAIServer, ScriptedReply } from '../support/openaiServer.ts';
 
 const CANARY = 'sk-canary-7f3a9c1e5b2d4f60aa';
@@ -85,12 +85,60 @@ describe('openAICompatible complete', () => {
     });
   });
 
+  it('reports a reply stopped by the content filter as refused, not as a finished answer', async () => {
+    // OpenAI and Azure: content omitted by the content filter ends with finish_reason content_filter, the text cut.
+    server.enqueue(reply.completion({ textPieces: ['Here is how to'], finishReason: 'content_filter' }));
+    const completion = await provider().complete({ messages: ask() });
+    expect(completion.finishReason).toBe('content_filter');
+    expect(completion.refusal).toMatch(/content filter/);
+    server.enqueue(reply.stream({ textPieces: ['Here is', ' how to'], finishReason: 'content_filter' }));
+    let done: { refusal?: string } | undefined;
+    for await (const event of provider().stream({ messages: ask() })) if (event.type === 'done') done = event.completion;
+    expect(done?.refusal).toMatch(/content filter/);
+    // A refusal the server words itself is kept as it is.
+    const body = completionBody({ finishReason: 'content_filter' });
+    const choices = body['choices'] as { message: Record<string, unknown> }[];
+    (choices[0] as { message: Record<string, unknown> }).message['refusal'] = "I'm sorry, I can't help with that.";
+    server.enqueue(reply.json(body));
+    expect((await provider().complete({ messages: ask() })).refusal).toBe("I'm sorry, I can't help with that.");
+  });
+
+  it("reports OpenAI's cached prompt tokens and prices them at the cached rate", async () => {
+    // OpenAI counts cached tokens inside prompt_tokens and breaks them out in prompt_tokens_details.
+    const body = completionBody({ textPieces: ['ok'], usage: { prompt_tokens: 2_000, completion_tokens: 100, total_tokens: 2_100 } });
+    server.enqueue(reply.json({ ...body, usage: { ...(body['usage'] as object), prompt_tokens_details: { cached_tokens: 1_536, audio_tokens: 0 } } }));
+    const completion = await officialProvider().complete({ messages: ask() });
+    expect(completion.usage).toEqual({ promptTokens: 2_000, completionTokens: 100, totalTokens: 2_100, cacheReadTokens: 1_536 });
+    expect(completion.costUsd).toBeCloseTo((464 * 0.15 + 1_536 * 0.075 + 100 * 0.6) / 1_000_000, 12);
+    // DeepSeek reports its cache hits its own way, also inside prompt_tokens.
+    server.enqueue(reply.json({ ...body, model: 'deepseek-chat', usage: { prompt_tokens: 2_000, completion_tokens: 100, total_tokens: 2_100, prompt_cache_hit_tokens: 1_920, prompt_cache_miss_tokens: 80 } }));
+    const deepseek = await provider({ model: 'deepseek-chat' }).complete({ messages: ask() });
+    expect(deepseek.usage.cacheReadTokens).toBe(1_920);
+  });
+
   it('omits tools and tool_choice without tools, and uses the per-call model', async () => {
     server.enqueue(reply.completion({ textPieces: ['ok'] }));
     await provider({ model: 'default-model' }).complete({ messages: ask(), toolChoice: 'required', model: 'call-model' });
     expect(bodyOf(0).model).toBe('call-model');
     expect(bodyOf(0)).not.toHaveProperty('tools');
     expect(bodyOf(0)).not.toHaveProperty('tool_choice');
+  });
+
+  it('takes tool-call arguments a server sends as a JSON object, not a string (llama.cpp, TGI), as their JSON text', async () => {
+    // The shape reported in ggml-org/llama.cpp#20198 and huggingface/text-generation-inference#2136.
+    const body = completionBody({ toolCalls: [{ id: 'call_1', name: 'lookup', argumentPieces: [] }] });
+    const choices = body['choices'] as { message: { tool_calls: { function: { arguments: unknown } }[] } }[];
+    (choices[0]?.message.tool_calls[0] as { function: { arguments: unknown } }).function.arguments = { q: 'Paris', limit: 2 };
+    server.enqueue(reply.json(body));
+    const completion = await provider().complete({ messages: ask() });
+    expect(completion.toolCalls).toEqual([{ id: 'call_1', name: 'lookup', arguments: '{"q":"Paris","limit":2}' }]);
+    expect(server.requests).toHaveLength(1);
+    // Streamed, the object comes whole in one delta.
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'local', choices: [{ index: 0, delta, finish_reason: finish }] });
+    server.enqueue({ kind: 'sse', pieces: [sseBytes([chunk({ tool_calls: [{ index: 0, id: 'call_2', type: 'function', function: { name: 'lookup', arguments: { q: 'Oslo' } } }] }), chunk({}, 'tool_calls')])] });
+    let done: unknown;
+    for await (const event of provider().stream({ messages: ask() })) if (event.type === 'done') done = event.completion;
+    expect((done as { toolCalls: unknown }).toolCalls).toEqual([{ id: 'call_2', name: 'lookup', arguments: '{"q":"Oslo"}' }]);
   });
 
   it('estimates usage, marked estimated, when the server sends none, and gives no cost for an unpriced model', async () => {
@@ -101,6 +149,10 @@ describe('openAICompatible complete', () => {
     const promptTokens = estimateTokens(messages);
     expect(completion.usage).toEqual({ promptTokens, completionTokens: 1, totalTokens: promptTokens + 1, estimated: true });
     expect(completion).not.toHaveProperty('costUsd');
+    // A reply in Chinese is measured by its UTF-8 bytes, as the prompt is: 8 characters, 24 bytes.
+    server.enqueue(reply.completion({ textPieces: ['北京是中国的首都'], usage: null, model: 'llama3.2' }));
+    const chinese = await provider({ model: 'llama3.2' }).complete({ messages });
+    expect(chinese.usage.completionTokens).toBe(6);
   });
 
   it('gives no cost for a known model name on a custom baseURL: that server does not bill OpenAI list prices', async () => {

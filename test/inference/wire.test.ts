@@ -327,11 +327,14 @@ describe('local servers', () => {
     ['llama.cpp', 'llamacpp-context-size.json', 'exceeds the available context size', { limitTokens: 8192, promptTokens: 14429, completionTokens: undefined }],
     ['llama.cpp (sent as a 500)', 'llamacpp-context-size-500.json', 'exceeds the available context size', { limitTokens: 256, promptTokens: 1407, completionTokens: undefined }],
     ['Ollama (the error a plain string)', 'ollama-context-length.json', 'the input length exceeds the context length', { limitTokens: undefined, promptTokens: undefined, completionTokens: undefined }],
+    ['Gemini (the error in an array)', 'gemini-context-length.json', 'The input token count (314175) exceeds the maximum number of tokens allowed (131072)', { limitTokens: 131072, promptTokens: 314175, completionTokens: undefined }],
   ])('types the context-length error of %s, in the server\'s own words, with the sizes it states', async (_server, fixture, words, sizes) => {
     server.enqueue(fixture);
     const error = await failure(provider({ model: 'local' }).complete({ messages: ask() }));
     expect(error).toBeInstanceOf(ContextLengthError);
     expect((error as ContextLengthError).message).toContain(words);
+    // The server's words, not the body's JSON around them.
+    expect((error as ContextLengthError).message).not.toContain('{');
     const { limitTokens, promptTokens, completionTokens } = error as ContextLengthError;
     expect({ limitTokens, promptTokens, completionTokens }).toEqual(sizes);
     expect((error as ContextLengthError).retryable).toBe(false);
