@@ -23,7 +23,7 @@ import {
   type RunInput,
   type RunOwner,
 } from './records.ts';
-import { JournalSegments, segmentFile, segmentIdOf, segmentRecords, segmentRunEnds, type SegmentLimits } from './journalSegment.ts';
+import { JournalSegments, segmentBytes, segmentFile, segmentIdOf, segmentRecords, segmentRunEnds, type SegmentLimits } from './journalSegment.ts';
 import { JournalReads, type JournalRead } from './journalReads.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, META_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { createSegmentRun, listSegmentRuns, moveOutOfSegment, readSegmentMeta, runHeader, segmentClaim, segmentOwnerGone, type SegmentStore } from './segmentRuns.ts';
@@ -195,7 +195,9 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const located = locate(runId);
       if (!existsSync(located.log)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: located.log, runId });
       const inSegment = located.segment === true;
-      const ends = inSegment ? segmentRunEnds(located.log, runId) : undefined;
+      // Read once for the three looks below, and again only if it grew meanwhile.
+      const bytes = segmentBytes(located.log);
+      const ends = inSegment ? segmentRunEnds(located.log, runId, bytes) : undefined;
       const header = ends === undefined ? readRunHeader(located.log) : (ends.header ?? null);
       if (inSegment && header === null) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: located.log, runId });
       if (header?.journalOnly === true) throw notResumable(runId, located.log);
@@ -207,11 +209,11 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const known = ends === undefined ? storedMeta : readSegmentMeta(segmentStore, located, runId, ends);
       if (known != null && isFinalStatus(known.status) && known.resumable !== true) throw finishedError(runId, known.status, storedMeta === undefined ? located.log : doc.file);
       let writer: RunWriter | undefined;
-      const base = inSegment ? segmentClaim(located.log, runId, paths.lock) : headerClaim(logFile, header);
+      const base = inSegment ? segmentClaim(located.log, runId, paths.lock, bytes) : headerClaim(logFile, header);
       if (inSegment) mkdirSync(runsDir, { recursive: true });
       const lock = acquireRunLock(paths.lock, runId, { leaseMs, takeover, base, onLost: (reason) => writer?.markLost(reason) });
       try {
-        if (inSegment) moveOutOfSegment(located.log, runId, logFile);
+        if (inSegment) moveOutOfSegment(located.log, runId, logFile, bytes);
         // A crash during an atomic write can leave lowdb's temp file behind; it never holds acknowledged data.
         rmSync(paths.temp, { force: true });
         const log = readRunLogForResume(logFile);

@@ -257,9 +257,20 @@ export interface RunEnds {
   readonly end?: RunEndRecord;
 }
 
+/** A segment's bytes, read again only once it grew: it is append-only, so the same size is the same bytes. */
+export function segmentBytes(file: string): () => Buffer {
+  let kept: { readonly ino: number; readonly buffer: Buffer } | undefined;
+  return () => {
+    const { size, ino } = statSync(file);
+    if (kept !== undefined && kept.ino === ino && kept.buffer.length === size) return kept.buffer;
+    kept = { ino, buffer: readFileSync(file) };
+    return kept.buffer;
+  };
+}
+
 /** A run's header and its last end record, parsed; the rest of the segment is searched, not read line by line. */
-export function segmentRunEnds(file: string, runId: string): RunEnds {
-  const buffer = readFileSync(file);
+export function segmentRunEnds(file: string, runId: string, bytes: () => Buffer = () => readFileSync(file)): RunEnds {
+  const buffer = bytes();
   const parse = (span: LineSpan | undefined): LogRecord | undefined =>
     span === undefined ? undefined : parseRunLog(file, buffer.subarray(span.start, span.end + 1), span.start).records[0];
   const header = parse(findRunLine(buffer, 'run', runId));

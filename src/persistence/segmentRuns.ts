@@ -118,14 +118,14 @@ export function listSegmentRuns(store: SegmentStore, journalDir: string): Indexe
   return metas;
 }
 
-export function segmentRunState(file: string, runId: string): { header: RunHeaderRecord | undefined; ended: boolean } {
-  const { header, end } = statSync(file).size === 0 ? {} : segmentRunEnds(file, runId);
+export function segmentRunState(file: string, runId: string, bytes?: () => Buffer): { header: RunHeaderRecord | undefined; ended: boolean } {
+  const { header, end } = statSync(file).size === 0 ? {} : segmentRunEnds(file, runId, bytes);
   return { header, ended: end !== undefined };
 }
 
 /** Nobody owns it once the segment holds an end record for the run. */
-export const segmentClaim = (file: string, runId: string, lockFile: string) => (): BaseClaim | undefined => {
-  const { header, ended } = segmentRunState(file, runId);
+export const segmentClaim = (file: string, runId: string, lockFile: string, bytes?: () => Buffer) => (): BaseClaim | undefined => {
+  const { header, ended } = segmentRunState(file, runId, bytes);
   if (header === undefined || ended) return undefined;
   // In this process, the run itself must be held: the segment is, by its other runs too.
   return { owner: header.owner, heartbeatAt: statSync(file).mtimeMs, file: isThisProcess(header.owner) ? lockFile : file };
@@ -150,9 +150,9 @@ export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number
  * the checkpoint stays in the segment, where `readJournal` finds it. A run without one is copied
  * whole. Lines are copied as written. A log already there (a resume that got this far before) is kept.
  */
-export function moveOutOfSegment(segment: string, runId: string, flatLog: string): void {
+export function moveOutOfSegment(segment: string, runId: string, flatLog: string, bytes: () => Buffer = () => readFileSync(segment)): void {
   if (existsSync(flatLog)) return;
-  const buffer = readFileSync(segment);
+  const buffer = bytes();
   const last = findRunLine(buffer, 'checkpoint', runId, { last: true });
   const lines = last === undefined ? segmentLines(segment, runId, buffer.toString('utf8')) : fromCheckpoint(segment, runId, buffer, last);
   const aside = `${flatLog}.${randomUUID()}.tmp`;
