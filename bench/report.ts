@@ -302,7 +302,7 @@ export function renderMarkdown(results: BenchResults): string {
       '',
       'A react-N run killed right before its last model call, resumed from its log: from `agent.resume()` to the first live model call (reading, rebuilding and replaying the run). ' +
         'With checkpoints (the default) the store reads the last checkpoint, its bases and what followed it; without, the whole log, and the run is replayed from its input. ' +
-        'A run whose id the store picked is kept in a journal segment with other runs; its first resume moves its records to a log of its own (the segment rows include that).',
+        'A run whose id the store picked is kept in a journal segment with other runs; its first resume moves it to a log of its own, copying what a resume reads of it (the segment rows include that).',
       '',
       '| iterations | checkpoints | kept in | ms median (p10) | p90 | CPU ms | records read | bytes read | log bytes |',
       '|---|---|---|---|---|---|---|---|---|',
