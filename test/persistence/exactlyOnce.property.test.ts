@@ -37,7 +37,13 @@ function runChild(spec: Record<string, unknown>): Promise<ChildRun> {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
     child.on('error', reject);
+    // A child that never ends is a run that never settles: fail with what it was asked to do, not at the test's timeout.
+    const hung = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`The child run ${JSON.stringify(spec)} did not end within 120 s. Its stderr: ${err.slice(-2000)}`));
+    }, 120_000);
     child.on('exit', (_code, signal) => {
+      clearTimeout(hung);
       const lines = out.split('\n').filter(Boolean);
       const approved = lines.filter((l) => l.startsWith('approved ')).flatMap((l) => l.slice('approved '.length).split(','));
       const last = lines.at(-1);
