@@ -3,6 +3,11 @@ import { reasoningText, type ContentPart, type ImagePart, type Message, type Too
 import { ConversationError } from './errors.ts';
 
 export function toOpenAIMessages(messages: readonly Message[], options: OpenAIMessageOptions = {}): ChatCompletionMessageParam[] {
+  if (options.systemFirst === true && scatteredSystem(messages)) {
+    const system = messages.flatMap((message) => (message.role === 'system' ? [message.content] : []));
+    const rest = messages.filter((message) => message.role !== 'system');
+    return [{ role: 'system', content: system.join('\n\n') }, ...toOpenAIMessages(rest, { ...options, systemFirst: false })];
+  }
   const out: ChatCompletionMessageParam[] = [];
   // Chat tool messages carry text only: images a tool returned follow the turn's tool results as one user message.
   let toolImages: ToolMessage[] = [];
@@ -16,6 +21,11 @@ export function toOpenAIMessages(messages: readonly Message[], options: OpenAIMe
   }
   if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
   return out;
+}
+
+/** More than one system message, or one that is not first. */
+export function scatteredSystem(messages: readonly Message[]): boolean {
+  return messages.some((message, index) => message.role === 'system' && index > 0);
 }
 
 function toolImagesMessage(results: readonly ToolMessage[]): ChatCompletionMessageParam {
@@ -52,6 +62,8 @@ export function inlineData(part: Exclude<ContentPart, { type: 'text' }> | ImageP
 export interface OpenAIMessageOptions {
   /** DeepSeek's thinking mode answers 400 when a tool-call turn comes back without `reasoning_content`; OpenAI rejects the field. */
   readonly sendReasoningBack?: boolean;
+  /** All system messages as one, first: some chat templates refuse any other placement. */
+  readonly systemFirst?: boolean;
 }
 
 export function toOpenAIMessage(message: Message, options: OpenAIMessageOptions = {}): ChatCompletionMessageParam {

@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   structured_output: { blame: 'model', class: 'StructuredOutputError', meaning: 'The reply does not match the requested output schema.' },
   server_error: { blame: 'provider', class: 'InferenceError', meaning: 'The provider failed (5xx, or an error event inside a stream). Retried.' },
   bad_request: { blame: 'user', class: 'InferenceError', meaning: 'The provider rejected the request (another 4xx): unknown model, unsupported parameter, bad base URL.' },
+  system_message_refused: { blame: 'user', class: 'InferenceError', meaning: "The server's chat template takes one system message, first (Qwen 3.5 and later); the model's capabilities should say `systemMessages: 'first'`. Never retried." },
   provider_timeout: { blame: 'provider', class: 'InferenceError', meaning: "No complete reply within the provider's timeoutMs. Retried." },
   network: { blame: 'provider', class: 'InferenceError', meaning: 'The connection to the provider failed (refused, reset, DNS). Retried.' },
   invalid_response: { blame: 'provider', class: 'InferenceError', meaning: 'The reply is not a valid chat completion. Retried.' },

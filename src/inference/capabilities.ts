@@ -10,6 +10,12 @@ export interface ModelCapabilities {
   /** A request's `reasoningEffort` (else this default) is sent. */
   readonly reasoningEffort?: boolean | ReasoningEffort;
   readonly sendReasoningBack?: boolean;
+  /**
+   * `first`: every system message goes, joined in order, into one at the start, as Anthropic takes
+   * them; for chat templates that raise on a later one (Qwen 3.5 and later). Learned from such a
+   * refusal unless this says `anywhere`.
+   */
+  readonly systemMessages?: 'anywhere' | 'first';
 }
 
 /** A key ending in `*` is a prefix; ids are also tried without a gateway prefix. */

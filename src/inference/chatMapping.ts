@@ -24,7 +24,7 @@ export function buildChatParams(
     : (request.reasoningEffort ?? (capabilities.reasoningEffort === true ? undefined : capabilities.reasoningEffort));
   return {
     model,
-    messages: toOpenAIMessages(request.messages, { sendReasoningBack: capabilities.sendReasoningBack === true }),
+    messages: toOpenAIMessages(request.messages, { sendReasoningBack: capabilities.sendReasoningBack === true, systemFirst: capabilities.systemMessages === 'first' }),
     ...(tools.length === 0
       ? {}
       : {

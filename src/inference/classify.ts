@@ -26,6 +26,8 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_
 const CONTEXT_LENGTH = /context_length_exceeded|context length|context window|maximum context|context size|prompt is too long|input token count.*exceeds the maximum number of tokens/i;
 /** llama.cpp's error type for a prompt over the slot's context; some builds send it with a 500. */
 const LLAMA_CPP_CONTEXT_TYPE = 'exceed_context_size_error';
+/** Qwen 3.5+ chat templates' `raise_exception`, as llama.cpp, Ollama, vLLM and MLX servers pass it on (with a 400 or a 500). */
+const SYSTEM_NOT_FIRST = /system message must be at the beginning/i;
 
 /** Callers that own the signal should rethrow `signal.reason` before classifying. */
 export function classifyError(error: unknown, context: ClassifyContext = {}): ActorloopError {
@@ -68,6 +70,9 @@ export function classifyHttpError(
     cause: context.cause,
     ...defined({ status: effective, upstream }),
   };
+  // Read before `detail` cuts the text: llama.cpp puts the template's words after its source excerpt.
+  const refusal = [said, upstream?.message ?? ''].find((text) => SYSTEM_NOT_FIRST.test(text));
+  if (refusal !== undefined) return InferenceError.systemMessageRefused(detail(refusal.slice(refusal.search(SYSTEM_NOT_FIRST)), secrets), options);
   if (info.type === LLAMA_CPP_CONTEXT_TYPE || info.upstreamType === LLAMA_CPP_CONTEXT_TYPE) {
     return new ContextLengthError(text, { ...options, ...contextSizes(said, body) });
   }

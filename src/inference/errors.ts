@@ -44,7 +44,7 @@ interface InferenceErrorInit extends InferenceErrorOptions {
 
 /**
  * Every error a model call can end with; `retryable` drives the retry policy. Instances of this
- * class itself carry one of `server_error`, `bad_request`, `provider_timeout`, `network`,
+ * class itself carry one of `server_error`, `bad_request`, `system_message_refused`, `provider_timeout`, `network`,
  * `invalid_response`, `stream_interrupted`, `provider_unknown`, `model_call_cancelled`; the
  * static methods build each with its message.
  *
@@ -97,6 +97,16 @@ export class InferenceError extends ActorloopError {
         ? 'Check the model name and the base URL (OpenAI-compatible servers usually serve under /v1).'
         : 'Check the model name and the request parameters this server supports.';
     return new InferenceError('bad_request', `The provider rejected the request (HTTP ${options.status ?? 400}): ${detail}. ${hint}`, { ...options, retryable: false });
+  }
+
+  /** `system_message_refused`: the server's chat template raised on a system message that is not the first. Never retried as is. */
+  static systemMessageRefused(detail: string, options: InferenceErrorOptions = {}): InferenceError {
+    return new InferenceError(
+      'system_message_refused',
+      `The server's chat template takes one system message, at the start (HTTP ${options.status ?? 400}): ${detail}. ` +
+        "Declare it for the model: openAICompatible({ models: { '<model>': { systemMessages: 'first' } } }).",
+      { ...options, retryable: false },
+    );
   }
 
   /** `provider_timeout`: no (complete) reply within the provider's `timeoutMs`. Retried. */

@@ -2,7 +2,9 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { AttemptSignal, attemptFailure } from './attemptSignal.ts';
-import { capabilitiesOf } from './capabilities.ts';
+import { capabilitiesOf, type ModelCapabilities } from './capabilities.ts';
+import { scatteredSystem } from '../conversation/openai.ts';
+import { InferenceError } from './errors.ts';
 import { buildChatParams, finishCompletion, toRawCompletion } from './chatMapping.ts';
 import type { RawCompletion } from './chatMapping.ts';
 import { classifyError } from './classify.ts';
@@ -45,8 +47,25 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     // A flat error body (older vLLM) is nested under `error` by the client itself, so its message reaches classifyError.
     ...defined({ fetch: options.fetch }),
   });
-  const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase =>
-    buildChatParams(request, model, capabilitiesOf(model, options.models));
+  // Models whose server refused a later system message: from then on their requests join them first.
+  const systemFirst = new Set<string>();
+  const capabilities = (model: string): ModelCapabilities => {
+    const declared = capabilitiesOf(model, options.models);
+    return systemFirst.has(model) ? { ...declared, systemMessages: 'first' } : declared;
+  };
+  const paramsFor = (request: CompletionRequest<unknown>, model: string): ChatCompletionCreateParamsBase => buildChatParams(request, model, capabilities(model));
+
+  /** Sent again at once, system messages joined, when the template refused them where they were (unless declared `anywhere`). */
+  async function placed<T>(request: CompletionRequest<unknown>, model: string, send: (params: ChatCompletionCreateParamsBase) => Promise<T>): Promise<T> {
+    try {
+      return await send(paramsFor(request, model));
+    } catch (error) {
+      const refused = error instanceof InferenceError && error.code === 'system_message_refused';
+      if (!refused || capabilities(model).systemMessages !== undefined || !scatteredSystem(request.messages)) throw error;
+      systemFirst.add(model);
+      return send(paramsFor(request, model));
+    }
+  }
 
   const retryOptions = (request: CompletionRequest<unknown>): RetryOptions => requestRetry(options.retry, request);
 
@@ -55,8 +74,7 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
 
   async function complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
     const model = request.model ?? config.model;
-    const params = paramsFor(request, model);
-    return withRetry(async () => {
+    const send = async (params: ChatCompletionCreateParamsBase): Promise<Completion<TOutput>> => {
       const attempt = new AttemptSignal(request.signal, timeoutMs);
       try {
         const body: unknown = await client.chat.completions.create({ ...params, stream: false }, { signal: attempt.signal });
@@ -66,14 +84,14 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
       } finally {
         attempt.dispose();
       }
-    }, retryOptions(request));
+    };
+    return withRetry(() => placed(request, model, send), retryOptions(request));
   }
 
   async function* stream<TOutput>(request: CompletionRequest<TOutput>): AsyncGenerator<StreamEvent<TOutput>, void, undefined> {
     const model = request.model ?? config.model;
-    const params = paramsFor(request, model);
     const signal = request.signal;
-    const opened = await withRetry(() => open(params, model, signal), retryOptions(request));
+    const opened = await withRetry(() => placed(request, model, (params) => open(params, model, signal)), retryOptions(request));
     const raw = yield* readStream(opened, reading(opened.attempt, signal));
     yield { type: 'done', completion: finishCompletion(raw, request, model, prices) };
   }
