@@ -239,10 +239,12 @@ export interface LineSpan {
  * splitting the segment into lines: a JSON string never holds a raw quote or newline, so no record's
  * content can look like a line's head.
  */
-export function findRunLine(buffer: Buffer, kind: string, runId: string, options: { last?: boolean; from?: number } = {}): LineSpan | undefined {
+export function findRunLine(buffer: Buffer, kind: string, runId: string, options: { last?: boolean; from?: number; before?: number } = {}): LineSpan | undefined {
   const needle = Buffer.from(`,"kind":"${kind}","runId":${JSON.stringify(runId)},`);
   const from = options.from ?? 0;
-  let at = options.last === true ? buffer.lastIndexOf(needle) : buffer.indexOf(needle, from);
+  // `before`: the last line starting before that byte.
+  const before = options.before ?? buffer.length;
+  let at = options.last === true ? (before === 0 ? -1 : buffer.lastIndexOf(needle, before - 1)) : buffer.indexOf(needle, from);
   while (at !== -1 && at >= from) {
     const start = buffer.lastIndexOf(0x0a, at) + 1;
     const end = buffer.indexOf(0x0a, at);

@@ -286,7 +286,13 @@ export class RunWriter {
     if (this.#lost !== undefined) throw this.#lostError();
     const { line, error } = this.#journalLine();
     if (line !== undefined && this.#journalQueued) this.log.appendLine(line);
-    this.log.flushSync(this.#journalQueued ? undefined : line);
+    try {
+      this.log.flushSync(this.#journalQueued ? undefined : line);
+    } catch (failure) {
+      // A checkpoint in the batch that failed is not in the log: the next one is written whole.
+      this.#chain = [];
+      throw failure;
+    }
     this.#journalQueued = false;
     if (error !== undefined) throw error;
   }

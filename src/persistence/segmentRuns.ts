@@ -169,18 +169,27 @@ export function moveOutOfSegment(segment: string, runId: string, flatLog: string
 /** The tail the writer gives a checkpoint that builds on another: where the base's line is, in bytes. */
 const BASE_TAIL = /,"base":\{"at":(\d+),"bytes":(\d+)\}\}$/;
 
+/** From its head, where the writer puts it right after the run's id. */
+function checkpointIndex(line: string): number {
+  return Number(/^\{"v":\d+,"kind":"checkpoint","runId":"[^"]*","index":(\d+),/.exec(line)?.[1] ?? Number.NaN);
+}
+
 function fromCheckpoint(segment: string, runId: string, buffer: Buffer, last: LineSpan): string[] {
   const lineAt = ({ start, end }: LineSpan): string => buffer.toString('utf8', start, end);
   const header = findRunLine(buffer, 'run', runId);
   if (header === undefined) throw corrupt(segment, `run ${runId} has a checkpoint but no header line`, undefined);
   const start = findRunLine(buffer, 'start', runId, { from: header.end });
-  // Base first; each names its base by where it is in the segment.
+  // Base first. Where a checkpoint says its base is cannot be trusted in a segment: its length was counted
+  // before the run was named in it, and another run's line may have been written ahead of it. Its base is
+  // the run's last checkpoint before it with the index it builds on.
   const chain = [lineAt(last)];
-  for (let base = BASE_TAIL.exec(chain[0] as string); base !== null; base = BASE_TAIL.exec(chain[0] as string)) {
-    // Its length is not to be trusted here: the segment's writer names the run in the line after it was counted.
-    const at = Number(base[1]);
-    const found = findRunLine(buffer, 'checkpoint', runId, { from: at });
-    if (found?.start !== at) throw corrupt(segment, `run ${runId}: a checkpoint names byte ${at} as where its base starts, and none of its checkpoints does`, undefined);
+  for (let span = last; BASE_TAIL.test(chain[0] as string); ) {
+    const index = checkpointIndex(chain[0] as string);
+    const wanted = index & (index - 1);
+    let found = findRunLine(buffer, 'checkpoint', runId, { last: true, before: span.start });
+    while (found !== undefined && checkpointIndex(lineAt(found)) !== wanted) found = findRunLine(buffer, 'checkpoint', runId, { last: true, before: found.start });
+    if (found === undefined) throw corrupt(segment, `run ${runId}: checkpoint ${index} builds on checkpoint ${wanted}, and none is before it`, undefined);
+    span = found;
     chain.unshift(lineAt(found));
   }
   const lines = [lineAt(header), ...(start === undefined ? [] : [lineAt(start)])];

@@ -43,6 +43,7 @@ export const ModelEffectRequest = z.object({
     model: z.string().optional(),
     temperature: z.number().optional(),
     maxTokens: z.number().optional(),
+    reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
   }),
 });
 
@@ -164,11 +165,11 @@ export function durablePhases(agentId: string, phases: PhaseImplementations<RunC
 export function durableProvider(inner: InferenceProvider): InferenceProvider {
   const call = (frame: Frame, request: CompletionRequest): Promise<Completion> => {
     const key = `${frame.runId}:model:${frame.turn}:${frame.modelCalls++}`;
-    const { messages, tools, toolChoice, model, temperature, maxTokens } = request;
+    const { messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort } = request;
     const effect = (): EffectRequest => ({
       kind: 'model',
       agentId: frame.agentId,
-      request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens })) as ModelRequestJson,
+      request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as ModelRequestJson,
     });
     return frame.step.effect(key, effect, request.signal) as Promise<Completion>;
   };

@@ -24,7 +24,7 @@ interface Outcome {
 }
 
 describe('SIGKILL during the write loop', () => {
-  it(`always leaves a parseable store holding every acknowledged write (${KILLS} kills)`, { timeout: 60_000 }, async () => {
+  it(`always leaves a parseable store holding every acknowledged write (${KILLS} kills)`, { timeout: 300_000 }, async () => {
     const dir = tempDir();
     const store = createFileStore({ dir });
     const random = seededRandom(SEED);

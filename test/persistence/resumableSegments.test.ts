@@ -127,6 +127,33 @@ describe('a resumable store picking run ids', () => {
     other.end('final_answer');
     await other.close();
   });
+  it("resumes a run whose checkpoint waited to be written while another run of its segment flushed its journal", async () => {
+    const dir = tempDir();
+    const store = createFileStore({ dir, checkpoints: { every: 1 } });
+    const writer = store.createRun({ agentId: 'a', task: 't', input });
+    const other = store.createRun({ agentId: 'a', task: 'other', input });
+    const conversation: Message[] = [];
+    // Checkpoint 3 builds on 2.
+    for (let iteration = 1; iteration <= 3; iteration++) {
+      conversation.push(message(iteration));
+      // Taken, not yet written: the run writes it with its next call or its end.
+      writer.checkpoint({ iteration, sequence: 0, snapshot: { iteration }, messages: [...conversation] });
+      // The other run's journal alone is written, as a run's is before its tool call.
+      other.event({ runId: other.runId, agentId: 'a', sequence: iteration, iteration, timestamp: 1_000 + iteration, event: { type: 'phase.entered', phase: 'act' } });
+      other.flushSync();
+    }
+    writer.end('timeout', { resumable: true });
+    await writer.close();
+
+    const resumed = store.resumeRun(writer.runId);
+    expect(resumed.recovered.checkpoint?.messages).toEqual(conversation);
+    resumed.writer.end('final_answer');
+    await resumed.writer.close();
+    expect(store.readJournal(other.runId).entries.map((entry) => entry.sequence)).toEqual([1, 2, 3]);
+    other.end('final_answer');
+    await other.close();
+  });
+
   it("moves a long run from its last checkpoint on, and still reads its whole journal, the part before the checkpoint from the segment", async () => {
     const dir = tempDir();
     const store = createFileStore({ dir, checkpoints: { every: 1 } });

@@ -10,6 +10,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { LOG_VERSION, type LogRecord } from '../../src/persistence/records.ts';
 import { readRunLog, RunLogWriter } from '../../src/persistence/runLog.ts';
 import { StoreError } from '../../src/persistence/errors.ts';
+import { createFileStore } from '../../src/persistence/fileStore.ts';
+import type { Message } from '../../src/core/messages.ts';
 import { removeTempDirs, tempDir } from './support.ts';
 
 /** How the mocked writes behave: at most `cap` bytes per call; the call numbered `failAt` fails with ENOSPC. */
@@ -111,5 +113,32 @@ describe('a run log whose writes come back short', () => {
     expect(warnings).toEqual([]);
     expect(records).toEqual([header, started(2)]);
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+});
+
+describe('a checkpoint whose write failed', () => {
+  it('is not what the run\'s later checkpoints build on: the run still resumes from its last one once the disk takes writes again', async () => {
+    const store = createFileStore({ dir: tempDir(), checkpoints: { every: 1 } });
+    const writer = store.createRun({ runId: 'run_full_disk', agentId: 'a', task: 't' });
+    const conversation: Message[] = [];
+    const take = (iteration: number): void => {
+      conversation.push({ role: 'user', content: `message ${iteration}` });
+      writer.checkpoint({ iteration, sequence: 0, snapshot: { iteration }, messages: [...conversation] });
+    };
+    take(1);
+    writer.flushSync();
+    take(2);
+    // The disk is full for this one write, not after.
+    disk.failAt = disk.calls + 1;
+    expect(() => writer.flushSync()).toThrow(expect.objectContaining({ code: 'log_write_failed' }));
+    disk.failAt = Number.POSITIVE_INFINITY;
+    take(3);
+    writer.end('timeout', { resumable: true });
+    await writer.close();
+
+    const resumed = store.resumeRun('run_full_disk');
+    expect(resumed.recovered.checkpoint).toMatchObject({ iteration: 3, messages: conversation });
+    resumed.writer.end('final_answer');
+    await resumed.writer.close();
   });
 });

@@ -289,6 +289,13 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
       expect(result.messages.find((message) => message.role === 'tool')?.content).toBe(`filed a ${kind}`);
     }
   });
+  it("makes a durable agent's model calls with the reasoning effort it was given", { timeout: 30_000 }, async () => {
+    const model = scriptedModel(() => ({ text: 'thought hard' }));
+    const agent = createAgent({ id: 'thinker', model: { provider: model, reasoningEffort: 'high' }, runtime });
+    const result = await agent.run('Think.');
+    expect(result.status).toBe('done');
+    expect(model.calls.map((request) => request.reasoningEffort)).toEqual(['high']);
+  });
   it('runs to its answer when a task, tool arguments, a tool result or the answer hold a NUL character or half an emoji: each is stored as U+FFFD instead of the step failing on every retry', { timeout: 60_000 }, async () => {
     const cases = [
       { name: 'nul_result', task: 'Echo.', argument: 'x', output: 'a\u0000b', answer: 'ok' },
