@@ -23,6 +23,7 @@ import { agentSessions } from './session.ts';
 import { createTooling } from './tooling.ts';
 import type { Agent, AgentResult, AgentRun, BoundRuntime, RunOptions } from './types.ts';
 import { defined } from '../core/defined.ts';
+import { answerSpec } from './structuredAnswer.ts';
 
 export type { AgentConfig, ModelConfig } from './config.ts';
 export type { Agent, AgentResult, AgentRun, PreparedRun, ResumeRunOptions, RunOptions } from './types.ts';
@@ -47,6 +48,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     provider: model.provider,
     tools: ownTools,
     redact: redactor.deep,
+    ...(settings.output === undefined ? {} : { output: answerSpec(settings.output, true).spec }),
     tool: async (name) => {
       if (tooling.mcp !== undefined && !tooling.mcp.has(name)) await tooling.mcp.sync();
       return tooling.registry.get(name);

@@ -10,7 +10,7 @@ import type { TaskInput } from '../conversation/parts.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { DeadLetter } from '../executor/memory.ts';
-import type { InferenceProvider } from '../core/provider.ts';
+import type { InferenceProvider, StructuredOutputSpec } from '../core/provider.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import type { Tool } from '../tools/types.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -30,6 +30,8 @@ export interface AgentBinding {
   readonly tools: readonly Tool[];
   /** The agent's secret rules: what the runtime stores passes through them. */
   readonly redact: <T>(value: T) => T;
+  /** What a model call asking for the agent's structured answer validates the reply against. */
+  readonly output?: StructuredOutputSpec;
   /** A tool by name as it is now, MCP servers' tools included. */
   readonly tool: (name: string) => Promise<Tool | undefined>;
   /** Start a run in this process (a worker's first step of it); `call` for a run of one model call without tools. */

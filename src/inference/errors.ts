@@ -255,6 +255,7 @@ export class ContextLengthError extends InferenceError {
 export class StructuredOutputError extends InferenceError {
   declare readonly code: CodesOf<'StructuredOutputError'>;
   readonly issues: readonly z.core.$ZodIssue[];
+  readonly schemaName: string;
   /** The model's raw reply (`null` when it sent no text). */
   readonly text: string | null;
   /** The whole reply (usage and cost included) when the call itself succeeded, so a caller can feed it back. */
@@ -269,6 +270,7 @@ export class StructuredOutputError extends InferenceError {
       { ...options, retryable: false },
     );
     this.issues = issues;
+    this.schemaName = schemaName;
     this.text = text;
   }
 }

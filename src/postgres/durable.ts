@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { PhaseArgs, PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
-import { ContextLengthError } from '../inference/errors.ts';
+import { ContextLengthError, StructuredOutputError } from '../inference/errors.ts';
 
 const CONTEXT_LENGTH: string = 'context_length_exceeded' satisfies ContextLengthError['code'];
 import type { StepRun } from './stepStore.ts';
@@ -27,6 +27,8 @@ export const EffectOutcome = z.union([
       message: z.string(),
       code: z.string().optional(),
       sizes: z.object({ limitTokens: z.number(), promptTokens: z.number(), completionTokens: z.number() }).partial().optional(),
+      /** A reply that does not match the output schema: what the run repairs from. */
+      structured: z.object({ schema: z.string(), issues: z.array(z.looseObject({ message: z.string(), path: z.array(z.union([z.string(), z.number()])) })), text: z.string().nullable(), completion: z.unknown().optional() }).optional(),
     }),
   }),
 ]);
@@ -45,6 +47,8 @@ export const ModelEffectRequest = z.object({
     maxTokens: z.number().optional(),
     reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
   }),
+  /** The reply must match the agent's output schema, which the worker's agent holds. */
+  output: z.literal(true).optional(),
 });
 
 export const ToolEffectRequest = z.object({
@@ -111,7 +115,13 @@ export class StepContext implements EffectLedger {
 
 function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
   if (outcome.ok) return Promise.resolve(outcome.value);
-  const { message, code, sizes } = outcome.error;
+  const { message, code, sizes, structured } = outcome.error;
+  if (structured !== undefined) {
+    // The run repairs the reply (or tries again) as in process: it needs the typed error with the reply.
+    const error = new StructuredOutputError(structured.schema, structured.issues as unknown as z.core.$ZodIssue[], structured.text);
+    if (structured.completion !== undefined) error.completion = structured.completion as Completion;
+    return Promise.reject(error);
+  }
   if (code === CONTEXT_LENGTH) {
     // The agent handles a full context window itself (it compacts and tries again): it needs the typed error.
     const error = new ContextLengthError('', { ...sizes });
@@ -170,6 +180,7 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
       kind: 'model',
       agentId: frame.agentId,
       request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as ModelRequestJson,
+      ...(request.output === undefined ? {} : { output: true as const }),
     });
     return frame.step.effect(key, effect, request.signal) as Promise<Completion>;
   };
@@ -180,12 +191,12 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
     supportsStructuredOutput: inner.supportsStructuredOutput,
     complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
       const frame = frames.getStore();
-      if (frame === undefined || request.output !== undefined) return inner.complete(request);
+      if (frame === undefined) return inner.complete(request);
       return call(frame, request) as Promise<Completion<TOutput>>;
     },
     stream<TOutput>(request: CompletionRequest<TOutput>): AsyncIterable<StreamEvent<TOutput>> {
       const frame = frames.getStore();
-      if (frame === undefined || request.output !== undefined) return inner.stream(request);
+      if (frame === undefined) return inner.stream(request);
       // A durable call's tokens arrive in another process: the reply comes whole.
       const completion = call(frame, request);
       return (async function* () {

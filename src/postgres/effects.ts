@@ -9,7 +9,7 @@ import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
 import type { Tool } from '../tools/types.ts';
 import { DurableRunError } from './errors.ts';
-import { ContextLengthError } from '../inference/errors.ts';
+import { ContextLengthError, StructuredOutputError } from '../inference/errors.ts';
 import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
@@ -55,8 +55,10 @@ export async function mustMarkBegun(engine: Engine, request: EffectRequest): Pro
 
 async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: Caller, tool: Tool | undefined, abort: AbortSignal, session?: SessionMemory): Promise<EffectOutcome> {
   if (request.kind === 'model') {
+    if (request.output === true && bound.output === undefined) return failure(new DurableRunError(`This worker's agent "${request.agentId}" has no output schema; define it with the same \`output\` as the agent that queued the run.`));
     try {
-      const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), signal: abort });
+      const output = request.output === true ? bound.output : undefined;
+      const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), ...defined({ output }), signal: abort });
       return { ok: true, value: completion };
     } catch (error) {
       return failure(error);
@@ -90,7 +92,15 @@ function failure(error: unknown): EffectOutcome {
   const message = error instanceof Error ? error.message : String(error);
   const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : undefined;
   const sizes = error instanceof ContextLengthError ? contextSizes(error) : undefined;
-  return { ok: false, error: { name, message, ...defined({ code, sizes }) } };
+  const structured = error instanceof StructuredOutputError ? structuredFailure(error) : undefined;
+  return { ok: false, error: { name, message, ...defined({ code, sizes, structured }) } };
+}
+
+/** The issues as plain data (an issue's `input` may be anything), the reply whole. */
+function structuredFailure(error: StructuredOutputError): NonNullable<Extract<EffectOutcome, { ok: false }>['error']['structured']> {
+  const schema = error.schemaName;
+  const issues = error.issues.map(({ code, message, path }) => ({ code, message, path: path.map((key) => (typeof key === 'symbol' ? String(key) : key)) }));
+  return { schema, issues, text: error.text, ...defined({ completion: error.completion === undefined ? undefined : (JSON.parse(JSON.stringify(error.completion)) as unknown) }) };
 }
 
 function contextSizes({ limitTokens, promptTokens, completionTokens }: ContextLengthError): { limitTokens?: number; promptTokens?: number; completionTokens?: number } {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AgentBinding } from '../agent/types.ts';
-import type { InferenceProvider } from '../core/provider.ts';
+import type { InferenceProvider, StructuredOutputSpec } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
@@ -12,6 +12,8 @@ export interface Caller {
   /** An MCP server's tool may not be known until it is looked up. */
   tool(name: string): Promise<Tool | undefined>;
   readonly redact: <T>(value: T) => T;
+  /** The agent's output schema, for model calls whose reply must match it. */
+  readonly output?: StructuredOutputSpec;
 }
 
 export interface BoundAgent extends Caller {

@@ -258,6 +258,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: binding.provider,
         tool: binding.tool,
         redact: binding.redact,
+        ...defined({ output: binding.output }),
         start: binding.start,
         resume: binding.resume,
       });

@@ -51,6 +51,9 @@ describe.skipIf(missing !== '')('a structured answer from a durable agent', () =
       expect(result.iterations).toBe(2);
       const journal = await caller?.journal(result.runId);
       expect(journal?.some((entry) => entry.event.type === 'reasoning.completed')).toBe(true);
+      // Each model call is a recorded effect, made after its step committed: none inside a step's transaction.
+      const models = await setup?.pool.query<{ status: string }>(`SELECT status FROM actorloop.effects WHERE actor_id = $1 AND kind = 'model' ORDER BY since`, [result.runId]);
+      expect(models?.rows.map((row) => row.status)).toEqual(['done', 'done']);
     }, 60_000);
   }
 });
