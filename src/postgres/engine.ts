@@ -4,6 +4,7 @@ import type { InferenceProvider } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
+import type { HeldBlobs, MediaLimits } from './blobs.ts';
 
 /** Outside a step its tools call straight through. */
 export interface Caller {
@@ -12,6 +13,8 @@ export interface Caller {
   /** An MCP server's tool may not be known until it is looked up. */
   tool(name: string): Promise<Tool | undefined>;
   readonly redact: <T>(value: T) => T;
+  /** Its model takes images: the images its tools return are kept, within these limits. */
+  readonly images?: MediaLimits;
 }
 
 export interface BoundAgent extends Caller {
@@ -28,6 +31,7 @@ export interface Engine {
   readonly agents: Map<string, BoundAgent>;
   readonly strategies: Map<string, BoundStrategy>;
   readonly store: StepStore;
+  readonly blobs: HeldBlobs;
   ready(): Promise<void>;
 }
 
