@@ -13,6 +13,8 @@ import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { reply, useOpenAIServer, type RecordedRequest } from '../support/openaiServer.ts';
 import { inProcess, noisyPng, SNAPSHOT_PNG, visionAgent, type InProcess } from './fixtures/agents.ts';
 import { startWorker, stop } from './workerProcess.ts';
+import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
+import { post, serve } from '../web/support.ts';
 
 const missing = postgresMissing();
 const openai = useOpenAIServer();
@@ -74,7 +76,14 @@ describe.skipIf(missing !== '')('images and files on a durable agent, one proces
     const named = await pool.query<{ id: string; n: number }>('SELECT id, cardinality(blobs) AS n FROM actorloop.actors WHERE id = ANY($1) ORDER BY created_at', [[first.runId, second.runId]]);
     expect(named.rows.map((row) => row.n)).toEqual([4, 1]);
 
-    for (const runId of [first.runId, second.runId]) {
+    // A later turn carries the first run's conversation, its parts by reference: the bytes are not sent again, the model gets them.
+    openai().enqueue(reply.completion({ textPieces: ['Still a cat.'] }));
+    const later = await agent.run('Still there?', { history: first.messages.filter((message) => message.role !== 'system') });
+    expect(later.text).toBe('Still a cat.');
+    for (const bytes of [photo, earlier, shown, pdf]) expect(body(openai().requests[2])).toContain(b64(bytes));
+    expect(await blobCount(pool)).toBe(4);
+
+    for (const runId of [first.runId, second.runId, later.runId]) {
       const text = await storedText(pool, runId);
       expect(text).toContain('sha256-');
       for (const bytes of [photo, earlier, shown, pdf]) expect(text).not.toContain(slice(bytes));
@@ -101,6 +110,57 @@ describe.skipIf(missing !== '')('images and files on a durable agent, one proces
     await pool.query('DELETE FROM actorloop.actors WHERE id = $1', [b.runId]);
     expect(await refs()).not.toContain(sharedRef);
   }, 30_000);
+
+  it('the AI SDK handler gives a durable agent the chat\'s image and PDF (data: URLs), stored like a task\'s', async () => {
+    const { runtime, pool } = setup as InProcess;
+    const agent = visionAgent(runtime, openai().baseURL, { id: 'chatter' });
+    const served = await serve(createAiSdkHandler(agent, { runtime, pollIntervalMs: 100 }));
+    try {
+      const photo = noisyPng(50);
+      const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), noisyPng(51, 5_000)]);
+      openai().enqueue(reply.completion({ textPieces: ['A picture and a report.'] }));
+      const response = await post(served.url, {
+        id: 'chat-1',
+        trigger: 'submit-message',
+        messages: [
+          {
+            id: 'u1',
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'What are these?' },
+              { type: 'file', mediaType: 'image/png', url: dataUrl(photo) },
+              { type: 'file', mediaType: 'application/pdf', filename: 'report.pdf', url: `data:application/pdf;base64,${b64(pdf)}` },
+            ],
+          },
+        ],
+      });
+      expect(response.status).toBe(200);
+      const streamed = await response.text();
+      expect(streamed).toContain('A picture and a report.');
+      const sent = body(openai().requests[0]);
+      expect(sent).toContain(dataUrl(photo));
+      expect(sent).toContain(b64(pdf));
+      const runs = await pool.query<{ id: string }>("SELECT id FROM actorloop.actors WHERE agent_id = 'chatter'");
+      expect(runs.rows).toHaveLength(1);
+      const text = await storedText(pool, runs.rows[0]?.id ?? '');
+      for (const bytes of [photo, pdf]) expect(text).not.toContain(slice(bytes));
+    } finally {
+      await served.close();
+    }
+  }, 30_000);
+
+  it('refuses a history whose image reference has no bytes in the database with DurableRunError (missing_blob), queueing nothing', async () => {
+    const { runtime, pool } = setup as InProcess;
+    const agent = visionAgent(runtime, openai().baseURL, { id: 'forgetful' });
+    const ref = `sha256-${'0'.repeat(64)}`;
+    const history: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image', ref, bytes: 100, mediaType: 'image/png' }] }];
+    const error = await agent.run('What was it?', { history }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DurableRunError);
+    expect(error).toMatchObject({ code: 'missing_blob', row: `ref=${ref}` });
+    const runs = await pool.query("SELECT 1 FROM actorloop.actors WHERE agent_id = 'forgetful'");
+    expect(runs.rows).toHaveLength(0);
+    expect(openai().requests).toHaveLength(0);
+  });
 
   it('refuses an image over the content limit before anything is queued, as in process', async () => {
     const { runtime, pool } = setup as InProcess;
