@@ -6,7 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { file, image, type Message } from '../../src/index.ts';
+import { createAgent, file, image, openAICompatible, type Message } from '../../src/index.ts';
+import { everythingStdio } from '../mcp/support.ts';
 import { DurableRunError } from '../../src/errors.ts';
 import { createPostgresRuntime, runWorker, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
@@ -148,6 +149,25 @@ describe.skipIf(missing !== '')('images and files on a durable agent, one proces
       await served.close();
     }
   }, 30_000);
+
+  it('an image an MCP tool returns reaches the model in the next step, its bytes stored once with the step that records the call', async () => {
+    const { runtime, pool } = setup as InProcess;
+    const provider = openAICompatible({ baseURL: openai().baseURL, apiKey: 'test', model: 'gpt-4o-mini', env: {}, timeoutMs: 10_000, retry: { maxRetries: 0 } });
+    const agent = createAgent({ id: 'mcp_looker', model: { provider, vision: true }, mcpServers: [everythingStdio], runtime });
+    try {
+      openai().enqueue(reply.completion({ toolCalls: [{ id: 'call_img', name: 'everything_get-tiny-image', argumentPieces: ['{}'] }] }), reply.completion({ textPieces: ['A tiny image.'] }));
+      const before = await blobCount(pool);
+      const result = await agent.run('Show me the tiny image');
+      expect(result.text).toBe('A tiny image.');
+      expect(body(openai().requests[1])).toMatch(/data:image\/png;base64,[A-Za-z0-9+/]{100,}={0,2}"/);
+      expect(await blobCount(pool)).toBe(before + 1);
+      const outcome = await pool.query<{ outcome: { images?: { ref?: string; data?: string }[] } }>("SELECT outcome FROM actorloop.effects WHERE actor_id = $1 AND kind = 'tool'", [result.runId]);
+      expect(outcome.rows[0]?.outcome.images).toEqual([expect.objectContaining({ ref: expect.stringMatching(/^sha256-/) })]);
+      expect(await storedText(pool, result.runId)).not.toMatch(/[A-Za-z0-9+/]{200,}/);
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
 
   it('refuses a history whose image reference has no bytes in the database with DurableRunError (missing_blob), queueing nothing', async () => {
     const { runtime, pool } = setup as InProcess;
