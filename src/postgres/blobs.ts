@@ -141,11 +141,6 @@ export class HeldBlobs {
     this.#byRun.delete(runId);
   }
 
-  /** How many distinct blobs are in hand. */
-  get size(): number {
-    return this.#byRef.size;
-  }
-
   #put(runId: string, ref: string, data: string): void {
     if (!this.#byRef.has(ref)) this.#byRef.set(ref, { data, runs: new Set() });
     this.#link(runId, ref);
