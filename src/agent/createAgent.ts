@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
-import { mediaParts } from '../core/messages.ts';
-import type { TaskInput } from '../conversation/parts.ts';
+import type { ContentPart, Message } from '../core/messages.ts';
+import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
 import { EventBus } from '../events/eventBus.ts';
 import { reportingOnce } from '../events/subscriberErrors.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
@@ -15,13 +15,13 @@ import { traceEvents } from '../telemetry/index.ts';
 import { createTraces } from '../traces/query.ts';
 import type { RunContext } from '../run/context.ts';
 import { createAgentLogic } from './agentLogic.ts';
-import { resolveConfig, type AgentConfig } from './config.ts';
+import { resolveConfig, type AgentConfig, type AgentSettings } from './config.ts';
 import { createExperienceMemory } from './experiences.ts';
 import { createHookRunner } from './hooks.ts';
 import { createRuns, followSignal } from './runs.ts';
 import { agentSessions } from './session.ts';
 import { createTooling } from './tooling.ts';
-import type { Agent, AgentResult, AgentRun, BoundRuntime, RunOptions } from './types.ts';
+import type { Agent, AgentResult, AgentRun, BoundRuntime, DurableTask, RunOptions } from './types.ts';
 import { defined } from '../core/defined.ts';
 import { answerSpec } from './structuredAnswer.ts';
 
@@ -54,6 +54,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
       return tooling.registry.get(name);
     },
     start: (task, options, mode) => runs.start(task, options, mode),
+    ...(model.vision ? { images: { vision: true as const, ...settings.context.content } } : {}),
     resume: (runId) => runs.resume(runId),
   });
   const store = durable?.store ?? settings.persistence.store;
@@ -61,7 +62,8 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   const contexts = new Map<string, RunContext>();
   // Images and files of runs: beside the store's runs when there is one (a resume reads them there), else in memory.
   let blobStore: BlobStore | undefined;
-  const blobs = (): BlobStore => (blobStore ??= store === undefined ? createMemoryBlobStore() : createFileBlobStore(join(store.dir, 'blobs')));
+  // A durable agent's are in its database, in hand while a worker steps the run.
+  const blobs = (): BlobStore => (blobStore ??= durable?.blobs ?? (store === undefined ? createMemoryBlobStore() : createFileBlobStore(join(store.dir, 'blobs'))));
   const tooling = createTooling(settings, { tools: durable?.tools ?? ownTools, provider, durable, redactor, contexts, blobs });
   const bus = new EventBus();
   const hooks = createHookRunner(settings.hooks, redactor.deep);
@@ -92,14 +94,14 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     run: (task, options) =>
       rejected(() => {
         if (durable === undefined) return runs.track(runs.start(task, options)).result as Promise<AgentResult<TOutput>>;
-        return (options?.signal === undefined ? durable.run(durableTask(task, options), options ?? {}) : queue(durable, task, options).result) as Promise<AgentResult<TOutput>>;
+        return (options?.signal === undefined ? durable.run(durableTask(task, options, settings), options ?? {}) : queue(durable, task, options, settings).result) as Promise<AgentResult<TOutput>>;
       }),
-    call: (prompt, options) => rejected(() => (durable === undefined ? runs.track(runs.start(prompt, options, 'call')) : durable.start(prompt, options ?? {}, 'call')).result),
+    call: (prompt, options) => rejected(() => (durable === undefined ? runs.track(runs.start(prompt, options, 'call')) : durable.start(durableTask(prompt, options, settings), options ?? {}, 'call')).result),
     traces,
     session: sessions.open,
     experiences: experiences?.api,
-    prepare: (task, options) => (durable === undefined ? runs.prepare(task, options) : durable.prepare(durableTask(task, options), options ?? {})),
-    start: (task, options) => (durable === undefined ? runs.track(runs.start(task, options)) : queue(durable, task, options)),
+    prepare: (task, options) => (durable === undefined ? runs.prepare(task, options) : durable.prepare(durableTask(task, options, settings), options ?? {})),
+    start: (task, options) => (durable === undefined ? runs.track(runs.start(task, options)) : queue(durable, task, options, settings)),
     resume: (runId, options) => (durable === undefined ? runs.track(runs.resume(runId, options)) : durable.follow(runId)),
     handle: runs.find,
     record: runs.record,
@@ -112,17 +114,23 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   };
 }
 
-function queue(durable: BoundRuntime, task: TaskInput, options: RunOptions | undefined): AgentRun {
-  return followSignal(durable.start(durableTask(task, options), options ?? {}), options?.signal);
+function queue(durable: BoundRuntime, task: TaskInput, options: RunOptions | undefined, settings: AgentSettings): AgentRun {
+  return followSignal(durable.start(durableTask(task, options, settings), options ?? {}), options?.signal);
 }
 
-/** A durable runtime keeps tasks as text in its database: parts are not available there yet. */
-function durableTask(task: TaskInput, options: RunOptions | undefined): string {
-  const history = options?.history ?? [];
-  const media = history.some((message) => (message.role === 'user' && mediaParts(message.content) > 0) || (message.role === 'tool' && (message.parts?.length ?? 0) > 0));
-  if (typeof task === 'string' && !media) return task;
-  throw new ConfigurationError('Images and files in a task or its history are not available with `runtime` yet: run the agent in process, or send text.');
+/** Parts are checked here, as a run in process checks them, before the runtime stores their bytes with the queued run. */
+function durableTask(task: TaskInput, options: RunOptions | undefined, settings: AgentSettings): DurableTask {
+  if (typeof task === 'string' && options?.history === undefined) return task;
+  const content = typeof task === 'string' || Array.isArray(task) ? taskContent(task) : undefined;
+  if (content === undefined) throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
+  const limits = { vision: settings.model.vision, ...settings.context.content };
+  if (typeof content !== 'string') checkParts(content, limits);
+  if (options?.history !== undefined) checkParts(historyParts(options.history), limits);
+  return content;
 }
+
+const historyParts = (messages: readonly Message[]): ContentPart[] =>
+  messages.flatMap((message) => (message.role === 'user' && typeof message.content !== 'string' ? message.content : message.role === 'tool' ? (message.parts ?? []) : []));
 
 /** `agent.run` reports every failure through its promise, a throw while starting too. */
 function rejected<T>(run: () => Promise<T>): Promise<T> {

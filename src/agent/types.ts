@@ -5,8 +5,9 @@ import type { PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { RunContext } from '../run/context.ts';
 import type { AgentMachineInput } from '../../machines/agent.types.ts';
 import type { RunLimits } from '../core/run.ts';
-import type { Message } from '../core/messages.ts';
-import type { TaskInput } from '../conversation/parts.ts';
+import type { ContentPart, Message } from '../core/messages.ts';
+import type { ContentLimits, TaskInput } from '../conversation/parts.ts';
+import type { BlobStore } from '../persistence/blobs.ts';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 import type { MemoryJournal } from '../events/memoryJournal.ts';
 import type { DeadLetter } from '../executor/memory.ts';
@@ -17,6 +18,9 @@ import type { LoopResult } from '../core/run.ts';
 import type { RunSource, Traces } from '../traces/query.ts';
 import type { SessionMemory } from '../sessions/index.ts';
 import type { AgentExperiences } from './experiences.ts';
+
+/** A durable run's task: text, or text and image and file parts. */
+export type DurableTask = string | readonly ContentPart[];
 
 /** A runtime that runs an agent's runs elsewhere than in the calling process (see `createPostgresRuntime`). */
 export interface AgentRuntime {
@@ -35,7 +39,9 @@ export interface AgentBinding {
   /** A tool by name as it is now, MCP servers' tools included. */
   readonly tool: (name: string) => Promise<Tool | undefined>;
   /** Start a run in this process (a worker's first step of it); `call` for a run of one model call without tools. */
-  readonly start: (task: string, options: RunOptions, mode?: 'call') => AgentRun;
+  readonly start: (task: TaskInput, options: RunOptions, mode?: 'call') => AgentRun;
+  /** For an agent whose model takes images: the limits the images its tools return are checked against. */
+  readonly images?: ContentLimits & { readonly vision: true };
   /** Resume a run in this process from what its store holds (a worker's later steps). */
   readonly resume: (runId: string) => AgentRun;
 }
@@ -54,13 +60,16 @@ export interface BoundRuntime {
   readonly tools: readonly Tool[];
   wrapTool(tool: Tool): Tool;
   phases(phases: PhaseImplementations<RunContext>): PhaseImplementations<RunContext>;
-  run(task: string, options: RunOptions): Promise<LoopResult>;
+  /** Where a run's image and file parts are read from while a worker steps it. */
+  readonly blobs: BlobStore;
+  /** `task`: text, or checked parts whose bytes the runtime stores with the run. */
+  run(task: DurableTask, options: RunOptions): Promise<LoopResult>;
   /** Queue a run and follow it from here; `session`: the session whose turn it is. */
-  start(task: string, options: RunOptions, mode?: 'call', session?: string): AgentRun;
+  start(task: DurableTask, options: RunOptions, mode?: 'call', session?: string): AgentRun;
   sessionMemory(sessionId: string): Promise<SharedSessionMemory>;
   /** Follow a run queued before, from any process. */
   follow(runId: string): AgentRun;
-  prepare(task: string, options: RunOptions): PreparedRun;
+  prepare(task: DurableTask, options: RunOptions): PreparedRun;
   readonly events$: Observable<JournalEntry>;
   readonly runs: RunSource;
 }

@@ -92,6 +92,7 @@ export const ERROR_CODES = {
   database_schema: { blame: 'user', class: 'DurableRunError', meaning: "The database's schema is older or newer than this actorloop's, or could not be reached." },
   durable_run: { blame: 'user', class: 'DurableRunError', meaning: "A durable run's event or effect cannot be applied (its agent is not registered with this worker, say)." },
   effect_failed: { blame: 'tool', class: 'DurableRunError', meaning: 'A model or tool call made by another worker failed there.' },
+  missing_blob: { blame: 'user', class: 'DurableRunError', meaning: "A durable run refers to an image or file whose bytes are not in the database." },
 
   // Strategies.
   strategy_failed: { blame: 'model', class: 'StrategyRunError', meaning: 'The strategy decided it failed, or one of its calls threw.' },

@@ -7,7 +7,8 @@ import { EMPTY } from 'rxjs';
 import { fromPromise } from 'xstate';
 import { ConfigurationError } from '../core/errors.ts';
 import type { LoopResult } from '../core/run.ts';
-import type { AgentRun, PreparedRun, RunOptions } from '../agent/types.ts';
+import type { AgentRun, DurableTask, PreparedRun, RunOptions } from '../agent/types.ts';
+import { contentText } from '../core/messages.ts';
 import { newRunId } from '../persistence/records.ts';
 import { calls, frames } from './durable.ts';
 import { failureResult } from './handle.ts';
@@ -16,11 +17,16 @@ export function durablePrepare(
   agentId: string,
   redact: <T>(value: T) => T,
   /** `join`: a run of that id that exists already is the one to wait for. */
-  submit: (task: string, options: RunOptions, join: boolean) => Promise<LoopResult>,
+  submit: (task: DurableTask, options: RunOptions, join: boolean) => Promise<LoopResult>,
   cancel: (runId: string, reason: string) => Promise<void>,
 ) {
-  return (task: string, options: RunOptions = {}): PreparedRun => {
+  return (task: DurableTask, options: RunOptions = {}): PreparedRun => {
     const frame = frames.getStore();
+    const text = typeof task === 'string' ? task : contentText(task);
+    // A parent's effect is replayed from its log, which keeps a sub-agent's task as text.
+    if (frame !== undefined && typeof task !== 'string' && task.some((part) => part.type !== 'text')) {
+      throw new ConfigurationError('A sub-agent run asked for by a durable run takes a text task: describe the image or file, or pass it to the parent run.');
+    }
     // A run a worker's tool call starts is named after the call: the call made again after its
     // worker died finds that run instead of starting a second one.
     const call = frame === undefined ? calls.getStore() : undefined;
@@ -30,7 +36,7 @@ export function durablePrepare(
     const outcome: Promise<LoopResult> =
       frame === undefined
         ? submit(task, { ...options, runId }, call !== undefined).catch((error: unknown) => failureResult(error, runId, agentId))
-        : (frame.step.effect(`child:${runId}`, () => ({ kind: 'child', agentId, runId, task: redact(task), parentId: frame.runId }), undefined) as Promise<LoopResult>);
+        : (frame.step.effect(`child:${runId}`, () => ({ kind: 'child', agentId, runId, task: redact(text), parentId: frame.runId }), undefined) as Promise<LoopResult>);
     const logic = fromPromise<LoopResult>(({ signal }) => {
       if (frame === undefined) signal.addEventListener('abort', () => void cancel(runId, 'its parent stopped it').catch(() => undefined), { once: true });
       return outcome;
@@ -44,7 +50,7 @@ export function durablePrepare(
       runId,
       // The loop runs in whichever worker takes the run: the parent spawns a promise actor for it.
       logic: logic as unknown as PreparedRun['logic'],
-      input: { runId, agentId, task, limits: { maxIterations: 0, maxTotalTokens: 0, timeoutMs: 0, maxRepairTurns: 0 }, model: '', toolNames: [] },
+      input: { runId, agentId, task: text, limits: { maxIterations: 0, maxTotalTokens: 0, timeoutMs: 0, maxRepairTurns: 0 }, model: '', toolNames: [] },
       attach: (actor): AgentRun => ({
         runId,
         actor,

@@ -2,8 +2,7 @@
  * Between its steps a run lives on in this process, so the next step goes on from memory while this
  * is the run's only drive here; a wake that arrives meanwhile makes steps rebuild it from what is committed.
  */
-import type { EffectOutcome } from './durable.ts';
-import { makeCall } from './effects.ts';
+import { makeCall, type CallResult } from './effects.ts';
 import type { Engine } from './engine.ts';
 import type { LiveRun, StepOutcome } from './liveRun.ts';
 import { SCHEMA } from './migrations.ts';
@@ -11,7 +10,8 @@ import { applyStep, failRun } from './step.ts';
 import type pg from 'pg';
 import { wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
-import { storedRequest, type Made, type MadeCall } from './stepWrite.ts';
+import { madeBlobs, storedRequest, type Made, type MadeCall } from './stepWrite.ts';
+import { storeBlobs } from './blobs.ts';
 import { DurableRunError } from './errors.ts';
 import { jsonbText } from './jsonb.ts';
 
@@ -51,8 +51,8 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
       try {
         outcome = await inTurn(held, () => step(engine, workerId, held, me, actorId, made, signal));
       } catch (error) {
-        // Retrying cannot mend a corrupt row: the run fails, naming it.
-        if (!(error instanceof DurableRunError && error.code === 'corrupt_row')) throw error;
+        // Retrying cannot mend a corrupt row or bring bytes back: the run fails, naming the row.
+        if (!(error instanceof DurableRunError && (error.code === 'corrupt_row' || error.code === 'missing_blob'))) throw error;
         await failRun(engine, actorId, error);
         return;
       }
@@ -66,7 +66,7 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
       const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
       // Calls the worker's stop interrupted say nothing of what they would have done: they are made again.
       if (signal.aborted) return;
-      made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, outcome: outcomes[index] as EffectOutcome }])]);
+      made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, ...(outcomes[index] as CallResult) }])]);
     }
   } finally {
     // Outcomes no step recorded (a worker stopping between a model call and its tool calls) are kept for the next.
@@ -125,6 +125,8 @@ async function step(engine: Engine, workerId: string, held: Held, me: object, ac
 async function keepOutcomes(engine: Engine, actorId: string, made: Made): Promise<void> {
   await transaction(engine.pool, async (client) => {
     await recordOutcomes(client, actorId, made);
+    const fresh = madeBlobs(made);
+    if (fresh.size > 0) await storeBlobs(client, actorId, [...fresh.keys()], fresh, true);
     await wake(client, [actorId]);
   });
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { PhaseArgs, PhaseImplementations } from '../../machines/phaseRunner.ts';
 import type { Completion, CompletionRequest, InferenceProvider, StreamEvent } from '../core/provider.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
+import { ImagePart } from '../core/messages.ts';
 import { ContextLengthError, StructuredOutputError } from '../inference/errors.ts';
 
 const CONTEXT_LENGTH: string = 'context_length_exceeded' satisfies ContextLengthError['code'];
@@ -19,7 +20,8 @@ import { defined } from '../core/defined.ts';
 import { asStored } from './jsonb.ts';
 
 export const EffectOutcome = z.union([
-  z.object({ ok: z.literal(true), value: z.unknown() }),
+  // `images`: those a tool attached, by reference (the bytes are in the blobs table).
+  z.object({ ok: z.literal(true), value: z.unknown(), images: z.array(ImagePart).optional() }),
   z.object({
     ok: z.literal(false),
     error: z.object({
@@ -113,8 +115,16 @@ export class StepContext implements EffectLedger {
   }
 }
 
+/** A tool's recorded value with the images it attached: the durable tool hands them on. */
+class WithImages {
+  constructor(
+    readonly value: unknown,
+    readonly images: readonly ImagePart[],
+  ) {}
+}
+
 function answer(runId: string, outcome: EffectOutcome): Promise<unknown> {
-  if (outcome.ok) return Promise.resolve(outcome.value);
+  if (outcome.ok) return Promise.resolve(outcome.images === undefined || outcome.images.length === 0 ? outcome.value : new WithImages(outcome.value, outcome.images));
   const { message, code, sizes, structured } = outcome.error;
   if (structured !== undefined) {
     // The run repairs the reply (or tries again) as in process: it needs the typed error with the reply.
@@ -226,7 +236,11 @@ export function durableTool(tool: Tool): Tool {
         idempotencyKey: context.idempotencyKey,
         runId: context.runId,
       });
-      return frame.step.effect(`${base}:tool:${count}`, effect, context.signal);
+      return frame.step.effect(`${base}:tool:${count}`, effect, context.signal).then((value) => {
+        if (!(value instanceof WithImages)) return value;
+        context.attachImages?.(value.images);
+        return value.value;
+      });
     },
   };
 }

@@ -14,6 +14,8 @@ import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
 import { defined } from '../core/defined.ts';
+import type { ImagePart } from '../core/messages.ts';
+import { toolImages, type Blobs } from './blobs.ts';
 
 /** `begun`: a non-idempotent tool's call had started before (its worker died). */
 export interface ClaimedCall {
@@ -24,14 +26,20 @@ export interface ClaimedCall {
   readonly session?: string;
 }
 
-export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal): Promise<EffectOutcome> {
+/** `blobs`: the bytes of the images its outcome refers to, for the step that records it to store. */
+export interface CallResult {
+  readonly outcome: EffectOutcome;
+  readonly blobs?: Blobs;
+}
+
+export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal): Promise<CallResult> {
   const { request, key } = claimed;
   const bound = callerOf(engine, request.agentId);
-  if (bound === undefined) return failure(new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`));
+  if (bound === undefined) return failed(new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`));
   const tool = request.kind === 'tool' ? await bound.tool(request.tool) : undefined;
-  if (request.kind === 'tool' && tool === undefined) return failure(new DurableRunError(`This worker's agent "${request.agentId}" has no tool "${request.tool}".`));
+  if (request.kind === 'tool' && tool === undefined) return failed(new DurableRunError(`This worker's agent "${request.agentId}" has no tool "${request.tool}".`));
   if (claimed.begun && tool !== undefined && !tool.idempotent) {
-    return failure(new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`));
+    return failed(new DurableRunError(`"${tool.name}" was running when its worker stopped and is not idempotent: it may already have taken effect, so it was not run again.`));
   }
   // Its tools share the session's memory as it is when the call starts (read again while the database is away).
   let session: SessionMemory | undefined;
@@ -40,11 +48,18 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
     try {
       session = await whileReconnecting(() => toolSessionMemory(engine.pool, sessionId, bound.redact), { signal: abort });
     } catch (error) {
-      return failure(new DurableRunError(`The session memory of run ${request.runId} could not be read (${error instanceof Error ? error.message : String(error)}); "${request.tool}" was not run.`));
+      return failed(new DurableRunError(`The session memory of run ${request.runId} could not be read (${error instanceof Error ? error.message : String(error)}); "${request.tool}" was not run.`));
     }
   }
-  return bound.redact(await call(request, bound, tool, abort, session));
+  // Images a tool attaches reach the model only of an agent that takes them, as in process.
+  const attached: ImagePart[] = [];
+  const outcome = bound.redact(await call(request, bound, tool, abort, session, bound.images === undefined ? undefined : (images) => void attached.push(...images)));
+  if (attached.length === 0 || bound.images === undefined || !outcome.ok) return { outcome };
+  const kept = toolImages(attached, bound.images);
+  return { outcome: { ...outcome, images: kept.images }, blobs: kept.blobs };
 }
+
+const failed = (error: unknown): CallResult => ({ outcome: failure(error) });
 
 /** A tool that must not run twice, or one not known here. */
 export async function mustMarkBegun(engine: Engine, request: EffectRequest): Promise<boolean> {
@@ -53,7 +68,14 @@ export async function mustMarkBegun(engine: Engine, request: EffectRequest): Pro
   return tool === undefined || !tool.idempotent;
 }
 
-async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: Caller, tool: Tool | undefined, abort: AbortSignal, session?: SessionMemory): Promise<EffectOutcome> {
+async function call(
+  request: Exclude<EffectRequest, { kind: 'child' }>,
+  bound: Caller,
+  tool: Tool | undefined,
+  abort: AbortSignal,
+  session: SessionMemory | undefined,
+  attachImages: ((images: readonly ImagePart[]) => void) | undefined,
+): Promise<EffectOutcome> {
   if (request.kind === 'model') {
     if (request.output === true && bound.output === undefined) return failure(new DurableRunError(`This worker's agent "${request.agentId}" has no output schema; define it with the same \`output\` as the agent that queued the run.`));
     try {
@@ -76,7 +98,7 @@ async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: C
           idempotencyKey: request.idempotencyKey,
           runId: request.runId,
           agentId: request.agentId,
-          ...defined({ session }),
+          ...defined({ session, attachImages }),
         }),
       ),
     tool.timeoutMs ?? DEFAULTS.tools.timeoutMs,

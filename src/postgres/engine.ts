@@ -4,6 +4,7 @@ import type { InferenceProvider, StructuredOutputSpec } from '../core/provider.t
 import type { Tool } from '../tools/types.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
+import type { HeldBlobs, MediaLimits } from './blobs.ts';
 
 /** Outside a step its tools call straight through. */
 export interface Caller {
@@ -14,6 +15,8 @@ export interface Caller {
   readonly redact: <T>(value: T) => T;
   /** The agent's output schema, for model calls whose reply must match it. */
   readonly output?: StructuredOutputSpec;
+  /** Its model takes images: the images its tools return are kept, within these limits. */
+  readonly images?: MediaLimits;
 }
 
 export interface BoundAgent extends Caller {
@@ -30,6 +33,7 @@ export interface Engine {
   readonly agents: Map<string, BoundAgent>;
   readonly strategies: Map<string, BoundStrategy>;
   readonly store: StepStore;
+  readonly blobs: HeldBlobs;
   ready(): Promise<void>;
 }
 

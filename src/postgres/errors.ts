@@ -18,7 +18,9 @@ interface DurableRunErrorOptions extends ActorloopErrorOptions {
  * - `corrupt_row`: a row of the runtime's tables does not parse or fails its schema; it is left
  *   untouched, and `table` and `row` name it;
  * - `effect_failed`: a model or tool call made by another worker failed there; `originalCode`
- *   is the code of its error, as recorded.
+ *   is the code of its error, as recorded;
+ * - `missing_blob`: the run refers to an image or file whose bytes are not in the database;
+ *   `table` and `row` name the row that should hold them.
  *
  * @example
  * ```ts
@@ -27,9 +29,9 @@ interface DurableRunErrorOptions extends ActorloopErrorOptions {
  */
 export class DurableRunError extends ActorloopError {
   declare readonly code: CodesOf<'DurableRunError'>;
-  /** For `corrupt_row`: the table. */
+  /** For `corrupt_row` and `missing_blob`: the table. */
   readonly table: string | undefined;
-  /** For `corrupt_row`: the row's key, as `column=value` pairs. */
+  /** For `corrupt_row` and `missing_blob`: the row's key, as `column=value` pairs. */
   readonly row: string | undefined;
   /** For `effect_failed`: the code of the original error, when it had one. */
   readonly originalCode: string | undefined;
@@ -58,6 +60,6 @@ export class DurableRunError extends ActorloopError {
 
   override toJSON() {
     const json = super.toJSON();
-    return this.code === 'corrupt_row' ? { ...json, table: this.table ?? '', row: this.row ?? '' } : json;
+    return this.code === 'corrupt_row' || this.code === 'missing_blob' ? { ...json, table: this.table ?? '', row: this.row ?? '' } : json;
   }
 }

@@ -6,7 +6,8 @@ import { mustMarkBegun } from './effects.ts';
 import type { Engine } from './engine.ts';
 import { settleEffect } from './outbox.ts';
 import { goOn, release, type Running } from './running.ts';
-import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
+import { claimedCalls, madeBlobs, writeStep, type Made } from './stepWrite.ts';
+import { storeBlobs } from './blobs.ts';
 import type { ClaimedCall } from './effects.ts';
 import { transaction } from './transaction.ts';
 import { defined } from '../core/defined.ts';
@@ -49,6 +50,9 @@ export class LiveRun {
   async step(made: Made): Promise<StepOutcome | undefined> {
     const { engine, running, place } = this;
     this.#started ??= new Date();
+    // The images its calls returned are read as the run goes on.
+    const fresh = madeBlobs(made);
+    engine.blobs.add(this.runId, fresh);
     running.step.settle(new Map([...made].map(([key, { outcome }]) => [key, outcome])));
     const { step } = running;
     const { lines, result } = await goOn(running, { count: 0, decisions: [] });
@@ -67,11 +71,13 @@ export class LiveRun {
     const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines: all, calls, marks, events: 0, startedAt: this.#started, status, result, made };
     this.#started = undefined;
     // A sub-agent run that ends tells its parent in the same transaction.
+    const tellsParent = result !== undefined && place.parentId !== null;
     const written =
-      result !== undefined && place.parentId !== null
+      tellsParent || fresh.size > 0
         ? await transaction(engine.pool, async (client) => {
             const done = await writeStep(client, write);
-            if (done.updated) await settleEffect(client, place.parentId as string, `child:${this.runId}`, { ok: true, value: result });
+            if (done.updated && fresh.size > 0) await storeBlobs(client, this.runId, [...fresh.keys()], fresh, true);
+            if (done.updated && tellsParent) await settleEffect(client, place.parentId as string, `child:${this.runId}`, { ok: true, value: result });
             return done;
           })
         : await writeStep(engine.pool, write);

@@ -100,6 +100,28 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${SCHEMA}.log ADD COLUMN last_entry integer;
       UPDATE ${SCHEMA}.log SET last_entry = 2147483647 WHERE line ~ '^\\{"v":[0-9]+,"kind":"(journal|event)"';`,
   },
+  {
+    version: 4,
+    name: 'image and file bytes by content hash, named by the runs that refer to them',
+    // A blob goes with the last run naming it. The lock first, then a fresh look: a run queued meanwhile that names it keeps it.
+    sql: `
+      CREATE TABLE ${SCHEMA}.blobs (
+        ref text PRIMARY KEY,
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      ALTER TABLE ${SCHEMA}.actors ADD COLUMN blobs text[] NOT NULL DEFAULT '{}';
+      CREATE INDEX actors_blobs ON ${SCHEMA}.actors USING gin (blobs) WHERE cardinality(blobs) > 0;
+      CREATE FUNCTION ${SCHEMA}.drop_unnamed_blobs() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM 1 FROM ${SCHEMA}.blobs WHERE ref = ANY(OLD.blobs) ORDER BY ref FOR UPDATE;
+        DELETE FROM ${SCHEMA}.blobs AS b WHERE b.ref = ANY(OLD.blobs)
+          AND NOT EXISTS (SELECT 1 FROM ${SCHEMA}.actors AS a WHERE cardinality(a.blobs) > 0 AND a.blobs @> ARRAY[b.ref]);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER actors_drop_blobs AFTER DELETE ON ${SCHEMA}.actors FOR EACH ROW WHEN (cardinality(OLD.blobs) > 0)
+        EXECUTE FUNCTION ${SCHEMA}.drop_unnamed_blobs();`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -54,6 +54,7 @@ export async function release(engine: Engine, running: Running): Promise<void> {
   if (!running.ended) running.handle.cancel('the step ended: the run waits for its next event');
   await running.handle.settled;
   engine.store.end(running.step.run.runId);
+  engine.blobs.drop(running.step.run.runId);
 }
 
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };

@@ -29,6 +29,9 @@ import { FINAL } from './step.ts';
 import { StrategyRunError } from '../strategies/errors.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText, storableText } from './jsonb.ts';
+import { HeldBlobs, queuedMedia, storeBlobs } from './blobs.ts';
+import { contentText, type ContentPart } from '../core/messages.ts';
+import type { DurableTask } from '../agent/types.ts';
 
 export interface PostgresRuntimeOptions {
   /** `postgres://…`; default `DATABASE_URL`. */
@@ -103,7 +106,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   let readiness: Promise<void> | undefined;
   const ready = (): Promise<void> => (readiness ??= options.migrate === true ? migrate(pool).then(() => undefined) : checkSchema(pool));
 
-  const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), ready };
+  const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), blobs: new HeldBlobs(), ready };
 
   // One listening connection, opened on first need.
   let listener: Promise<pg.Client> | undefined;
@@ -206,26 +209,35 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     kind: 'agent' | 'strategy',
     id: string,
     redact: <T>(value: T) => T,
-    task: string,
+    task: DurableTask,
     runOptions: RunOptions & { readonly mode?: 'call'; readonly session?: string },
     join = false,
   ): Promise<StoredResult> => {
-    if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError('A run needs a non-empty task string.');
+    const parts = typeof task === 'string' ? undefined : (task as readonly ContentPart[]);
+    const text = parts === undefined ? task : contentText(parts);
+    if (typeof text !== 'string' || (text.trim() === '' && !(parts?.some((part) => part.type !== 'text') ?? false))) {
+      throw new ConfigurationError('A run needs a non-empty task: a string, or text and image or file parts.');
+    }
     const runId = runOptions.runId ?? newRunId();
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
     await ready();
     await listen();
+    // The bytes go to the blobs table; the row, like the journal, carries their references.
+    const media = queuedMedia(parts, runOptions.history);
     const stored = redact({
-      ...defined({ limits: runOptions.limits, history: runOptions.history, mode: runOptions.mode }),
+      ...defined({ limits: runOptions.limits, history: media.history, content: media.content, mode: runOptions.mode }),
       // Its tools' calls find the session's memory by it (redacted, as the memory table keys it).
       ...defined({ session: runOptions.session }),
     });
     await transaction(pool, async (client) => {
       const inserted = await client.query(
-        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options) VALUES ($1, $2, $3, 'queued', $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
-        [runId, kind, id, storableText(redact(task)), jsonbText(stored)],
+        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+        [runId, kind, id, storableText(redact(text)), jsonbText(stored), media.refs],
       );
-      if (inserted.rowCount === 1) await wake(client, [runId]);
+      if (inserted.rowCount === 1) {
+        await storeBlobs(client, runId, media.refs, media.blobs);
+        await wake(client, [runId]);
+      }
       else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
     });
     return finished(runId);
@@ -258,7 +270,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: binding.provider,
         tool: binding.tool,
         redact: binding.redact,
-        ...defined({ output: binding.output }),
+        ...defined({ output: binding.output, images: binding.images }),
         start: binding.start,
         resume: binding.resume,
       });
@@ -267,7 +279,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         const cause = restoredError(result);
         return { ...result, messages: result.messages ?? [], ...defined({ cause }) };
       };
-      const runAgent = async (task: string, runOptions: RunOptions, join: boolean): Promise<LoopResult> => {
+      const runAgent = async (task: DurableTask, runOptions: RunOptions, join: boolean): Promise<LoopResult> => {
         const result = loopResult(await submit('agent', binding.agentId, binding.redact, task, runOptions, join));
         if (result.status === 'done') return result;
         throw errorForResult(result);
@@ -296,6 +308,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       const bound: BoundRuntime = {
         store: engine.store,
+        blobs: engine.blobs.store,
         provider: durableProvider(binding.provider),
         tools: binding.tools.map(durableTool),
         wrapTool: durableTool,
@@ -406,11 +419,11 @@ interface InfoRow {
   readonly updated_at: Date;
 }
 
-/** The typed error a worker stored for a run that failed outside its loop (a corrupt row). */
+/** The typed error a worker stored for a run that failed outside its loop (a corrupt row, bytes gone). */
 function restoredError(result: LoopResult): Error | undefined {
   const error = result.error as { code?: string; message?: string; table?: string; row?: string } | undefined;
-  if (error?.code !== 'corrupt_row') return undefined;
-  return DurableRunError.corruptRow(error.message ?? 'A row is corrupt.', { table: error.table ?? '', row: error.row ?? '', runId: result.runId });
+  if (error?.code !== 'corrupt_row' && error?.code !== 'missing_blob') return undefined;
+  return new DurableRunError(error.message ?? 'A row is corrupt.', { code: error.code, table: error.table ?? '', row: error.row ?? '', runId: result.runId });
 }
 
 function parseNotice(payload: string | undefined): Notice | undefined {

@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import { Message } from '../core/messages.ts';
+import { ContentPart, Message } from '../core/messages.ts';
 import type { AgentRun } from '../agent/types.ts';
 import { StepContext } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
@@ -19,9 +19,10 @@ import { SCHEMA } from './migrations.ts';
 import { mustMarkBegun } from './effects.ts';
 import { LiveRun, type StepOutcome } from './liveRun.ts';
 import { goOn, release, runningHere, type Events, type HumanDecision, type Running } from './running.ts';
-import { claimedCalls, writeStep, type Made } from './stepWrite.ts';
+import { claimedCalls, madeBlobs, writeStep, type Made } from './stepWrite.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText } from './jsonb.ts';
+import { storeBlobs } from './blobs.ts';
 
 const MailboxEvent = z.union([
   z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
@@ -40,6 +41,8 @@ interface ActorRow {
   readonly log_length: number;
   readonly checkpoint_at: number | null;
   readonly created_at: Date;
+  /** The images and files it refers to. */
+  readonly blobs: string[];
 }
 
 export const FINAL = new Set(['done', 'failed', 'cancelled']);
@@ -53,7 +56,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       const found = await client.query<ActorRow & { mailbox: { id: string; event: unknown }[] }>({
         name: 'actorloop_step_lock',
         text: `WITH locked AS (
-                 SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, checkpoint_at, created_at FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
+                 SELECT id, kind, agent_id, parent_id, status, version, task, options, log_length, checkpoint_at, created_at, blobs FROM ${SCHEMA}.actors WHERE id = $1 FOR UPDATE
                ), taken AS (
                  DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 AND EXISTS (SELECT 1 FROM locked) RETURNING id, event
                )
@@ -82,6 +85,8 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       });
       // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
       if (!written.updated) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
+      const fresh = madeBlobs(made);
+      if (fresh.size > 0) await storeBlobs(client, actorId, [...fresh.keys()], fresh, true);
       await startChildren(client, actorId, requested.map(([, request]) => request));
       if (result?.status === 'cancelled') await cancelChildren(client, actorId);
       if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
@@ -96,6 +101,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
     return live === undefined ? { claimed } : { claimed, live };
   } finally {
     if (live === undefined && running !== undefined) await release(engine, running);
+    if (live === undefined) engine.blobs.drop(actorId);
   }
 }
 
@@ -131,6 +137,9 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   const { records, seqs, outcomes } = await loadRun(client, actorId, row.checkpoint_at);
   // An outcome already recorded by a worker that took the call over stands.
   for (const [key, { outcome }] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
+  // Its parts are read while it replays, synchronously: their bytes are in hand first (none for a text-only run).
+  const fresh = madeBlobs(made);
+  if (row.blobs.length > 0 || fresh.size > 0) await engine.blobs.hold(client, actorId, row.blobs, fresh);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records, seqs, row.log_length);
   if (row.kind === 'strategy') {
     const bound = engine.strategies.get(row.agent_id);
@@ -145,8 +154,8 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   engine.store.begin(run);
   let handle: AgentRun | undefined;
   try {
-    const { mode, session: _session, ...options } = runOptions(row);
-    handle = records.length === 0 ? bound.start(row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
+    const { mode, session: _session, content, ...options } = runOptions(row);
+    handle = records.length === 0 ? bound.start(content ?? row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
   } catch (error) {
     engine.store.end(actorId);
     throw error;
@@ -186,6 +195,8 @@ export async function failRun(engine: Engine, actorId: string, error: DurableRun
 const QueuedOptions = z.object({
   limits: z.object({ maxIterations: z.number(), maxTotalTokens: z.number(), timeoutMs: z.number(), maxRepairTurns: z.number() }).partial().optional(),
   history: z.array(Message).optional(),
+  /** A task with parts: text, and images and files by reference. */
+  content: z.array(ContentPart).optional(),
   mode: z.literal('call').optional(),
   session: z.string().optional(),
 });

@@ -7,6 +7,7 @@ import { SCHEMA } from './migrations.ts';
 import { lineKind, LOG_VERSION } from '../persistence/records.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText } from './jsonb.ts';
+import type { Blobs } from './blobs.ts';
 
 export interface StepWrite {
   readonly actorId: string;
@@ -30,8 +31,17 @@ export interface StepWrite {
 export interface MadeCall {
   readonly request: EffectRequest;
   readonly outcome: EffectOutcome;
+  /** Bytes of the images its outcome refers to, stored with it. */
+  readonly blobs?: Blobs;
 }
 export type Made = ReadonlyMap<string, MadeCall>;
+
+/** The bytes the outcomes of `made` bring. */
+export function madeBlobs(made: Made): Map<string, string> {
+  const all = new Map<string, string>();
+  for (const { blobs } of made.values()) for (const [ref, data] of blobs ?? []) all.set(ref, data);
+  return all;
+}
 
 export interface Written {
   /** False when the run had moved on: nothing was written. */

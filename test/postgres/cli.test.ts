@@ -29,9 +29,9 @@ describe.skipIf(missing !== '')('actorloop db migrate and actorloop worker', { t
   it('migrates a database once, then says it is up to date', async () => {
     const first = await runCli(['db', 'migrate', '--database-url', url], temp.dir);
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('Migrated the actorloop schema from version 0 to 3');
+    expect(first.stdout).toContain('Migrated the actorloop schema from version 0 to 4');
     const again = await runCli(['db', 'migrate', '--database-url', url, '--json'], temp.dir);
-    expect(JSON.parse(again.stdout)).toEqual({ from: 3, to: 3, applied: [] });
+    expect(JSON.parse(again.stdout)).toEqual({ from: 4, to: 4, applied: [] });
   });
 
   it('refuses to start a worker without its agents module or its database, with the usage', async () => {
