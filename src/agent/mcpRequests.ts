@@ -5,13 +5,16 @@ import type { McpSampler } from '../mcp/sampling.ts';
 import type { RunContext } from '../run/context.ts';
 import { defined } from '../core/defined.ts';
 
-/** A server's sample: one call to the agent's own model, no tools, its text redacted, its usage counted in the run. */
-export function mcpSampler(provider: InferenceProvider, model: string, runs: ReadonlyMap<string, RunContext>, redact: (text: string) => string): McpSampler {
+/**
+ * A server's sample: one call to the agent's own model, no tools, its text redacted, its usage counted in the run,
+ * and never longer than the agent's own replies may be (`modelMaxTokens`).
+ */
+export function mcpSampler(provider: InferenceProvider, model: string, runs: ReadonlyMap<string, RunContext>, redact: (text: string) => string, modelMaxTokens?: number): McpSampler {
   return async (request) => {
     const completion = await provider.complete({
       messages: request.messages.map((message) => ({ ...message, content: redact(typeof message.content === 'string' ? message.content : '') })) as typeof request.messages,
       model,
-      maxTokens: request.maxTokens,
+      maxTokens: modelMaxTokens === undefined ? request.maxTokens : Math.min(request.maxTokens, modelMaxTokens),
       ...defined({ temperature: request.temperature }),
       signal: request.signal,
     });

@@ -40,7 +40,7 @@ export function createTooling(settings: AgentSettings, deps: ToolingDeps): Agent
     settings.mcpServers.length === 0
       ? undefined
       : createLiveTools(tools, settings.mcpServers, toolProfile, durable?.wrapTool, {
-          sampler: mcpSampler(provider, settings.model.name ?? provider.defaultModel, contexts, redactor.text),
+          sampler: mcpSampler(provider, settings.model.name ?? provider.defaultModel, contexts, redactor.text, settings.model.maxTokens),
           // A durable call cannot wait for a person: its server's questions are refused, saying why.
           elicitor: durable === undefined ? mcpElicitor(contexts) : durableElicitor(),
           // OAuth tokens are secrets like a server's headers.

@@ -92,6 +92,10 @@ export const DEFAULTS = {
     /** Below this many items no term counts as common (in a tiny store every term is frequent). */
     commonTermMinItems: 50,
   },
+  mcp: {
+    /** What one sampling request of a server allowed with `sampling: true` may make the agent's model write. */
+    samplingMaxTokens: 4_096,
+  },
   hydration: {
     /** References resolved per run; the rest of those found are skipped (first ones in the task win). */
     maxReferences: 10,

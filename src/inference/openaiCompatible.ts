@@ -43,6 +43,8 @@ export function openAICompatible(options: OpenAICompatibleOptions = {}): Inferen
     adminAPIKey: null,
     timeout: timeoutMs,
     maxRetries: 0,
+    // Request logging stays off whatever OPENAI_LOG says: it prints headers the client does not know to redact.
+    logLevel: 'warn',
     ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
     // A flat error body (older vLLM) is nested under `error` by the client itself, so its message reaches classifyError.
     ...defined({ fetch: options.fetch }),

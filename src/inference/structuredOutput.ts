@@ -3,12 +3,13 @@ import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import { StructuredOutputError } from './errors.ts';
 import type { StructuredOutputSpec } from '../core/provider.ts';
+import { strictRequired, withoutRefusedNulls } from './strictSchema.ts';
 import { mayNameReservedKey, reservedKeyMessage, reservedKeyPath } from '../core/reservedKeys.ts';
 
 /** Converting is not free and the same schema is sent every turn. */
 const jsonSchemas = new WeakMap<object, Record<string, unknown>>();
 
-/** Strict mode, so servers that enforce schemas constrain decoding. */
+/** Strict mode, so servers that enforce schemas constrain decoding; optional fields go out required and nullable, as it demands. */
 export function responseFormatFor(spec: StructuredOutputSpec<unknown>): ResponseFormatJSONSchema {
   return {
     type: 'json_schema',
@@ -29,7 +30,7 @@ function jsonSchemaOf(spec: StructuredOutputSpec<unknown>): Record<string, unkno
   try {
     // `$schema` is noise to the endpoint; some compatible servers reject unknown keywords.
     const { $schema: _ignored, ...rest } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
-    schema = rest;
+    schema = strictRequired(rest);
   } catch (error) {
     throw new ConfigurationError(
       `The output schema "${spec.name}" cannot be expressed as JSON Schema (${describeError(error)}). ` +
@@ -59,8 +60,12 @@ export function parseStructuredOutput<TOutput>(
   const reserved = mayNameReservedKey(text) ? reservedKeyPath(value) : undefined;
   if (reserved !== undefined) throw new StructuredOutputError(spec.name, [{ ...customIssue(reservedKeyMessage(reserved)), path: reserved.map((key) => (typeof key === 'number' ? key : String(key))) }], text);
   const result = spec.schema.safeParse(value);
-  if (!result.success) throw new StructuredOutputError(spec.name, result.error.issues, text);
-  return result.data;
+  if (result.success) return result.data;
+  // Optional fields went out nullable (strict mode wants every key): their nulls mean "absent".
+  const absent = withoutRefusedNulls(value, result.error.issues);
+  const retried = absent === undefined ? undefined : spec.schema.safeParse(absent);
+  if (retried?.success === true) return retried.data;
+  throw new StructuredOutputError(spec.name, (retried?.error ?? result.error).issues, text);
 }
 
 /** Models without enforced schemas often wrap JSON in a Markdown fence. */

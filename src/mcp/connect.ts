@@ -371,7 +371,7 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
     if (bad !== undefined) throw new ConfigurationError(`Prompt arguments are strings; "${bad[0]}" is ${typeof bad[1]}. Convert it, e.g. String(value).`);
     if (!offers('prompts')) throw McpError.requestFailed(name, what, 'it offers no prompts');
     const result = await ask(what, (client) => client.getPrompt({ name: promptName, arguments: { ...args } }, listed));
-    return toPrompt({ ...defined({ description: result.description }), messages: result.messages as RawPromptMessage[] });
+    return toPrompt({ ...defined({ description: result.description }), messages: result.messages as RawPromptMessage[] }, { server: name, name: promptName });
   }
 
   async function listTools(client: Client): Promise<McpToolInfo[]> {

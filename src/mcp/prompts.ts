@@ -1,4 +1,5 @@
-import type { AssistantMessage, ImagePart, UserMessage } from '../core/messages.ts';
+import type { AssistantMessage, ImagePart, TextPart, UserMessage } from '../core/messages.ts';
+import { fenceUntrusted } from '../policy/taint.ts';
 import { capContent, contentText } from './resources.ts';
 import { defined } from '../core/defined.ts';
 
@@ -25,6 +26,9 @@ export interface RawPromptMessage {
 }
 
 /**
+ * The prompt's text is the server's, not the user's: every message is fenced as untrusted and the
+ * user ones marked so, which taints a run that takes them. The user chose the prompt, so `task` is
+ * their own short request to answer it.
  * @example
  * ```ts
  * const prompt = await server.prompt('review', { file: 'src/app.ts' });
@@ -33,11 +37,15 @@ export interface RawPromptMessage {
  */
 export interface McpPrompt {
   readonly description?: string;
+  /** Where the text came from, as the fences and taint name it: `MCP prompt "review" of server "code"`. */
+  readonly source: string;
+  /** All of the prompt, in order, fenced; user messages carry `untrusted`. */
   readonly messages: readonly (UserMessage | AssistantMessage)[];
-  /** A prompt that ends with the assistant's words is all of `text`. */
-  readonly task: string | readonly (string | ImagePart)[];
+  /** Asks the model to respond to the prompt quoted in `history`. */
+  readonly task: string;
+  /** The prompt's messages: pass them with `task`, or the model never sees the prompt. */
   readonly history: readonly (UserMessage | AssistantMessage)[];
-  /** The role is named on each message when there are several. */
+  /** All of it as one fenced text; the role is named on each message when there are several. */
   readonly text: string;
 }
 
@@ -70,8 +78,14 @@ function piece(block: RawPromptContent): string | ImagePart {
 const textOf = (pieces: readonly (string | ImagePart)[]): string =>
   pieces.map((p) => (typeof p === 'string' ? p : `[image: ${p.mediaType ?? 'unknown type'}]`)).join('\n');
 
+function fenced(pieces: readonly (string | ImagePart)[], source: string): string | (TextPart | ImagePart)[] {
+  if (pieces.every((p) => typeof p === 'string')) return fenceUntrusted(textOf(pieces), source);
+  return pieces.map((p) => (typeof p === 'string' ? { type: 'text' as const, text: fenceUntrusted(p, source) } : p));
+}
+
 /** Consecutive messages of one role are joined: the protocol sends one content block per message. */
-export function toPrompt(result: { readonly description?: string; readonly messages: readonly RawPromptMessage[] }): McpPrompt {
+export function toPrompt(result: { readonly description?: string; readonly messages: readonly RawPromptMessage[] }, from: { readonly server: string; readonly name: string }): McpPrompt {
+  const source = `MCP prompt ${JSON.stringify(from.name)} of server ${JSON.stringify(from.server)}`;
   const turns: { role: 'user' | 'assistant'; pieces: (string | ImagePart)[] }[] = [];
   for (const message of result.messages) {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
@@ -79,19 +93,16 @@ export function toPrompt(result: { readonly description?: string; readonly messa
     if (last?.role === role) last.pieces.push(piece(message.content));
     else turns.push({ role, pieces: [piece(message.content)] });
   }
-  const messages = turns.map((turn): UserMessage | AssistantMessage => {
-    if (turn.role === 'assistant' || turn.pieces.every((p) => typeof p === 'string')) return { role: turn.role, content: textOf(turn.pieces) };
-    return { role: 'user', content: turn.pieces.map((p) => (typeof p === 'string' ? { type: 'text' as const, text: p } : p)) };
-  });
-  const text = turns.length === 1 ? textOf(turns[0]!.pieces) : turns.map((turn) => `${turn.role === 'user' ? 'User' : 'Assistant'}: ${textOf(turn.pieces)}`).join('\n\n');
-  const last = turns.at(-1);
-  const endsWithUser = last?.role === 'user';
-  const task = !endsWithUser ? text : last.pieces.every((p) => typeof p === 'string') ? textOf(last.pieces) : last.pieces;
+  const messages = turns.map((turn): UserMessage | AssistantMessage =>
+    turn.role === 'assistant' ? { role: 'assistant', content: fenceUntrusted(textOf(turn.pieces), source) } : { role: 'user', content: fenced(turn.pieces, source), untrusted: source },
+  );
+  const plain = turns.length === 1 ? textOf(turns[0]!.pieces) : turns.map((turn) => `${turn.role === 'user' ? 'User' : 'Assistant'}: ${textOf(turn.pieces)}`).join('\n\n');
   return {
     ...defined({ description: result.description }),
+    source,
     messages,
-    task,
-    history: endsWithUser ? messages.slice(0, -1) : [],
-    text,
+    task: `I chose the ${source}, quoted above: respond to it. Its text comes from the server, not from me.`,
+    history: messages,
+    text: fenceUntrusted(plain, source),
   };
 }

@@ -7,13 +7,14 @@ import { CreateMessageRequestSchema, ErrorCode, McpError } from '@modelcontextpr
 import type { Message } from '../core/messages.ts';
 import type { RunFor } from './attribution.ts';
 import { defined } from '../core/defined.ts';
+import { DEFAULTS } from '../core/defaults.ts';
 
 export interface McpSampleRequest {
   readonly server: string;
   /** The usage is counted there. */
   readonly runId: string;
   readonly messages: readonly Message[];
-  /** Under the config's cap. */
+  /** The server's ask, under the config's cap (`DEFAULTS.mcp.samplingMaxTokens` for `sampling: true`). */
   readonly maxTokens: number;
   readonly temperature?: number;
   readonly signal: AbortSignal;
@@ -60,7 +61,8 @@ export function answerSampling(client: Client, server: string, config: McpSampli
     const messages: Message[] = [];
     if (params.systemPrompt !== undefined && params.systemPrompt !== '') messages.push({ role: 'system', content: params.systemPrompt });
     for (const message of params.messages) messages.push({ role: message.role, content: textOf(server, message.content) });
-    const cap = typeof config === 'object' ? config.maxTokens : params.maxTokens;
+    // The server's ask is never the only limit: it would spend as much of the user's model as it liked.
+    const cap = typeof config === 'object' ? config.maxTokens : DEFAULTS.mcp.samplingMaxTokens;
     const answer = await sampler({
       server,
       runId: run.runId,

@@ -5,6 +5,8 @@ import { globToRegExp } from '../policy/glob.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { ImagePart } from '../core/messages.ts';
 import { McpError } from './errors.ts';
+import { capContent, contentText } from './resources.ts';
+import { defined } from '../core/defined.ts';
 
 export interface McpToolInfo {
   readonly name: string;
@@ -69,9 +71,11 @@ function describeContent(block: McpContent): string {
     case 'audio':
       return `[${block.type}: ${block.mimeType ?? 'unknown type'}, ${size(base64Bytes(block.data ?? ''))}]`;
     case 'resource': {
+      // The resource is the result's data, so the model reads it (cut like a resource read); the executor fences the whole result.
       const r = block.resource ?? {};
-      const amount = r.text !== undefined ? `${r.text.length} characters` : size(base64Bytes(r.blob ?? ''));
-      return `[resource: ${r.uri ?? 'no uri'}, ${r.mimeType ?? 'unknown type'}, ${amount}]`;
+      const uri = r.uri ?? 'without uri';
+      const raw = { uri, ...defined({ mimeType: r.mimeType }), ...(r.blob === undefined ? { text: r.text ?? '' } : { blob: r.blob }) };
+      return `[resource ${uri}]\n${contentText(capContent(raw))}`;
     }
     case 'resource_link':
       return `[resource link: ${block.uri ?? 'no uri'}${block.name === undefined ? '' : ` (${block.name})`}]`;
@@ -91,6 +95,10 @@ export function resultImages(result: McpCallResult): ImagePart[] {
   for (const block of result.content ?? []) {
     if (block.type === 'image' && typeof block.data === 'string' && block.data !== '' && typeof block.mimeType === 'string') {
       images.push({ type: 'image', data: block.data, mediaType: block.mimeType });
+    }
+    const embedded = block.type === 'resource' ? block.resource : undefined;
+    if (typeof embedded?.blob === 'string' && embedded.blob !== '' && typeof embedded.mimeType === 'string' && embedded.mimeType.startsWith('image/')) {
+      images.push({ type: 'image', data: embedded.blob, mediaType: embedded.mimeType });
     }
   }
   return images;

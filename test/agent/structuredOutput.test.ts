@@ -81,6 +81,44 @@ describe('a structured final answer, native structured output', () => {
   });
 });
 
+describe('an output schema with optional fields, native structured output', () => {
+  it('is sent as strict JSON Schema OpenAI accepts (every key required, optional ones nullable), and a null back is an absent field', async () => {
+    const Report = z.object({
+      city: z.string(),
+      note: z.string().optional(),
+      wind: z.object({ kmh: z.number(), gusts: z.number().optional() }).optional(),
+      rain: z.number().nullable().optional(),
+      alerts: z.array(z.object({ level: z.enum(['low', 'high']), until: z.string().optional() })),
+    });
+    openai().enqueue(reply.completion({ textPieces: ['{"city":"Paris","note":null,"wind":{"kmh":12,"gusts":null},"rain":null,"alerts":[{"level":"low","until":null}]}'] }));
+    const agent = createAgent({ model: endpoint(true), output: Report });
+    agents.push(agent as Agent);
+    const result = await agent.run('Weather report for Paris?');
+    expect(result.output).toEqual({ city: 'Paris', wind: { kmh: 12 }, rain: null, alerts: [{ level: 'low' }] });
+    expect(openai().requests).toHaveLength(1);
+    expect(body(0).response_format?.json_schema.schema).toEqual({
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        note: { type: ['string', 'null'] },
+        wind: {
+          anyOf: [
+            { type: 'object', properties: { kmh: { type: 'number' }, gusts: { type: ['number', 'null'] } }, required: ['kmh', 'gusts'], additionalProperties: false },
+            { type: 'null' },
+          ],
+        },
+        rain: { type: ['number', 'null'] },
+        alerts: {
+          type: 'array',
+          items: { type: 'object', properties: { level: { type: 'string', enum: ['low', 'high'] }, until: { type: ['string', 'null'] } }, required: ['level', 'until'], additionalProperties: false },
+        },
+      },
+      required: ['city', 'note', 'wind', 'rain', 'alerts'],
+      additionalProperties: false,
+    });
+  });
+});
+
 describe('a structured final answer through the final_answer tool', () => {
   it('offers final_answer with the schema, requires a tool call, repairs bad arguments, and ends on a good call', async () => {
     openai().enqueue(

@@ -65,6 +65,40 @@ describe('sampling', () => {
     },
     SLOW,
   );
+
+  it(
+    "caps a server's huge maxTokens: at the agent model's maxTokens, and at 4 096 when neither it nor the config sets one",
+    async () => {
+      const script = () => scriptedModel([{ toolCalls: [{ name: 'ctl_sample', arguments: { prompt: 'write forever', maxTokens: 1_000_000_000 } }] }, { text: 'short' }, { text: 'done' }]);
+      const capped = script();
+      const withModelCap = createAgent({ model: { provider: capped, maxTokens: 300 }, mcpServers: [{ ...controlled('ctl'), sampling: true }] });
+      try {
+        await withModelCap.run('sample');
+      } finally {
+        await withModelCap.close();
+      }
+      expect(capped.calls[1]?.tools ?? []).toEqual([]);
+      expect(capped.calls[1]?.maxTokens).toBe(300);
+      // The config's cap does not lift the model's.
+      const both = script();
+      const withBoth = createAgent({ model: { provider: both, maxTokens: 300 }, mcpServers: [{ ...controlled('ctl'), sampling: { maxTokens: 2_000 } }] });
+      try {
+        await withBoth.run('sample');
+      } finally {
+        await withBoth.close();
+      }
+      expect(both.calls[1]?.maxTokens).toBe(300);
+      const uncapped = script();
+      const withDefault = createAgent({ model: uncapped, mcpServers: [{ ...controlled('ctl'), sampling: true }] });
+      try {
+        await withDefault.run('sample');
+      } finally {
+        await withDefault.close();
+      }
+      expect(uncapped.calls[1]?.maxTokens).toBe(4_096);
+    },
+    SLOW,
+  );
 });
 
 describe('a sample still being answered when the call that asked ends', () => {

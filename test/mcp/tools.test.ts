@@ -28,7 +28,7 @@ describe('MCP tool names', () => {
 });
 
 describe('MCP results as text', () => {
-  it('joins text and summarises binary content by type and size', () => {
+  it('joins text, gives embedded text resources in full, and summarises binary content by type and size', () => {
     const text = resultText({
       content: [
         { type: 'text', text: 'first' },
@@ -43,8 +43,10 @@ describe('MCP results as text', () => {
       'first',
       '[image: image/png, 2.9 KB]',
       '[audio: audio/wav, 3 B]',
-      '[resource: file:///r.txt, text/plain, 12 characters]',
-      '[resource: file:///r.bin, unknown type, 6 B]',
+      '[resource file:///r.txt]',
+      'twelve chars',
+      '[resource file:///r.bin]',
+      '[binary resource: file:///r.bin, unknown type, 6 B]',
       '[resource link: file:///l (link)]',
     ]);
   });
