@@ -17,6 +17,7 @@ import type { LoopResult } from '../core/run.ts';
 import type { RunSource, Traces } from '../traces/query.ts';
 import type { SessionMemory } from '../sessions/index.ts';
 import type { AgentExperiences } from './experiences.ts';
+import type { StreamRedactor } from '../security/streamRedactor.ts';
 
 /** A runtime that runs an agent's runs elsewhere than in the calling process (see `createPostgresRuntime`). */
 export interface AgentRuntime {
@@ -30,6 +31,8 @@ export interface AgentBinding {
   readonly tools: readonly Tool[];
   /** The agent's secret rules: what the runtime stores passes through them. */
   readonly redact: <T>(value: T) => T;
+  /** The same rules for one streamed text (a reply's deltas), which a secret may straddle. */
+  readonly redactStream: () => StreamRedactor;
   /** A tool by name as it is now, MCP servers' tools included. */
   readonly tool: (name: string) => Promise<Tool | undefined>;
   /** Start a run in this process (a worker's first step of it); `call` for a run of one model call without tools. */

@@ -4,12 +4,13 @@
  */
 import { DEFAULTS } from '../core/defaults.ts';
 import { runWithTimeout } from '../executor/timeout.ts';
-import type { CompletionRequest } from '../core/provider.ts';
+import type { Completion, CompletionRequest, InferenceProvider } from '../core/provider.ts';
+import { TokenPublisher } from './tokens.ts';
 import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
 import type { Tool } from '../tools/types.ts';
 import { DurableRunError } from './errors.ts';
-import { ContextLengthError } from '../inference/errors.ts';
+import { ContextLengthError, InferenceError } from '../inference/errors.ts';
 import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
@@ -24,7 +25,8 @@ export interface ClaimedCall {
   readonly session?: string;
 }
 
-export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal): Promise<EffectOutcome> {
+/** `runId`: the run that asked for it, whose followers see a streamed reply's deltas. */
+export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal, runId: string): Promise<EffectOutcome> {
   const { request, key } = claimed;
   const bound = callerOf(engine, request.agentId);
   if (bound === undefined) return failure(new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`));
@@ -43,7 +45,8 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
       return failure(new DurableRunError(`The session memory of run ${request.runId} could not be read (${error instanceof Error ? error.message : String(error)}); "${request.tool}" was not run.`));
     }
   }
-  return bound.redact(await call(request, bound, tool, abort, session));
+  const streaming = request.kind === 'model' && request.stream === true ? new TokenPublisher(engine.pool, { agentId: request.agentId, runId, call: key }, bound.redactStream) : undefined;
+  return bound.redact(await call(request, bound, tool, abort, session, streaming));
 }
 
 /** A tool that must not run twice, or one not known here. */
@@ -53,10 +56,18 @@ export async function mustMarkBegun(engine: Engine, request: EffectRequest): Pro
   return tool === undefined || !tool.idempotent;
 }
 
-async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: Caller, tool: Tool | undefined, abort: AbortSignal, session?: SessionMemory): Promise<EffectOutcome> {
+async function call(
+  request: Exclude<EffectRequest, { kind: 'child' }>,
+  bound: Caller,
+  tool: Tool | undefined,
+  abort: AbortSignal,
+  session: SessionMemory | undefined,
+  streaming: TokenPublisher | undefined,
+): Promise<EffectOutcome> {
   if (request.kind === 'model') {
     try {
-      const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), signal: abort });
+      const asked = { ...(request.request as unknown as CompletionRequest), signal: abort };
+      const completion = streaming === undefined ? await bound.provider.complete(asked) : await streamed(bound.provider, asked, streaming);
       return { ok: true, value: completion };
     } catch (error) {
       return failure(error);
@@ -83,6 +94,22 @@ async function call(request: Exclude<EffectRequest, { kind: 'child' }>, bound: C
   if (!timed.ok) return failure(timed.error);
   const json = JSON.stringify(timed.value ?? null);
   return json === undefined ? failure(new Error(`"${tool.name}" returned a value that is not JSON.`)) : { ok: true, value: JSON.parse(json) as unknown };
+}
+
+/** One model call as one effect: its deltas are published on the way, its reply recorded whole. */
+async function streamed(provider: InferenceProvider, request: CompletionRequest, publisher: TokenPublisher): Promise<Completion> {
+  let completion: Completion | undefined;
+  try {
+    for await (const event of provider.stream(request)) {
+      if (event.type === 'text.delta') publisher.text(event.delta);
+      else if (event.type === 'reasoning.delta') publisher.thinking(event.delta);
+      else if (event.type === 'done') completion = event.completion;
+    }
+  } finally {
+    await publisher.end();
+  }
+  if (completion === undefined) throw InferenceError.streamInterrupted(`${provider.name}'s stream ended without its 'done' event`, { deltasYielded: true });
+  return completion;
 }
 
 function failure(error: unknown): EffectOutcome {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AgentBinding } from '../agent/types.ts';
 import type { InferenceProvider } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
+import type { StreamRedactor } from '../security/streamRedactor.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 
@@ -12,6 +13,8 @@ export interface Caller {
   /** An MCP server's tool may not be known until it is looked up. */
   tool(name: string): Promise<Tool | undefined>;
   readonly redact: <T>(value: T) => T;
+  /** For a streamed reply's deltas. */
+  readonly redactStream: () => StreamRedactor;
 }
 
 export interface BoundAgent extends Caller {

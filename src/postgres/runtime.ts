@@ -16,6 +16,8 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
+import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL } from './tokens.ts';
+import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
 import { post, wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
@@ -107,6 +109,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   // One listening connection, opened on first need.
   let listener: Promise<pg.Client> | undefined;
+  /** The listener that also hears workers' streamed deltas (once this process follows an agent's events). */
+  let hearsTokens: pg.Client | undefined;
   const following = new Map<string, string>();
   /** Each is called once with the next notice about the run. */
   const waiters = new Map<string, Set<() => void>>();
@@ -123,6 +127,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         for (const waiting of waiters.values()) for (const wakeUp of waiting) wakeUp();
       });
       client.on('notification', (message) => {
+        if (message.channel === TOKEN_CHANNEL) return void liveTokens(message.payload);
         const notice = parseNotice(message.payload);
         if (notice === undefined) return;
         if (following.has(notice.actor)) following.set(notice.actor, notice.status);
@@ -136,8 +141,30 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      if (feeds.size > 0) {
+        hearsTokens = client;
+        await client.query(`LISTEN ${TOKEN_CHANNEL}`);
+      }
       return client;
     })());
+
+  const listenTokens = async (): Promise<void> => {
+    const client = await listen();
+    if (hearsTokens === client) return;
+    hearsTokens = client;
+    await client.query(`LISTEN ${TOKEN_CHANNEL}`);
+  };
+
+  /** In the order of the notices: a call's deltas before its reply's entries, which are read first. */
+  const liveTokens = (payload: string | undefined): void => {
+    const notice = parseTokenNotice(payload);
+    const feed = notice === undefined ? undefined : feeds.get(notice.a);
+    if (notice === undefined || feed === undefined) return;
+    const entries = noticeEntries(notice, Date.now());
+    reading = reading.then(() => {
+      for (const entry of entries) feed.next(entry);
+    });
+  };
 
   const relisten = (): void => {
     setTimeout(() => void listen().catch(() => (feeds.size > 0 ? relisten() : undefined)), 1_000).unref();
@@ -258,6 +285,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: binding.provider,
         tool: binding.tool,
         redact: binding.redact,
+        redactStream: binding.redactStream,
         start: binding.start,
         resume: binding.resume,
       });
@@ -290,8 +318,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
         feed ??= new Subject<JournalEntry>();
         feeds.set(binding.agentId, feed);
-        void listen().catch((error: unknown) => subscriber.error(error));
-        return feed.subscribe(subscriber);
+        void listenTokens().catch((error: unknown) => subscriber.error(error));
+        return feed.pipe(liveFromStart()).subscribe(subscriber);
       });
       const bound: BoundRuntime = {
         store: engine.store,
@@ -334,7 +362,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       if (engine.strategies.has(id) || engine.agents.has(id)) throw new ConfigurationError(`"${id}" is already defined on this runtime: give each strategy and agent its own id.`);
       const sub = engine.agents.get(definition.subAgent?.id);
       if (sub === undefined) throw new ConfigurationError(`runtime.strategy("${id}"): subAgent must be an agent created with this runtime (createAgent({ runtime })).`);
-      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, definition: definition as DurableStrategyDefinition });
+      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, redactStream: sub.redactStream, definition: definition as DurableStrategyDefinition });
       return {
         id,
         async run(task, runOptions = {}) {
