@@ -3,7 +3,7 @@
  * OpenAI-compatible server over HTTP and publishes its deltas; this process's `agent.tokens$`, its
  * events and the AG-UI handler show them while the call is on, then the committed reply adds no text.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
@@ -59,7 +59,7 @@ class TokenServer {
     return { release };
   }
 
-  async #reply(body: string, response: import('node:http').ServerResponse): Promise<void> {
+  async #reply(body: string, response: ServerResponse): Promise<void> {
     const messages = (JSON.parse(body) as { messages: { role: string; content: string }[] }).messages;
     const pieces = messages.some((m) => m.role === 'user' && m.content.includes('key')) ? KEY_TOKENS : TOKENS;
     const chunks = chunksFor({ textPieces: pieces, usage: { prompt_tokens: 10, completion_tokens: pieces.length, total_tokens: 10 + pieces.length } });
