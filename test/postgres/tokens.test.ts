@@ -26,6 +26,9 @@ const ANSWER = TOKENS.join('');
 /** The secret split across two tokens, as a model would write it. */
 const KEY_TOKENS = ['Here ', 'it ', 'is: ', STREAM_SECRET.slice(0, 9), STREAM_SECRET.slice(9), ' and ', 'keep ', 'it ', 'safe.'];
 
+/** The reply before the lookup. */
+const LOOKUP_TOKENS = ['Let ', 'me ', 'look ', 'that ', 'up ', 'first.'];
+
 interface Hold {
   /** Lets the rest of the held reply go. */
   release(): void;
@@ -61,8 +64,12 @@ class TokenServer {
 
   async #reply(body: string, response: ServerResponse): Promise<void> {
     const messages = (JSON.parse(body) as { messages: { role: string; content: string }[] }).messages;
-    const pieces = messages.some((m) => m.role === 'user' && m.content.includes('key')) ? KEY_TOKENS : TOKENS;
-    const chunks = chunksFor({ textPieces: pieces, usage: { prompt_tokens: 10, completion_tokens: pieces.length, total_tokens: 10 + pieces.length } });
+    const asked = (word: string) => messages.some((m) => m.role === 'user' && m.content.includes(word));
+    // Asked to look something up, it first says so and calls the tool; with the result it answers.
+    const first = asked('look') && !messages.some((m) => m.role === 'tool');
+    const pieces = first ? LOOKUP_TOKENS : asked('key') ? KEY_TOKENS : TOKENS;
+    const toolCalls = first ? [{ id: 'l1', name: 'lookup', argumentPieces: ['{"q":', '"fifty"}'] }] : [];
+    const chunks = chunksFor({ textPieces: pieces, toolCalls, usage: { prompt_tokens: 10, completion_tokens: pieces.length, total_tokens: 10 + pieces.length } });
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     // The role chunk and the first half of the text, then the hold, then the rest.
     const half = 1 + Math.ceil(pieces.length / 2);
@@ -186,6 +193,35 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(of(joined, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
     expect(of(joined, 'TEXT_MESSAGE_START')).toHaveLength(1);
     expect(lateTokens).toEqual([]);
+  });
+
+  it("a call's deltas never overtake the reply before it while the page's server is still reading that reply", { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-two-calls';
+    // The reads that follow the run are held until the worker has published the second call's deltas.
+    const calls = () => new Set(notices.filter((n) => n.r === runId).map((n) => (n as { c?: string }).c));
+    let stall = false;
+    const journal = async (id: string, options?: { readonly after?: number }) => {
+      while (stall && calls().size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      return runtime.journal(id, options);
+    };
+    const handler = await serve(createAgUiHandler(agent, { runtime, journal, pollIntervalMs: 100 }));
+    served.push(handler);
+    // The first call is held halfway until the reads stall, so the reply they hold back is that call's.
+    const hold = server.hold();
+    const reader = new EventReader(await post(handler.url, runInput('Count to fifty, but look it up first.', runId)));
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    stall = true;
+    hold.release();
+    const events = await reader.rest();
+    expect(calls().size).toBe(2);
+    // Two messages, each its own call's text: the lookup's announcement, then the answer.
+    const starts = of(events, 'TEXT_MESSAGE_START').map((e) => e.data.messageId);
+    expect(starts).toHaveLength(2);
+    const text = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id).map((e) => e.data.delta).join('');
+    expect(starts.map(text)).toEqual([LOOKUP_TOKENS.join(''), ANSWER]);
+    const answer = events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_START' && e.data.messageId === starts[1]);
+    expect(events.findIndex((e) => e.data.type === 'TOOL_CALL_RESULT')).toBeLessThan(answer);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
   });
 
   it('a delta that carries a configured secret is redacted before it leaves the worker', { timeout: 90_000 }, async () => {
