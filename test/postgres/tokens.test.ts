@@ -12,6 +12,10 @@ import type { Agent } from '../../src/index.ts';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
+import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
+import { engineOf } from '../../src/postgres/runtime.ts';
+import { TokenPublisher } from '../../src/postgres/tokens.ts';
+import { createRedactor } from '../../src/security/redactor.ts';
 import { chunksFor, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { EventReader, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
@@ -87,6 +91,31 @@ class TokenServer {
 
 const of = (events: readonly SseEvent[], type: string) => events.filter((e) => e.data.type === type);
 
+interface UiPart {
+  readonly type: string;
+  readonly delta?: string;
+}
+
+/** The parts of an AI SDK UI message stream, each given to `seen` as it arrives. */
+async function uiMessageParts(response: Response, seen: (part: UiPart) => unknown): Promise<UiPart[]> {
+  const parts: UiPart[] = [];
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body as ReadableStream<Uint8Array>) {
+    text += decoder.decode(chunk, { stream: true });
+    const frames = text.split('\n\n');
+    text = frames.pop() ?? '';
+    for (const frame of frames) {
+      const data = frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+      if (data === undefined || data === '[DONE]') continue;
+      const part = JSON.parse(data) as UiPart;
+      parts.push(part);
+      seen(part);
+    }
+  }
+  return parts;
+}
+
 describe.skipIf(missing !== '')('token streaming from a durable worker in another process', () => {
   const server = new TokenServer();
   let url = '';
@@ -95,7 +124,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
   let agent: Agent;
   /** Every token notice this database carries, as a page's server would hear it. */
   let listener: pg.Client | undefined;
-  const notices: { readonly r: string; readonly t?: string; readonly h?: string }[] = [];
+  const notices: { readonly r: string; readonly p: number; readonly t?: string; readonly h?: string; readonly bytes: number }[] = [];
   const served: Served[] = [];
 
   beforeAll(async () => {
@@ -106,7 +135,10 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     agent = streamingAgent(runtime, server.baseURL);
     listener = new pg.Client({ connectionString: url });
     await listener.connect();
-    listener.on('notification', (message) => notices.push(JSON.parse(message.payload ?? '{}') as { r: string }));
+    listener.on('notification', (message) => {
+      const payload = message.payload ?? '{}';
+      notices.push({ ...(JSON.parse(payload) as { r: string; p: number }), bytes: Buffer.byteLength(payload) });
+    });
     await listener.query('LISTEN actorloop_tokens');
     worker = await startWorker(url, { streamBaseURL: server.baseURL, concurrency: 2 });
   }, 60_000);
@@ -200,9 +232,9 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     // The reads that follow the run are held until the worker has published the second call's deltas.
     const calls = () => new Set(notices.filter((n) => n.r === runId).map((n) => (n as { c?: string }).c));
     let stall = false;
-    const journal = async (id: string, options?: { readonly after?: number }) => {
+    const journal = async (id: string, after?: number) => {
       while (stall && calls().size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-      return runtime.journal(id, options);
+      return runtime.journal(id, after === undefined ? {} : { after });
     };
     const handler = await serve(createAgUiHandler(agent, { runtime, journal, pollIntervalMs: 100 }));
     served.push(handler);
@@ -222,6 +254,36 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const answer = events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_START' && e.data.messageId === starts[1]);
     expect(events.findIndex((e) => e.data.type === 'TOOL_CALL_RESULT')).toBeLessThan(answer);
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
+  });
+
+  it('the AI SDK handler on the durable agent streams text-delta parts while the worker generates, the reply adding none', { timeout: 90_000 }, async () => {
+    const handler = await serve(createAiSdkHandler(agent, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    const hold = server.hold();
+    const body = { id: 'chat-tokens', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Count to fifty.' }] }], trigger: 'submit-message' };
+    const parts = await uiMessageParts(await post(handler.url, body), (part) => part.type === 'text-delta' && hold.release());
+    const deltas = parts.filter((part) => part.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(parts.indexOf(deltas.at(-1) as UiPart)).toBeLessThan(parts.findIndex((part) => part.type === 'text-end'));
+    expect(deltas.map((part) => part.delta).join('')).toBe(ANSWER);
+    expect(parts.filter((part) => part.type === 'text-start')).toHaveLength(1);
+  });
+
+  it("a long delta is split between notices under PostgreSQL's payload limit and joins back whole", { timeout: 60_000 }, async () => {
+    const runId = 'run-tokens-long';
+    // Multi-byte letters, an emoji, and characters JSON escapes: each piece's bytes are counted as sent.
+    const long = Array.from({ length: 3_000 }, (_, i) => `é🌤\n"${i}\u0001 `).join('');
+    const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
+    publisher.text(long);
+    await publisher.end();
+    // Notices arrive in commit order: once this one is here, the publisher's are too.
+    await engineOf(runtime).pool.query(`SELECT pg_notify('actorloop_tokens', $1)`, [JSON.stringify({ r: `${runId}-end` })]);
+    while (!notices.some((n) => n.r === `${runId}-end`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const published = notices.filter((n) => n.r === runId);
+    expect(published.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...published.map((n) => n.bytes))).toBeLessThan(8_000);
+    expect(published.map((n) => n.p)).toEqual(published.map((_, i) => i));
+    expect(published.map((n) => n.t).join('')).toBe(long);
   });
 
   it('a delta that carries a configured secret is redacted before it leaves the worker', { timeout: 90_000 }, async () => {
