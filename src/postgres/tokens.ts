@@ -59,7 +59,8 @@ export interface TokenCall {
 export class TokenPublisher {
   readonly #text: StreamRedactor;
   readonly #thinking: StreamRedactor;
-  readonly #base: Promise<number | undefined>;
+  /** Read once there is something to publish (a reply of tool calls alone costs nothing). */
+  #base: Promise<number | undefined> | undefined;
   #pending = { text: '', thinking: '' };
   #part = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,13 +75,6 @@ export class TokenPublisher {
   ) {
     this.#text = redactStream();
     this.#thinking = redactStream();
-    // Read while the model starts answering; a follower that has seen past it knows the call is over.
-    this.#base = pool
-      .query<{ last: number | null }>(`SELECT max(last_entry) AS last FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2`, [target.runId, UNKNOWN_ENTRY])
-      .then(
-        (found) => found.rows[0]?.last ?? -1,
-        () => undefined,
-      );
   }
 
   text(delta: string): void {
@@ -101,6 +95,13 @@ export class TokenPublisher {
 
   #add(kind: 'text' | 'thinking', delta: string): void {
     if (delta === '' || this.#broken) return;
+    // A follower that has seen the run go past this entry knows the call is over.
+    this.#base ??= this.pool
+      .query<{ last: number | null }>(`SELECT max(last_entry) AS last FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2`, [this.target.runId, UNKNOWN_ENTRY])
+      .then(
+        (found) => found.rows[0]?.last ?? -1,
+        () => undefined,
+      );
     this.#pending[kind] += delta;
     this.#timer ??= setTimeout(() => this.#flush(), TOKEN_FLUSH_MS);
   }
