@@ -16,7 +16,7 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
-import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL } from './tokens.ts';
+import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
 import { post, wake } from './outbox.ts';
@@ -109,8 +109,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   // One listening connection, opened on first need.
   let listener: Promise<pg.Client> | undefined;
-  /** The listener that also hears workers' streamed deltas (once this process follows an agent's events). */
-  let hearsTokens: pg.Client | undefined;
+  /** The listener that also hears workers' streamed deltas (once this process follows an agent's events), and the agents it told workers it follows. */
+  let hearsTokens: { readonly client: pg.Client; readonly agents: Set<string> } | undefined;
   const following = new Map<string, string>();
   /** Each is called once with the next notice about the run. */
   const waiters = new Map<string, Set<() => void>>();
@@ -141,18 +141,19 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
-      if (feeds.size > 0) {
-        hearsTokens = client;
-        await client.query(`LISTEN ${TOKEN_CHANNEL}`);
-      }
+      for (const agentId of feeds.keys()) await hearTokens(client, agentId);
       return client;
     })());
 
-  const listenTokens = async (): Promise<void> => {
-    const client = await listen();
-    if (hearsTokens === client) return;
-    hearsTokens = client;
-    await client.query(`LISTEN ${TOKEN_CHANNEL}`);
+  const hearTokens = async (client: pg.Client, agentId: string): Promise<void> => {
+    if (hearsTokens?.client !== client) {
+      hearsTokens = { client, agents: new Set() };
+      await client.query(`LISTEN ${TOKEN_CHANNEL}`);
+    }
+    if (hearsTokens.agents.has(agentId)) return;
+    hearsTokens.agents.add(agentId);
+    // Held while this connection lives: a worker publishes a call's deltas only while some process holds it.
+    await client.query(`SELECT pg_advisory_lock_shared($1, hashtext($2))`, [TOKEN_LOCK, agentId]);
   };
 
   /** In the order of the notices: a call's deltas before its reply's entries, which are read first. */
@@ -318,7 +319,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
         feed ??= new Subject<JournalEntry>();
         feeds.set(binding.agentId, feed);
-        void listenTokens().catch((error: unknown) => subscriber.error(error));
+        void listen()
+          .then((client) => hearTokens(client, binding.agentId))
+          .catch((error: unknown) => subscriber.error(error));
         return feed.pipe(liveFromStart()).subscribe(subscriber);
       });
       const bound: BoundRuntime = {

@@ -1,7 +1,8 @@
 /**
  * A worker's streaming model call publishes its text and thinking as they arrive, for followers in
  * any process: redacted as the journal is, coalesced into a few notices a second on one channel, each
- * its own tiny statement outside any step. The committed reply stays the record; these are a preview.
+ * its own tiny statement outside any step, and only while some process follows the agent. The
+ * committed reply stays the record; these are a preview.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -11,6 +12,11 @@ import { SCHEMA } from './migrations.ts';
 
 /** One channel for every run: a follower listens once, however many runs are in flight. */
 export const TOKEN_CHANNEL = 'actorloop_tokens';
+/**
+ * With the agent's id hashed, the advisory lock a following process holds shared: a worker that can take it
+ * alone knows nobody follows the agent, and publishes nothing for the call.
+ */
+export const TOKEN_LOCK = 0x61_6c_74_6b;
 /** Deltas that arrive within this window go out as one notice. */
 export const TOKEN_FLUSH_MS = 50;
 /** PostgreSQL refuses payloads of 8000 bytes or more. */
@@ -59,14 +65,15 @@ export interface TokenCall {
 export class TokenPublisher {
   readonly #text: StreamRedactor;
   readonly #thinking: StreamRedactor;
-  /** Read once there is something to publish (a reply of tool calls alone costs nothing). */
+  /** Asked once there is something to publish (a reply of tool calls alone costs nothing). */
   #base: Promise<number | undefined> | undefined;
   #pending = { text: '', thinking: '' };
   #part = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Notices go out one query at a time, so they arrive in order. */
   #sending: Promise<void> = Promise.resolve();
-  #broken = false;
+  /** Nobody follows the agent, or a notice failed: the rest of the call is not published. */
+  #silent = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -94,12 +101,15 @@ export class TokenPublisher {
   }
 
   #add(kind: 'text' | 'thinking', delta: string): void {
-    if (delta === '' || this.#broken) return;
-    // A follower that has seen the run go past this entry knows the call is over.
+    if (delta === '' || this.#silent) return;
+    // A follower that has seen the run go past this entry knows the call is over; undefined: nobody to tell.
     this.#base ??= this.pool
-      .query<{ last: number | null }>(`SELECT max(last_entry) AS last FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2`, [this.target.runId, UNKNOWN_ENTRY])
+      .query<{ last: number | null; heard: boolean }>(
+        `SELECT (SELECT max(last_entry) FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2) AS last, NOT pg_try_advisory_xact_lock($3, hashtext($4)) AS heard`,
+        [this.target.runId, UNKNOWN_ENTRY, TOKEN_LOCK, this.target.agentId],
+      )
       .then(
-        (found) => found.rows[0]?.last ?? -1,
+        (found) => (found.rows[0]?.heard === true ? (found.rows[0].last ?? -1) : undefined),
         () => undefined,
       );
     this.#pending[kind] += delta;
@@ -113,10 +123,10 @@ export class TokenPublisher {
     this.#pending = { text: '', thinking: '' };
     if (text === '' && thinking === '') return;
     this.#sending = this.#sending.then(async () => {
-      if (this.#broken) return;
+      if (this.#silent) return;
       const at = await this.#base;
       if (at === undefined) {
-        this.#broken = true;
+        this.#silent = true;
         return;
       }
       const payloads = this.#payloads(at, thinking, text);
@@ -124,7 +134,7 @@ export class TokenPublisher {
         await this.pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS t(payload, n) ORDER BY n`, [TOKEN_CHANNEL, payloads]);
       } catch {
         // Followers see the gap and take the call's text from its reply; the call itself goes on.
-        this.#broken = true;
+        this.#silent = true;
       }
     });
   }

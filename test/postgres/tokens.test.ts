@@ -126,6 +126,13 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
   let listener: pg.Client | undefined;
   const notices: { readonly r: string; readonly p: number; readonly t?: string; readonly h?: string; readonly bytes: number }[] = [];
   const served: Served[] = [];
+  let marks = 0;
+  /** Notices arrive in commit order: once one sent now is here, every one committed before it is too. */
+  const noticesUpToNow = async (): Promise<void> => {
+    const mark = `mark-${marks++}`;
+    await engineOf(runtime).pool.query(`SELECT pg_notify('actorloop_tokens', $1)`, [JSON.stringify({ r: mark })]);
+    while (!notices.some((n) => n.r === mark)) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
 
   beforeAll(async () => {
     await server.start();
@@ -276,14 +283,21 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
     publisher.text(long);
     await publisher.end();
-    // Notices arrive in commit order: once this one is here, the publisher's are too.
-    await engineOf(runtime).pool.query(`SELECT pg_notify('actorloop_tokens', $1)`, [JSON.stringify({ r: `${runId}-end` })]);
-    while (!notices.some((n) => n.r === `${runId}-end`)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await noticesUpToNow();
     const published = notices.filter((n) => n.r === runId);
     expect(published.length).toBeGreaterThanOrEqual(4);
     expect(Math.max(...published.map((n) => n.bytes))).toBeLessThan(8_000);
     expect(published.map((n) => n.p)).toEqual(published.map((_, i) => i));
     expect(published.map((n) => n.t).join('')).toBe(long);
+  });
+
+  it('a worker publishes nothing for an agent no process follows, and its run still answers', { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-unfollowed';
+    // Defined here as in the worker, its runs run and awaited, its events never subscribed to.
+    const unfollowed = streamingAgent(runtime, server.baseURL, 'unfollowed');
+    expect((await unfollowed.run('Count to fifty.', { runId })).text).toBe(ANSWER);
+    await noticesUpToNow();
+    expect(notices.filter((n) => n.r === runId)).toEqual([]);
   });
 
   it('a delta that carries a configured secret is redacted before it leaves the worker', { timeout: 90_000 }, async () => {
