@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
 import type { ContentPart, Message } from '../core/messages.ts';
 import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
-import { EventBus } from '../events/eventBus.ts';
+import { EventBus, tokenDeltas } from '../events/eventBus.ts';
 import { reportingOnce } from '../events/subscriberErrors.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
 import { createKnowledge } from '../knowledge/wiring.ts';
@@ -49,6 +49,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     tools: ownTools,
     redact: redactor.deep,
     ...(settings.output === undefined ? {} : { output: answerSpec(settings.output, true).spec }),
+    redactStream: () => redactor.stream(),
     tool: async (name) => {
       if (tooling.mcp !== undefined && !tooling.mcp.has(name)) await tooling.mcp.sync();
       return tooling.registry.get(name);
@@ -87,7 +88,8 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
   return {
     id: agentId,
     events$: entries$,
-    tokens$: bus.tokens$,
+    // A durable agent's deltas come from whichever worker makes its runs' model calls.
+    tokens$: durable === undefined ? bus.tokens$ : tokenDeltas(entries$),
     journal,
     tools: tooling.registry.names,
     model: { provider: model.provider, name: modelName },

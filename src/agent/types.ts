@@ -18,6 +18,7 @@ import type { LoopResult } from '../core/run.ts';
 import type { RunSource, Traces } from '../traces/query.ts';
 import type { SessionMemory } from '../sessions/index.ts';
 import type { AgentExperiences } from './experiences.ts';
+import type { StreamRedactor } from '../security/streamRedactor.ts';
 
 /** A durable run's task: text, or text and image and file parts. */
 export type DurableTask = string | readonly ContentPart[];
@@ -36,6 +37,8 @@ export interface AgentBinding {
   readonly redact: <T>(value: T) => T;
   /** What a model call asking for the agent's structured answer validates the reply against. */
   readonly output?: StructuredOutputSpec;
+  /** The same rules for one streamed text (a reply's deltas), which a secret may straddle. */
+  readonly redactStream: () => StreamRedactor;
   /** A tool by name as it is now, MCP servers' tools included. */
   readonly tool: (name: string) => Promise<Tool | undefined>;
   /** Start a run in this process (a worker's first step of it); `call` for a run of one model call without tools. */

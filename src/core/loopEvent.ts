@@ -52,6 +52,13 @@ export type HookName = z.infer<typeof HookName>;
 
 export const RecoveryKindSchema = z.enum(['retry', 'fallback', 'cached', 'askModel', 'escalate', 'deadLetter']);
 
+/**
+ * On a delta another process's worker streamed: it is in no journal, and its entry's `sequence` is the run's
+ * last committed entry before the call. `part` counts the call's notices: a follower shows a call only from part 0 on.
+ */
+export const LiveDelta = z.object({ call: z.string(), part: z.number().int().nonnegative() });
+export type LiveDelta = z.infer<typeof LiveDelta>;
+
 export const LoopEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('run.started'),
@@ -77,8 +84,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     costUsd: z.number().optional(),
     reasoning: z.string().optional(),
   }),
-  z.object({ type: z.literal('token.delta'), delta: z.string() }),
-  z.object({ type: z.literal('thinking.delta'), delta: z.string() }),
+  z.object({ type: z.literal('token.delta'), delta: z.string(), live: LiveDelta.optional() }),
+  z.object({ type: z.literal('thinking.delta'), delta: z.string(), live: LiveDelta.optional() }),
   /** A reply hit the output-token cap; `action` is what `onLength` did (`continuation` counts from 1). */
   z.object({
     type: z.literal('reply.truncated'),

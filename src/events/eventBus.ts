@@ -12,10 +12,7 @@ export class EventBus {
   readonly #subject = new Subject<JournalEntry>();
   readonly #sinks: EntrySink[] = [];
   readonly events$: Observable<JournalEntry> = this.#subject.asObservable();
-  readonly tokens$: Observable<{ readonly runId: string; readonly delta: string }> = this.events$.pipe(
-    filter((entry): entry is JournalEntry & { event: LoopEventOf<'token.delta'> } => entry.event.type === 'token.delta'),
-    map((entry) => ({ runId: entry.runId, delta: entry.event.delta })),
-  );
+  readonly tokens$: Observable<{ readonly runId: string; readonly delta: string }> = tokenDeltas(this.events$);
 
   attach(sink: EntrySink): () => void {
     this.#sinks.push(sink);
@@ -39,6 +36,14 @@ export class EventBus {
   complete(): void {
     this.#subject.complete();
   }
+}
+
+/** The text deltas among entries, each with its run's id. */
+export function tokenDeltas(entries$: Observable<JournalEntry>): Observable<{ readonly runId: string; readonly delta: string }> {
+  return entries$.pipe(
+    filter((entry): entry is JournalEntry & { event: LoopEventOf<'token.delta'> } => entry.event.type === 'token.delta'),
+    map((entry) => ({ runId: entry.runId, delta: entry.event.delta })),
+  );
 }
 
 /** Narrows entries to event types, typed: `agent.events$.pipe(ofType('run.terminated'))`. */

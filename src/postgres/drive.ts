@@ -63,7 +63,7 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
       const { claimed } = outcome;
       if (claimed.length === 0 || signal.aborted) return;
       for (const call of claimed) held.inHand.add(call.key);
-      const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal)));
+      const outcomes = await Promise.all(claimed.map((call) => makeCall(engine, call, signal, actorId)));
       // Calls the worker's stop interrupted say nothing of what they would have done: they are made again.
       if (signal.aborted) return;
       made = new Map([...made, ...claimed.map((call, index): [string, MadeCall] => [call.key, { request: call.request, ...(outcomes[index] as CallResult) }])]);

@@ -40,6 +40,8 @@ export type EffectOutcome = z.infer<typeof EffectOutcome>;
 export const ModelEffectRequest = z.object({
   kind: z.literal('model'),
   agentId: z.string(),
+  /** Asked for by a streaming reply: the worker streams it and publishes its deltas to followers. */
+  stream: z.literal(true).optional(),
   request: z.object({
     messages: z.array(z.unknown()),
     tools: z.array(z.unknown()).optional(),
@@ -183,12 +185,13 @@ export function durablePhases(agentId: string, phases: PhaseImplementations<RunC
 }
 
 export function durableProvider(inner: InferenceProvider): InferenceProvider {
-  const call = (frame: Frame, request: CompletionRequest): Promise<Completion> => {
+  const call = (frame: Frame, request: CompletionRequest, stream: boolean): Promise<Completion> => {
     const key = `${frame.runId}:model:${frame.turn}:${frame.modelCalls++}`;
     const { messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort } = request;
     const effect = (): EffectRequest => ({
       kind: 'model',
       agentId: frame.agentId,
+      ...(stream ? { stream: true as const } : {}),
       request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as ModelRequestJson,
       ...(request.output === undefined ? {} : { output: true as const }),
     });
@@ -202,13 +205,13 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
     complete<TOutput>(request: CompletionRequest<TOutput>): Promise<Completion<TOutput>> {
       const frame = frames.getStore();
       if (frame === undefined) return inner.complete(request);
-      return call(frame, request) as Promise<Completion<TOutput>>;
+      return call(frame, request, false) as Promise<Completion<TOutput>>;
     },
     stream<TOutput>(request: CompletionRequest<TOutput>): AsyncIterable<StreamEvent<TOutput>> {
       const frame = frames.getStore();
       if (frame === undefined) return inner.stream(request);
-      // A durable call's tokens arrive in another process: the reply comes whole.
-      const completion = call(frame, request);
+      // The worker that makes the call streams it to this run's followers (`agent.tokens$` in any process); the run gets the reply whole.
+      const completion = call(frame, request, true);
       return (async function* () {
         yield { type: 'done', completion: (await completion) as Completion<TOutput> } as StreamEvent<TOutput>;
       })();

@@ -4,12 +4,13 @@
  */
 import { DEFAULTS } from '../core/defaults.ts';
 import { runWithTimeout } from '../executor/timeout.ts';
-import type { CompletionRequest } from '../core/provider.ts';
+import type { Completion, CompletionRequest, InferenceProvider } from '../core/provider.ts';
+import { TokenPublisher } from './tokens.ts';
 import { calls, type EffectOutcome, type EffectRequest } from './durable.ts';
 import { callerOf, type Caller, type Engine } from './engine.ts';
 import type { Tool } from '../tools/types.ts';
 import { DurableRunError } from './errors.ts';
-import { ContextLengthError, StructuredOutputError } from '../inference/errors.ts';
+import { ContextLengthError, InferenceError, StructuredOutputError } from '../inference/errors.ts';
 import { toolSessionMemory } from './sessionMemory.ts';
 import { whileReconnecting } from './transaction.ts';
 import type { SessionMemory } from '../core/sessionMemory.ts';
@@ -32,7 +33,8 @@ export interface CallResult {
   readonly blobs?: Blobs;
 }
 
-export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal): Promise<CallResult> {
+/** `runId`: the run that asked for it, whose followers see a streamed reply's deltas. */
+export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: AbortSignal, runId: string): Promise<CallResult> {
   const { request, key } = claimed;
   const bound = callerOf(engine, request.agentId);
   if (bound === undefined) return failed(new DurableRunError(`The call ${key} belongs to agent "${request.agentId}", which this worker does not have.`));
@@ -53,7 +55,9 @@ export async function makeCall(engine: Engine, claimed: ClaimedCall, abort: Abor
   }
   // Images a tool attaches reach the model only of an agent that takes them, as in process.
   const attached: ImagePart[] = [];
-  const outcome = bound.redact(await call(request, bound, tool, abort, session, bound.images === undefined ? undefined : (images) => void attached.push(...images)));
+  const streaming = request.kind === 'model' && request.stream === true ? new TokenPublisher(engine.pool, { agentId: request.agentId, runId, call: key }, bound.redactStream) : undefined;
+  const attach = bound.images === undefined ? undefined : (images: readonly ImagePart[]) => void attached.push(...images);
+  const outcome = bound.redact(await call(request, bound, tool, abort, session, attach, streaming));
   if (attached.length === 0 || bound.images === undefined || !outcome.ok) return { outcome };
   const kept = toolImages(attached, bound.images);
   return { outcome: { ...outcome, images: kept.images }, blobs: kept.blobs };
@@ -75,12 +79,14 @@ async function call(
   abort: AbortSignal,
   session: SessionMemory | undefined,
   attachImages: ((images: readonly ImagePart[]) => void) | undefined,
+  streaming: TokenPublisher | undefined,
 ): Promise<EffectOutcome> {
   if (request.kind === 'model') {
     if (request.output === true && bound.output === undefined) return failure(new DurableRunError(`This worker's agent "${request.agentId}" has no output schema; define it with the same \`output\` as the agent that queued the run.`));
     try {
       const output = request.output === true ? bound.output : undefined;
-      const completion = await bound.provider.complete({ ...(request.request as unknown as CompletionRequest), ...defined({ output }), signal: abort });
+      const asked = { ...(request.request as unknown as CompletionRequest), ...defined({ output }), signal: abort };
+      const completion = streaming === undefined ? await bound.provider.complete(asked) : await streamed(bound.provider, asked, streaming);
       return { ok: true, value: completion };
     } catch (error) {
       return failure(error);
@@ -107,6 +113,22 @@ async function call(
   if (!timed.ok) return failure(timed.error);
   const json = JSON.stringify(timed.value ?? null);
   return json === undefined ? failure(new Error(`"${tool.name}" returned a value that is not JSON.`)) : { ok: true, value: JSON.parse(json) as unknown };
+}
+
+/** One model call as one effect: its deltas are published on the way, its reply recorded whole. */
+async function streamed(provider: InferenceProvider, request: CompletionRequest, publisher: TokenPublisher): Promise<Completion> {
+  let completion: Completion | undefined;
+  try {
+    for await (const event of provider.stream(request)) {
+      if (event.type === 'text.delta') publisher.text(event.delta);
+      else if (event.type === 'reasoning.delta') publisher.thinking(event.delta);
+      else if (event.type === 'done') completion = event.completion;
+    }
+  } finally {
+    await publisher.end();
+  }
+  if (completion === undefined) throw InferenceError.streamInterrupted(`${provider.name}'s stream ended without its 'done' event`, { deltasYielded: true });
+  return completion;
 }
 
 function failure(error: unknown): EffectOutcome {

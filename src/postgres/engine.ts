@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AgentBinding } from '../agent/types.ts';
 import type { InferenceProvider, StructuredOutputSpec } from '../core/provider.ts';
 import type { Tool } from '../tools/types.ts';
+import type { StreamRedactor } from '../security/streamRedactor.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 import type { HeldBlobs, MediaLimits } from './blobs.ts';
@@ -17,6 +18,8 @@ export interface Caller {
   readonly output?: StructuredOutputSpec;
   /** Its model takes images: the images its tools return are kept, within these limits. */
   readonly images?: MediaLimits;
+  /** For a streamed reply's deltas. */
+  readonly redactStream: () => StreamRedactor;
 }
 
 export interface BoundAgent extends Caller {

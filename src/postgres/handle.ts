@@ -7,6 +7,7 @@ import type { LoopResult } from '../core/run.ts';
 import type { AgentRun } from '../agent/types.ts';
 import { errorForResult } from '../agent/errors.ts';
 import { failedResult } from '../agent/result.ts';
+import { LiveCalls, liveDelta } from '../events/liveDeltas.ts';
 
 export interface FollowedRun {
   readonly runId: string;
@@ -14,7 +15,7 @@ export interface FollowedRun {
   /** Rejects only when the run could not be queued or read. */
   readonly ended: Promise<LoopResult>;
   entries(): Promise<JournalEntry[]>;
-  /** Every entry of the agent's runs as they commit. */
+  /** Every entry of the agent's runs as they commit, and the deltas their workers stream. */
   readonly live$: Observable<JournalEntry>;
   /** `queued` before any notice. */
   status(): string;
@@ -50,14 +51,21 @@ export function followRun(run: FollowedRun): AgentRun {
   };
 }
 
-/** Committed entries, then live ones, each once and in order. */
+/** Committed entries, then live ones, each once and in order; a worker's streamed deltas while its call is on. */
 function runEvents(run: FollowedRun): Observable<JournalEntry> {
   return new Observable<JournalEntry>((subscriber) => {
     let last = -1;
     let early: JournalEntry[] | undefined = [];
+    // Deltas that came while the journal was read are dropped if the journal already has their reply.
+    const calls = new LiveCalls();
     const emit = (entry: JournalEntry): void => {
+      if (liveDelta(entry) !== undefined) {
+        if (calls.admit(entry)) subscriber.next(entry);
+        return;
+      }
       if (entry.sequence <= last) return;
       last = entry.sequence;
+      calls.admit(entry);
       subscriber.next(entry);
       if (entry.event.type === 'run.terminated') subscriber.complete();
     };

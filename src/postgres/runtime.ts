@@ -16,6 +16,8 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
+import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
+import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
 import { post, wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
@@ -110,6 +112,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   // One listening connection, opened on first need.
   let listener: Promise<pg.Client> | undefined;
+  /** The listener that also hears workers' streamed deltas (once this process follows an agent's events), and the agents it told workers it follows. */
+  let hearsTokens: { readonly client: pg.Client; readonly agents: Set<string> } | undefined;
   const following = new Map<string, string>();
   /** Each is called once with the next notice about the run. */
   const waiters = new Map<string, Set<() => void>>();
@@ -126,6 +130,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         for (const waiting of waiters.values()) for (const wakeUp of waiting) wakeUp();
       });
       client.on('notification', (message) => {
+        if (message.channel === TOKEN_CHANNEL) return void liveTokens(message.payload);
         const notice = parseNotice(message.payload);
         if (notice === undefined) return;
         if (following.has(notice.actor)) following.set(notice.actor, notice.status);
@@ -139,8 +144,31 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      for (const agentId of feeds.keys()) await hearTokens(client, agentId);
       return client;
     })());
+
+  const hearTokens = async (client: pg.Client, agentId: string): Promise<void> => {
+    if (hearsTokens?.client !== client) {
+      hearsTokens = { client, agents: new Set() };
+      await client.query(`LISTEN ${TOKEN_CHANNEL}`);
+    }
+    if (hearsTokens.agents.has(agentId)) return;
+    hearsTokens.agents.add(agentId);
+    // Held while this connection lives: a worker publishes a call's deltas only while some process holds it.
+    await client.query(`SELECT pg_advisory_lock_shared($1, hashtext($2))`, [TOKEN_LOCK, agentId]);
+  };
+
+  /** In the order of the notices: a call's deltas before its reply's entries, which are read first. */
+  const liveTokens = (payload: string | undefined): void => {
+    const notice = parseTokenNotice(payload);
+    const feed = notice === undefined ? undefined : feeds.get(notice.a);
+    if (notice === undefined || feed === undefined) return;
+    const entries = noticeEntries(notice, Date.now());
+    reading = reading.then(() => {
+      for (const entry of entries) feed.next(entry);
+    });
+  };
 
   const relisten = (): void => {
     setTimeout(() => void listen().catch(() => (feeds.size > 0 ? relisten() : undefined)), 1_000).unref();
@@ -271,6 +299,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         tool: binding.tool,
         redact: binding.redact,
         ...defined({ output: binding.output, images: binding.images }),
+        redactStream: binding.redactStream,
         start: binding.start,
         resume: binding.resume,
       });
@@ -303,8 +332,10 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
         feed ??= new Subject<JournalEntry>();
         feeds.set(binding.agentId, feed);
-        void listen().catch((error: unknown) => subscriber.error(error));
-        return feed.subscribe(subscriber);
+        void listen()
+          .then((client) => hearTokens(client, binding.agentId))
+          .catch((error: unknown) => subscriber.error(error));
+        return feed.pipe(liveFromStart()).subscribe(subscriber);
       });
       const bound: BoundRuntime = {
         store: engine.store,
@@ -348,7 +379,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       if (engine.strategies.has(id) || engine.agents.has(id)) throw new ConfigurationError(`"${id}" is already defined on this runtime: give each strategy and agent its own id.`);
       const sub = engine.agents.get(definition.subAgent?.id);
       if (sub === undefined) throw new ConfigurationError(`runtime.strategy("${id}"): subAgent must be an agent created with this runtime (createAgent({ runtime })).`);
-      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, definition: definition as DurableStrategyDefinition });
+      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, redactStream: sub.redactStream, definition: definition as DurableStrategyDefinition });
       return {
         id,
         async run(task, runOptions = {}) {

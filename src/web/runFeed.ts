@@ -6,6 +6,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import { WebRequestError } from './errors.ts';
 import { StoreError } from '../persistence/errors.ts';
+import { liveDelta, LiveCalls } from '../events/liveDeltas.ts';
 
 /** Empty when the store has no such run. `after`: the feed has the entries up to it; the rest is all it needs (more is harmless). */
 export type JournalReader = (runId: string, after?: number) => readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
@@ -78,12 +79,20 @@ export async function runFeed(source: FeedSource, runId: string, started = false
   );
 }
 
-/** Read again until unsubscribed (another process may be running it): every `pollIntervalMs`, and whenever `moved` says so. */
-function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number, moved?: Observable<unknown>): Observable<readonly JournalEntry[]> {
+/**
+ * Read again until unsubscribed (another process may be running it): every `pollIntervalMs`, and whenever
+ * `moved` brings a committed entry. The deltas a worker streams come with it and wait for a read in progress,
+ * which may hold the reply of the call before theirs.
+ */
+function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number, moved?: Observable<JournalEntry>): Observable<readonly JournalEntry[]> {
   return new Observable<readonly JournalEntry[]>((subscriber) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let reading = false;
     let again = false;
+    const live: JournalEntry[] = [];
+    const passLive = (): void => {
+      if (!reading && live.length > 0 && !subscriber.closed) subscriber.next(live.splice(0));
+    };
     // Read again from here, not from the start: a long run is not read once per step.
     let after = -1;
     const readNow = (): void => {
@@ -104,6 +113,7 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
               again = false;
               readNow();
             }
+            passLive();
           },
           (error: unknown) => subscriber.error(error),
         );
@@ -116,7 +126,11 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
       clearTimeout(timer);
       timer = setTimeout(readNow, pollIntervalMs);
     };
-    const wake = moved?.subscribe(readNow);
+    const wake = moved?.subscribe((entry) => {
+      if (liveDelta(entry) === undefined) return readNow();
+      live.push(entry);
+      passLive();
+    });
     emit(initial);
     return () => {
       clearTimeout(timer);
@@ -140,21 +154,32 @@ export function untilLastEnd(): OperatorFunction<readonly JournalEntry[], Journa
 
 function endsOf(subscriber: Subscriber<JournalEntry>): { batch(entries: readonly JournalEntry[]): void; one(entry: JournalEntry): void } {
   let last = -1;
+  // A worker's streamed deltas have no sequence of their own: they pass while their call is on.
+  const calls = new LiveCalls();
+  const live = (entry: JournalEntry): boolean => {
+    if (liveDelta(entry) === undefined) return false;
+    if (calls.admit(entry) && !subscriber.closed) subscriber.next(entry);
+    return true;
+  };
   return {
     batch(entries) {
-      const fresh = entries.filter((entry) => entry.sequence > last);
+      const fresh = entries.filter((entry) => entry.sequence > last || liveDelta(entry) !== undefined);
+      const lastCommitted = fresh.findLastIndex((entry) => liveDelta(entry) === undefined);
       for (let i = 0; i < fresh.length && !subscriber.closed; i++) {
         const entry = fresh[i] as JournalEntry;
+        if (live(entry)) continue;
         last = entry.sequence;
-        const final = i === fresh.length - 1;
+        const final = i === lastCommitted;
         if (ended(entry) && !final) continue;
+        calls.admit(entry);
         subscriber.next(entry);
         if (ended(entry)) subscriber.complete();
       }
     },
     one(entry) {
-      if (entry.sequence <= last || subscriber.closed) return;
+      if (live(entry) || entry.sequence <= last || subscriber.closed) return;
       last = entry.sequence;
+      calls.admit(entry);
       subscriber.next(entry);
       if (ended(entry)) subscriber.complete();
     },

@@ -6,6 +6,7 @@ import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
 import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
 import { FrameQueue } from './frameQueue.ts';
+import { liveDelta } from '../events/liveDeltas.ts';
 import type { StreamEncoder, WebProtocol } from './protocol.ts';
 
 export interface EventCursor {
@@ -48,6 +49,16 @@ export function sseBody<TEvent>(
 
   // A sequence of -1 is an event without an id.
   const queue = (sequence: number, index: number, event: TEvent): void => waiting.push(sequence < 0 ? undefined : `${sequence}.${index}`, event);
+  // A worker's streamed delta is in no journal: without an id, a page that reconnects resumes from the journal, whose reply has its text.
+  const sendLive = (events: readonly (TEvent | undefined)[]): void => {
+    let queued = false;
+    for (const event of events) {
+      if (event === undefined) continue;
+      queue(-1, 0, event);
+      queued = true;
+    }
+    if (queued) pump.queued();
+  };
   const resumeId = (): string => (cursorSequence < 0 ? '(none)' : `${cursorSequence}.${cursorIndex}`);
   const follow = (): void => {
     const encoder = encoderFor();
@@ -64,6 +75,7 @@ export function sseBody<TEvent>(
           }
           first = false;
           const events = encoder.encode(entry);
+          if (liveDelta(entry) !== undefined) return sendLive(events);
           if (entry.sequence <= replayUpTo) return;
           const { sequence } = entry;
           let queued = false;

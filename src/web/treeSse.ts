@@ -8,6 +8,7 @@ import type { StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.t
 import type { RunKey, TreeEntry } from './runTree.ts';
 import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
 import { FrameQueue } from './frameQueue.ts';
+import { liveDelta } from '../events/liveDeltas.ts';
 import type { EventCursor } from './sse.ts';
 
 /** Runs absent from it resume from their first event. */
@@ -82,6 +83,19 @@ export function treeSseBody<TEvent>(
   const pump = new FeedPump(maxAhead);
 
   const queue = (id: string | undefined, event: TEvent): void => waiting.push(id, event);
+  // A worker's streamed delta is in no journal: sent without an id, and leaving every run's cursor where it is.
+  const sendLive = (own: readonly (TEvent | undefined)[], sub: SubRun | undefined, waits: TreeWaits<TEvent> | undefined): void => {
+    let queued = false;
+    for (const event of own) {
+      const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
+      if (shown === undefined) continue;
+      for (const one of waits === undefined ? [shown] : waits.pass(shown, true)) {
+        queue(undefined, one);
+        queued = true;
+      }
+    }
+    if (queued) pump.queued();
+  };
   const follow = (): void => {
     const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
     const encoderFor = (key: RunKey, sub: SubRun | undefined): StreamEncoder<TEvent> => {
@@ -108,6 +122,7 @@ export function treeSseBody<TEvent>(
           }
           seen.add(key);
           const own = encoder.encode(entry);
+          if (liveDelta(entry) !== undefined) return sendLive(own, sub, waits);
           const from = at.get(key);
           // A wait sent before was answered already: it ends no response now.
           const ends = encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence);

@@ -72,11 +72,11 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime under faults', () => {
     createAgent({ id: 'payer', model: callOnce('charge'), tools: [charge], runtime });
     const request = { kind: 'tool' as const, agentId: 'payer', tool: 'charge', input: {}, toolCallId: 'c1', idempotencyKey: 'run_payer:k', runId: 'run_payer' };
     // Claimed again after the worker that had begun it died.
-    const { outcome } = await makeCall(engineOf(runtime), { key: 'k', request, begun: true }, new AbortController().signal);
+    const { outcome } = await makeCall(engineOf(runtime), { key: 'k', request, begun: true }, new AbortController().signal, 'run_payer');
     expect(made).toBe(0);
     expect(outcome).toMatchObject({ ok: false, error: { message: expect.stringMatching(/not idempotent: it may already have taken effect/) } });
     // Claimed for the first time, it is made.
-    expect((await makeCall(engineOf(runtime), { key: 'k', request, begun: false }, new AbortController().signal)).outcome).toEqual({ ok: true, value: 1 });
+    expect((await makeCall(engineOf(runtime), { key: 'k', request, begun: false }, new AbortController().signal, 'run_payer')).outcome).toEqual({ ok: true, value: 1 });
   });
 
   it('a worker needs more connections than jobs at once', async () => {

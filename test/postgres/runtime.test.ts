@@ -213,7 +213,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     const { key, request } = call.rows[0]!;
     const parsed = EffectRequest.parse(request);
     if (parsed.kind === 'child') throw new Error('expected the delegating tool call');
-    const { outcome: again } = await makeCall(engineOf(runtime), { key, request: parsed, begun: false }, new AbortController().signal);
+    const { outcome: again } = await makeCall(engineOf(runtime), { key, request: parsed, begun: false }, new AbortController().signal, 'run_writer');
     expect(again).toEqual({ ok: true, value: 'the actor model dates from 1973' });
     const researched = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.actors WHERE agent_id = 'researcher'");
     expect(researched.rows[0]?.n).toBe(1);

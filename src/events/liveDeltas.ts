@@ -1,0 +1,72 @@
+/**
+ * Deltas a worker in another process streams are in no journal. A follower shows a model call's text
+ * live only if it has the call from its first notice on, and only until it has seen the run go past
+ * the call; otherwise the committed reply brings the text whole, so no text is shown twice.
+ */
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { JournalEntry, LiveDelta } from '../core/loopEvent.ts';
+
+export function liveDelta(entry: JournalEntry): LiveDelta | undefined {
+  const { event } = entry;
+  return event.type === 'token.delta' || event.type === 'thinking.delta' ? event.live : undefined;
+}
+
+/** Runs a follower keeps track of before it forgets the oldest (a follower of a long-lived agent). */
+const MAX_RUNS = 4_096;
+
+interface RunSeen {
+  /** Its last committed entry this follower passed on. */
+  last: number;
+  /** The last part passed on of each call in flight; null for a call joined after its start. */
+  readonly calls: Map<string, number | null>;
+}
+
+/** One per follower, fed every entry it passes on, in order. */
+export class LiveCalls {
+  readonly #runs = new Map<string, RunSeen>();
+
+  /** False for a live delta the follower must not show; true for every committed entry. */
+  admit(entry: JournalEntry): boolean {
+    const live = liveDelta(entry);
+    const run = this.#run(entry.runId);
+    if (live === undefined) {
+      run.last = Math.max(run.last, entry.sequence);
+      // A committed step after a call's start ends it: its reply is in the journal.
+      run.calls.clear();
+      if (entry.event.type === 'run.terminated') this.#runs.delete(entry.runId);
+      return true;
+    }
+    // The run went past the call's start: its reply is here already, or will be.
+    if (run.last > entry.sequence) return false;
+    const had = run.calls.get(live.call);
+    const fits = had === undefined ? live.part === 0 : had !== null && (live.part === had || live.part === had + 1);
+    run.calls.set(live.call, fits ? live.part : null);
+    return fits;
+  }
+
+  #run(runId: string): RunSeen {
+    let run = this.#runs.get(runId);
+    if (run === undefined) {
+      if (this.#runs.size >= MAX_RUNS) this.#runs.delete(this.#runs.keys().next().value as string);
+      run = { last: -1, calls: new Map() };
+      this.#runs.set(runId, run);
+    }
+    return run;
+  }
+}
+
+/** Each subscriber follows live calls from when it subscribed. */
+export function liveFromStart(): OperatorFunction<JournalEntry, JournalEntry> {
+  return (source) =>
+    new Observable<JournalEntry>((subscriber) => {
+      const calls = new LiveCalls();
+      const subscription = source.subscribe({
+        next: (entry) => {
+          if (calls.admit(entry)) subscriber.next(entry);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => subscription.unsubscribe();
+    });
+}

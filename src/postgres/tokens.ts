@@ -1,0 +1,170 @@
+/**
+ * A worker's streaming model call publishes its text and thinking as they arrive, for followers in
+ * any process: redacted as the journal is, coalesced into a few notices a second on one channel, each
+ * its own tiny statement outside any step, and only while some process follows the agent. The
+ * committed reply stays the record; these are a preview.
+ */
+import type pg from 'pg';
+import { z } from 'zod';
+import type { JournalEntry } from '../core/loopEvent.ts';
+import type { StreamRedactor } from '../security/streamRedactor.ts';
+import { SCHEMA } from './migrations.ts';
+
+/** One channel for every run: a follower listens once, however many runs are in flight. */
+export const TOKEN_CHANNEL = 'actorloop_tokens';
+/**
+ * With the agent's id hashed, the advisory lock a following process holds shared: a worker that can take it
+ * alone knows nobody follows the agent, and publishes nothing for the call.
+ */
+export const TOKEN_LOCK = 0x61_6c_74_6b;
+/** Deltas that arrive within this window go out as one notice. */
+export const TOKEN_FLUSH_MS = 50;
+/** PostgreSQL refuses payloads of 8000 bytes or more. */
+const MAX_PAYLOAD_BYTES = 7_900;
+/** A legacy line's `last_entry` (migrated without its entries' sequences). */
+const UNKNOWN_ENTRY = 2_147_483_647;
+
+/** `s`: the run's last committed entry before the call; `p`: the notice's place in the call, from 0. */
+export const TokenNotice = z.object({
+  a: z.string(),
+  r: z.string(),
+  c: z.string(),
+  p: z.number().int().nonnegative(),
+  s: z.number().int(),
+  t: z.string().optional(),
+  h: z.string().optional(),
+});
+export type TokenNotice = z.infer<typeof TokenNotice>;
+
+export function parseTokenNotice(payload: string | undefined): TokenNotice | undefined {
+  try {
+    const parsed = TokenNotice.safeParse(JSON.parse(payload ?? ''));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Thinking before text, as the model wrote them within the window. */
+export function noticeEntries(notice: TokenNotice, timestamp: number): JournalEntry[] {
+  const live = { call: notice.c, part: notice.p };
+  const base = { sequence: notice.s, timestamp, agentId: notice.a, runId: notice.r, iteration: 0 };
+  return [
+    ...(notice.h === undefined ? [] : [{ ...base, event: { type: 'thinking.delta' as const, delta: notice.h, live } }]),
+    ...(notice.t === undefined ? [] : [{ ...base, event: { type: 'token.delta' as const, delta: notice.t, live } }]),
+  ];
+}
+
+export interface TokenCall {
+  readonly agentId: string;
+  readonly runId: string;
+  /** The call's effect key: unique, and the same for every worker that makes it. */
+  readonly call: string;
+}
+
+export class TokenPublisher {
+  readonly #text: StreamRedactor;
+  readonly #thinking: StreamRedactor;
+  /** Asked once there is something to publish (a reply of tool calls alone costs nothing). */
+  #base: Promise<number | undefined> | undefined;
+  #pending = { text: '', thinking: '' };
+  #part = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Notices go out one query at a time, so they arrive in order. */
+  #sending: Promise<void> = Promise.resolve();
+  /** Nobody follows the agent, or a notice failed: the rest of the call is not published. */
+  #silent = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly target: TokenCall,
+    redactStream: () => StreamRedactor,
+  ) {
+    this.#text = redactStream();
+    this.#thinking = redactStream();
+  }
+
+  text(delta: string): void {
+    this.#add('text', this.#text.push(delta));
+  }
+
+  thinking(delta: string): void {
+    this.#add('thinking', this.#thinking.push(delta));
+  }
+
+  /** What the redactors held goes out, then every notice is sent (or given up) before the reply can commit. */
+  async end(): Promise<void> {
+    this.#add('thinking', this.#thinking.end());
+    this.#add('text', this.#text.end());
+    this.#flush();
+    await this.#sending;
+  }
+
+  #add(kind: 'text' | 'thinking', delta: string): void {
+    if (delta === '' || this.#silent) return;
+    // A follower that has seen the run go past this entry knows the call is over; undefined: nobody to tell.
+    this.#base ??= this.pool
+      .query<{ last: number | null; heard: boolean }>(
+        `SELECT (SELECT max(last_entry) FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2) AS last, NOT pg_try_advisory_xact_lock($3, hashtext($4)) AS heard`,
+        [this.target.runId, UNKNOWN_ENTRY, TOKEN_LOCK, this.target.agentId],
+      )
+      .then(
+        (found) => (found.rows[0]?.heard === true ? (found.rows[0].last ?? -1) : undefined),
+        () => undefined,
+      );
+    this.#pending[kind] += delta;
+    this.#timer ??= setTimeout(() => this.#flush(), TOKEN_FLUSH_MS);
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const { text, thinking } = this.#pending;
+    this.#pending = { text: '', thinking: '' };
+    if (text === '' && thinking === '') return;
+    this.#sending = this.#sending.then(async () => {
+      if (this.#silent) return;
+      const at = await this.#base;
+      if (at === undefined) {
+        this.#silent = true;
+        return;
+      }
+      const payloads = this.#payloads(at, thinking, text);
+      try {
+        await this.pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS t(payload, n) ORDER BY n`, [TOKEN_CHANNEL, payloads]);
+      } catch {
+        // Followers see the gap and take the call's text from its reply; the call itself goes on.
+        this.#silent = true;
+      }
+    });
+  }
+
+  /** Each under the size PostgreSQL takes, long deltas split between notices. */
+  #payloads(at: number, thinking: string, text: string): string[] {
+    const { agentId: a, runId: r, call: c } = this.target;
+    const both = { ...(thinking === '' ? {} : { h: thinking }), ...(text === '' ? {} : { t: text }) };
+    const notice = (fields: { h?: string; t?: string }): string => JSON.stringify({ a, r, c, p: this.#part++, s: at, ...fields } satisfies TokenNotice);
+    if (Buffer.byteLength(JSON.stringify({ a, r, c, p: this.#part, s: at, ...both })) <= MAX_PAYLOAD_BYTES) return [notice(both)];
+    const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(JSON.stringify({ a, r, c, p: Number.MAX_SAFE_INTEGER, s: at, t: '' }));
+    return [...pieces(thinking, room).map((h) => notice({ h })), ...pieces(text, room).map((t) => notice({ t }))];
+  }
+}
+
+/** Cut between code points so that each piece, written as a JSON string, takes at most `room` bytes. */
+export function pieces(text: string, room: number): string[] {
+  const out: string[] = [];
+  let piece = '';
+  let bytes = 0;
+  for (const point of text) {
+    const size = Buffer.byteLength(JSON.stringify(point)) - 2;
+    if (bytes + size > room && piece !== '') {
+      out.push(piece);
+      piece = '';
+      bytes = 0;
+    }
+    piece += point;
+    bytes += size;
+  }
+  if (piece !== '') out.push(piece);
+  return out;
+}

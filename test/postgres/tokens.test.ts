@@ -1,0 +1,330 @@
+/**
+ * Token streaming from durable workers: a worker in another process streams a model call from a real
+ * OpenAI-compatible server over HTTP and publishes its deltas; this process's `agent.tokens$`, its
+ * events and the AG-UI handler show them while the call is on, then the committed reply adds no text.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/index.ts';
+import type { JournalEntry } from '../../src/core/loopEvent.ts';
+import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
+import { createAgUiHandler } from '../../src/web/agUi.ts';
+import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
+import { engineOf } from '../../src/postgres/runtime.ts';
+import { TokenPublisher } from '../../src/postgres/tokens.ts';
+import { createRedactor } from '../../src/security/redactor.ts';
+import { chunksFor, sseBytes } from '../support/openaiServer.ts';
+import { freshDatabase, postgresMissing } from '../support/postgres.ts';
+import { EventReader, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
+import { STREAM_SECRET, streamingAgent } from './fixtures/agents.ts';
+import { startWorker, stop } from './workerProcess.ts';
+
+const missing = postgresMissing();
+
+/** Fifty tokens, the reply to every task but the one about the key. */
+const TOKENS = Array.from({ length: 50 }, (_, i) => (i < 49 ? `word${i} ` : `word${i}.`));
+const ANSWER = TOKENS.join('');
+/** The secret split across two tokens, as a model would write it. */
+const KEY_TOKENS = ['Here ', 'it ', 'is: ', STREAM_SECRET.slice(0, 9), STREAM_SECRET.slice(9), ' and ', 'keep ', 'it ', 'safe.'];
+
+/** The reply before the lookup. */
+const LOOKUP_TOKENS = ['Let ', 'me ', 'look ', 'that ', 'up ', 'first.'];
+
+interface Hold {
+  /** Lets the rest of the held reply go. */
+  release(): void;
+}
+
+/**
+ * Streams the first half of each reply, then holds the response open until the test has seen what it
+ * waits for (`release`), so the order of deltas and reply never depends on time. A hold nobody releases
+ * lets go after a while, so a broken feature fails its assertions instead of hanging.
+ */
+class TokenServer {
+  #server: Server | undefined;
+  #holds: Promise<void>[] = [];
+  baseURL = '';
+
+  async start(): Promise<void> {
+    this.#server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => void this.#reply(body, response));
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    this.baseURL = `http://127.0.0.1:${(this.#server?.address() as AddressInfo).port}/v1`;
+  }
+
+  hold(): Hold {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const fallback = setTimeout(release, 30_000);
+    this.#holds.push(held.finally(() => clearTimeout(fallback)));
+    return { release };
+  }
+
+  async #reply(body: string, response: ServerResponse): Promise<void> {
+    const messages = (JSON.parse(body) as { messages: { role: string; content: string }[] }).messages;
+    const asked = (word: string) => messages.some((m) => m.role === 'user' && m.content.includes(word));
+    // Asked to look something up, it first says so and calls the tool; with the result it answers.
+    const first = asked('look') && !messages.some((m) => m.role === 'tool');
+    const pieces = first ? LOOKUP_TOKENS : asked('key') ? KEY_TOKENS : TOKENS;
+    const toolCalls = first ? [{ id: 'l1', name: 'lookup', argumentPieces: ['{"q":', '"fifty"}'] }] : [];
+    const chunks = chunksFor({ textPieces: pieces, toolCalls, usage: { prompt_tokens: 10, completion_tokens: pieces.length, total_tokens: 10 + pieces.length } });
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    // The role chunk and the first half of the text, then the hold, then the rest.
+    const half = 1 + Math.ceil(pieces.length / 2);
+    for (const chunk of chunks.slice(0, half)) response.write(sseBytes([chunk], { done: false }));
+    await (this.#holds.shift() ?? Promise.resolve());
+    for (const chunk of chunks.slice(half)) response.write(sseBytes([chunk], { done: false }));
+    response.end('data: [DONE]\n\n');
+  }
+
+  close(): Promise<void> {
+    this.#server?.closeAllConnections();
+    return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
+  }
+}
+
+const of = (events: readonly SseEvent[], type: string) => events.filter((e) => e.data.type === type);
+
+interface UiPart {
+  readonly type: string;
+  readonly delta?: string;
+}
+
+/** The parts of an AI SDK UI message stream, each given to `seen` as it arrives. */
+async function uiMessageParts(response: Response, seen: (part: UiPart) => unknown): Promise<UiPart[]> {
+  const parts: UiPart[] = [];
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body as ReadableStream<Uint8Array>) {
+    text += decoder.decode(chunk, { stream: true });
+    const frames = text.split('\n\n');
+    text = frames.pop() ?? '';
+    for (const frame of frames) {
+      const data = frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+      if (data === undefined || data === '[DONE]') continue;
+      const part = JSON.parse(data) as UiPart;
+      parts.push(part);
+      seen(part);
+    }
+  }
+  return parts;
+}
+
+describe.skipIf(missing !== '')('token streaming from a durable worker in another process', () => {
+  const server = new TokenServer();
+  let url = '';
+  let worker: ChildProcess | undefined;
+  let runtime: PostgresRuntime;
+  let agent: Agent;
+  /** Every token notice this database carries, as a page's server would hear it. */
+  let listener: pg.Client | undefined;
+  const notices: { readonly r: string; readonly p: number; readonly t?: string; readonly h?: string; readonly bytes: number }[] = [];
+  const served: Served[] = [];
+  let marks = 0;
+  /** Notices arrive in commit order: once one sent now is here, every one committed before it is too. */
+  const noticesUpToNow = async (): Promise<void> => {
+    const mark = `mark-${marks++}`;
+    await engineOf(runtime).pool.query(`SELECT pg_notify('actorloop_tokens', $1)`, [JSON.stringify({ r: mark })]);
+    while (!notices.some((n) => n.r === mark)) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  beforeAll(async () => {
+    await server.start();
+    url = await freshDatabase('tokens');
+    runtime = createPostgresRuntime({ connectionString: url, migrate: true, poolSize: 4 });
+    await runtime.migrate();
+    agent = streamingAgent(runtime, server.baseURL);
+    listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    listener.on('notification', (message) => {
+      const payload = message.payload ?? '{}';
+      notices.push({ ...(JSON.parse(payload) as { r: string; p: number }), bytes: Buffer.byteLength(payload) });
+    });
+    await listener.query('LISTEN actorloop_tokens');
+    worker = await startWorker(url, { streamBaseURL: server.baseURL, concurrency: 2 });
+  }, 60_000);
+  afterAll(async () => {
+    if (worker !== undefined) await stop(worker);
+    await Promise.all(served.map((s) => s.close()));
+    await listener?.end();
+    await runtime?.close();
+    await server.close();
+  });
+
+  it("this process's tokens$ gets the worker's deltas before the run's reply entry, and they join to the answer", { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-order';
+    const hold = server.hold();
+    const deltas: string[] = [];
+    const order: string[] = [];
+    const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => {
+      if (id !== runId) return;
+      deltas.push(delta);
+      order.push('delta');
+      hold.release();
+    });
+    const events = agent.events$.subscribe((entry) => {
+      if (entry.runId === runId && entry.event.type === 'reasoning.completed') order.push('reply');
+    });
+    try {
+      const result = await agent.start('Count to fifty.', { runId }).result;
+      expect(result.text).toBe(ANSWER);
+    } finally {
+      tokens.unsubscribe();
+      events.unsubscribe();
+    }
+    // The first half came while the server held the rest: at least two notices' worth.
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(deltas.join('')).toBe(ANSWER);
+    expect(order).toEqual([...deltas.map(() => 'delta'), 'reply']);
+    // Coalesced: far fewer notices than the fifty tokens the model sent, and still one model call in the run's effects.
+    const published = notices.filter((n) => n.r === runId);
+    expect(published.length).toBeGreaterThanOrEqual(2);
+    expect(published.length).toBeLessThanOrEqual(10);
+    const effects = new pg.Client({ connectionString: url });
+    await effects.connect();
+    try {
+      const rows = await effects.query<{ kind: string }>('SELECT kind FROM actorloop.effects WHERE actor_id = $1', [runId]);
+      expect(rows.rows).toEqual([{ kind: 'model' }]);
+    } finally {
+      await effects.end();
+    }
+  });
+
+  it('the AG-UI handler on the durable agent streams the text while the worker generates, and the reply adds none of it again', { timeout: 90_000 }, async () => {
+    const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    const hold = server.hold();
+    const reader = new EventReader(await post(handler.url, runInput('Count to fifty.', 'run-tokens-agui')));
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    hold.release();
+    const events = await reader.rest();
+    const contents = of(events, 'TEXT_MESSAGE_CONTENT');
+    expect(contents.length).toBeGreaterThanOrEqual(2);
+    const end = events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_END');
+    expect(events.indexOf(contents.at(-1) as SseEvent)).toBeLessThan(end);
+    expect(contents.map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(of(events, 'TEXT_MESSAGE_START')).toHaveLength(1);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
+  });
+
+  it('a follower that joins mid-call sees no text twice: the call it joined comes whole with its reply', { timeout: 90_000 }, async () => {
+    const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    const runId = 'run-tokens-late';
+    const hold = server.hold();
+    const first = new EventReader(await post(handler.url, runInput('Count to fifty.', runId)));
+    await first.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    // Joins while the worker is halfway through the reply.
+    const late = new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`));
+    const lateTokens: string[] = [];
+    const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && lateTokens.push(delta));
+    hold.release();
+    const [early, joined] = await Promise.all([first.rest(), late.rest()]).finally(() => tokens.unsubscribe());
+    // The first follower had the text live; the late one has it exactly once, from the reply.
+    expect(of(early, 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThanOrEqual(2);
+    expect(of(early, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(of(joined, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(of(joined, 'TEXT_MESSAGE_START')).toHaveLength(1);
+    expect(lateTokens).toEqual([]);
+  });
+
+  it("a call's deltas never overtake the reply before it while the page's server is still reading that reply", { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-two-calls';
+    // The reads that follow the run are held until the worker has published the second call's deltas.
+    const calls = () => new Set(notices.filter((n) => n.r === runId).map((n) => (n as { c?: string }).c));
+    let stall = false;
+    const journal = async (id: string, after?: number) => {
+      while (stall && calls().size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      return runtime.journal(id, after === undefined ? {} : { after });
+    };
+    const handler = await serve(createAgUiHandler(agent, { runtime, journal, pollIntervalMs: 100 }));
+    served.push(handler);
+    // The first call is held halfway until the reads stall, so the reply they hold back is that call's.
+    const hold = server.hold();
+    const reader = new EventReader(await post(handler.url, runInput('Count to fifty, but look it up first.', runId)));
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    stall = true;
+    hold.release();
+    const events = await reader.rest();
+    expect(calls().size).toBe(2);
+    // Two messages, each its own call's text: the lookup's announcement, then the answer.
+    const starts = of(events, 'TEXT_MESSAGE_START').map((e) => e.data.messageId);
+    expect(starts).toHaveLength(2);
+    const text = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id).map((e) => e.data.delta).join('');
+    expect(starts.map(text)).toEqual([LOOKUP_TOKENS.join(''), ANSWER]);
+    const answer = events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_START' && e.data.messageId === starts[1]);
+    expect(events.findIndex((e) => e.data.type === 'TOOL_CALL_RESULT')).toBeLessThan(answer);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
+  });
+
+  it('the AI SDK handler on the durable agent streams text-delta parts while the worker generates, the reply adding none', { timeout: 90_000 }, async () => {
+    const handler = await serve(createAiSdkHandler(agent, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    const hold = server.hold();
+    const body = { id: 'chat-tokens', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Count to fifty.' }] }], trigger: 'submit-message' };
+    const parts = await uiMessageParts(await post(handler.url, body), (part) => part.type === 'text-delta' && hold.release());
+    const deltas = parts.filter((part) => part.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(parts.indexOf(deltas.at(-1) as UiPart)).toBeLessThan(parts.findIndex((part) => part.type === 'text-end'));
+    expect(deltas.map((part) => part.delta).join('')).toBe(ANSWER);
+    expect(parts.filter((part) => part.type === 'text-start')).toHaveLength(1);
+  });
+
+  it("a long delta is split between notices under PostgreSQL's payload limit and joins back whole", { timeout: 60_000 }, async () => {
+    const runId = 'run-tokens-long';
+    // Multi-byte letters, an emoji, and characters JSON escapes: each piece's bytes are counted as sent.
+    const long = Array.from({ length: 3_000 }, (_, i) => `é🌤\n"${i}\u0001 `).join('');
+    const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
+    publisher.text(long);
+    await publisher.end();
+    await noticesUpToNow();
+    const published = notices.filter((n) => n.r === runId);
+    expect(published.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...published.map((n) => n.bytes))).toBeLessThan(8_000);
+    expect(published.map((n) => n.p)).toEqual(published.map((_, i) => i));
+    expect(published.map((n) => n.t).join('')).toBe(long);
+  });
+
+  it('a worker publishes nothing for an agent no process follows, and its run still answers', { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-unfollowed';
+    // Defined here as in the worker, its runs run and awaited, its events never subscribed to.
+    const unfollowed = streamingAgent(runtime, server.baseURL, 'unfollowed');
+    expect((await unfollowed.run('Count to fifty.', { runId })).text).toBe(ANSWER);
+    await noticesUpToNow();
+    expect(notices.filter((n) => n.r === runId)).toEqual([]);
+  });
+
+  it('a delta that carries a configured secret is redacted before it leaves the worker', { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-secret';
+    const hold = server.hold();
+    const deltas: string[] = [];
+    const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => {
+      if (id !== runId) return;
+      deltas.push(delta);
+      hold.release();
+    });
+    try {
+      await agent.start('Tell me the key.', { runId }).result;
+    } finally {
+      tokens.unsubscribe();
+    }
+    const text = deltas.join('');
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain(STREAM_SECRET);
+    // What was streamed is what the journal keeps.
+    const journal: JournalEntry[] = await runtime.journal(runId);
+    const reply = journal.find((entry) => entry.event.type === 'reasoning.completed')?.event;
+    expect(reply).toMatchObject({ text });
+    // Nowhere on the wire either.
+    const published = notices.filter((n) => n.r === runId);
+    expect(published.length).toBeGreaterThan(0);
+    expect(JSON.stringify(published)).not.toContain(STREAM_SECRET.slice(0, 9));
+  });
+});
