@@ -218,6 +218,8 @@ export const RunMeta = z.object({
   updatedAt: z.number(),
   resumable: z.boolean().optional(),
   error: ErrorData.optional(),
+  /** Written by a journal-only store (mode 'journal'): never resumed, and no lease says whether its writer lives. */
+  journalOnly: z.literal(true).optional(),
 });
 export type RunMeta = z.infer<typeof RunMeta>;
 

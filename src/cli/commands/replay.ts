@@ -29,13 +29,18 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   if (url === undefined) {
     const store = openStore(parsed.common.store, true);
     await requireRun(store, runId);
+    let journalOnly = false;
     const interrupted = async (): Promise<boolean> => {
       const meta = await store.getRun(runId);
+      journalOnly = meta?.journalOnly === true;
       return meta !== null && runInterrupted(store, runId, meta.status);
     };
     const ended = await replay(() => store.readJournal(runId).entries, parsed.flag('follow'), print, interrupted);
     if (ended === 'interrupted') {
-      process.stderr.write(`run ${runId} was interrupted: the process running it is gone. Continue it with: actorloop resume ${runId}\n`);
+      const next = journalOnly
+        ? "Its store kept only the journal (mode 'journal'), so it cannot be resumed; start it again with a new run."
+        : `Continue it with: actorloop resume ${runId}`;
+      process.stderr.write(`run ${runId} was interrupted: the process running it is gone. ${next}\n`);
       return 1;
     }
     return 0;

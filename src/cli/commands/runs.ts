@@ -17,6 +17,8 @@ export interface RunRow {
   readonly iterations: number;
   readonly costUsd: number;
   readonly createdAt: number;
+  /** Written by a journal-only store: an interrupted one cannot be resumed. */
+  readonly journalOnly?: true;
 }
 
 function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; costUsd: number } {
@@ -33,7 +35,7 @@ export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   for (const meta of await store.listRuns()) {
     const totals = meta.status === 'corrupt' ? { iterations: 0, costUsd: 0 } : totalsOf(() => store.readJournal(meta.runId).entries);
     const status = runInterrupted(store, meta.runId, meta.status) ? INTERRUPTED : meta.status;
-    rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt });
+    rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt, ...(meta.status !== 'corrupt' && meta.journalOnly === true ? { journalOnly: true as const } : {}) });
   }
   return rows;
 }
@@ -49,7 +51,8 @@ async function listDurableRows(runtime: PostgresRuntime): Promise<RunRow[]> {
 }
 
 function statusCell(row: RunRow): string {
-  return row.status === INTERRUPTED ? `${INTERRUPTED} (owner gone; resume with: actorloop resume ${row.runId})` : row.status;
+  if (row.status !== INTERRUPTED) return row.status;
+  return row.journalOnly === true ? `${INTERRUPTED} (owner gone; journal only, cannot be resumed)` : `${INTERRUPTED} (owner gone; resume with: actorloop resume ${row.runId})`;
 }
 
 export async function runsCommand(args: readonly string[]): Promise<number> {
