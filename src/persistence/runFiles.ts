@@ -42,7 +42,7 @@ export function endedMeta(meta: RunMeta, end: RunEndRecord): RunMeta {
     reason: end.reason,
     updatedAt: end.at,
     ...(end.resumable === true ? { resumable: true } : {}),
-    ...defined({ error: end.error }),
+    ...defined({ error: end.error, iterations: end.iterations, costUsd: end.costUsd }),
   };
 }
 

@@ -1,4 +1,4 @@
-// Iterations and cost are read from each run's journal: the index does not keep them.
+// Iterations and cost of a run that ended are in the index; those of any other are read from its journal.
 import type { JournalEntry } from '../../core/loopEvent.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
 import type { PostgresRuntime } from '../../postgres/index.ts';
@@ -33,7 +33,13 @@ function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; co
 export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const meta of await store.listRuns()) {
-    const totals = meta.status === 'corrupt' ? { iterations: 0, costUsd: 0 } : totalsOf(() => store.readJournal(meta.runId).entries);
+    // An ended run's end record has its totals, unless a resume wrote it: only the others' journals are read.
+    const totals =
+      meta.status === 'corrupt'
+        ? { iterations: 0, costUsd: 0 }
+        : meta.iterations !== undefined && meta.costUsd !== undefined
+          ? { iterations: meta.iterations, costUsd: meta.costUsd }
+          : totalsOf(() => store.readJournal(meta.runId).entries);
     const status = runInterrupted(store, meta.runId, meta.status) ? INTERRUPTED : meta.status;
     rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt, ...(meta.status !== 'corrupt' && meta.journalOnly === true ? { journalOnly: true as const } : {}) });
   }
