@@ -177,8 +177,8 @@ export const agentMachine = setup({
     emitReasoning: emit((_, output: ReasonOutput) => ({
       type: 'reasoning.completed' as const,
       text: output.text,
-      // The arguments ride along (capped) so a reader of the journal alone can show the call.
-      toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: capJournalDetail(c.arguments) })),
+      // The arguments ride along (capped) so a reader of the journal alone can show the call; a signature whole, or it is void.
+      toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: capJournalDetail(c.arguments), ...(c.extraContent === undefined ? {} : { extraContent: c.extraContent }) })),
       usage: { ...output.usage },
       costUsd: output.costUsd,
       ...(output.reasoning === undefined || reasoningText(output.reasoning) === '' ? {} : { reasoning: reasoningText(output.reasoning) }),

@@ -5,7 +5,7 @@
  *                            ├─▶ branching ─▶ aggregate ─▶ decided …
  *                            ├─▶ done        (done)
  *                            └─▶ failed      (error | max rounds | a strategy call threw)
- *   any state ── strategy.cancel ──▶ cancelled   ── timeout ──▶ failed
+ *   any state ── strategy.cancel ──▶ cancelled   ── timeout | strategy.expire ──▶ failed
  *
  * Pure: no I/O. The strategy's `init`, `step` and `aggregate` are promise actors registered by
  * name; a branch is a `subAgentMachine` whose agent loop runs as its child. The runtime supplies
@@ -290,6 +290,10 @@ export const strategyMachine = setup({
         },
       },
       on: {
+        'strategy.expire': {
+          target: 'failed',
+          actions: ['stopBranches', assign({ termination: ({ context }) => end('timeout', `the strategy ran longer than ${context.timeoutMs} ms`) })],
+        },
         'strategy.cancel': {
           target: 'cancelled',
           actions: ['stopBranches', assign({ termination: ({ event }) => end('cancelled', event.reason ?? 'cancelled by the caller') })],

@@ -176,8 +176,9 @@ export interface StrategyMachineContext extends StrategyMachineInput {
 }
 
 /**
- * Events the runner accepts: `strategy.cancel` from the caller, and the done/error events of
- * its branch children (XState sends these to the parent).
+ * Events the runner accepts: `strategy.cancel` from the caller, `strategy.expire` when the caller's
+ * clock says the budget is spent (a run replayed in steps counts from its start, not the step's),
+ * and the done/error events of its branch children (XState sends these to the parent).
  *
  * @example
  * ```ts
@@ -186,6 +187,7 @@ export interface StrategyMachineContext extends StrategyMachineInput {
  */
 export type StrategyMachineEvent =
   | { readonly type: 'strategy.cancel'; readonly reason?: string }
+  | { readonly type: 'strategy.expire' }
   | { readonly type: `xstate.done.actor.${string}`; readonly output: StrategyBranchOutput; readonly actorId: string }
   | { readonly type: `xstate.error.actor.${string}`; readonly error: unknown; readonly actorId: string };
 

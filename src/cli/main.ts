@@ -60,4 +60,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 // Exit explicitly: a run parked for a human keeps its writer's timers, which would hold the process open.
-process.exit(await main(process.argv.slice(2)));
+const code = await main(process.argv.slice(2));
+// Output to a full pipe is written later: exit once all of it is out, or a long replay piped on is cut short.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+process.exit(code);

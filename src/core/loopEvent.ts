@@ -78,8 +78,11 @@ export const LoopEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('reasoning.completed'),
     text: z.string().nullable(),
-    /** Capped by `capJournalDetail`; optional because older journals lack it. */
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string().optional() })),
+    /**
+     * `arguments` capped by `capJournalDetail`; optional because older journals lack it. `extraContent` is the
+     * provider's signature on the call (`ToolCall.extraContent`), kept whole: a page sends it back with the call.
+     */
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string().optional(), extraContent: z.string().optional() })),
     usage: UsageData,
     costUsd: z.number().optional(),
     reasoning: z.string().optional(),

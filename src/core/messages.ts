@@ -114,7 +114,7 @@ export function mediaParts(content: string | readonly ContentPart[]): number {
   return count;
 }
 
-function isJsonObjectText(text: string): boolean {
+export function isJsonObjectText(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value);

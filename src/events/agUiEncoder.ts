@@ -180,6 +180,8 @@ export class AgUiEncoder {
       // The journal's copy first: every server that reads the journal sends the same arguments.
       const args = call.arguments ?? this.#view.details.toolArguments(call.id);
       out.push(args === undefined || args === '' ? undefined : { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: args });
+      // The provider's signature (Gemini's): the client keeps it on the call as `encryptedValue`, and the next request brings it back.
+      if (call.extraContent !== undefined) out.push({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'tool-call', entityId: call.id, encryptedValue: call.extraContent });
       out.push({ type: EventType.TOOL_CALL_END, toolCallId: call.id });
       this.#open.add(call.id);
     }

@@ -10,7 +10,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import { DocumentFile } from './documentFile.ts';
 import { CorruptFileError, StoreError } from './errors.ts';
-import { acquireRunLock, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive } from './lock.ts';
+import { acquireRunLock, heldInThisProcess, holdCreatedRun, liveLockHolder, ownerIsLive, ownerProcessLive } from './lock.ts';
 import {
   isFinalStatus,
   LOG_VERSION,
@@ -72,7 +72,10 @@ export interface RunStore {
    * and the store reads only what was appended since its last read of the run.
    */
   readJournal(runId: string, options?: { readonly after?: number }): { entries: JournalEntry[]; warnings: string[]; read?: JournalRead['read'] };
-  /** False while a writer holds the run, once it ended, and for a journal-only run (no lease to judge by). */
+  /**
+   * False while a writer holds the run and once it ended. A journal-only run has no lease: it is gone once the
+   * process its header names has exited, which only that process's host can tell (from another, false).
+   */
   ownerGone(runId: string): boolean;
 }
 
@@ -289,7 +292,8 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       if (!existsSync(paths.log)) return false;
       if (paths.segment === true) return segmentOwnerGone(paths, runId, leaseMs);
       const header = readRunHeader(paths.log);
-      if (header === null || header.journalOnly === true || readRunEnd(paths.log) !== null) return false;
+      if (header === null || readRunEnd(paths.log) !== null) return false;
+      if (header.journalOnly === true) return !ownerProcessLive(header.owner);
       return liveWriter(paths, () => header, leaseMs) === undefined;
     },
   };

@@ -108,6 +108,16 @@ export function ownerIsLive(owner: LockOwner, heartbeatAt: number, file: string,
   return isAlive(owner.pid) && fresh;
 }
 
+/**
+ * For a run that renews no lease (a journal-only one), whether the process its header names still runs: on this
+ * host its pid says (a reused pid reads as running); from another host nobody can tell, so it counts as running.
+ */
+export function ownerProcessLive(owner: LockOwner): boolean {
+  if (owner.host !== undefined && owner.host !== thisHost()) return true;
+  if (owner.pid === process.pid) return owner.startedAt === undefined || owner.startedAt === startedAt;
+  return isAlive(owner.pid);
+}
+
 /** `undefined` if there is no lock file, its owner is stale, or it is unreadable. */
 export function liveLockHolder(file: string, leaseMs: number): LockOwner | undefined {
   const state = readLockFile(file);

@@ -68,6 +68,9 @@ export const RunEndRecord = z.object({
   at: z.number(),
   resumable: z.literal(true).optional(),
   error: ErrorData.optional(),
+  /** What the run did, when its writer saw all of it (a resumed one's did not): a listing needs no journal then. */
+  iterations: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().optional(),
 });
 export type RunEndRecord = z.infer<typeof RunEndRecord>;
 
@@ -218,6 +221,11 @@ export const RunMeta = z.object({
   updatedAt: z.number(),
   resumable: z.boolean().optional(),
   error: ErrorData.optional(),
+  /** Written by a journal-only store (mode 'journal'): never resumed, and no lease says whether its writer lives. */
+  journalOnly: z.literal(true).optional(),
+  /** An ended run's iterations and cost, when its end record has them. */
+  iterations: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().optional(),
 });
 export type RunMeta = z.infer<typeof RunMeta>;
 

@@ -42,7 +42,7 @@ export function endedMeta(meta: RunMeta, end: RunEndRecord): RunMeta {
     reason: end.reason,
     updatedAt: end.at,
     ...(end.resumable === true ? { resumable: true } : {}),
-    ...defined({ error: end.error }),
+    ...defined({ error: end.error, iterations: end.iterations, costUsd: end.costUsd }),
   };
 }
 
@@ -62,7 +62,7 @@ export function corruptRun(runId: string, file: string, error: unknown): Corrupt
 
 export function metaFromHeader(header: RunHeaderRecord): RunMeta {
   const { runId, agentId, task, createdAt } = header;
-  return { v: META_VERSION, runId, agentId, task, status: 'running', createdAt, updatedAt: createdAt };
+  return { v: META_VERSION, runId, agentId, task, status: 'running', createdAt, updatedAt: createdAt, ...(header.journalOnly === true ? { journalOnly: true as const } : {}) };
 }
 
 export function metaDoc(doc: DocumentFile<RunMeta>): LowSync<RunMeta> {

@@ -71,6 +71,12 @@ export interface RunEnding {
   readonly error?: ErrorData;
 }
 
+/** Summed from the journal as it is written, from its first entry; `undefined` once an entry was missed. */
+interface Totals {
+  iterations: number;
+  costUsd: number;
+}
+
 export type ReplyRecord = ReplayRecord extends infer R ? (R extends { v: unknown } ? Omit<R, 'v'> : never) : never;
 
 export interface CheckpointPolicy {
@@ -115,6 +121,8 @@ export class RunWriter {
   #messageJson: string[] = [];
   /** A checkpoint carries them past the records before it. */
   readonly #breakers = new Map<string, SavedBreaker>();
+  /** `undefined` before the first entry, `null` when the writer did not see the run from its start. */
+  #totals: Totals | null | undefined;
 
   constructor(
     readonly log: RunLog,
@@ -157,6 +165,7 @@ export class RunWriter {
   }
 
   event(entry: JournalEntry): void {
+    this.#count(entry);
     const { timestamp } = entry;
     const journal = this.#journal;
     // Whole milliseconds (Date.now()) make `at + elapsed` exact; anything else keeps its own record.
@@ -175,6 +184,20 @@ export class RunWriter {
       }
     }
     this.#append({ v: LOG_VERSION, kind: 'event', entry });
+  }
+
+  /** A writer that resumed a run saw none of its earlier entries: it keeps no totals. */
+  #count({ sequence, iteration, event }: JournalEntry): void {
+    if (this.#totals === null) return;
+    if (this.#totals === undefined) {
+      if (sequence !== 0) {
+        this.#totals = null;
+        return;
+      }
+      this.#totals = { iterations: 0, costUsd: 0 };
+    }
+    this.#totals.iterations = event.type === 'run.terminated' ? event.iterations : iteration;
+    if (event.type === 'reasoning.completed') this.#totals.costUsd += event.costUsd ?? 0;
   }
 
   #append(record: LogRecord): void {
@@ -313,7 +336,8 @@ export class RunWriter {
 
   setStatus(status: RunStatus, reason?: TerminationReason, ending: RunEnding = {}): void {
     if (this.#lost !== undefined) throw this.#lostError();
-    const { resumable: _r, error: _e, ...rest } = this.meta;
+    const { resumable: _r, error: _e, iterations: _i, costUsd: _c, ...rest } = this.meta;
+    const ended = status !== 'running' && status !== 'awaiting_human';
     this.meta = {
       ...rest,
       status,
@@ -321,6 +345,7 @@ export class RunWriter {
       ...(reason === undefined ? {} : { reason }),
       ...(ending.resumable === true ? { resumable: true } : {}),
       ...(ending.error === undefined ? {} : { error: ending.error }),
+      ...(ended && this.#totals != null ? { iterations: this.#totals.iterations, costUsd: this.#totals.costUsd } : {}),
     };
     this.metaDoc.data = this.meta;
     this.metaDoc.write();
@@ -341,6 +366,7 @@ export class RunWriter {
       at: Date.now(),
       ...(ending.resumable === true ? { resumable: true as const } : {}),
       ...(ending.error === undefined ? {} : { error: ending.error }),
+      ...(this.#totals == null ? {} : { iterations: this.#totals.iterations, costUsd: this.#totals.costUsd }),
     };
     try {
       // A journal-only log may have a background write in flight: `close` writes the end after it.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DocumentFile } from './documentFile.ts';
 import { corrupt } from './runLog.ts';
 import { findRunLine, headsAndEnds, readSegment, runIdOf, segmentLines, segmentRunEnds, segmentRunIds, type JournalSegments, type LineSpan, type RunEnds } from './journalSegment.ts';
-import { createdRunHeldHere, currentOwner, holdCreatedRun, liveLockHolder, ownerIsLive, type BaseClaim, type RunLock } from './lock.ts';
+import { createdRunHeldHere, currentOwner, holdCreatedRun, liveLockHolder, ownerIsLive, ownerProcessLive, type BaseClaim, type RunLock } from './lock.ts';
 import { isFinalStatus, LOG_VERSION, RUN_ID_PATTERN, type IndexedRun, type LogRecord, type RunHeaderRecord, type RunInput, type RunMeta } from './records.ts';
 import { corruptRun, endedMeta, flatPaths, LOG_SUFFIX, metaDoc, metaFromHeader, readStoredMeta, type RunPaths } from './runFiles.ts';
 import { RunWriter, type CheckpointPolicy } from './runWriter.ts';
@@ -138,7 +138,8 @@ function isThisProcess(owner: RunHeaderRecord['owner']): boolean {
 
 export function segmentOwnerGone(paths: RunPaths, runId: string, leaseMs: number): boolean {
   const { header, ended } = segmentRunState(paths.log, runId);
-  if (header === undefined || header.journalOnly === true || ended) return false;
+  if (header === undefined || ended) return false;
+  if (header.journalOnly === true) return !ownerProcessLive(header.owner);
   if (liveLockHolder(paths.lock, leaseMs) !== undefined) return false;
   if (isThisProcess(header.owner)) return !createdRunHeldHere(paths.lock);
   return !ownerIsLive(header.owner, statSync(paths.log).mtimeMs, paths.log, leaseMs);

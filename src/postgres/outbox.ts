@@ -79,7 +79,13 @@ export async function post(db: Db, actorIds: readonly string[], event: MailboxEv
   return posted.rowCount ?? 0;
 }
 
-export async function cancelChildren(db: Db, parentId: string): Promise<void> {
+/** `what`: what became of the parent, as the children's cancel reason says it. */
+export async function cancelChildren(db: Db, parentId: string, what: string): Promise<void> {
   const children = await db.query<{ id: string }>(`SELECT id FROM ${SCHEMA}.actors WHERE parent_id = $1 AND status NOT IN ${FINAL}`, [parentId]);
-  await post(db, children.rows.map((row) => row.id), { cancel: `its parent ${parentId} was cancelled` });
+  await post(db, children.rows.map((row) => row.id), { cancel: `its parent ${parentId} ${what}` });
+}
+
+/** A wake at `at` (epoch ms), apart from the run's waiting one: its own key, so neither replaces the other. */
+export async function wakeAt(db: Db, actorId: string, at: number): Promise<void> {
+  await db.query(`SELECT graphile_worker.add_job($1, json_build_object('actor', $2::text), run_at := $3, job_key := 'deadline:' || $2)`, [WAKE_TASK, actorId, new Date(at)]);
 }

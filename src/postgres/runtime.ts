@@ -29,6 +29,7 @@ import { createStepStore } from './stepStore.ts';
 import { openSharedMemory } from './sessionMemory.ts';
 import { FINAL } from './step.ts';
 import { StrategyRunError } from '../strategies/errors.ts';
+import { STRATEGY_ERROR_CODE } from '../../machines/strategy.types.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText, storableText } from './jsonb.ts';
 import { HeldBlobs, queuedMedia, storeBlobs } from './blobs.ts';
@@ -385,7 +386,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         async run(task, runOptions = {}) {
           const result = (await submit('strategy', id, sub.redact, task, runOptions)) as StrategyResult;
           if (result.status === 'done') return result;
-          const code = result.status === 'cancelled' ? 'strategy_cancelled' : 'strategy_failed';
+          // The runner's own code says why (`strategy_timeout`, `strategy_max_rounds`, …).
+          const code = result.status === 'cancelled' ? 'strategy_cancelled' : (Object.values(STRATEGY_ERROR_CODE).find((known) => known === result.error?.code) ?? 'strategy_failed');
           throw new StrategyRunError(code, result.error?.message ?? `Strategy run ${result.runId} ended with ${result.reason}.`, { result });
         },
       };

@@ -9,10 +9,10 @@ import type { AgentRun } from '../agent/types.ts';
 import { StepContext } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
 import { loadRun } from './load.ts';
-import { CHANNEL, type Engine } from './engine.ts';
+import { CHANNEL, type BoundStrategy, type Engine } from './engine.ts';
 import { transaction } from './transaction.ts';
-import { cancelChildren, settleEffect, startChildren } from './outbox.ts';
-import { advanceStrategy } from './strategies.ts';
+import { cancelChildren, settleEffect, startChildren, wakeAt } from './outbox.ts';
+import { advanceStrategy, strategyDeadline } from './strategies.ts';
 import { DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
@@ -88,7 +88,11 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       const fresh = madeBlobs(made);
       if (fresh.size > 0) await storeBlobs(client, actorId, [...fresh.keys()], fresh, true);
       await startChildren(client, actorId, requested.map(([, request]) => request));
-      if (result?.status === 'cancelled') await cancelChildren(client, actorId);
+      if (result?.status === 'cancelled') await cancelChildren(client, actorId, 'was cancelled');
+      // A strategy that ended (its budget spent) leaves no branch running for nobody.
+      else if (result !== undefined && row.kind === 'strategy') await cancelChildren(client, actorId, `ended (${result.status})`);
+      // Its budget is spent while it may wait on branches that run long: a wake then ends it.
+      if (result === undefined && row.kind === 'strategy' && from === 0) await wakeAt(client, actorId, strategyDeadline(strategyOf(engine, row), row.created_at.getTime()));
       if (result !== undefined && row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
       const session = runOptions(row).session;
       const claimed = claimedCalls(calls, written.claimed, session);
@@ -142,8 +146,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   if (row.blobs.length > 0 || fresh.size > 0) await engine.blobs.hold(client, actorId, row.blobs, fresh);
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records, seqs, row.log_length);
   if (row.kind === 'strategy') {
-    const bound = engine.strategies.get(row.agent_id);
-    if (bound === undefined) throw notHere(actorId, 'strategy', row.agent_id, 'runtime.strategy()');
+    const bound = strategyOf(engine, row);
     const step = new StepContext(run, outcomes, bound.redact);
     const advanced = await advanceStrategy(bound, actorId, row.task, step, events.cancel);
     return { step, lines: advanced.lines, ...defined({ result: advanced.result }) };
@@ -168,6 +171,12 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
     await release(engine, alive);
     throw error;
   }
+}
+
+function strategyOf(engine: Engine, row: ActorRow): BoundStrategy {
+  const bound = engine.strategies.get(row.agent_id);
+  if (bound === undefined) throw notHere(row.id, 'strategy', row.agent_id, 'runtime.strategy()');
+  return bound;
 }
 
 function notHere(runId: string, kind: string, id: string, how: string): DurableRunError {

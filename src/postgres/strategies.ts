@@ -5,6 +5,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { startStrategy } from '../strategies/runStrategy.ts';
+import { STRATEGY_DEFAULTS } from '../strategies/defaults.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { LOG_VERSION } from '../persistence/records.ts';
 import { durableProvider, inFrame, type StepContext } from './durable.ts';
@@ -17,6 +18,11 @@ export interface StrategyAdvance {
 }
 
 const REST_TURNS = 3;
+
+/** When a strategy run's budget is spent, counted from its start: a wake then ends it even while its branches run on. */
+export function strategyDeadline(bound: BoundStrategy, createdAt: number): number {
+  return createdAt + (bound.definition.timeoutMs ?? STRATEGY_DEFAULTS.timeoutMs);
+}
 
 export async function advanceStrategy(bound: BoundStrategy, runId: string, task: string, step: StepContext, cancel?: string): Promise<StrategyAdvance> {
   const { definition } = bound;
@@ -46,6 +52,8 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
   });
   let ended: StrategyResult | undefined;
   void run.settled.then((result) => (ended = result));
+  // The budget counts from the run's start, whichever step or worker this is: each replay's own timer starts anew.
+  const deadline = strategyDeadline(bound, step.run.createdAt);
   let seen = -1;
   let still = 0;
   for (;;) {
@@ -56,8 +64,10 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
       seen = progress;
       still = 0;
     } else if (step.requested.size > 0 && ++still >= REST_TURNS) {
-      if (cancel === undefined) break;
-      run.cancel(cancel);
+      // At rest the replay has given back what earlier steps logged: what the end adds follows it.
+      if (cancel !== undefined) run.cancel(cancel);
+      else if (Date.now() >= deadline) run.actor.send({ type: 'strategy.expire' });
+      else break;
       await run.settled;
     }
   }

@@ -44,11 +44,32 @@ const summary = (trace: Trace): TraceSummary => ({
   ...defined({ completed: trace.completed }),
 });
 
+/** Entries of store runs kept between readings, so a run is read again only from where the last reading ended. */
+const KEPT_ENTRIES = 20_000;
+
 export function createTraces(source: { readonly agentId: string; readonly journal: MemoryJournal; readonly store?: RunStore; readonly runs?: RunSource }): Traces {
   const { agentId, journal, store, runs } = source;
+  const kept = new Map<string, JournalEntry[]>();
+  let keptCount = 0;
+  const fromStore = (store: RunStore, runId: string): readonly JournalEntry[] => {
+    const held = kept.get(runId) ?? [];
+    const last = held.at(-1)?.sequence;
+    const read = store.readJournal(runId, last === undefined ? {} : { after: last }).entries;
+    const entries = read.length === 0 ? held : held.concat(read);
+    // The runs read least recently go first once too many entries are kept.
+    kept.delete(runId);
+    kept.set(runId, entries);
+    keptCount += entries.length - held.length;
+    for (const [id, dropped] of kept) {
+      if (keptCount <= KEPT_ENTRIES || id === runId) break;
+      kept.delete(id);
+      keptCount -= dropped.length;
+    }
+    return entries;
+  };
   const entriesOf = async (runId: string): Promise<readonly JournalEntry[]> => {
     if (runs !== undefined) return runs.entries(runId);
-    if (store !== undefined && (await store.getRun(runId)) !== null) return store.readJournal(runId).entries;
+    if (store !== undefined && (await store.getRun(runId)) !== null) return fromStore(store, runId);
     return journal.entries(runId);
   };
   return {

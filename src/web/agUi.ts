@@ -6,7 +6,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Agent } from '../agent/types.ts';
 import { AgUiEncoder } from '../events/agUiEncoder.ts';
-import type { Message } from '../core/messages.ts';
+import { isJsonObjectText, type Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
 import type { ResumeRequest, RunView, StartRequest, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
@@ -65,6 +65,8 @@ function attributeAgUi(event: AgUiEvent, run: SubRun): AgUiEvent {
     case EventType.TOOL_CALL_ARGS:
     case EventType.TOOL_CALL_END:
       return { ...event, toolCallId: own(event.toolCallId), subagentRunId };
+    case EventType.REASONING_ENCRYPTED_VALUE:
+      return { ...event, entityId: event.subtype === 'tool-call' ? own(event.entityId) : event.entityId, subagentRunId };
     default:
       return { ...event, subagentRunId };
   }
@@ -188,7 +190,7 @@ function parseStart(body: unknown): StartRequest | ResumeRequest {
   const last = messages.at(-1);
   const task = last?.role === 'user' ? textOf(last.content) : '';
   if (task.trim() === '') throw new WebRequestError(400, 'The last message must be a user message with text: it is the task of the run.');
-  return { task, history: answeredOnly(messages.slice(0, -1).flatMap(toMessage)), runId: input.runId, threadId: input.threadId };
+  return { task, history: answeredOnly(messages.slice(0, -1).flatMap((message, index) => toMessage(message, index + 1))), runId: input.runId, threadId: input.threadId };
 }
 
 /** A call the page has no result for (an interrupt the person left unanswered) is left out: providers refuse a call without its result. */
@@ -237,8 +239,11 @@ function textOf(content: unknown): string {
   return content.flatMap((part: { type?: unknown; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
 }
 
-/** Activity and reasoning messages are the page's own and are left out, as are a sub-agent's: its run had them, the served agent never did. */
-function toMessage(message: AgUiMessage): Message[] {
+/**
+ * Activity and reasoning messages are the page's own and are left out, as are a sub-agent's: its run had them, the served agent never did.
+ * `at`: the message's place in the request, from 1, for the page to find it by.
+ */
+function toMessage(message: AgUiMessage, at: number): Message[] {
   if (message.subagentRunId !== undefined) return [];
   switch (message.role) {
     case 'system':
@@ -247,7 +252,12 @@ function toMessage(message: AgUiMessage): Message[] {
     case 'user':
       return [{ role: 'user', content: textOf(message.content) }];
     case 'assistant': {
-      const toolCalls = (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+      const toolCalls = (message.toolCalls ?? []).map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+        ...(call.encryptedValue === undefined ? {} : { extraContent: signature(call.encryptedValue, `Message ${at} (assistant), tool call ${call.id.slice(0, 80)}: its encryptedValue`) }),
+      }));
       return [{ role: 'assistant', content: message.content ?? null, ...(toolCalls.length === 0 ? {} : { toolCalls }) }];
     }
     case 'tool':
@@ -255,4 +265,10 @@ function toMessage(message: AgUiMessage): Message[] {
     default:
       return [];
   }
+}
+
+/** A call's signature goes to the provider as the object it gave; the page keeps it as that object's JSON text. */
+function signature(text: string, what: string): string {
+  if (!isJsonObjectText(text)) throw new WebRequestError(400, `${what} is not the JSON text of an object: send the tool call back as the stream gave it, or without it.`);
+  return text;
 }

@@ -146,6 +146,8 @@ interface ByAgent {
 }
 interface ByAgentTool {
   readonly toolMetadata?: AiSdkAgentRef;
+  /** The provider's signature on the call (`ToolCall.extraContent`), to come back with it. */
+  readonly providerMetadata?: { readonly actorloop: { readonly extraContent: string } };
 }
 
 /** One per sub-run, its id the run id, updated in place. */
@@ -294,12 +296,14 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     if (text.length > sent.length && text.startsWith(sent)) this.#sendText(out, sequence, text.slice(sent.length));
     this.#closeParts(out);
     for (const call of event.toolCalls) {
-      out.push({ type: 'tool-input-start', toolCallId: call.id, toolName: call.name });
+      // The provider's signature (Gemini's) rides on the call: the part keeps it as `callProviderMetadata`, which the next request brings back.
+      const signed = call.extraContent === undefined ? {} : { providerMetadata: { actorloop: { extraContent: call.extraContent } } };
+      out.push({ type: 'tool-input-start', toolCallId: call.id, toolName: call.name, ...signed });
       // The journal's copy first: every server that reads the journal sends the same input.
       const args = call.arguments ?? this.#view.details.toolArguments(call.id);
       const input = args === undefined ? undefined : parseInput(args);
       out.push(args === undefined || args === '' ? undefined : { type: 'tool-input-delta', toolCallId: call.id, inputTextDelta: args });
-      out.push(input === undefined ? undefined : { type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input: input.value });
+      out.push(input === undefined ? undefined : { type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input: input.value, ...signed });
       this.#open.set(call.id, undefined);
     }
   }

@@ -1,7 +1,7 @@
 // What useChat posts, read into a run's start or the answers to its wait: the chat's messages become the
 // run's history as the run had them, each file the model can take in its place, any other a 400.
 import { z } from 'zod';
-import type { ContentPart, Message, ToolCall } from '../core/messages.ts';
+import { isJsonObjectText, type ContentPart, type Message, type ToolCall } from '../core/messages.ts';
 import { defined } from '../core/defined.ts';
 import { WebRequestError } from './errors.ts';
 import { oneLine } from './handler.ts';
@@ -23,6 +23,7 @@ const ToolPart = z.looseObject({
   errorText: z.string().optional(),
   approval: z.looseObject({ id: z.string(), approved: z.boolean().optional(), reason: z.string().optional() }).optional(),
   toolMetadata: z.looseObject({ runId: z.string().optional() }).optional(),
+  callProviderMetadata: z.looseObject({ actorloop: z.looseObject({ extraContent: z.unknown() }).optional() }).optional(),
 });
 type UiMessage = z.infer<typeof UiMessage>;
 type ToolPart = z.infer<typeof ToolPart>;
@@ -88,13 +89,13 @@ function toMessages(whole: UiMessage, at: number): Message[] {
       (steps.at(-1) as UiPart[]).push(part);
     }
   });
-  return steps.flatMap(stepMessages);
+  return steps.flatMap((parts) => stepMessages(parts, at));
 }
 
-function stepMessages(parts: UiPart[]): Message[] {
+function stepMessages(parts: UiPart[], at: number): Message[] {
   const done = toolParts({ parts }).filter((part) => part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied' || (part.state === 'approval-responded' && part.approval?.approved === false));
   const nameOf = (part: ToolPart): string => part.toolName ?? part.type.slice('tool-'.length);
-  const toolCalls: ToolCall[] = done.map((part) => ({ id: part.toolCallId, name: nameOf(part), arguments: JSON.stringify(part.input ?? {}) }));
+  const toolCalls: ToolCall[] = done.map((part) => ({ id: part.toolCallId, name: nameOf(part), arguments: JSON.stringify(part.input ?? {}), ...signatureOf(part, at) }));
   // The parts of one turn's text are pieces of one reply.
   const text = parts.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('');
   if (text === '' && toolCalls.length === 0) return [];
@@ -105,6 +106,16 @@ function stepMessages(parts: UiPart[]): Message[] {
     return { ...result, content, isError: true };
   });
   return [{ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length === 0 ? {} : { toolCalls }) }, ...results];
+}
+
+/** The provider's signature the stream gave the call, which the provider wants back with it; a 400 for one the stream cannot have given. */
+function signatureOf(part: ToolPart, at: number): { extraContent?: string } {
+  const given = part.callProviderMetadata?.actorloop?.extraContent;
+  if (given === undefined) return {};
+  if (typeof given !== 'string' || !isJsonObjectText(given)) {
+    throw new WebRequestError(400, `Message ${at} (assistant), tool call ${part.toolCallId.slice(0, 80)}: its callProviderMetadata.actorloop.extraContent is not the JSON text of an object: send the tool part back as the stream gave it, or without it.`);
+  }
+  return { extraContent: given };
 }
 
 /** Text alone stays a string; with files, the parts in their order, each file an image or file part, or a 400 saying why not. */

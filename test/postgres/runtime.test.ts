@@ -247,6 +247,34 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     release();
   });
 
+  it("ends a durable strategy with strategy_timeout once its budget, counted from the run's start across its steps, is spent while its branches still run, and stops them", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let waiting = 0;
+    const wait = defineTool({ name: 'wait', description: 'Wait.', input: z.object({}), execute: async () => (waiting++, await gate, 'waited') });
+    const model = scriptedModel(
+      (request) => (request.tools === undefined ? { text: '5' } : request.messages.some((m) => m.role === 'tool') ? { text: 'waited' } : { toolCalls: [{ id: 'w1', name: 'wait', arguments: {} }] }),
+      { recordCalls: false },
+    );
+    const agent = createAgent({ id: 'slow_waiter', model, tools: [wait], runtime });
+    const status = async (runId: string) => (await runtime.getRun(runId))?.status;
+    // Each step of the strategy is a replay of a few milliseconds; its branches wait on the gate far past the budget.
+    const vote = runtime.strategy('vote_budget', { strategy: strategies.vote({ samples: 2 }), subAgent: agent, timeoutMs: 1_500 });
+    const voting = vote.run('Wait twice.', { runId: 'run_budget' });
+    voting.catch(() => undefined);
+    try {
+      await expect.poll(() => waiting, { timeout: 10_000 }).toBe(2);
+      const ended = await Promise.race([voting.then(() => 'answered', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000))]);
+      expect(ended).toMatchObject({ code: 'strategy_timeout' });
+      const journal = await runtime.journal('run_budget');
+      expect(journal.at(-1)?.event).toMatchObject({ type: 'run.terminated', reason: 'timeout' });
+      expect(journal.map((entry) => entry.sequence)).toEqual(journal.map((_, i) => i));
+      await expect.poll(async () => [await status('run_budget-r1-b0'), await status('run_budget-r1-b1')], { timeout: 10_000 }).toEqual(['cancelled', 'cancelled']);
+    } finally {
+      release();
+    }
+  }, 60_000);
+
   it('keeps no job queue per run: runs are woken by keyed jobs, and none is left once they end', async () => {
     const agent = counterAgent(runtime, pool, { id: 'tidy', calls: 1 });
     await Promise.all([agent.run('One.'), agent.run('Two.')]);

@@ -3,6 +3,7 @@ import type { JournalEntry } from '../../core/loopEvent.ts';
 import { onePositional, parseCommand } from '../args.ts';
 import { DATABASE_FLAG, durableUrl, openRuntime, requireDurableRun } from '../durable.ts';
 import { summarizeEvent } from '../format.ts';
+import type { RunStore } from '../../persistence/fileStore.ts';
 import { openStore, requireRun, runInterrupted } from '../store.ts';
 
 const POLL_MS = 250;
@@ -28,14 +29,13 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   };
   if (url === undefined) {
     const store = openStore(parsed.common.store, true);
-    await requireRun(store, runId);
-    const interrupted = async (): Promise<boolean> => {
-      const meta = await store.getRun(runId);
-      return meta !== null && runInterrupted(store, runId, meta.status);
-    };
-    const ended = await replay(() => store.readJournal(runId).entries, parsed.flag('follow'), print, interrupted);
+    const meta = await requireRun(store, runId);
+    const ended = await replayStore(store, runId, parsed.flag('follow'), print);
     if (ended === 'interrupted') {
-      process.stderr.write(`run ${runId} was interrupted: the process running it is gone. Continue it with: actorloop resume ${runId}\n`);
+      const next = meta.journalOnly === true
+        ? "Its store kept only the journal (mode 'journal'), so it cannot be resumed; start it again with a new run."
+        : `Continue it with: actorloop resume ${runId}`;
+      process.stderr.write(`run ${runId} was interrupted: the process running it is gone. ${next}\n`);
       return 1;
     }
     return 0;
@@ -43,34 +43,47 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   const runtime = openRuntime(url);
   try {
     await requireDurableRun(runtime, runId);
-    await replay(() => runtime.journal(runId), parsed.flag('follow'), print);
+    await replay((after) => runtime.journal(runId, after === undefined ? {} : { after }), parsed.flag('follow'), print);
   } finally {
     await runtime.close();
   }
   return 0;
 }
 
-/** `interrupted` says whether nothing will write the run any more although it has not ended. */
+type Print = (entry: JournalEntry, startedAt: number) => void;
+
+/** A file store's run; following it, each poll reads what was appended since the last. */
+export function replayStore(store: RunStore, runId: string, follow: boolean, print: Print): Promise<'ended' | 'interrupted'> {
+  const interrupted = async (): Promise<boolean> => {
+    const meta = await store.getRun(runId);
+    return meta !== null && runInterrupted(store, runId, meta.status);
+  };
+  return replay((after) => store.readJournal(runId, after === undefined ? {} : { after }).entries, follow, print, interrupted);
+}
+
+/** `read(after)` gives the entries after that sequence (all without it); `interrupted` says whether nothing will write the run any more although it has not ended. */
 async function replay(
-  read: () => JournalEntry[] | Promise<JournalEntry[]>,
+  read: (after: number | undefined) => JournalEntry[] | Promise<JournalEntry[]>,
   follow: boolean,
-  print: (entry: JournalEntry, startedAt: number) => void,
+  print: Print,
   interrupted: () => Promise<boolean> = async () => false,
 ): Promise<'ended' | 'interrupted'> {
-  let printed = -1;
+  let printed: number | undefined;
   let startedAt: number | undefined;
+  let last: JournalEntry | undefined;
   for (;;) {
     // Asked before the journal is read, so this read holds all that a process found gone had written.
     const gone = follow && (await interrupted());
-    const entries = await read();
+    const entries = await read(printed);
     startedAt ??= entries[0]?.timestamp;
     for (const entry of entries) {
-      if (entry.sequence <= printed) continue;
+      if (printed !== undefined && entry.sequence <= printed) continue;
       printed = entry.sequence;
+      last = entry;
       print(entry, startedAt ?? entry.timestamp);
     }
     // A resumed run appends after an earlier run.terminated only when it was resumable; the last entry decides.
-    if (!follow || entries.at(-1)?.event.type === 'run.terminated') return 'ended';
+    if (!follow || last?.event.type === 'run.terminated') return 'ended';
     // Everything its process wrote before it died has been printed.
     if (gone) return 'interrupted';
     await sleep(POLL_MS);

@@ -1,4 +1,4 @@
-// Iterations and cost are read from each run's journal: the index does not keep them.
+// Iterations and cost of a run that ended are in the index; those of any other are read from its journal.
 import type { JournalEntry } from '../../core/loopEvent.ts';
 import type { RunStore } from '../../persistence/fileStore.ts';
 import type { PostgresRuntime } from '../../postgres/index.ts';
@@ -17,6 +17,8 @@ export interface RunRow {
   readonly iterations: number;
   readonly costUsd: number;
   readonly createdAt: number;
+  /** Written by a journal-only store: an interrupted one cannot be resumed. */
+  readonly journalOnly?: true;
 }
 
 function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; costUsd: number } {
@@ -31,9 +33,15 @@ function totalsOf(read: () => readonly JournalEntry[]): { iterations: number; co
 export async function listRunRows(store: RunStore): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   for (const meta of await store.listRuns()) {
-    const totals = meta.status === 'corrupt' ? { iterations: 0, costUsd: 0 } : totalsOf(() => store.readJournal(meta.runId).entries);
+    // An ended run's end record has its totals, unless a resume wrote it: only the others' journals are read.
+    const totals =
+      meta.status === 'corrupt'
+        ? { iterations: 0, costUsd: 0 }
+        : meta.iterations !== undefined && meta.costUsd !== undefined
+          ? { iterations: meta.iterations, costUsd: meta.costUsd }
+          : totalsOf(() => store.readJournal(meta.runId).entries);
     const status = runInterrupted(store, meta.runId, meta.status) ? INTERRUPTED : meta.status;
-    rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt });
+    rows.push({ runId: meta.runId, status, task: meta.task ?? '', ...totals, createdAt: meta.createdAt, ...(meta.status !== 'corrupt' && meta.journalOnly === true ? { journalOnly: true as const } : {}) });
   }
   return rows;
 }
@@ -49,7 +57,8 @@ async function listDurableRows(runtime: PostgresRuntime): Promise<RunRow[]> {
 }
 
 function statusCell(row: RunRow): string {
-  return row.status === INTERRUPTED ? `${INTERRUPTED} (owner gone; resume with: actorloop resume ${row.runId})` : row.status;
+  if (row.status !== INTERRUPTED) return row.status;
+  return row.journalOnly === true ? `${INTERRUPTED} (owner gone; journal only, cannot be resumed)` : `${INTERRUPTED} (owner gone; resume with: actorloop resume ${row.runId})`;
 }
 
 export async function runsCommand(args: readonly string[]): Promise<number> {
