@@ -220,7 +220,8 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     system.stopAll();
   });
 
-  it('cancels a durable run, and the branches of a cancelled strategy run with it', async () => {
+  /** An agent whose one tool call waits until `release()`; `waiting()` counts the calls begun. */
+  const gatedWaiter = (id: string) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let waiting = 0;
@@ -229,10 +230,14 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
       (request) => (request.tools === undefined ? { text: '5' } : request.messages.some((m) => m.role === 'tool') ? { text: 'waited' } : { toolCalls: [{ id: 'w1', name: 'wait', arguments: {} }] }),
       { recordCalls: false },
     );
-    const agent = createAgent({ id: 'waiter', model, tools: [wait], runtime });
+    return { agent: createAgent({ id, model, tools: [wait], runtime }), release, waiting: () => waiting };
+  };
+
+  it('cancels a durable run, and the branches of a cancelled strategy run with it', async () => {
+    const { agent, release, waiting } = gatedWaiter('waiter');
     const status = async (runId: string) => (await runtime.getRun(runId))?.status;
     const single = agent.run('Wait.', { runId: 'run_cancel_one' });
-    await expect.poll(() => waiting, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(waiting, { timeout: 10_000 }).toBeGreaterThan(0);
     await runtime.cancel('run_cancel_one', 'changed my mind');
     await expect(single).rejects.toThrow(RunCancelledError);
 
@@ -248,22 +253,14 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
   });
 
   it("ends a durable strategy with strategy_timeout once its budget, counted from the run's start across its steps, is spent while its branches still run, and stops them", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let waiting = 0;
-    const wait = defineTool({ name: 'wait', description: 'Wait.', input: z.object({}), execute: async () => (waiting++, await gate, 'waited') });
-    const model = scriptedModel(
-      (request) => (request.tools === undefined ? { text: '5' } : request.messages.some((m) => m.role === 'tool') ? { text: 'waited' } : { toolCalls: [{ id: 'w1', name: 'wait', arguments: {} }] }),
-      { recordCalls: false },
-    );
-    const agent = createAgent({ id: 'slow_waiter', model, tools: [wait], runtime });
+    const { agent, release, waiting } = gatedWaiter('slow_waiter');
     const status = async (runId: string) => (await runtime.getRun(runId))?.status;
     // Each step of the strategy is a replay of a few milliseconds; its branches wait on the gate far past the budget.
     const vote = runtime.strategy('vote_budget', { strategy: strategies.vote({ samples: 2 }), subAgent: agent, timeoutMs: 1_500 });
     const voting = vote.run('Wait twice.', { runId: 'run_budget' });
     voting.catch(() => undefined);
     try {
-      await expect.poll(() => waiting, { timeout: 10_000 }).toBe(2);
+      await expect.poll(waiting, { timeout: 10_000 }).toBe(2);
       const ended = await Promise.race([voting.then(() => 'answered', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000))]);
       expect(ended).toMatchObject({ code: 'strategy_timeout' });
       const journal = await runtime.journal('run_budget');
