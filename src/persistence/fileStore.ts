@@ -270,6 +270,10 @@ export function createFileStore(options: FileStoreOptions = {}): RunStore {
       const paths = locate(runId);
       const logFile = paths.log;
       if (!existsSync(logFile)) throw new StoreError('run_not_found', `No run ${runId} in ${dir}.`, { file: logFile, runId });
+      // A journal-only run's log (it has no meta) is empty from its creation to its first write: nothing to read yet, nothing corrupt.
+      if (paths.segment !== true && statSync(logFile).size === 0 && !existsSync(paths.meta)) {
+        throw new StoreError('run_not_found', `Run ${runId} has nothing in ${logFile} yet: its first write has not landed. Read it again shortly.`, { file: logFile, runId });
+      }
       const read = journalReads.read(runId, logFile, paths.segment === true, after);
       const segmentId = paths.segment === true ? undefined : segmentIdOf(runId);
       if (segmentId === undefined) return read;

@@ -2,7 +2,7 @@
  * A page following a run polls its journal from the store with the last sequence it has: each poll
  * reads what was appended since, not the run's whole log or segment again.
  */
-import { statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { JournalEntry } from '../../src/core/loopEvent.ts';
 import { createFileStore, type RunStore } from '../../src/persistence/fileStore.ts';
@@ -103,5 +103,16 @@ describe("polling a run's journal from the file store", () => {
     expect(behind.read?.records).toBe(3);
     expect(store.readJournal('run_back', { after: 19 }).read).toEqual({ bytes: 0, records: 0 });
     await writer.close();
+  });
+
+  it('reads a run whose log was created but not yet written as not there yet, leaving no corrupt copy', async () => {
+    const store = createFileStore({ dir: tempDir(), mode: 'journal' });
+    mkdirSync(`${store.dir}/runs`, { recursive: true });
+    const log = `${store.dir}/runs/run_fresh.jsonl`;
+    writeFileSync(log, '');
+    expect(() => store.readJournal('run_fresh')).toThrow(expect.objectContaining({ code: 'run_not_found', message: expect.stringContaining('its first write has not landed') }));
+    expect(existsSync(`${log}.corrupt`)).toBe(false);
+    // A page polling it waits for its entries instead of failing.
+    expect(await storeReader(store)('run_fresh')).toEqual([]);
   });
 });
