@@ -12,7 +12,7 @@ import type { LengthPolicy } from './config.ts';
 import type { ModelRequest } from '../core/hooks.ts';
 import type { OverflowCompaction } from '../context/overflow.ts';
 import { ContextLengthError, InferenceError, StructuredOutputError } from '../inference/errors.ts';
-import type { StreamRedactor } from '../security/streamRedactor.ts';
+import { ReplyRedactor, type StreamRedactor } from '../security/streamRedactor.ts';
 
 export interface ReasonPhaseDeps {
   readonly provider: InferenceProvider;
@@ -128,7 +128,7 @@ async function compactingReply(
 /** The model's reply, continued while it is cut off at the token cap and the `onLength` policy allows. */
 async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, input: ReasonInput): Promise<ReasonOutput> {
   // One text across continuations: a secret cut off by the token cap may end in the next call.
-  const streamed = deps.stream ? new StreamedText(deps.redactStream, scope) : undefined;
+  const streamed = deps.stream ? new ReplyRedactor(deps.redactStream, (part, delta) => scope.emit({ type: part === 'text' ? 'token.delta' : 'thinking.delta', delta })) : undefined;
   try {
     return await continuedReply(request, deps, scope, input, streamed);
   } finally {
@@ -137,7 +137,7 @@ async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, sco
   }
 }
 
-async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, input: ReasonInput, streamed: StreamedText | undefined): Promise<ReasonOutput> {
+async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, input: ReasonInput, streamed: ReplyRedactor | undefined): Promise<ReasonOutput> {
   let completion = await callModel(request, deps, streamed);
   let text = completion.text;
   let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
@@ -182,7 +182,7 @@ function joinText(before: string | null, after: string | null): string | null {
   return after === null ? before : before + after;
 }
 
-async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: StreamedText | undefined): Promise<Completion> {
+async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: ReplyRedactor | undefined): Promise<Completion> {
   try {
     return await completionOf(request, deps, streamed);
   } catch (error) {
@@ -194,7 +194,7 @@ async function callModel(request: CompletionRequest, deps: ReasonPhaseDeps, stre
   }
 }
 
-async function completionOf(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: StreamedText | undefined): Promise<Completion> {
+async function completionOf(request: CompletionRequest, deps: ReasonPhaseDeps, streamed: ReplyRedactor | undefined): Promise<Completion> {
   if (streamed === undefined) return deps.provider.complete(request);
   let completion: Completion | undefined;
   for await (const event of deps.provider.stream(request)) {
@@ -204,37 +204,6 @@ async function completionOf(request: CompletionRequest, deps: ReasonPhaseDeps, s
   }
   if (completion === undefined) throw InferenceError.streamInterrupted(`${deps.provider.name}'s stream ended without its 'done' event`, { deltasYielded: true });
   return completion;
-}
-
-/** A reply's streamed text and thinking, each redacted across its deltas before it is emitted. */
-class StreamedText {
-  readonly #text: StreamRedactor;
-  readonly #thinking: StreamRedactor;
-
-  constructor(
-    redactStream: () => StreamRedactor,
-    private readonly scope: ReasonPhaseScope,
-  ) {
-    this.#text = redactStream();
-    this.#thinking = redactStream();
-  }
-
-  text(delta: string): void {
-    this.#emit('token.delta', this.#text.push(delta));
-  }
-
-  thinking(delta: string): void {
-    this.#emit('thinking.delta', this.#thinking.push(delta));
-  }
-
-  end(): void {
-    this.#emit('thinking.delta', this.#thinking.end());
-    this.#emit('token.delta', this.#text.end());
-  }
-
-  #emit(type: 'token.delta' | 'thinking.delta', delta: string): void {
-    if (delta !== '') this.scope.emit({ type, delta });
-  }
 }
 
 /** How long the event loop may go without a turn before runs let timers fire, in ms. */

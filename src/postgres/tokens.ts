@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import type { JournalEntry } from '../core/loopEvent.ts';
-import type { StreamRedactor } from '../security/streamRedactor.ts';
+import { ReplyRedactor, type StreamRedactor } from '../security/streamRedactor.ts';
 import { SCHEMA } from './migrations.ts';
 
 /** One channel for every run: a follower listens once, however many runs are in flight. */
@@ -63,8 +63,7 @@ export interface TokenCall {
 }
 
 export class TokenPublisher {
-  readonly #text: StreamRedactor;
-  readonly #thinking: StreamRedactor;
+  readonly #reply: ReplyRedactor;
   /** Asked once there is something to publish (a reply of tool calls alone costs nothing). */
   #base: Promise<number | undefined> | undefined;
   #pending = { text: '', thinking: '' };
@@ -80,22 +79,20 @@ export class TokenPublisher {
     private readonly target: TokenCall,
     redactStream: () => StreamRedactor,
   ) {
-    this.#text = redactStream();
-    this.#thinking = redactStream();
+    this.#reply = new ReplyRedactor(redactStream, (part, delta) => this.#add(part, delta));
   }
 
   text(delta: string): void {
-    this.#add('text', this.#text.push(delta));
+    this.#reply.text(delta);
   }
 
   thinking(delta: string): void {
-    this.#add('thinking', this.#thinking.push(delta));
+    this.#reply.thinking(delta);
   }
 
   /** What the redactors held goes out, then every notice is sent (or given up) before the reply can commit. */
   async end(): Promise<void> {
-    this.#add('thinking', this.#thinking.end());
-    this.#add('text', this.#text.end());
+    this.#reply.end();
     this.#flush();
     await this.#sending;
   }

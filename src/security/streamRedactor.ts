@@ -7,6 +7,38 @@ export interface StreamRedactor {
   end(): string;
 }
 
+/** A reply's text and thinking, each redacted across its own deltas; `emit` gets what may go out, never an empty piece. */
+export class ReplyRedactor {
+  readonly #text: StreamRedactor;
+  readonly #thinking: StreamRedactor;
+
+  constructor(
+    redactStream: () => StreamRedactor,
+    private readonly emit: (part: 'text' | 'thinking', delta: string) => void,
+  ) {
+    this.#text = redactStream();
+    this.#thinking = redactStream();
+  }
+
+  text(delta: string): void {
+    this.#out('text', this.#text.push(delta));
+  }
+
+  thinking(delta: string): void {
+    this.#out('thinking', this.#thinking.push(delta));
+  }
+
+  /** What the redactors held: the reply has ended. */
+  end(): void {
+    this.#out('thinking', this.#thinking.end());
+    this.#out('text', this.#text.end());
+  }
+
+  #out(part: 'text' | 'thinking', delta: string): void {
+    if (delta !== '') this.emit(part, delta);
+  }
+}
+
 /** Raw text before a piece that a rule may reach back to: a JSON key, `Bearer `, a `key=`. */
 const CONTEXT = 128;
 /** While a rule's match runs to the text's end, its start is kept this far back instead. */
