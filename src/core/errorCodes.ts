@@ -91,6 +91,7 @@ export const ERROR_CODES = {
   corrupt_row: { blame: 'runtime', class: 'DurableRunError', meaning: "A row of the runtime's tables does not parse or fails its schema." },
   database_schema: { blame: 'user', class: 'DurableRunError', meaning: "The database's schema is older or newer than this actorloop's, or could not be reached." },
   durable_run: { blame: 'user', class: 'DurableRunError', meaning: "A durable run's event or effect cannot be applied (its agent is not registered with this worker, say)." },
+  definition_mismatch: { blame: 'user', class: 'DurableRunError', meaning: "A worker serves the run's agent with another output schema or other tools than the process that queued it." },
   effect_failed: { blame: 'tool', class: 'DurableRunError', meaning: 'A model or tool call made by another worker failed there.' },
   missing_blob: { blame: 'user', class: 'DurableRunError', meaning: "A durable run refers to an image or file whose bytes are not in the database." },
 

@@ -51,8 +51,8 @@ export async function drive(engine: Engine, workerId: string, runs: Runs, actorI
       try {
         outcome = await inTurn(held, () => step(engine, workerId, held, me, actorId, made, signal));
       } catch (error) {
-        // Retrying cannot mend a corrupt row or bring bytes back: the run fails, naming the row.
-        if (!(error instanceof DurableRunError && (error.code === 'corrupt_row' || error.code === 'missing_blob'))) throw error;
+        // Retrying cannot mend a corrupt row, bring bytes back or change the caller's definition: the run fails, saying why.
+        if (!(error instanceof DurableRunError && (error.code === 'corrupt_row' || error.code === 'missing_blob' || error.code === 'definition_mismatch'))) throw error;
         await failRun(engine, actorId, error);
         return;
       }

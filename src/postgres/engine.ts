@@ -6,6 +6,7 @@ import type { StreamRedactor } from '../security/streamRedactor.ts';
 import type { DurableStrategyDefinition } from './types.ts';
 import type { StepStore } from './stepStore.ts';
 import type { HeldBlobs, MediaLimits } from './blobs.ts';
+import type { AgentDefinition } from './definition.ts';
 
 /** Outside a step its tools call straight through. */
 export interface Caller {
@@ -23,6 +24,8 @@ export interface Caller {
 }
 
 export interface BoundAgent extends Caller {
+  /** What the runs queued in this process expect of the worker's agent. */
+  readonly definition: AgentDefinition;
   readonly start: AgentBinding['start'];
   readonly resume: AgentBinding['resume'];
 }

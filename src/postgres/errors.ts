@@ -19,6 +19,8 @@ interface DurableRunErrorOptions extends ActorloopErrorOptions {
  *   untouched, and `table` and `row` name it;
  * - `effect_failed`: a model or tool call made by another worker failed there; `originalCode`
  *   is the code of its error, as recorded;
+ * - `definition_mismatch`: the worker's agent of the run's id has another output schema or other
+ *   tools than the caller's that queued it; deploy the same definition to callers and workers;
  * - `missing_blob`: the run refers to an image or file whose bytes are not in the database;
  *   `table` and `row` name the row that should hold them.
  *
@@ -51,6 +53,11 @@ export class DurableRunError extends ActorloopError {
   /** `database_schema`: the schema is not this actorloop's, or the database could not be reached. */
   static schema(message: string, options: ActorloopErrorOptions = {}): DurableRunError {
     return new DurableRunError(message, { ...options, code: 'database_schema' });
+  }
+
+  /** `definition_mismatch`: the worker's agent is not the one the caller queued the run for. */
+  static definitionMismatch(message: string, options: ActorloopErrorOptions = {}): DurableRunError {
+    return new DurableRunError(message, { ...options, code: 'definition_mismatch' });
   }
 
   /** `effect_failed`: a call made by another worker failed there. */

@@ -24,6 +24,7 @@ import { isConnectionError, transaction, whileReconnecting } from './transaction
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { DurableRunError } from './errors.ts';
+import { agentDefinition } from './definition.ts';
 import { checkSchema, migrate, SCHEMA, type MigrationReport } from './migrations.ts';
 import { createStepStore } from './stepStore.ts';
 import { openSharedMemory } from './sessionMemory.ts';
@@ -253,11 +254,15 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await listen();
     // The bytes go to the blobs table; the row, like the journal, carries their references.
     const media = queuedMedia(parts, runOptions.history);
-    const stored = redact({
-      ...defined({ limits: runOptions.limits, history: media.history, content: media.content, mode: runOptions.mode }),
-      // Its tools' calls find the session's memory by it (redacted, as the memory table keys it).
-      ...defined({ session: runOptions.session }),
-    });
+    const stored = {
+      ...redact({
+        ...defined({ limits: runOptions.limits, history: media.history, content: media.content, mode: runOptions.mode }),
+        // Its tools' calls find the session's memory by it (redacted, as the memory table keys it).
+        ...defined({ session: runOptions.session }),
+      }),
+      // Not redacted: the worker compares it with its own agent's.
+      ...defined({ definition: kind === 'agent' ? engine.agents.get(id)?.definition : undefined }),
+    };
     await transaction(pool, async (client) => {
       const inserted = await client.query(
         `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
@@ -303,6 +308,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         redactStream: binding.redactStream,
         start: binding.start,
         resume: binding.resume,
+        definition: agentDefinition(binding.output, binding.tools),
       });
       const loopResult = (stored: StoredResult): LoopResult => {
         const result = stored as LoopResult;
@@ -452,9 +458,10 @@ interface InfoRow {
   readonly updated_at: Date;
 }
 
-/** The typed error a worker stored for a run that failed outside its loop (a corrupt row, bytes gone). */
+/** The typed error a worker stored for a run that failed outside its loop (a corrupt row, bytes gone, another definition). */
 function restoredError(result: LoopResult): Error | undefined {
   const error = result.error as { code?: string; message?: string; table?: string; row?: string } | undefined;
+  if (error?.code === 'definition_mismatch') return DurableRunError.definitionMismatch(error.message ?? 'The worker has another definition of the agent.', { runId: result.runId });
   if (error?.code !== 'corrupt_row' && error?.code !== 'missing_blob') return undefined;
   return new DurableRunError(error.message ?? 'A row is corrupt.', { code: error.code, table: error.table ?? '', row: error.row ?? '', runId: result.runId });
 }

@@ -23,6 +23,7 @@ import { claimedCalls, madeBlobs, writeStep, type Made } from './stepWrite.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText } from './jsonb.ts';
 import { storeBlobs } from './blobs.ts';
+import { AgentDefinition, checkDefinition } from './definition.ts';
 
 const MailboxEvent = z.union([
   z.object({ decision: z.object({ approve: z.boolean(), toolCallIds: z.array(z.string()).optional(), reason: z.string().optional() }) }),
@@ -153,11 +154,13 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   }
   const bound = engine.agents.get(row.agent_id);
   if (bound === undefined) throw notHere(actorId, 'agent', row.agent_id, 'createAgent({ runtime })');
+  const { mode, session: _session, content, definition, ...options } = runOptions(row);
+  // A row queued before runs carried it, or a sub-agent run this worker asked for, expects nothing.
+  if (definition !== undefined) checkDefinition(actorId, row.agent_id, definition, bound.definition);
   const step = new StepContext(run, outcomes, bound.redact);
   engine.store.begin(run);
   let handle: AgentRun | undefined;
   try {
-    const { mode, session: _session, content, ...options } = runOptions(row);
     handle = records.length === 0 ? bound.start(content ?? row.task, { ...options, runId: actorId }, mode) : bound.resume(actorId);
   } catch (error) {
     engine.store.end(actorId);
@@ -208,6 +211,7 @@ const QueuedOptions = z.object({
   content: z.array(ContentPart).optional(),
   mode: z.literal('call').optional(),
   session: z.string().optional(),
+  definition: AgentDefinition.optional(),
 });
 
 function runOptions(row: ActorRow): z.infer<typeof QueuedOptions> {
