@@ -73,6 +73,7 @@ export const ERROR_CODES = {
   run_not_resumable: { blame: 'user', class: 'StoreError', meaning: "The run's log holds its journal but not what a resume rebuilds it from." },
   knowledge_store_locked: { blame: 'user', class: 'StoreError', meaning: 'Another writer has the knowledge store file open, or took its lock over.' },
   experience_store_locked: { blame: 'user', class: 'StoreError', meaning: 'Another writer has the experience store file open, or took its lock over.' },
+  knowledge_untrusted: { blame: 'user', class: 'StoreError', meaning: 'The answer of a run that read untrusted content was not stored as knowledge without `trusted: true`.' },
   knowledge_store_closed: { blame: 'user', class: 'StoreError', meaning: 'The knowledge store was closed.' },
   experience_store_closed: { blame: 'user', class: 'StoreError', meaning: 'The experience store was closed.' },
   experience_not_found: { blame: 'user', class: 'StoreError', meaning: 'No experience has that id.' },

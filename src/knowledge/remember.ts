@@ -4,6 +4,8 @@ import type { LoopResult } from '../core/run.ts';
 import { DEFAULTS } from '../core/defaults.ts';
 import type { KnowledgeItem } from './item.ts';
 import type { KnowledgeStore } from './store.ts';
+import { taintOf } from '../policy/taint.ts';
+import { StoreError } from '../persistence/errors.ts';
 
 export const ANSWERED = 'answered';
 
@@ -17,11 +19,25 @@ export interface RememberOptions {
   readonly confidence?: number;
   /** Working-memory items kept; the oldest go first. Default 500. */
   readonly maxWorkingItems?: number;
+  /** Store the answer of a run that read untrusted content: you checked it, as later runs are shown it as trusted knowledge. */
+  readonly trusted?: boolean;
 }
 
-/** `undefined` when the run did not finish with a non-empty answer or its task is unknown; a newer answer to the same task replaces the older. */
+/**
+ * `undefined` when the run did not finish with a non-empty answer or its task is unknown; a newer answer to the same task replaces the older.
+ * Throws `knowledge_untrusted` for the answer of a run that read untrusted content, unless `trusted` says it was checked.
+ */
 export async function rememberResult(store: KnowledgeStore, result: LoopResult, options: RememberOptions = {}): Promise<KnowledgeItem | undefined> {
   if (result.status !== 'done' || result.text === null || result.text.trim() === '') return undefined;
+  const taint = taintOf(result.messages);
+  if (taint !== undefined && options.trusted !== true) {
+    // An answer shaped by outside content would reach every later run as system text, carrying whatever the content dictated.
+    throw new StoreError(
+      'knowledge_untrusted',
+      `The answer of run ${result.runId} depends on untrusted content from ${taint.source}, and was not stored: later runs would be shown it as trusted knowledge. Check it, then pass { trusted: true } to store it.`,
+      { runId: result.runId },
+    );
+  }
   const task = (options.task ?? lastUserMessage(result))?.trim();
   if (task === undefined || task === '') return undefined;
   const maxChars = options.maxChars ?? DEFAULTS.knowledge.workingMemoryMaxChars;

@@ -38,6 +38,8 @@ export class CorruptFileError extends ActorloopError {
  * - `knowledge_store_locked` / `experience_store_locked`: another writer has the store's file
  *   open, or took its lock over; close the other store first;
  * - `knowledge_store_closed` / `experience_store_closed`: the store was closed, open it again;
+ * - `knowledge_untrusted`: the answer of a run that read untrusted content was not stored; check
+ *   it, then store it with `trusted: true`;
  * - `experience_not_found`: no item has that `id`.
  * - `log_write_failed`: a run log's batch could not be written whole (a full disk, an I/O error);
  *   the part that landed was cut off again so later lines do not follow a torn one.
