@@ -39,6 +39,8 @@ export class MemoryJournal {
 
   readonly write = (entry: JournalEntry): void => {
     let slot: number;
+    // Making room for this entry may drop the rest of its own run: the run is then not held from its start.
+    const known = this.#runs.has(entry.runId);
     if (this.#size === this.capacity && !this.#oldestGoes()) this.#makeRoom();
     if (this.#size < this.capacity) {
       // Not full: the oldest entry is at index 0 (nothing was dropped yet, or making room moved what it kept to the front).
@@ -58,7 +60,7 @@ export class MemoryJournal {
     }
     const ended = entry.event.type === 'run.terminated' ? this.#written : -1;
     const run = this.#runs.get(entry.runId);
-    if (run === undefined) this.#runs.set(entry.runId, { held: 1, first: entry.sequence, from: this.#written, ended });
+    if (run === undefined) this.#runs.set(entry.runId, { held: 1, first: known ? -1 : entry.sequence, from: this.#written, ended });
     else {
       run.held++;
       // A run resumed after its end is live again.

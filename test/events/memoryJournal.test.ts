@@ -196,6 +196,33 @@ describe('making room when full', () => {
       { numRuns: 300 },
     );
   });
+
+  it('claims to hold a run from its start only while it holds every entry of the run written since it began holding it, at any capacity (property)', () => {
+    // Each run's sequences count up from 0; a run resumed after its end goes on counting.
+    const write = fc.record({ run: fc.constantFrom('a', 'b', 'c'), ends: fc.boolean() });
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 16 })), fc.array(write, { maxLength: 120 }), (capacity, writes) => {
+        const journal = new MemoryJournal(capacity);
+        const since = new Map<string, JournalEntry[]>();
+        const counts = new Map<string, number>();
+        for (const { run, ends } of writes) {
+          const sequence = counts.get(run) ?? 0;
+          counts.set(run, sequence + 1);
+          const written = ends ? end(sequence, run) : entry(sequence, run);
+          // A run it held nothing of when this entry came is held afresh from this entry on.
+          since.set(run, [...(journal.has(run) ? (since.get(run) ?? []) : []), written]);
+          journal.write(written);
+          for (const [runId, entries] of since) {
+            const first = journal.firstSequence(runId);
+            if (first === undefined) continue;
+            expect(first).toBe(entries[0]?.sequence);
+            expect(journal.entries(runId)).toEqual(entries);
+          }
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
 });
 
 describe("following a run's entries", () => {
