@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
 import type { ContentPart, Message } from '../core/messages.ts';
 import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
+import { assertMessages } from '../conversation/validate.ts';
 import { EventBus, tokenDeltas } from '../events/eventBus.ts';
 import { reportingOnce } from '../events/subscriberErrors.ts';
 import { MemoryJournal } from '../events/memoryJournal.ts';
@@ -127,7 +128,7 @@ function durableTask(task: TaskInput, options: RunOptions | undefined, settings:
   if (content === undefined) throw new ConfigurationError('A run needs a non-empty task: a string, or an array of text and parts (image(...), file(...)).');
   const limits = { vision: settings.model.vision, ...settings.context.content };
   if (typeof content !== 'string') checkParts(content, limits);
-  if (options?.history !== undefined) checkParts(historyParts(options.history), limits);
+  if (options?.history !== undefined) checkParts(historyParts(assertMessages(options.history)), limits);
   return content;
 }
 

@@ -17,19 +17,8 @@ export function validateConversation(messages: readonly unknown[] | readonly Mes
   const answered = new Set<string>();
 
   for (let index = 0; index < messages.length; index++) {
-    const result = Message.safeParse(messages[index]);
-    if (!result.success) {
-      for (const issue of result.error.issues) {
-        issues.push({
-          index,
-          code: 'invalid_message',
-          path: issue.path,
-          message: `Message ${index}${issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}. Fix the message so it matches the Message schema (roles system, user, assistant, tool).`,
-        });
-      }
-      continue;
-    }
-    const message = result.data;
+    const message = parseMessage(messages[index], index, issues);
+    if (message === undefined) continue;
     parsed[index] = message;
     if (message.role === 'assistant' && message.toolCalls !== undefined) {
       for (const call of message.toolCalls) {
@@ -61,6 +50,28 @@ export function validateConversation(messages: readonly unknown[] | readonly Mes
     }
   }
   return issues.length === 0 ? { ok: true, messages: parsed } : { ok: false, issues };
+}
+
+function parseMessage(value: unknown, index: number, issues: ConversationIssue[]): Message | undefined {
+  const result = Message.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    issues.push({
+      index,
+      code: 'invalid_message',
+      path: issue.path,
+      message: `Message ${index}${issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}. Fix the message so it matches the Message schema (roles system, user, assistant, tool).`,
+    });
+  }
+  return undefined;
+}
+
+/** Throws a `ConversationError` (`invalid_conversation`) naming each message that fails the Message schema; tool-call bookkeeping is not checked. */
+export function assertMessages(messages: readonly unknown[]): Message[] {
+  const issues: ConversationIssue[] = [];
+  const parsed = messages.map((value, index) => parseMessage(value, index, issues));
+  if (issues.length > 0) throw new ConversationError(issues);
+  return parsed as Message[];
 }
 
 /** Calls still to run (e.g. after a resume), in issue order; assumes a schema-valid conversation. */

@@ -35,6 +35,7 @@ import { defined } from '../core/defined.ts';
 import { jsonbText, storableText } from './jsonb.ts';
 import { HeldBlobs, queuedMedia, storeBlobs } from './blobs.ts';
 import { contentText, type ContentPart } from '../core/messages.ts';
+import { assertMessages } from '../conversation/validate.ts';
 import type { DurableTask } from '../agent/types.ts';
 
 export interface PostgresRuntimeOptions {
@@ -253,7 +254,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await ready();
     await listen();
     // The bytes go to the blobs table; the row, like the journal, carries their references.
-    const media = queuedMedia(parts, runOptions.history);
+    // The worker reads it back with the same schema: a malformed message is refused here, not there as a corrupt row.
+    const media = queuedMedia(parts, runOptions.history === undefined ? undefined : assertMessages(runOptions.history));
     const stored = {
       ...redact({
         ...defined({ limits: runOptions.limits, history: media.history, content: media.content, mode: runOptions.mode }),
