@@ -12,7 +12,7 @@ import { loadRun } from './load.ts';
 import { CHANNEL, type BoundStrategy, type Engine } from './engine.ts';
 import { transaction } from './transaction.ts';
 import { cancelChildren, settleEffect, startChildren, wakeAt } from './outbox.ts';
-import { advanceStrategy, strategyDeadline } from './strategies.ts';
+import { advanceStrategy, strategyBudget, strategyDeadline } from './strategies.ts';
 import { DurableRunError } from './errors.ts';
 import { StepRun } from './stepStore.ts';
 import { SCHEMA } from './migrations.ts';
@@ -42,6 +42,8 @@ interface ActorRow {
   readonly log_length: number;
   readonly checkpoint_at: number | null;
   readonly created_at: Date;
+  /** Milliseconds since `created_at` on the database's clock, as the row was locked: a worker's clock may be off. */
+  readonly age_ms: number;
   /** The images and files it refers to. */
   readonly blobs: string[];
 }
@@ -61,7 +63,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
                ), taken AS (
                  DELETE FROM ${SCHEMA}.mailbox WHERE actor_id = $1 AND EXISTS (SELECT 1 FROM locked) RETURNING id, event
                )
-               SELECT locked.*, (SELECT coalesce(json_agg(json_build_object('id', id, 'event', event) ORDER BY id), '[]') FROM taken) AS mailbox FROM locked`,
+               SELECT locked.*, (extract(epoch FROM clock_timestamp() - locked.created_at) * 1000)::float8 AS age_ms, (SELECT coalesce(json_agg(json_build_object('id', id, 'event', event) ORDER BY id), '[]') FROM taken) AS mailbox FROM locked`,
         values: [actorId],
       });
       // The step starts once it holds the run: a wake that waited for another step's lock did nothing meanwhile.
@@ -71,7 +73,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       if (row === undefined || FINAL.has(row.status)) return [];
       const events = mailboxEvents(actorId, row.mailbox);
       const version = Number(row.version) + 1;
-      const outcome = await advance(engine, client, row, events, made);
+      const outcome = await advance(engine, client, row, events, made, started);
       running = outcome.running;
       const { lines, step, result } = outcome;
       const from = row.log_length;
@@ -137,7 +139,8 @@ interface Advanced {
   readonly running?: Running;
 }
 
-async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: Made): Promise<Advanced> {
+/** `started`: when the row was locked, on this worker's clock. */
+async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: Made, started: number): Promise<Advanced> {
   const actorId = row.id;
   const { records, seqs, outcomes } = await loadRun(client, actorId, row.checkpoint_at);
   // An outcome already recorded by a worker that took the call over stands.
@@ -149,7 +152,9 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   if (row.kind === 'strategy') {
     const bound = strategyOf(engine, row);
     const step = new StepContext(run, outcomes, bound.redact);
-    const advanced = await advanceStrategy(bound, actorId, row.task, step, events.cancel);
+    // Its budget is what is left of it on the database's clock, counted on from here on this worker's.
+    const deadline = started + strategyBudget(bound) - row.age_ms;
+    const advanced = await advanceStrategy(bound, actorId, row.task, step, deadline, events.cancel);
     return { step, lines: advanced.lines, ...defined({ result: advanced.result }) };
   }
   const bound = engine.agents.get(row.agent_id);

@@ -19,12 +19,17 @@ export interface StrategyAdvance {
 
 const REST_TURNS = 3;
 
-/** When a strategy run's budget is spent, counted from its start: a wake then ends it even while its branches run on. */
-export function strategyDeadline(bound: BoundStrategy, createdAt: number): number {
-  return createdAt + (bound.definition.timeoutMs ?? STRATEGY_DEFAULTS.timeoutMs);
+export function strategyBudget(bound: BoundStrategy): number {
+  return bound.definition.timeoutMs ?? STRATEGY_DEFAULTS.timeoutMs;
 }
 
-export async function advanceStrategy(bound: BoundStrategy, runId: string, task: string, step: StepContext, cancel?: string): Promise<StrategyAdvance> {
+/** When a strategy run's budget is spent, on the database's clock (`createdAt` is its row's): a wake then ends it even while its branches run on. */
+export function strategyDeadline(bound: BoundStrategy, createdAt: number): number {
+  return createdAt + strategyBudget(bound);
+}
+
+/** `deadline`: when its budget is spent, on this worker's clock. */
+export async function advanceStrategy(bound: BoundStrategy, runId: string, task: string, step: StepContext, deadline: number, cancel?: string): Promise<StrategyAdvance> {
   const { definition } = bound;
   const logged = step.run.records.filter((record) => record.kind === 'event').length;
   const entries: JournalEntry[] = [];
@@ -52,8 +57,6 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
   });
   let ended: StrategyResult | undefined;
   void run.settled.then((result) => (ended = result));
-  // The budget counts from the run's start, whichever step or worker this is: each replay's own timer starts anew.
-  const deadline = strategyDeadline(bound, step.run.createdAt);
   let seen = -1;
   let still = 0;
   for (;;) {

@@ -9,7 +9,7 @@ import { engineOf } from '../../src/postgres/runtime.ts';
 import { makeCall } from '../../src/postgres/effects.ts';
 import { EffectRequest } from '../../src/postgres/durable.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { counterAgent, inProcess, type InProcess, voteStrategy } from './fixtures/agents.ts';
+import { counterAgent, gatedWaiter as gatedWaiterOf, inProcess, type InProcess, voteStrategy } from './fixtures/agents.ts';
 
 const missing = postgresMissing();
 if (missing !== '') console.info(missing);
@@ -220,18 +220,7 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     system.stopAll();
   });
 
-  /** An agent whose one tool call waits until `release()`; `waiting()` counts the calls begun. */
-  const gatedWaiter = (id: string) => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let waiting = 0;
-    const wait = defineTool({ name: 'wait', description: 'Wait.', input: z.object({}), execute: async () => (waiting++, await gate, 'waited') });
-    const model = scriptedModel(
-      (request) => (request.tools === undefined ? { text: '5' } : request.messages.some((m) => m.role === 'tool') ? { text: 'waited' } : { toolCalls: [{ id: 'w1', name: 'wait', arguments: {} }] }),
-      { recordCalls: false },
-    );
-    return { agent: createAgent({ id, model, tools: [wait], runtime }), release, waiting: () => waiting };
-  };
+  const gatedWaiter = (id: string) => gatedWaiterOf(runtime, id);
 
   it('cancels a durable run, and the branches of a cancelled strategy run with it', async () => {
     const { agent, release, waiting } = gatedWaiter('waiter');
