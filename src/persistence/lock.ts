@@ -4,7 +4,7 @@
  * and replacing generation g needs the claim file `<lock>.claim-<g+1>`, which only one process can create.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, futimesSync, openSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { closeSync, existsSync, futimesSync, openSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigurationError } from '../core/errors.ts';
@@ -110,12 +110,37 @@ export function ownerIsLive(owner: LockOwner, heartbeatAt: number, file: string,
 
 /**
  * For a run that renews no lease (a journal-only one), whether the process its header names still runs: on this
- * host its pid says (a reused pid reads as running); from another host nobody can tell, so it counts as running.
+ * host its pid says, and on Linux its start time too (a process that got the pid since started later); from another
+ * host nobody can tell, so it counts as running.
  */
 export function ownerProcessLive(owner: LockOwner): boolean {
   if (owner.host !== undefined && owner.host !== thisHost()) return true;
   if (owner.pid === process.pid) return owner.startedAt === undefined || owner.startedAt === startedAt;
-  return isAlive(owner.pid);
+  if (!isAlive(owner.pid)) return false;
+  const running = owner.startedAt === undefined ? undefined : processStartedAt(owner.pid);
+  return running === undefined || Math.abs(running - (owner.startedAt as number)) <= SAME_START_MS;
+}
+
+/**
+ * The kernel's start time and the one a process records (its runtime's time origin) differ by its start-up, and the
+ * boot time is known to the second: a pid given to another process is reused far later than this.
+ */
+const SAME_START_MS = 5_000;
+/** USER_HZ, the unit of /proc's times: 100 on every Linux architecture Node.js runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** On Linux, when the process with this pid started (ms since the epoch); `undefined` where /proc cannot say. */
+function processStartedAt(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields are counted after the command name, which is in parentheses and may hold spaces and parentheses itself.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1];
+    if (!Number.isFinite(ticks) || boot === undefined) return undefined;
+    return Number(boot) * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `undefined` if there is no lock file, its owner is stale, or it is unreadable. */
