@@ -5,6 +5,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { LoopEvent } from '../core/loopEvent.ts';
 import { contentText, mediaParts, type Message } from '../core/messages.ts';
 import { checkParts, taskContent, type TaskInput } from '../conversation/parts.ts';
+import { assertMessages } from '../conversation/validate.ts';
 import { storeMessageParts, storeParts, type BlobStore } from '../persistence/blobs.ts';
 import type { RecoveredRun } from '../persistence/recover.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
@@ -144,7 +145,8 @@ function begin(deps: RunsDeps, task: TaskInput, options: RunOptions, mode?: 'cal
   if (given !== undefined && contexts.has(given)) throw new ConfigurationError(`Run ${given} is already in progress on agent ${agentId}.`);
   const limits = { vision: settings.model.vision, ...settings.context.content };
   if (typeof content !== 'string') checkParts(content, limits);
-  if (options.history !== undefined) checkParts(partsOf(options.history), limits);
+  // A malformed message is refused here, naming it, rather than passed to the model or misread as a part.
+  if (options.history !== undefined) checkParts(partsOf(assertMessages(options.history)), limits);
   // Bytes go to the blob store before anything copies the conversation: it carries references from here on.
   const parts = typeof content === 'string' ? undefined : storeParts(content, blobs());
   const history = options.history === undefined ? undefined : storeMessageParts(options.history, blobs());
