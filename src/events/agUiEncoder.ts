@@ -2,6 +2,7 @@
 import { EventType, type Event as AgUiEvent, type Interrupt } from '@ag-ui/core';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
+import { SentText } from './sentText.ts';
 
 /** For entries that name calls only by id (older journals); values are redacted. */
 export interface RunDetails {
@@ -67,7 +68,9 @@ export class AgUiEncoder {
   #runId: string;
   #interrupted = false;
   #step: string | undefined;
-  #text: { readonly id: string; sent: string } | undefined;
+  #text: SentText | undefined;
+  /** The last event given was a delta of `#text`: a token that follows continues it. */
+  #deltaLast = false;
   #answer: string | null = null;
   /** The run's cost so far; a provider that prices nothing reports 0, which is left out as unknown. */
   #costUsd: number | undefined;
@@ -83,7 +86,8 @@ export class AgUiEncoder {
     const { event } = entry;
     // Most entries are deltas of the message being streamed: one event, in an array of its size.
     if (event.type === 'token.delta' && this.#text !== undefined && !this.#interrupted && event.delta !== '') {
-      this.#text.sent += event.delta;
+      this.#text.add(event.delta);
+      this.#deltaLast = true;
       return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta: event.delta }];
     }
     const out: (AgUiEvent | undefined)[] = [];
@@ -123,7 +127,16 @@ export class AgUiEncoder {
       default:
         out.push(custom(event));
     }
+    if (out.length > 0) this.#deltaLast = out[out.length - 1]?.type === EventType.TEXT_MESSAGE_CONTENT;
     return out;
+  }
+
+  /** A token of the message the last event sent continues: its text (see `StreamEncoder.continueText`). */
+  continueText(entry: JournalEntry): string | undefined {
+    const { event } = entry;
+    if (!this.#deltaLast || event.type !== 'token.delta' || this.#text === undefined || this.#interrupted || event.delta === '') return undefined;
+    this.#text.add(event.delta);
+    return event.delta;
   }
 
   failure(message: string, code: string): AgUiEvent {
@@ -153,10 +166,10 @@ export class AgUiEncoder {
   #sendText(out: (AgUiEvent | undefined)[], sequence: number, delta: string): void {
     if (this.#text === undefined) {
       // Named by the entry that opened it: the same id on every encoding of the run.
-      this.#text = { id: `${this.#view.runId}:${sequence}`, sent: '' };
+      this.#text = new SentText(`${this.#view.runId}:${sequence}`);
       out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
     }
-    this.#text.sent += delta;
+    this.#text.add(delta);
     out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta });
   }
 
@@ -168,9 +181,9 @@ export class AgUiEncoder {
 
   #completed(out: (AgUiEvent | undefined)[], sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
     const text = event.text ?? '';
-    const sent = this.#text?.sent ?? '';
     // A reply that was not streamed (or only partly) is sent whole here; a streamed one is complete already.
-    if (text.length > sent.length && text.startsWith(sent)) this.#sendText(out, sequence, text.slice(sent.length));
+    const rest = this.#text === undefined ? text : this.#text.rest(text);
+    if (rest !== '') this.#sendText(out, sequence, rest);
     const parentMessageId = this.#text?.id;
     this.#closeText(out);
     if (event.text !== null) this.#answer = event.text;

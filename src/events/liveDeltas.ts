@@ -24,18 +24,18 @@ interface RunSeen {
 /** One per follower, fed every entry it passes on, in order. */
 export class LiveCalls {
   readonly #runs = new Map<string, RunSeen>();
+  /** The run of the entry before: a run's entries mostly follow each other (its streamed tokens). */
+  #lastRunId: string | undefined;
+  #lastRun: RunSeen | undefined;
 
   /** False for a live delta the follower must not show; true for every committed entry. */
   admit(entry: JournalEntry): boolean {
     const live = liveDelta(entry);
-    const run = this.#run(entry.runId);
     if (live === undefined) {
-      run.last = Math.max(run.last, entry.sequence);
-      // A committed step after a call's start ends it: its reply is in the journal.
-      run.calls.clear();
-      if (entry.event.type === 'run.terminated') this.#runs.delete(entry.runId);
+      this.committed(entry);
       return true;
     }
+    const run = this.#run(entry.runId);
     // The run went past the call's start: its reply is here already, or will be.
     if (run.last > entry.sequence) return false;
     const had = run.calls.get(live.call);
@@ -44,14 +44,34 @@ export class LiveCalls {
     return fits;
   }
 
+  /** `admit` for an entry known to be committed (no live delta). */
+  committed(entry: JournalEntry): void {
+    const run = this.#run(entry.runId);
+    if (entry.sequence > run.last) run.last = entry.sequence;
+    // A committed step after a call's start ends it: its reply is in the journal.
+    if (run.calls.size > 0) run.calls.clear();
+    if (entry.event.type === 'run.terminated') this.#forget(entry.runId);
+  }
+
   #run(runId: string): RunSeen {
+    if (runId === this.#lastRunId) return this.#lastRun as RunSeen;
     let run = this.#runs.get(runId);
     if (run === undefined) {
-      if (this.#runs.size >= MAX_RUNS) this.#runs.delete(this.#runs.keys().next().value as string);
+      if (this.#runs.size >= MAX_RUNS) this.#forget(this.#runs.keys().next().value as string);
       run = { last: -1, calls: new Map() };
       this.#runs.set(runId, run);
     }
+    this.#lastRunId = runId;
+    this.#lastRun = run;
     return run;
+  }
+
+  #forget(runId: string): void {
+    this.#runs.delete(runId);
+    if (runId === this.#lastRunId) {
+      this.#lastRunId = undefined;
+      this.#lastRun = undefined;
+    }
   }
 }
 

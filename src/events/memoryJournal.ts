@@ -3,10 +3,13 @@
  * When full it makes room from ended runs first, then from the live run holding most: a page reconnecting
  * to a live run is served from its first entry while the live runs fit, however much ended runs wrote.
  */
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
+
+/** Called with each entry of a followed run as it is written. */
+export type EntryListener = (entry: JournalEntry) => void;
 
 interface HeldRun {
   held: number;
@@ -30,8 +33,8 @@ export class MemoryJournal {
    * skips the ring before it; `ended`, when its last entry ended it, that entry's place among all written (-1 while live).
    */
   readonly #runs = new Map<string, HeldRun>();
-  /** Each followed run's subscribers: an entry reaches its own run's, not every run's. */
-  readonly #followers = new Map<string, readonly Subscriber<JournalEntry>[]>();
+  /** Each followed run's listeners: an entry reaches its own run's, not every run's. */
+  readonly #followers = new Map<string, readonly EntryListener[]>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryJournal capacity must be a positive integer.');
@@ -72,7 +75,7 @@ export class MemoryJournal {
     numbers[3 * slot + 1] = entry.timestamp;
     numbers[3 * slot + 2] = entry.iteration;
     const followers = this.#followers.size === 0 ? undefined : this.#followers.get(entry.runId);
-    if (followers !== undefined) for (let i = 0; i < followers.length; i++) (followers[i] as Subscriber<JournalEntry>).next(entry);
+    if (followers !== undefined) for (let i = 0; i < followers.length; i++) (followers[i] as EntryListener)(entry);
   };
 
   /**
@@ -80,15 +83,27 @@ export class MemoryJournal {
    * many runs followed at once, an entry costs only its own run's subscribers.
    */
   follow(runId: string): Observable<JournalEntry> {
-    return new Observable<JournalEntry>((subscriber) => {
-      // Replaced, never changed in place: a delivery under way goes on over the list it started with.
-      this.#followers.set(runId, [...(this.#followers.get(runId) ?? []), subscriber]);
-      return () => {
-        const rest = (this.#followers.get(runId) ?? []).filter((follower) => follower !== subscriber);
-        if (rest.length === 0) this.#followers.delete(runId);
-        else this.#followers.set(runId, rest);
-      };
-    });
+    return new Observable<JournalEntry>((subscriber) => this.listen(runId, (entry) => subscriber.next(entry)));
+  }
+
+  /**
+   * `follow` without an Observable between the journal and `next`, for a reader that takes every streamed
+   * token; `next` must not throw. Returns the way to stop.
+   */
+  listen(runId: string, next: EntryListener): () => void {
+    // Replaced, never changed in place: a delivery under way goes on over the list it started with.
+    this.#followers.set(runId, [...(this.#followers.get(runId) ?? []), next]);
+    let listening = true;
+    return () => {
+      const now = this.#followers.get(runId) ?? [];
+      const at = now.indexOf(next);
+      if (!listening || at < 0) return;
+      listening = false;
+      // The same function listening twice stops once per call.
+      const rest = [...now.slice(0, at), ...now.slice(at + 1)];
+      if (rest.length === 0) this.#followers.delete(runId);
+      else this.#followers.set(runId, rest);
+    };
   }
 
   entries(runId?: string): JournalEntry[] {

@@ -34,11 +34,8 @@ export const agUiProtocol: WebProtocol<AgUiEvent> = {
   treeWaits: agUiTreeWaits,
   deltas: {
     joins: (first, next) => first.type === EventType.TEXT_MESSAGE_CONTENT && next.type === EventType.TEXT_MESSAGE_CONTENT && first.messageId === next.messageId,
-    join: (events) => {
-      const first = events[0] as AgUiEvent;
-      if (first.type !== EventType.TEXT_MESSAGE_CONTENT) return first;
-      return { ...first, delta: events.map((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? event.delta : '')).join('') };
-    },
+    text: (event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? event.delta : ''),
+    join: (first, delta) => (first.type === EventType.TEXT_MESSAGE_CONTENT ? { ...first, delta } : first),
   },
 };
 

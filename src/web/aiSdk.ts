@@ -5,6 +5,7 @@ import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import { createRunHandler, type WebHandler, type WebHandlerOptions } from './handler.ts';
 import type { RunView, StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 import { parseStart } from './aiSdkRequest.ts';
+import { SentText } from '../events/sentText.ts';
 
 /**
  * For `useChat`'s default transport.
@@ -21,7 +22,7 @@ export const aiSdkProtocol: WebProtocol<AiSdkChunk> = {
   parseStart,
   encoder: (view) => new AiSdkEncoder(view),
   frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
-  deltas: { joins: continues, join: joinDeltas },
+  deltas: { joins: continues, text: deltaText, join: joinDeltas },
   headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
   attribute: attributeAiSdk,
   treeWaits: aiSdkTreeWaits,
@@ -170,8 +171,10 @@ type Out = (AiSdkChunk | undefined)[];
 class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   readonly #view: RunView;
   #step = false;
-  #text: { readonly id: string; sent: string } | undefined;
-  #reasoning: { readonly id: string; sent: string } | undefined;
+  #text: SentText | undefined;
+  #reasoning: SentText | undefined;
+  /** The last chunk given was a delta of `#text`: a token that follows continues it. */
+  #deltaLast = false;
   /** Calls announced, with the status their run ended in, until their output is sent. */
   readonly #open = new Map<string, string | undefined>();
   /** Calls a human rejected: their output is a denial. */
@@ -189,7 +192,8 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     const { event } = entry;
     // Most entries are deltas of the text being streamed.
     if (event.type === 'token.delta' && this.#text !== undefined && this.#reasoning === undefined && event.delta !== '') {
-      this.#text.sent += event.delta;
+      this.#text.add(event.delta);
+      this.#deltaLast = true;
       return [{ type: 'text-delta', id: this.#text.id, delta: event.delta }];
     }
     const out: Out = [];
@@ -246,7 +250,16 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
       default:
         out.push(data(event));
     }
+    if (out.length > 0) this.#deltaLast = out[out.length - 1]?.type === 'text-delta';
     return out;
+  }
+
+  /** A token of the text part the last chunk sent continues: its text (see `StreamEncoder.continueText`). */
+  continueText(entry: JournalEntry): string | undefined {
+    const { event } = entry;
+    if (!this.#deltaLast || event.type !== 'token.delta' || this.#text === undefined || this.#reasoning !== undefined || event.delta === '') return undefined;
+    this.#text.add(event.delta);
+    return event.delta;
   }
 
   failure(message: string, code: string): AiSdkChunk {
@@ -257,19 +270,19 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     this.#closeReasoning(out);
     if (this.#text === undefined) {
       // Named by the entry that opened it: the same id on every encoding of the run.
-      this.#text = { id: `text:${sequence}`, sent: '' };
+      this.#text = new SentText(`text:${sequence}`);
       out.push({ type: 'text-start', id: this.#text.id });
     }
-    this.#text.sent += delta;
+    this.#text.add(delta);
     out.push({ type: 'text-delta', id: this.#text.id, delta });
   }
 
   #sendReasoning(out: Out, sequence: number, delta: string): void {
     if (this.#reasoning === undefined) {
-      this.#reasoning = { id: `reasoning:${sequence}`, sent: '' };
+      this.#reasoning = new SentText(`reasoning:${sequence}`);
       out.push({ type: 'reasoning-start', id: this.#reasoning.id });
     }
-    this.#reasoning.sent += delta;
+    this.#reasoning.add(delta);
     out.push({ type: 'reasoning-delta', id: this.#reasoning.id, delta });
   }
 
@@ -289,11 +302,11 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   #completed(out: Out, sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
     // Thinking or a reply that was not streamed (or only partly) is sent whole here.
     const thought = event.reasoning ?? '';
-    const thinking = this.#reasoning?.sent ?? '';
-    if (this.#text === undefined && thought.length > thinking.length && thought.startsWith(thinking)) this.#sendReasoning(out, sequence, thought.slice(thinking.length));
+    const thinking = this.#reasoning === undefined ? thought : this.#reasoning.rest(thought);
+    if (this.#text === undefined && thinking !== '') this.#sendReasoning(out, sequence, thinking);
     const text = event.text ?? '';
-    const sent = this.#text?.sent ?? '';
-    if (text.length > sent.length && text.startsWith(sent)) this.#sendText(out, sequence, text.slice(sent.length));
+    const rest = this.#text === undefined ? text : this.#text.rest(text);
+    if (rest !== '') this.#sendText(out, sequence, rest);
     this.#closeParts(out);
     for (const call of event.toolCalls) {
       // The provider's signature (Gemini's) rides on the call: the part keeps it as `callProviderMetadata`, which the next request brings back.
@@ -343,10 +356,12 @@ function continues(first: AiSdkChunk, next: AiSdkChunk): boolean {
   return (first.type === 'text-delta' || first.type === 'reasoning-delta') && next.type === first.type && next.id === first.id;
 }
 
-function joinDeltas(events: readonly AiSdkChunk[]): AiSdkChunk {
-  const first = events[0] as AiSdkChunk;
-  if (first.type !== 'text-delta' && first.type !== 'reasoning-delta') return first;
-  return { ...first, delta: events.map((event) => (event.type === first.type ? event.delta : '')).join('') };
+function deltaText(chunk: AiSdkChunk): string {
+  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' ? chunk.delta : '';
+}
+
+function joinDeltas(first: AiSdkChunk, delta: string): AiSdkChunk {
+  return first.type === 'text-delta' || first.type === 'reasoning-delta' ? { ...first, delta } : first;
 }
 
 function parseInput(args: string): { value: unknown } {

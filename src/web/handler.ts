@@ -109,13 +109,13 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const everywhere = runtime !== undefined || options.journal !== undefined;
   const stream = async (runId: string, request: Request, from?: EventCursor, resumedAs?: string, tree?: TreeCursor): Promise<Response> => {
     if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs, tree);
-    const after = from ?? parseEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
+    const after = from ?? parseEventId(request.headers.get('last-event-id') ?? afterParam(request));
     const feed = await runFeed({ agent, pollIntervalMs, everywhere, prepare: (entry) => redactDetails(entry, redact), ...defined({ read }) }, runId, runs.has(runId));
     return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
   };
 
   const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, given?: TreeCursor): Promise<Response> => {
-    const asked = given ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after')) : new Map([['', from]]));
+    const asked = given ?? (from === undefined ? parseTreeEventId(request.headers.get('last-event-id') ?? afterParam(request)) : new Map([['', from]]));
     // A page that has the end of a response whose wait is still unanswered gets that end again, not a stream that waits.
     const { last } = stops.last(runId);
     const again = given === undefined && asked !== undefined && last !== undefined && last.wait.runId !== runId && !decided(system, last.wait) && atStop(asked, last) ? last : undefined;
@@ -317,9 +317,10 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
 
   return async (request) => {
     try {
-      const route = ROUTE.exec(new URL(request.url).pathname);
+      const { pathname } = new URL(request.url);
+      const route = ROUTE.exec(pathname);
       if (route === null) {
-        const thread = request.method === 'GET' ? THREAD_STREAM.exec(new URL(request.url).pathname) : null;
+        const thread = request.method === 'GET' ? THREAD_STREAM.exec(pathname) : null;
         if (thread !== null) return await threadStream(decodeRunId(thread[1] as string), request);
         if (request.method !== 'POST') throw new WebRequestError(405, `${request.method} is not served here: POST a run's input to start it, or GET runs/<runId>/stream.`);
         return await start(request);
@@ -336,6 +337,9 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     }
   };
 }
+
+/** The `after` query parameter (a reconnect's cursor where the page cannot set Last-Event-ID); a URL without a query is not parsed again. */
+export const afterParam = (request: Request): string | null => (request.url.includes('?') ? new URL(request.url).searchParams.get('after') : null);
 
 /** A server's question waits outside the loop's own wait for calls. */
 function asksQuestion(run: DecidableRun, wait: JournalEntry | undefined): boolean {

@@ -47,6 +47,13 @@ export interface StreamEncoder<TEvent> {
   encode(entry: JournalEntry): (TEvent | undefined)[];
   /** Ends a stream whose source failed (a store that could not be read again). */
   failure(message: string, code: string): TEvent;
+  /**
+   * For an entry whose one event would be a text delta continuing the delta that ended this encoder's last
+   * events (a streamed token), that text, the encoder moved on as by `encode`; otherwise `undefined`, nothing
+   * changed. Never for an entry that ends the response. A stream adds the text to the delta waiting for its
+   * reader without building an event for it.
+   */
+  continueText?(entry: JournalEntry): string | undefined;
   /** True for an entry the page answers in a new request (an AI SDK wait). Absent: streams end with the run. */
   endsResponse?(entry: JournalEntry): boolean;
 }
@@ -63,8 +70,10 @@ export interface SubRun {
 export interface DeltaJoin<TEvent> {
   /** Whether `next` continues `first`'s delta. */
   joins(first: TEvent, next: TEvent): boolean;
-  /** Deltas of which each continues the first, as one event. */
-  join(events: readonly TEvent[]): TEvent;
+  /** The text a delta adds (of an event `joins` took as `first` or `next`). */
+  text(event: TEvent): string;
+  /** `first` as the one event of the deltas joined, `text` being all their texts in order. */
+  join(first: TEvent, text: string): TEvent;
 }
 
 export interface WebProtocol<TEvent> {

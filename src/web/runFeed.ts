@@ -50,14 +50,14 @@ export async function runFeed(source: FeedSource, runId: string, started = false
       const ends = endsOf(subscriber);
       ends.batch(agent.journal.entries(runId).filter(keep).map(prepare));
       if (subscriber.closed) return undefined;
-      const subscription = agent.journal.follow(runId).subscribe({
-        next(entry) {
+      // Listened to, not subscribed: a streamed token passes through one Observable on its way to the reader, not two.
+      return agent.journal.listen(runId, (entry) => {
+        try {
           if (keep(entry)) ends.one(prepare(entry));
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
+        } catch (error) {
+          subscriber.error(error);
+        }
       });
-      return () => subscription.unsubscribe();
     });
   }
   if (read === undefined && (agent.journal.has(runId) || agent.handle(runId) !== undefined)) {
@@ -171,7 +171,7 @@ function endsOf(subscriber: Subscriber<JournalEntry>): { batch(entries: readonly
         last = entry.sequence;
         const final = i === lastCommitted;
         if (ended(entry) && !final) continue;
-        calls.admit(entry);
+        calls.committed(entry);
         subscriber.next(entry);
         if (ended(entry)) subscriber.complete();
       }
@@ -179,7 +179,7 @@ function endsOf(subscriber: Subscriber<JournalEntry>): { batch(entries: readonly
     one(entry) {
       if (live(entry) || entry.sequence <= last || subscriber.closed) return;
       last = entry.sequence;
-      calls.admit(entry);
+      calls.committed(entry);
       subscriber.next(entry);
       if (ended(entry)) subscriber.complete();
     },

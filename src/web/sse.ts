@@ -47,8 +47,16 @@ export function sseBody<TEvent>(
   let encodedUpTo = -1;
   const pump = new FeedPump(maxAhead);
 
+  /**
+   * The encoder's last event is the last that waits, with its id: a token it says continues that event
+   * (`continueText`) joins it as text alone.
+   */
+  let continuing = false;
   // A sequence of -1 is an event without an id.
-  const queue = (sequence: number, index: number, event: TEvent): void => waiting.push(sequence < 0 ? undefined : `${sequence}.${index}`, event);
+  const queue = (sequence: number, index: number, event: TEvent): void => {
+    continuing = false;
+    waiting.pushAt(sequence, index, event);
+  };
   // A worker's streamed delta is in no journal: without an id, a page that reconnects resumes from the journal, whose reply has its text.
   const sendLive = (events: readonly (TEvent | undefined)[]): void => {
     let queued = false;
@@ -62,6 +70,7 @@ export function sseBody<TEvent>(
   const resumeId = (): string => (cursorSequence < 0 ? '(none)' : `${cursorSequence}.${cursorIndex}`);
   const follow = (): void => {
     const encoder = encoderFor();
+    continuing = false;
     const replayUpTo = encodedUpTo;
     let first = true;
     pump.follow(() =>
@@ -74,10 +83,22 @@ export function sseBody<TEvent>(
             return pump.finish();
           }
           first = false;
+          const { sequence } = entry;
+          // A streamed token after the delta that waits: past the cursor and the replay, as that delta was.
+          const text = continuing && waiting.continuable && liveDelta(entry) === undefined ? encoder.continueText?.(entry) : undefined;
+          if (text !== undefined) {
+            cursorSequence = sequence;
+            cursorIndex = 0;
+            waiting.continueAt(sequence, 0, text);
+            encodedUpTo = sequence;
+            return pump.queued();
+          }
           const events = encoder.encode(entry);
           if (liveDelta(entry) !== undefined) return sendLive(events);
-          if (entry.sequence <= replayUpTo) return;
-          const { sequence } = entry;
+          if (entry.sequence <= replayUpTo) {
+            if (events.length > 0) continuing = false;
+            return;
+          }
           let queued = false;
           for (let index = 0; index < events.length; index++) {
             const event = events[index];
@@ -87,6 +108,8 @@ export function sseBody<TEvent>(
             queue(sequence, index, event);
             queued = true;
           }
+          // Whether the encoder's last event is the one that waits last.
+          if (events.length > 0) continuing = queued && cursorSequence === sequence && cursorIndex === events.length - 1;
           encodedUpTo = entry.sequence;
           // An entry before the cursor was answered already: the stream goes on past it.
           if (encoder.endsResponse?.(entry) === true && (after === undefined || entry.sequence > after.sequence)) return pump.finish();
@@ -110,7 +133,10 @@ export function sseBody<TEvent>(
     {
       follow,
       waiting: () => waiting.waiting,
-      take: () => waiting.take(),
+      take: () => {
+        continuing = false;
+        return waiting.take();
+      },
     },
     signal,
   );

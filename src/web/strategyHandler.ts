@@ -12,7 +12,7 @@ import type { SecretRuleOptions } from '../security/secrets.ts';
 import type { StrategyRun } from '../strategies/runStrategy.ts';
 import { EndedRuns } from './endedRuns.ts';
 import { WebRequestError } from './errors.ts';
-import { decodeRunId, json, jsonBody, MAX_BODY_BYTES, oneLine, redactDetails, type WebHandler } from './handler.ts';
+import { afterParam, decodeRunId, json, jsonBody, MAX_BODY_BYTES, oneLine, redactDetails, type WebHandler } from './handler.ts';
 import type { StreamEncoder, SubRun, WebProtocol } from './protocol.ts';
 import { notHandOff, type RunKey, type TreeEntry } from './runTree.ts';
 import { SSE_HEADERS } from './sse.ts';
@@ -111,7 +111,7 @@ export function createStrategyHandler<TEvent>(start: (input: StrategyStart) => S
 
   const stream = (held: HeldStrategy, request: Request): Response => {
     const { run, threadId } = held;
-    const after = parseTreeEventId(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after'));
+    const after = parseTreeEventId(request.headers.get('last-event-id') ?? afterParam(request));
     const tree = strategyTree(run).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
     const answer = (): string | null => run.actor.getSnapshot().context.answer;
     const encoderOf = (sub: SubRun | undefined): StreamEncoder<TEvent> =>
