@@ -17,7 +17,10 @@ export const TOKEN_CHANNEL = 'actorloop_tokens';
  * alone knows nobody follows the agent, and publishes nothing for the call.
  */
 export const TOKEN_LOCK = 0x61_6c_74_6b;
-/** Deltas that arrive within this window go out as one notice. */
+/**
+ * Deltas that arrive within this window go out as one notice. A notice costs a transaction to send and one
+ * in every connection that LISTENs on the database, whatever its channel (PostgreSQL reads its queue in one).
+ */
 export const TOKEN_FLUSH_MS = 50;
 /** PostgreSQL refuses payloads of 8000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7_900;
