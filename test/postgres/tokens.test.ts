@@ -19,7 +19,8 @@ import { createRedactor } from '../../src/security/redactor.ts';
 import { chunksFor, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { EventReader, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
-import { STREAM_SECRET, streamingAgent } from './fixtures/agents.ts';
+import { STREAM_SECRET, streamingAgent, streamingSystem } from './fixtures/agents.ts';
+import type { AgentSystem } from '../../src/system/types.ts';
 import { startWorker, stop } from './workerProcess.ts';
 
 const missing = postgresMissing();
@@ -32,6 +33,9 @@ const KEY_TOKENS = ['Here ', 'it ', 'is: ', STREAM_SECRET.slice(0, 9), STREAM_SE
 
 /** The reply before the lookup. */
 const LOOKUP_TOKENS = ['Let ', 'me ', 'look ', 'that ', 'up ', 'first.'];
+/** The lead's reply as it delegates (asked to), and once the researcher answered. */
+const DELEGATING_TOKENS = ['I ', 'will ', 'ask ', 'the ', 'researcher.'];
+const SUMMARY_TOKENS = ['The ', 'researcher ', 'counted ', 'to ', 'fifty.'];
 
 interface Hold {
   /** Lets the rest of the held reply go. */
@@ -67,12 +71,16 @@ class TokenServer {
   }
 
   async #reply(body: string, response: ServerResponse): Promise<void> {
-    const messages = (JSON.parse(body) as { messages: { role: string; content: string }[] }).messages;
+    const request = JSON.parse(body) as { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[] };
+    const messages = request.messages;
     const asked = (word: string) => messages.some((m) => m.role === 'user' && m.content.includes(word));
+    const answered = messages.some((m) => m.role === 'tool');
+    // The lead delegates the count, then sums up what the researcher said.
+    const lead = request.tools?.some((tool) => tool.function.name === 'delegate_to_researcher') === true && asked('researcher');
     // Asked to look something up, it first says so and calls the tool; with the result it answers.
-    const first = asked('look') && !messages.some((m) => m.role === 'tool');
-    const pieces = first ? LOOKUP_TOKENS : asked('key') ? KEY_TOKENS : TOKENS;
-    const toolCalls = first ? [{ id: 'l1', name: 'lookup', argumentPieces: ['{"q":', '"fifty"}'] }] : [];
+    const first = asked('look') && !answered;
+    const pieces = lead ? (answered ? SUMMARY_TOKENS : DELEGATING_TOKENS) : first ? LOOKUP_TOKENS : asked('key') ? KEY_TOKENS : TOKENS;
+    const toolCalls = lead && !answered ? [{ id: 'd1', name: 'delegate_to_researcher', argumentPieces: ['{"task":', '"Count to fifty."}'] }] : first ? [{ id: 'l1', name: 'lookup', argumentPieces: ['{"q":', '"fifty"}'] }] : [];
     const chunks = chunksFor({ textPieces: pieces, toolCalls, usage: { prompt_tokens: 10, completion_tokens: pieces.length, total_tokens: 10 + pieces.length } });
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     // The role chunk and the first half of the text, then the hold, then the rest.
@@ -122,6 +130,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
   let worker: ChildProcess | undefined;
   let runtime: PostgresRuntime;
   let agent: Agent;
+  let system: AgentSystem;
   /** Every token notice this database carries, as a page's server would hear it. */
   let listener: pg.Client | undefined;
   const notices: { readonly r: string; readonly p: number; readonly t?: string; readonly h?: string; readonly bytes: number }[] = [];
@@ -140,6 +149,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     runtime = createPostgresRuntime({ connectionString: url, migrate: true, poolSize: 4 });
     await runtime.migrate();
     agent = streamingAgent(runtime, server.baseURL);
+    system = streamingSystem(runtime, server.baseURL);
     listener = new pg.Client({ connectionString: url });
     await listener.connect();
     listener.on('notification', (message) => {
@@ -153,6 +163,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     if (worker !== undefined) await stop(worker);
     await Promise.all(served.map((s) => s.close()));
     await listener?.end();
+    system?.stopAll();
     await runtime?.close();
     await server.close();
   });
@@ -274,6 +285,27 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(parts.indexOf(deltas.at(-1) as UiPart)).toBeLessThan(parts.findIndex((part) => part.type === 'text-end'));
     expect(deltas.map((part) => part.delta).join('')).toBe(ANSWER);
     expect(parts.filter((part) => part.type === 'text-start')).toHaveLength(1);
+  });
+
+  it("the AG-UI handler serving a durable system member streams the worker's deltas through the tree stream, the text whole and the run's own", { timeout: 90_000 }, async () => {
+    const lead = system.get('lead').agent;
+    const handler = await serve(createAgUiHandler(lead, { runtime, system, pollIntervalMs: 100 }));
+    served.push(handler);
+    const hold = server.hold();
+    const reader = new EventReader(await post(handler.url, runInput('Count to fifty.', 'run-tokens-tree')));
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    hold.release();
+    const events = await reader.rest();
+    const contents = of(events, 'TEXT_MESSAGE_CONTENT');
+    // Live: the first half came while the server held the rest, so in more than one event, all before the message ended.
+    expect(contents.length).toBeGreaterThanOrEqual(2);
+    expect(events.indexOf(contents.at(-1) as SseEvent)).toBeLessThan(events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_END'));
+    expect(contents.map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(of(events, 'TEXT_MESSAGE_START')).toHaveLength(1);
+    // The lead's own: no event names a sub-run, and the live ones carry no event id (they are in no journal).
+    expect(events.filter((e) => e.data.subagentRunId !== undefined)).toEqual([]);
+    expect(contents.map((e) => e.id)).toEqual(contents.map(() => undefined));
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
   });
 
   it("a long delta is split between notices under PostgreSQL's payload limit and joins back whole", { timeout: 60_000 }, async () => {
