@@ -14,7 +14,7 @@ import { newRunId, RUN_ID_PATTERN } from '../persistence/records.ts';
 import { journalEntries } from '../persistence/runWriter.ts';
 import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
-import { durablePrepare } from './children.ts';
+import { durablePrepare, nextCallRunId } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
 import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
@@ -292,6 +292,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   });
 
   const runtime: PostgresRuntime = {
+    runIdFor: nextCallRunId,
     bind(binding): BoundRuntime {
       if (engine.agents.has(binding.agentId)) throw new ConfigurationError(`An agent "${binding.agentId}" is already bound to this runtime: give each agent its own id.`);
       engine.agents.set(binding.agentId, {

@@ -308,6 +308,45 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
   });
 
+  it("the tree stream of a durable lead that delegates: its calls live, the researcher's run under its own id with its text whole, each event from its agent", { timeout: 90_000 }, async () => {
+    const handler = await serve(createAgUiHandler(system.get('lead').agent, { runtime, system, pollIntervalMs: 100 }));
+    served.push(handler);
+    // The lead's first call, the researcher's, the lead's last: each held halfway until its text is seen.
+    const holds = [server.hold(), server.hold(), server.hold()];
+    const researcherDeltas: string[] = [];
+    const researching = system.get('researcher').agent.tokens$.subscribe(({ delta }) => (researcherDeltas.push(delta), holds[1]?.release()));
+    const reader = new EventReader(await post(handler.url, runInput('Ask the researcher to count to fifty.', 'run-tokens-delegates')));
+    // Some text of the `index`th message of a run (the lead's events name no sub-run).
+    const content = (from: string | undefined, index: number) => (e: SseEvent) =>
+      e.data.type === 'TEXT_MESSAGE_CONTENT' && e.data.messageId === of(reader.events, 'TEXT_MESSAGE_START').filter((start) => start.data.subagentRunId === from)[index]?.data.messageId;
+    try {
+      await reader.until(content(undefined, 0));
+      holds[0]?.release();
+      await reader.until(content(undefined, 1));
+      holds[2]?.release();
+    } finally {
+      researching.unsubscribe();
+    }
+    const events = await reader.rest();
+    const started = of(events, 'SUBAGENT_STARTED');
+    expect(started.map((e) => e.data.name)).toEqual(['researcher']);
+    const researcherRun = started[0]?.data.subagentRunId as string;
+    expect(await runtime.getRun(researcherRun)).toMatchObject({ agentId: 'researcher', status: 'done' });
+    // This process had the researcher's call live (its worker published it), the page the run whole once it was delegated.
+    expect(researcherDeltas.join('')).toBe(ANSWER);
+    const messages = of(events, 'TEXT_MESSAGE_START').map((e) => ({ id: e.data.messageId, from: e.data.subagentRunId }));
+    const contents = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id);
+    expect(messages.map(({ id, from }) => ({ from, text: contents(id).map((e) => e.data.delta).join('') }))).toEqual([
+      { from: undefined, text: DELEGATING_TOKENS.join('') },
+      { from: researcherRun, text: ANSWER },
+      { from: undefined, text: SUMMARY_TOKENS.join('') },
+    ]);
+    for (const { id, from } of messages) expect(contents(id).every((e) => e.data.subagentRunId === from)).toBe(true);
+    // The lead's own calls came live: in more than one event each.
+    expect(messages.filter(({ from }) => from === undefined).map(({ id }) => contents(id).length >= 2)).toEqual([true, true]);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: SUMMARY_TOKENS.join('') } });
+  });
+
   it("a long delta is split between notices under PostgreSQL's payload limit and joins back whole", { timeout: 60_000 }, async () => {
     const runId = 'run-tokens-long';
     // Multi-byte letters, an emoji, and characters JSON escapes: each piece's bytes are counted as sent.
