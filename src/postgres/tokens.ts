@@ -168,3 +168,55 @@ export function pieces(text: string, room: number): string[] {
   if (piece !== '') out.push(piece);
   return out;
 }
+
+/** A call's deltas a process holds for whoever subscribes mid-call: at most this many characters of them. */
+const MAX_HELD_CHARS = 1_048_576;
+/** Calls in flight held for one agent before the oldest is let go (a worker that died mid-call commits nothing). */
+const MAX_HELD_CALLS = 256;
+
+interface HeldCall {
+  readonly runId: string;
+  readonly entries: JournalEntry[];
+  part: number;
+  chars: number;
+}
+
+/**
+ * The deltas of one agent's calls in flight that this process has from their first notice: a subscriber
+ * that joins mid-call gets them first, so it shows the call live from its start and its reply adds nothing.
+ * A call is let go once its run commits an entry past it (its reply is in the journal), or it had a gap.
+ */
+export class HeldCalls {
+  readonly #calls = new Map<string, HeldCall>();
+
+  /** Fed every entry passed to the agent's followers, in order. */
+  pass(entry: JournalEntry): void {
+    const { event } = entry;
+    const delta = event.type === 'token.delta' || event.type === 'thinking.delta' ? event : undefined;
+    const live = delta?.live;
+    if (delta === undefined || live === undefined) {
+      for (const [call, held] of this.#calls) if (held.runId === entry.runId) this.#calls.delete(call);
+      return;
+    }
+    const held = this.#calls.get(live.call);
+    if (held === undefined) {
+      if (live.part !== 0) return;
+      if (this.#calls.size >= MAX_HELD_CALLS) this.#calls.delete(this.#calls.keys().next().value as string);
+      this.#calls.set(live.call, { runId: entry.runId, entries: [entry], part: 0, chars: delta.delta.length });
+      return;
+    }
+    const chars = held.chars + delta.delta.length;
+    if ((live.part !== held.part && live.part !== held.part + 1) || chars > MAX_HELD_CHARS) {
+      this.#calls.delete(live.call);
+      return;
+    }
+    held.entries.push(entry);
+    held.part = live.part;
+    held.chars = chars;
+  }
+
+  /** Every held call's deltas so far, each call in order. */
+  entries(): JournalEntry[] {
+    return [...this.#calls.values()].flatMap((held) => held.entries);
+  }
+}

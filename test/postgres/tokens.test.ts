@@ -28,6 +28,8 @@ const missing = postgresMissing();
 /** Fifty tokens, the reply to every task but the one about the key. */
 const TOKENS = Array.from({ length: 50 }, (_, i) => (i < 49 ? `word${i} ` : `word${i}.`));
 const ANSWER = TOKENS.join('');
+/** What the server sends of it before a hold: the role chunk and the first half of the text. */
+const FIRST_HALF = TOKENS.slice(0, Math.ceil(TOKENS.length / 2)).join('');
 /** The secret split across two tokens, as a model would write it. */
 const KEY_TOKENS = ['Here ', 'it ', 'is: ', STREAM_SECRET.slice(0, 9), STREAM_SECRET.slice(9), ' and ', 'keep ', 'it ', 'safe.'];
 
@@ -224,25 +226,41 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
   });
 
-  it('a follower that joins mid-call sees no text twice: the call it joined comes whole with its reply', { timeout: 90_000 }, async () => {
+  it('a follower that joins mid-call shows the call live from its start: the text so far at once, then the rest, none of it twice', { timeout: 90_000 }, async () => {
     const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
     served.push(handler);
     const runId = 'run-tokens-late';
     const hold = server.hold();
     const first = new EventReader(await post(handler.url, runInput('Count to fifty.', runId)));
-    await first.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
-    // Joins while the worker is halfway through the reply.
+    // The server sent the first half and holds the rest; the first page has all of it.
+    const text = (reader: EventReader) => of(reader.events, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('');
+    await first.whilst(() => text(first).length < FIRST_HALF.length);
+    expect(text(first)).toBe(FIRST_HALF);
+    // Joins while the worker is halfway through the reply: a page's stream, and a subscriber in code.
     const late = new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`));
     const lateTokens: string[] = [];
     const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && lateTokens.push(delta));
+    expect(lateTokens.join('')).toBe(FIRST_HALF);
+    // The text so far reaches the late page before the server lets the rest go.
+    await late.whilst(() => text(late).length < FIRST_HALF.length);
+    expect(text(late)).toBe(FIRST_HALF);
+    let ended!: () => void;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    const events = agent.events$.subscribe((entry) => entry.runId === runId && entry.event.type === 'run.terminated' && ended());
     hold.release();
-    const [early, joined] = await Promise.all([first.rest(), late.rest()]).finally(() => tokens.unsubscribe());
-    // The first follower had the text live; the late one has it exactly once, from the reply.
-    expect(of(early, 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThanOrEqual(2);
+    const [early, joined] = await Promise.all([first.rest(), late.rest(), end]).finally(() => (tokens.unsubscribe(), events.unsubscribe()));
     expect(of(early, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
-    expect(of(joined, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
+    // The late page had the call live, the first half then the rest, each once; the reply added nothing.
+    const lateContents = of(joined, 'TEXT_MESSAGE_CONTENT');
+    expect(lateContents.length).toBeGreaterThanOrEqual(2);
+    expect(lateContents.map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(lateContents.map((e) => e.id)).toEqual(lateContents.map(() => undefined));
     expect(of(joined, 'TEXT_MESSAGE_START')).toHaveLength(1);
-    expect(lateTokens).toEqual([]);
+    expect(lateTokens.join('')).toBe(ANSWER);
+    // The run ended: a subscriber now gets none of its text again.
+    const after: string[] = [];
+    agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && after.push(delta)).unsubscribe();
+    expect(after).toEqual([]);
   });
 
   it("a call's deltas never overtake the reply before it while the page's server is still reading that reply", { timeout: 90_000 }, async () => {
