@@ -24,16 +24,22 @@ export const TOKEN_LOCK = 0x61_6c_74_6b;
 export const TOKEN_FLUSH_MS = 50;
 /** PostgreSQL refuses payloads of 8000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7_900;
+/** The backends holding the agent's follow lock ($3, $4), as a statement's `followers` column. */
+const FOLLOWERS = `ARRAY(SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $3::int4::oid AND objid = hashtext($4)::oid AND granted) AS followers`;
 /** A legacy line's `last_entry` (migrated without its entries' sequences). */
 const UNKNOWN_ENTRY = 2_147_483_647;
 
-/** `s`: the run's last committed entry before the call; `p`: the notice's place in the call, from 0. */
+/**
+ * `s`: the run's last committed entry before the call; `p`: the notice's place in the call, from 0; `k`: the call's
+ * text before part `p` again, for followers that joined it after its start (those that have it skip it).
+ */
 export const TokenNotice = z.object({
   a: z.string(),
   r: z.string(),
   c: z.string(),
   p: z.number().int().nonnegative(),
   s: z.number().int(),
+  k: z.literal(1).optional(),
   t: z.string().optional(),
   h: z.string().optional(),
 });
@@ -50,7 +56,7 @@ export function parseTokenNotice(payload: string | undefined): TokenNotice | und
 
 /** Thinking before text, as the model wrote them within the window. */
 export function noticeEntries(notice: TokenNotice, timestamp: number): JournalEntry[] {
-  const live = { call: notice.c, part: notice.p };
+  const live = { call: notice.c, part: notice.p, ...(notice.k === undefined ? {} : { catchUp: true as const }) };
   const base = { sequence: notice.s, timestamp, agentId: notice.a, runId: notice.r, iteration: 0 };
   return [
     ...(notice.h === undefined ? [] : [{ ...base, event: { type: 'thinking.delta' as const, delta: notice.h, live } }]),
@@ -76,6 +82,10 @@ export class TokenPublisher {
   #sending: Promise<void> = Promise.resolve();
   /** Nobody follows the agent, or a notice failed: the rest of the call is not published. */
   #silent = false;
+  /** What went out so far, for a follower that joins mid-call. */
+  #sent = { text: '', thinking: '' };
+  /** The following connections the last statement saw; one not among them joined mid-call. */
+  #followers: ReadonlySet<number> = new Set();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -104,12 +114,15 @@ export class TokenPublisher {
     if (delta === '' || this.#silent) return;
     // A follower that has seen the run go past this entry knows the call is over; undefined: nobody to tell.
     this.#base ??= this.pool
-      .query<{ last: number | null; heard: boolean }>(
-        `SELECT (SELECT max(last_entry) FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2) AS last, NOT pg_try_advisory_xact_lock($3, hashtext($4)) AS heard`,
+      .query<{ last: number | null; heard: boolean; followers: number[] }>(
+        `SELECT (SELECT max(last_entry) FROM ${SCHEMA}.log WHERE actor_id = $1 AND last_entry < $2) AS last, NOT pg_try_advisory_xact_lock($3, hashtext($4)) AS heard, ${FOLLOWERS}`,
         [this.target.runId, UNKNOWN_ENTRY, TOKEN_LOCK, this.target.agentId],
       )
       .then(
-        (found) => (found.rows[0]?.heard === true ? (found.rows[0].last ?? -1) : undefined),
+        (found) => {
+          this.#followers = new Set(found.rows[0]?.followers ?? []);
+          return found.rows[0]?.heard === true ? (found.rows[0].last ?? -1) : undefined;
+        },
         () => undefined,
       );
     this.#pending[kind] += delta;
@@ -129,14 +142,34 @@ export class TokenPublisher {
         this.#silent = true;
         return;
       }
-      const payloads = this.#payloads(at, thinking, text);
+      let payloads = this.#payloads(at, thinking, text);
+      this.#sent = { text: this.#sent.text + text, thinking: this.#sent.thinking + thinking };
       try {
-        await this.pool.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS t(payload, n) ORDER BY n`, [TOKEN_CHANNEL, payloads]);
+        // Who follows is read with each notice; one that joined since the last gets the call so far at once, and the rest live.
+        while (payloads.length > 0) {
+          const sent = await this.pool.query<{ followers: number[] }>(
+            `SELECT ${FOLLOWERS} FROM (SELECT count(*) FROM (SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS t(payload, n) ORDER BY n) AS each) AS notified`,
+            [TOKEN_CHANNEL, payloads, TOKEN_LOCK, this.target.agentId],
+          );
+          const followers = sent.rows[0]?.followers ?? [];
+          const joined = followers.some((pid) => !this.#followers.has(pid));
+          this.#followers = new Set(followers);
+          payloads = joined ? this.#catchUp(at) : [];
+        }
       } catch {
         // Followers see the gap and take the call's text from its reply; the call itself goes on.
         this.#silent = true;
       }
     });
+  }
+
+  /** The call's text so far as catch-up notices at the next part, which they do not use up. */
+  #catchUp(at: number): string[] {
+    const { agentId: a, runId: r, call: c } = this.target;
+    const { thinking, text } = this.#sent;
+    const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(JSON.stringify({ a, r, c, p: Number.MAX_SAFE_INTEGER, s: at, k: 1, t: '' }));
+    const notice = (fields: { h?: string; t?: string }): string => JSON.stringify({ a, r, c, p: this.#part, s: at, k: 1, ...fields } satisfies TokenNotice);
+    return [...pieces(thinking, room).map((h) => notice({ h })), ...pieces(text, room).map((t) => notice({ t }))];
   }
 
   /** Each under the size PostgreSQL takes, long deltas split between notices. */
@@ -179,6 +212,8 @@ interface HeldCall {
   readonly entries: JournalEntry[];
   part: number;
   chars: number;
+  /** Held from a catch-up at this part, while it is passing. */
+  catchUp?: number;
 }
 
 /**
@@ -199,10 +234,13 @@ export class HeldCalls {
       return;
     }
     const held = this.#calls.get(live.call);
+    // A catch-up for another process's late joiner adds nothing to a call held from its start.
+    if (live.catchUp === true && held !== undefined && held.catchUp !== live.part) return;
     if (held === undefined) {
-      if (live.part !== 0) return;
+      if (live.part !== 0 && live.catchUp !== true) return;
       if (this.#calls.size >= MAX_HELD_CALLS) this.#calls.delete(this.#calls.keys().next().value as string);
-      this.#calls.set(live.call, { runId: entry.runId, entries: [entry], part: 0, chars: delta.delta.length });
+      // Held from a catch-up (this process joined late), it reads as the call from its start to a new subscriber.
+      this.#calls.set(live.call, { runId: entry.runId, entries: [entry], part: live.part, chars: delta.delta.length, ...(live.catchUp === true ? { catchUp: live.part } : {}) });
       return;
     }
     const chars = held.chars + delta.delta.length;
@@ -213,6 +251,7 @@ export class HeldCalls {
     held.entries.push(entry);
     held.part = live.part;
     held.chars = chars;
+    if (live.catchUp !== true) delete held.catchUp;
   }
 
   /** Every held call's deltas so far, each call in order. */

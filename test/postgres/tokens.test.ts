@@ -14,7 +14,7 @@ import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
-import { TokenPublisher } from '../../src/postgres/tokens.ts';
+import { TOKEN_LOCK, TokenPublisher } from '../../src/postgres/tokens.ts';
 import { createRedactor } from '../../src/security/redactor.ts';
 import { chunksFor, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
@@ -261,6 +261,49 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const after: string[] = [];
     agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && after.push(delta)).unsubscribe();
     expect(after).toEqual([]);
+  });
+
+  it('a process that starts following mid-call gets the call so far from the worker at once and the rest live, before its reply, none of it twice', { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-joiner';
+    const hold = server.hold();
+    const firstTokens: string[] = [];
+    const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && firstTokens.push(delta));
+    const pool = engineOf(runtime).pool;
+    const followers = async () =>
+      Number(
+        (
+          await pool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $1::int4::oid AND objid = hashtext($2)::oid AND granted`, [
+            TOKEN_LOCK,
+            'streamer',
+          ])
+        ).rows[0]?.n,
+      );
+    // Another process: its own runtime and listening connection.
+    const other = createPostgresRuntime({ connectionString: url, poolSize: 2 });
+    const order: string[] = [];
+    const lateTokens: string[] = [];
+    const subscriptions: { unsubscribe(): void }[] = [tokens];
+    try {
+      const run = agent.start('Count to fifty.', { runId });
+      while (firstTokens.join('').length < FIRST_HALF.length) await new Promise((resolve) => setTimeout(resolve, 20));
+      // It follows the agent once the first half is out, and holds the agent's lock before the server goes on.
+      const before = await followers();
+      const joiner = streamingAgent(other, server.baseURL);
+      subscriptions.push(
+        joiner.tokens$.subscribe(({ runId: id, delta }) => id === runId && (lateTokens.push(delta), order.push('delta'))),
+        joiner.events$.subscribe((entry) => entry.runId === runId && entry.event.type === 'reasoning.completed' && order.push('reply')),
+      );
+      while ((await followers()) === before) await new Promise((resolve) => setTimeout(resolve, 20));
+      hold.release();
+      expect((await run.result).text).toBe(ANSWER);
+      while (!order.includes('reply')) await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      await other.close();
+    }
+    expect(firstTokens.join('')).toBe(ANSWER);
+    expect(lateTokens.join('')).toBe(ANSWER);
+    expect(order).toEqual([...lateTokens.map(() => 'delta'), 'reply']);
   });
 
   it("a call's deltas never overtake the reply before it while the page's server is still reading that reply", { timeout: 90_000 }, async () => {
