@@ -18,8 +18,11 @@ const MAX_RUNS = 4_096;
 interface RunSeen {
   /** Its last committed entry this follower passed on. */
   last: number;
-  /** The last part passed on of each call in flight; null for a call joined after its start. */
-  readonly calls: Map<string, number | null>;
+  /**
+   * The last part passed on of each call in flight; null for a call joined after its start (a catch-up
+   * may start it), false for one that had a gap after some of it was passed on (its reply brings the rest).
+   */
+  readonly calls: Map<string, number | null | false>;
   /** Calls whose catch-up is passing: the part it precedes. */
   readonly catching: Map<string, number>;
 }
@@ -54,8 +57,8 @@ export class LiveCalls {
       return takes;
     }
     run.catching.delete(live.call);
-    const fits = had === undefined ? live.part === 0 : had !== null && (live.part === had || live.part === had + 1);
-    run.calls.set(live.call, fits ? live.part : null);
+    const fits = had === undefined ? live.part === 0 : typeof had === 'number' && (live.part === had || live.part === had + 1);
+    run.calls.set(live.call, fits ? live.part : typeof had === 'number' || had === false ? false : null);
     return fits;
   }
 
