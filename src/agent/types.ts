@@ -26,6 +26,11 @@ export type DurableTask = string | readonly ContentPart[];
 /** A runtime that runs an agent's runs elsewhere than in the calling process (see `createPostgresRuntime`). */
 export interface AgentRuntime {
   bind(agent: AgentBinding): BoundRuntime;
+  /**
+   * The id a run asked for now must have, or undefined when the caller names it: a durable tool call's
+   * runs are named after the call, so the call made again finds them. A system names a task's run with it.
+   */
+  runIdFor?(): string | undefined;
 }
 
 /** What `createAgent` hands a runtime about one agent. */

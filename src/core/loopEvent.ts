@@ -54,9 +54,10 @@ export const RecoveryKindSchema = z.enum(['retry', 'fallback', 'cached', 'askMod
 
 /**
  * On a delta another process's worker streamed: it is in no journal, and its entry's `sequence` is the run's
- * last committed entry before the call. `part` counts the call's notices: a follower shows a call only from part 0 on.
+ * last committed entry before the call. `part` counts the call's notices: a follower shows a call only from part 0 on,
+ * or from a `catchUp`: the call's text before that part, sent again for followers that joined it late.
  */
-export const LiveDelta = z.object({ call: z.string(), part: z.number().int().nonnegative() });
+export const LiveDelta = z.object({ call: z.string(), part: z.number().int().nonnegative(), catchUp: z.literal(true).optional() });
 export type LiveDelta = z.infer<typeof LiveDelta>;
 
 export const LoopEvent = z.discriminatedUnion('type', [

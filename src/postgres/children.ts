@@ -30,7 +30,7 @@ export function durablePrepare(
     // A run a worker's tool call starts is named after the call: the call made again after its
     // worker died finds that run instead of starting a second one.
     const call = frame === undefined ? calls.getStore() : undefined;
-    const runId = call === undefined ? (options.runId ?? newRunId()) : runIdOf(call.key, call.started++);
+    const runId = call === undefined ? (options.runId ?? newRunId()) : options.runId !== undefined && call.named.delete(options.runId) ? options.runId : runIdOf(call.key, call.started++);
     // Outside any durable run the run is queued now, and stopping its actor cancels it; a durable
     // parent asks for it as one of its effects.
     const outcome: Promise<LoopResult> =
@@ -68,6 +68,15 @@ export function durablePrepare(
       }),
     };
   };
+}
+
+/** The id of the next run a worker's tool call starts, given out before the run is asked for; undefined outside one. */
+export function nextCallRunId(): string | undefined {
+  const call = frames.getStore() === undefined ? calls.getStore() : undefined;
+  if (call === undefined) return undefined;
+  const runId = runIdOf(call.key, call.started++);
+  call.named.add(runId);
+  return runId;
 }
 
 function runIdOf(callKey: string, n: number): string {

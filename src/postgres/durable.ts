@@ -158,6 +158,8 @@ export const frames = new AsyncLocalStorage<Frame>();
 export interface CallScope {
   readonly key: string;
   started: number;
+  /** The ids it gave out before the run was asked for (a system names a task's run first). */
+  readonly named: Set<string>;
 }
 export const calls = new AsyncLocalStorage<CallScope>();
 

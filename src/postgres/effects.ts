@@ -95,7 +95,7 @@ async function call(
   if (tool === undefined) return failure(new Error(`no tool ${request.tool}`));
   const timed = await runWithTimeout(
     (signal) =>
-      calls.run({ key: request.idempotencyKey, started: 0 }, () =>
+      calls.run({ key: request.idempotencyKey, started: 0, named: new Set() }, () =>
         tool.execute(request.input as never, {
           get signal() {
             return signal();

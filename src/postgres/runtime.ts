@@ -3,7 +3,7 @@
  * worker (`runWorker`) finishes it. A run's mailbox is a table; a job only wakes it.
  */
 import pg from 'pg';
-import { Observable, Subject } from 'rxjs';
+import { concat, defer, from, Observable, Subject } from 'rxjs';
 import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -14,9 +14,9 @@ import { newRunId, RUN_ID_PATTERN } from '../persistence/records.ts';
 import { journalEntries } from '../persistence/runWriter.ts';
 import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
-import { durablePrepare } from './children.ts';
+import { durablePrepare, nextCallRunId } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
-import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
+import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
 import { post, wake } from './outbox.ts';
@@ -121,6 +121,12 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   /** Each is called once with the next notice about the run. */
   const waiters = new Map<string, Set<() => void>>();
   const feeds = new Map<string, Subject<JournalEntry>>();
+  /** Per followed agent: its calls in flight, for a subscriber that joins mid-call. */
+  const held = new Map<string, HeldCalls>();
+  const pass = (agentId: string, feed: Subject<JournalEntry>, entry: JournalEntry): void => {
+    held.get(agentId)?.pass(entry);
+    feed.next(entry);
+  };
   /** Read in notification order, one batch at a time, so each feed stays in order. */
   let reading = Promise.resolve();
   const listen = (): Promise<pg.Client> =>
@@ -169,7 +175,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     if (notice === undefined || feed === undefined) return;
     const entries = noticeEntries(notice, Date.now());
     reading = reading.then(() => {
-      for (const entry of entries) feed.next(entry);
+      for (const entry of entries) pass(notice.a, feed, entry);
     });
   };
 
@@ -183,7 +189,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       notice.from,
       notice.to,
     ]);
-    for (const entry of journalEntries(lines.rows.map((row) => parseRow(notice.actor, row)))) feed.next(entry);
+    for (const entry of journalEntries(lines.rows.map((row) => parseRow(notice.actor, row)))) pass(notice.agent, feed, entry);
   };
 
   const readResult = async (runId: string): Promise<{ status: string; result: StoredResult | null }> => {
@@ -299,6 +305,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   });
 
   const runtime: PostgresRuntime = {
+    runIdFor: nextCallRunId,
     bind(binding): BoundRuntime {
       if (engine.agents.has(binding.agentId)) throw new ConfigurationError(`An agent "${binding.agentId}" is already bound to this runtime: give each agent its own id.`);
       engine.agents.set(binding.agentId, {
@@ -341,10 +348,13 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
         feed ??= new Subject<JournalEntry>();
         feeds.set(binding.agentId, feed);
+        if (!held.has(binding.agentId)) held.set(binding.agentId, new HeldCalls());
         void listen()
           .then((client) => hearTokens(client, binding.agentId))
           .catch((error: unknown) => subscriber.error(error));
-        return feed.pipe(liveFromStart()).subscribe(subscriber);
+        // Joined mid-call: the calls in flight so far first, then what comes.
+        const calls = held.get(binding.agentId);
+        return concat(defer(() => from(calls?.entries() ?? [])), feed).pipe(liveFromStart()).subscribe(subscriber);
       });
       const bound: BoundRuntime = {
         store: engine.store,

@@ -19,6 +19,7 @@ import { createAgent, type Agent, type AgentConfig, type AgentRun } from '../age
 import { subAgentLogic } from '../agent/subAgentLogic.ts';
 import { inheritInspect } from '../agent/config.ts';
 import type { LoopResult } from '../core/run.ts';
+import type { AgentRuntime } from '../agent/types.ts';
 import { ConfigurationError, describeError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { SYSTEM_DEFAULTS } from './defaults.ts';
@@ -34,6 +35,8 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 interface Member {
   readonly handle: SystemAgent;
+  /** The runtime of an agent the system created from a config. */
+  readonly runtime?: AgentRuntime;
   readonly subscriptions: readonly { unsubscribe(): void }[];
 }
 
@@ -127,7 +130,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     if (send.from !== undefined && send.kind !== 'delegate') member(send.from);
     const task: HostTask = {
       taskId: `msg_${randomUUID()}`,
-      runId: `run_${randomUUID()}`,
+      runId: host.runtime?.runIdFor?.() ?? `run_${randomUUID()}`,
       kind: send.kind,
       from: send.from ?? SYSTEM_DEFAULTS.externalSender,
       message,
@@ -279,8 +282,10 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       ask: (message, askOptions) => ask(id, message, askOptions),
       stop: () => stop(id),
     };
+    const runtime = isAgent(source) ? undefined : (source.runtime ?? options.runtime);
     members.set(id, {
       handle,
+      ...defined({ runtime }),
       subscriptions: [
         agent.events$.subscribe((entry) => {
           positions.observe(entry);

@@ -126,12 +126,15 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
       clearTimeout(timer);
       timer = setTimeout(readNow, pollIntervalMs);
     };
-    const wake = moved?.subscribe((entry) => {
-      if (liveDelta(entry) === undefined) return readNow();
-      live.push(entry);
-      passLive();
-    });
     emit(initial);
+    // After what was read: a call in flight's deltas so far, which come at once, follow its run's earlier entries.
+    const wake = subscriber.closed
+      ? undefined
+      : moved?.subscribe((entry) => {
+          if (liveDelta(entry) === undefined) return readNow();
+          live.push(entry);
+          passLive();
+        });
     return () => {
       clearTimeout(timer);
       wake?.unsubscribe();

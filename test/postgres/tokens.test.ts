@@ -14,12 +14,13 @@ import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
-import { TokenPublisher } from '../../src/postgres/tokens.ts';
+import { TOKEN_LOCK, TokenPublisher } from '../../src/postgres/tokens.ts';
 import { createRedactor } from '../../src/security/redactor.ts';
 import { chunksFor, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { EventReader, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
-import { STREAM_SECRET, streamingAgent } from './fixtures/agents.ts';
+import { STREAM_SECRET, streamingAgent, streamingSystem } from './fixtures/agents.ts';
+import type { AgentSystem } from '../../src/system/types.ts';
 import { startWorker, stop } from './workerProcess.ts';
 
 const missing = postgresMissing();
@@ -27,11 +28,16 @@ const missing = postgresMissing();
 /** Fifty tokens, the reply to every task but the one about the key. */
 const TOKENS = Array.from({ length: 50 }, (_, i) => (i < 49 ? `word${i} ` : `word${i}.`));
 const ANSWER = TOKENS.join('');
+/** What the server sends of it before a hold: the role chunk and the first half of the text. */
+const FIRST_HALF = TOKENS.slice(0, Math.ceil(TOKENS.length / 2)).join('');
 /** The secret split across two tokens, as a model would write it. */
 const KEY_TOKENS = ['Here ', 'it ', 'is: ', STREAM_SECRET.slice(0, 9), STREAM_SECRET.slice(9), ' and ', 'keep ', 'it ', 'safe.'];
 
 /** The reply before the lookup. */
 const LOOKUP_TOKENS = ['Let ', 'me ', 'look ', 'that ', 'up ', 'first.'];
+/** The lead's reply as it delegates (asked to), and once the researcher answered. */
+const DELEGATING_TOKENS = ['I ', 'will ', 'ask ', 'the ', 'researcher.'];
+const SUMMARY_TOKENS = ['The ', 'researcher ', 'counted ', 'to ', 'fifty.'];
 
 interface Hold {
   /** Lets the rest of the held reply go. */
@@ -67,12 +73,16 @@ class TokenServer {
   }
 
   async #reply(body: string, response: ServerResponse): Promise<void> {
-    const messages = (JSON.parse(body) as { messages: { role: string; content: string }[] }).messages;
+    const request = JSON.parse(body) as { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[] };
+    const messages = request.messages;
     const asked = (word: string) => messages.some((m) => m.role === 'user' && m.content.includes(word));
+    const answered = messages.some((m) => m.role === 'tool');
+    // The lead delegates the count, then sums up what the researcher said.
+    const lead = request.tools?.some((tool) => tool.function.name === 'delegate_to_researcher') === true && asked('researcher');
     // Asked to look something up, it first says so and calls the tool; with the result it answers.
-    const first = asked('look') && !messages.some((m) => m.role === 'tool');
-    const pieces = first ? LOOKUP_TOKENS : asked('key') ? KEY_TOKENS : TOKENS;
-    const toolCalls = first ? [{ id: 'l1', name: 'lookup', argumentPieces: ['{"q":', '"fifty"}'] }] : [];
+    const first = asked('look') && !answered;
+    const pieces = lead ? (answered ? SUMMARY_TOKENS : DELEGATING_TOKENS) : first ? LOOKUP_TOKENS : asked('key') ? KEY_TOKENS : TOKENS;
+    const toolCalls = lead && !answered ? [{ id: 'd1', name: 'delegate_to_researcher', argumentPieces: ['{"task":', '"Count to fifty."}'] }] : first ? [{ id: 'l1', name: 'lookup', argumentPieces: ['{"q":', '"fifty"}'] }] : [];
     const chunks = chunksFor({ textPieces: pieces, toolCalls, usage: { prompt_tokens: 10, completion_tokens: pieces.length, total_tokens: 10 + pieces.length } });
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     // The role chunk and the first half of the text, then the hold, then the rest.
@@ -122,6 +132,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
   let worker: ChildProcess | undefined;
   let runtime: PostgresRuntime;
   let agent: Agent;
+  let system: AgentSystem;
   /** Every token notice this database carries, as a page's server would hear it. */
   let listener: pg.Client | undefined;
   const notices: { readonly r: string; readonly p: number; readonly t?: string; readonly h?: string; readonly bytes: number }[] = [];
@@ -140,6 +151,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     runtime = createPostgresRuntime({ connectionString: url, migrate: true, poolSize: 4 });
     await runtime.migrate();
     agent = streamingAgent(runtime, server.baseURL);
+    system = streamingSystem(runtime, server.baseURL);
     listener = new pg.Client({ connectionString: url });
     await listener.connect();
     listener.on('notification', (message) => {
@@ -153,6 +165,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     if (worker !== undefined) await stop(worker);
     await Promise.all(served.map((s) => s.close()));
     await listener?.end();
+    system?.stopAll();
     await runtime?.close();
     await server.close();
   });
@@ -213,25 +226,84 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
   });
 
-  it('a follower that joins mid-call sees no text twice: the call it joined comes whole with its reply', { timeout: 90_000 }, async () => {
+  it('a follower that joins mid-call shows the call live from its start: the text so far at once, then the rest, none of it twice', { timeout: 90_000 }, async () => {
     const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
     served.push(handler);
     const runId = 'run-tokens-late';
     const hold = server.hold();
     const first = new EventReader(await post(handler.url, runInput('Count to fifty.', runId)));
-    await first.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
-    // Joins while the worker is halfway through the reply.
+    // The server sent the first half and holds the rest; the first page has all of it.
+    const text = (reader: EventReader) => of(reader.events, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('');
+    await first.whilst(() => text(first).length < FIRST_HALF.length);
+    expect(text(first)).toBe(FIRST_HALF);
+    // Joins while the worker is halfway through the reply: a page's stream, and a subscriber in code.
     const late = new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`));
     const lateTokens: string[] = [];
     const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && lateTokens.push(delta));
+    expect(lateTokens.join('')).toBe(FIRST_HALF);
+    // The text so far reaches the late page before the server lets the rest go.
+    await late.whilst(() => text(late).length < FIRST_HALF.length);
+    expect(text(late)).toBe(FIRST_HALF);
+    let ended!: () => void;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    const events = agent.events$.subscribe((entry) => entry.runId === runId && entry.event.type === 'run.terminated' && ended());
     hold.release();
-    const [early, joined] = await Promise.all([first.rest(), late.rest()]).finally(() => tokens.unsubscribe());
-    // The first follower had the text live; the late one has it exactly once, from the reply.
-    expect(of(early, 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThanOrEqual(2);
+    const [early, joined] = await Promise.all([first.rest(), late.rest(), end]).finally(() => (tokens.unsubscribe(), events.unsubscribe()));
     expect(of(early, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
-    expect(of(joined, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER);
+    // The late page had the call live, the first half then the rest, each once; the reply added nothing.
+    const lateContents = of(joined, 'TEXT_MESSAGE_CONTENT');
+    expect(lateContents.length).toBeGreaterThanOrEqual(2);
+    expect(lateContents.map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(lateContents.map((e) => e.id)).toEqual(lateContents.map(() => undefined));
     expect(of(joined, 'TEXT_MESSAGE_START')).toHaveLength(1);
-    expect(lateTokens).toEqual([]);
+    expect(lateTokens.join('')).toBe(ANSWER);
+    // The run ended: a subscriber now gets none of its text again.
+    const after: string[] = [];
+    agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && after.push(delta)).unsubscribe();
+    expect(after).toEqual([]);
+  });
+
+  it('a process that starts following mid-call gets the call so far from the worker at once and the rest live, before its reply, none of it twice', { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-joiner';
+    const hold = server.hold();
+    const firstTokens: string[] = [];
+    const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && firstTokens.push(delta));
+    const pool = engineOf(runtime).pool;
+    const followers = async () =>
+      Number(
+        (
+          await pool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $1::int4::oid AND objid = hashtext($2)::oid AND granted`, [
+            TOKEN_LOCK,
+            'streamer',
+          ])
+        ).rows[0]?.n,
+      );
+    // Another process: its own runtime and listening connection.
+    const other = createPostgresRuntime({ connectionString: url, poolSize: 2 });
+    const order: string[] = [];
+    const lateTokens: string[] = [];
+    const subscriptions: { unsubscribe(): void }[] = [tokens];
+    try {
+      const run = agent.start('Count to fifty.', { runId });
+      while (firstTokens.join('').length < FIRST_HALF.length) await new Promise((resolve) => setTimeout(resolve, 20));
+      // It follows the agent once the first half is out, and holds the agent's lock before the server goes on.
+      const before = await followers();
+      const joiner = streamingAgent(other, server.baseURL);
+      subscriptions.push(
+        joiner.tokens$.subscribe(({ runId: id, delta }) => id === runId && (lateTokens.push(delta), order.push('delta'))),
+        joiner.events$.subscribe((entry) => entry.runId === runId && entry.event.type === 'reasoning.completed' && order.push('reply')),
+      );
+      while ((await followers()) === before) await new Promise((resolve) => setTimeout(resolve, 20));
+      hold.release();
+      expect((await run.result).text).toBe(ANSWER);
+      while (!order.includes('reply')) await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      await other.close();
+    }
+    expect(firstTokens.join('')).toBe(ANSWER);
+    expect(lateTokens.join('')).toBe(ANSWER);
+    expect(order).toEqual([...lateTokens.map(() => 'delta'), 'reply']);
   });
 
   it("a call's deltas never overtake the reply before it while the page's server is still reading that reply", { timeout: 90_000 }, async () => {
@@ -274,6 +346,66 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(parts.indexOf(deltas.at(-1) as UiPart)).toBeLessThan(parts.findIndex((part) => part.type === 'text-end'));
     expect(deltas.map((part) => part.delta).join('')).toBe(ANSWER);
     expect(parts.filter((part) => part.type === 'text-start')).toHaveLength(1);
+  });
+
+  it("the AG-UI handler serving a durable system member streams the worker's deltas through the tree stream, the text whole and the run's own", { timeout: 90_000 }, async () => {
+    const lead = system.get('lead').agent;
+    const handler = await serve(createAgUiHandler(lead, { runtime, system, pollIntervalMs: 100 }));
+    served.push(handler);
+    const hold = server.hold();
+    const reader = new EventReader(await post(handler.url, runInput('Count to fifty.', 'run-tokens-tree')));
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    hold.release();
+    const events = await reader.rest();
+    const contents = of(events, 'TEXT_MESSAGE_CONTENT');
+    // Live: the first half came while the server held the rest, so in more than one event, all before the message ended.
+    expect(contents.length).toBeGreaterThanOrEqual(2);
+    expect(events.indexOf(contents.at(-1) as SseEvent)).toBeLessThan(events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_END'));
+    expect(contents.map((e) => e.data.delta).join('')).toBe(ANSWER);
+    expect(of(events, 'TEXT_MESSAGE_START')).toHaveLength(1);
+    // The lead's own: no event names a sub-run, and the live ones carry no event id (they are in no journal).
+    expect(events.filter((e) => e.data.subagentRunId !== undefined)).toEqual([]);
+    expect(contents.map((e) => e.id)).toEqual(contents.map(() => undefined));
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
+  });
+
+  it("the tree stream of a durable lead that delegates: its calls live, the researcher's run under its own id with its text whole, each event from its agent", { timeout: 90_000 }, async () => {
+    const handler = await serve(createAgUiHandler(system.get('lead').agent, { runtime, system, pollIntervalMs: 100 }));
+    served.push(handler);
+    // The lead's first call, the researcher's, the lead's last: each held halfway until its text is seen.
+    const holds = [server.hold(), server.hold(), server.hold()];
+    const researcherDeltas: string[] = [];
+    const researching = system.get('researcher').agent.tokens$.subscribe(({ delta }) => (researcherDeltas.push(delta), holds[1]?.release()));
+    const reader = new EventReader(await post(handler.url, runInput('Ask the researcher to count to fifty.', 'run-tokens-delegates')));
+    // Some text of the `index`th message of a run (the lead's events name no sub-run).
+    const content = (from: string | undefined, index: number) => (e: SseEvent) =>
+      e.data.type === 'TEXT_MESSAGE_CONTENT' && e.data.messageId === of(reader.events, 'TEXT_MESSAGE_START').filter((start) => start.data.subagentRunId === from)[index]?.data.messageId;
+    try {
+      await reader.until(content(undefined, 0));
+      holds[0]?.release();
+      await reader.until(content(undefined, 1));
+      holds[2]?.release();
+    } finally {
+      researching.unsubscribe();
+    }
+    const events = await reader.rest();
+    const started = of(events, 'SUBAGENT_STARTED');
+    expect(started.map((e) => e.data.name)).toEqual(['researcher']);
+    const researcherRun = started[0]?.data.subagentRunId as string;
+    expect(await runtime.getRun(researcherRun)).toMatchObject({ agentId: 'researcher', status: 'done' });
+    // This process had the researcher's call live (its worker published it), the page the run whole once it was delegated.
+    expect(researcherDeltas.join('')).toBe(ANSWER);
+    const messages = of(events, 'TEXT_MESSAGE_START').map((e) => ({ id: e.data.messageId, from: e.data.subagentRunId }));
+    const contents = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id);
+    // Runs interleave as their events arrive: each run's messages in order, whatever came between them.
+    const texts = (from: string | undefined) => messages.filter((m) => m.from === from).map(({ id }) => contents(id).map((e) => e.data.delta).join(''));
+    expect(texts(undefined)).toEqual([DELEGATING_TOKENS.join(''), SUMMARY_TOKENS.join('')]);
+    expect(texts(researcherRun)).toEqual([ANSWER]);
+    expect(messages).toHaveLength(3);
+    for (const { id, from } of messages) expect(contents(id).every((e) => e.data.subagentRunId === from)).toBe(true);
+    // The lead's own calls came live: in more than one event each.
+    expect(messages.filter(({ from }) => from === undefined).map(({ id }) => contents(id).length >= 2)).toEqual([true, true]);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: SUMMARY_TOKENS.join('') } });
   });
 
   it("a long delta is split between notices under PostgreSQL's payload limit and joins back whole", { timeout: 60_000 }, async () => {

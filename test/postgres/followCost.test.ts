@@ -1,0 +1,118 @@
+/**
+ * What following a durable agent's tokens costs the database, counted (not timed): a model server
+ * that sends each token only once the follower has the one before makes every notice carry one token,
+ * so a run with a follower and the same run without one differ by a known number of transactions.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresRuntime, runWorker } from '../../src/postgres/index.ts';
+import { chunksFor, sseBytes } from '../support/openaiServer.ts';
+import { freshDatabase, postgresMissing } from '../support/postgres.ts';
+import { streamingAgent } from './fixtures/agents.ts';
+
+const missing = postgresMissing();
+const TOKENS = Array.from({ length: 40 }, (_, i) => `word${i} `);
+
+/** Streams the reply; between tokens it waits for `next` (resolved at once when nobody gates). */
+class PacedServer {
+  #server: Server | undefined;
+  next: () => Promise<void> = () => Promise.resolve();
+  tokens: readonly string[] = TOKENS;
+  baseURL = '';
+
+  async start(): Promise<void> {
+    this.#server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => void this.#reply(response));
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    this.baseURL = `http://127.0.0.1:${(this.#server?.address() as AddressInfo).port}/v1`;
+  }
+
+  async #reply(response: ServerResponse): Promise<void> {
+    const tokens = this.tokens;
+    const chunks = chunksFor({ textPieces: [...tokens], usage: { prompt_tokens: 10, completion_tokens: tokens.length, total_tokens: 10 + tokens.length } });
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    // The role chunk, then one text chunk at a time; the finish and usage chunks at the end.
+    response.write(sseBytes([chunks[0]], { done: false }));
+    for (const chunk of chunks.slice(1, 1 + tokens.length)) {
+      response.write(sseBytes([chunk], { done: false }));
+      await this.next();
+    }
+    response.end(sseBytes(chunks.slice(1 + tokens.length)));
+  }
+
+  close(): Promise<void> {
+    this.#server?.closeAllConnections();
+    return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
+  }
+}
+
+/** Committed and rolled back transactions of the database; read once every connection to it closed, as a backend reports its counts late. */
+async function transactions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (;;) {
+      const found = await client.query<{ others: string; n: string }>(
+        `SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()) AS others,
+                (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()) AS n`,
+      );
+      await client.query('SELECT pg_stat_clear_snapshot()');
+      if (Number(found.rows[0]?.others) === 0) return Number(found.rows[0]?.n);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(missing !== '')('what following a durable agent’s tokens costs the database', () => {
+  const server = new PacedServer();
+  beforeAll(() => server.start());
+  afterAll(() => server.close());
+
+  /** One run of the streaming agent on a fresh database, a worker in this process; its transactions, and the deltas a follower got. */
+  const oneRun = async (followed: boolean, tokens: readonly string[] = TOKENS): Promise<{ transactions: number; deltas: string[] }> => {
+    const url = await freshDatabase('followcost');
+    const runtime = createPostgresRuntime({ connectionString: url, migrate: true, poolSize: 4 });
+    await runtime.migrate();
+    const agent = streamingAgent(runtime, server.baseURL);
+    // Long intervals: no poll or heartbeat adds a transaction while the run is on.
+    const worker = await runWorker({ runtime, concurrency: 1, pollIntervalMs: 600_000, heartbeatMs: 600_000, staleAfterMs: 1_800_000 });
+    const deltas: string[] = [];
+    let arrived: () => void = () => undefined;
+    const following = followed ? agent.tokens$.subscribe(({ delta }) => (deltas.push(delta), arrived())) : undefined;
+    server.tokens = tokens;
+    server.next = followed ? () => new Promise<void>((resolve) => (arrived = resolve)) : () => Promise.resolve();
+    try {
+      expect((await agent.run('Count to forty.', { runId: 'run-cost' })).text).toBe(tokens.join(''));
+    } finally {
+      following?.unsubscribe();
+      await worker.stop();
+      await runtime.close();
+    }
+    return { transactions: await transactions(url), deltas };
+  };
+
+  it('a worker whose agent nobody follows streams a long reply for the transactions of a one-token one', { timeout: 120_000 }, async () => {
+    const short = await oneRun(false, TOKENS.slice(0, 1));
+    const long = await oneRun(false);
+    // One statement at the first delta finds nobody follows; nothing more however many deltas come.
+    expect(long.transactions - short.transactions).toBeLessThanOrEqual(2);
+  });
+
+  it('a follower costs each notice one transaction to send it and one in each of the two listening connections, and reads the journal only for committed steps', { timeout: 120_000 }, async () => {
+    const alone = await oneRun(false);
+    const followed = await oneRun(true);
+    // One token a notice, as the server paced them.
+    expect(followed.deltas).toEqual(TOKENS);
+    const notices = followed.deltas.length;
+    const extra = followed.transactions - alone.transactions;
+    // The notice's statement, and PostgreSQL's read of its queue in the worker's and the follower's listening connections.
+    expect(extra).toBeGreaterThanOrEqual(notices);
+    expect(extra).toBeLessThanOrEqual(3 * notices + 12);
+  });
+});
