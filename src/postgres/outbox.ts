@@ -38,6 +38,35 @@ export async function wake(db: Db, actorIds: readonly string[]): Promise<void> {
   }
 }
 
+export interface QueuedRun {
+  readonly id: string;
+  readonly kind: 'agent' | 'strategy';
+  readonly agentId: string;
+  readonly task: string;
+  /** Its options as jsonb text. */
+  readonly options: string;
+}
+
+/**
+ * A new run's row and its wake in one statement, so one round trip: both commit or neither. False
+ * when a run of that id exists (nothing is written).
+ */
+export async function queueRun(pool: pg.Pool, run: QueuedRun): Promise<boolean> {
+  const queued = await pool.query<{ job: string | null }>({
+    name: 'actorloop_queue_run',
+    text: `WITH inserted AS (
+             INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, '{}') ON CONFLICT DO NOTHING RETURNING id
+           )
+           SELECT job.id AS job FROM inserted, LATERAL graphile_worker.add_job($6, json_build_object('actor', inserted.id), job_key := 'wake:' || inserted.id) AS job`,
+    values: [run.id, run.kind, run.agentId, run.task, run.options, WAKE_TASK],
+  });
+  const row = queued.rows[0];
+  if (row === undefined) return false;
+  // Only a wake of an earlier run of that id being taken at that moment leaves none queued: queue one as a step would.
+  if (row.job === null) await wake(pool, [run.id]);
+  return true;
+}
+
 /** Once, and wakes the run waiting for it unless it ended. */
 export async function settleEffect(db: Db, actorId: string, key: string, outcome: EffectOutcome): Promise<void> {
   const settled = await db.query(

@@ -19,7 +19,7 @@ import { CHANNEL, type Engine } from './engine.ts';
 import { noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
-import { post, wake } from './outbox.ts';
+import { post, queueRun, wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
@@ -258,17 +258,21 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       // Its tools' calls find the session's memory by it (redacted, as the memory table keys it).
       ...defined({ session: runOptions.session }),
     });
-    await transaction(pool, async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
-        [runId, kind, id, storableText(redact(text)), jsonbText(stored), media.refs],
-      );
-      if (inserted.rowCount === 1) {
-        await storeBlobs(client, runId, media.refs, media.blobs);
-        await wake(client, [runId]);
-      }
-      else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
-    });
+    const row = { id: runId, kind, agentId: id, task: storableText(redact(text)), options: jsonbText(stored) };
+    const inserted =
+      media.refs.length === 0
+        ? await queueRun(pool, row)
+        : await transaction(pool, async (client) => {
+            const added = await client.query(
+              `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+              [row.id, row.kind, row.agentId, row.task, row.options, media.refs],
+            );
+            if (added.rowCount !== 1) return false;
+            await storeBlobs(client, runId, media.refs, media.blobs);
+            await wake(client, [runId]);
+            return true;
+          });
+    if (!inserted && !join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
     return finished(runId);
   };
 
