@@ -1,6 +1,7 @@
 /**
  * A worker's step goes on until its run rests. While the run works with nothing asked for (a slow
- * hook), the step waits for the run's next change instead of turning the event loop until then.
+ * hook, a strategy's slow init), the step waits for the run's next change instead of turning the
+ * event loop until then.
  */
 import type * as timers from 'node:timers/promises';
 import { z } from 'zod';
@@ -75,5 +76,35 @@ describe.skipIf(missing !== '')('a step whose run is at work', () => {
     // A step that turned the loop until the run rested would have taken about 500 turns meanwhile.
     expect(whileHeld).toBeLessThan(10);
     expect(hookCalls).toBe(2);
+  }, 30_000);
+
+  it("waits for a strategy run while its init holds it, without polling, and goes on once it returns", async () => {
+    if (setup === undefined) throw new Error('no setup');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const model = scriptedModel(() => ({ text: 'unused' }), { recordCalls: false });
+    const subAgent = createAgent({ id: 'unused_branch', model, runtime: setup.runtime });
+    const slow = setup.runtime.strategy('slow_init', {
+      strategy: {
+        name: 'slow_init',
+        init: async () => {
+          held = true;
+          await gate;
+          return {};
+        },
+        step: (state) => ({ kind: 'done', answer: 'decided', state }),
+        aggregate: (_thoughts, state) => ({ kind: 'done', answer: 'decided', state }),
+      },
+      subAgent,
+    });
+    const running = slow.run('Decide.');
+    await expect.poll(() => held, { timeout: 20_000 }).toBe(true);
+    const before = turns.count;
+    await turnsOfOurOwn(500);
+    const whileHeld = turns.count - before;
+    release();
+    expect(await running).toMatchObject({ status: 'done', text: 'decided' });
+    expect(whileHeld).toBeLessThan(10);
   }, 30_000);
 });
