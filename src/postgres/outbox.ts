@@ -6,6 +6,8 @@ import { SCHEMA } from './migrations.ts';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText, storableText } from './jsonb.ts';
+import { storeBlobs, type Blobs } from './blobs.ts';
+import { transaction } from './transaction.ts';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -48,10 +50,22 @@ export interface QueuedRun {
 }
 
 /**
- * A new run's row and its wake in one statement, so one round trip: both commit or neither. False
- * when a run of that id exists (nothing is written).
+ * A new run's row and its wake commit together: in one statement (one round trip) when it has no
+ * media to store with it. False when a run of that id exists (nothing is written).
  */
-export async function queueRun(pool: pg.Pool, run: QueuedRun): Promise<boolean> {
+export async function queueRun(pool: pg.Pool, run: QueuedRun, media: { readonly refs: readonly string[]; readonly blobs: Blobs }): Promise<boolean> {
+  if (media.refs.length > 0) {
+    return transaction(pool, async (client) => {
+      const added = await client.query(
+        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+        [run.id, run.kind, run.agentId, run.task, run.options, media.refs],
+      );
+      if (added.rowCount !== 1) return false;
+      await storeBlobs(client, run.id, media.refs, media.blobs);
+      await wake(client, [run.id]);
+      return true;
+    });
+  }
   const queued = await pool.query<{ job: string | null }>({
     name: 'actorloop_queue_run',
     text: `WITH inserted AS (
