@@ -96,7 +96,10 @@ export class StepContext implements EffectLedger {
   effect(key: string, request: () => EffectRequest, signal: AbortSignal | undefined): Promise<unknown> {
     const outcome = this.outcomes.get(key);
     if (outcome !== undefined) return answer(this.run.runId, outcome);
-    if (!this.requested.has(key)) this.requested.set(key, this.redact(request()));
+    if (!this.requested.has(key)) {
+      this.requested.set(key, this.redact(request()));
+      this.run.changed();
+    }
     // Settled by the outcome of the call, made after this step: replayed in a later step, or given by `settle`.
     return new Promise((resolve, reject) => {
       this.#waiting.set(key, { resolve, reject });

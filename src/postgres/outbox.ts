@@ -6,6 +6,8 @@ import { SCHEMA } from './migrations.ts';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText, storableText } from './jsonb.ts';
+import { storeBlobs, type Blobs } from './blobs.ts';
+import { transaction } from './transaction.ts';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -36,6 +38,47 @@ export async function wake(db: Db, actorIds: readonly string[]): Promise<void> {
     );
     left = queued.rows.flatMap((row) => (row.job === null ? [row.actor] : []));
   }
+}
+
+export interface QueuedRun {
+  readonly id: string;
+  readonly kind: 'agent' | 'strategy';
+  readonly agentId: string;
+  readonly task: string;
+  /** Its options as jsonb text. */
+  readonly options: string;
+}
+
+/**
+ * A new run's row and its wake commit together: in one statement (one round trip) when it has no
+ * media to store with it. False when a run of that id exists (nothing is written).
+ */
+export async function queueRun(pool: pg.Pool, run: QueuedRun, media: { readonly refs: readonly string[]; readonly blobs: Blobs }): Promise<boolean> {
+  if (media.refs.length > 0) {
+    return transaction(pool, async (client) => {
+      const added = await client.query(
+        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+        [run.id, run.kind, run.agentId, run.task, run.options, media.refs],
+      );
+      if (added.rowCount !== 1) return false;
+      await storeBlobs(client, run.id, media.refs, media.blobs);
+      await wake(client, [run.id]);
+      return true;
+    });
+  }
+  const queued = await pool.query<{ job: string | null }>({
+    name: 'actorloop_queue_run',
+    text: `WITH inserted AS (
+             INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, '{}') ON CONFLICT DO NOTHING RETURNING id
+           )
+           SELECT job.id AS job FROM inserted, LATERAL graphile_worker.add_job($6, json_build_object('actor', inserted.id), job_key := 'wake:' || inserted.id) AS job`,
+    values: [run.id, run.kind, run.agentId, run.task, run.options, WAKE_TASK],
+  });
+  const row = queued.rows[0];
+  if (row === undefined) return false;
+  // Only a wake of an earlier run of that id being taken at that moment leaves none queued: queue one as a step would.
+  if (row.job === null) await wake(pool, [run.id]);
+  return true;
 }
 
 /** Once, and wakes the run waiting for it unless it ended. */

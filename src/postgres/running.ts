@@ -59,36 +59,58 @@ export async function release(engine: Engine, running: Running): Promise<void> {
 
 type Ending = { readonly kind: 'ended'; readonly result: LoopResult } | { readonly kind: 'rest' };
 
-/** Until it ends, waits for a human, or nothing it writes or asks for changes for a few turns. */
+/**
+ * Until it ends, waits for a human, or nothing it writes or asks for changes for a few turns. A run at
+ * work with nothing asked for (a slow hook, a gate that calls a service) is waited on, not polled.
+ */
 async function advanceRun(handle: AgentRun, step: StepContext, events: Events): Promise<Ending> {
+  const { run } = step;
   let ended: LoopResult | undefined;
   const undecided = [...events.decisions];
-  void handle.settled.then((result) => (ended = result));
+  void handle.settled.then((result) => {
+    ended = result;
+    run.changed();
+  });
+  // A phase may change with the machine's snapshot before anything is journaled.
+  const changed = (): void => run.changed();
+  const subscription = handle.actor.subscribe({ next: changed, error: changed, complete: changed });
   let seen = -1;
   let still = 0;
-  for (;;) {
-    await nextTurn();
-    if (ended !== undefined) return { kind: 'ended', result: ended };
-    const decision = handle.phase() === 'awaitingHuman' ? undecided.shift() : undefined;
-    if (decision !== undefined) {
-      // Decisions answer, in order, the waits the replay reaches that it has no answer for; a wait left over rests.
-      if (decision.approve) handle.approve(decision.toolCallIds);
-      else handle.reject(decision.reason, decision.toolCallIds);
-      continue;
+  let working = false;
+  try {
+    for (;;) {
+      await (working ? run.nextChange() : nextTurn());
+      working = false;
+      if (ended !== undefined) return { kind: 'ended', result: ended };
+      const decision = handle.phase() === 'awaitingHuman' ? undecided.shift() : undefined;
+      if (decision !== undefined) {
+        // Decisions answer, in order, the waits the replay reaches that it has no answer for; a wait left over rests.
+        if (decision.approve) handle.approve(decision.toolCallIds);
+        else handle.reject(decision.reason, decision.toolCallIds);
+        continue;
+      }
+      const progress = step.progress;
+      if (progress !== seen) {
+        seen = progress;
+        still = 0;
+        continue;
+      }
+      if (handle.phase() !== 'awaitingHuman') {
+        // Nothing asked for: the run is at work, and its next line, entry, request or end says so.
+        if (step.requested.size === 0) {
+          working = true;
+          continue;
+        }
+        if (++still < REST_TURNS) continue;
+      }
+      // At rest: a cancellation ends the run here, with what it did so far.
+      if (events.cancel === undefined) return { kind: 'rest' };
+      handle.cancel(events.cancel);
+      return { kind: 'ended', result: await handle.settled };
     }
-    const progress = step.progress;
-    if (progress !== seen) {
-      seen = progress;
-      still = 0;
-      continue;
-    }
-    if (handle.phase() !== 'awaitingHuman' && (step.requested.size === 0 || ++still < REST_TURNS)) continue;
-    // At rest: a cancellation ends the run here, with what it did so far.
-    if (events.cancel === undefined) break;
-    handle.cancel(events.cancel);
-    return { kind: 'ended', result: await handle.settled };
+  } finally {
+    subscription.unsubscribe();
   }
-  return { kind: 'rest' };
 }
 
 function storedResult(result: LoopResult): Omit<LoopResult, 'cause'> {

@@ -19,7 +19,7 @@ import { CHANNEL, type Engine } from './engine.ts';
 import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
-import { post, wake } from './outbox.ts';
+import { post, queueRun, wake } from './outbox.ts';
 import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
@@ -33,7 +33,7 @@ import { StrategyRunError } from '../strategies/errors.ts';
 import { STRATEGY_ERROR_CODE } from '../../machines/strategy.types.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText, storableText } from './jsonb.ts';
-import { HeldBlobs, queuedMedia, storeBlobs } from './blobs.ts';
+import { HeldBlobs, queuedMedia } from './blobs.ts';
 import { contentText, type ContentPart } from '../core/messages.ts';
 import { assertMessages } from '../conversation/validate.ts';
 import type { DurableTask } from '../agent/types.ts';
@@ -214,29 +214,38 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     }
   };
 
+  /** Resolves with the run's next notice that it ended or waits for a human (or the listener's loss). */
+  const nextNotice = (runId: string): { readonly news: Promise<void>; stop(): void } => {
+    let wake!: () => void;
+    const news = new Promise<void>((resolve) => (wake = resolve));
+    if (checking === undefined) {
+      checking = setInterval(() => void checkWaiters().catch(() => undefined), CHECK_EVERY_MS);
+      checking.unref();
+    }
+    const waiting = waiters.get(runId) ?? new Set();
+    waiters.set(runId, waiting.add(wake));
+    const stop = (): void => {
+      waiting.delete(wake);
+      if (waiting.size === 0 && waiters.get(runId) === waiting) waiters.delete(runId);
+    };
+    return { news, stop };
+  };
+
   const finished = async (runId: string): Promise<StoredResult> => {
     for (;;) {
       // Through a database restart the wait goes on: listen and read again once it is back.
       await whileReconnecting(listen);
       // Listening before reading: a notice that arrives while the row is read is not lost.
-      let wake!: () => void;
-      const news = new Promise<void>((resolve) => (wake = resolve));
-      if (checking === undefined) {
-        checking = setInterval(() => void checkWaiters().catch(() => undefined), CHECK_EVERY_MS);
-        checking.unref();
-      }
-      const waiting = waiters.get(runId) ?? new Set();
-      waiters.set(runId, waiting.add(wake));
+      const notice = nextNotice(runId);
       try {
         const { status, result } = await whileReconnecting(() => readResult(runId));
         if (following.has(runId)) following.set(runId, status);
         if (FINAL.has(status) && result !== null) return result;
-        await news;
+        await notice.news;
       } catch (error) {
         if (!isConnectionError(error)) throw error;
       } finally {
-        waiting.delete(wake);
-        if (waiting.size === 0 && waiters.get(runId) === waiting) waiters.delete(runId);
+        notice.stop();
       }
     }
   };
@@ -271,17 +280,16 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       // Not redacted: the worker compares it with its own agent's.
       ...defined({ definition: kind === 'agent' ? engine.agents.get(id)?.definition : undefined }),
     };
-    await transaction(pool, async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO ${SCHEMA}.actors (id, kind, agent_id, status, task, options, blobs) VALUES ($1, $2, $3, 'queued', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
-        [runId, kind, id, storableText(redact(text)), jsonbText(stored), media.refs],
-      );
-      if (inserted.rowCount === 1) {
-        await storeBlobs(client, runId, media.refs, media.blobs);
-        await wake(client, [runId]);
-      }
-      else if (!join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
-    });
+    const row = { id: runId, kind, agentId: id, task: storableText(redact(text)), options: jsonbText(stored) };
+    // Waited for before the row commits: a run queued here needs no read before its first notice.
+    const notice = nextNotice(runId);
+    try {
+      const inserted = await queueRun(pool, row, media);
+      if (!inserted && !join) throw new ConfigurationError(`A durable run ${runId} already exists; pick another run id.`, { runId });
+      if (inserted) await notice.news;
+    } finally {
+      notice.stop();
+    }
     return finished(runId);
   };
 

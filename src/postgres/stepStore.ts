@@ -71,6 +71,19 @@ export class StepRun {
     if (this.#sealed) return;
     this.added.push(line);
     this.progress++;
+    this.changed();
+  }
+
+  #waiters: (() => void)[] = [];
+
+  /** Resolves once the run writes, journals or asks for something: a step waits on it instead of polling a run at work. */
+  nextChange(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  changed(): void {
+    if (this.#waiters.length === 0) return;
+    for (const wake of this.#waiters.splice(0)) wake();
   }
 
   meta(): RunMeta {
@@ -148,6 +161,8 @@ class StepWriter extends RunWriter {
   override event(entry: JournalEntry): void {
     this.#lastSequence = entry.sequence;
     super.event(entry);
+    // Entries are batched into one line, so `progress` does not move: a phase entered is news all the same.
+    this.run.changed();
   }
   override reply(record: ReplyRecord): void {
     this.run.settledSequence = this.#lastSequence;

@@ -53,20 +53,29 @@ export async function advanceStrategy(bound: BoundStrategy, runId: string, task:
   let sealed = false;
   // Only the runner's own entries: its branches journal their own runs.
   const subscription = run.events$.subscribe((entry) => {
-    if (!sealed && entry.runId === runId) entries.push(entry);
+    if (sealed || entry.runId !== runId) return;
+    entries.push(entry);
+    step.run.changed();
   });
   let ended: StrategyResult | undefined;
-  void run.settled.then((result) => (ended = result));
+  void run.settled.then((result) => {
+    ended = result;
+    step.run.changed();
+  });
   let seen = -1;
   let still = 0;
+  let working = false;
   for (;;) {
-    await nextTurn();
+    // With nothing asked for it is at work: its next entry, request or end says so.
+    await (working ? step.run.nextChange() : nextTurn());
+    working = false;
     if (ended !== undefined) break;
     const progress = entries.length + step.requested.size;
     if (progress !== seen) {
       seen = progress;
       still = 0;
-    } else if (step.requested.size > 0 && ++still >= REST_TURNS) {
+    } else if (step.requested.size === 0) working = true;
+    else if (++still >= REST_TURNS) {
       // At rest the replay has given back what earlier steps logged: what the end adds follows it.
       if (cancel !== undefined) run.cancel(cancel);
       else if (Date.now() >= deadline) run.actor.send({ type: 'strategy.expire' });

@@ -270,6 +270,16 @@ describe.skipIf(missing !== '')('the PostgreSQL runtime, in one process', () => 
     await expect.poll(jobs, { timeout: 10_000 }).toBe(0);
   });
 
+  it('refuses a second run under a run id already taken, naming it, and leaves the first run as it was', async () => {
+    const agent = counterAgent(runtime, pool, { id: 'twice', calls: 1 });
+    expect(await agent.run('Record one number.', { runId: 'run_taken' })).toMatchObject({ status: 'done', text: 'recorded 1' });
+    const before = await pool.query("SELECT task, status, version FROM actorloop.actors WHERE id = 'run_taken'");
+    await expect(agent.run('Record another number.', { runId: 'run_taken' })).rejects.toMatchObject({ name: 'ConfigurationError', code: 'configuration', message: expect.stringContaining('run_taken already exists') });
+    expect((await pool.query("SELECT task, status, version FROM actorloop.actors WHERE id = 'run_taken'")).rows).toEqual(before.rows);
+    // No wake was queued for the refused one.
+    expect((await pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = 'wake:run_taken'")).rows[0]).toEqual({ n: 0 });
+  });
+
   it('a run queued with limits keeps them in the worker, and fails with the same typed error as in memory', async () => {
     const agent = counterAgent(runtime, pool, { id: 'limited', calls: 3 });
     const error = await agent.run('Record three numbers.', { limits: { maxIterations: 1 } }).catch((thrown: unknown) => thrown);
