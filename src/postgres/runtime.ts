@@ -16,6 +16,7 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare, nextCallRunId } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
+import { parseStepNotice, type StepNotice } from './notices.ts';
 import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
@@ -86,14 +87,6 @@ export function engineOf(runtime: PostgresRuntime): Engine {
   return engine;
 }
 
-interface Notice {
-  readonly actor: string;
-  readonly agent: string;
-  readonly status: string;
-  readonly from: number;
-  readonly to: number;
-}
-
 /**
  * @example
  * const runtime = createPostgresRuntime({ connectionString: process.env.DATABASE_URL });
@@ -140,7 +133,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       client.on('notification', (message) => {
         if (message.channel === TOKEN_CHANNEL) return void liveTokens(message.payload);
-        const notice = parseNotice(message.payload);
+        const notice = parseStepNotice(message.payload);
         if (notice === undefined) return;
         if (following.has(notice.actor)) following.set(notice.actor, notice.status);
         if (FINAL.has(notice.status) || notice.status === 'awaiting_human') for (const wake of waiters.get(notice.actor) ?? []) wake();
@@ -183,7 +176,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     setTimeout(() => void listen().catch(() => (feeds.size > 0 ? relisten() : undefined)), 1_000).unref();
   };
 
-  const emitEntries = async (feed: Subject<JournalEntry>, notice: Notice): Promise<void> => {
+  const emitEntries = async (feed: Subject<JournalEntry>, notice: StepNotice): Promise<void> => {
     const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
       notice.actor,
       notice.from,
@@ -484,15 +477,6 @@ function restoredError(result: LoopResult): Error | undefined {
   if (error?.code === 'definition_mismatch') return DurableRunError.definitionMismatch(error.message ?? 'The worker has another definition of the agent.', { runId: result.runId });
   if (error?.code !== 'corrupt_row' && error?.code !== 'missing_blob') return undefined;
   return new DurableRunError(error.message ?? 'A row is corrupt.', { code: error.code, table: error.table ?? '', row: error.row ?? '', runId: result.runId });
-}
-
-function parseNotice(payload: string | undefined): Notice | undefined {
-  try {
-    const value = JSON.parse(payload ?? '') as Partial<Notice>;
-    return typeof value.actor === 'string' && typeof value.agent === 'string' && typeof value.status === 'string' ? (value as Notice) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function parseRow(runId: string, { seq, line }: { seq: number; line: string }) {

@@ -10,6 +10,7 @@ import { StepContext } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
 import { loadRun } from './load.ts';
 import { CHANNEL, type BoundStrategy, type Engine } from './engine.ts';
+import { stepNotice } from './notices.ts';
 import { transaction } from './transaction.ts';
 import { cancelChildren, settleEffect, startChildren, wakeAt } from './outbox.ts';
 import { advanceStrategy, strategyBudget, strategyDeadline } from './strategies.ts';
@@ -205,7 +206,7 @@ export async function failRun(engine: Engine, actorId: string, error: DurableRun
     const result = failedResult(actorId, row.agent_id, error.toJSON());
     await client.query(`UPDATE ${SCHEMA}.actors SET status = 'failed', result = $2, version = version + 1, updated_at = now() WHERE id = $1`, [actorId, jsonbText(result)]);
     if (row.parent_id !== null) await settleEffect(client, row.parent_id, `child:${actorId}`, { ok: true, value: result });
-    await client.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ actor: actorId, agent: row.agent_id, status: 'failed', from: row.log_length, to: row.log_length })]);
+    await client.query('SELECT pg_notify($1, $2)', [CHANNEL, stepNotice({ actor: actorId, agent: row.agent_id, status: 'failed', from: row.log_length, to: row.log_length })]);
   });
 }
 

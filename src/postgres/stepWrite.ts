@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 import type { ClaimedCall } from './effects.ts';
 import { CHANNEL } from './engine.ts';
+import { stepNotice } from './notices.ts';
 import { SCHEMA } from './migrations.ts';
 import { lineKind, LOG_VERSION } from '../persistence/records.ts';
 import { defined } from '../core/defined.ts';
@@ -92,7 +93,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       write.status,
       write.result === undefined ? null : jsonbText(write.result),
       CHANNEL,
-      JSON.stringify({ actor: write.actorId, agent: write.agentId, status: write.status, from: write.from, to: write.from + write.lines.length }),
+      stepNotice({ actor: write.actorId, agent: write.agentId, status: write.status, from: write.from, to: write.from + write.lines.length }),
       [...write.made.keys()],
       [...write.made.values()].map(({ outcome }) => jsonbText(outcome)),
       lastCheckpoint(write.from, write.lines),
