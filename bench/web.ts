@@ -176,8 +176,9 @@ async function measureWays(tokens: number, runs: number, warmupRuns: number): Pr
       // Rotate which goes first, so none always runs on a warmer process.
       for (let k = 0; k < WAYS.length; k++) {
         const way = WAYS[(round + k) % WAYS.length] as Way;
-        // The recorded stream answers one task, whatever the request asks.
-        const task = way === 'transport' ? TRANSPORT_TASK : `r${round}${way}`;
+        // The recorded stream answers one task, whatever the request asks. The others name the way by its
+        // index: a task's length is its tokens' length, and every way must carry the same bytes.
+        const task = way === 'transport' ? TRANSPORT_TASK : `r${String(round).padStart(3, '0')}w${WAYS.indexOf(way)}`;
         const started = performance.now();
         const got = await read(way, task, `run-${round}-${way}`);
         const ms = performance.now() - started;
@@ -194,7 +195,8 @@ async function measureWays(tokens: number, runs: number, warmupRuns: number): Pr
   }
 }
 
-const TRANSPORT_TASK = 'transport';
+/** As long as the other ways' tasks. */
+const TRANSPORT_TASK = 'rtrans';
 
 const byWay = <T>(make: (way: Way) => T): Record<Way, T> => Object.fromEntries(WAYS.map((way) => [way, make(way)])) as Record<Way, T>;
 
