@@ -182,6 +182,7 @@ export const agentMachine = setup({
       usage: { ...output.usage },
       costUsd: output.costUsd,
       ...(output.reasoning === undefined || reasoningText(output.reasoning) === '' ? {} : { reasoning: reasoningText(output.reasoning) }),
+      ...(output.call === undefined ? {} : { call: output.call }),
     })),
     // A refusal, or a reply cut off at the token cap under the `end` policy, ends the run.
     recordRefusal: assign((_, output: ReasonOutput) => ({ termination: refusalTermination(output.refusal ?? '') })),

@@ -139,6 +139,7 @@ async function modelReply(request: CompletionRequest, deps: ReasonPhaseDeps, sco
 
 async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps, scope: ReasonPhaseScope, input: ReasonInput, streamed: ReplyRedactor | undefined): Promise<ReasonOutput> {
   let completion = await callModel(request, deps, streamed);
+  const call = completion.call;
   let text = completion.text;
   let reasoning: ReasoningPart[] = [...(completion.reasoning ?? [])];
   let usage = completion.usage;
@@ -168,6 +169,7 @@ async function continuedReply(request: CompletionRequest, deps: ReasonPhaseDeps,
     ...(cutOff(completion) ? { truncated: true as const } : {}),
     ...(continuations === 0 ? {} : { continuations }),
     ...(completion.refusal === undefined ? {} : { refusal: completion.refusal }),
+    ...(call === undefined ? {} : { call }),
   };
 }
 

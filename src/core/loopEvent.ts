@@ -87,6 +87,8 @@ export const LoopEvent = z.discriminatedUnion('type', [
     usage: UsageData,
     costUsd: z.number().optional(),
     reasoning: z.string().optional(),
+    /** The model call the reply came from, when its deltas streamed live (`LiveDelta.call`): readers name both the same. */
+    call: z.string().optional(),
   }),
   z.object({ type: z.literal('token.delta'), delta: z.string(), live: LiveDelta.optional() }),
   z.object({ type: z.literal('thinking.delta'), delta: z.string(), live: LiveDelta.optional() }),

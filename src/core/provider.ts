@@ -65,6 +65,8 @@ export interface Completion<TOutput = unknown> {
   readonly output?: TOutput;
   /** The model's reasoning before the reply, when the provider returns it (never part of `text`). */
   readonly reasoning?: readonly ReasoningPart[];
+  /** The call's name where calls are recorded (a durable run's effect key): its live deltas carry the same, so both show as one message. */
+  readonly call?: string;
 }
 
 /** What `stream()` yields: deltas as they arrive, then exactly one `done` with the assembled reply. */

@@ -77,6 +77,8 @@ export interface ReasonOutput {
   readonly output?: unknown;
   /** The reply was meant as the final answer but fails the schema: what was wrong, for a repair turn. */
   readonly repair?: readonly Message[];
+  /** The first call's `Completion.call`: continuations stream into the message that call opened. */
+  readonly call?: string;
 }
 
 export interface GateInput {

@@ -110,10 +110,10 @@ export class AgUiEncoder {
         out.push({ type: EventType.STEP_STARTED, stepName: event.phase });
         break;
       case 'token.delta':
-        if (event.delta !== '') this.#sendText(out, entry.sequence, event.delta);
+        if (event.delta !== '') this.#sendText(out, this.#messageId(entry.sequence, event.live?.call), event.delta);
         break;
       case 'reasoning.completed':
-        this.#completed(out, entry.sequence, event);
+        this.#completed(out, this.#messageId(entry.sequence, event.call), event);
         break;
       case 'observations.collected':
         this.#results(out, event.results);
@@ -163,10 +163,17 @@ export class AgUiEncoder {
     this.#interrupted = true;
   }
 
-  #sendText(out: (AgUiEvent | undefined)[], sequence: number, delta: string): void {
+  /**
+   * Named by the model call it streams where the run names its calls (a live delta's, or its reply's in a durable run),
+   * else by the entry that opened it: the same id on every encoding of the run, however much of the call streamed live.
+   */
+  #messageId(sequence: number, call: string | undefined): string {
+    return call ?? `${this.#view.runId}:${sequence}`;
+  }
+
+  #sendText(out: (AgUiEvent | undefined)[], messageId: string, delta: string): void {
     if (this.#text === undefined) {
-      // Named by the entry that opened it: the same id on every encoding of the run.
-      this.#text = new SentText(`${this.#view.runId}:${sequence}`);
+      this.#text = new SentText(messageId);
       out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
     }
     this.#text.add(delta);
@@ -179,11 +186,11 @@ export class AgUiEncoder {
     this.#text = undefined;
   }
 
-  #completed(out: (AgUiEvent | undefined)[], sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
+  #completed(out: (AgUiEvent | undefined)[], messageId: string, event: LoopEventOf<'reasoning.completed'>): void {
     const text = event.text ?? '';
     // A reply that was not streamed (or only partly) is sent whole here; a streamed one is complete already.
     const rest = this.#text === undefined ? text : this.#text.rest(text);
-    if (rest !== '') this.#sendText(out, sequence, rest);
+    if (rest !== '') this.#sendText(out, messageId, rest);
     const parentMessageId = this.#text?.id;
     this.#closeText(out);
     if (event.text !== null) this.#answer = event.text;

@@ -200,7 +200,9 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
       request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as ModelRequestJson,
       ...(request.output === undefined ? {} : { output: true as const }),
     });
-    return frame.step.effect(key, effect, request.signal) as Promise<Completion>;
+    const completion = frame.step.effect(key, effect, request.signal) as Promise<Completion>;
+    // Named by its key, a streamed reply shows as the message its live deltas opened, whichever worker made the call.
+    return stream ? completion.then((made) => ({ ...made, call: key })) : completion;
   };
   return {
     name: inner.name,

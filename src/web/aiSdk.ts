@@ -212,13 +212,13 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
         out.push(data(event, 'phase'));
         break;
       case 'token.delta':
-        if (event.delta !== '') this.#sendText(out, entry.sequence, event.delta);
+        if (event.delta !== '') this.#sendText(out, event.live?.call ?? entry.sequence, event.delta);
         break;
       case 'thinking.delta':
-        if (event.delta !== '') this.#sendReasoning(out, entry.sequence, event.delta);
+        if (event.delta !== '') this.#sendReasoning(out, event.live?.call ?? entry.sequence, event.delta);
         break;
       case 'reasoning.completed':
-        this.#completed(out, entry.sequence, event);
+        this.#completed(out, event.call ?? entry.sequence, event);
         break;
       case 'tool.finished':
         if (this.#open.has(event.toolCallId)) this.#open.set(event.toolCallId, event.status);
@@ -266,20 +266,23 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     return { type: 'error', errorText: `${message} (${code})` };
   }
 
-  #sendText(out: Out, sequence: number, delta: string): void {
+  /**
+   * `name`: the model call the part streams where the run names its calls (a live delta's, or its reply's in a durable
+   * run), else the entry that opened it: the same id on every encoding of the run, however much of the call streamed live.
+   */
+  #sendText(out: Out, name: string | number, delta: string): void {
     this.#closeReasoning(out);
     if (this.#text === undefined) {
-      // Named by the entry that opened it: the same id on every encoding of the run.
-      this.#text = new SentText(`text:${sequence}`);
+      this.#text = new SentText(`text:${name}`);
       out.push({ type: 'text-start', id: this.#text.id });
     }
     this.#text.add(delta);
     out.push({ type: 'text-delta', id: this.#text.id, delta });
   }
 
-  #sendReasoning(out: Out, sequence: number, delta: string): void {
+  #sendReasoning(out: Out, name: string | number, delta: string): void {
     if (this.#reasoning === undefined) {
-      this.#reasoning = new SentText(`reasoning:${sequence}`);
+      this.#reasoning = new SentText(`reasoning:${name}`);
       out.push({ type: 'reasoning-start', id: this.#reasoning.id });
     }
     this.#reasoning.add(delta);
@@ -299,14 +302,14 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     this.#text = undefined;
   }
 
-  #completed(out: Out, sequence: number, event: LoopEventOf<'reasoning.completed'>): void {
+  #completed(out: Out, name: string | number, event: LoopEventOf<'reasoning.completed'>): void {
     // Thinking or a reply that was not streamed (or only partly) is sent whole here.
     const thought = event.reasoning ?? '';
     const thinking = this.#reasoning === undefined ? thought : this.#reasoning.rest(thought);
-    if (this.#text === undefined && thinking !== '') this.#sendReasoning(out, sequence, thinking);
+    if (this.#text === undefined && thinking !== '') this.#sendReasoning(out, name, thinking);
     const text = event.text ?? '';
     const rest = this.#text === undefined ? text : this.#text.rest(text);
-    if (rest !== '') this.#sendText(out, sequence, rest);
+    if (rest !== '') this.#sendText(out, name, rest);
     this.#closeParts(out);
     for (const call of event.toolCalls) {
       // The provider's signature (Gemini's) rides on the call: the part keeps it as `callProviderMetadata`, which the next request brings back.
