@@ -1,7 +1,7 @@
 // One host actor (the agent's mailbox) per agent, with `systemId` = the agent id; stopping a host
 // stops its task actors, whose aborted signals cancel the runs.
 import { randomUUID } from 'node:crypto';
-import { Subject } from 'rxjs';
+import { catchError, defer, EMPTY, merge, mergeMap, share, Subject, takeUntil, tap, type Observable } from 'rxjs';
 import { createActor, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import {
   agentHostMachine,
@@ -37,7 +37,9 @@ interface Member {
   readonly handle: SystemAgent;
   /** The runtime of an agent the system created from a config. */
   readonly runtime?: AgentRuntime;
-  readonly subscriptions: readonly { unsubscribe(): void }[];
+  readonly reports: { unsubscribe(): void };
+  /** Emits once the member leaves the system: its entries are no longer followed. */
+  readonly gone: Subject<void>;
 }
 
 interface SendOptions {
@@ -62,8 +64,23 @@ function isAgent(value: AgentConfig | Agent): value is Agent {
 export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
   const members = new Map<string, Member>();
   const liveRuns = new Map<string, { readonly agentId: string; readonly run: AgentRun; readonly senderRunId?: string }>();
-  const stream = new Subject<JournalEntry>();
+  const messages = new Subject<JournalEntry>();
+  const spawned = new Subject<Member>();
   const positions = new RunPositions();
+  const entriesOf = (found: Member): Observable<JournalEntry> =>
+    found.handle.agent.events$.pipe(
+      takeUntil(found.gone),
+      catchError((error: unknown) => {
+        console.warn(`[actorloop] the entries of agent ${found.handle.id} could not be followed:`, error);
+        return EMPTY;
+      }),
+    );
+  // Members are followed only while someone watches the system: following a durable member makes its
+  // workers publish every streamed call's deltas to this process. Unwatched, positions come from journals.
+  const followed = defer(() => merge(...[...members.values()].map(entriesOf), spawned.pipe(mergeMap(entriesOf)))).pipe(
+    tap((entry) => positions.observe(entry)),
+    share(),
+  );
   const asks = createPendingAsks((runId) => liveRuns.get(runId)?.run);
   let closed = false;
 
@@ -119,7 +136,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       ...(position === undefined ? {} : { position }),
     };
   };
-  const publish = (entry: JournalEntry): void => stream.next(entry);
+  const publish = (entry: JournalEntry): void => messages.next(entry);
 
   function prepare(to: string, message: string, send: SendOptions): { task: HostTask; host: Member } {
     ensureOpen('sending a message');
@@ -230,7 +247,9 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     for (const id of stopped) {
       const found = members.get(id);
       if (found === undefined) continue;
-      for (const subscription of found.subscriptions) subscription.unsubscribe();
+      found.reports.unsubscribe();
+      found.gone.next();
+      found.gone.complete();
       members.delete(id);
       agents.push(found.handle.agent);
     }
@@ -283,23 +302,15 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       stop: () => stop(id),
     };
     const runtime = isAgent(source) ? undefined : (source.runtime ?? options.runtime);
-    members.set(id, {
-      handle,
-      ...defined({ runtime }),
-      subscriptions: [
-        agent.events$.subscribe((entry) => {
-          positions.observe(entry);
-          stream.next(entry);
-        }),
-        actor.on('*', (report) => onHostReport(id, report)),
-      ],
-    });
+    const joined: Member = { handle, ...defined({ runtime }), reports: actor.on('*', (report) => onHostReport(id, report)), gone: new Subject<void>() };
+    members.set(id, joined);
+    spawned.next(joined);
     return handle;
   }
 
   return {
     actor: root,
-    events$: stream.asObservable(),
+    events$: merge(messages, followed),
     spawn,
     get: (id) => member(id).handle,
     has: (id) => members.has(id),
@@ -323,7 +334,8 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
         root.stop();
       });
       closed = true;
-      stream.complete();
+      spawned.complete();
+      messages.complete();
     },
   };
 }

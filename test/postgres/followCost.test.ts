@@ -6,8 +6,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresRuntime, runWorker } from '../../src/postgres/index.ts';
+import { TOKEN_FLUSH_MS, TOKEN_LOCK } from '../../src/postgres/tokens.ts';
+import { createAgentSystem } from '../../src/system/createAgentSystem.ts';
 import { chunksFor, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { streamingAgent } from './fixtures/agents.ts';
@@ -47,6 +49,18 @@ class PacedServer {
   close(): Promise<void> {
     this.#server?.closeAllConnections();
     return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
+  }
+}
+
+/** The processes that hold an agent's follow lock. */
+async function followLocks(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const found = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::int4::oid AND granted`, [TOKEN_LOCK]);
+    return found.rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
   }
 }
 
@@ -96,6 +110,45 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
     }
     return { transactions: await transactions(url), deltas };
   };
+
+  /** The same run asked of a system whose member the agent is, its worker in this process; `watched`: a subscriber follows the system's events$. */
+  const systemRun = async (watched: boolean, tokens: readonly string[] = TOKENS): Promise<{ transactions: number; deltas: string[] }> => {
+    const url = await freshDatabase('followcost');
+    const runtime = createPostgresRuntime({ connectionString: url, migrate: true, poolSize: 4 });
+    await runtime.migrate();
+    const system = createAgentSystem({ runtime });
+    system.spawn('streamer', streamingAgent(runtime, server.baseURL));
+    const worker = await runWorker({ runtime, concurrency: 1, pollIntervalMs: 600_000, heartbeatMs: 600_000, staleAfterMs: 1_800_000 });
+    const deltas: string[] = [];
+    let arrived: () => void = () => undefined;
+    const watching = watched
+      ? system.events$.subscribe(({ event }) => event.type === 'token.delta' && (deltas.push(event.delta), arrived()))
+      : undefined;
+    server.tokens = tokens;
+    // Unwatched, tokens come flush windows apart: a worker that published would send a notice for each.
+    const apart = () => new Promise<void>((resolve) => setTimeout(resolve, 3 * TOKEN_FLUSH_MS));
+    server.next = watched ? () => new Promise<void>((resolve) => (arrived = resolve)) : apart;
+    try {
+      // A watcher's follow lock is taken before the run starts, or its worker would find nobody to publish to.
+      if (watched) await vi.waitFor(() => expect(followLocks(url)).resolves.toBe(1), { timeout: 10_000 });
+      expect((await system.ask('streamer', 'Count to forty.', { timeoutMs: 60_000 })).text).toBe(tokens.join(''));
+    } finally {
+      watching?.unsubscribe();
+      system.stopAll();
+      await worker.stop();
+      await runtime.close();
+    }
+    return { transactions: await transactions(url), deltas };
+  };
+
+  it('a worker whose system of durable agents nobody watches streams a long reply for the transactions of a one-token one, and a watcher of the system gets the deltas live', { timeout: 180_000 }, async () => {
+    const short = await systemRun(false, TOKENS.slice(0, 1));
+    const long = await systemRun(false, TOKENS.slice(0, 12));
+    // The system follows its members only for a watcher: no process holds the lock, the worker publishes nothing.
+    expect(long.transactions - short.transactions).toBeLessThanOrEqual(2);
+    // One token a notice, each sent only once the watcher had the one before.
+    expect((await systemRun(true)).deltas).toEqual(TOKENS);
+  });
 
   it('a worker whose agent nobody follows streams a long reply for the transactions of a one-token one', { timeout: 120_000 }, async () => {
     const short = await oneRun(false, TOKENS.slice(0, 1));
