@@ -141,6 +141,7 @@ function webRows(web: WebResult): string[] {
     row('AG-UI handler called in process, its body read directly (no HTTP)', web.agUiInProcessUs, web.textEvents.agUiInProcess),
     row('AI SDK handler over HTTP', web.aiSdkUs, web.textEvents.aiSdk),
     row('the transport alone: Node http answering a recorded AG-UI stream of as many tokens (no agent, no handler)', web.transportUs, web.textEvents.transport),
+    row('`agent.tokens$` written by hand as SSE on Node http, one event a token (no handler)', web.byHandUs, web.textEvents.byHand),
     '',
     `The two costs apart: a one-token run is what a request costs before any token (ms, ${web.fixedMs.direct.count} runs of each); the marginal cost of a token is the slope ` +
       `between the medians of ${web.marginal.tokens[0]}- and ${web.marginal.tokens[1]}-token runs (µs per token, ${web.fixedMs.direct.count} runs of each length).`,
@@ -152,6 +153,10 @@ function webRows(web: WebResult): string[] {
     costRow('AG-UI handler called in process (no HTTP)', 'agUiInProcess'),
     costRow('AI SDK handler over HTTP', 'aiSdk'),
     costRow('the transport alone (recorded stream, no agent, no handler)', 'transport'),
+    costRow('`agent.tokens$` written by hand as SSE over HTTP (no handler)', 'byHand'),
+    '',
+    `The AG-UI handler over HTTP against \`tokens$\` written by hand over HTTP: ${show(ratio(web.agUiUs.median, web.byHandUs.median), '×')} per token at ${web.tokens} tokens, ` +
+      `${show(ratio(web.marginal.usPerToken.agUi, web.marginal.usPerToken.byHand), '×')} marginal, ${show(ratio(web.fixedMs.agUi.median, web.fixedMs.byHand.median), '×')} a one-token run.`,
     '',
     `${c.runs} runs started at once through the AG-UI handler, ${c.tokensPerRun} tokens each, server and client in one process; every run's text checked exact.`,
     '',

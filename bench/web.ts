@@ -2,10 +2,11 @@
  * Web streaming: a streamed reply read by `agent.tokens$` in process against the same reply read
  * over real HTTP on 127.0.0.1 through the AG-UI and AI SDK handlers (Node http via
  * `toNodeListener`, server and client in this process), and through the AG-UI handler called in
- * process without HTTP; then many streamed runs at once through the AG-UI handler. Every run's
- * text is reassembled and compared with what the model sent.
+ * process without HTTP, and through `tokens$` written out by hand as SSE on the same kind of server
+ * (what a page needs without the handler); then many streamed runs at once through the AG-UI handler.
+ * Every run's text is reassembled and compared with what the model sent.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgent, type Agent } from '../src/index.ts';
 import { scriptedModel } from '../src/testing/index.ts';
@@ -28,8 +29,8 @@ export interface WebOptions {
   readonly slopeTokens: readonly [number, number];
 }
 
-type Way = 'direct' | 'agUi' | 'agUiInProcess' | 'aiSdk' | 'transport';
-const WAYS: readonly Way[] = ['direct', 'agUi', 'agUiInProcess', 'aiSdk', 'transport'];
+type Way = 'direct' | 'agUi' | 'agUiInProcess' | 'aiSdk' | 'transport' | 'byHand';
+const WAYS: readonly Way[] = ['direct', 'agUi', 'agUiInProcess', 'aiSdk', 'transport', 'byHand'];
 
 export interface WebResult {
   readonly tokens: number;
@@ -41,8 +42,10 @@ export interface WebResult {
   readonly aiSdkUs: Summary;
   /** Node http answering each POST with a recorded AG-UI stream of as many tokens, read like the rest: the transport alone, no agent or handler. */
   readonly transportUs: Summary;
+  /** `tokens$` written by hand as AG-UI SSE events on Node http, one event a token, read like the rest: what a page needs without the handler. */
+  readonly byHandUs: Summary;
   /** Text events a run's stream carried (the deltas that waited for the reader are joined into one), one sample per run. */
-  readonly textEvents: { readonly agUi: Summary; readonly agUiInProcess: Summary; readonly aiSdk: Summary; readonly transport: Summary };
+  readonly textEvents: { readonly agUi: Summary; readonly agUiInProcess: Summary; readonly aiSdk: Summary; readonly transport: Summary; readonly byHand: Summary };
   /** ms per one-token run: what a request costs before any token. */
   readonly fixedMs: Readonly<Record<Way, Summary>>;
   /** µs per token between runs of `slopeTokens[0]` and `slopeTokens[1]` tokens (the slope of the medians). */
@@ -150,6 +153,43 @@ export function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * What a user writes without the handler: the run's `tokens$` as AG-UI SSE events on a Node response,
+ * each token written as it comes, no ids, no reconnect, no joining for a slow reader.
+ */
+export function byHandListener(agent: Agent): RequestListener {
+  return (request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const input = JSON.parse(body) as { threadId: string; runId: string; messages: { content: string }[] };
+      const { threadId, runId } = input;
+      const messageId = `${runId}:text`;
+      const send = (event: object) => response.write(`data: ${JSON.stringify(event)}\n\n`);
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      send({ type: 'RUN_STARTED', threadId, runId });
+      send({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' });
+      const subscription = agent.tokens$.subscribe((token) => {
+        if (token.runId === runId) send({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: token.delta });
+      });
+      agent.start(input.messages.at(-1)?.content ?? '', { runId }).result.then(
+        () => {
+          subscription.unsubscribe();
+          send({ type: 'TEXT_MESSAGE_END', messageId });
+          send({ type: 'RUN_FINISHED', threadId, runId });
+          response.end();
+        },
+        (error: unknown) => {
+          subscription.unsubscribe();
+          send({ type: 'RUN_ERROR', message: String(error) });
+          response.end();
+        },
+      );
+    });
+  };
+}
+
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /** ms per run and text events per run of each way, `tokens`-token runs interleaved round by round. */
@@ -163,13 +203,15 @@ async function measureWays(tokens: number, runs: number, warmupRuns: number): Pr
     request.resume();
     request.on('end', () => response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(recorded));
   });
+  const byHand = createServer(byHandListener(agent));
   try {
-    const urls = { agUi: await listen(agUi), aiSdk: await listen(aiSdk), transport: await listen(transport) };
+    const urls = { agUi: await listen(agUi), aiSdk: await listen(aiSdk), transport: await listen(transport), byHand: await listen(byHand) };
     const samples = Object.fromEntries(WAYS.map((way) => [way, { ms: [] as number[], deltas: [] as number[] }])) as Record<Way, { ms: number[]; deltas: number[] }>;
     const read = (way: Way, task: string, id: string) => {
       if (way === 'direct') return readDirect(agent, task, id);
       if (way === 'agUiInProcess') return readStream(agUiHandler, urls.agUi, 'agUi', task, id);
       if (way === 'transport') return readStream(fetch, urls.transport, 'agUi', task, id);
+      if (way === 'byHand') return readStream(fetch, urls.byHand, 'agUi', task, id);
       return readStream(fetch, urls[way], way, task, id);
     };
     for (let round = 0; round < warmupRuns + runs; round++) {
@@ -191,7 +233,7 @@ async function measureWays(tokens: number, runs: number, warmupRuns: number): Pr
     return samples;
   } finally {
     agent.stop();
-    await Promise.all([close(agUi), close(aiSdk), close(transport)]);
+    await Promise.all([close(agUi), close(aiSdk), close(transport), close(byHand)]);
   }
 }
 
@@ -225,7 +267,14 @@ export async function measureWeb(options: WebOptions): Promise<WebResult> {
     agUiInProcessUs: perToken('agUiInProcess'),
     aiSdkUs: perToken('aiSdk'),
     transportUs: perToken('transport'),
-    textEvents: { agUi: summarize(main.agUi.deltas), agUiInProcess: summarize(main.agUiInProcess.deltas), aiSdk: summarize(main.aiSdk.deltas), transport: summarize(main.transport.deltas) },
+    byHandUs: perToken('byHand'),
+    textEvents: {
+      agUi: summarize(main.agUi.deltas),
+      agUiInProcess: summarize(main.agUiInProcess.deltas),
+      aiSdk: summarize(main.aiSdk.deltas),
+      transport: summarize(main.transport.deltas),
+      byHand: summarize(main.byHand.deltas),
+    },
     fixedMs: byWay((way) => summarize(one[way].ms)),
     marginal: { tokens: [fewer, more], usPerToken: byWay(slope) },
     concurrent,
