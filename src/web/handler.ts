@@ -79,6 +79,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
   const threads = new Map<string, string>();
   /** Where each served run's tree stood when a wait ended a response: the page's answer goes on from there. */
   const stops = new ResponseStops();
+  // Built once: a Response copies a Headers object faster than it converts a record.
+  const headers = new Headers({ ...SSE_HEADERS, ...protocol.headers });
 
   // Forgotten runs' journals still serve reconnects.
   const ended = new EndedRuns(retain);
@@ -111,7 +113,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     if (options.system !== undefined && protocol.attribute !== undefined) return streamTree(options.system, runId, request, from, resumedAs, tree);
     const after = from ?? parseEventId(request.headers.get('last-event-id') ?? afterParam(request));
     const feed = await runFeed({ agent, pollIntervalMs, everywhere, prepare: (entry) => redactDetails(entry, redact), ...defined({ read }) }, runId, runs.has(runId));
-    return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+    return new Response(sseBody(feed, () => protocol.encoder(view(runId, resumedAs)), protocol, after, request.signal), { headers });
   };
 
   const streamTree = async (system: RunAgents, runId: string, request: Request, from?: EventCursor, resumedAs?: string, given?: TreeCursor): Promise<Response> => {
@@ -141,7 +143,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       ...defined({ waits: treeWaits === undefined ? undefined : () => treeWaits(view(runId, resumedAs), tree !== undefined), again: again?.wait }),
       onEnd: (at: TreeCursor, wait: JournalEntry) => void (runs.has(runId) && stops.record(runId, { wait, at })),
     };
-    return new Response(treeSseBody(feed, encoderOf, protocol, after, request.signal, undefined, stopsHere), { headers: { ...SSE_HEADERS, ...protocol.headers } });
+    return new Response(treeSseBody(feed, encoderOf, protocol, after, request.signal, undefined, stopsHere), { headers });
   };
 
   const start = async (request: Request): Promise<Response> => {
