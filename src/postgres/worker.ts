@@ -82,6 +82,19 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     const events = new EventEmitter() as WorkerEvents;
     events.on('pool:create', ({ workerPool }) => void jobWorkers.push(workerPool.id));
     events.on('worker:create', ({ worker }) => void jobWorkers.push(worker.workerId));
+    // `run` resolves before the pool LISTENs, its workers having looked for jobs already: a job queued between
+    // would wait for the poll. Once it listens (again, after a lost connection) the pool looks once more.
+    let listening: () => void = () => undefined;
+    const listens = new Promise<void>((resolve) => (listening = resolve));
+    events.on('pool:listen:success', ({ workerPool, client }) => {
+      // Emitted just before graphile-worker sends its LISTEN on `client`: a query sent after it is answered after it.
+      queueMicrotask(() => {
+        void client.query('SELECT 1').then(() => {
+          workerPool.nudge(concurrency);
+          listening();
+        }, () => undefined);
+      });
+    });
     const runner = await run({
       events,
       pgPool: engine.pool,
@@ -97,6 +110,7 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
       console.warn(`[actorloop worker] the job runner stopped (${error instanceof Error ? error.message : String(error)}); starting another.`);
       void replaceRunner();
     });
+    await Promise.race([listens, runner.promise.catch(() => undefined)]);
     return runner;
   };
   const replaceRunner = async (): Promise<void> => {
