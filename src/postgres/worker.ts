@@ -77,11 +77,26 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
   /** Jobs are locked in the name of the pool that fetched them: what a sweep unlocks. */
   const jobWorkers: string[] = [];
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: engine.pool, logger: quietLogger });
+  /** Resolves once the latest pool listens for new jobs. */
+  let listens: Promise<void> = Promise.resolve();
   const startRunner = async (): Promise<Runner> => {
     // Listened to before `run`, which creates the pool's workers before it returns.
     const events = new EventEmitter() as WorkerEvents;
     events.on('pool:create', ({ workerPool }) => void jobWorkers.push(workerPool.id));
     events.on('worker:create', ({ worker }) => void jobWorkers.push(worker.workerId));
+    // `run` resolves before the pool LISTENs, its workers having looked for jobs already: a job queued between
+    // would wait for the poll. Once it listens (again, after a lost connection) the pool looks once more.
+    let listening: () => void = () => undefined;
+    listens = new Promise<void>((resolve) => (listening = resolve));
+    events.on('pool:listen:success', ({ workerPool, client }) => {
+      // Emitted just before graphile-worker sends its LISTEN on `client`: a query sent after it is answered after it.
+      queueMicrotask(() => {
+        void client.query('SELECT 1').then(() => {
+          workerPool.nudge(concurrency);
+          listening();
+        }, () => undefined);
+      });
+    });
     const runner = await run({
       events,
       pgPool: engine.pool,
@@ -106,6 +121,8 @@ export async function runWorker(options: WorkerOptions): Promise<DurableWorker> 
     runner = await whileReconnecting(startRunner, { patienceMs: Number.POSITIVE_INFINITY, signal: stopping.signal });
   };
   let runner: Runner = await startRunner();
+  // Only the first start is waited for: a replacement that cannot listen yet must not keep `stop` from the runner in hand.
+  await Promise.race([listens, runner.promise.catch(() => undefined)]);
 
   const beat = async (): Promise<void> => {
     // A worker swept as dead while it was only slow (or the database was away) signs in again.

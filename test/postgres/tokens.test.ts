@@ -317,21 +317,32 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     };
     const handler = await serve(createAgUiHandler(agent, { runtime, journal, pollIntervalMs: 100 }));
     served.push(handler);
-    // The first call is held halfway until the reads stall, so the reply they hold back is that call's.
-    const hold = server.hold();
+    // The first call is held halfway until the reads stall, so the reply they hold back is that call's; the second
+    // until the page shows some of it, so its deltas are live (not yet past its reply) when the read lets them go.
+    const holds = [server.hold(), server.hold()];
     const reader = new EventReader(await post(handler.url, runInput('Count to fifty, but look it up first.', runId)));
     await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    const lookup = reader.events.find((e) => e.data.type === 'TEXT_MESSAGE_START')?.data.messageId;
     stall = true;
-    hold.release();
+    holds[0]?.release();
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT' && e.data.messageId !== lookup);
+    holds[1]?.release();
     const events = await reader.rest();
     expect(calls().size).toBe(2);
     // Two messages, each its own call's text: the lookup's announcement, then the answer.
     const starts = of(events, 'TEXT_MESSAGE_START').map((e) => e.data.messageId);
     expect(starts).toHaveLength(2);
-    const text = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id).map((e) => e.data.delta).join('');
-    expect(starts.map(text)).toEqual([LOOKUP_TOKENS.join(''), ANSWER]);
-    const answer = events.findIndex((e) => e.data.type === 'TEXT_MESSAGE_START' && e.data.messageId === starts[1]);
-    expect(events.findIndex((e) => e.data.type === 'TOOL_CALL_RESULT')).toBeLessThan(answer);
+    const contents = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id);
+    expect(starts.map((id) => contents(id).map((e) => e.data.delta).join(''))).toEqual([LOOKUP_TOKENS.join(''), ANSWER]);
+    // The answer came live (no event id), and only after the lookup's reply: its message and its tool call ended.
+    expect(contents(starts[1])[0]?.id).toBeUndefined();
+    const at = (type: string, id?: unknown) => events.findIndex((e) => e.data.type === type && (id === undefined || e.data.messageId === id || e.data.toolCallId === id));
+    const answer = at('TEXT_MESSAGE_START', starts[1]);
+    expect(at('TEXT_MESSAGE_END', starts[0])).toBeLessThan(answer);
+    expect(at('TOOL_CALL_END', 'l1')).toBeLessThan(answer);
+    // What the run journaled after the lookup's result is committed with the answer's reply (a replay would do it
+    // again), so the page has the tool's result after the answer's live text, and before its end.
+    expect(at('TOOL_CALL_RESULT')).toBeLessThan(at('TEXT_MESSAGE_END', starts[1]));
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
   });
 
