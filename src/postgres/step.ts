@@ -85,7 +85,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
       const written = await writeStep(client, {
         actorId, agentId: row.agent_id, workerId, version, from, lines, calls, marks, events: events.count,
-        startedAt: new Date(started), status, result, made,
+        startedAt: new Date(started), status, announce: status !== row.status, result, made,
       });
       // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
       if (!written.updated) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
