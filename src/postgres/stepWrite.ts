@@ -8,6 +8,7 @@ import { SCHEMA } from './migrations.ts';
 import { lineKind, LOG_VERSION } from '../persistence/records.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText } from './jsonb.ts';
+import { journalSequences } from './stepStore.ts';
 import type { Blobs } from './blobs.ts';
 
 export interface StepWrite {
@@ -122,7 +123,7 @@ const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
 /** The last journal entry a line holds, so a reader that has the entries up to some sequence asks only for the rows after it. */
 function lastEntry(line: string): number | null {
   const kind = lineKind(line);
-  if (kind === 'journal') return (JSON.parse(line) as { sequence: number[] }).sequence.at(-1) ?? null;
+  if (kind === 'journal') return journalSequences(line).at(-1) ?? null;
   if (kind === 'event') return (JSON.parse(line) as { entry: { sequence: number } }).entry.sequence;
   return null;
 }
