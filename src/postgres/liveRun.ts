@@ -68,7 +68,7 @@ export class LiveRun {
     }
     const version = place.version + 1;
     const all = this.#lines.splice(0);
-    const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines: all, calls, marks, events: 0, startedAt: this.#started, status, result, made };
+    const write = { actorId: this.runId, agentId: place.agentId, workerId: place.workerId, version, from: place.logLength, lines: all, calls, marks, events: 0, startedAt: this.#started, status, announce: status !== 'running', result, made };
     this.#started = undefined;
     // A sub-agent run that ends tells its parent in the same transaction.
     const tellsParent = result !== undefined && place.parentId !== null;

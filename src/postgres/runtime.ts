@@ -16,7 +16,7 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare, nextCallRunId } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
-import { parseStepNotice, type StepNotice } from './notices.ts';
+import { parseStepNotice, StepFollows, type StepNotice } from './notices.ts';
 import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
@@ -146,9 +146,12 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
-      for (const agentId of feeds.keys()) await hearTokens(client, agentId);
+      for (const agentId of feeds.keys()) await followAgent(client, agentId);
       return client;
     })());
+
+  const stepFollows = new StepFollows();
+  const followAgent = (client: pg.Client, agentId: string): Promise<void> => stepFollows.follow(client, agentId).then(() => hearTokens(client, agentId));
 
   const hearTokens = async (client: pg.Client, agentId: string): Promise<void> => {
     if (hearsTokens?.client !== client) {
@@ -337,7 +340,11 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
           runId,
           agentId: binding.agentId,
           ended,
-          entries: () => runtime.journal(runId),
+          // Read once the agent's steps are all told here: none committed after the read goes unheard.
+          entries: async () => {
+            if (feeds.has(binding.agentId)) await listen().then((client) => followAgent(client, binding.agentId)).catch(() => undefined);
+            return runtime.journal(runId);
+          },
           live$: events$,
           status: () => following.get(runId) ?? 'queued',
           approve: (toolCallIds) => runtime.approve(runId, toolCallIds),
@@ -351,7 +358,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         feeds.set(binding.agentId, feed);
         if (!held.has(binding.agentId)) held.set(binding.agentId, new HeldCalls());
         void listen()
-          .then((client) => hearTokens(client, binding.agentId))
+          .then((client) => followAgent(client, binding.agentId))
           .catch((error: unknown) => subscriber.error(error));
         // Joined mid-call: the calls in flight so far first, then what comes.
         const calls = held.get(binding.agentId);

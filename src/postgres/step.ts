@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { ContentPart, Message } from '../core/messages.ts';
 import type { AgentRun } from '../agent/types.ts';
-import { StepContext } from './durable.ts';
+import { StepContext, type EffectOutcome } from './durable.ts';
 import { failedResult } from '../agent/result.ts';
 import { loadRun } from './load.ts';
 import { CHANNEL, type BoundStrategy, type Engine } from './engine.ts';
@@ -85,7 +85,7 @@ export async function applyStep(engine: Engine, workerId: string, actorId: strin
       const marks = await Promise.all(calls.map(([, request]) => mustMarkBegun(engine, request)));
       const written = await writeStep(client, {
         actorId, agentId: row.agent_id, workerId, version, from, lines, calls, marks, events: events.count,
-        startedAt: new Date(started), status, result, made,
+        startedAt: new Date(started), status, announce: status !== row.status, result, made,
       });
       // Cannot happen while the row lock is held; if it ever did, nothing of this step is kept.
       if (!written.updated) throw new DurableRunError(`Run ${actorId} moved past version ${version - 1} during this step; the step was rolled back.`, { runId: actorId });
@@ -143,7 +143,8 @@ interface Advanced {
 /** `started`: when the row was locked, on this worker's clock. */
 async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, events: Events, made: Made, started: number): Promise<Advanced> {
   const actorId = row.id;
-  const { records, seqs, outcomes } = await loadRun(client, actorId, row.checkpoint_at);
+  // A run no step wrote to yet has no log, and no call (a step asks for them): nothing to read back.
+  const { records, seqs, outcomes } = row.log_length === 0 ? { records: [], seqs: [], outcomes: new Map<string, EffectOutcome>() } : await loadRun(client, actorId, row.checkpoint_at);
   // An outcome already recorded by a worker that took the call over stands.
   for (const [key, { outcome }] of made) if (!outcomes.has(key)) outcomes.set(key, outcome);
   // Its parts are read while it replays, synchronously: their bytes are in hand first (none for a text-only run).

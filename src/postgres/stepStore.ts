@@ -103,7 +103,7 @@ function cutLines(lines: readonly string[], inFlight: ReadonlySet<string>, cut: 
   const deferred: string[] = [];
   for (const line of lines) {
     const kind = lineKind(line);
-    if (kind === 'call.started' && inFlight.has((JSON.parse(line) as { key: string }).key)) deferred.push(line);
+    if (kind === 'call.started' && inFlight.size > 0 && inFlight.has((JSON.parse(line) as { key: string }).key)) deferred.push(line);
     else if (kind === 'journal') {
       const [settled, rest] = splitJournal(line, cut);
       if (settled !== undefined) kept.push(settled);
@@ -118,14 +118,28 @@ function cutLines(lines: readonly string[], inFlight: ReadonlySet<string>, cut: 
 
 /** Undefined where none is left. */
 function splitJournal(line: string, cut: number): [string | undefined, string | undefined] {
+  const sequences = journalSequences(line);
+  if ((sequences.at(-1) ?? cut) <= cut) return [line, undefined];
+  if ((sequences[0] ?? cut) > cut) return [undefined, line];
   const record = JSON.parse(line) as JournalLine;
   const keep = record.sequence.map((sequence) => sequence <= cut);
-  if (keep.every(Boolean)) return [line, undefined];
-  if (!keep.some(Boolean)) return [undefined, line];
   const pick = <T>(column: T[], wanted: boolean): T[] => column.filter((_, index) => keep[index] === wanted);
   const part = (wanted: boolean): string =>
     JSON.stringify({ ...record, sequence: pick(record.sequence, wanted), elapsed: pick(record.elapsed, wanted), iteration: pick(record.iteration, wanted), events: pick(record.events, wanted) });
   return [part(true), part(false)];
+}
+
+const SEQUENCE_COLUMN = '"sequence":[';
+
+/**
+ * A journal line's sequences, in order, read without parsing its events: `journalLine` writes them before,
+ * after ids that are JSON strings, within which every quote follows a backslash.
+ */
+export function journalSequences(line: string): number[] {
+  const start = line.indexOf(SEQUENCE_COLUMN);
+  const end = start < 0 ? -1 : line.indexOf(']', start);
+  if (end < 0) return (JSON.parse(line) as JournalLine).sequence;
+  return JSON.parse(line.slice(start + SEQUENCE_COLUMN.length - 1, end + 1)) as number[];
 }
 
 function stepLog(run: StepRun): RunLog {

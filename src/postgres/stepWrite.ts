@@ -3,11 +3,12 @@ import type pg from 'pg';
 import type { EffectOutcome, EffectRequest } from './durable.ts';
 import type { ClaimedCall } from './effects.ts';
 import { CHANNEL } from './engine.ts';
-import { stepNotice } from './notices.ts';
+import { FOLLOW_LOCK, stepNotice } from './notices.ts';
 import { SCHEMA } from './migrations.ts';
 import { lineKind, LOG_VERSION } from '../persistence/records.ts';
 import { defined } from '../core/defined.ts';
 import { jsonbText } from './jsonb.ts';
+import { journalSequences } from './stepStore.ts';
 import type { Blobs } from './blobs.ts';
 
 export interface StepWrite {
@@ -24,6 +25,8 @@ export interface StepWrite {
   readonly events: number;
   readonly startedAt: Date;
   readonly status: string;
+  /** False: the run's status stayed as it was, so only a process that follows the agent needs the notice (default true). */
+  readonly announce?: boolean;
   readonly result: unknown;
   /** A call made within this step has no row yet. */
   readonly made: Made;
@@ -78,7 +81,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
        )
        SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT json_agg(json_build_object('key', key, 'begun', begun)) FROM calls) AS claimed,
               (SELECT count(*) FROM made) AS made, (SELECT count(*) FROM logged) AS logged, (SELECT count(*) FROM stepped) AS stepped,
-              CASE WHEN EXISTS (SELECT 1 FROM updated) THEN pg_notify($13, $14) END`,
+              CASE WHEN EXISTS (SELECT 1 FROM updated) AND ($20 OR NOT pg_try_advisory_xact_lock($21, hashtext($22))) THEN pg_notify($13, $14) END`,
     values: [
       write.actorId,
       write.from,
@@ -99,6 +102,9 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
       lastCheckpoint(write.from, write.lines),
       [...write.made.values()].map(({ request }) => jsonbText(storedRequest(request))),
       write.lines.map(lastEntry),
+      write.announce ?? true,
+      FOLLOW_LOCK,
+      write.agentId,
     ],
   });
   const row = written.rows[0];
@@ -117,7 +123,7 @@ const CHECKPOINT = `{"v":${LOG_VERSION},"kind":"checkpoint"`;
 /** The last journal entry a line holds, so a reader that has the entries up to some sequence asks only for the rows after it. */
 function lastEntry(line: string): number | null {
   const kind = lineKind(line);
-  if (kind === 'journal') return (JSON.parse(line) as { sequence: number[] }).sequence.at(-1) ?? null;
+  if (kind === 'journal') return journalSequences(line).at(-1) ?? null;
   if (kind === 'event') return (JSON.parse(line) as { entry: { sequence: number } }).entry.sequence;
   return null;
 }

@@ -3,7 +3,7 @@
  * the run from any process, `call` makes a one-call run, sessions carry their history, and MCP
  * servers' tools are called like its own.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, defineTool, type JournalEntry } from '../../src/index.ts';
@@ -62,6 +62,72 @@ describe.skipIf(missing !== '')('a durable agent followed from any process', () 
       followed.approve();
       expect((await followed.result).text).toBe('shipped');
       expect((await first.result).text).toBe('shipped');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('a run nobody follows tells the runtime\'s channel only when its status changes: when it starts and when it ends', async () => {
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    const statuses: string[] = [];
+    listener.on('notification', (message) => {
+      const notice = JSON.parse(message.payload ?? '{}') as { actor?: string; status?: string };
+      if (notice.actor === 'run_unfollowed') statuses.push(notice.status ?? '?');
+    });
+    try {
+      await listener.query('LISTEN actorloop');
+      const agent = counterAgent(runtime, pool, { id: 'unfollowed', calls: 6 });
+      expect((await agent.run('Record six numbers.', { runId: 'run_unfollowed' })).text).toBe('recorded 6');
+      const steps = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.steps WHERE actor_id = 'run_unfollowed'")).rows[0]?.n;
+      expect(steps).toBe(8);
+      await expect.poll(() => statuses, { timeout: 10_000 }).toEqual(['running', 'done']);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('a process that starts following a run mid-way gets each of its entries once and in order, to its end', async () => {
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const model = () =>
+      scriptedModel(
+        (request) => {
+          const done = request.messages.filter((message) => message.role === 'tool').length;
+          return done >= 6 ? { text: 'counted' } : { toolCalls: [{ id: `c${done}`, name: 'tick', arguments: { n: done } }] };
+        },
+        { recordCalls: false },
+      );
+    const tick = defineTool({
+      name: 'tick',
+      description: 'Count one.',
+      input: z.object({ n: z.number() }),
+      execute: async ({ n }) => {
+        if (n === 3) {
+          reached();
+          await gate;
+        }
+        return `tick ${n}`;
+      },
+    });
+    const agent = createAgent({ id: 'ticker', model: model(), tools: [tick], runtime });
+    const run = agent.start('Count six.', { runId: 'run_followed_midway' });
+    await atGate;
+    // Another process: its own runtime, the same agent; it follows once the run is under way.
+    const elsewhere = createPostgresRuntime({ connectionString: url, poolSize: 2 });
+    try {
+      const followed = createAgent({ id: 'ticker', model: model(), tools: [tick], runtime: elsewhere }).resume('run_followed_midway');
+      const seen: JournalEntry[] = [];
+      const completed = new Promise<void>((resolve) => followed.events$.subscribe({ next: (entry) => seen.push(entry), complete: resolve }));
+      // The steps after this one happen while it follows.
+      await expect.poll(() => seen.length, { timeout: 20_000 }).toBeGreaterThan(0);
+      open();
+      expect((await run.result).text).toBe('counted');
+      await completed;
+      expect(seen.map((entry) => entry.sequence)).toEqual(seen.map((_, i) => i));
+      expect(seen.map((entry) => entry.event.type)).toEqual((await runtime.journal(run.runId)).map((entry) => entry.event.type));
     } finally {
       await elsewhere.close();
     }

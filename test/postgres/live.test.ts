@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent, defineTool } from '../../src/index.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { writeStep } from '../../src/postgres/stepWrite.ts';
@@ -135,6 +135,22 @@ describe.skipIf(missing !== '')('durable runs alive in their worker', () => {
     expect(length - (checkpointAt ?? 0)).toBeLessThan(10);
     expect(read).toBeLessThan(length / 4);
   }, 120_000);
+
+  it("a run's first step reads nothing of its log back: no step wrote to it yet", async () => {
+    if (setup === undefined) throw new Error('no setup');
+    const agent = counterAgent(setup.runtime, pool, { id: 'first', calls: 0 });
+    // Statements, counted where they are sent: the server's table counters take late reports from every test's runs.
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      expect((await agent.run('Record nothing.', { runId: 'run_first' })).text).toBe('recorded 0');
+      const reads = sent.mock.calls.filter(([query]) => (query as { readonly name?: string }).name === 'actorloop_load_run');
+      // The second step goes on from the run alive in its worker.
+      expect((await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM actorloop.steps WHERE actor_id = 'run_first'")).rows[0]?.n).toBe(2);
+      expect(reads).toHaveLength(0);
+    } finally {
+      sent.mockRestore();
+    }
+  });
 
   it('a step that finds its run moved on writes nothing of what it went on to do', async () => {
     await pool.query("INSERT INTO actorloop.actors (id, kind, agent_id, status, task, options) VALUES ('run_moved', 'agent', 'nobody', 'running', 'x', '{}')");
