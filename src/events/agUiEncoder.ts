@@ -2,7 +2,7 @@
 import { EventType, type Event as AgUiEvent, type Interrupt } from '@ag-ui/core';
 import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import type { Message } from '../core/messages.ts';
-import { SentText } from './sentText.ts';
+import { keepPlaces, SentText, type LiveMark } from './sentText.ts';
 
 /** For entries that name calls only by id (older journals); values are redacted. */
 export interface RunDetails {
@@ -69,6 +69,8 @@ export class AgUiEncoder {
   #interrupted = false;
   #step: string | undefined;
   #text: SentText | undefined;
+  /** Characters a reconnecting page has of the live message it had open (`resume`), until a message opens. */
+  #resumed: number | undefined;
   /** The last event given was a delta of `#text`: a token that follows continues it. */
   #deltaLast = false;
   #answer: string | null = null;
@@ -86,9 +88,10 @@ export class AgUiEncoder {
     const { event } = entry;
     // Most entries are deltas of the message being streamed: one event, in an array of its size.
     if (event.type === 'token.delta' && this.#text !== undefined && !this.#interrupted && event.delta !== '') {
-      this.#text.add(event.delta);
+      const delta = this.#text.add(event.delta);
+      if (delta === '') return [];
       this.#deltaLast = true;
-      return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta: event.delta }];
+      return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta }];
     }
     const out: (AgUiEvent | undefined)[] = [];
     if (this.#interrupted) {
@@ -110,7 +113,7 @@ export class AgUiEncoder {
         out.push({ type: EventType.STEP_STARTED, stepName: event.phase });
         break;
       case 'token.delta':
-        if (event.delta !== '') this.#sendText(out, this.#messageId(entry.sequence, event.live?.call), event.delta);
+        if (event.delta !== '') this.#sendText(out, this.#messageId(entry.sequence, event.live?.call), event.delta, event.live !== undefined);
         break;
       case 'reasoning.completed':
         this.#completed(out, this.#messageId(entry.sequence, event.call), event);
@@ -135,8 +138,17 @@ export class AgUiEncoder {
   continueText(entry: JournalEntry): string | undefined {
     const { event } = entry;
     if (!this.#deltaLast || event.type !== 'token.delta' || this.#text === undefined || this.#interrupted || event.delta === '') return undefined;
-    this.#text.add(event.delta);
-    return event.delta;
+    return this.#text.add(event.delta);
+  }
+
+  /** How much of the message a worker streams live (in no journal) the events so far gave; `undefined` when none is open. */
+  mark(): LiveMark | undefined {
+    return this.#text?.live === true ? { text: this.#text.had } : undefined;
+  }
+
+  /** The next message opened is the one a reconnecting page had `mark` of: it goes on from there, without a start. */
+  resume(mark: LiveMark): void {
+    this.#resumed = mark.text;
   }
 
   failure(message: string, code: string): AgUiEvent {
@@ -171,13 +183,14 @@ export class AgUiEncoder {
     return call ?? `${this.#view.runId}:${sequence}`;
   }
 
-  #sendText(out: (AgUiEvent | undefined)[], messageId: string, delta: string): void {
+  #sendText(out: (AgUiEvent | undefined)[], messageId: string, delta: string, live = false): void {
     if (this.#text === undefined) {
-      this.#text = new SentText(messageId);
-      out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
+      this.#text = new SentText(messageId, live, this.#resumed);
+      if (this.#resumed === undefined) out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
+      this.#resumed = undefined;
     }
-    this.#text.add(delta);
-    out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta });
+    const rest = this.#text.add(delta);
+    if (rest !== '') out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta: rest });
   }
 
   #closeText(out: (AgUiEvent | undefined)[]): void {
@@ -187,12 +200,16 @@ export class AgUiEncoder {
   }
 
   #completed(out: (AgUiEvent | undefined)[], messageId: string, event: LoopEventOf<'reasoning.completed'>): void {
+    const from = out.length;
     const text = event.text ?? '';
     // A reply that was not streamed (or only partly) is sent whole here; a streamed one is complete already.
     const rest = this.#text === undefined ? text : this.#text.rest(text);
-    if (rest !== '') this.#sendText(out, messageId, rest);
+    // A page that had part of this call's message gets its end, even with no more text.
+    if (rest !== '' || (this.#text === undefined && this.#resumed !== undefined)) this.#sendText(out, messageId, rest);
     const parentMessageId = this.#text?.id;
     this.#closeText(out);
+    // Alone: a start, the text and an end.
+    if (event.call !== undefined) keepPlaces(out, from, text === '' ? 0 : 3);
     if (event.text !== null) this.#answer = event.text;
     if (event.costUsd !== undefined) this.#costUsd = (this.#costUsd ?? 0) + event.costUsd;
     for (const call of event.toolCalls) {

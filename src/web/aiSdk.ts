@@ -5,7 +5,7 @@ import type { JournalEntry, LoopEventOf } from '../core/loopEvent.ts';
 import { createRunHandler, type WebHandler, type WebHandlerOptions } from './handler.ts';
 import type { RunView, StreamEncoder, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 import { parseStart } from './aiSdkRequest.ts';
-import { SentText } from '../events/sentText.ts';
+import { keepPlaces, SentText, type LiveMark } from '../events/sentText.ts';
 
 /**
  * For `useChat`'s default transport.
@@ -173,6 +173,12 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   #step = false;
   #text: SentText | undefined;
   #reasoning: SentText | undefined;
+  /** The page ended `#reasoning` already (it had text after it): nothing more of it is sent. */
+  #reasoningEnded = false;
+  /** Characters of the live reasoning that ended before the live text of the same call began. */
+  #reasoningHad = 0;
+  /** What a reconnecting page has of the live parts it had open (`resume`), until they open. */
+  #resumed: LiveMark | undefined;
   /** The last chunk given was a delta of `#text`: a token that follows continues it. */
   #deltaLast = false;
   /** Calls announced, with the status their run ended in, until their output is sent. */
@@ -192,9 +198,10 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     const { event } = entry;
     // Most entries are deltas of the text being streamed.
     if (event.type === 'token.delta' && this.#text !== undefined && this.#reasoning === undefined && event.delta !== '') {
-      this.#text.add(event.delta);
+      const delta = this.#text.add(event.delta);
+      if (delta === '') return [];
       this.#deltaLast = true;
-      return [{ type: 'text-delta', id: this.#text.id, delta: event.delta }];
+      return [{ type: 'text-delta', id: this.#text.id, delta }];
     }
     const out: Out = [];
     switch (event.type) {
@@ -212,10 +219,10 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
         out.push(data(event, 'phase'));
         break;
       case 'token.delta':
-        if (event.delta !== '') this.#sendText(out, event.live?.call ?? entry.sequence, event.delta);
+        if (event.delta !== '') this.#sendText(out, event.live?.call ?? entry.sequence, event.delta, event.live !== undefined);
         break;
       case 'thinking.delta':
-        if (event.delta !== '') this.#sendReasoning(out, event.live?.call ?? entry.sequence, event.delta);
+        if (event.delta !== '') this.#sendReasoning(out, event.live?.call ?? entry.sequence, event.delta, event.live !== undefined);
         break;
       case 'reasoning.completed':
         this.#completed(out, event.call ?? entry.sequence, event);
@@ -258,8 +265,18 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   continueText(entry: JournalEntry): string | undefined {
     const { event } = entry;
     if (!this.#deltaLast || event.type !== 'token.delta' || this.#text === undefined || this.#reasoning !== undefined || event.delta === '') return undefined;
-    this.#text.add(event.delta);
-    return event.delta;
+    return this.#text.add(event.delta);
+  }
+
+  /** How much of the parts a worker streams live (in no journal) the chunks so far gave; `undefined` when none is open. */
+  mark(): LiveMark | undefined {
+    if (this.#text?.live === true) return this.#reasoningHad > 0 ? { reasoning: this.#reasoningHad, text: this.#text.had } : { text: this.#text.had };
+    return this.#reasoning?.live === true ? { reasoning: this.#reasoning.had } : undefined;
+  }
+
+  /** The next reasoning and text parts opened are those a reconnecting page had `mark` of: they go on from there, without a start. */
+  resume(mark: LiveMark): void {
+    this.#resumed = mark;
   }
 
   failure(message: string, code: string): AiSdkChunk {
@@ -270,33 +287,42 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
    * `name`: the model call the part streams where the run names its calls (a live delta's, or its reply's in a durable
    * run), else the entry that opened it: the same id on every encoding of the run, however much of the call streamed live.
    */
-  #sendText(out: Out, name: string | number, delta: string): void {
+  #sendText(out: Out, name: string | number, delta: string, live = false): void {
     this.#closeReasoning(out);
     if (this.#text === undefined) {
-      this.#text = new SentText(`text:${name}`);
-      out.push({ type: 'text-start', id: this.#text.id });
+      const had = this.#resumed?.text;
+      this.#resumed = undefined;
+      this.#text = new SentText(`text:${name}`, live, had);
+      if (had === undefined) out.push({ type: 'text-start', id: this.#text.id });
     }
-    this.#text.add(delta);
-    out.push({ type: 'text-delta', id: this.#text.id, delta });
+    const rest = this.#text.add(delta);
+    if (rest !== '') out.push({ type: 'text-delta', id: this.#text.id, delta: rest });
   }
 
-  #sendReasoning(out: Out, name: string | number, delta: string): void {
+  #sendReasoning(out: Out, name: string | number, delta: string, live = false): void {
     if (this.#reasoning === undefined) {
-      this.#reasoning = new SentText(`reasoning:${name}`);
-      out.push({ type: 'reasoning-start', id: this.#reasoning.id });
+      const had = this.#resumed?.reasoning;
+      if (had !== undefined) this.#resumed = { ...this.#resumed, reasoning: undefined };
+      // A page that had text of the call after this reasoning had the reasoning's end too.
+      this.#reasoningEnded = had !== undefined && this.#resumed?.text !== undefined;
+      this.#reasoning = new SentText(`reasoning:${name}`, live, had);
+      if (had === undefined) out.push({ type: 'reasoning-start', id: this.#reasoning.id });
     }
-    this.#reasoning.add(delta);
-    out.push({ type: 'reasoning-delta', id: this.#reasoning.id, delta });
+    const rest = this.#reasoning.add(delta);
+    if (rest !== '' && !this.#reasoningEnded) out.push({ type: 'reasoning-delta', id: this.#reasoning.id, delta: rest });
   }
 
   #closeReasoning(out: Out): void {
     if (this.#reasoning === undefined) return;
-    out.push({ type: 'reasoning-end', id: this.#reasoning.id });
+    if (!this.#reasoningEnded) out.push({ type: 'reasoning-end', id: this.#reasoning.id });
+    this.#reasoningHad = this.#reasoning.live ? this.#reasoning.had : 0;
     this.#reasoning = undefined;
+    this.#reasoningEnded = false;
   }
 
   #closeParts(out: Out): void {
     this.#closeReasoning(out);
+    this.#reasoningHad = 0;
     if (this.#text === undefined) return;
     out.push({ type: 'text-end', id: this.#text.id });
     this.#text = undefined;
@@ -304,13 +330,18 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
 
   #completed(out: Out, name: string | number, event: LoopEventOf<'reasoning.completed'>): void {
     // Thinking or a reply that was not streamed (or only partly) is sent whole here.
+    const from = out.length;
     const thought = event.reasoning ?? '';
     const thinking = this.#reasoning === undefined ? thought : this.#reasoning.rest(thought);
-    if (this.#text === undefined && thinking !== '') this.#sendReasoning(out, name, thinking);
+    // A page that had part of this call's parts gets their ends, even with no more text.
+    if (this.#text === undefined && (thinking !== '' || (this.#reasoning === undefined && this.#resumed?.reasoning !== undefined))) this.#sendReasoning(out, name, thinking);
     const text = event.text ?? '';
     const rest = this.#text === undefined ? text : this.#text.rest(text);
-    if (rest !== '') this.#sendText(out, name, rest);
+    if (rest !== '' || (this.#text === undefined && this.#resumed?.text !== undefined)) this.#sendText(out, name, rest);
+    this.#resumed = undefined;
     this.#closeParts(out);
+    // Alone: a start, a delta and an end for the reasoning and for the text.
+    if (event.call !== undefined) keepPlaces(out, from, (thought === '' ? 0 : 3) + (text === '' ? 0 : 3));
     for (const call of event.toolCalls) {
       // The provider's signature (Gemini's) rides on the call: the part keeps it as `callProviderMetadata`, which the next request brings back.
       const signed = call.extraContent === undefined ? {} : { providerMetadata: { actorloop: { extraContent: call.extraContent } } };

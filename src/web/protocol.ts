@@ -3,6 +3,7 @@
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { ContentPart, Message } from '../core/messages.ts';
 import type { RunView } from '../events/agUiEncoder.ts';
+import type { LiveMark } from '../events/sentText.ts';
 
 export interface StartRequest {
   /** The task's text; with `content`, the text of its text parts. */
@@ -54,6 +55,13 @@ export interface StreamEncoder<TEvent> {
    * reader without building an event for it.
    */
   continueText?(entry: JournalEntry): string | undefined;
+  /** How much of a message a worker streams live (a `LiveDelta`'s, in no journal) the events so far gave; `undefined` when none is open. */
+  mark?(): LiveMark | undefined;
+  /**
+   * The page reconnecting had `mark` of the live message it had open: the next message opened (by a live delta or by
+   * the journal's reply) goes on from there, without a start and without the text the page has.
+   */
+  resume?(mark: LiveMark): void;
   /** True for an entry the page answers in a new request (an AI SDK wait). Absent: streams end with the run. */
   endsResponse?(entry: JournalEntry): boolean;
 }

@@ -1,20 +1,23 @@
 /**
- * A page following a durable run gets a model call's text live from the worker, in no journal and without
- * event ids. When it drops mid-call and reconnects with the `Last-Event-ID` of the last event it had, the
- * journal's reply brings the call's text again, under the id its live deltas had: the page's message is
- * the call's whole text once, as on a stream that never dropped.
+ * A page following a durable run gets a model call's text live from the worker, in no journal. When it
+ * drops mid-call and reconnects with the `Last-Event-ID` of the last event it had, it gets only the rest of
+ * the message: live, if the call still streams, or from the journal's reply. The stock clients'
+ * own reassembly (`@ag-ui/client`'s `defaultApplyEvents`, the AI SDK's `readUIMessageStream`) then builds
+ * the messages a stream that never dropped builds: the call's whole text once.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BaseEvent } from '@ag-ui/core';
+import type { UIMessage } from 'ai';
 import type { Agent } from '../../src/index.ts';
 import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import { chunksFor, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
-import { EventReader, messageOf, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
+import { agUiMessagesOf, EventReader, messageOf, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
 import { streamingAgent } from './fixtures/agents.ts';
 import { startWorker, stop } from './workerProcess.ts';
 
@@ -63,16 +66,6 @@ class HalfwayServer {
     this.#server?.closeAllConnections();
     return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
   }
-}
-
-/** A page's AG-UI messages by id: a start for an id it has begins that message again (as the journal's reply does). */
-function agUiTexts(events: readonly SseEvent[]): string[] {
-  const byMessage = new Map<string, string>();
-  for (const { data } of events) {
-    if (data.type === 'TEXT_MESSAGE_START') byMessage.set(data.messageId as string, '');
-    if (data.type === 'TEXT_MESSAGE_CONTENT') byMessage.set(data.messageId as string, `${byMessage.get(data.messageId as string)}${data.delta as string}`);
-  }
-  return [...byMessage.values()];
 }
 
 interface Frame {
@@ -139,49 +132,80 @@ describe.skipIf(missing !== '')('a page that reconnects after a durable run stre
     });
   }
 
-  it('AG-UI: the live text and the journal’s reply are one message, the whole text once', { timeout: 90_000 }, async () => {
-    const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
-    served.push(handler);
-    const runId = 'run-reconnect-agui';
-    const release = server.hold();
-    const page = new EventReader(await post(handler.url, runInput('Count to forty.', runId)));
-    const text = () => of(page.events, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('');
-    await page.whilst(() => text().length < FIRST_HALF.length);
-    expect(text()).toBe(FIRST_HALF);
-    await page.drop();
-    await finish(runId, release);
+  /** A live event's id names how much of the live message the page has with it. */
+  const marked = (id: string | undefined) => id !== undefined && id.split('.').length === 3;
+  const agUiMessages = (events: readonly SseEvent[]) => agUiMessagesOf(events.map((e) => e.data as unknown as BaseEvent));
 
-    const lastId = page.events.findLast((e) => e.id !== undefined)?.id as string;
-    const reconnected = await new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`, { headers: { 'last-event-id': lastId } })).rest();
-    const rejoined = [...page.events, ...reconnected];
-    expect(agUiTexts(rejoined)).toEqual([ANSWER]);
-    expect(new Set(of(rejoined, 'TEXT_MESSAGE_START').map((e) => e.data.messageId)).size).toBe(1);
-    // As the run reads from its start, unbroken.
-    const whole = await new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`)).rest();
-    expect(agUiTexts(whole)).toEqual([ANSWER]);
-    expect(of(whole, 'TEXT_MESSAGE_START').map((e) => e.data.messageId)).toEqual(of(rejoined, 'TEXT_MESSAGE_START').slice(0, 1).map((e) => e.data.messageId));
-  });
+  for (const streaming of [true, false]) {
+    const when = streaming ? 'while the call still streams (the rest comes live)' : 'after the reply committed (the rest comes from the journal)';
 
-  it('AI SDK: the part the reconnect starts again replaces the live one, and readUIMessageStream builds the unbroken run’s message', { timeout: 90_000 }, async () => {
-    const handler = await serve(createAiSdkHandler(agent, { runtime, pollIntervalMs: 100 }));
-    served.push(handler);
-    const release = server.hold();
-    const body = { id: 'chat-reconnect', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Count to forty.' }] }], trigger: 'submit-message' };
-    const first = await framesUntil(await post(handler.url, body), (frames) => deltas(frames).length >= FIRST_HALF.length);
-    expect(deltas(first)).toBe(FIRST_HALF);
-    const runId = first.find(({ chunk }) => chunk.type === 'start')?.chunk.messageId as string;
-    await finish(runId, release);
+    it(`AG-UI: a page that reconnects ${when} has the unbroken stream's messages, the call's text once`, { timeout: 90_000 }, async () => {
+      const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
+      served.push(handler);
+      const runId = `run-reconnect-agui-${streaming ? 'live' : 'committed'}`;
+      const release = server.hold();
+      const page = new EventReader(await post(handler.url, runInput('Count to forty.', runId)));
+      const text = () => of(page.events, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('');
+      await page.whilst(() => text().length < FIRST_HALF.length);
+      expect(text()).toBe(FIRST_HALF);
+      await page.drop();
+      const lastId = page.events.findLast((e) => e.id !== undefined)?.id;
+      expect(marked(lastId)).toBe(true);
 
-    const lastId = first.findLast((frame) => frame.id !== undefined)?.id as string;
-    const reconnected = await framesUntil(await fetch(`${handler.url}/runs/${runId}/stream`, { headers: { 'last-event-id': lastId } }), () => false);
-    // A part the reconnect starts again (its id) is the page's unfinished one, whole this time: the page lets the old one go.
-    const restarted = new Set(reconnected.flatMap(({ chunk }) => (chunk.type === 'text-start' || chunk.type === 'reasoning-start' ? [chunk.id] : [])));
-    const kept = first.filter(({ chunk }) => !(chunk.type.startsWith('text-') || chunk.type.startsWith('reasoning-')) || !restarted.has(chunk.id));
-    const rejoined = await messageOf(new Response([...kept, ...reconnected].map((frame) => `${frame.raw}\n\n`).join('')));
-    const whole = await messageOf(await fetch(`${handler.url}/runs/${runId}/stream`));
-    expect(rejoined.parts.filter((part) => part.type === 'text')).toEqual([expect.objectContaining({ text: ANSWER, state: 'done' })]);
-    expect(rejoined).toEqual(whole);
-  });
+      let reconnected: SseEvent[];
+      if (streaming) {
+        const again = new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`, { headers: { 'last-event-id': lastId as string } }));
+        await finish(runId, release);
+        reconnected = await again.rest();
+      } else {
+        await finish(runId, release);
+        reconnected = await new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`, { headers: { 'last-event-id': lastId as string } })).rest();
+      }
+      // Live deltas name how much of the message the page has; committed events do not.
+      expect(reconnected.some((e) => marked(e.id))).toBe(streaming);
+      expect(of(reconnected, 'TEXT_MESSAGE_START')).toEqual([]);
+      expect(of(reconnected, 'TEXT_MESSAGE_CONTENT').map((e) => e.data.delta).join('')).toBe(ANSWER.slice(FIRST_HALF.length));
+      const whole = await new EventReader(await fetch(`${handler.url}/runs/${runId}/stream`)).rest();
+      const messages = await agUiMessages([...page.events, ...reconnected]);
+      expect(messages).toEqual(await agUiMessages(whole));
+      expect(messages.map((message) => message.content)).toEqual([ANSWER]);
+    });
+
+    it(`AI SDK: a page that reconnects ${when} builds the unbroken stream's message with readUIMessageStream`, { timeout: 90_000 }, async () => {
+      const handler = await serve(createAiSdkHandler(agent, { runtime, pollIntervalMs: 100 }));
+      served.push(handler);
+      const release = server.hold();
+      const body = { id: `chat-reconnect-${streaming ? 'live' : 'committed'}`, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Count to forty.' }] }], trigger: 'submit-message' };
+      const first = await framesUntil(await post(handler.url, body), (frames) => deltas(frames).length >= FIRST_HALF.length);
+      expect(deltas(first)).toBe(FIRST_HALF);
+      const runId = first.find(({ chunk }) => chunk.type === 'start')?.chunk.messageId as string;
+      const lastId = first.findLast((frame) => frame.id !== undefined)?.id as string;
+      expect(marked(lastId)).toBe(true);
+
+      const reconnect = () => fetch(`${handler.url}/runs/${runId}/stream`, { headers: { 'last-event-id': lastId } });
+      let reconnected: Frame[];
+      if (streaming) {
+        const again = reconnect();
+        await finish(runId, release);
+        reconnected = await framesUntil(await again, () => false);
+      } else {
+        await finish(runId, release);
+        reconnected = await framesUntil(await reconnect(), () => false);
+      }
+      expect(reconnected.some((frame) => marked(frame.id))).toBe(streaming);
+      expect(reconnected.filter(({ chunk }) => chunk.type === 'text-start')).toEqual([]);
+      expect(deltas(reconnected)).toBe(ANSWER.slice(FIRST_HALF.length));
+      const rejoined = await messageOf(new Response([...first, ...reconnected].map((frame) => `${frame.raw}\n\n`).join('')));
+      const whole = await messageOf(await fetch(`${handler.url}/runs/${runId}/stream`));
+      // A follower reads the worker's live deltas before it polled the step the call began (its start-step): the
+      // live page has its step start after the text, the journal's reading before it. Parts otherwise in order.
+      const steps = (message: UIMessage) => message.parts.filter((part) => part.type === 'step-start').length;
+      const stepless = (message: UIMessage) => ({ ...message, parts: message.parts.filter((part) => part.type !== 'step-start') });
+      expect(stepless(rejoined)).toEqual(stepless(whole));
+      expect(steps(rejoined)).toBe(steps(whole));
+      expect(rejoined.parts.filter((part) => part.type === 'text')).toEqual([expect.objectContaining({ text: ANSWER, state: 'done' })]);
+    });
+  }
 });
 
 const of = (events: readonly SseEvent[], type: string) => events.filter((e) => e.data.type === type);

@@ -254,7 +254,9 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const lateContents = of(joined, 'TEXT_MESSAGE_CONTENT');
     expect(lateContents.length).toBeGreaterThanOrEqual(2);
     expect(lateContents.map((e) => e.data.delta).join('')).toBe(ANSWER);
-    expect(lateContents.map((e) => e.id)).toEqual(lateContents.map(() => undefined));
+    // Live: each id is the committed cursor and the characters of the message the page has with it.
+    let had = 0;
+    expect(lateContents.map((e) => e.id)).toEqual(lateContents.map((e) => `${(e.id ?? '').split('.').slice(0, 2).join('.')}.t${(had += (e.data.delta as string).length)}`));
     expect(of(joined, 'TEXT_MESSAGE_START')).toHaveLength(1);
     expect(lateTokens.join('')).toBe(ANSWER);
     // The run ended: a subscriber now gets none of its text again.

@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { z } from 'zod';
 import { EventSchemas } from '@ag-ui/core/schemas';
+import { AbstractAgent, defaultApplyEvents } from '@ag-ui/client';
+import type { BaseEvent, Message as AgUiMessage, RunAgentInput } from '@ag-ui/core';
+import { from, lastValueFrom, toArray, type Observable } from 'rxjs';
 import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { toNodeListener } from '../../src/web/node.ts';
@@ -193,6 +196,23 @@ export async function messageOf(response: Response, message?: UIMessage): Promis
   for await (const built of readUIMessageStream({ stream, terminateOnError: true, ...(message === undefined ? {} : { message: structuredClone(message) }) })) last = built;
   if (last === undefined) throw new Error('the stream built no message');
   return structuredClone(last);
+}
+
+/** What `defaultApplyEvents` is, seen through this package's rxjs (`@ag-ui/client` has its own copy). */
+type ApplyEvents = (input: RunAgentInput, events: Observable<BaseEvent>, agent: AbstractAgent, subscribers: []) => Observable<{ messages?: AgUiMessage[] }>;
+
+/** A page's AG-UI messages as `@ag-ui/client` builds them from the events it got (its own `defaultApplyEvents`). */
+export async function agUiMessagesOf(events: readonly BaseEvent[]): Promise<AgUiMessage[]> {
+  const page = new (class extends AbstractAgent {
+    run(): never {
+      throw new Error('a page that only applies events runs nothing');
+    }
+  })({ threadId: 'thread-page' });
+  const input: RunAgentInput = { threadId: 'thread-page', runId: 'run-page', messages: [], tools: [], context: [], state: {}, forwardedProps: {} };
+  let messages: AgUiMessage[] = [];
+  const mutations = await lastValueFrom((defaultApplyEvents as unknown as ApplyEvents)(input, from(events), page, []).pipe(toArray()));
+  for (const mutation of mutations) if (mutation.messages !== undefined) messages = mutation.messages;
+  return structuredClone(messages);
 }
 
 /** What `addToolApprovalResponse` does to the message before useChat sends it back. */
