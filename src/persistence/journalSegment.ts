@@ -146,9 +146,9 @@ export class SegmentRunLog implements RunLog {
 
   append(record: LogRecord): void {
     if (this.#closed) return;
-    // An event names its run in its entry; any other record right after its head (`appendLine`).
+    // An event names its run in its entry; any other record right after its head, built there rather than spliced in.
     if (record.kind === 'event') this.segment.writer.append(record);
-    else this.appendLine(JSON.stringify(record));
+    else this.segment.writer.appendLine(JSON.stringify(Object.assign({ v: record.v, kind: record.kind, runId: this.runId }, record)));
   }
 
   appendLine(json: string): void {

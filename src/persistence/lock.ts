@@ -42,6 +42,8 @@ export interface HoldCreatedRunOptions {
   readonly written?: () => number;
   /** Once this exists, a takeover moved the run's records out of the shared log. */
   readonly movedTo?: string;
+  /** The run's id was made just now: no earlier run of it can have left a lock file. */
+  readonly newId?: boolean;
 }
 
 export interface RunLock {
@@ -198,7 +200,7 @@ export function holdCreatedRun(logFile: string, options: HoldCreatedRunOptions):
   const { lockFile, leaseMs, renew = true, onLost, written, movedTo } = options;
   checkLease(leaseMs);
   // A lock file left from an earlier run of this id is not a takeover; a different one later is.
-  const lockAtHold = renew && existsSync(lockFile) ? readLockFile(lockFile)?.id : undefined;
+  const lockAtHold = renew && options.newId !== true && existsSync(lockFile) ? readLockFile(lockFile)?.id : undefined;
   return hold({ kind: 'created', file: logFile, leaseMs, renew, onLost, lockFile, lockAtHold, written, movedTo }, 0, undefined, () => undefined);
 }
 

@@ -207,15 +207,21 @@ export class RunLogWriter implements RunLog {
       throw new Error(`${this.file}: a synchronous flush while a background write is in flight would reorder the log; await flushBehind() first.`);
     }
     if (this.#uncreated) this.#createNow();
-    const batch = Buffer.from(`${this.#pending.join('\n')}\n`);
+    const text = `${this.#pending.join('\n')}\n`;
     this.#pending = [];
-    this.#written += batch.length;
+    const total = Buffer.byteLength(text);
+    this.#written += total;
     let done = 0;
     try {
+      // The write encodes the text itself: no buffer is made for it.
+      done = progress(writeSync(this.#fd, text));
       // The kernel may write less than asked (a signal, a nearly full disk): the rest follows.
-      while (done < batch.length) done += progress(writeSync(this.#fd, batch, done, batch.length - done));
+      if (done < total) {
+        const batch = Buffer.from(text);
+        while (done < total) done += progress(writeSync(this.#fd, batch, done, total - done));
+      }
     } catch (error) {
-      throw this.#failed(done, batch.length, error);
+      throw this.#failed(done, total, error);
     }
     this.#bytes += done;
   }

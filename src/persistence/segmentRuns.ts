@@ -51,7 +51,7 @@ export function createSegmentRun(store: SegmentStore, init: { agentId: string; t
   log.append(header);
   if (init.journalOnly) return new RunWriter(log, openMetaDoc, metaFromHeader(header), NO_LOCK, false, true);
   let writer: RunWriter | undefined;
-  const claim = holdCreatedRun(log.file, { lockFile: paths.lock, leaseMs: store.leaseMs, movedTo: paths.log, onLost: (reason) => writer?.markLost(reason) });
+  const claim = holdCreatedRun(log.file, { lockFile: paths.lock, leaseMs: store.leaseMs, movedTo: paths.log, newId: true, onLost: (reason) => writer?.markLost(reason) });
   try {
     if (init.input !== undefined) log.append({ v: LOG_VERSION, kind: 'start', input: init.input });
     log.flushSync();
