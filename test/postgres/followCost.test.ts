@@ -3,14 +3,13 @@
  * that sends each token only once the follower has the one before makes every notice carry one token,
  * so a run with a follower and the same run without one differ by a known number of transactions.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresRuntime, runWorker } from '../../src/postgres/index.ts';
 import { TOKEN_FLUSH_MS, TOKEN_LOCK } from '../../src/postgres/tokens.ts';
 import { createAgentSystem } from '../../src/system/createAgentSystem.ts';
-import { chunksFor, sseBytes } from '../support/openaiServer.ts';
+import { chunksFor, listenLocally, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { streamingAgent } from './fixtures/agents.ts';
 
@@ -19,18 +18,15 @@ const TOKENS = Array.from({ length: 40 }, (_, i) => `word${i} `);
 
 /** Streams the reply; between tokens it waits for `next` (resolved at once when nobody gates). */
 class PacedServer {
-  #server: Server | undefined;
+  #server: { close(): Promise<void> } | undefined;
   next: () => Promise<void> = () => Promise.resolve();
   tokens: readonly string[] = TOKENS;
   baseURL = '';
 
   async start(): Promise<void> {
-    this.#server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => void this.#reply(response));
-    });
-    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
-    this.baseURL = `http://127.0.0.1:${(this.#server?.address() as AddressInfo).port}/v1`;
+    const server = await listenLocally((_body, response) => void this.#reply(response));
+    this.#server = server;
+    this.baseURL = server.baseURL;
   }
 
   async #reply(response: ServerResponse): Promise<void> {
@@ -47,8 +43,7 @@ class PacedServer {
   }
 
   close(): Promise<void> {
-    this.#server?.closeAllConnections();
-    return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
+    return this.#server?.close() ?? Promise.resolve();
   }
 }
 

@@ -5,8 +5,7 @@
  * own reassembly (`@ag-ui/client`'s `defaultApplyEvents`, the AI SDK's `readUIMessageStream`) then builds
  * the messages a stream that never dropped builds: the call's whole text once.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BaseEvent } from '@ag-ui/core';
@@ -15,7 +14,7 @@ import type { Agent } from '../../src/index.ts';
 import { createPostgresRuntime, type PostgresRuntime } from '../../src/postgres/index.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
-import { chunksFor, sseBytes } from '../support/openaiServer.ts';
+import { chunksFor, listenLocally, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { agUiMessagesOf, EventReader, messageOf, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
 import { streamingAgent } from './fixtures/agents.ts';
@@ -29,18 +28,15 @@ const FIRST_HALF = TOKENS.slice(0, TOKENS.length / 2).join('');
 
 /** Sends the first half of its one reply, then holds the rest until `release()` (or a while, so a failure cannot hang). */
 class HalfwayServer {
-  #server: Server | undefined;
+  #server: { close(): Promise<void> } | undefined;
   #release: () => void = () => undefined;
   #held: Promise<void> = Promise.resolve();
   baseURL = '';
 
   async start(): Promise<void> {
-    this.#server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => void this.#reply(response));
-    });
-    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
-    this.baseURL = `http://127.0.0.1:${(this.#server?.address() as AddressInfo).port}/v1`;
+    const server = await listenLocally((_body, response) => void this.#reply(response));
+    this.#server = server;
+    this.baseURL = server.baseURL;
   }
 
   hold(): () => void {
@@ -63,8 +59,7 @@ class HalfwayServer {
   }
 
   close(): Promise<void> {
-    this.#server?.closeAllConnections();
-    return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
+    return this.#server?.close() ?? Promise.resolve();
   }
 }
 
@@ -185,9 +180,10 @@ describe.skipIf(missing !== '')('a page that reconnects after a durable run stre
       const reconnect = () => fetch(`${handler.url}/runs/${runId}/stream`, { headers: { 'last-event-id': lastId } });
       let reconnected: Frame[];
       if (streaming) {
-        const again = reconnect();
+        // The reconnect's response is in hand (the stream follows the run) before the rest of the call is let go.
+        const again = await reconnect();
         await finish(runId, release);
-        reconnected = await framesUntil(await again, () => false);
+        reconnected = await framesUntil(again, () => false);
       } else {
         await finish(runId, release);
         reconnected = await framesUntil(await reconnect(), () => false);

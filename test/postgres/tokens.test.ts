@@ -3,8 +3,7 @@
  * OpenAI-compatible server over HTTP and publishes its deltas; this process's `agent.tokens$`, its
  * events and the AG-UI handler show them while the call is on, then the committed reply adds no text.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +15,7 @@ import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
 import { TOKEN_LOCK, TokenPublisher } from '../../src/postgres/tokens.ts';
 import { createRedactor } from '../../src/security/redactor.ts';
-import { chunksFor, sseBytes } from '../support/openaiServer.ts';
+import { chunksFor, listenLocally, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
 import { EventReader, post, runInput, serve, type Served, type SseEvent } from '../web/support.ts';
 import { STREAM_SECRET, streamingAgent, streamingSystem } from './fixtures/agents.ts';
@@ -50,18 +49,14 @@ interface Hold {
  * lets go after a while, so a broken feature fails its assertions instead of hanging.
  */
 class TokenServer {
-  #server: Server | undefined;
+  #server: { close(): Promise<void> } | undefined;
   #holds: Promise<void>[] = [];
   baseURL = '';
 
   async start(): Promise<void> {
-    this.#server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => void this.#reply(body, response));
-    });
-    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
-    this.baseURL = `http://127.0.0.1:${(this.#server?.address() as AddressInfo).port}/v1`;
+    const server = await listenLocally((body, response) => void this.#reply(body, response));
+    this.#server = server;
+    this.baseURL = server.baseURL;
   }
 
   hold(): Hold {
@@ -94,8 +89,7 @@ class TokenServer {
   }
 
   close(): Promise<void> {
-    this.#server?.closeAllConnections();
-    return new Promise((resolve) => (this.#server === undefined ? resolve() : this.#server.close(() => resolve())));
+    return this.#server?.close() ?? Promise.resolve();
   }
 }
 
@@ -336,8 +330,9 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(starts).toHaveLength(2);
     const contents = (id: unknown) => of(events, 'TEXT_MESSAGE_CONTENT').filter((e) => e.data.messageId === id);
     expect(starts.map((id) => contents(id).map((e) => e.data.delta).join(''))).toEqual([LOOKUP_TOKENS.join(''), ANSWER]);
-    // The answer came live (no event id), and only after the lookup's reply: its message and its tool call ended.
-    expect(contents(starts[1])[0]?.id).toBeUndefined();
+    // The answer came live (its id marks the characters of a live message: a committed event's has none), and only
+    // after the lookup's reply: its message and its tool call ended.
+    expect(contents(starts[1])[0]?.id).toMatch(/^\d+\.\d+\.t\d+$/);
     const at = (type: string, id?: unknown) => events.findIndex((e) => e.data.type === type && (id === undefined || e.data.messageId === id || e.data.toolCallId === id));
     const answer = at('TEXT_MESSAGE_START', starts[1]);
     expect(at('TEXT_MESSAGE_END', starts[0])).toBeLessThan(answer);

@@ -289,3 +289,20 @@ function eventPieces(bytes: Uint8Array): Uint8Array[] {
   for (let i = 1; i < bytes.length; i++) if (bytes[i] === 0x0a && bytes[i - 1] === 0x0a) offsets.push(i + 1);
   return splitAt(bytes, offsets);
 }
+
+/** A hand-written model server on 127.0.0.1 (a test's own pacing of a reply): `onRequest` gets each request's body once read. */
+export async function listenLocally(onRequest: (body: string, response: ServerResponse) => void): Promise<{ readonly baseURL: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => onRequest(body, response));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
