@@ -16,8 +16,8 @@ import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare, nextCallRunId } from './children.ts';
 import { CHANNEL, type Engine } from './engine.ts';
-import { parseStepNotice, StepFollows, type StepNotice } from './notices.ts';
-import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL, TOKEN_LOCK } from './tokens.ts';
+import { AgentFollows, FOLLOW_LINGER_MS, Lingering, parseStepNotice, type StepNotice } from './notices.ts';
+import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL } from './tokens.ts';
 import { liveFromStart } from '../events/liveDeltas.ts';
 import type { HumanDecision } from './running.ts';
 import { post, queueRun, wake } from './outbox.ts';
@@ -46,6 +46,8 @@ export interface PostgresRuntimeOptions {
   readonly poolSize?: number;
   /** Migrate the database on first use instead of requiring `actorloop db migrate` (default false). */
   readonly migrate?: boolean;
+  /** How long this process follows an agent after its last subscriber left (default 30 s): a page reconnecting meanwhile misses nothing live. */
+  readonly followLingerMs?: number;
 }
 
 export interface DurableRunInfo {
@@ -108,8 +110,15 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   // One listening connection, opened on first need.
   let listener: Promise<pg.Client> | undefined;
-  /** The listener that also hears workers' streamed deltas (once this process follows an agent's events), and the agents it told workers it follows. */
-  let hearsTokens: { readonly client: pg.Client; readonly agents: Set<string> } | undefined;
+  /** The agents whose events this process follows, told to steps and workers by locks on the listener. */
+  const follows = new AgentFollows();
+  // The last subscriber of an agent left: steps stop notifying and workers stop publishing to this process, unless one comes back first.
+  const lingering = new Lingering(options.followLingerMs ?? FOLLOW_LINGER_MS, (agentId) => {
+    if (follows.follows(agentId)) return;
+    feeds.delete(agentId);
+    held.delete(agentId);
+    void listener?.then((client) => follows.sync(client, agentId)).catch(() => undefined);
+  });
   const following = new Map<string, string>();
   /** Each is called once with the next notice about the run. */
   const waiters = new Map<string, Set<() => void>>();
@@ -128,7 +137,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       client.on('error', () => {
         listener = undefined;
         // Subscribers keep following: listen again (entries committed meanwhile are not replayed to them).
-        if (feeds.size > 0) relisten();
+        if (follows.agents.length > 0) relisten();
         for (const waiting of waiters.values()) for (const wakeUp of waiting) wakeUp();
       });
       client.on('notification', (message) => {
@@ -146,23 +155,10 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
-      for (const agentId of feeds.keys()) await followAgent(client, agentId);
+      for (const agentId of follows.agents) await follows.sync(client, agentId);
       return client;
     })());
 
-  const stepFollows = new StepFollows();
-  const followAgent = (client: pg.Client, agentId: string): Promise<void> => stepFollows.follow(client, agentId).then(() => hearTokens(client, agentId));
-
-  const hearTokens = async (client: pg.Client, agentId: string): Promise<void> => {
-    if (hearsTokens?.client !== client) {
-      hearsTokens = { client, agents: new Set() };
-      await client.query(`LISTEN ${TOKEN_CHANNEL}`);
-    }
-    if (hearsTokens.agents.has(agentId)) return;
-    hearsTokens.agents.add(agentId);
-    // Held while this connection lives: a worker publishes a call's deltas only while some process holds it.
-    await client.query(`SELECT pg_advisory_lock_shared($1, hashtext($2))`, [TOKEN_LOCK, agentId]);
-  };
 
   /** In the order of the notices: a call's deltas before its reply's entries, which are read first. */
   const liveTokens = (payload: string | undefined): void => {
@@ -176,7 +172,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
   };
 
   const relisten = (): void => {
-    setTimeout(() => void listen().catch(() => (feeds.size > 0 ? relisten() : undefined)), 1_000).unref();
+    setTimeout(() => void listen().catch(() => (follows.agents.length > 0 ? relisten() : undefined)), 1_000).unref();
   };
 
   const emitEntries = async (feed: Subject<JournalEntry>, notice: StepNotice): Promise<void> => {
@@ -342,7 +338,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
           ended,
           // Read once the agent's steps are all told here: none committed after the read goes unheard.
           entries: async () => {
-            if (feeds.has(binding.agentId)) await listen().then((client) => followAgent(client, binding.agentId)).catch(() => undefined);
+            if (follows.follows(binding.agentId)) await listen().then((client) => follows.sync(client, binding.agentId)).catch(() => undefined);
             return runtime.journal(runId);
           },
           live$: events$,
@@ -355,14 +351,20 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       let feed: Subject<JournalEntry> | undefined;
       const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
         feed ??= new Subject<JournalEntry>();
-        feeds.set(binding.agentId, feed);
-        if (!held.has(binding.agentId)) held.set(binding.agentId, new HeldCalls());
-        void listen()
-          .then((client) => followAgent(client, binding.agentId))
-          .catch((error: unknown) => subscriber.error(error));
+        const { agentId } = binding;
+        feeds.set(agentId, feed);
+        if (!held.has(agentId)) held.set(agentId, new HeldCalls());
+        follows.count(agentId, 1);
+        const sync = (): Promise<void> => listen().then((client) => follows.sync(client, agentId));
+        void sync().catch((error: unknown) => subscriber.error(error));
         // Joined mid-call: the calls in flight so far first, then what comes.
-        const calls = held.get(binding.agentId);
-        return concat(defer(() => from(calls?.entries() ?? [])), feed).pipe(liveFromStart()).subscribe(subscriber);
+        const calls = held.get(agentId);
+        const following = concat(defer(() => from(calls?.entries() ?? [])), feed).pipe(liveFromStart()).subscribe(subscriber);
+        return () => {
+          following.unsubscribe();
+          follows.count(agentId, -1);
+          if (!follows.follows(agentId)) lingering.add(agentId);
+        };
       });
       const bound: BoundRuntime = {
         store: engine.store,
@@ -455,6 +457,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     async close() {
       clearInterval(checking);
       checking = undefined;
+      lingering.clear();
       const client = listener;
       listener = undefined;
       for (const feed of feeds.values()) feed.complete();

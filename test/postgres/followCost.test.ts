@@ -106,6 +106,28 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
     return { transactions: await transactions(url), deltas };
   };
 
+  /** One run after a subscriber followed the agent and left, with no lingering: its locks let go (polled through `pg_locks`), tokens come flush windows apart. */
+  const runAfterFollowerLeft = async (tokens: readonly string[]): Promise<number> => {
+    const url = await freshDatabase('followcost');
+    const runtime = createPostgresRuntime({ connectionString: url, migrate: true, poolSize: 4, followLingerMs: 0 });
+    await runtime.migrate();
+    const agent = streamingAgent(runtime, server.baseURL);
+    const worker = await runWorker({ runtime, concurrency: 1, pollIntervalMs: 600_000, heartbeatMs: 600_000, staleAfterMs: 1_800_000 });
+    server.tokens = tokens;
+    server.next = () => new Promise<void>((resolve) => setTimeout(resolve, 3 * TOKEN_FLUSH_MS));
+    try {
+      const watching = agent.tokens$.subscribe(() => undefined);
+      await vi.waitFor(() => expect(followLocks(url)).resolves.toBe(1), { timeout: 10_000 });
+      watching.unsubscribe();
+      await vi.waitFor(() => expect(followLocks(url)).resolves.toBe(0), { timeout: 10_000 });
+      expect((await agent.run('Count to forty.', { runId: 'run-cost' })).text).toBe(tokens.join(''));
+    } finally {
+      await worker.stop();
+      await runtime.close();
+    }
+    return transactions(url);
+  };
+
   /** The same run asked of a system whose member the agent is, its worker in this process; `watched`: a subscriber follows the system's events$. */
   const systemRun = async (watched: boolean, tokens: readonly string[] = TOKENS): Promise<{ transactions: number; deltas: string[] }> => {
     const url = await freshDatabase('followcost');
@@ -143,6 +165,13 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
     expect(long.transactions - short.transactions).toBeLessThanOrEqual(2);
     // One token a notice, each sent only once the watcher had the one before.
     expect((await systemRun(true)).deltas).toEqual(TOKENS);
+  });
+
+  it("a process whose last follower of an agent left no longer makes workers publish that agent's calls", { timeout: 180_000 }, async () => {
+    const short = await runAfterFollowerLeft(TOKENS.slice(0, 1));
+    const long = await runAfterFollowerLeft(TOKENS.slice(0, 20));
+    // A worker that still found a follower would send a notice a token, each about three transactions; the lock polls vary by a few.
+    expect(long - short).toBeLessThanOrEqual(8);
   });
 
   it('a worker whose agent nobody follows streams a long reply for the transactions of a one-token one', { timeout: 120_000 }, async () => {
