@@ -20,15 +20,20 @@ export interface EventCursor {
 
 export function parseEventId(value: string | null): EventCursor | undefined {
   if (value === null || value.trim() === '') return undefined;
-  const match = /^(\d{1,15})\.(\d{1,6})(?:\.(?:r(\d{1,12})(e)?)?(?:t(\d{1,12}))?)?$/.exec(value.trim());
-  if (match === null || match[0].endsWith('.') || (match[4] !== undefined && match[5] !== undefined)) throw new WebRequestError(400, `Last-Event-ID "${value.slice(0, 40)}" is not an event id of this stream (they look like 12.0 or 12.0.t40); reconnect without it to get the run from its start.`);
-  const [, sequence, index, reasoning, ended, text] = match;
-  const cursor = { sequence: Number(sequence), index: Number(index) };
-  if (reasoning === undefined && text === undefined) return cursor;
-  return {
-    ...cursor,
-    mark: { ...(reasoning === undefined ? {} : { reasoning: Number(reasoning) }), ...(ended === undefined ? {} : { ended: true }), ...(text === undefined ? {} : { text: Number(text) }) },
-  };
+  const match = /^(\d{1,15})\.(\d{1,6})(?:\.(.*))?$/.exec(value.trim());
+  const mark = match?.[3] === undefined ? undefined : parseMark(match[3]);
+  if (match === null || mark === null) throw new WebRequestError(400, `Last-Event-ID "${value.slice(0, 40)}" is not an event id of this stream (they look like 12.0 or 12.0.t40); reconnect without it to get the run from its start.`);
+  const cursor = { sequence: Number(match[1]), index: Number(match[2]) };
+  return mark === undefined ? cursor : { ...cursor, mark };
+}
+
+/** A live mark as an id writes it (`r20t457`, `t4`, `r20e`); `null` when it is none. */
+export function parseMark(text: string): LiveMark | null {
+  const match = /^(?:r(\d{1,12})(e)?)?(?:t(\d{1,12}))?$/.exec(text);
+  if (match === null || text === '') return null;
+  const [, reasoning, ended, characters] = match;
+  if (ended !== undefined && characters !== undefined) return null;
+  return { ...(reasoning === undefined ? {} : { reasoning: Number(reasoning) }), ...(ended === undefined ? {} : { ended: true }), ...(characters === undefined ? {} : { text: Number(characters) }) };
 }
 
 export const markText = (mark: LiveMark): string =>
