@@ -98,6 +98,8 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
     };
     // Read again from here, not from the start: a long run is not read once per step.
     let after = -1;
+    /** The step the deltas waiting are of, read for once: until a read has it, the polls go on (not a read per delta). */
+    let wanted = -1;
     const readNow = (): void => {
       clearTimeout(timer);
       // One read at a time; a move meanwhile reads once more after it.
@@ -136,8 +138,9 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
       : moved?.subscribe((entry) => {
           if (liveDelta(entry) === undefined) return readNow();
           live.push(entry);
-          if (entry.sequence > after) readNow();
-          else passLive();
+          if (entry.sequence <= after) return passLive();
+          if (entry.sequence > wanted) readNow();
+          wanted = Math.max(wanted, entry.sequence);
         });
     return () => {
       clearTimeout(timer);

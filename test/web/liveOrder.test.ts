@@ -24,8 +24,9 @@ function durableRun() {
   const journal: JournalEntry[] = [at(0, { type: 'run.started', task: 'Count.', model: 'm', tools: [] })];
   const bus = new Subject<JournalEntry>();
   const agent = { id: 'a', events$: bus as Observable<JournalEntry> } as unknown as Agent;
-  const read = (_runId: string, after = -1) => journal.filter((entry) => entry.sequence > after);
-  return { journal, bus, source: { agent, read, everywhere: true, pollIntervalMs: 60_000 } };
+  const reads = { count: 0 };
+  const read = (_runId: string, after = -1) => (reads.count++, journal.filter((entry) => entry.sequence > after));
+  return { journal, bus, reads, source: { agent, read, everywhere: true, pollIntervalMs: 60_000 } };
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -57,5 +58,26 @@ describe("a durable run's follower", () => {
     const read = await messageOf(new Response(replay));
     expect(got.parts.map((part) => part.type)).toEqual(['step-start', 'data-actorloop.phase.entered', 'text', 'data-actorloop.run.terminated'].filter((type) => read.parts.some((part) => part.type === type)));
     expect(got).toEqual(read);
+  });
+
+  it('reads once for the step that deltas wait for, not once a delta, while the step is not yet to be read', async () => {
+    const { journal, bus, reads, source } = durableRun();
+    const fed: JournalEntry[] = [];
+    const subscription = (await runFeed(source, RUN)).subscribe((entry) => fed.push(entry));
+    await turn();
+    const before = reads.count;
+    for (let part = 0; part < 20; part++) {
+      bus.next(token(part, `w${part} `));
+      await turn();
+    }
+    expect(reads.count - before).toBe(1);
+    expect(fed.filter((entry) => entry.event.type === 'token.delta')).toEqual([]);
+    // The step's notice: read, and the deltas follow it.
+    journal.push(at(1, { type: 'phase.entered', phase: 'reason' }));
+    bus.next(journal[1] as JournalEntry);
+    await turn();
+    await turn();
+    expect(fed.map((entry) => entry.event.type)).toEqual(['run.started', 'phase.entered', ...Array<string>(20).fill('token.delta')]);
+    subscription.unsubscribe();
   });
 });
