@@ -73,6 +73,8 @@ export class AgUiEncoder {
   #resumed: number | undefined;
   /** The last event given was a delta of `#text`: a token that follows continues it. */
   #deltaLast = false;
+  /** The marks of the last `encode`'s events before its last, where a live message opened (`markAt`). */
+  #marks: (LiveMark | undefined)[] = [];
   #answer: string | null = null;
   /** The run's cost so far; a provider that prices nothing reports 0, which is left out as unknown. */
   #costUsd: number | undefined;
@@ -94,6 +96,7 @@ export class AgUiEncoder {
       return [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta }];
     }
     const out: (AgUiEvent | undefined)[] = [];
+    if (this.#marks.length > 0) this.#marks = [];
     if (this.#interrupted) {
       this.#interrupted = false;
       this.#runId = this.#view.resumedAs ?? this.#view.runId;
@@ -146,6 +149,10 @@ export class AgUiEncoder {
     return this.#text?.live === true ? { text: this.#text.had } : undefined;
   }
 
+  markAt(index: number): LiveMark | undefined {
+    return this.#marks[index];
+  }
+
   /** The next message opened is the one a reconnecting page had `mark` of: it goes on from there, without a start. */
   resume(mark: LiveMark): void {
     this.#resumed = mark.text;
@@ -186,7 +193,10 @@ export class AgUiEncoder {
   #sendText(out: (AgUiEvent | undefined)[], messageId: string, delta: string, live = false): void {
     if (this.#text === undefined) {
       this.#text = new SentText(messageId, live, this.#resumed);
-      if (this.#resumed === undefined) out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
+      if (this.#resumed === undefined) {
+        out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
+        if (live) this.#marks[out.length - 1] = { text: 0 };
+      }
       this.#resumed = undefined;
     }
     const rest = this.#text.add(delta);

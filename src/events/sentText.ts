@@ -51,6 +51,8 @@ export class SentText {
 export interface LiveMark {
   readonly reasoning?: number;
   readonly text?: number;
+  /** The page had the reasoning's end and no text yet: its text starts anew. */
+  readonly ended?: boolean;
 }
 
 /**

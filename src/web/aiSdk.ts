@@ -181,6 +181,8 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   #resumed: LiveMark | undefined;
   /** The last chunk given was a delta of `#text`: a token that follows continues it. */
   #deltaLast = false;
+  /** The marks of the last `encode`'s chunks before its last, where a live part opened or ended (`markAt`). */
+  #marks: (LiveMark | undefined)[] = [];
   /** Calls announced, with the status their run ended in, until their output is sent. */
   readonly #open = new Map<string, string | undefined>();
   /** Calls a human rejected: their output is a denial. */
@@ -204,6 +206,7 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
       return [{ type: 'text-delta', id: this.#text.id, delta }];
     }
     const out: Out = [];
+    if (this.#marks.length > 0) this.#marks = [];
     switch (event.type) {
       case 'run.started':
         out.push({ type: 'start', messageId: this.#view.runId });
@@ -274,6 +277,10 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     return this.#reasoning?.live === true ? { reasoning: this.#reasoning.had } : undefined;
   }
 
+  markAt(index: number): LiveMark | undefined {
+    return this.#marks[index];
+  }
+
   /** The next reasoning and text parts opened are those a reconnecting page had `mark` of: they go on from there, without a start. */
   resume(mark: LiveMark): void {
     this.#resumed = mark;
@@ -293,7 +300,10 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
       const had = this.#resumed?.text;
       this.#resumed = undefined;
       this.#text = new SentText(`text:${name}`, live, had);
-      if (had === undefined) out.push({ type: 'text-start', id: this.#text.id });
+      if (had === undefined) {
+        out.push({ type: 'text-start', id: this.#text.id });
+        if (live) this.#marks[out.length - 1] = this.mark();
+      }
     }
     const rest = this.#text.add(delta);
     if (rest !== '') out.push({ type: 'text-delta', id: this.#text.id, delta: rest });
@@ -304,9 +314,12 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
       const had = this.#resumed?.reasoning;
       if (had !== undefined) this.#resumed = { ...this.#resumed, reasoning: undefined };
       // A page that had text of the call after this reasoning had the reasoning's end too.
-      this.#reasoningEnded = had !== undefined && this.#resumed?.text !== undefined;
+      this.#reasoningEnded = had !== undefined && (this.#resumed?.text !== undefined || this.#resumed?.ended === true);
       this.#reasoning = new SentText(`reasoning:${name}`, live, had);
-      if (had === undefined) out.push({ type: 'reasoning-start', id: this.#reasoning.id });
+      if (had === undefined) {
+        out.push({ type: 'reasoning-start', id: this.#reasoning.id });
+        if (live) this.#marks[out.length - 1] = this.mark();
+      }
     }
     const rest = this.#reasoning.add(delta);
     if (rest !== '' && !this.#reasoningEnded) out.push({ type: 'reasoning-delta', id: this.#reasoning.id, delta: rest });
@@ -314,8 +327,11 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
 
   #closeReasoning(out: Out): void {
     if (this.#reasoning === undefined) return;
-    if (!this.#reasoningEnded) out.push({ type: 'reasoning-end', id: this.#reasoning.id });
     this.#reasoningHad = this.#reasoning.live ? this.#reasoning.had : 0;
+    if (!this.#reasoningEnded) {
+      out.push({ type: 'reasoning-end', id: this.#reasoning.id });
+      if (this.#reasoning.live) this.#marks[out.length - 1] = { reasoning: this.#reasoningHad, ended: true };
+    }
     this.#reasoning = undefined;
     this.#reasoningEnded = false;
   }

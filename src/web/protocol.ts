@@ -58,6 +58,11 @@ export interface StreamEncoder<TEvent> {
   /** How much of a message a worker streams live (a `LiveDelta`'s, in no journal) the events so far gave; `undefined` when none is open. */
   mark?(): LiveMark | undefined;
   /**
+   * `mark()` as it stood after the `index`-th event of the last `encode` of a live delta, when that gave several (a start,
+   * then the text): a page that dropped between them resumes after the one it has. `undefined` when none was open.
+   */
+  markAt?(index: number): LiveMark | undefined;
+  /**
    * The page reconnecting had `mark` of the live message it had open: the next message opened (by a live delta or by
    * the journal's reply) goes on from there, without a start and without the text the page has.
    */

@@ -82,7 +82,8 @@ export async function runFeed(source: FeedSource, runId: string, started = false
 /**
  * Read again until unsubscribed (another process may be running it): every `pollIntervalMs`, and whenever
  * `moved` brings a committed entry. The deltas a worker streams come with it and wait for a read in progress,
- * which may hold the reply of the call before theirs.
+ * which may hold the reply of the call before theirs, and for the step their call began in, read first as the
+ * journal has it first (a step's notice may come after them).
  */
 function storedFeed(read: JournalReader, runId: string, initial: readonly JournalEntry[], pollIntervalMs: number, moved?: Observable<JournalEntry>): Observable<readonly JournalEntry[]> {
   return new Observable<readonly JournalEntry[]>((subscriber) => {
@@ -91,10 +92,14 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
     let again = false;
     const live: JournalEntry[] = [];
     const passLive = (): void => {
-      if (!reading && live.length > 0 && !subscriber.closed) subscriber.next(live.splice(0));
+      if (reading || live.length === 0 || subscriber.closed) return;
+      const ahead = live.findIndex((entry) => entry.sequence > after);
+      if (ahead !== 0) subscriber.next(live.splice(0, ahead < 0 ? live.length : ahead));
     };
     // Read again from here, not from the start: a long run is not read once per step.
     let after = -1;
+    /** The step the deltas waiting are of, read for once: until a read has it, the polls go on (not a read per delta). */
+    let wanted = -1;
     const readNow = (): void => {
       clearTimeout(timer);
       // One read at a time; a move meanwhile reads once more after it.
@@ -133,7 +138,9 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
       : moved?.subscribe((entry) => {
           if (liveDelta(entry) === undefined) return readNow();
           live.push(entry);
-          passLive();
+          if (entry.sequence <= after) return passLive();
+          if (entry.sequence > wanted) readNow();
+          wanted = Math.max(wanted, entry.sequence);
         });
     return () => {
       clearTimeout(timer);

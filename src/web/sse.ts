@@ -1,6 +1,6 @@
 // An event id is `<entry sequence>.<index among the entry's events>`, so a page that reconnects with
 // `Last-Event-ID` gets exactly the events after it. A worker's live delta, in no journal, adds how much of
-// the live message the page has (`12.3.t457`, `12.3.r20t457`): the reconnect goes on from there.
+// the live message the page has (`12.3.t457`, `12.3.r20t457`, `12.3.r20e` once its reasoning ended): the reconnect goes on from there.
 import type { Observable } from 'rxjs';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import { describeError } from '../core/errors.ts';
@@ -20,15 +20,24 @@ export interface EventCursor {
 
 export function parseEventId(value: string | null): EventCursor | undefined {
   if (value === null || value.trim() === '') return undefined;
-  const match = /^(\d{1,15})\.(\d{1,6})(?:\.(?:r(\d{1,12}))?(?:t(\d{1,12}))?)?$/.exec(value.trim());
-  if (match === null || match[0].endsWith('.')) throw new WebRequestError(400, `Last-Event-ID "${value.slice(0, 40)}" is not an event id of this stream (they look like 12.0 or 12.0.t40); reconnect without it to get the run from its start.`);
-  const [, sequence, index, reasoning, text] = match;
-  const cursor = { sequence: Number(sequence), index: Number(index) };
-  if (reasoning === undefined && text === undefined) return cursor;
-  return { ...cursor, mark: { ...(reasoning === undefined ? {} : { reasoning: Number(reasoning) }), ...(text === undefined ? {} : { text: Number(text) }) } };
+  const match = /^(\d{1,15})\.(\d{1,6})(?:\.(.*))?$/.exec(value.trim());
+  const mark = match?.[3] === undefined ? undefined : parseMark(match[3]);
+  if (match === null || mark === null) throw new WebRequestError(400, `Last-Event-ID "${value.slice(0, 40)}" is not an event id of this stream (they look like 12.0 or 12.0.t40); reconnect without it to get the run from its start.`);
+  const cursor = { sequence: Number(match[1]), index: Number(match[2]) };
+  return mark === undefined ? cursor : { ...cursor, mark };
 }
 
-const markText = (mark: LiveMark): string => `${mark.reasoning === undefined ? '' : `r${mark.reasoning}`}${mark.text === undefined ? '' : `t${mark.text}`}`;
+/** A live mark as an id writes it (`r20t457`, `t4`, `r20e`); `null` when it is none. */
+export function parseMark(text: string): LiveMark | null {
+  const match = /^(?:r(\d{1,12})(e)?)?(?:t(\d{1,12}))?$/.exec(text);
+  if (match === null || text === '') return null;
+  const [, reasoning, ended, characters] = match;
+  if (ended !== undefined && characters !== undefined) return null;
+  return { ...(reasoning === undefined ? {} : { reasoning: Number(reasoning) }), ...(ended === undefined ? {} : { ended: true }), ...(characters === undefined ? {} : { text: Number(characters) }) };
+}
+
+export const markText = (mark: LiveMark): string =>
+  `${mark.reasoning === undefined ? '' : `r${mark.reasoning}${mark.ended === true ? 'e' : ''}`}${mark.text === undefined ? '' : `t${mark.text}`}`;
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -71,18 +80,19 @@ export function sseBody<TEvent>(
     waiting.pushAt(sequence, index, event);
   };
   /**
-   * A worker's streamed delta is in no journal: its last event's id is the committed cursor and how much of the
-   * live message the page has with it, from which a reconnect goes on (the call's catch-up or its reply).
+   * A worker's streamed delta is in no journal: each event's id is the committed cursor and how much of the live
+   * message the page has with it, from which a reconnect goes on (the call's catch-up or its reply).
    */
-  const sendLive = (events: readonly (TEvent | undefined)[], mark: LiveMark | undefined): void => {
+  const sendLive = (encoder: StreamEncoder<TEvent>, events: readonly (TEvent | undefined)[]): void => {
     const last = events.findLastIndex((event) => event !== undefined);
     if (last < 0) return;
-    const id = mark === undefined || cursorSequence < 0 ? undefined : `${cursorSequence}.${cursorIndex}.${markText(mark)}`;
     for (let index = 0; index <= last; index++) {
       const event = events[index];
       if (event === undefined) continue;
+      // A start before the text: a page that has only it resumes without a second one.
+      const mark = index === last ? encoder.mark?.() : encoder.markAt?.(index);
       continuing = false;
-      waiting.push(index === last ? id : undefined, event);
+      waiting.push(mark === undefined || cursorSequence < 0 ? undefined : `${cursorSequence}.${cursorIndex}.${markText(mark)}`, event);
     }
     pump.queued();
   };
@@ -124,7 +134,7 @@ export function sseBody<TEvent>(
             return pump.queued();
           }
           const events = following.encode(entry);
-          if (live) return sendLive(events, following.mark?.());
+          if (live) return sendLive(following, events);
           if (entry.sequence <= replayUpTo) {
             if (events.length > 0) continuing = false;
             return;

@@ -1,5 +1,6 @@
 // Runs interleave in arrival order, so one position cannot say what a page has: an event id is a vector
-// cursor of every run's position, keyed by its place in the tree (`12.3,1@4.0,1-1@2.5`).
+// cursor of every run's position, keyed by its place in the tree (`12.3,1@4.0,1-1@2.5`), with how much of
+// a live message a run streams the page has (`1@4.0.t457`, as a single run's id says it).
 import type { Observable } from 'rxjs';
 import { describeError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
@@ -9,21 +10,23 @@ import type { RunKey, TreeEntry } from './runTree.ts';
 import { FeedPump, MAX_ENTRIES_AHEAD } from './feedPump.ts';
 import { FrameQueue } from './frameQueue.ts';
 import { liveDelta } from '../events/liveDeltas.ts';
-import type { EventCursor } from './sse.ts';
+import type { LiveMark } from '../events/sentText.ts';
+import { markText, parseMark, type EventCursor } from './sse.ts';
 
 /** Runs absent from it resume from their first event. */
 export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
 
 /** An index as long as a safe integer: a stream resumed after a wait starts past every index of the wait's entry. */
-const POSITION = /^(\d{1,15})\.(\d{1,16})$/;
+const POSITION = /^(\d{1,15})\.(\d{1,16})(?:\.(.*))?$/;
 const KEY = /^[1-9]\d{0,5}(?:-[1-9]\d{0,5}){0,31}$/;
 /** More sub-runs than a page could have been sent: a value past it is no id of this handler. */
 const MAX_RUNS = 1_000;
 
 function position(text: string, value: string): EventCursor {
   const match = POSITION.exec(text);
-  if (match === null) throw refused(value);
-  return { sequence: Number(match[1]), index: Number(match[2]) };
+  const mark = match?.[3] === undefined ? undefined : parseMark(match[3]);
+  if (match === null || mark === null) throw refused(value);
+  return { sequence: Number(match[1]), index: Number(match[2]), ...(mark === undefined ? {} : { mark }) };
 }
 
 const refused = (value: string): WebRequestError =>
@@ -48,11 +51,14 @@ export function parseTreeEventId(value: string | null): TreeCursor | undefined {
 
 /** Alone, the served run's position is a single run's id. */
 export function formatTreeEventId(cursor: TreeCursor): string {
-  const at = (p: EventCursor): string => `${p.sequence}.${p.index}`;
+  const at = (p: EventCursor): string => `${p.sequence}.${p.index}${p.mark === undefined ? '' : `.${markText(p.mark)}`}`;
   const root = cursor.get('');
   const subs = [...cursor].filter(([key]) => key !== '').map(([key, p]) => `${key}@${at(p)}`);
   return [root === undefined ? '' : at(root), ...subs].join(',');
 }
+
+/** A response that ended at a wait ended every part open then: the next goes on from positions alone. */
+const unmarked = (cursor: TreeCursor): Map<RunKey, EventCursor> => new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.index }]));
 
 const isAfter = (sequence: number, index: number, cursor: EventCursor | undefined): boolean =>
   cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && index > cursor.index);
@@ -83,14 +89,28 @@ export function treeSseBody<TEvent>(
   const pump = new FeedPump(maxAhead);
 
   const queue = (id: string | undefined, event: TEvent): void => waiting.push(id, event);
-  // A worker's streamed delta is in no journal: sent without an id, and leaving every run's cursor where it is.
-  const sendLive = (own: readonly (TEvent | undefined)[], sub: SubRun | undefined, waits: TreeWaits<TEvent> | undefined): void => {
+  /**
+   * A worker's streamed delta is in no journal: each event's id leaves its run's position where it is, with how much
+   * of the live message the page has with it (`StreamEncoder.markAt`), from which a reconnect goes on.
+   */
+  const sendLive = (key: RunKey, encoder: StreamEncoder<TEvent>, own: readonly (TEvent | undefined)[], sub: SubRun | undefined, waits: TreeWaits<TEvent> | undefined): void => {
+    const last = own.findLastIndex((event) => event !== undefined);
     let queued = false;
-    for (const event of own) {
+    for (let index = 0; index <= last; index++) {
+      const event = own[index];
       const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
       if (shown === undefined) continue;
-      for (const one of waits === undefined ? [shown] : waits.pass(shown, true)) {
-        queue(undefined, one);
+      const position = at.get(key);
+      let id: string | undefined;
+      if (position !== undefined) {
+        const mark = index === last ? encoder.mark?.() : encoder.markAt?.(index);
+        at.set(key, { sequence: position.sequence, index: position.index, ...(mark === undefined ? {} : { mark }) });
+        id = formatTreeEventId(at);
+      }
+      // What a wait's end closed and this event opens again first goes without an id.
+      const out = waits === undefined ? [shown] : waits.pass(shown, true);
+      for (let one = 0; one < out.length; one++) {
+        queue(one === out.length - 1 ? id : undefined, out[one] as TEvent);
         queued = true;
       }
     }
@@ -106,6 +126,8 @@ export function treeSseBody<TEvent>(
       return made;
     };
     const seen = new Set<RunKey>();
+    /** The live message each run had open where the page is: its encoder goes on from there (`StreamEncoder.resume`). */
+    const resumes = new Map([...at].flatMap(([key, p]): [RunKey, EventCursor & { mark: LiveMark }][] => (p.mark === undefined ? [] : [[key, { ...p, mark: p.mark }]])));
     /** Whether this reading has sent the page anything. */
     let sent = false;
     const again = followed++ > 0;
@@ -121,8 +143,14 @@ export function treeSseBody<TEvent>(
             return pump.finish();
           }
           seen.add(key);
+          const live = liveDelta(entry) !== undefined;
+          const resume = resumes.get(key);
+          if (resume !== undefined && (live ? entry.sequence >= resume.sequence : entry.sequence > resume.sequence)) {
+            encoder.resume?.(resume.mark);
+            resumes.delete(key);
+          }
           const own = encoder.encode(entry);
-          if (liveDelta(entry) !== undefined) return sendLive(own, sub, waits);
+          if (live) return sendLive(key, encoder, own, sub, waits);
           const from = at.get(key);
           // A wait sent before was answered already: it ends no response now.
           const ends = encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence);
@@ -137,16 +165,19 @@ export function treeSseBody<TEvent>(
           // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
           const repeat = stops.again !== undefined && entry.runId === stops.again.runId && entry.sequence === stops.again.sequence;
           const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || repeat || !sent) ? waits?.suspend(own, sub) : undefined;
+          if (closing !== undefined) for (const [run, p] of unmarked(at)) at.set(run, p);
           if (repeat && closing !== undefined) {
             for (const event of closing) queue(formatTreeEventId(at), event);
             return pump.finish();
           }
           for (const event of closing ?? []) events.push({ shown: event, held: false });
           let queued = false;
+          // A committed entry while a live message is open (rare) keeps the page's mark of it.
+          const mark = encoder.mark?.();
           for (let index = 0; index < events.length; index++) {
             const { shown, held } = events[index] as (typeof events)[number];
             if (held || !isAfter(entry.sequence, index, from)) continue;
-            at.set(key, { sequence: entry.sequence, index });
+            at.set(key, mark === undefined || closing !== undefined ? { sequence: entry.sequence, index } : { sequence: entry.sequence, index, mark });
             if (shown !== undefined) {
               queue(formatTreeEventId(at), shown);
               queued = sent = true;
@@ -154,7 +185,7 @@ export function treeSseBody<TEvent>(
           }
           // The served run's waits end a response, and a sub-run's when the protocol ends the served run's part there.
           if (ends && (sub === undefined || closing !== undefined)) {
-            stops.onEnd?.(new Map(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER }), entry);
+            stops.onEnd?.(unmarked(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER }), entry);
             return pump.finish();
           }
           if (queued) pump.queued();

@@ -111,7 +111,8 @@ describe('an event id with a live mark', () => {
     expect(parseEventId('12.3.t457')).toEqual({ sequence: 12, index: 3, mark: { text: 457 } });
     expect(parseEventId('12.3.r20')).toEqual({ sequence: 12, index: 3, mark: { reasoning: 20 } });
     expect(parseEventId('12.3.r20t457')).toEqual({ sequence: 12, index: 3, mark: { reasoning: 20, text: 457 } });
-    for (const bad of ['12.3.', '12.3.t', '12.3.x5', '12.3.t5r2', '12.3.t5.t6', '12.3.r-1', '12.t5']) {
+    expect(parseEventId('12.3.r20e')).toEqual({ sequence: 12, index: 3, mark: { reasoning: 20, ended: true } });
+    for (const bad of ['12.3.', '12.3.t', '12.3.x5', '12.3.t5r2', '12.3.t5.t6', '12.3.r-1', '12.t5', '12.3.e', '12.3.r20et4', '12.3.t4e']) {
       let error: unknown;
       try {
         parseEventId(bad);
@@ -203,10 +204,11 @@ describe('a page that reconnects to a durable run with the id of the last event 
   it('gives live events an id: the committed cursor and the characters of the live message the page has', async () => {
     const frames = await framesOf(aiSdkProtocol, entries.slice(0, 8), undefined, true);
     const ids = frames.flatMap((frame) => (frame.id === undefined ? [] : [frame.id]));
-    expect(ids.filter((id) => id.split('.').length === 3)).toEqual(['1.1.r9', '1.1.r12', '1.1.r17', '1.1.r25', '1.1.r25t4', '1.1.r25t8']);
+    // A part's start and the reasoning's end carry theirs too: `r0` (reasoning started), `r25e` (ended, no text yet), `r25t0`.
+    expect(ids.filter((id) => id.split('.').length === 3)).toEqual(['1.1.r0', '1.1.r9', '1.1.r12', '1.1.r17', '1.1.r25', '1.1.r25e', '1.1.r25t0', '1.1.r25t4', '1.1.r25t8']);
   });
 
-  // Drops between events: a live entry's events go out in one write, and only its last carries the id.
+  // Drops after any event, also between two events of one live entry (a start, then its text): each carries an id.
   const drops = fc.record({
     time: fc.integer({ min: 1, max: entries.length }),
     later: fc.integer({ min: 0, max: entries.length }),
@@ -226,12 +228,18 @@ describe('a page that reconnects to a durable run with the id of the last event 
       await fc.assert(
         fc.asyncProperty(drops, async ({ time, later, cut, catchUp, paced, ahead }) => {
           const got = await framesOf(protocol as WebProtocol<unknown>, entries.slice(0, time), undefined, paced, ahead, followerAt(entries.slice(0, time), time, catchUp));
-          const ends = [0, ...got.flatMap((frame, index) => (frame.id === undefined ? [] : [index + 1]))];
+          const ends = got.map((_, index) => index + 1);
           const had = got.slice(0, ends[cut % ends.length]);
           const back = Math.min(entries.length, time + later);
           const after = parseEventId(had.findLast((frame) => frame.id !== undefined)?.id ?? null);
           const rest = await framesOf(protocol as WebProtocol<unknown>, followerAt(entries, back, catchUp), after, paced, ahead, followerAt(entries, entries.length, catchUp));
           expect(await (build as (frames: Frame[]) => Promise<unknown>)([...had, ...rest])).toEqual(unbroken);
+          // No part started twice (AG-UI's reducer would let a second start pass).
+          const starts = agUiEvents([...had, ...rest]).flatMap((event) => {
+            const { type, messageId, id } = event as BaseEvent & { messageId?: string; id?: string };
+            return ['TEXT_MESSAGE_START', 'text-start', 'reasoning-start'].includes(type) ? [`${type} ${messageId ?? id}`] : [];
+          });
+          expect(starts).toEqual([...new Set(starts)]);
         }),
         { numRuns: 150 },
       );
