@@ -42,8 +42,8 @@ export class StepRun {
 
   flush: () => void = () => undefined;
   /**
-   * The last journal entry a replay of what is committed with it will not emit again: those before the run's
-   * last durable record, and the machine's own events right after it (a replay skips as many as the journal holds).
+   * The last journal entry a replay of what is committed with it will not emit again: those before the run's last
+   * durable record, and the machine's own events after it up to its next reason phase (a replay skips as many as the journal holds).
    */
   settledSequence = Number.NEGATIVE_INFINITY;
 
