@@ -11,7 +11,8 @@ import type { RunLog } from '../persistence/runLog.ts';
 import { RunWriter, type RunStore } from '../persistence/fileStore.ts';
 import { journalEntries, type CheckpointData, type CheckpointLink, type ReplyRecord, type RestoredCheckpoint } from '../persistence/runWriter.ts';
 import { checkpointPolicy } from '../persistence/checkpointLog.ts';
-import type { JournalEntry } from '../core/loopEvent.ts';
+import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
+import { machineEventsIn } from '../run/replay.ts';
 import type { EffectLedger, ToolOutcome } from '../core/run.ts';
 import { StoreError } from '../persistence/errors.ts';
 
@@ -40,7 +41,10 @@ export class StepRun {
   }
 
   flush: () => void = () => undefined;
-  /** The last journal entry before the run's last durable record: what a replay will not emit again. */
+  /**
+   * The last journal entry a replay of what is committed with it will not emit again: those before the run's last
+   * durable record, and the machine's own events after it up to its next reason phase (a replay skips as many as the journal holds).
+   */
   settledSequence = Number.NEGATIVE_INFINITY;
 
   /**
@@ -163,6 +167,8 @@ function stepLog(run: StepRun): RunLog {
 
 class StepWriter extends RunWriter {
   #lastSequence = Number.NEGATIVE_INFINITY;
+  /** Every entry since the last durable record is one a replay emits again, in order, and skips. */
+  #machineOnly = true;
   constructor(
     private readonly run: StepRun,
     ...args: ConstructorParameters<typeof RunWriter>
@@ -174,21 +180,28 @@ class StepWriter extends RunWriter {
   }
   override event(entry: JournalEntry): void {
     this.#lastSequence = entry.sequence;
+    // A tool's result (`observations.collected`) is committed with its outcome, so a page has it before the next call streams.
+    if (this.#machineOnly && replayedFirst(entry.event)) this.run.settledSequence = entry.sequence;
+    else this.#machineOnly = false;
     super.event(entry);
     // Entries are batched into one line, so `progress` does not move: a phase entered is news all the same.
     this.run.changed();
   }
   override reply(record: ReplyRecord): void {
-    this.run.settledSequence = this.#lastSequence;
+    this.#settle();
     super.reply(record);
   }
   override callFinished(key: string, outcome: ToolOutcome): void {
-    this.run.settledSequence = this.#lastSequence;
+    this.#settle();
     super.callFinished(key, outcome);
+  }
+  #settle(): void {
+    this.run.settledSequence = this.#lastSequence;
+    this.#machineOnly = true;
   }
   /** A checkpoint holds every entry before it: a step that rests after it keeps them. */
   override checkpoint(data: CheckpointData): void {
-    this.run.settledSequence = this.#lastSequence;
+    this.#settle();
     super.checkpoint(data);
   }
 }
@@ -281,4 +294,14 @@ function restoredCheckpoint(records: readonly LogRecord[], seqs: readonly number
     chain.unshift({ index, at: found.at, bytes: 1, messages: found.record.from + found.record.messages.length });
   }
   return { iteration: last.iteration, conversation: last.messages, chain };
+}
+
+/**
+ * The machine's own events, counted as a replay counts them (an elicitation's wait and answer are the runtime's),
+ * up to a reason phase's entry: a replay that skips it takes the turn before it as ended, hooks included.
+ */
+function replayedFirst(event: LoopEvent): boolean {
+  if (event.type === 'phase.entered' && event.phase === 'reason') return false;
+  const kind = (event as { kind?: unknown }).kind;
+  return machineEventsIn(new Map([[kind === 'elicitation' ? `${event.type}:elicitation` : event.type, 1]])) === 1;
 }

@@ -337,10 +337,66 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const answer = at('TEXT_MESSAGE_START', starts[1]);
     expect(at('TEXT_MESSAGE_END', starts[0])).toBeLessThan(answer);
     expect(at('TOOL_CALL_END', 'l1')).toBeLessThan(answer);
-    // What the run journaled after the lookup's result is committed with the answer's reply (a replay would do it
-    // again), so the page has the tool's result after the answer's live text, and before its end.
-    expect(at('TOOL_CALL_RESULT')).toBeLessThan(at('TEXT_MESSAGE_END', starts[1]));
+    // The lookup's result is committed with the step that asks for the answer, so the page has it before the answer's text.
+    expect(at('TOOL_CALL_RESULT')).toBeLessThan(answer);
     expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
+  });
+
+  it("the AG-UI handler shows a durable run's tool result before the next call's first delta, as the journal orders them", { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-result-first';
+    const handler = await serve(createAgUiHandler(agent, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    // Each reply held halfway: the second until the page has been looked at while that call streams.
+    const holds = [server.hold(), server.hold()];
+    const reader = new EventReader(await post(handler.url, runInput('Count to fifty, but look it up first.', runId)));
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+    const lookup = reader.events.find((e) => e.data.type === 'TEXT_MESSAGE_START')?.data.messageId;
+    holds[0]?.release();
+    await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT' && e.data.messageId !== lookup);
+    const at = (match: (e: SseEvent) => boolean) => reader.events.findIndex(match);
+    const answerAt = at((e) => e.data.type === 'TEXT_MESSAGE_CONTENT' && e.data.messageId !== lookup);
+    const resultAt = at((e) => e.data.type === 'TOOL_CALL_RESULT' && e.data.toolCallId === 'l1');
+    holds[1]?.release();
+    const events = await reader.rest();
+    // Live: the answer's first delta came while the server held the rest of it.
+    expect(reader.events[answerAt]?.id).toMatch(/^\d+\.\d+\.t\d+$/);
+    expect(resultAt).toBeGreaterThanOrEqual(0);
+    expect(resultAt).toBeLessThan(answerAt);
+    expect(of(events, 'TOOL_CALL_RESULT')).toHaveLength(1);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'RUN_FINISHED', result: { text: ANSWER } });
+    // The journal has the result before the answer's reply, as the page had them.
+    const journal = await runtime.journal(runId);
+    const observed = journal.findIndex((entry) => entry.event.type === 'observations.collected');
+    const replies = journal.flatMap((entry, i) => (entry.event.type === 'reasoning.completed' ? [i] : []));
+    expect(replies).toHaveLength(2);
+    expect(observed).toBeGreaterThan(replies[0] as number);
+    expect(observed).toBeLessThan(replies[1] as number);
+  });
+
+  it("the AI SDK handler shows a durable run's tool output before the next call's first text delta", { timeout: 90_000 }, async () => {
+    const handler = await serve(createAiSdkHandler(agent, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    const holds = [server.hold(), server.hold()];
+    const body = { id: 'chat-tokens-result-first', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Count to fifty, but look it up first.' }] }], trigger: 'submit-message' };
+    const seen: UiPart[] = [];
+    let firstText: string | undefined;
+    let outputBeforeAnswer: boolean | undefined;
+    const parts = await uiMessageParts(await post(handler.url, body), (part) => {
+      seen.push(part);
+      const id = (part as { id?: string }).id;
+      if (part.type !== 'text-delta') return;
+      firstText ??= id;
+      if (id === firstText) holds[0]?.release();
+      else if (outputBeforeAnswer === undefined) {
+        // The answer's first delta, while the server holds the rest of it.
+        outputBeforeAnswer = seen.some((p) => p.type === 'tool-output-available');
+        holds[1]?.release();
+      }
+    });
+    expect(outputBeforeAnswer).toBe(true);
+    expect(parts.filter((part) => part.type === 'tool-output-available')).toHaveLength(1);
+    const texts = parts.filter((part) => part.type === 'text-delta' && (part as { id?: string }).id !== firstText);
+    expect(texts.map((part) => part.delta).join('')).toBe(ANSWER);
   });
 
   it('the AI SDK handler on the durable agent streams text-delta parts while the worker generates, the reply adding none', { timeout: 90_000 }, async () => {
