@@ -519,9 +519,16 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const runId = 'run-tokens-long';
     // Multi-byte letters, an emoji, and characters JSON escapes: each piece's bytes are counted as sent.
     const long = Array.from({ length: 3_000 }, (_, i) => `é🌤\n"${i}\u0001 `).join('');
-    const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
-    publisher.text(long);
-    await publisher.end();
+    // Published only to a following process: this one, from when it holds the agent's token lock.
+    const following = agent.events$.subscribe();
+    try {
+      await until(async () => (await locks(TOKEN_LOCK, 'streamer')) > 0);
+      const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
+      publisher.text(long);
+      await publisher.end();
+    } finally {
+      following.unsubscribe();
+    }
     await noticesUpToNow();
     const published = notices.filter((n) => n.r === runId);
     expect(published.length).toBeGreaterThanOrEqual(4);
