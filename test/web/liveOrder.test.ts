@@ -85,14 +85,14 @@ describe("a durable run's follower", () => {
     const { journal, bus, source } = durableRun();
     journal.push(at(1, { type: 'phase.entered', phase: 'reason' }));
     let release!: () => void;
-    let gate: Promise<void> | undefined;
+    const gate = { open: Promise.resolve() };
     // A read sent once the reply committed, its answer slow to come back.
-    const read = async (runId: string, after?: number) => (await gate, source.read(runId, after));
+    const read = async (runId: string, after?: number) => (await gate.open, source.read(runId, after));
     const fed: JournalEntry[] = [];
     const subscription = (await runFeed({ ...source, read }, RUN)).subscribe((entry) => fed.push(entry));
     bus.next(token(0, 'one '));
     await turn();
-    gate = new Promise((resolve) => (release = resolve));
+    gate.open = new Promise((resolve) => (release = resolve));
     journal.push(
       at(2, { type: 'reasoning.completed', text: 'one two', toolCalls: [], usage, call: CALL }),
       at(3, { type: 'run.terminated', reason: 'final_answer', iterations: 1, usage }),
