@@ -171,6 +171,11 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     });
   };
 
+  /** Resolves once the agent's steps and streamed calls are all told here, if it has subscribers (at once if not, or the listener failed). */
+  const followed = async (agentId: string): Promise<void> => {
+    if (follows.follows(agentId)) await listen().then((client) => follows.sync(client, agentId)).catch(() => undefined);
+  };
+
   const relisten = (): void => {
     setTimeout(() => void listen().catch(() => (follows.agents.length > 0 ? relisten() : undefined)), 1_000).unref();
   };
@@ -260,6 +265,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
     await ready();
     await listen();
+    // A worker decides at a call's first delta whether anyone follows the agent: a subscriber here (a page that
+    // started the run) must hold its locks before the run can get there, or that whole call is not published.
+    await followed(id);
     // The bytes go to the blobs table; the row, like the journal, carries their references.
     // The worker reads it back with the same schema: a malformed message is refused here, not there as a corrupt row.
     const media = queuedMedia(parts, runOptions.history === undefined ? undefined : assertMessages(runOptions.history));
@@ -338,7 +346,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
           ended,
           // Read once the agent's steps are all told here: none committed after the read goes unheard.
           entries: async () => {
-            if (follows.follows(binding.agentId)) await listen().then((client) => follows.sync(client, binding.agentId)).catch(() => undefined);
+            await followed(binding.agentId);
             return runtime.journal(runId);
           },
           live$: events$,
