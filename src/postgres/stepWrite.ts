@@ -10,6 +10,7 @@ import { defined } from '../core/defined.ts';
 import { jsonbText } from './jsonb.ts';
 import { journalSequences } from './stepStore.ts';
 import type { Blobs } from './blobs.ts';
+import { DurableRunError } from './errors.ts';
 
 export interface StepWrite {
   readonly actorId: string;
@@ -58,20 +59,20 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
   const written = await db.query<{ updated: number; claimed: { key: string; begun: boolean }[] | null }>({
     name: 'actorloop_step_write',
     text: `WITH updated AS (
-         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($3::text[]),
+         UPDATE ${SCHEMA}.actors SET version = $8, status = $11, result = COALESCE($12::jsonb, result), log_length = $2::int + cardinality($19::int[]),
                 checkpoint_at = COALESCE($17::int, checkpoint_at), updated_at = now()
          WHERE id = $1 AND version = $8 - 1 RETURNING 1
        ), made AS (
          INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, outcome, finished_at, since)
-         SELECT $1, key, request->>'kind', 'done', request, outcome, now(), $2::int + cardinality($3::text[]) FROM unnest($15::text[], $16::jsonb[], $18::jsonb[]) AS t(key, outcome, request)
+         SELECT $1, key, request->>'kind', 'done', request, outcome, now(), $2::int + cardinality($19::int[]) FROM unnest($15::text[], $16::jsonb[], $18::jsonb[]) AS t(key, outcome, request)
          WHERE EXISTS (SELECT 1 FROM updated)
          ON CONFLICT (actor_id, key) DO UPDATE SET status = 'done', outcome = EXCLUDED.outcome, finished_at = now(), claimed_by = NULL WHERE effects.status <> 'done'
          RETURNING 1
        ), logged AS (
-         INSERT INTO ${SCHEMA}.log (actor_id, seq, line, last_entry) SELECT $1, $2::int + ord - 1, line, last_entry FROM unnest($3::text[], $19::int[]) WITH ORDINALITY AS t(line, last_entry, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
+         INSERT INTO ${SCHEMA}.log (actor_id, seq, line, last_entry) SELECT $1, $2::int + ord - 1, line, last_entry FROM unnest(string_to_array($3::text, chr(10)), $19::int[]) WITH ORDINALITY AS t(line, last_entry, ord) WHERE EXISTS (SELECT 1 FROM updated) RETURNING 1
        ), calls AS (
          INSERT INTO ${SCHEMA}.effects AS effects (actor_id, key, kind, status, request, claimed_by, since)
-         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7, $2::int + cardinality($3::text[]) FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
+         SELECT $1, key, request->>'kind', CASE WHEN mark THEN 'running' ELSE 'pending' END, request, $7, $2::int + cardinality($19::int[]) FROM unnest($4::text[], $5::jsonb[], $6::boolean[]) AS t(key, request, mark)
          WHERE EXISTS (SELECT 1 FROM updated)
          ON CONFLICT (actor_id, key) DO UPDATE SET claimed_by = EXCLUDED.claimed_by
          WHERE effects.status <> 'done' AND (effects.claimed_by IS NULL OR NOT EXISTS (SELECT 1 FROM ${SCHEMA}.workers AS w WHERE w.id = effects.claimed_by))
@@ -85,7 +86,7 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
     values: [
       write.actorId,
       write.from,
-      write.lines,
+      joinLines(write.lines),
       write.calls.map(([key]) => key),
       write.calls.map(([, request]) => jsonbText(storedRequest(request))),
       write.marks,
@@ -109,6 +110,15 @@ export async function writeStep(db: pg.Pool | pg.PoolClient, write: StepWrite): 
   });
   const row = written.rows[0];
   return { updated: row?.updated === 1, claimed: row?.claimed ?? [] };
+}
+
+/**
+ * The lines as one text, split back by the statement: a `text[]` parameter escapes every quote of
+ * every line on the client, and lines are JSON, which has no raw newline.
+ */
+function joinLines(lines: readonly string[]): string {
+  if (lines.some((line) => line.includes('\n'))) throw new DurableRunError('A journal line holds a newline; the step was not written.');
+  return lines.join('\n');
 }
 
 /** A model call by its size only: the conversation is in the run's log, and a retry rebuilds its request. */
