@@ -35,7 +35,7 @@ export interface Hearing {
   status(runId: string): string;
   /** An agent's journal entries as its steps commit them, with the calls its workers stream; one per agent. */
   events$(agentId: string): Observable<JournalEntry>;
-  /** Resolves once the agent's steps tell this process, if anything here follows it: none committed after goes unheard. */
+  /** Resolves once the agent's steps and streamed calls are all told here, if it has subscribers (at once if not, or the listener failed). */
   followed(agentId: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -122,6 +122,9 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     if (!RUN_ID_PATTERN.test(runId)) throw new ConfigurationError(`Run id "${runId.slice(0, 64)}" is not usable: use letters, digits, "_" and "-" (1–128).`);
     await ready();
     await listen();
+    // A worker decides at a call's first delta whether anyone follows the agent: a subscriber here (a page that
+    // started the run) must hold its locks before the run can get there, or that whole call is not published.
+    await hearing.followed(id);
     // The bytes go to the blobs table; the row, like the journal, carries their references.
     // The worker reads it back with the same schema: a malformed message is refused here, not there as a corrupt row.
     const media = queuedMedia(parts, runOptions.history === undefined ? undefined : assertMessages(runOptions.history));

@@ -155,18 +155,25 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
         throw new WebRequestError(409, `Run ${wanted.runId} exists already: stream it with GET runs/${wanted.runId}/stream, or start a run with a new runId.`);
       }
     }
-    let handle: AgentRun;
+    // The stream follows the agent once it has read the run: followed from before the start, a durable run's first
+    // call cannot begin while nobody here follows it (its worker would then publish none of it).
+    const early = everywhere ? agent.events$.subscribe({ error: () => undefined }) : undefined;
     try {
-      handle = agent.start(wanted.content ?? wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
-    } catch (error) {
-      // An image or file the model cannot take is a request to change; a task or run id the agent refuses is the page's to fix.
-      if (error instanceof ActorloopError && error.code === 'invalid_content_part') throw new WebRequestError(400, describeError(error), { cause: error });
-      if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
-      throw error;
+      let handle: AgentRun;
+      try {
+        handle = agent.start(wanted.content ?? wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
+      } catch (error) {
+        // An image or file the model cannot take is a request to change; a task or run id the agent refuses is the page's to fix.
+        if (error instanceof ActorloopError && error.code === 'invalid_content_part') throw new WebRequestError(400, describeError(error), { cause: error });
+        if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
+        throw error;
+      }
+      hold({ handle, threadId: wanted.threadId });
+      options.onRun?.(handle);
+      return await stream(handle.runId, request);
+    } finally {
+      early?.unsubscribe();
     }
-    hold({ handle, threadId: wanted.threadId });
-    options.onRun?.(handle);
-    return stream(handle.runId, request);
   };
 
   /** From the start of the response the run is in: after the last wait the page answered. */

@@ -113,7 +113,7 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
         .then(
           (entries) => {
             reading = false;
-            emit(entries);
+            emitRead(entries);
             if (again && !subscriber.closed) {
               again = false;
               readNow();
@@ -122,6 +122,15 @@ function storedFeed(read: JournalReader, runId: string, initial: readonly Journa
           },
           (error: unknown) => subscriber.error(error),
         );
+    };
+    /** Deltas that waited for the read go before what it holds after their call began: their own reply would leave them stale. */
+    const emitRead = (entries: readonly JournalEntry[]): void => {
+      const began = live[0]?.sequence;
+      const cut = began === undefined ? -1 : entries.findIndex((entry) => entry.sequence > began);
+      if (cut < 0) return emit(entries);
+      if (cut > 0) emit(entries.slice(0, cut));
+      passLive();
+      emit(entries.slice(cut));
     };
     const emit = (entries: readonly JournalEntry[]): void => {
       for (const entry of entries) after = Math.max(after, entry.sequence);

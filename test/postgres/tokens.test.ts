@@ -14,6 +14,7 @@ import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import { engineOf } from '../../src/postgres/runtime.ts';
 import { TOKEN_LOCK, TokenPublisher } from '../../src/postgres/tokens.ts';
+import { FOLLOW_LOCK } from '../../src/postgres/notices.ts';
 import { createRedactor } from '../../src/security/redactor.ts';
 import { chunksFor, listenLocally, sseBytes } from '../support/openaiServer.ts';
 import { freshDatabase, postgresMissing } from '../support/postgres.ts';
@@ -131,6 +132,19 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
   let listener: pg.Client | undefined;
   const notices: { readonly r: string; readonly p: number; readonly t?: string; readonly h?: string; readonly bytes: number }[] = [];
   const served: Served[] = [];
+  /** Backends holding (or, with `granted` false, waiting for) the advisory lock `lock` of the agent. */
+  const locks = async (lock: number, agentId: string, granted = true) =>
+    Number(
+      (
+        await engineOf(runtime).pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $1::int4::oid AND objid = hashtext($2)::oid AND granted = $3`,
+          [lock, agentId, granted],
+        )
+      ).rows[0]?.n,
+    );
+  const until = async (condition: () => Promise<boolean> | boolean): Promise<void> => {
+    while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
   let marks = 0;
   /** Notices arrive in commit order: once one sent now is here, every one committed before it is too. */
   const noticesUpToNow = async (): Promise<void> => {
@@ -264,16 +278,7 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const hold = server.hold();
     const firstTokens: string[] = [];
     const tokens = agent.tokens$.subscribe(({ runId: id, delta }) => id === runId && firstTokens.push(delta));
-    const pool = engineOf(runtime).pool;
-    const followers = async () =>
-      Number(
-        (
-          await pool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $1::int4::oid AND objid = hashtext($2)::oid AND granted`, [
-            TOKEN_LOCK,
-            'streamer',
-          ])
-        ).rows[0]?.n,
-      );
+    const followers = () => locks(TOKEN_LOCK, 'streamer');
     // Another process: its own runtime and listening connection.
     const other = createPostgresRuntime({ connectionString: url, poolSize: 2 });
     const order: string[] = [];
@@ -412,6 +417,43 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     expect(parts.filter((part) => part.type === 'text-start')).toHaveLength(1);
   });
 
+  it("a page's run on an agent nobody here followed yet is queued only once this process follows it, so its first call streams live", { timeout: 90_000 }, async () => {
+    const runId = 'run-tokens-newcomer';
+    const newcomer = streamingAgent(runtime, server.baseURL, 'newcomer');
+    const handler = await serve(createAgUiHandler(newcomer, { runtime, pollIntervalMs: 100 }));
+    served.push(handler);
+    // This process listens already, as one that served a page before does: it followed another agent.
+    const before = agent.events$.subscribe();
+    await until(async () => (await locks(TOKEN_LOCK, 'streamer')) > 0).finally(() => before.unsubscribe());
+    // The follow's shared lock waits behind this one, as it would behind a slow listening connection.
+    const gate = new pg.Client({ connectionString: url });
+    await gate.connect();
+    await gate.query('SELECT pg_advisory_lock($1, hashtext($2))', [FOLLOW_LOCK, 'newcomer']);
+    let gated = true;
+    const hold = server.hold();
+    try {
+      const reader = new EventReader(await post(handler.url, runInput('Count to fifty.', runId)));
+      await until(async () => (await locks(FOLLOW_LOCK, 'newcomer', false)) > 0);
+      // While the follow waits the run is not queued: a worker that got to the call would find nobody following and publish none of it.
+      for (let polls = 0; polls < 50 && (await runtime.getRun(runId)) === null; polls++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await runtime.getRun(runId)).toBeNull();
+      await gate.query('SELECT pg_advisory_unlock($1, hashtext($2))', [FOLLOW_LOCK, 'newcomer']);
+      gated = false;
+      // Live: the first half reaches the page while the server holds the rest.
+      await reader.until((e) => e.data.type === 'TEXT_MESSAGE_CONTENT');
+      hold.release();
+      const events = await reader.rest();
+      const contents = of(events, 'TEXT_MESSAGE_CONTENT');
+      expect(contents.length).toBeGreaterThanOrEqual(2);
+      expect(contents.map((e) => e.data.delta).join('')).toBe(ANSWER);
+      expect(notices.filter((n) => n.r === runId).length).toBeGreaterThan(0);
+    } finally {
+      hold.release();
+      if (gated) await gate.query('SELECT pg_advisory_unlock($1, hashtext($2))', [FOLLOW_LOCK, 'newcomer']);
+      await gate.end();
+    }
+  });
+
   it("the AG-UI handler serving a durable system member streams the worker's deltas through the tree stream, the text whole and the run's own", { timeout: 90_000 }, async () => {
     const lead = system.get('lead').agent;
     const handler = await serve(createAgUiHandler(lead, { runtime, system, pollIntervalMs: 100 }));
@@ -477,9 +519,16 @@ describe.skipIf(missing !== '')('token streaming from a durable worker in anothe
     const runId = 'run-tokens-long';
     // Multi-byte letters, an emoji, and characters JSON escapes: each piece's bytes are counted as sent.
     const long = Array.from({ length: 3_000 }, (_, i) => `é🌤\n"${i}\u0001 `).join('');
-    const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
-    publisher.text(long);
-    await publisher.end();
+    // Published only to a following process: this one, from when it holds the agent's token lock.
+    const following = agent.events$.subscribe();
+    try {
+      await until(async () => (await locks(TOKEN_LOCK, 'streamer')) > 0);
+      const publisher = new TokenPublisher(engineOf(runtime).pool, { agentId: 'streamer', runId, call: `${runId}:model:1:0` }, () => createRedactor().stream());
+      publisher.text(long);
+      await publisher.end();
+    } finally {
+      following.unsubscribe();
+    }
     await noticesUpToNow();
     const published = notices.filter((n) => n.r === runId);
     expect(published.length).toBeGreaterThanOrEqual(4);

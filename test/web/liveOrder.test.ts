@@ -80,4 +80,31 @@ describe("a durable run's follower", () => {
     expect(fed.map((entry) => entry.event.type)).toEqual(['run.started', 'phase.entered', ...Array<string>(20).fill('token.delta')]);
     subscription.unsubscribe();
   });
+
+  it("a call's deltas that come while a read that holds the call's reply is on pass before that reply, so the page has them live", async () => {
+    const { journal, bus, source } = durableRun();
+    journal.push(at(1, { type: 'phase.entered', phase: 'reason' }));
+    let release!: () => void;
+    const gate = { open: Promise.resolve() };
+    // A read sent once the reply committed, its answer slow to come back.
+    const read = async (runId: string, after?: number) => (await gate.open, source.read(runId, after));
+    const fed: JournalEntry[] = [];
+    const subscription = (await runFeed({ ...source, read }, RUN)).subscribe((entry) => fed.push(entry));
+    bus.next(token(0, 'one '));
+    await turn();
+    gate.open = new Promise((resolve) => (release = resolve));
+    journal.push(
+      at(2, { type: 'reasoning.completed', text: 'one two', toolCalls: [], usage, call: CALL }),
+      at(3, { type: 'run.terminated', reason: 'final_answer', iterations: 1, usage }),
+    );
+    // A late notice of the step the call began in starts the read; the call's last delta comes while it is on.
+    bus.next(journal[1] as JournalEntry);
+    bus.next(token(1, 'two'));
+    await turn();
+    release();
+    await turn();
+    await turn();
+    expect(fed.map((entry) => entry.event.type)).toEqual(['run.started', 'phase.entered', 'token.delta', 'token.delta', 'reasoning.completed', 'run.terminated']);
+    subscription.unsubscribe();
+  });
 });

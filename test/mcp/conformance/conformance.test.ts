@@ -60,6 +60,7 @@ function runSuite(outputDir: string): Promise<SuiteRun> {
 interface Check {
   readonly id: string;
   readonly status: string;
+  readonly errorMessage?: string;
   readonly details?: { readonly actualDelayMs?: number; readonly expectedRetryMs?: number; readonly earlyToleranceMs?: number };
 }
 
@@ -79,7 +80,9 @@ function results(dir: string): Map<string, { passed: number; failed: string[] }>
     const verdicts = checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE' || check.status === 'WARNING');
     scenarios.set(name, {
       passed: verdicts.filter((check) => check.status === 'SUCCESS').length,
-      failed: verdicts.filter((check) => check.status !== 'SUCCESS' && !lateOnly(check)).map((check) => `${check.id}${check.details?.actualDelayMs === undefined ? '' : ` after ${check.details.actualDelayMs} ms`}`),
+      failed: verdicts
+        .filter((check) => check.status !== 'SUCCESS' && !lateOnly(check))
+        .map((check) => `${check.id}${check.details?.actualDelayMs === undefined ? '' : ` after ${check.details.actualDelayMs} ms`}${check.errorMessage === undefined ? '' : `: ${check.errorMessage}`}`),
     });
   }
   return scenarios;
@@ -113,7 +116,7 @@ describe('the MCP conformance suite, client scenarios', () => {
       // What must pass, by name: a suite that silently ran nothing must not count as green.
       const failures = JSON.stringify(Object.fromEntries([...scenarios].filter(([name]) => failing.includes(name)).map(([name, result]) => [name, result.failed])));
       expect(passing, failures).toEqual(expect.arrayContaining(['initialize', 'tools_call', 'sse-retry']));
-      expect(failing.filter((name) => !expected.has(name)), 'failing outside expected-failures.yml').toEqual([]);
+      expect(failing.filter((name) => !expected.has(name)), `failing outside expected-failures.yml: ${failures}`).toEqual([]);
       expect(passing.filter((name) => expected.has(name)), 'passing, so take them out of expected-failures.yml').toEqual([]);
       expect([...expected].filter((name) => !scenarios.has(name)), 'listed but not run by the suite').toEqual([]);
     },
