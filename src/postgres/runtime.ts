@@ -3,7 +3,6 @@
  * worker (`runWorker`) finishes it. A run's mailbox is a table; a job only wakes it.
  */
 import pg from 'pg';
-import { concat, defer, from, Observable, Subject } from 'rxjs';
 import { ConfigurationError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { LoopResult } from '../core/run.ts';
@@ -12,16 +11,13 @@ import { followRun } from './handle.ts';
 import { errorForResult } from '../agent/errors.ts';
 import { newRunId, RUN_ID_PATTERN } from '../persistence/records.ts';
 import { journalEntries } from '../persistence/runWriter.ts';
-import { parseLine } from '../persistence/runLog.ts';
 import { durablePhases, durableProvider, durableTool } from './durable.ts';
 import { durablePrepare, nextCallRunId } from './children.ts';
-import { CHANNEL, type Engine } from './engine.ts';
-import { AgentFollows, FOLLOW_LINGER_MS, Lingering, parseStepNotice, type StepNotice } from './notices.ts';
-import { HeldCalls, noticeEntries, parseTokenNotice, TOKEN_CHANNEL } from './tokens.ts';
-import { liveFromStart } from '../events/liveDeltas.ts';
+import type { Engine } from './engine.ts';
+import { createHearing, parseRow, readResult, type StoredResult } from './hearing.ts';
 import type { HumanDecision } from './running.ts';
 import { post, queueRun, wake } from './outbox.ts';
-import { isConnectionError, transaction, whileReconnecting } from './transaction.ts';
+import { transaction } from './transaction.ts';
 import type { DurableStrategy, DurableStrategyDefinition } from './types.ts';
 import type { StrategyResult } from '../strategies/result.ts';
 import { DurableRunError } from './errors.ts';
@@ -80,9 +76,6 @@ export interface PostgresRuntime extends AgentRuntime {
 
 const engines = new WeakMap<PostgresRuntime, Engine>();
 
-/** Covers a notice lost with a connection. */
-const CHECK_EVERY_MS = 5_000;
-
 export function engineOf(runtime: PostgresRuntime): Engine {
   const engine = engines.get(runtime);
   if (engine === undefined) throw new ConfigurationError('runWorker needs a runtime made by createPostgresRuntime().');
@@ -108,144 +101,8 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
 
   const engine: Engine = { pool, agents: new Map(), strategies: new Map(), store: createStepStore(), blobs: new HeldBlobs(), ready };
 
-  // One listening connection, opened on first need.
-  let listener: Promise<pg.Client> | undefined;
-  /** The agents whose events this process follows, told to steps and workers by locks on the listener. */
-  const follows = new AgentFollows();
-  // The last subscriber of an agent left: steps stop notifying and workers stop publishing to this process, unless one comes back first.
-  const lingering = new Lingering(options.followLingerMs ?? FOLLOW_LINGER_MS, (agentId) => {
-    if (follows.follows(agentId)) return;
-    feeds.delete(agentId);
-    held.delete(agentId);
-    void listener?.then((client) => follows.sync(client, agentId)).catch(() => undefined);
-  });
-  const following = new Map<string, string>();
-  /** Each is called once with the next notice about the run. */
-  const waiters = new Map<string, Set<() => void>>();
-  const feeds = new Map<string, Subject<JournalEntry>>();
-  /** Per followed agent: its calls in flight, for a subscriber that joins mid-call. */
-  const held = new Map<string, HeldCalls>();
-  const pass = (agentId: string, feed: Subject<JournalEntry>, entry: JournalEntry): void => {
-    held.get(agentId)?.pass(entry);
-    feed.next(entry);
-  };
-  /** Read in notification order, one batch at a time, so each feed stays in order. */
-  let reading = Promise.resolve();
-  const listen = (): Promise<pg.Client> =>
-    (listener ??= (async () => {
-      const client = new pg.Client({ connectionString });
-      client.on('error', () => {
-        listener = undefined;
-        // Subscribers keep following: listen again (entries committed meanwhile are not replayed to them).
-        if (follows.agents.length > 0) relisten();
-        for (const waiting of waiters.values()) for (const wakeUp of waiting) wakeUp();
-      });
-      client.on('notification', (message) => {
-        if (message.channel === TOKEN_CHANNEL) return void liveTokens(message.payload);
-        const notice = parseStepNotice(message.payload);
-        if (notice === undefined) return;
-        if (following.has(notice.actor)) following.set(notice.actor, notice.status);
-        if (FINAL.has(notice.status) || notice.status === 'awaiting_human') for (const wake of waiters.get(notice.actor) ?? []) wake();
-        const feed = feeds.get(notice.agent);
-        if (feed !== undefined && notice.to > notice.from) {
-          reading = reading
-            .then(() => emitEntries(feed, notice))
-            .catch((error: unknown) => console.warn(`[actorloop] events of run ${notice.actor} could not be read: ${error instanceof Error ? error.message : String(error)}`));
-        }
-      });
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      for (const agentId of follows.agents) await follows.sync(client, agentId);
-      return client;
-    })());
-
-
-  /** In the order of the notices: a call's deltas before its reply's entries, which are read first. */
-  const liveTokens = (payload: string | undefined): void => {
-    const notice = parseTokenNotice(payload);
-    const feed = notice === undefined ? undefined : feeds.get(notice.a);
-    if (notice === undefined || feed === undefined) return;
-    const entries = noticeEntries(notice, Date.now());
-    reading = reading.then(() => {
-      for (const entry of entries) pass(notice.a, feed, entry);
-    });
-  };
-
-  /** Resolves once the agent's steps and streamed calls are all told here, if it has subscribers (at once if not, or the listener failed). */
-  const followed = async (agentId: string): Promise<void> => {
-    if (follows.follows(agentId)) await listen().then((client) => follows.sync(client, agentId)).catch(() => undefined);
-  };
-
-  const relisten = (): void => {
-    setTimeout(() => void listen().catch(() => (follows.agents.length > 0 ? relisten() : undefined)), 1_000).unref();
-  };
-
-  const emitEntries = async (feed: Subject<JournalEntry>, notice: StepNotice): Promise<void> => {
-    const lines = await pool.query<{ seq: number; line: string }>(`SELECT seq, line FROM ${SCHEMA}.log WHERE actor_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
-      notice.actor,
-      notice.from,
-      notice.to,
-    ]);
-    for (const entry of journalEntries(lines.rows.map((row) => parseRow(notice.actor, row)))) pass(notice.agent, feed, entry);
-  };
-
-  const readResult = async (runId: string): Promise<{ status: string; result: StoredResult | null }> => {
-    const found = await pool.query<{ status: string; result: StoredResult | null }>(`SELECT status, result FROM ${SCHEMA}.actors WHERE id = $1`, [runId]);
-    const row = found.rows[0];
-    if (row === undefined) throw new DurableRunError(`No durable run ${runId}.`, { runId });
-    return row;
-  };
-
-  /** One query for all the runs waited for in this process, however many wait. */
-  let checking: ReturnType<typeof setInterval> | undefined;
-  const checkWaiters = async (): Promise<void> => {
-    if (waiters.size === 0) {
-      clearInterval(checking);
-      checking = undefined;
-      return;
-    }
-    const found = await pool.query<{ id: string; status: string }>(`SELECT id, status FROM ${SCHEMA}.actors WHERE id = ANY($1::text[])`, [[...waiters.keys()]]);
-    for (const { id, status } of found.rows) {
-      if (following.has(id)) following.set(id, status);
-      if (FINAL.has(status)) for (const wake of waiters.get(id) ?? []) wake();
-    }
-  };
-
-  /** Resolves with the run's next notice that it ended or waits for a human (or the listener's loss). */
-  const nextNotice = (runId: string): { readonly news: Promise<void>; stop(): void } => {
-    let wake!: () => void;
-    const news = new Promise<void>((resolve) => (wake = resolve));
-    if (checking === undefined) {
-      checking = setInterval(() => void checkWaiters().catch(() => undefined), CHECK_EVERY_MS);
-      checking.unref();
-    }
-    const waiting = waiters.get(runId) ?? new Set();
-    waiters.set(runId, waiting.add(wake));
-    const stop = (): void => {
-      waiting.delete(wake);
-      if (waiting.size === 0 && waiters.get(runId) === waiting) waiters.delete(runId);
-    };
-    return { news, stop };
-  };
-
-  const finished = async (runId: string): Promise<StoredResult> => {
-    for (;;) {
-      // Through a database restart the wait goes on: listen and read again once it is back.
-      await whileReconnecting(listen);
-      // Listening before reading: a notice that arrives while the row is read is not lost.
-      const notice = nextNotice(runId);
-      try {
-        const { status, result } = await whileReconnecting(() => readResult(runId));
-        if (following.has(runId)) following.set(runId, status);
-        if (FINAL.has(status) && result !== null) return result;
-        await notice.news;
-      } catch (error) {
-        if (!isConnectionError(error)) throw error;
-      } finally {
-        notice.stop();
-      }
-    }
-  };
+  const hearing = createHearing(pool, connectionString, options.followLingerMs);
+  const { listen, nextNotice, finished } = hearing;
 
   /** The run's row and its first event go in one transaction. */
   const submit = async (
@@ -267,7 +124,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await listen();
     // A worker decides at a call's first delta whether anyone follows the agent: a subscriber here (a page that
     // started the run) must hold its locks before the run can get there, or that whole call is not published.
-    await followed(id);
+    await hearing.followed(id);
     // The bytes go to the blobs table; the row, like the journal, carries their references.
     // The worker reads it back with the same schema: a malformed message is refused here, not there as a corrupt row.
     const media = queuedMedia(parts, runOptions.history === undefined ? undefined : assertMessages(runOptions.history));
@@ -297,7 +154,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     await ready();
     const posted = await transaction(pool, (client) => post(client, [runId], { decision }, `status = 'awaiting_human'`));
     if (posted === 0) {
-      const run = await readResult(runId);
+      const run = await readResult(pool, runId);
       throw new ConfigurationError(`Run ${runId} is not waiting for a human (it is ${run.status}).`, { runId });
     }
   };
@@ -338,42 +195,24 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         throw errorForResult(result);
       };
       const follow = (runId: string, ended: Promise<LoopResult>): AgentRun => {
-        following.set(runId, following.get(runId) ?? 'queued');
-        void ended.finally(() => following.delete(runId)).catch(() => undefined);
+        hearing.track(runId, ended);
         return followRun({
           runId,
           agentId: binding.agentId,
           ended,
           // Read once the agent's steps are all told here: none committed after the read goes unheard.
           entries: async () => {
-            await followed(binding.agentId);
+            await hearing.followed(binding.agentId);
             return runtime.journal(runId);
           },
           live$: events$,
-          status: () => following.get(runId) ?? 'queued',
+          status: () => hearing.status(runId),
           approve: (toolCallIds) => runtime.approve(runId, toolCallIds),
           reject: (reason, toolCallIds) => runtime.reject(runId, reason, toolCallIds),
           cancel: (reason) => runtime.cancel(runId, reason),
         });
       };
-      let feed: Subject<JournalEntry> | undefined;
-      const events$: Observable<JournalEntry> = new Observable<JournalEntry>((subscriber) => {
-        feed ??= new Subject<JournalEntry>();
-        const { agentId } = binding;
-        feeds.set(agentId, feed);
-        if (!held.has(agentId)) held.set(agentId, new HeldCalls());
-        follows.count(agentId, 1);
-        const sync = (): Promise<void> => listen().then((client) => follows.sync(client, agentId));
-        void sync().catch((error: unknown) => subscriber.error(error));
-        // Joined mid-call: the calls in flight so far first, then what comes.
-        const calls = held.get(agentId);
-        const following = concat(defer(() => from(calls?.entries() ?? [])), feed).pipe(liveFromStart()).subscribe(subscriber);
-        return () => {
-          following.unsubscribe();
-          follows.count(agentId, -1);
-          if (!follows.follows(agentId)) lingering.add(agentId);
-        };
-      });
+      const events$ = hearing.events$(binding.agentId);
       const bound: BoundRuntime = {
         store: engine.store,
         blobs: engine.blobs.store,
@@ -434,7 +273,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
     async cancel(runId, reason = 'cancelled') {
       await ready();
       if ((await transaction(pool, (client) => post(client, [runId], { cancel: reason }))) === 0) {
-        const run = await readResult(runId);
+        const run = await readResult(pool, runId);
         throw new ConfigurationError(`Run ${runId} already ended (${run.status}); there is nothing to cancel.`, { runId });
       }
     },
@@ -463,21 +302,13 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       return found.rows.map(info);
     },
     async close() {
-      clearInterval(checking);
-      checking = undefined;
-      lingering.clear();
-      const client = listener;
-      listener = undefined;
-      for (const feed of feeds.values()) feed.complete();
-      await client?.then((c) => c.end()).catch(() => undefined);
+      await hearing.close();
       await pool.end();
     },
   };
   engines.set(runtime, engine);
   return runtime;
 }
-
-type StoredResult = LoopResult | StrategyResult;
 
 interface InfoRow {
   readonly id: string;
@@ -495,16 +326,4 @@ function restoredError(result: LoopResult): Error | undefined {
   if (error?.code === 'definition_mismatch') return DurableRunError.definitionMismatch(error.message ?? 'The worker has another definition of the agent.', { runId: result.runId });
   if (error?.code !== 'corrupt_row' && error?.code !== 'missing_blob') return undefined;
   return new DurableRunError(error.message ?? 'A row is corrupt.', { code: error.code, table: error.table ?? '', row: error.row ?? '', runId: result.runId });
-}
-
-function parseRow(runId: string, { seq, line }: { seq: number; line: string }) {
-  const parsed = parseLine(line);
-  if (!parsed.ok) {
-    throw DurableRunError.corruptRow(`Row actor_id=${runId}, seq=${seq} of ${SCHEMA}.log is corrupt (${parsed.reason}); it was left untouched.`, {
-      table: `${SCHEMA}.log`,
-      row: `actor_id=${runId}, seq=${seq}`,
-      runId,
-    });
-  }
-  return parsed.value;
 }
