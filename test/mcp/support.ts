@@ -19,9 +19,9 @@ export const controlledTs = fileURLToPath(new URL('./fixtures/controlledServer.t
 
 export const everythingStdio: McpServerConfig = { name: 'everything', command: process.execPath, args: [everythingJs, 'stdio'] };
 
-/** The fixture server; `mode` makes it crash or print garbage. */
+/** The fixture server; `mode` makes it crash or print garbage. Connected within the product's default time: compiled by tsx as it starts, it can take over 10 s on a loaded machine. */
 export function controlled(name: string, mode?: 'crash' | 'garbage', env?: Record<string, string>): McpServerConfig {
-  return { name, command: process.execPath, args: ['--import', 'tsx', controlledTs, ...(mode === undefined ? [] : [mode])], ...(env === undefined ? {} : { env }), connectTimeoutMs: 10_000 };
+  return { name, command: process.execPath, args: ['--import', 'tsx', controlledTs, ...(mode === undefined ? [] : [mode])], ...(env === undefined ? {} : { env }) };
 }
 
 const FENCE = /^\[UNTRUSTED CONTENT from [^\]]+\]\n([\s\S]*)\n\[END UNTRUSTED CONTENT\]$/;
