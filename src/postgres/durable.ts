@@ -79,6 +79,7 @@ export class StepContext implements EffectLedger {
   readonly requested = new Map<string, EffectRequest>();
   /** Answered by `settle` when the run lives on in this process. */
   readonly #waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  readonly #messages = new WeakMap<object, unknown>();
   constructor(
     readonly run: StepRun,
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
@@ -93,11 +94,12 @@ export class StepContext implements EffectLedger {
     return this.run.progress + this.requested.size;
   }
 
+  /** A model call's messages as they come, uncopied: each is copied and scrubbed here once. */
   effect(key: string, request: () => EffectRequest, signal: AbortSignal | undefined): Promise<unknown> {
     const outcome = this.outcomes.get(key);
     if (outcome !== undefined) return answer(this.run.runId, outcome);
     if (!this.requested.has(key)) {
-      this.requested.set(key, this.redact(request()));
+      this.requested.set(key, this.#stored(request()));
       this.run.changed();
     }
     // Settled by the outcome of the call, made after this step: replayed in a later step, or given by `settle`.
@@ -107,6 +109,24 @@ export class StepContext implements EffectLedger {
       if (signal.aborted) reject(signal.reason);
       else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
+  }
+
+  /** Scrubbed like the journal; a model call's messages as JSON copies, made once per message: each comes again in every later call. */
+  #stored(request: EffectRequest): EffectRequest {
+    if (request.kind !== 'model') return this.redact(request);
+    const { messages, ...rest } = request.request;
+    const stored = this.redact({ ...request, request: rest });
+    return { ...stored, request: { messages: messages.map((message) => this.#storedMessage(message)), ...stored.request } };
+  }
+
+  #storedMessage(message: unknown): unknown {
+    if (message === null || typeof message !== 'object') return this.redact(JSON.parse(JSON.stringify(message)) as unknown);
+    let copy = this.#messages.get(message);
+    if (copy === undefined) {
+      copy = this.redact(JSON.parse(JSON.stringify(message)) as unknown);
+      this.#messages.set(message, copy);
+    }
+    return copy;
   }
 
   settle(made: ReadonlyMap<string, EffectOutcome>): void {
@@ -197,7 +217,8 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
       kind: 'model',
       agentId: frame.agentId,
       ...(stream ? { stream: true as const } : {}),
-      request: JSON.parse(JSON.stringify({ messages, tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as ModelRequestJson,
+      // Its messages are copied by the step, once each.
+      request: { messages: [...messages], ...(JSON.parse(JSON.stringify({ tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as Omit<ModelRequestJson, 'messages'>) },
       ...(request.output === undefined ? {} : { output: true as const }),
     });
     const completion = frame.step.effect(key, effect, request.signal) as Promise<Completion>;

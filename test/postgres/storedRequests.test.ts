@@ -1,0 +1,38 @@
+/** The requests a step stores for its model calls: scrubbed JSON copies, each message copied once per step context. */
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/messages.ts';
+import { StepContext, type EffectRequest } from '../../src/postgres/durable.ts';
+import { StepRun } from '../../src/postgres/stepStore.ts';
+import { createRedactor } from '../../src/security/redactor.ts';
+
+const SECRET = 'sk-live-0123456789abcdef';
+
+function stepContext(): StepContext {
+  const redactor = createRedactor({ secrets: [SECRET] }, {});
+  return new StepContext(new StepRun('run_1', 'agent', 'task', 0, [], [], 0), new Map(), redactor.deep);
+}
+
+const modelCall = (messages: readonly Message[]): (() => EffectRequest) => () => ({
+  kind: 'model',
+  agentId: 'agent',
+  request: { messages: [...messages], tools: [{ name: 'noop', description: `uses ${SECRET}` }], model: 'm' },
+});
+
+const messagesOf = (request: EffectRequest | undefined): unknown[] => (request?.kind === 'model' ? request.request.messages : []);
+
+describe('a step context storing model calls', () => {
+  it('copies and scrubs a message once, however many later calls of the run carry it', () => {
+    const step = stepContext();
+    const first: Message = { role: 'user', content: `My key is ${SECRET}.` };
+    const second: Message = { role: 'assistant', content: 'Noted.' };
+    void step.effect('k1', modelCall([first]), undefined);
+    void step.effect('k2', modelCall([first, second]), undefined);
+    const [one, two] = [messagesOf(step.requested.get('k1')), messagesOf(step.requested.get('k2'))];
+    expect(two[0]).toBe(one[0]);
+    // A scrubbed JSON copy, as before: never the run's own message.
+    expect(one[0]).not.toBe(first);
+    expect(one[0]).toEqual({ role: 'user', content: 'My key is [REDACTED].' });
+    expect(two[1]).toEqual(second);
+    expect(step.requested.get('k2')).toMatchObject({ request: { tools: [{ description: 'uses [REDACTED]' }], model: 'm' } });
+  });
+});
