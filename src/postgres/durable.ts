@@ -79,7 +79,7 @@ export class StepContext implements EffectLedger {
   readonly requested = new Map<string, EffectRequest>();
   /** Answered by `settle` when the run lives on in this process. */
   readonly #waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
-  readonly #messages = new WeakMap<object, unknown>();
+  readonly #copies = new WeakMap<object, unknown>();
   constructor(
     readonly run: StepRun,
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
@@ -94,7 +94,7 @@ export class StepContext implements EffectLedger {
     return this.run.progress + this.requested.size;
   }
 
-  /** A model call's messages as they come, uncopied: each is copied and scrubbed here once. */
+  /** A model call's messages and tools as they come, uncopied: each is copied and scrubbed here once. */
   effect(key: string, request: () => EffectRequest, signal: AbortSignal | undefined): Promise<unknown> {
     const outcome = this.outcomes.get(key);
     if (outcome !== undefined) return answer(this.run.runId, outcome);
@@ -111,20 +111,21 @@ export class StepContext implements EffectLedger {
     });
   }
 
-  /** Scrubbed like the journal; a model call's messages as JSON copies, made once per message: each comes again in every later call. */
+  /** Scrubbed like the journal; a model call's messages and tools as JSON copies, made once each: they come again in every later call. */
   #stored(request: EffectRequest): EffectRequest {
     if (request.kind !== 'model') return this.redact(request);
-    const { messages, ...rest } = request.request;
+    const { messages, tools, ...rest } = request.request;
     const stored = this.redact({ ...request, request: rest });
-    return { ...stored, request: { messages: messages.map((message) => this.#storedMessage(message)), ...stored.request } };
+    const copied = { messages: messages.map((message) => this.#storedOnce(message)), ...(tools === undefined ? {} : { tools: tools.map((tool) => this.#storedOnce(tool)) }) };
+    return { ...stored, request: { ...copied, ...stored.request } };
   }
 
-  #storedMessage(message: unknown): unknown {
-    if (message === null || typeof message !== 'object') return this.redact(JSON.parse(JSON.stringify(message)) as unknown);
-    let copy = this.#messages.get(message);
+  #storedOnce(value: unknown): unknown {
+    if (value === null || typeof value !== 'object') return this.redact(JSON.parse(JSON.stringify(value)) as unknown);
+    let copy = this.#copies.get(value);
     if (copy === undefined) {
-      copy = this.redact(JSON.parse(JSON.stringify(message)) as unknown);
-      this.#messages.set(message, copy);
+      copy = this.redact(JSON.parse(JSON.stringify(value)) as unknown);
+      this.#copies.set(value, copy);
     }
     return copy;
   }
@@ -217,8 +218,12 @@ export function durableProvider(inner: InferenceProvider): InferenceProvider {
       kind: 'model',
       agentId: frame.agentId,
       ...(stream ? { stream: true as const } : {}),
-      // Its messages are copied by the step, once each.
-      request: { messages: [...messages], ...(JSON.parse(JSON.stringify({ tools, toolChoice, model, temperature, maxTokens, reasoningEffort })) as Omit<ModelRequestJson, 'messages'>) },
+      // Its messages and tools are copied by the step, once each.
+      request: {
+        messages: [...messages],
+        ...(tools === undefined ? {} : { tools: [...tools] }),
+        ...(JSON.parse(JSON.stringify({ toolChoice, model, temperature, maxTokens, reasoningEffort })) as Omit<ModelRequestJson, 'messages' | 'tools'>),
+      },
       ...(request.output === undefined ? {} : { output: true as const }),
     });
     const completion = frame.step.effect(key, effect, request.signal) as Promise<Completion>;

@@ -12,16 +12,19 @@ function stepContext(): StepContext {
   return new StepContext(new StepRun('run_1', 'agent', 'task', 0, [], [], 0), new Map(), redactor.deep);
 }
 
+const TOOL = { name: 'noop', description: `uses ${SECRET}`, parameters: { type: 'object' } };
+
 const modelCall = (messages: readonly Message[]): (() => EffectRequest) => () => ({
   kind: 'model',
   agentId: 'agent',
-  request: { messages: [...messages], tools: [{ name: 'noop', description: `uses ${SECRET}` }], model: 'm' },
+  request: { messages: [...messages], tools: [TOOL], model: 'm' },
 });
 
 const messagesOf = (request: EffectRequest | undefined): unknown[] => (request?.kind === 'model' ? request.request.messages : []);
+const toolsOf = (request: EffectRequest | undefined): unknown[] => (request?.kind === 'model' ? (request.request.tools ?? []) : []);
 
 describe('a step context storing model calls', () => {
-  it('copies and scrubs a message once, however many later calls of the run carry it', () => {
+  it('copies and scrubs a message or tool once, however many later calls of the run carry it', () => {
     const step = stepContext();
     const first: Message = { role: 'user', content: `My key is ${SECRET}.` };
     const second: Message = { role: 'assistant', content: 'Noted.' };
@@ -33,6 +36,7 @@ describe('a step context storing model calls', () => {
     expect(one[0]).not.toBe(first);
     expect(one[0]).toEqual({ role: 'user', content: 'My key is [REDACTED].' });
     expect(two[1]).toEqual(second);
-    expect(step.requested.get('k2')).toMatchObject({ request: { tools: [{ description: 'uses [REDACTED]' }], model: 'm' } });
+    expect(toolsOf(step.requested.get('k2'))[0]).toBe(toolsOf(step.requested.get('k1'))[0]);
+    expect(step.requested.get('k2')).toEqual({ kind: 'model', agentId: 'agent', request: { messages: two, tools: [{ ...TOOL, description: 'uses [REDACTED]' }], model: 'm' } });
   });
 });
