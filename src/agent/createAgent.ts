@@ -49,6 +49,7 @@ export function createAgent<TOutput = unknown>(config: AgentConfig<TOutput>): Ag
     provider: model.provider,
     tools: ownTools,
     redact: redactor.deep,
+    redactCopy: redactor.copy,
     ...(settings.output === undefined ? {} : { output: answerSpec(settings.output, true).spec }),
     redactStream: () => redactor.stream(),
     tool: async (name) => {

@@ -40,6 +40,8 @@ export interface AgentBinding {
   readonly tools: readonly Tool[];
   /** The agent's secret rules: what the runtime stores passes through them. */
   readonly redact: <T>(value: T) => T;
+  /** The same rules on a JSON copy of a value never changed once made (a message): copied once per object while the rules stay. */
+  readonly redactCopy: (value: unknown) => unknown;
   /** What a model call asking for the agent's structured answer validates the reply against. */
   readonly output?: StructuredOutputSpec;
   /** The same rules for one streamed text (a reply's deltas), which a secret may straddle. */

@@ -13,6 +13,7 @@ import { ContextLengthError, StructuredOutputError } from '../inference/errors.t
 
 const CONTEXT_LENGTH: string = 'context_length_exceeded' satisfies ContextLengthError['code'];
 import type { StepRun } from './stepStore.ts';
+import type { Caller } from './engine.ts';
 import type { EffectLedger } from '../core/run.ts';
 import type { RunContext } from '../run/context.ts';
 import { DurableRunError } from './errors.ts';
@@ -79,12 +80,11 @@ export class StepContext implements EffectLedger {
   readonly requested = new Map<string, EffectRequest>();
   /** Answered by `settle` when the run lives on in this process. */
   readonly #waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
-  readonly #copies = new WeakMap<object, unknown>();
   constructor(
     readonly run: StepRun,
     readonly outcomes: ReadonlyMap<string, EffectOutcome>,
     /** A call's request is stored, so it is scrubbed like the journal. */
-    private readonly redact: <T>(value: T) => T,
+    private readonly scrub: Pick<Caller, 'redact' | 'redactCopy'>,
   ) {
     run.effects = this;
   }
@@ -113,21 +113,12 @@ export class StepContext implements EffectLedger {
 
   /** Scrubbed like the journal; a model call's messages and tools as JSON copies, made once each: they come again in every later call. */
   #stored(request: EffectRequest): EffectRequest {
-    if (request.kind !== 'model') return this.redact(request);
+    const { redact, redactCopy } = this.scrub;
+    if (request.kind !== 'model') return redact(request);
     const { messages, tools, ...rest } = request.request;
-    const stored = this.redact({ ...request, request: rest });
-    const copied = { messages: messages.map((message) => this.#storedOnce(message)), ...(tools === undefined ? {} : { tools: tools.map((tool) => this.#storedOnce(tool)) }) };
+    const stored = redact({ ...request, request: rest });
+    const copied = { messages: messages.map(redactCopy), ...(tools === undefined ? {} : { tools: tools.map(redactCopy) }) };
     return { ...stored, request: { ...copied, ...stored.request } };
-  }
-
-  #storedOnce(value: unknown): unknown {
-    if (value === null || typeof value !== 'object') return this.redact(JSON.parse(JSON.stringify(value)) as unknown);
-    let copy = this.#copies.get(value);
-    if (copy === undefined) {
-      copy = this.redact(JSON.parse(JSON.stringify(value)) as unknown);
-      this.#copies.set(value, copy);
-    }
-    return copy;
   }
 
   settle(made: ReadonlyMap<string, EffectOutcome>): void {

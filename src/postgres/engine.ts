@@ -15,6 +15,7 @@ export interface Caller {
   /** An MCP server's tool may not be known until it is looked up. */
   tool(name: string): Promise<Tool | undefined>;
   readonly redact: <T>(value: T) => T;
+  readonly redactCopy: AgentBinding['redactCopy'];
   /** The agent's output schema, for model calls whose reply must match it. */
   readonly output?: StructuredOutputSpec;
   /** Its model takes images: the images its tools return are kept, within these limits. */

@@ -178,6 +178,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
         provider: binding.provider,
         tool: binding.tool,
         redact: binding.redact,
+        redactCopy: binding.redactCopy,
         ...defined({ output: binding.output, images: binding.images }),
         redactStream: binding.redactStream,
         start: binding.start,
@@ -255,7 +256,7 @@ export function createPostgresRuntime(options: PostgresRuntimeOptions = {}): Pos
       if (engine.strategies.has(id) || engine.agents.has(id)) throw new ConfigurationError(`"${id}" is already defined on this runtime: give each strategy and agent its own id.`);
       const sub = engine.agents.get(definition.subAgent?.id);
       if (sub === undefined) throw new ConfigurationError(`runtime.strategy("${id}"): subAgent must be an agent created with this runtime (createAgent({ runtime })).`);
-      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, redactStream: sub.redactStream, definition: definition as DurableStrategyDefinition });
+      engine.strategies.set(id, { agentId: id, provider: definition.model ?? sub.provider, tool: async () => undefined, redact: sub.redact, redactCopy: sub.redactCopy, redactStream: sub.redactStream, definition: definition as DurableStrategyDefinition });
       return {
         id,
         async run(task, runOptions = {}) {

@@ -153,7 +153,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   const run = new StepRun(actorId, row.agent_id, row.task, row.created_at.getTime(), records, seqs, row.log_length);
   if (row.kind === 'strategy') {
     const bound = strategyOf(engine, row);
-    const step = new StepContext(run, outcomes, bound.redact);
+    const step = new StepContext(run, outcomes, bound);
     // Its budget is what is left of it on the database's clock, counted on from here on this worker's.
     const deadline = started + strategyBudget(bound) - row.age_ms;
     const advanced = await advanceStrategy(bound, actorId, row.task, step, deadline, events.cancel);
@@ -164,7 +164,7 @@ async function advance(engine: Engine, client: pg.PoolClient, row: ActorRow, eve
   const { mode, session: _session, content, definition, ...options } = runOptions(row);
   // A row queued before runs carried it, or a sub-agent run this worker asked for, expects nothing.
   if (definition !== undefined) checkDefinition(actorId, row.agent_id, definition, bound.definition);
-  const step = new StepContext(run, outcomes, bound.redact);
+  const step = new StepContext(run, outcomes, bound);
   engine.store.begin(run);
   let handle: AgentRun | undefined;
   try {

@@ -12,6 +12,11 @@ export interface Redactor {
   event(event: LoopEvent): LoopEvent;
   /** Copy on write: only objects on the path to a secret are copied, and the input is never mutated. */
   deep<T>(value: T): T;
+  /**
+   * A scrubbed JSON copy of an object never changed once made (a conversation's message, a tool's definition),
+   * made once per object and given again until a secret is added.
+   */
+  copy(value: unknown): unknown;
   /** For one streamed text (a reply's deltas): a secret split across deltas is redacted whole. */
   stream(): StreamRedactor;
   /** Treat `secret` as one from now on (a token obtained at run time); values under 4 characters are ignored. */
@@ -25,10 +30,22 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
   // Runs repeat the same short strings every iteration, so their verdicts are remembered per agent.
   let memo: ShortTextMemo | undefined;
   const text = (value: string): string => (memo ??= shortTextMemo(rules))(value);
+  const deep = <T>(value: T): T => deepRedact(value, rules, (memo ??= shortTextMemo(rules)), 0, undefined) as T;
+  // Durable runs store every model call's whole conversation: each message is copied and scrubbed once, not once per call.
+  let copies = new WeakMap<object, unknown>();
   return {
     text,
     event: (event) => redactEvent(event, text),
-    deep: <T>(value: T): T => deepRedact(value, rules, (memo ??= shortTextMemo(rules)), 0, undefined) as T,
+    deep,
+    copy(value) {
+      if (value === null || typeof value !== 'object') return deep(value);
+      let out = copies.get(value);
+      if (out === undefined) {
+        out = deep(JSON.parse(JSON.stringify(value)) as unknown);
+        copies.set(value, out);
+      }
+      return out;
+    },
     stream: () => createStreamRedactor(text, () => secrets),
     addSecret(secret) {
       if (secret.length < 4 || secrets.includes(secret)) return;
@@ -36,6 +53,7 @@ export function createRedactor(options: SecretRuleOptions = {}, env: NodeJS.Proc
       // Own rules, not the shared ones: a run-time token is this agent's alone.
       rules = compileSecretRules({ ...options, secrets });
       memo = undefined;
+      copies = new WeakMap();
     },
   };
 }

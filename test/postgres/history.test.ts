@@ -65,6 +65,7 @@ describe.skipIf(missing !== '')('a durable run given a malformed history', () =>
       provider: scriptedModel([{ text: 'never asked' }], { recordCalls: false }),
       tools: [],
       redact: (value) => value,
+      redactCopy: (value) => value,
       redactStream: unused,
       tool: () => Promise.resolve(undefined),
       start: unused,

@@ -1,15 +1,14 @@
-/** The requests a step stores for its model calls: scrubbed JSON copies, each message copied once per step context. */
+/** The requests a step stores for its model calls: scrubbed JSON copies, each message copied once while the agent's secrets stay the same. */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.ts';
 import { StepContext, type EffectRequest } from '../../src/postgres/durable.ts';
 import { StepRun } from '../../src/postgres/stepStore.ts';
-import { createRedactor } from '../../src/security/redactor.ts';
+import { createRedactor, type Redactor } from '../../src/security/redactor.ts';
 
 const SECRET = 'sk-live-0123456789abcdef';
 
-function stepContext(): StepContext {
-  const redactor = createRedactor({ secrets: [SECRET] }, {});
-  return new StepContext(new StepRun('run_1', 'agent', 'task', 0, [], [], 0), new Map(), redactor.deep);
+function stepContext(redactor: Redactor = createRedactor({ secrets: [SECRET] }, {})): StepContext {
+  return new StepContext(new StepRun('run_1', 'agent', 'task', 0, [], [], 0), new Map(), { redact: redactor.deep, redactCopy: redactor.copy });
 }
 
 const TOOL = { name: 'noop', description: `uses ${SECRET}`, parameters: { type: 'object' } };
@@ -38,5 +37,17 @@ describe('a step context storing model calls', () => {
     expect(two[1]).toEqual(second);
     expect(toolsOf(step.requested.get('k2'))[0]).toBe(toolsOf(step.requested.get('k1'))[0]);
     expect(step.requested.get('k2')).toEqual({ kind: 'model', agentId: 'agent', request: { messages: two, tools: [{ ...TOOL, description: 'uses [REDACTED]' }], model: 'm' } });
+  });
+
+  it('scrubs a message already copied of a secret the agent learned since (a token obtained mid-run)', () => {
+    const redactor = createRedactor({ secrets: [SECRET] }, {});
+    const step = stepContext(redactor);
+    const token = 'oauth-token-learned-at-run-time';
+    const reply: Message = { role: 'tool', toolCallId: 'call_1', content: `signed in with ${token}` };
+    void step.effect('k1', modelCall([reply]), undefined);
+    expect(messagesOf(step.requested.get('k1'))[0]).toEqual({ role: 'tool', toolCallId: 'call_1', content: `signed in with ${token}` });
+    redactor.addSecret(token);
+    void step.effect('k2', modelCall([reply]), undefined);
+    expect(messagesOf(step.requested.get('k2'))[0]).toEqual({ role: 'tool', toolCallId: 'call_1', content: 'signed in with [REDACTED]' });
   });
 });
