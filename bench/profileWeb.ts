@@ -12,16 +12,21 @@
  * loopback HTTP, read with `fetch`), `inProcess` (the handler called directly), `direct`
  * (`tokens$`), and two floors that leave the handler out: `listener` (`toNodeListener` around a
  * handler answering a recorded one-token AG-UI stream) and `node` (a bare Node http listener
- * writing the same bytes), both read with `fetch` like `http`.
+ * writing the same bytes), both read with `fetch` like `http`. `page` is `http` read by a page in its
+ * own process (bench/webReader.ts), so the profile is the server's alone; it starts that file, so run
+ * the sources, not the bundle:
+ *
+ *   node --import tsx --cpu-prof --cpu-prof-dir=bench/results/prof bench/profileWeb.ts page 2000 300
  */
 import { createServer, type RequestListener } from 'node:http';
-import { close, listen, readDirect, readStream, streamingAgent } from './web.ts';
+import { startReader } from './webProcess.ts';
+import { close, listen, readDirect, readStream, streamingAgent } from './webRuns.ts';
 import { createAgUiHandler, toNodeListener } from '../src/web/index.ts';
 
 const way = process.argv[2] ?? 'http';
 const tokens = Number(process.argv[3] ?? 1);
 const runs = Number(process.argv[4] ?? 2000);
-const WAYS = ['http', 'inProcess', 'direct', 'listener', 'node'];
+const WAYS = ['http', 'inProcess', 'direct', 'listener', 'node', 'page'];
 if (!WAYS.includes(way)) throw new Error(`profileWeb: way must be one of ${WAYS.join(', ')}, not ${way}`);
 
 const agent = streamingAgent(tokens);
@@ -39,13 +44,19 @@ const bare: RequestListener = (request, response) => {
 const listener = way === 'node' ? bare : toNodeListener(way === 'listener' ? () => Promise.resolve(new Response(recorded, { headers })) : handler);
 const server = createServer(listener);
 const url = await listen(server);
+const page = way === 'page' ? startReader() : undefined;
 const started = performance.now();
 for (let i = 0; i < runs; i++) {
   const send = way === 'inProcess' ? handler : fetch;
-  const got = way === 'direct' ? await readDirect(agent, `t${i}`, `p-${i}`) : await readStream(send, url, 'agUi', `t${i}`, `p-${i}`);
-  if (got.deltas < 1) throw new Error(`profileWeb: run ${i} streamed no text`);
+  // The page checks the text itself.
+  if (page !== undefined) await page.read({ url, protocol: 'agUi', task: `t${i}`, id: `p-${i}`, tokens });
+  else {
+    const got = way === 'direct' ? await readDirect(agent, `t${i}`, `p-${i}`) : await readStream(send, url, 'agUi', `t${i}`, `p-${i}`);
+    if (got.deltas < 1) throw new Error(`profileWeb: run ${i} streamed no text`);
+  }
 }
 const ms = performance.now() - started;
+page?.stop();
 console.log(`${way}, ${tokens} token(s): ${runs} runs, ${((ms * 1000) / runs).toFixed(0)} µs per run`);
 agent.stop();
 await close(server);

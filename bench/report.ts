@@ -12,6 +12,7 @@ import type { RestoreResult } from './restore.ts';
 import type { ExperienceRetrievalResult } from './experiences.ts';
 import type { PostgresSection } from './postgres.ts';
 import type { WebResult } from './web.ts';
+import type { ServerCpu } from './webProcess.ts';
 import { postgresRows, postgresTargets } from './postgresReport.ts';
 import type { IterationResult } from './method.ts';
 import { fmt } from './stats.ts';
@@ -103,6 +104,16 @@ export function checkTargets(results: Measured): TargetCheck[] {
   add('web', 'web streaming ≤ 1.2× `agent.tokens$` per token (AG-UI handler over loopback HTTP, median)', [['', ratio(results.web?.agUiUs.median, results.web?.directUs.median)]], (v) => v <= 1.2);
   const marginal = results.web?.marginal.usPerToken;
   add('web', 'per-token streaming overhead (marginal) ≤ 1.2× `agent.tokens$` (AG-UI handler over loopback HTTP, slope of medians)', [['', ratio(marginal?.agUi, marginal?.direct)]], (v) => v <= 1.2);
+  const cpu = results.web?.serverCpu;
+  add(
+    'web',
+    "the server's CPU per token through the AG-UI handler over loopback HTTP ≤ 1.2× `agent.tokens$` read in process (the page in its own process, medians)",
+    [
+      [`at ${results.web?.tokens} tokens`, ratio(cpu?.usPerToken.agUi.median, cpu?.usPerToken.direct.median)],
+      ['marginal', ratio(cpu?.marginalUs.agUi, cpu?.marginalUs.direct)],
+    ],
+    (v) => v <= 1.2,
+  );
   add('stuck', 'stuck detection on two 1 MB outputs < 20 ms (p90)', [['', results.stuck[0]?.ms.p90]], (v) => v < 20, ' ms');
   for (const t of postgresTargets(results.postgres)) add('postgres', t.target, t.figures, t.pass, t.unit);
   const f = results.fanOut;
@@ -158,11 +169,41 @@ function webRows(web: WebResult): string[] {
     `The AG-UI handler over HTTP against \`tokens$\` written by hand over HTTP: ${show(ratio(web.agUiUs.median, web.byHandUs.median), '×')} per token at ${web.tokens} tokens, ` +
       `${show(ratio(web.marginal.usPerToken.agUi, web.marginal.usPerToken.byHand), '×')} marginal, ${show(ratio(web.fixedMs.agUi.median, web.fixedMs.byHand.median), '×')} a one-token run.`,
     '',
+    ...serverCpuRows(web),
     `${c.runs} runs started at once through the AG-UI handler, ${c.tokensPerRun} tokens each, server and client in one process; every run's text checked exact.`,
     '',
     '| wall ms | runs/s | tokens/s | RSS before MB | peak RSS MB |',
     '|---|---|---|---|---|',
     `| ${fmt(c.wallMs)} | ${fmt(c.runsPerSecond)} | ${fmt(c.tokensPerSecond)} | ${c.rssBeforeMb} | ${c.peakRssMb} |`,
+    '',
+  ];
+}
+
+/** The web rows with the page in its own process: what serving costs the server's CPU. */
+function serverCpuRows(web: WebResult): string[] {
+  const cpu = web.serverCpu;
+  const row = (what: string, way: keyof ServerCpu['usPerToken']) => {
+    const us = cpu.usPerToken[way];
+    const fixed = cpu.fixedMs[way];
+    const events = cpu.textEvents[way];
+    return (
+      `| ${what} | ${fmt(us.median)} (${fmt(us.p10)}) | ${fmt(us.p90)} | ${show(ratio(us.median, cpu.usPerToken.direct.median), '×')} | ` +
+      `${fmt(fixed.median)} (${fmt(fixed.p10)}) | ${fmt(cpu.marginalUs[way])} | ${show(ratio(cpu.marginalUs[way], cpu.marginalUs.direct), '×')} | ${fmt(events.median)} (${fmt(events.p90)}) |`
+    );
+  };
+  return [
+    `The server's CPU with the page in its own process: a child process (as a browser is) reads each run over HTTP with the same \`fetch\` reader and checks its text, ` +
+      `while the server process counts its own CPU time (user + system, \`process.cpuUsage\`) per run; \`tokens$\` is read in the server process. ` +
+      `${cpu.usPerToken.direct.count} runs of each, interleaved; ${web.tokens} tokens, one-token runs, and the slope between ${web.marginal.tokens[0]} and ${web.marginal.tokens[1]} tokens.`,
+    '',
+    '| served as | CPU µs per token median (p10) | p90 | vs `tokens$` | one-token run CPU ms median (p10) | marginal CPU µs per token | vs `tokens$` marginal | text events per run median (p90) |',
+    '|---|---|---|---|---|---|---|---|',
+    row('`agent.tokens$` read in process', 'direct'),
+    row('AG-UI handler over HTTP', 'agUi'),
+    row('AI SDK handler over HTTP', 'aiSdk'),
+    row('the transport alone (recorded stream, no agent, no handler)', 'transport'),
+    row('`agent.tokens$` written by hand as SSE over HTTP (no handler)', 'byHand'),
+    row("the bench's order to the page and its answer alone (no HTTP; in every row but `tokens$`, once a run)", 'order'),
     '',
   ];
 }

@@ -68,12 +68,20 @@ async function serve(handler: WebHandler, request: Request, response: ServerResp
   answer.headers.forEach((value, name) => (headers[name] = value));
   response.writeHead(answer.status, headers);
   if (answer.body === null) return void response.end();
-  response.flushHeaders();
+  // The headers go out in one write with the first events when these come within two turns (a run's do: the body
+  // waits one for the rest of its turn); else alone, so a page whose stream has nothing yet knows it is open.
+  let wrote = false;
+  setImmediate(() =>
+    setImmediate(() => {
+      if (!wrote && !response.writableEnded && !response.destroyed) response.flushHeaders();
+    }),
+  );
   const reader = answer.body.getReader();
   response.on('close', () => void reader.cancel().catch(() => undefined));
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    wrote = true;
     // A client slower than the stream: read on once the socket took what it was given, so
     // what waits stays in the body (joined there) instead of piling up in Node's buffer.
     if (!response.write(value)) await drained(response);

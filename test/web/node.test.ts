@@ -1,12 +1,17 @@
 /**
- * `toNodeListener`'s request side, and AG-UI's framing of the events it streams.
+ * `toNodeListener`'s request side, its writes, and AG-UI's framing of the events it streams.
  */
-import { request as httpRequest } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EventType } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
-import { agUiProtocol } from '../../src/web/agUi.ts';
-import { serve } from './support.ts';
+import { scriptedModel } from '../../src/testing/index.ts';
+import { agUiProtocol, createAgUiHandler } from '../../src/web/agUi.ts';
+import type { WebHandler } from '../../src/web/handler.ts';
+import { toNodeListener } from '../../src/web/node.ts';
+import { stopTrackedAgents, trackAgent } from '../support/agents.ts';
+import { runInput, serve } from './support.ts';
 
 /** POST `parts` as separate writes of one chunked body, each after the previous one was flushed. */
 function postInParts(url: string, parts: readonly string[]): Promise<{ status: number; body: string }> {
@@ -34,6 +39,63 @@ describe('toNodeListener', () => {
       const answer = await postInParts(server.url, parts);
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ method: 'POST', got: parts.join('') });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** `handler` on 127.0.0.1, counting the writes to each socket (what goes to the kernel: one write or writev each). */
+async function serveCountingWrites(handler: WebHandler): Promise<{ url: string; writes(): number; close(): Promise<void> }> {
+  let writes = 0;
+  const server = createServer(toNodeListener(handler));
+  server.on('connection', (socket: Socket) => {
+    const counted = socket as unknown as { _writeGeneric(...args: unknown[]): unknown };
+    const write = counted._writeGeneric.bind(socket);
+    counted._writeGeneric = (...args: unknown[]) => {
+      writes++;
+      return write(...args);
+    };
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/api/agent`,
+    writes: () => writes,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("toNodeListener's writes", () => {
+  afterEach(() => stopTrackedAgents());
+
+  it('sends a short run whole, headers, events and end, in one write', { timeout: 20_000 }, async () => {
+    const agent = trackAgent({ model: { provider: scriptedModel([{ text: 'Hi there', chunks: ['Hi', ' there'] }]), stream: true } });
+    const server = await serveCountingWrites(createAgUiHandler(agent));
+    try {
+      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(runInput('Say hi', 'one-write')) });
+      const body = await response.text();
+      expect(body).toContain('"delta":"Hi there"');
+      expect(body).toContain('RUN_FINISHED');
+      expect(server.writes()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sends the headers of a stream that has nothing to say yet', { timeout: 20_000 }, async () => {
+    let cancelled = false;
+    const quiet = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
+    const server = await serveCountingWrites(() => Promise.resolve(new Response(quiet, { headers: { 'content-type': 'text/event-stream' } })));
+    try {
+      const response = await new Promise<IncomingMessage>((resolve, reject) => httpRequest(server.url, resolve).on('error', reject).end());
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('text/event-stream');
+      response.destroy();
+      await expect.poll(() => cancelled).toBe(true);
     } finally {
       await server.close();
     }
