@@ -13,20 +13,28 @@ import { liveDelta } from '../events/liveDeltas.ts';
 import type { LiveMark } from '../events/sentText.ts';
 import { markText, parseMark, type EventCursor } from './sse.ts';
 
+/**
+ * A run's position; with `opened`, the page has the events before `index` and that many of those a wait's end closed
+ * and its run opened again before the event at `index` (a live event's: after `index`).
+ */
+export interface TreePosition extends EventCursor {
+  readonly opened?: number;
+}
+
 /** Runs absent from it resume from their first event. */
-export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
+export type TreeCursor = ReadonlyMap<RunKey, TreePosition>;
 
 /** An index as long as a safe integer: a stream resumed after a wait starts past every index of the wait's entry. */
-const POSITION = /^(\d{1,15})\.(\d{1,16})(?:\.(.*))?$/;
+const POSITION = /^(\d{1,15})\.(\d{1,16})(?:\.([^o]*))?(?:o(\d{1,6}))?$/;
 const KEY = /^[1-9]\d{0,5}(?:-[1-9]\d{0,5}){0,31}$/;
 /** More sub-runs than a page could have been sent: a value past it is no id of this handler. */
 const MAX_RUNS = 1_000;
 
-function position(text: string, value: string): EventCursor {
+function position(text: string, value: string): TreePosition {
   const match = POSITION.exec(text);
   const mark = match?.[3] === undefined ? undefined : parseMark(match[3]);
-  if (match === null || mark === null) throw refused(value);
-  return { sequence: Number(match[1]), index: Number(match[2]), ...(mark === undefined ? {} : { mark }) };
+  if (match === null || mark === null || match[4] === '0') throw refused(value);
+  return { sequence: Number(match[1]), index: Number(match[2]), ...(mark === undefined ? {} : { mark }), ...(match[4] === undefined ? {} : { opened: Number(match[4]) }) };
 }
 
 const refused = (value: string): WebRequestError =>
@@ -36,7 +44,7 @@ export function parseTreeEventId(value: string | null): TreeCursor | undefined {
   if (value === null || value.trim() === '') return undefined;
   const parts = value.trim().split(',');
   if (parts.length > MAX_RUNS) throw refused(value);
-  const cursor = new Map<RunKey, EventCursor>();
+  const cursor = new Map<RunKey, TreePosition>();
   const [root, ...subs] = parts;
   if (root !== undefined && root !== '') cursor.set('', position(root, value));
   for (const part of subs) {
@@ -51,17 +59,18 @@ export function parseTreeEventId(value: string | null): TreeCursor | undefined {
 
 /** Alone, the served run's position is a single run's id. */
 export function formatTreeEventId(cursor: TreeCursor): string {
-  const at = (p: EventCursor): string => `${p.sequence}.${p.index}${p.mark === undefined ? '' : `.${markText(p.mark)}`}`;
+  const at = (p: TreePosition): string => `${p.sequence}.${p.index}${p.mark === undefined ? '' : `.${markText(p.mark)}`}${p.opened === undefined ? '' : `o${p.opened}`}`;
   const root = cursor.get('');
   const subs = [...cursor].filter(([key]) => key !== '').map(([key, p]) => `${key}@${at(p)}`);
   return [root === undefined ? '' : at(root), ...subs].join(',');
 }
 
 /** A response that ended at a wait ended every part open then: the next goes on from positions alone. */
-const unmarked = (cursor: TreeCursor): Map<RunKey, EventCursor> => new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.index }]));
+const unmarked = (cursor: TreeCursor): Map<RunKey, TreePosition> => new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.index }]));
 
-const isAfter = (sequence: number, index: number, cursor: EventCursor | undefined): boolean =>
-  cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && index > cursor.index);
+/** `rank`: the place of an event among those opened again before the event at `index` (`TreeCursor`'s `opened`); absent, that event. */
+const isAfter = (sequence: number, index: number, cursor: TreePosition | undefined, rank = Infinity): boolean =>
+  cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && (index > cursor.index || (index === cursor.index && rank > (cursor.opened ?? Infinity))));
 
 export interface TreeStops<TEvent> {
   /** Made anew each time the tree is followed from its start. Absent: only the served run's waits end the response. */
@@ -84,11 +93,55 @@ export function treeSseBody<TEvent>(
 ): ReadableStream<Uint8Array> {
   const waiting = new FrameQueue(protocol);
   /** Each run's last event queued: a new subscription sends only what comes after it. */
-  const at = new Map<RunKey, EventCursor>(after ?? []);
+  const at = new Map<RunKey, TreePosition>(after ?? []);
   let followed = 0;
   const pump = new FeedPump(maxAhead);
 
   const queue = (id: string | undefined, event: TEvent): void => waiting.push(id, event);
+  /** Whether this reading has sent the page anything. */
+  let sent = false;
+  /** Each sub-run's key in the tree, by its run id. */
+  let keys = new Map<string, RunKey>();
+  /**
+   * What a wait's end closed, opened again before a run's next event at `index` of its entry `sequence`: each in its
+   * own place before that event (`opened`), so a page that has some of them resumes after those. What another run
+   * owns (a parent's part, the AG-UI run) the page had where its own position says so: that run came first there.
+   */
+  const reopen = (key: RunKey, sequence: number, index: number, events: readonly TEvent[], waits: TreeWaits<TEvent>): boolean => {
+    let queued = false;
+    const ranks = new Map<RunKey, number>();
+    for (let rank = 1; rank <= events.length; rank++) {
+      const event = events[rank - 1] as TEvent;
+      const runId = waits.owner?.(event);
+      const owner = runId === '' ? '' : runId === undefined ? key : keys.get(runId);
+      const own = owner === undefined ? 0 : (ranks.get(owner) ?? 0) + 1;
+      if (owner !== undefined) ranks.set(owner, own);
+      const position = at.get(key);
+      if (!isAfter(sequence, index, position, rank) || (owner !== undefined && owner !== key && had(owner, own))) continue;
+      at.set(key, { sequence, index, opened: rank, ...(position?.mark === undefined || position.sequence !== sequence ? {} : { mark: position.mark }) });
+      queue(formatTreeEventId(at), event);
+      queued = sent = true;
+    }
+    return queued;
+  };
+  /** Whether the page has the `rank`-th its run opened again after a wait: its position is among them, or past them in a live message. */
+  const had = (key: RunKey, rank: number): boolean => {
+    const position = at.get(key);
+    return position !== undefined && (position.opened === undefined ? position.mark !== undefined : rank <= position.opened);
+  };
+  /**
+   * Before a live event, in no journal, the opened again go after its run's position: a page that has the live event
+   * (its mark there) has them too.
+   */
+  const reopenLive = (key: RunKey, events: readonly TEvent[], waits: TreeWaits<TEvent>): boolean => {
+    const position = at.get(key);
+    if (position === undefined) {
+      for (const event of events) queue(undefined, event);
+      return events.length > 0;
+    }
+    if (position.opened === undefined && position.mark !== undefined) return false;
+    return reopen(key, position.sequence, position.opened === undefined ? position.index + 1 : position.index, events, waits);
+  };
   /**
    * A worker's streamed delta is in no journal: each event's id leaves its run's position where it is, with how much
    * of the live message the page has with it (`StreamEncoder.markAt`), from which a reconnect goes on.
@@ -100,21 +153,30 @@ export function treeSseBody<TEvent>(
       const event = own[index];
       const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
       if (shown === undefined) continue;
+      const out = waits === undefined ? [shown] : waits.pass(shown, true);
+      if (out.length > 1) reopenLive(key, out.slice(0, -1), waits as TreeWaits<TEvent>);
       const position = at.get(key);
       let id: string | undefined;
       if (position !== undefined) {
         const mark = index === last ? encoder.mark?.() : encoder.markAt?.(index);
-        at.set(key, { sequence: position.sequence, index: position.index, ...(mark === undefined ? {} : { mark }) });
+        at.set(key, { sequence: position.sequence, index: position.opened === undefined ? position.index : position.index - 1, ...(mark === undefined ? {} : { mark }) });
         id = formatTreeEventId(at);
       }
-      // What a wait's end closed and this event opens again first goes without an id.
-      const out = waits === undefined ? [shown] : waits.pass(shown, true);
-      for (let one = 0; one < out.length; one++) {
-        queue(one === out.length - 1 ? id : undefined, out[one] as TEvent);
-        queued = true;
-      }
+      queue(id, out[out.length - 1] as TEvent);
+      queued = sent = true;
     }
     if (queued) pump.queued();
+  };
+  /** The starts of the parts an encoder went on with for a page that had them (`StreamEncoder.resumedStarts`): the waits know them open. */
+  const resumedStarts = (encoder: StreamEncoder<TEvent>, sub: SubRun | undefined, waits: TreeWaits<TEvent>): TEvent[] | undefined => {
+    const starts = encoder.resumedStarts?.() ?? [];
+    if (starts.length === 0) return undefined;
+    const reopened: TEvent[] = [];
+    for (const start of starts) {
+      const shown = sub === undefined ? start : protocol.attribute?.(start, sub);
+      if (shown !== undefined) reopened.push(...waits.pass(shown, false).slice(0, -1));
+    }
+    return reopened;
   };
   const follow = (): void => {
     const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
@@ -126,10 +188,12 @@ export function treeSseBody<TEvent>(
       return made;
     };
     const seen = new Set<RunKey>();
+    sent = false;
+    keys = new Map();
+    /** Runs resumed whose encoder may still give the starts the page had. */
+    const resuming = new Set<RunKey>();
     /** The live message each run had open where the page is: its encoder goes on from there (`StreamEncoder.resume`). */
     const resumes = new Map([...at].flatMap(([key, p]): [RunKey, EventCursor & { mark: LiveMark }][] => (p.mark === undefined ? [] : [[key, { ...p, mark: p.mark }]])));
-    /** Whether this reading has sent the page anything. */
-    let sent = false;
     const again = followed++ > 0;
     const waits = stops.waits?.();
     pump.follow(() =>
@@ -142,30 +206,41 @@ export function treeSseBody<TEvent>(
             queue(undefined, encoderFor('', undefined).failure(`The stream fell behind and a run's first entries are no longer held here. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
             return pump.finish();
           }
+          if (sub !== undefined && !seen.has(key)) keys.set(sub.runId, key);
           seen.add(key);
           const live = liveDelta(entry) !== undefined;
           const resume = resumes.get(key);
           if (resume !== undefined && (live ? entry.sequence >= resume.sequence : entry.sequence > resume.sequence)) {
             encoder.resume?.(resume.mark);
             resumes.delete(key);
+            if (waits !== undefined) resuming.add(key);
           }
           const own = encoder.encode(entry);
+          // What a later wait closes, and what a wait before opens again first, though the page has the start.
+          const reopened = resuming.has(key) ? resumedStarts(encoder, sub, waits as TreeWaits<TEvent>) : undefined;
+          if (reopened !== undefined) resuming.delete(key);
+          if (reopened !== undefined && reopenLive(key, reopened, waits as TreeWaits<TEvent>)) pump.queued();
           if (live) return sendLive(key, encoder, own, sub, waits);
           const from = at.get(key);
           // A wait sent before was answered already: it ends no response now.
           const ends = encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence);
           // Every event is seen, sent or not (the page may have it): what is open at a wait is known on every reading.
           const events: { readonly shown: TEvent | undefined; readonly held: boolean }[] = [];
+          /** What a wait's end closed, opened again before the event at an index (`reopen`). */
+          let reopens: Map<number, TEvent[]> | undefined;
           const see = (event: TEvent | undefined): void => {
             const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
-            if (shown === undefined || waits === undefined) events.push({ shown, held: event === undefined });
-            else for (const one of waits.pass(shown, isAfter(entry.sequence, events.length, from))) events.push({ shown: one, held: false });
+            if (shown === undefined || waits === undefined) return void events.push({ shown, held: event === undefined });
+            const out = waits.pass(shown, isAfter(entry.sequence, events.length, from));
+            if (out.length > 1) (reopens ??= new Map()).set(events.length, out.slice(0, -1));
+            events.push({ shown: out[out.length - 1], held: false });
           };
           for (const event of own) see(event);
           // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
           const repeat = stops.again !== undefined && entry.runId === stops.again.runId && entry.sequence === stops.again.sequence;
           const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || repeat || !sent) ? waits?.suspend(own, sub) : undefined;
-          if (closing !== undefined) for (const [run, p] of unmarked(at)) at.set(run, p);
+          // Where the page has the wait's end already, its positions past it stand.
+          if (closing !== undefined && (ends || repeat)) for (const [run, p] of unmarked(at)) at.set(run, p);
           if (repeat && closing !== undefined) {
             for (const event of closing) queue(formatTreeEventId(at), event);
             return pump.finish();
@@ -176,6 +251,8 @@ export function treeSseBody<TEvent>(
           const mark = encoder.mark?.();
           for (let index = 0; index < events.length; index++) {
             const { shown, held } = events[index] as (typeof events)[number];
+            const before = reopens?.get(index);
+            if (before !== undefined && reopen(key, entry.sequence, index, before, waits as TreeWaits<TEvent>)) queued = true;
             if (held || !isAfter(entry.sequence, index, from)) continue;
             at.set(key, mark === undefined || closing !== undefined ? { sequence: entry.sequence, index } : { sequence: entry.sequence, index, mark });
             if (shown !== undefined) {
