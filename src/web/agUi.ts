@@ -114,6 +114,12 @@ function agUiTreeWaits(view: RunView, fromStop: boolean): TreeWaits<AgUiEvent> {
       // Also what the page has: every reading gives an event and what it opens again the same places (and ids).
       return out;
     },
+    closed(opener) {
+      const part = partOf(opener);
+      if (part?.opens !== true) return;
+      open.set(part.key, { opener, run: 'subagentRunId' in opener && typeof opener.subagentRunId === 'string' ? opener.subagentRunId : '' });
+      shut.add(part.key);
+    },
     owner: (event) => ('subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : ''),
     suspend(own, sub) {
       const end = own.find((event) => event?.type === EventType.RUN_FINISHED);

@@ -57,6 +57,11 @@ function aiSdkTreeWaits(_view: RunView, fromStop: boolean): TreeWaits<AiSdkChunk
       // The page ended this part at the wait: an end is had already, a delta starts it again.
       return ends || starter === undefined ? [] : [starter, chunk];
     },
+    closed(opener) {
+      if (opener.type !== 'text-start' && opener.type !== 'reasoning-start') return;
+      open.set(opener.id, opener);
+      shut.add(opener.id);
+    },
     owner: (chunk) => ('providerMetadata' in chunk && chunk.providerMetadata !== undefined && 'agentId' in chunk.providerMetadata.actorloop ? chunk.providerMetadata.actorloop.runId : ''),
     suspend(own) {
       if (!own.some((chunk) => chunk?.type === 'tool-approval-request')) return undefined;

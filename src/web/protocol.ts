@@ -117,6 +117,8 @@ export interface TreeWaits<TEvent> {
    * had before the stop a reading goes on from opens nothing; any other reading gives the same events, sent or not.
    */
   pass(event: TEvent, sent: boolean): TEvent[];
+  /** A part the page had open and saw ended at a wait, its opener (a resumed live message's start) in no event seen: opened again before its run's next event. */
+  closed?(opener: TEvent): void;
   /** The run an event `pass` opens again belongs to: a sub-run's id, '' for the served run's (and its AG-UI run). Absent: the run whose event it goes before. */
   owner?(event: TEvent): string;
   /** What ends the served run's part after `sub`'s own events for its wait (`own`, not yet attributed); `undefined` leaves the response open. */

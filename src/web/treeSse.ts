@@ -33,7 +33,7 @@ const MAX_RUNS = 1_000;
 function position(text: string, value: string): TreePosition {
   const match = POSITION.exec(text);
   const mark = match?.[3] === undefined ? undefined : parseMark(match[3]);
-  if (match === null || mark === null || match[4] === '0') throw refused(value);
+  if (match === null || mark === null) throw refused(value);
   return { sequence: Number(match[1]), index: Number(match[2]), ...(mark === undefined ? {} : { mark }), ...(match[4] === undefined ? {} : { opened: Number(match[4]) }) };
 }
 
@@ -65,8 +65,12 @@ export function formatTreeEventId(cursor: TreeCursor): string {
   return [root === undefined ? '' : at(root), ...subs].join(',');
 }
 
-/** A response that ended at a wait ended every part open then: the next goes on from positions alone. */
-const unmarked = (cursor: TreeCursor): Map<RunKey, TreePosition> => new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.index }]));
+/**
+ * A response that ended at a wait ended every part open then: each run goes on with none of what opens its parts again
+ * yet (`o0`), a live message with the text the page lacks.
+ */
+const stopped = (cursor: TreeCursor): Map<RunKey, TreePosition> =>
+  new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.opened === undefined ? p.index + 1 : p.index, ...(p.mark === undefined ? {} : { mark: p.mark }), opened: 0 }]));
 
 /** `rank`: the place of an event among those opened again before the event at `index` (`TreeCursor`'s `opened`); absent, that event. */
 const isAfter = (sequence: number, index: number, cursor: TreePosition | undefined, rank = Infinity): boolean =>
@@ -102,45 +106,29 @@ export function treeSseBody<TEvent>(
   let sent = false;
   /** Each sub-run's key in the tree, by its run id. */
   let keys = new Map<string, RunKey>();
+  /** How many events each run had opened again since the last wait's end in this reading. */
+  let reopened = new Map<RunKey, number>();
   /**
-   * What a wait's end closed, opened again before a run's next event at `index` of its entry `sequence`: each in its
-   * own place before that event (`opened`), so a page that has some of them resumes after those. What another run
-   * owns (a parent's part, the AG-UI run) the page had where its own position says so: that run came first there.
+   * What a wait's end closed, opened again before a run's next event, each in its own run's places as the how-many-th
+   * it opened again (`opened`), whichever run's event it goes before on this reading. A run whose position says no
+   * such count had an event since the wait's end, so had them all. Before a committed event of its run (`before`), it
+   * takes that event's place; else, the place after its run's position.
    */
-  const reopen = (key: RunKey, sequence: number, index: number, events: readonly TEvent[], waits: TreeWaits<TEvent>): boolean => {
+  const reopen = (key: RunKey, before: EventCursor | undefined, events: readonly TEvent[], waits: TreeWaits<TEvent>): boolean => {
     let queued = false;
-    const ranks = new Map<RunKey, number>();
-    for (let rank = 1; rank <= events.length; rank++) {
-      const event = events[rank - 1] as TEvent;
+    for (const event of events) {
       const runId = waits.owner?.(event);
-      const owner = runId === '' ? '' : runId === undefined ? key : keys.get(runId);
-      const own = owner === undefined ? 0 : (ranks.get(owner) ?? 0) + 1;
-      if (owner !== undefined) ranks.set(owner, own);
-      const position = at.get(key);
-      if (!isAfter(sequence, index, position, rank) || (owner !== undefined && owner !== key && had(owner, own))) continue;
-      at.set(key, { sequence, index, opened: rank, ...(position?.mark === undefined || position.sequence !== sequence ? {} : { mark: position.mark }) });
-      queue(formatTreeEventId(at), event);
+      const owner = runId === undefined ? key : runId === '' ? '' : (keys.get(runId) ?? key);
+      const rank = (reopened.get(owner) ?? 0) + 1;
+      reopened.set(owner, rank);
+      const position = at.get(owner);
+      if (position !== undefined && (position.opened === undefined || rank <= position.opened)) continue;
+      const place = position === undefined ? undefined : owner === key && before !== undefined && isAfter(before.sequence, before.index, position, rank) ? before : position;
+      if (place !== undefined) at.set(owner, { sequence: place.sequence, index: place.index, opened: rank, ...(position?.mark === undefined || position.sequence !== place.sequence ? {} : { mark: position.mark }) });
+      queue(place === undefined ? undefined : formatTreeEventId(at), event);
       queued = sent = true;
     }
     return queued;
-  };
-  /** Whether the page has the `rank`-th its run opened again after a wait: its position is among them, or past them in a live message. */
-  const had = (key: RunKey, rank: number): boolean => {
-    const position = at.get(key);
-    return position !== undefined && (position.opened === undefined ? position.mark !== undefined : rank <= position.opened);
-  };
-  /**
-   * Before a live event, in no journal, the opened again go after its run's position: a page that has the live event
-   * (its mark there) has them too.
-   */
-  const reopenLive = (key: RunKey, events: readonly TEvent[], waits: TreeWaits<TEvent>): boolean => {
-    const position = at.get(key);
-    if (position === undefined) {
-      for (const event of events) queue(undefined, event);
-      return events.length > 0;
-    }
-    if (position.opened === undefined && position.mark !== undefined) return false;
-    return reopen(key, position.sequence, position.opened === undefined ? position.index + 1 : position.index, events, waits);
   };
   /**
    * A worker's streamed delta is in no journal: each event's id leaves its run's position where it is, with how much
@@ -154,7 +142,7 @@ export function treeSseBody<TEvent>(
       const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
       if (shown === undefined) continue;
       const out = waits === undefined ? [shown] : waits.pass(shown, true);
-      if (out.length > 1) reopenLive(key, out.slice(0, -1), waits as TreeWaits<TEvent>);
+      if (out.length > 1) reopen(key, undefined, out.slice(0, -1), waits as TreeWaits<TEvent>);
       const position = at.get(key);
       let id: string | undefined;
       if (position !== undefined) {
@@ -168,13 +156,17 @@ export function treeSseBody<TEvent>(
     if (queued) pump.queued();
   };
   /** The starts of the parts an encoder went on with for a page that had them (`StreamEncoder.resumedStarts`): the waits know them open. */
-  const resumedStarts = (encoder: StreamEncoder<TEvent>, sub: SubRun | undefined, waits: TreeWaits<TEvent>): TEvent[] | undefined => {
+  const resumedStarts = (key: RunKey, encoder: StreamEncoder<TEvent>, sub: SubRun | undefined, waits: TreeWaits<TEvent>): TEvent[] | undefined => {
     const starts = encoder.resumedStarts?.() ?? [];
     if (starts.length === 0) return undefined;
+    // Ended at a wait and not all opened again since, the part opens again before the run's next event.
+    const closed = at.get(key)?.opened !== undefined;
     const reopened: TEvent[] = [];
     for (const start of starts) {
       const shown = sub === undefined ? start : protocol.attribute?.(start, sub);
-      if (shown !== undefined) reopened.push(...waits.pass(shown, false).slice(0, -1));
+      if (shown === undefined) continue;
+      if (closed && waits.closed !== undefined) waits.closed(shown);
+      else reopened.push(...waits.pass(shown, false).slice(0, -1));
     }
     return reopened;
   };
@@ -190,6 +182,7 @@ export function treeSseBody<TEvent>(
     const seen = new Set<RunKey>();
     sent = false;
     keys = new Map();
+    reopened = new Map();
     /** Runs resumed whose encoder may still give the starts the page had. */
     const resuming = new Set<RunKey>();
     /** The live message each run had open where the page is: its encoder goes on from there (`StreamEncoder.resume`). */
@@ -217,9 +210,9 @@ export function treeSseBody<TEvent>(
           }
           const own = encoder.encode(entry);
           // What a later wait closes, and what a wait before opens again first, though the page has the start.
-          const reopened = resuming.has(key) ? resumedStarts(encoder, sub, waits as TreeWaits<TEvent>) : undefined;
-          if (reopened !== undefined) resuming.delete(key);
-          if (reopened !== undefined && reopenLive(key, reopened, waits as TreeWaits<TEvent>)) pump.queued();
+          const held = resuming.has(key) ? resumedStarts(key, encoder, sub, waits as TreeWaits<TEvent>) : undefined;
+          if (held !== undefined) resuming.delete(key);
+          if (held !== undefined && reopen(key, undefined, held, waits as TreeWaits<TEvent>)) pump.queued();
           if (live) return sendLive(key, encoder, own, sub, waits);
           const from = at.get(key);
           // A wait sent before was answered already: it ends no response now.
@@ -239,8 +232,9 @@ export function treeSseBody<TEvent>(
           // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
           const repeat = stops.again !== undefined && entry.runId === stops.again.runId && entry.sequence === stops.again.sequence;
           const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || repeat || !sent) ? waits?.suspend(own, sub) : undefined;
+          if (closing !== undefined) reopened.clear();
           // Where the page has the wait's end already, its positions past it stand.
-          if (closing !== undefined && (ends || repeat)) for (const [run, p] of unmarked(at)) at.set(run, p);
+          if (closing !== undefined && (ends || repeat)) for (const [run, p] of stopped(at)) at.set(run, p);
           if (repeat && closing !== undefined) {
             for (const event of closing) queue(formatTreeEventId(at), event);
             return pump.finish();
@@ -252,7 +246,7 @@ export function treeSseBody<TEvent>(
           for (let index = 0; index < events.length; index++) {
             const { shown, held } = events[index] as (typeof events)[number];
             const before = reopens?.get(index);
-            if (before !== undefined && reopen(key, entry.sequence, index, before, waits as TreeWaits<TEvent>)) queued = true;
+            if (before !== undefined && reopen(key, { sequence: entry.sequence, index }, before, waits as TreeWaits<TEvent>)) queued = true;
             if (held || !isAfter(entry.sequence, index, from)) continue;
             at.set(key, mark === undefined || closing !== undefined ? { sequence: entry.sequence, index } : { sequence: entry.sequence, index, mark });
             if (shown !== undefined) {
@@ -262,7 +256,7 @@ export function treeSseBody<TEvent>(
           }
           // The served run's waits end a response, and a sub-run's when the protocol ends the served run's part there.
           if (ends && (sub === undefined || closing !== undefined)) {
-            stops.onEnd?.(unmarked(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER }), entry);
+            stops.onEnd?.(stopped(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER, opened: 0 }), entry);
             return pump.finish();
           }
           if (queued) pump.queued();

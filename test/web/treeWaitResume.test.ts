@@ -148,6 +148,10 @@ describe("a tree's response that goes on after a sub-run's wait, read by a page 
         const second = await framesOf(tree, followerAt(entries, answeredAt), stop, true);
         expect(second.every((frame) => frame.id !== undefined)).toBe(true);
         const unbroken = await built(tree, first, second);
+        // What the lead had streamed before the wait is not sent again after it.
+        const text = JSON.stringify(unbroken[LEAD]);
+        expect(text.split(WORDS[0] as string).length - 1).toBe(1);
+        expect(text).toContain(WORDS.slice(3).join(''));
         const unbrokenStarts = sorted(startsOf([...first, ...second]));
         await fc.assert(
           fc.asyncProperty(fc.integer({ min: answeredAt, max: entries.length }), fc.nat(), fc.nat({ max: entries.length }), async (time, cut, later) => {
@@ -165,6 +169,24 @@ describe("a tree's response that goes on after a sub-run's wait, read by a page 
           { numRuns: 150 },
         );
       });
+  }
+});
+
+describe("the response a page's answer to a sub-run's wait opens, while the lead's reply streams live", () => {
+  for (const [name, protocol] of [
+    ['AG-UI', agUiProtocol],
+    ['AI SDK', aiSdkProtocol],
+  ] as const) {
+    it(`${name}: goes on with the text the page lacks, in the message the wait ended, opened again`, async () => {
+      const tree = protocol as WebProtocol<unknown>;
+      const { entries, wait } = timeline(true);
+      let stop: TreeCursor | undefined;
+      const first = await framesOf(tree, entries.slice(0, wait + 1), undefined, false, (at) => (stop = at));
+      const second = await framesOf(tree, followerAt(entries, wait + 2), stop, true);
+      const lead = JSON.stringify((await built(tree, first, second))[LEAD]);
+      expect(lead.split(WORDS[0] as string).length - 1).toBe(1);
+      expect(lead.replaceAll(/"(?:state|type|id|role|providerMetadata)":[^,}]*,?/g, '')).toContain(protocol === agUiProtocol ? WORDS.join('') : WORDS.slice(3).join(''));
+    });
   }
 });
 
