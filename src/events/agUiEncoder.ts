@@ -71,6 +71,8 @@ export class AgUiEncoder {
   #text: SentText | undefined;
   /** Characters a reconnecting page has of the live message it had open (`resume`), until a message opens. */
   #resumed: number | undefined;
+  /** The start `resume` left out of the message it went on with, until taken (`resumedStarts`). */
+  #resumedStart: AgUiEvent | undefined;
   /** The last event given was a delta of `#text`: a token that follows continues it. */
   #deltaLast = false;
   /** The marks of the last `encode`'s events before its last, where a live message opened (`markAt`). */
@@ -158,6 +160,13 @@ export class AgUiEncoder {
     this.#resumed = mark.text;
   }
 
+  resumedStarts(): AgUiEvent[] {
+    const start = this.#resumedStart;
+    if (start === undefined) return [];
+    this.#resumedStart = undefined;
+    return [start];
+  }
+
   failure(message: string, code: string): AgUiEvent {
     return { type: EventType.RUN_ERROR, message, code };
   }
@@ -193,8 +202,10 @@ export class AgUiEncoder {
   #sendText(out: (AgUiEvent | undefined)[], messageId: string, delta: string, live = false): void {
     if (this.#text === undefined) {
       this.#text = new SentText(messageId, live, this.#resumed);
-      if (this.#resumed === undefined) {
-        out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' });
+      const start: AgUiEvent = { type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant' };
+      if (this.#resumed !== undefined) this.#resumedStart = start;
+      else {
+        out.push(start);
         if (live) this.#marks[out.length - 1] = { text: 0 };
       }
       this.#resumed = undefined;

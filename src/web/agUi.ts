@@ -111,9 +111,16 @@ function agUiTreeWaits(view: RunView, fromStop: boolean): TreeWaits<AgUiEvent> {
       else if (part !== undefined) shut.delete(part.key);
       // The served run's own end names the AG-UI run the page is in, which a resume renamed.
       out.push(event.type === EventType.RUN_FINISHED ? { ...event, runId } : event);
-      // What the page has already stands alone, in its own place.
-      return sent ? out : out.slice(-1);
+      // Also what the page has: every reading gives an event and what it opens again the same places (and ids).
+      return out;
     },
+    closed(opener) {
+      const part = partOf(opener);
+      if (part?.opens !== true) return;
+      open.set(part.key, { opener, run: 'subagentRunId' in opener && typeof opener.subagentRunId === 'string' ? opener.subagentRunId : '' });
+      shut.add(part.key);
+    },
+    owner: (event) => ('subagentRunId' in event && typeof event.subagentRunId === 'string' ? event.subagentRunId : ''),
     suspend(own, sub) {
       const end = own.find((event) => event?.type === EventType.RUN_FINISHED);
       if (end?.type !== EventType.RUN_FINISHED || end.outcome?.type !== 'interrupt') return undefined;

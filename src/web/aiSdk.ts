@@ -49,13 +49,20 @@ function aiSdkTreeWaits(_view: RunView, fromStop: boolean): TreeWaits<AiSdkChunk
       const ends = chunk.type === 'text-end' || chunk.type === 'reasoning-end';
       const starter = open.get(chunk.id);
       if (ends) open.delete(chunk.id);
-      if (!sent || !shut.delete(chunk.id)) {
+      // A reading that goes on from a stop keeps shut what the page had before it; any other reads it as it was sent.
+      if ((!sent && fromStop) || !shut.delete(chunk.id)) {
         if (ends && !sent) shut.delete(chunk.id);
         return [chunk];
       }
       // The page ended this part at the wait: an end is had already, a delta starts it again.
       return ends || starter === undefined ? [] : [starter, chunk];
     },
+    closed(opener) {
+      if (opener.type !== 'text-start' && opener.type !== 'reasoning-start') return;
+      open.set(opener.id, opener);
+      shut.add(opener.id);
+    },
+    owner: (chunk) => ('providerMetadata' in chunk && chunk.providerMetadata !== undefined && 'agentId' in chunk.providerMetadata.actorloop ? chunk.providerMetadata.actorloop.runId : ''),
     suspend(own) {
       if (!own.some((chunk) => chunk?.type === 'tool-approval-request')) return undefined;
       const ending = [...open].filter(([id]) => !shut.has(id));
@@ -179,6 +186,8 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
   #reasoningHad = 0;
   /** What a reconnecting page has of the live parts it had open (`resume`), until they open. */
   #resumed: LiveMark | undefined;
+  /** The starts `resume` left out of the parts it went on with, until taken (`resumedStarts`). */
+  #resumedStarts: AiSdkChunk[] = [];
   /** The last chunk given was a delta of `#text`: a token that follows continues it. */
   #deltaLast = false;
   /** The marks of the last `encode`'s chunks before its last, where a live part opened or ended (`markAt`). */
@@ -286,6 +295,12 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
     this.#resumed = mark;
   }
 
+  resumedStarts(): AiSdkChunk[] {
+    const starts = this.#resumedStarts;
+    if (starts.length > 0) this.#resumedStarts = [];
+    return starts;
+  }
+
   failure(message: string, code: string): AiSdkChunk {
     return { type: 'error', errorText: `${message} (${code})` };
   }
@@ -300,7 +315,8 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
       const had = this.#resumed?.text;
       this.#resumed = undefined;
       this.#text = new SentText(`text:${name}`, live, had);
-      if (had === undefined) {
+      if (had !== undefined) this.#resumedStarts.push({ type: 'text-start', id: this.#text.id });
+      else {
         out.push({ type: 'text-start', id: this.#text.id });
         if (live) this.#marks[out.length - 1] = this.mark();
       }
@@ -316,7 +332,9 @@ class AiSdkEncoder implements StreamEncoder<AiSdkChunk> {
       // A page that had text of the call after this reasoning had the reasoning's end too.
       this.#reasoningEnded = had !== undefined && (this.#resumed?.text !== undefined || this.#resumed?.ended === true);
       this.#reasoning = new SentText(`reasoning:${name}`, live, had);
-      if (had === undefined) {
+      // A reasoning the page had the end of is closed there already.
+      if (had !== undefined && !this.#reasoningEnded) this.#resumedStarts.push({ type: 'reasoning-start', id: this.#reasoning.id });
+      else if (had === undefined) {
         out.push({ type: 'reasoning-start', id: this.#reasoning.id });
         if (live) this.#marks[out.length - 1] = this.mark();
       }

@@ -67,6 +67,11 @@ export interface StreamEncoder<TEvent> {
    * the journal's reply) goes on from there, without a start and without the text the page has.
    */
   resume?(mark: LiveMark): void;
+  /**
+   * The starts `resume` left out of the last `encode` (the page had them) of the parts it goes on with, once: a tree
+   * stream's waits know those parts open. Empty when it left none out.
+   */
+  resumedStarts?(): TEvent[];
   /** True for an entry the page answers in a new request (an AI SDK wait). Absent: streams end with the run. */
   endsResponse?(entry: JournalEntry): boolean;
 }
@@ -108,9 +113,14 @@ export interface WebProtocol<TEvent> {
 export interface TreeWaits<TEvent> {
   /**
    * Sees every event in order, sent or not (`sent` false: the page has it already), and gives what stands in its
-   * place: when sent, what the page needs opened again first (after a wait ended the served run's part), then it.
+   * place: what the page needs opened again first (after a wait ended the served run's part), then it. What the page
+   * had before the stop a reading goes on from opens nothing; any other reading gives the same events, sent or not.
    */
   pass(event: TEvent, sent: boolean): TEvent[];
+  /** A part the page had open and saw ended at a wait, its opener (a resumed live message's start) in no event seen: opened again before its run's next event. */
+  closed?(opener: TEvent): void;
+  /** The run an event `pass` opens again belongs to: a sub-run's id, '' for the served run's (and its AG-UI run). Absent: the run whose event it goes before. */
+  owner?(event: TEvent): string;
   /** What ends the served run's part after `sub`'s own events for its wait (`own`, not yet attributed); `undefined` leaves the response open. */
   suspend(own: readonly (TEvent | undefined)[], sub: SubRun): TEvent[] | undefined;
 }

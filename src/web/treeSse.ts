@@ -13,20 +13,28 @@ import { liveDelta } from '../events/liveDeltas.ts';
 import type { LiveMark } from '../events/sentText.ts';
 import { markText, parseMark, type EventCursor } from './sse.ts';
 
+/**
+ * A run's position; with `opened`, the page has the events before `index` and that many of those a wait's end closed
+ * and its run opened again before the event at `index` (a live event's: after `index`).
+ */
+export interface TreePosition extends EventCursor {
+  readonly opened?: number;
+}
+
 /** Runs absent from it resume from their first event. */
-export type TreeCursor = ReadonlyMap<RunKey, EventCursor>;
+export type TreeCursor = ReadonlyMap<RunKey, TreePosition>;
 
 /** An index as long as a safe integer: a stream resumed after a wait starts past every index of the wait's entry. */
-const POSITION = /^(\d{1,15})\.(\d{1,16})(?:\.(.*))?$/;
+const POSITION = /^(\d{1,15})\.(\d{1,16})(?:\.([^o]*))?(?:o(\d{1,6}))?$/;
 const KEY = /^[1-9]\d{0,5}(?:-[1-9]\d{0,5}){0,31}$/;
 /** More sub-runs than a page could have been sent: a value past it is no id of this handler. */
 const MAX_RUNS = 1_000;
 
-function position(text: string, value: string): EventCursor {
+function position(text: string, value: string): TreePosition {
   const match = POSITION.exec(text);
   const mark = match?.[3] === undefined ? undefined : parseMark(match[3]);
   if (match === null || mark === null) throw refused(value);
-  return { sequence: Number(match[1]), index: Number(match[2]), ...(mark === undefined ? {} : { mark }) };
+  return { sequence: Number(match[1]), index: Number(match[2]), ...(mark === undefined ? {} : { mark }), ...(match[4] === undefined ? {} : { opened: Number(match[4]) }) };
 }
 
 const refused = (value: string): WebRequestError =>
@@ -36,7 +44,7 @@ export function parseTreeEventId(value: string | null): TreeCursor | undefined {
   if (value === null || value.trim() === '') return undefined;
   const parts = value.trim().split(',');
   if (parts.length > MAX_RUNS) throw refused(value);
-  const cursor = new Map<RunKey, EventCursor>();
+  const cursor = new Map<RunKey, TreePosition>();
   const [root, ...subs] = parts;
   if (root !== undefined && root !== '') cursor.set('', position(root, value));
   for (const part of subs) {
@@ -51,17 +59,22 @@ export function parseTreeEventId(value: string | null): TreeCursor | undefined {
 
 /** Alone, the served run's position is a single run's id. */
 export function formatTreeEventId(cursor: TreeCursor): string {
-  const at = (p: EventCursor): string => `${p.sequence}.${p.index}${p.mark === undefined ? '' : `.${markText(p.mark)}`}`;
+  const at = (p: TreePosition): string => `${p.sequence}.${p.index}${p.mark === undefined ? '' : `.${markText(p.mark)}`}${p.opened === undefined ? '' : `o${p.opened}`}`;
   const root = cursor.get('');
   const subs = [...cursor].filter(([key]) => key !== '').map(([key, p]) => `${key}@${at(p)}`);
   return [root === undefined ? '' : at(root), ...subs].join(',');
 }
 
-/** A response that ended at a wait ended every part open then: the next goes on from positions alone. */
-const unmarked = (cursor: TreeCursor): Map<RunKey, EventCursor> => new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.index }]));
+/**
+ * A response that ended at a wait ended every part open then: each run goes on with none of what opens its parts again
+ * yet (`o0`), a live message with the text the page lacks.
+ */
+const stopped = (cursor: TreeCursor): Map<RunKey, TreePosition> =>
+  new Map([...cursor].map(([key, p]) => [key, { sequence: p.sequence, index: p.opened === undefined ? p.index + 1 : p.index, ...(p.mark === undefined ? {} : { mark: p.mark }), opened: 0 }]));
 
-const isAfter = (sequence: number, index: number, cursor: EventCursor | undefined): boolean =>
-  cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && index > cursor.index);
+/** `rank`: the place of an event among those opened again before the event at `index` (`TreeCursor`'s `opened`); absent, that event. */
+const isAfter = (sequence: number, index: number, cursor: TreePosition | undefined, rank = Infinity): boolean =>
+  cursor === undefined || sequence > cursor.sequence || (sequence === cursor.sequence && (index > cursor.index || (index === cursor.index && rank > (cursor.opened ?? Infinity))));
 
 export interface TreeStops<TEvent> {
   /** Made anew each time the tree is followed from its start. Absent: only the served run's waits end the response. */
@@ -84,11 +97,39 @@ export function treeSseBody<TEvent>(
 ): ReadableStream<Uint8Array> {
   const waiting = new FrameQueue(protocol);
   /** Each run's last event queued: a new subscription sends only what comes after it. */
-  const at = new Map<RunKey, EventCursor>(after ?? []);
+  const at = new Map<RunKey, TreePosition>(after ?? []);
   let followed = 0;
   const pump = new FeedPump(maxAhead);
 
   const queue = (id: string | undefined, event: TEvent): void => waiting.push(id, event);
+  /** Whether this reading has sent the page anything. */
+  let sent = false;
+  /** Each sub-run's key in the tree, by its run id. */
+  let keys = new Map<string, RunKey>();
+  /** How many events each run had opened again since the last wait's end in this reading. */
+  let reopened = new Map<RunKey, number>();
+  /**
+   * What a wait's end closed, opened again before a run's next event, each in its own run's places as the how-many-th
+   * it opened again (`opened`), whichever run's event it goes before on this reading. A run whose position says no
+   * such count had an event since the wait's end, so had them all. Before a committed event of its run (`before`), it
+   * takes that event's place; else, the place after its run's position.
+   */
+  const reopen = (key: RunKey, before: EventCursor | undefined, events: readonly TEvent[], waits: TreeWaits<TEvent>): boolean => {
+    let queued = false;
+    for (const event of events) {
+      const runId = waits.owner?.(event);
+      const owner = runId === undefined ? key : runId === '' ? '' : (keys.get(runId) ?? key);
+      const rank = (reopened.get(owner) ?? 0) + 1;
+      reopened.set(owner, rank);
+      const position = at.get(owner);
+      if (position !== undefined && (position.opened === undefined || rank <= position.opened)) continue;
+      const place = position === undefined ? undefined : owner === key && before !== undefined && isAfter(before.sequence, before.index, position, rank) ? before : position;
+      if (place !== undefined) at.set(owner, { sequence: place.sequence, index: place.index, opened: rank, ...(position?.mark === undefined || position.sequence !== place.sequence ? {} : { mark: position.mark }) });
+      queue(place === undefined ? undefined : formatTreeEventId(at), event);
+      queued = sent = true;
+    }
+    return queued;
+  };
   /**
    * A worker's streamed delta is in no journal: each event's id leaves its run's position where it is, with how much
    * of the live message the page has with it (`StreamEncoder.markAt`), from which a reconnect goes on.
@@ -100,21 +141,34 @@ export function treeSseBody<TEvent>(
       const event = own[index];
       const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
       if (shown === undefined) continue;
+      const out = waits === undefined ? [shown] : waits.pass(shown, true);
+      if (out.length > 1) reopen(key, undefined, out.slice(0, -1), waits as TreeWaits<TEvent>);
       const position = at.get(key);
       let id: string | undefined;
       if (position !== undefined) {
         const mark = index === last ? encoder.mark?.() : encoder.markAt?.(index);
-        at.set(key, { sequence: position.sequence, index: position.index, ...(mark === undefined ? {} : { mark }) });
+        at.set(key, { sequence: position.sequence, index: position.opened === undefined ? position.index : position.index - 1, ...(mark === undefined ? {} : { mark }) });
         id = formatTreeEventId(at);
       }
-      // What a wait's end closed and this event opens again first goes without an id.
-      const out = waits === undefined ? [shown] : waits.pass(shown, true);
-      for (let one = 0; one < out.length; one++) {
-        queue(one === out.length - 1 ? id : undefined, out[one] as TEvent);
-        queued = true;
-      }
+      queue(id, out[out.length - 1] as TEvent);
+      queued = sent = true;
     }
     if (queued) pump.queued();
+  };
+  /** The starts of the parts an encoder went on with for a page that had them (`StreamEncoder.resumedStarts`): the waits know them open. */
+  const resumedStarts = (key: RunKey, encoder: StreamEncoder<TEvent>, sub: SubRun | undefined, waits: TreeWaits<TEvent>): TEvent[] | undefined => {
+    const starts = encoder.resumedStarts?.() ?? [];
+    if (starts.length === 0) return undefined;
+    // Ended at a wait and not all opened again since, the part opens again before the run's next event.
+    const closed = at.get(key)?.opened !== undefined;
+    const reopened: TEvent[] = [];
+    for (const start of starts) {
+      const shown = sub === undefined ? start : protocol.attribute?.(start, sub);
+      if (shown === undefined) continue;
+      if (closed && waits.closed !== undefined) waits.closed(shown);
+      else reopened.push(...waits.pass(shown, false).slice(0, -1));
+    }
+    return reopened;
   };
   const follow = (): void => {
     const encoders = new Map<RunKey, StreamEncoder<TEvent>>();
@@ -126,10 +180,13 @@ export function treeSseBody<TEvent>(
       return made;
     };
     const seen = new Set<RunKey>();
+    sent = false;
+    keys = new Map();
+    reopened = new Map();
+    /** Runs resumed whose encoder may still give the starts the page had. */
+    const resuming = new Set<RunKey>();
     /** The live message each run had open where the page is: its encoder goes on from there (`StreamEncoder.resume`). */
     const resumes = new Map([...at].flatMap(([key, p]): [RunKey, EventCursor & { mark: LiveMark }][] => (p.mark === undefined ? [] : [[key, { ...p, mark: p.mark }]])));
-    /** Whether this reading has sent the page anything. */
-    let sent = false;
     const again = followed++ > 0;
     const waits = stops.waits?.();
     pump.follow(() =>
@@ -142,30 +199,42 @@ export function treeSseBody<TEvent>(
             queue(undefined, encoderFor('', undefined).failure(`The stream fell behind and a run's first entries are no longer held here. Reconnect with Last-Event-ID ${idOf(at)} to go on.`, 'web_stream'));
             return pump.finish();
           }
+          if (sub !== undefined && !seen.has(key)) keys.set(sub.runId, key);
           seen.add(key);
           const live = liveDelta(entry) !== undefined;
           const resume = resumes.get(key);
           if (resume !== undefined && (live ? entry.sequence >= resume.sequence : entry.sequence > resume.sequence)) {
             encoder.resume?.(resume.mark);
             resumes.delete(key);
+            if (waits !== undefined) resuming.add(key);
           }
           const own = encoder.encode(entry);
+          // What a later wait closes, and what a wait before opens again first, though the page has the start.
+          const held = resuming.has(key) ? resumedStarts(key, encoder, sub, waits as TreeWaits<TEvent>) : undefined;
+          if (held !== undefined) resuming.delete(key);
+          if (held !== undefined && reopen(key, undefined, held, waits as TreeWaits<TEvent>)) pump.queued();
           if (live) return sendLive(key, encoder, own, sub, waits);
           const from = at.get(key);
           // A wait sent before was answered already: it ends no response now.
           const ends = encoder.endsResponse?.(entry) === true && (from === undefined || entry.sequence > from.sequence);
           // Every event is seen, sent or not (the page may have it): what is open at a wait is known on every reading.
           const events: { readonly shown: TEvent | undefined; readonly held: boolean }[] = [];
+          /** What a wait's end closed, opened again before the event at an index (`reopen`). */
+          let reopens: Map<number, TEvent[]> | undefined;
           const see = (event: TEvent | undefined): void => {
             const shown = event === undefined || sub === undefined ? event : protocol.attribute?.(event, sub);
-            if (shown === undefined || waits === undefined) events.push({ shown, held: event === undefined });
-            else for (const one of waits.pass(shown, isAfter(entry.sequence, events.length, from))) events.push({ shown: one, held: false });
+            if (shown === undefined || waits === undefined) return void events.push({ shown, held: event === undefined });
+            const out = waits.pass(shown, isAfter(entry.sequence, events.length, from));
+            if (out.length > 1) (reopens ??= new Map()).set(events.length, out.slice(0, -1));
+            events.push({ shown: out[out.length - 1], held: false });
           };
           for (const event of own) see(event);
           // A wait the page saw before ends its part again only where this response has sent nothing yet: past that, the page went on.
           const repeat = stops.again !== undefined && entry.runId === stops.again.runId && entry.sequence === stops.again.sequence;
           const closing = sub !== undefined && encoder.endsResponse?.(entry) === true && (ends || repeat || !sent) ? waits?.suspend(own, sub) : undefined;
-          if (closing !== undefined) for (const [run, p] of unmarked(at)) at.set(run, p);
+          if (closing !== undefined) reopened.clear();
+          // Where the page has the wait's end already, its positions past it stand.
+          if (closing !== undefined && (ends || repeat)) for (const [run, p] of stopped(at)) at.set(run, p);
           if (repeat && closing !== undefined) {
             for (const event of closing) queue(formatTreeEventId(at), event);
             return pump.finish();
@@ -176,6 +245,8 @@ export function treeSseBody<TEvent>(
           const mark = encoder.mark?.();
           for (let index = 0; index < events.length; index++) {
             const { shown, held } = events[index] as (typeof events)[number];
+            const before = reopens?.get(index);
+            if (before !== undefined && reopen(key, { sequence: entry.sequence, index }, before, waits as TreeWaits<TEvent>)) queued = true;
             if (held || !isAfter(entry.sequence, index, from)) continue;
             at.set(key, mark === undefined || closing !== undefined ? { sequence: entry.sequence, index } : { sequence: entry.sequence, index, mark });
             if (shown !== undefined) {
@@ -185,7 +256,7 @@ export function treeSseBody<TEvent>(
           }
           // The served run's waits end a response, and a sub-run's when the protocol ends the served run's part there.
           if (ends && (sub === undefined || closing !== undefined)) {
-            stops.onEnd?.(unmarked(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER }), entry);
+            stops.onEnd?.(stopped(at).set(key, { sequence: entry.sequence, index: Number.MAX_SAFE_INTEGER, opened: 0 }), entry);
             return pump.finish();
           }
           if (queued) pump.queued();

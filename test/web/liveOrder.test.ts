@@ -107,4 +107,36 @@ describe("a durable run's follower", () => {
     expect(fed.map((entry) => entry.event.type)).toEqual(['run.started', 'phase.entered', 'token.delta', 'token.delta', 'reasoning.completed', 'run.terminated']);
     subscription.unsubscribe();
   });
+
+  // Not a defect: the tail comes with the reply, once, and the page's message is the one a journal read builds.
+  it("a read that holds a call's reply before its last delta's notice came gives that tail with the reply, once; the late delta adds nothing", async () => {
+    const { journal, bus, source } = durableRun();
+    journal.push(at(1, { type: 'phase.entered', phase: 'reason' }));
+    const body = sseBody(await runFeed(source, RUN), () => aiSdkProtocol.encoder({ runId: RUN, threadId: RUN, details: NO_DETAILS }), aiSdkProtocol, undefined, new AbortController().signal);
+    const live = new Response(body).text();
+    await turn();
+    bus.next(token(0, 'one '));
+    await turn();
+    journal.push(
+      at(2, { type: 'reasoning.completed', text: 'one two three', toolCalls: [], usage, call: CALL }),
+      at(3, { type: 'run.terminated', reason: 'final_answer', iterations: 1, usage }),
+    );
+    // The reply's notice comes first; the call's last deltas after it.
+    bus.next(journal[2] as JournalEntry);
+    await turn();
+    await turn();
+    bus.next(token(1, 'two '));
+    bus.next(token(2, 'three'));
+    bus.next(journal[3] as JournalEntry);
+    const sent = await live;
+    const deltas = sent.split('\n\n').flatMap((frame) => (frame.includes('"text-delta"') ? [(JSON.parse(frame.slice(frame.indexOf('{'))) as { delta: string }).delta] : []));
+    expect(deltas).toEqual(['one ', 'two three']);
+    const got = await messageOf(new Response(sent));
+
+    const again = durableRun();
+    again.journal.splice(0, 1, ...journal);
+    const read = await messageOf(new Response(sseBody(await runFeed(again.source, RUN), () => aiSdkProtocol.encoder({ runId: RUN, threadId: RUN, details: NO_DETAILS }), aiSdkProtocol, undefined, new AbortController().signal)));
+    expect(got.parts.filter((part) => part.type === 'text')).toEqual([{ type: 'text', text: 'one two three', state: 'done', providerMetadata: undefined }]);
+    expect(got).toEqual(read);
+  });
 });
