@@ -85,7 +85,15 @@ export interface PostgresResult {
   /** The first row is the baseline: one worker, fsync off, nothing waiting. */
   readonly throughput: readonly ThroughputResult[];
   /** Sequential react-10 runs, 0 ms model: µs per iteration (run wall time / 10). */
-  readonly perIteration: { readonly runs: number; readonly postgresUs: Summary; readonly memoryUs: Summary };
+  /** `…Us`: runs of a process past its warm-up (`warmupRuns`); `…ColdUs`: the first runs of a fresh one (after two). */
+  readonly perIteration: {
+    readonly runs: number;
+    readonly warmupRuns: number;
+    readonly postgresUs: Summary;
+    readonly memoryUs: Summary;
+    readonly postgresColdUs: Summary;
+    readonly memoryColdUs: Summary;
+  };
 }
 
 /** `skipped`: why the section was not measured. */
@@ -254,7 +262,7 @@ async function measureThroughput(cluster: Cluster, database: string, batch: Batc
 
 async function measurePerIteration(url: string, runs: number): Promise<PostgresResult['perIteration']> {
   const runtime = createPostgresRuntime({ connectionString: url, poolSize: 8 });
-  let postgresUs: Summary;
+  let postgres: Timed;
   try {
     await runtime.migrate();
     const counts = newCallCounts();
@@ -262,33 +270,43 @@ async function measurePerIteration(url: string, runs: number): Promise<PostgresR
     // In this process: one run at a time leaves the worker's and the client's work in sequence anyway.
     const worker = await runWorker({ runtime, concurrency: 4, pollIntervalMs: 500 });
     try {
-      postgresUs = await timeRuns(agent, runs);
+      postgres = await timeRuns(agent, runs);
     } finally {
       await worker.stop();
     }
-    checkCounts(counts, runs + WARMUP_RUNS);
+    checkCounts(counts, WARMUP_RUNS + runs);
   } finally {
     await runtime.close();
   }
   const memory = benchAgent(undefined, { delayMs: 0 });
-  const memoryUs = await timeRuns(memory, runs);
+  const inMemory = await timeRuns(memory, runs);
   memory.stop();
-  return { runs, postgresUs, memoryUs };
+  return { runs, warmupRuns: WARMUP_RUNS, postgresUs: postgres.warm, memoryUs: inMemory.warm, postgresColdUs: postgres.cold, memoryColdUs: inMemory.cold };
 }
 
-const WARMUP_RUNS = 2;
+/** Untimed runs before the steady state is timed: a fresh process's first tens of runs still compile code and open connections. */
+const WARMUP_RUNS = 40;
+/** Untimed runs before the cold sample. */
+const FIRST_RUNS = 2;
 
-/** µs per iteration of each of `runs` sequential runs, after a few untimed ones. */
-async function timeRuns(agent: Agent, runs: number): Promise<Summary> {
-  const samples: number[] = [];
+interface Timed {
+  readonly cold: Summary;
+  readonly warm: Summary;
+}
+
+/** µs per iteration of `runs` sequential runs of a fresh process (after two), then of as many after the warm-up. */
+async function timeRuns(agent: Agent, runs: number): Promise<Timed> {
+  const cold: number[] = [];
+  const warm: number[] = [];
   for (let i = 0; i < WARMUP_RUNS + runs; i++) {
     const started = performance.now();
     const result = await agent.run(`${TASK} (${i})`);
     const us = (performance.now() - started) * 1000;
     if (result.status !== 'done' || result.text !== ANSWER) throw new Error(`PostgreSQL bench: a sequential run ended ${result.status} with ${JSON.stringify(result.text)}.`);
-    if (i >= WARMUP_RUNS) samples.push(us / CALLS);
+    if (i >= FIRST_RUNS && i < FIRST_RUNS + runs) cold.push(us / CALLS);
+    if (i >= WARMUP_RUNS) warm.push(us / CALLS);
   }
-  return summarize(samples);
+  return { cold: summarize(cold), warm: summarize(warm) };
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
