@@ -83,7 +83,7 @@ const joined = (frames: readonly Frame[]): unknown[] =>
   }, []);
 
 /** What each agent has in the page's messages: AG-UI's from all its events, the AI SDK's message carried from response to response. */
-async function built(protocol: Protocol, reading: readonly Frame[], sub: string): Promise<Record<string, unknown[]>> {
+async function built(protocol: Protocol, reading: readonly Frame[], subs: readonly string[]): Promise<Record<string, unknown[]>> {
   const owned: Record<string, unknown[]> = {};
   const put = (owner: string, item: unknown) => (owned[owner] ??= []).push(item);
   if (protocol === 'AG-UI') {
@@ -98,7 +98,7 @@ async function built(protocol: Protocol, reading: readonly Frame[], sub: string)
   }
   let message: UIMessage | undefined;
   for (const response of responses.filter((frames) => frames.length > 0)) message = await messageOf(new Response(response.map((frame) => frame.raw).join('')), message);
-  for (const part of message?.parts ?? []) put(part.type === 'step-start' ? 'steps' : JSON.stringify(part).includes(sub) ? sub : 'lead', part);
+  for (const part of message?.parts ?? []) put(part.type === 'step-start' ? 'steps' : (subs.find((sub) => JSON.stringify(part).includes(sub)) ?? 'lead'), part);
   return owned;
 }
 
@@ -150,6 +150,7 @@ async function endedRun(protocol: Protocol, tree: Tree) {
   const runId = (run as AgentRun).runId;
   const delegated = (to: string) => (lead.journal.entries(runId).find(({ event }) => event.type === 'agent.message' && event.kind === 'delegate' && event.to === to)?.event as { runId: string }).runId;
   const sub = delegated('researcher');
+  const subs = tree === 'one sub-agent' ? [sub] : [sub, delegated('helper')];
   expect(system.get('researcher').agent.handle(sub)?.phase()).toBe('awaitingHuman');
   if (tree !== 'one sub-agent') {
     const helper = delegated('helper');
@@ -162,7 +163,7 @@ async function endedRun(protocol: Protocol, tree: Tree) {
   const second = await read(await fetch(`${url}/runs/${runId}/stream`, { headers: { 'last-event-id': first.at(-1)?.id as string } }));
   await expect.poll(() => lead.journal.entries(runId).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
   const stream = (after: string | undefined) => fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
-  return { live: [...first, ...second], sub, stream };
+  return { live: [...first, ...second], sub, subs, stream };
 }
 
 /**
@@ -189,14 +190,14 @@ describe('an ended multi-agent run, replayed from its journals to a page that dr
     ['AI SDK', 'two sub-agents at once'],
   ] as const) {
     it(`${protocol}, ${tree}: the page builds the unbroken messages of each agent wherever it dropped, no event twice, no part started twice`, { timeout: 120_000 }, async () => {
-      const { live, sub, stream } = await endedRun(protocol, tree);
+      const { live, sub, subs, stream } = await endedRun(protocol, tree);
       expect(startedTwice(live)).toEqual([]);
       const unbroken = await page(stream, []);
       // The replay builds what the live page built; with one sub-agent, from the same events (deltas as the server's pace
       // joined them). Two at once interleaved live, and come one after the other from the journals.
       if (tree === 'one sub-agent') expect(joined(unbroken)).toEqual(joined(live));
-      const messages = await built(protocol, unbroken, sub);
-      expect(messages).toEqual(await built(protocol, live, sub));
+      const messages = await built(protocol, unbroken, subs);
+      expect(messages).toEqual(await built(protocol, live, subs));
       expect(Object.keys(messages)).toEqual(expect.arrayContaining(['lead', sub]));
       expect(JSON.stringify(messages[sub])).toContain('It is 42.');
       const starts = startsOf(unbroken).toSorted();
@@ -207,7 +208,7 @@ describe('an ended multi-agent run, replayed from its journals to a page that dr
         expect(joined(reading)).toEqual(events);
         expect(startsOf(reading).toSorted()).toEqual(starts);
         expect(startedTwice(reading)).toEqual([]);
-        expect(await built(protocol, reading, sub)).toEqual(messages);
+        expect(await built(protocol, reading, subs)).toEqual(messages);
       };
       // One drop after every event.
       for (let cut = 0; cut < unbroken.length; cut++) await check([cut]);
@@ -228,21 +229,85 @@ describe('a multi-agent run read live by a page that drops, which comes back onc
     ['AG-UI', 'two sub-agents at once'],
     ['AI SDK', 'two sub-agents at once'],
   ] as const) {
-    // Skipped with two sub-agents at once: the page's events came interleaved and the journals' replay has each run after the
-    // other, so the parts a wait's end closes differ, and the cursor's places inside the wait's entry name other events.
+    // Skipped with two sub-agents at once (issue 39): see the last describe of this file.
     (tree === 'one sub-agent' ? it : it.skip)(`${protocol}, ${tree}: a page that read the live run, dropped anywhere and came back once it had ended builds the live messages of each agent`, { timeout: 120_000 }, async () => {
-      const { live, sub, stream } = await endedRun(protocol, tree);
-      const messages = await built(protocol, live, sub);
+      const { live, subs, stream } = await endedRun(protocol, tree);
+      const messages = await built(protocol, live, subs);
       const check = async (cut: number, cuts: readonly number[]): Promise<void> => {
         const reading = await page(stream, cuts, live.slice(0, cut));
         expect(startedTwice(reading)).toEqual([]);
-        expect(await built(protocol, reading, sub)).toEqual(messages);
+        expect(await built(protocol, reading, subs)).toEqual(messages);
       };
       for (let cut = 0; cut <= live.length; cut++) await check(cut, []);
       await fc.assert(
         fc.asyncProperty(fc.nat({ max: live.length }), fc.array(fc.nat({ max: live.length }), { maxLength: 3 }), (cut, cuts) => check(cut, cuts)),
         { numRuns: 40 },
       );
+    });
+  }
+});
+
+/**
+ * Two sub-agents at once: the page reads the first response live and keeps its first `cut` events; the researcher's wait
+ * is answered and it ends, and the page reconnects while the helper still holds, beside a page that reads on unbroken.
+ */
+async function stillRunning(protocol: Protocol, cut: number) {
+  const { system } = trackedSystem();
+  const release = parallel(system);
+  let run: AgentRun | undefined;
+  const onRun = (handle: AgentRun) => void (run = handle);
+  const lead = system.get('lead').agent;
+  const handler = protocol === 'AG-UI' ? createAgUiHandler(lead, { system, onRun }) : createAiSdkHandler(lead, { system, onRun });
+  const { url } = await served(handler);
+  const body = protocol === 'AG-UI' ? runInput('What is 20 + 22?', 'run-lead') : chatBody([{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is 20 + 22?' }] }]);
+  const first = await read(await post(url, body));
+  const runId = (run as AgentRun).runId;
+  const delegated = (to: string) => (lead.journal.entries(runId).find(({ event }) => event.type === 'agent.message' && event.kind === 'delegate' && event.to === to)?.event as { runId: string }).runId;
+  const sub = delegated('researcher');
+  expect((await post(`${url}/runs/${sub}/approve`, {})).status).toBe(202);
+  await expect.poll(() => system.get('researcher').agent.journal.entries(sub).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
+  const stream = (after: string | undefined) => fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
+  const had = first.slice(0, Math.min(cut, first.length));
+  const unbroken = stream(first.at(-1)?.id).then(read);
+  const back = await stream(had.findLast((frame) => frame.id !== undefined)?.id);
+  release();
+  const rest = await read(back);
+  // Once the run has ended, a page that reads on is served from the journals.
+  const reading = await page(stream, [], [...had, ...rest]);
+  return { live: [...first, ...(await unbroken)], reading, subs: [sub, delegated('helper')] };
+}
+
+/**
+ * Fails (issue 39), skipped. Live, the helper's events came between the researcher's; a reconnect reads each journal
+ * so far as one batch, the researcher's whole journal before the lead's delegation to the helper, so the reconnect's
+ * reading reaches the researcher's wait before the helper's events the page already had:
+ * - AG-UI, a drop after the helper's STEP_FINISHED act or its SUBAGENT_FINISHED (suspended) at the wait: live, the wait's
+ *   end closed the researcher's step and sub-agent (`1@9.1`, `9.2`), the helper's step and sub-agent (`9.3`, `9.4`), the
+ *   lead's act step (`9.5`), then RUN_FINISHED (`9.6`); replayed, no helper is open there, so `9.3` is the lead's act step
+ *   and `9.4` RUN_FINISHED. The page at `1@9.3` never gets the helper's SUBAGENT_FINISHED nor the lead's STEP_FINISHED
+ *   act, and the next response's STEP_STARTED act starts that step twice.
+ * - AI SDK, a drop after the helper's text-start or first text-delta (`2@3.0`, `2@3.1`): the replayed response ends at
+ *   the researcher's wait without the helper's text-end, and the next one sends its text-delta/text-end without a
+ *   text-start: `readUIMessageStream` throws. A drop inside the helper's `hold` call's input (`2@4.1`, `2@4.2`) leaves
+ *   the page a message other than the live one.
+ */
+describe('a multi-agent run still running, to which a page that read it live and dropped reconnects', () => {
+  for (const protocol of ['AG-UI', 'AI SDK'] as const) {
+    it.skip(`${protocol}, two sub-agents at once: the page builds the live messages of each agent wherever it dropped`, { timeout: 120_000 }, async () => {
+      // One drop after every event of the first response, each in a run of its own; every failing drop is told at once.
+      const failed: string[] = [];
+      for (let cut = 0; cut <= 70; cut++) {
+        const { live, reading, subs } = await stillRunning(protocol, cut);
+        const twice = startedTwice(reading);
+        let same = 'same';
+        try {
+          expect(await built(protocol, reading, subs)).toEqual(await built(protocol, live, subs));
+        } catch (error) {
+          same = String(error).slice(0, 200);
+        }
+        if (twice.length > 0 || same !== 'same') failed.push(`cut ${cut} after ${live[cut - 1]?.id} ${live[cut - 1]?.data.type}: ${twice.join(';')} ${same}`);
+      }
+      expect(failed).toEqual([]);
     });
   }
 });
