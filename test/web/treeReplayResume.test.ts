@@ -1,9 +1,11 @@
 /**
  * A real multi-agent run over HTTP on 127.0.0.1: a lead (scripted model) streams text and delegates to a researcher
- * that streams text and waits for an approval of its `add`. Replayed from the journals once it has ended, the tree
- * comes in journal order (the lead up to the delegation, the sub-run, the lead's rest), not in the order it ran. A
- * page that drops anywhere, once or several times, and reconnects with the id of the last event it kept builds with
- * the stock clients what an unbroken page builds, per agent, with no event twice and no part started twice.
+ * that streams text and waits for an approval of its `add` (alone, or beside a helper that holds in its `hold`).
+ * Replayed from the journals, the tree comes in journal order (the lead up to a delegation, that sub-run's journal so
+ * far, the lead's rest), not in the order it ran. A page that drops anywhere in the replay, once or several times, and
+ * reconnects with the id of the last event it kept builds with the stock clients what an unbroken page builds, per
+ * agent, with no event twice and no part started twice. A page that read two interleaved sub-runs live does not
+ * always (skipped: the last describe says where and how).
  */
 import type { BaseEvent } from '@ag-ui/core';
 import fc from 'fast-check';
