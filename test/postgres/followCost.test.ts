@@ -162,7 +162,8 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
     const short = await systemRun(false, TOKENS.slice(0, 1));
     const long = await systemRun(false, TOKENS.slice(0, 12));
     // The system follows its members only for a watcher: no process holds the lock, the worker publishes nothing.
-    expect(long.transactions - short.transactions).toBeLessThanOrEqual(2);
+    // A notice a token would be 11 more at least; runs alike differ by up to 2 either way (graphile-worker's job fetches).
+    expect(long.transactions - short.transactions).toBeLessThanOrEqual(5);
     // One token a notice, each sent only once the watcher had the one before.
     expect((await systemRun(true)).deltas).toEqual(TOKENS);
   });
@@ -177,8 +178,9 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
   it('a worker whose agent nobody follows streams a long reply for the transactions of a one-token one', { timeout: 120_000 }, async () => {
     const short = await oneRun(false, TOKENS.slice(0, 1));
     const long = await oneRun(false);
-    // One statement at the first delta finds nobody follows; nothing more however many deltas come.
-    expect(long.transactions - short.transactions).toBeLessThanOrEqual(2);
+    // One statement at the first delta finds nobody follows; nothing more however many deltas come. A notice a token
+    // would be 39 more at least; runs alike differ by up to 2 either way (graphile-worker's job fetches).
+    expect(long.transactions - short.transactions).toBeLessThanOrEqual(5);
   });
 
   it('a follower costs each notice one transaction to send it and one in each of the two listening connections, and reads the journal only for committed steps', { timeout: 120_000 }, async () => {
