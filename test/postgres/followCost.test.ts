@@ -162,7 +162,7 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
     const short = await systemRun(false, TOKENS.slice(0, 1));
     const long = await systemRun(false, TOKENS.slice(0, 12));
     // The system follows its members only for a watcher: no process holds the lock, the worker publishes nothing.
-    // A notice a token would be 11 more at least; runs alike differ by up to 2 either way (graphile-worker's job fetches).
+    // A notice a token would be 11 more at least; two alike runs differ by up to 2 either way under load.
     expect(long.transactions - short.transactions).toBeLessThanOrEqual(5);
     // One token a notice, each sent only once the watcher had the one before.
     expect((await systemRun(true)).deltas).toEqual(TOKENS);
@@ -179,7 +179,7 @@ describe.skipIf(missing !== '')('what following a durable agent’s tokens costs
     const short = await oneRun(false, TOKENS.slice(0, 1));
     const long = await oneRun(false);
     // One statement at the first delta finds nobody follows; nothing more however many deltas come. A notice a token
-    // would be 39 more at least; runs alike differ by up to 2 either way (graphile-worker's job fetches).
+    // would be 39 more at least; two alike runs differ by up to 2 either way under load.
     expect(long.transactions - short.transactions).toBeLessThanOrEqual(5);
   });
 
