@@ -85,7 +85,7 @@ export interface PostgresResult {
   /** The first row is the baseline: one worker, fsync off, nothing waiting. */
   readonly throughput: readonly ThroughputResult[];
   /** Sequential react-10 runs, 0 ms model: µs per iteration (run wall time / 10). */
-  /** `…Us`: runs of a process past its warm-up (`warmupRuns`); `…ColdUs`: the first runs of a fresh one (after two). */
+  /** `…Us`: runs of an agent past its warm-up (`warmupRuns`); `…ColdUs`: its first runs (after two), on a worker just started. */
   readonly perIteration: {
     readonly runs: number;
     readonly warmupRuns: number;
@@ -284,7 +284,7 @@ async function measurePerIteration(url: string, runs: number): Promise<PostgresR
   return { runs, warmupRuns: WARMUP_RUNS, postgresUs: postgres.warm, memoryUs: inMemory.warm, postgresColdUs: postgres.cold, memoryColdUs: inMemory.cold };
 }
 
-/** Untimed runs before the steady state is timed: a fresh process's first tens of runs still compile code and open connections. */
+/** Untimed runs before the steady state is timed: in a fresh process the first tens of runs still compile code and open connections. */
 const WARMUP_RUNS = 40;
 /** Untimed runs before the cold sample. */
 const FIRST_RUNS = 2;
@@ -294,7 +294,7 @@ interface Timed {
   readonly warm: Summary;
 }
 
-/** µs per iteration of `runs` sequential runs of a fresh process (after two), then of as many after the warm-up. */
+/** µs per iteration of the agent's first `runs` sequential runs (after two), then of as many after the warm-up. */
 async function timeRuns(agent: Agent, runs: number): Promise<Timed> {
   const cold: number[] = [];
   const warm: number[] = [];

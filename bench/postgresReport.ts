@@ -126,14 +126,14 @@ export function postgresRows(section: PostgresSection): string[] {
   }
   out.push(
     `Cost per iteration: ${p.runs} sequential react-10 runs, 0 ms model, one at a time (run wall time / 10); the durable runs through a worker in the bench process. ` +
-      `Steady: after ${p.warmupRuns} untimed runs of the process; fresh: its first ${p.runs} after two (they still compile code and open connections).`,
+      `Steady: after ${p.warmupRuns} untimed runs of the agent; first runs: its ${p.runs} after two, on a worker just started (this process ran the batches above, so its code is compiled already).`,
     '',
     '| agent | µs per iteration median (p10) | p90 | vs in memory |',
     '|---|---|---|---|',
     `| in memory, steady | ${fmt(p.memoryUs.median)} (${fmt(p.memoryUs.p10)}) | ${fmt(p.memoryUs.p90)} | 1× |`,
     `| durable on PostgreSQL, steady | ${fmt(p.postgresUs.median)} (${fmt(p.postgresUs.p10)}) | ${fmt(p.postgresUs.p90)} | ${show(ratio(p.postgresUs.median, p.memoryUs.median), '×')} |`,
-    `| in memory, fresh process | ${fmt(p.memoryColdUs.median)} (${fmt(p.memoryColdUs.p10)}) | ${fmt(p.memoryColdUs.p90)} | ${show(ratio(p.memoryColdUs.median, p.memoryUs.median), '×')} |`,
-    `| durable on PostgreSQL, fresh process | ${fmt(p.postgresColdUs.median)} (${fmt(p.postgresColdUs.p10)}) | ${fmt(p.postgresColdUs.p90)} | ${show(ratio(p.postgresColdUs.median, p.memoryUs.median), '×')} |`,
+    `| in memory, first runs | ${fmt(p.memoryColdUs.median)} (${fmt(p.memoryColdUs.p10)}) | ${fmt(p.memoryColdUs.p90)} | ${show(ratio(p.memoryColdUs.median, p.memoryUs.median), '×')} |`,
+    `| durable on PostgreSQL, first runs | ${fmt(p.postgresColdUs.median)} (${fmt(p.postgresColdUs.p10)}) | ${fmt(p.postgresColdUs.p90)} | ${show(ratio(p.postgresColdUs.median, p.memoryUs.median), '×')} |`,
   );
   return out;
 }
