@@ -11,14 +11,13 @@ import { EventSchemas } from '@ag-ui/core/schemas';
 import type { BaseEvent, ResumeEntry } from '@ag-ui/core';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, readUIMessageStream, type UIMessage } from 'ai';
 import { z } from 'zod';
-import type { InferenceProvider } from '../../src/core/provider.ts';
 import { scriptedModel } from '../../src/testing/index.ts';
 import { defineTool } from '../../src/tools/defineTool.ts';
 import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
 import { trackedSystem } from '../system/helpers.ts';
-import { delegation } from './fixtures/delegation.ts';
+import { delegation, parallelDelegation } from './fixtures/delegation.ts';
 import { answered, chatBody, chunksOf, EventReader, messageOf, partsOf, post, runInput, servedPerTest } from './support.ts';
 
 const served = servedPerTest();
@@ -45,36 +44,10 @@ async function strangerWaiting(system: AgentSystem): Promise<string> {
   return run.runId;
 }
 
-/**
- * The lead delegates to the researcher (whose `add` waits) and to a helper (whose `hold` holds until
- * `release()`) at once; the researcher's model answers only once the helper holds, so the wait
- * comes while the helper's part is open.
- */
+/** Two sub-agents at once (see `parallelDelegation`), the researcher's `add` waiting for a human. */
 function parallelHelper(system: AgentSystem) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let holding!: () => void;
-  const held = new Promise<void>((resolve) => (holding = resolve));
-  const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({}), execute: async () => (holding(), await released, 'held') });
   const add = defineTool({ name: 'add', description: 'Add', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b, requiresConfirmation: true });
-  const scripted = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }] }, { text: 'It is 42.' }]);
-  const researcher: InferenceProvider = {
-    ...scripted,
-    complete: (request) => scripted.complete(request),
-    async *stream(request) {
-      await held;
-      yield* scripted.stream(request);
-    },
-  };
-  const helper = scriptedModel([{ text: 'Holding.', toolCalls: [{ name: 'hold', arguments: {} }] }, { text: 'Helped.' }]);
-  const both = [
-    { name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } },
-    { name: 'delegate_to_helper', arguments: { task: 'Help.' } },
-  ];
-  const lead = scriptedModel([{ text: 'Asking both.', toolCalls: both }, { text: 'Both answered.' }]);
-  system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: [add] });
-  system.spawn('helper', { model: { provider: helper, stream: true }, tools: [hold] });
-  system.spawn('lead', { model: { provider: lead, stream: true }, tools: [system.delegateTool('researcher'), system.delegateTool('helper')] });
+  const { release } = parallelDelegation(system, add);
   /** Lets the helper finish while the researcher still waits. */
   const finishHelper = async (helperRun: string) => {
     release();

@@ -16,11 +16,7 @@ import { createAgUiHandler } from '../../src/web/agUi.ts';
 import { createAiSdkHandler } from '../../src/web/aiSdk.ts';
 import { trackedSystem } from '../system/helpers.ts';
 import type { AgentSystem } from '../../src/system/types.ts';
-import type { InferenceProvider } from '../../src/core/provider.ts';
-import { scriptedModel } from '../../src/testing/index.ts';
-import { defineTool } from '../../src/tools/defineTool.ts';
-import { z } from 'zod';
-import { delegation } from './fixtures/delegation.ts';
+import { delegation, parallelDelegation } from './fixtures/delegation.ts';
 import { add, agUiMessagesOf, chatBody, messageOf, post, runInput, servedPerTest } from './support.ts';
 
 const served = servedPerTest();
@@ -104,36 +100,9 @@ async function built(protocol: Protocol, reading: readonly Frame[], subs: readon
   return owned;
 }
 
-/**
- * The lead's scripted model delegates to a researcher (whose `add` waits for an approval) and a helper (whose `hold`
- * holds until `release()`) at once; the researcher streams only once the helper holds, so its wait comes while the
- * helper's part is open, and the helper ends only after the wait ended the page's first response.
- */
+/** Two sub-agents at once (see `parallelDelegation`): the helper ends only after the wait ended the page's first response. */
 function parallel(system: AgentSystem): () => void {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let holding!: () => void;
-  const held = new Promise<void>((resolve) => (holding = resolve));
-  const hold = defineTool({ name: 'hold', description: 'Holds', input: z.object({}), execute: async () => (holding(), await released, 'held') });
-  const scripted = scriptedModel([{ text: 'Adding them.', toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }] }, { text: 'It is 42.' }]);
-  const researcher: InferenceProvider = {
-    ...scripted,
-    complete: (request) => scripted.complete(request),
-    async *stream(request) {
-      await held;
-      yield* scripted.stream(request);
-    },
-  };
-  const helper = scriptedModel([{ text: 'Holding.', toolCalls: [{ name: 'hold', arguments: {} }] }, { text: 'Helped.' }]);
-  const both = [
-    { name: 'delegate_to_researcher', arguments: { task: 'Add 20 and 22.' } },
-    { name: 'delegate_to_helper', arguments: { task: 'Help.' } },
-  ];
-  const scriptedLead = scriptedModel([{ text: 'Asking both.', toolCalls: both }, { text: 'Both answered.' }]);
-  system.spawn('researcher', { model: { provider: researcher, stream: true }, tools: [add(true)] });
-  system.spawn('helper', { model: { provider: helper, stream: true }, tools: [hold] });
-  system.spawn('lead', { model: { provider: scriptedLead, stream: true }, tools: [system.delegateTool('researcher'), system.delegateTool('helper')] });
-  return release;
+  return parallelDelegation(system, add(true)).release;
 }
 
 type Tree = 'one sub-agent' | 'two sub-agents at once';
