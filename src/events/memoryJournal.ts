@@ -7,6 +7,19 @@ import { Observable } from 'rxjs';
 import type { JournalEntry, LoopEvent } from '../core/loopEvent.ts';
 
 const INITIAL_SLOTS = 64;
+/** Numbers kept per entry: sequence, timestamp, iteration and its place among all written. */
+const STRIDE = 4;
+
+/** Entries written by every journal of this process so far: a place orders entries of different runs as they were written. */
+let writtenInProcess = 0;
+const places = new WeakMap<JournalEntry, number>();
+
+/**
+ * Where `entry` was written among every entry the journals of this process wrote, for an entry a journal's
+ * `entries()` gave; undefined for any other (one read from a store). Runs read side by side are put back in
+ * the order they ran with it.
+ */
+export const writtenPlace = (entry: JournalEntry): number | undefined => places.get(entry);
 
 /** Called with each entry of a followed run as it is written. */
 export type EntryListener = (entry: JournalEntry) => void;
@@ -22,7 +35,7 @@ export class MemoryJournal {
   #events: LoopEvent[] = [];
   #agentIds: string[] = [];
   #runIds: string[] = [];
-  /** sequence, timestamp, iteration of slot i at 3i, 3i+1, 3i+2. */
+  /** sequence, timestamp, iteration and place written of slot i at 4i to 4i+3. */
   #numbers = new Float64Array(0);
   #start = 0;
   #size = 0;
@@ -48,7 +61,7 @@ export class MemoryJournal {
     if (this.#size < this.capacity) {
       // Not full: the oldest entry is at index 0 (nothing was dropped yet, or making room moved what it kept to the front).
       slot = this.#size++;
-      if (3 * this.#size > this.#numbers.length) this.#grow();
+      if (STRIDE * this.#size > this.#numbers.length) this.#grow();
       this.#events.push(entry.event);
       this.#agentIds.push(entry.agentId);
       this.#runIds.push(entry.runId);
@@ -71,9 +84,10 @@ export class MemoryJournal {
     }
     this.#written++;
     const numbers = this.#numbers;
-    numbers[3 * slot] = entry.sequence;
-    numbers[3 * slot + 1] = entry.timestamp;
-    numbers[3 * slot + 2] = entry.iteration;
+    numbers[STRIDE * slot] = entry.sequence;
+    numbers[STRIDE * slot + 1] = entry.timestamp;
+    numbers[STRIDE * slot + 2] = entry.iteration;
+    numbers[STRIDE * slot + 3] = writtenInProcess++;
     const followers = this.#followers.size === 0 ? undefined : this.#followers.get(entry.runId);
     if (followers !== undefined) for (let i = 0; i < followers.length; i++) (followers[i] as EntryListener)(entry);
   };
@@ -114,7 +128,11 @@ export class MemoryJournal {
     const begin = run !== undefined && run.first >= 0 ? run.from - this.#dropped : 0;
     for (let i = begin; i < this.#size; i++) {
       const slot = (this.#start + i) % this.capacity;
-      if (runId === undefined || this.#runIds[slot] === runId) out.push(this.#entry(slot));
+      if (runId === undefined || this.#runIds[slot] === runId) {
+        const entry = this.#entry(slot);
+        places.set(entry, this.#numbers[STRIDE * slot + 3] as number);
+        out.push(entry);
+      }
     }
     return out;
   }
@@ -149,11 +167,11 @@ export class MemoryJournal {
   #entry(slot: number): JournalEntry {
     const numbers = this.#numbers;
     return {
-      sequence: numbers[3 * slot] as number,
-      timestamp: numbers[3 * slot + 1] as number,
+      sequence: numbers[STRIDE * slot] as number,
+      timestamp: numbers[STRIDE * slot + 1] as number,
       agentId: this.#agentIds[slot] as string,
       runId: this.#runIds[slot] as string,
-      iteration: numbers[3 * slot + 2] as number,
+      iteration: numbers[STRIDE * slot + 2] as number,
       event: this.#events[slot] as LoopEvent,
     };
   }
@@ -234,9 +252,7 @@ export class MemoryJournal {
       events[at] = this.#events[slot] as LoopEvent;
       agentIds[at] = this.#agentIds[slot] as string;
       runIds[at] = id;
-      numbers[3 * at] = from[3 * slot] as number;
-      numbers[3 * at + 1] = from[3 * slot + 1] as number;
-      numbers[3 * at + 2] = from[3 * slot + 2] as number;
+      for (let k = 0; k < STRIDE; k++) numbers[STRIDE * at + k] = from[STRIDE * slot + k] as number;
     }
     events.length = kept;
     agentIds.length = kept;
@@ -251,8 +267,8 @@ export class MemoryJournal {
   }
 
   #grow(): void {
-    const slots = Math.min(this.capacity, Math.max(INITIAL_SLOTS, (this.#numbers.length / 3) * 2));
-    const numbers = new Float64Array(3 * slots);
+    const slots = Math.min(this.capacity, Math.max(INITIAL_SLOTS, (this.#numbers.length / STRIDE) * 2));
+    const numbers = new Float64Array(STRIDE * slots);
     numbers.set(this.#numbers);
     this.#numbers = numbers;
   }

@@ -15,6 +15,7 @@ import { decidable, isLive, type DecidableRun, type DecisionSources, type Durabl
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
 import type { ResumeRequest, RunDecisions, SubRun, WebProtocol } from './protocol.ts';
 import { agentRunFeed, notHandOff, runTree, treeNow, type RunAgents, type RunKey } from './runTree.ts';
+import { writtenPlace } from '../events/memoryJournal.ts';
 import { parseTreeEventId, treeSseBody, type TreeCursor } from './treeSse.ts';
 import { atStop, ResponseStops } from './stops.ts';
 import { runFeed, storeReader, type JournalReader } from './runFeed.ts';
@@ -135,7 +136,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
         () => new WebRequestError(404, `Run ${sub.runId} of agent ${sub.agentId}, delegated to by run ${sub.parentRunId}, is in neither the system nor a store: give the handler the store or journal it is kept in.`),
       );
     };
-    const feed = runTree(root, subFeed).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
+    const feed = runTree(root, subFeed, writtenPlace).pipe(map((item) => ({ ...item, entry: redactDetails(item.entry, redact) })));
     const threadId = view(runId).threadId;
     const encoderOf = (sub: SubRun | undefined) => protocol.encoder(sub === undefined ? view(runId, resumedAs) : { runId: sub.runId, threadId, details: NO_DETAILS });
     const treeWaits = protocol.treeWaits?.bind(protocol);

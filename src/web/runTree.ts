@@ -59,14 +59,56 @@ function delegated(entry: JournalEntry): { readonly runId: string; readonly agen
   return { runId: event.runId, agentId: event.to };
 }
 
-export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) => Observable<JournalEntry>): Observable<TreeEntry> {
+/** An entry the feeds gave while they were subscribed to, with the sub-run it made known. */
+interface Held {
+  readonly item: TreeEntry;
+  reveals?: RunKey;
+}
+
+/**
+ * Live, each entry arrives as it is written, and a sub-run's entries so far arrive at once after the entry that makes
+ * it known. The journals so far come run by run instead, so they are put back in that order: by the place each was
+ * written (`placeOf`), a run's entries from before its delegation's entry right after it. Without every place (entries
+ * read from a store), they stay in journal order.
+ */
+function asWritten(held: readonly Held[], placeOf: (entry: JournalEntry) => number | undefined): TreeEntry[] {
+  const placed = held.map((one) => ({ one, place: placeOf(one.item.entry) }));
+  if (placed.some(({ place }) => place === undefined)) return held.map(({ item }) => item);
+  placed.sort((a, b) => (a.place as number) - (b.place as number));
+  const known = new Set<RunKey>(['']);
+  const early = new Map<RunKey, Held[]>();
+  const out: TreeEntry[] = [];
+  const put = ({ item, reveals }: Held): void => {
+    out.push(item);
+    if (reveals === undefined) return;
+    known.add(reveals);
+    const before = early.get(reveals) ?? [];
+    early.delete(reveals);
+    for (const one of before) put(one);
+  };
+  for (const { one } of placed) {
+    if (known.has(one.item.key)) put(one);
+    else early.set(one.item.key, [...(early.get(one.item.key) ?? []), one]);
+  }
+  for (const rest of early.values()) out.push(...rest.map(({ item }) => item));
+  return out;
+}
+
+/**
+ * The served run's entries and, as its delegations name them, each sub-run's. With `placeOf` (runs of this process's
+ * journals), the entries the journals hold on subscribing come in the order they were written, as a page that read
+ * them live got them.
+ */
+export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) => Observable<JournalEntry>, placeOf?: (entry: JournalEntry) => number | undefined): Observable<TreeEntry> {
   return new Observable<TreeEntry>((subscriber) => {
     const subscriptions: Subscription[] = [];
     const runs = new Map<RunKey, Followed>();
     let rootDone = false;
+    /** What the feeds give while being subscribed to, until it is put in order. */
+    let held: Held[] | undefined = placeOf === undefined ? undefined : [];
 
     const settle = (): void => {
-      if (rootDone && [...runs.values()].every((run) => run.done)) subscriber.complete();
+      if (held === undefined && rootDone && [...runs.values()].every((run) => run.done)) subscriber.complete();
     };
 
     const follow = (feed: Observable<JournalEntry>, key: RunKey, sub: SubRun | undefined): void => {
@@ -75,13 +117,17 @@ export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) =
       const subscription = feed.subscribe({
         next(entry) {
           run.started = true;
-          subscriber.next({ key, entry, ...(sub === undefined ? {} : { sub }) });
+          const item: TreeEntry = { key, entry, ...(sub === undefined ? {} : { sub }) };
+          const one: Held | undefined = held === undefined ? undefined : { item };
+          if (one === undefined) subscriber.next(item);
+          else held?.push(one);
           const answer = answered(entry);
           if (answer !== undefined) run.answered.add(answer);
           const child = delegated(entry);
           if (child === undefined || run.children.has(child.runId)) return;
           run.children.add(child.runId);
           const childKey = `${key === '' ? '' : `${key}-`}${run.children.size}`;
+          if (one !== undefined) one.reveals = childKey;
           const subRun: SubRun = { ...child, parentRunId: entry.runId, ...(sub === undefined ? {} : { parentSubRunId: sub.runId }) };
           follow(subFeed(subRun), childKey, subRun);
         },
@@ -107,6 +153,12 @@ export function runTree(root: Observable<JournalEntry>, subFeed: (sub: SubRun) =
     };
 
     follow(root, '', undefined);
+    if (held !== undefined && placeOf !== undefined) {
+      const ordered = asWritten(held, placeOf);
+      held = undefined;
+      for (const item of ordered) subscriber.next(item);
+      settle();
+    }
     return () => {
       for (const subscription of subscriptions) subscription.unsubscribe();
     };

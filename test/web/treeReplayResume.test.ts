@@ -4,8 +4,8 @@
  * Replayed from the journals, the tree comes in journal order (the lead up to a delegation, that sub-run's journal so
  * far, the lead's rest), not in the order it ran. A page that drops anywhere in the replay, once or several times, and
  * reconnects with the id of the last event it kept builds with the stock clients what an unbroken page builds, per
- * agent, with no event twice and no part started twice; so does a page that read one sub-run live, dropped and came
- * back once the run ended.
+ * agent, with no event twice and no part started twice; so does a page that read the run live, dropped and came
+ * back once the run ended, or while a sub-agent still ran beside one whose wait ended the page's response.
  */
 import type { BaseEvent } from '@ag-ui/core';
 import fc from 'fast-check';
@@ -197,6 +197,8 @@ describe('a multi-agent run read live by a page that drops, which comes back onc
   for (const [protocol, tree] of [
     ['AG-UI', 'one sub-agent'],
     ['AI SDK', 'one sub-agent'],
+    ['AG-UI', 'two sub-agents at once'],
+    ['AI SDK', 'two sub-agents at once'],
   ] as const) {
     it(`${protocol}, ${tree}: a page that read the live run, dropped anywhere and came back once it had ended builds the live messages of each agent`, { timeout: 120_000 }, async () => {
       const { live, subs, stream } = await endedRun(protocol, tree);
@@ -211,6 +213,61 @@ describe('a multi-agent run read live by a page that drops, which comes back onc
         fc.asyncProperty(fc.nat({ max: live.length }), fc.array(fc.nat({ max: live.length }), { maxLength: 3 }), (cut, cuts) => check(cut, cuts)),
         { numRuns: 40 },
       );
+    });
+  }
+});
+/**
+ * Two sub-agents at once: the page reads the first response live and keeps its first `cut` events; the researcher's wait
+ * is answered and it ends, and the page reconnects while the helper still holds, beside a page that reads on unbroken.
+ */
+async function stillRunning(protocol: Protocol, cut: number) {
+  const { system } = trackedSystem();
+  const release = parallel(system);
+  let run: AgentRun | undefined;
+  const onRun = (handle: AgentRun) => void (run = handle);
+  const lead = system.get('lead').agent;
+  const handler = protocol === 'AG-UI' ? createAgUiHandler(lead, { system, onRun }) : createAiSdkHandler(lead, { system, onRun });
+  const { url } = await served(handler);
+  const body = protocol === 'AG-UI' ? runInput('What is 20 + 22?', 'run-lead') : chatBody([{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is 20 + 22?' }] }]);
+  const first = await read(await post(url, body));
+  const runId = (run as AgentRun).runId;
+  const delegated = (to: string) => (lead.journal.entries(runId).find(({ event }) => event.type === 'agent.message' && event.kind === 'delegate' && event.to === to)?.event as { runId: string }).runId;
+  const sub = delegated('researcher');
+  expect((await post(`${url}/runs/${sub}/approve`, {})).status).toBe(202);
+  await expect.poll(() => system.get('researcher').agent.journal.entries(sub).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
+  const stream = (after: string | undefined) => fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
+  const had = first.slice(0, Math.min(cut, first.length));
+  const unbroken = stream(first.at(-1)?.id).then(read);
+  const back = await stream(had.findLast((frame) => frame.id !== undefined)?.id);
+  release();
+  const rest = await read(back);
+  // Once the run has ended, a page that reads on is served from the journals.
+  const reading = await page(stream, [], [...had, ...rest]);
+  return { live: [...first, ...(await unbroken)], reading, subs: [sub, delegated('helper')] };
+}
+
+/**
+ * Live, the helper's events came between the researcher's, and the researcher's wait closed the helper's open parts
+ * too. A reconnect reads the journals so far put back in the order they were written, so it reaches the wait with
+ * the same parts open, numbers what the wait closed as the live reading did and misses nothing the page lacked.
+ */
+describe('a multi-agent run still running, to which a page that read it live and dropped reconnects', () => {
+  for (const protocol of ['AG-UI', 'AI SDK'] as const) {
+    it(`${protocol}, two sub-agents at once: the page builds the live messages of each agent wherever it dropped`, { timeout: 120_000 }, async () => {
+      // One drop after every event of the first response, each in a run of its own; every failing drop is told at once.
+      const failed: string[] = [];
+      for (let cut = 0; cut <= 70; cut++) {
+        const { live, reading, subs } = await stillRunning(protocol, cut);
+        const twice = startedTwice(reading);
+        let same = 'same';
+        try {
+          expect(await built(protocol, reading, subs)).toEqual(await built(protocol, live, subs));
+        } catch (error) {
+          same = String(error).slice(0, 200);
+        }
+        if (twice.length > 0 || same !== 'same') failed.push(`cut ${cut} after ${live[cut - 1]?.id} ${live[cut - 1]?.data.type}: ${twice.join(';')} ${same}`);
+      }
+      expect(failed).toEqual([]);
     });
   }
 });
