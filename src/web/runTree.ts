@@ -87,8 +87,10 @@ function asWritten(held: readonly Held[], placeOf: (entry: JournalEntry) => numb
     for (const one of before) put(one);
   };
   for (const { one } of placed) {
-    if (known.has(one.item.key)) put(one);
-    else early.set(one.item.key, [...(early.get(one.item.key) ?? []), one]);
+    const { key } = one.item;
+    if (known.has(key)) put(one);
+    else if (early.has(key)) early.get(key)?.push(one);
+    else early.set(key, [one]);
   }
   for (const rest of early.values()) out.push(...rest.map(({ item }) => item));
   return out;
