@@ -107,8 +107,8 @@ function parallel(system: AgentSystem): () => void {
 
 type Tree = 'one sub-agent' | 'two sub-agents at once';
 
-/** A run in a system of its own, answered and ended: the page that started it read both its responses to their ends. */
-async function endedRun(protocol: Protocol, tree: Tree) {
+/** The lead's run started by a page over HTTP in a system of its own; `first` is what the page's first response had. */
+async function started(protocol: Protocol, tree: Tree) {
   const { system } = trackedSystem();
   const release = tree === 'one sub-agent' ? (delegation(system, [add(true)], 'add'), () => undefined) : parallel(system);
   let run: AgentRun | undefined;
@@ -120,7 +120,12 @@ async function endedRun(protocol: Protocol, tree: Tree) {
   const first = await read(await post(url, body));
   const runId = (run as AgentRun).runId;
   const delegated = (to: string) => (lead.journal.entries(runId).find(({ event }) => event.type === 'agent.message' && event.kind === 'delegate' && event.to === to)?.event as { runId: string }).runId;
-  const sub = delegated('researcher');
+  return { system, release, url, first, runId, delegated, sub: delegated('researcher') };
+}
+
+/** A run in a system of its own, answered and ended: the page that started it read both its responses to their ends. */
+async function endedRun(protocol: Protocol, tree: Tree) {
+  const { system, release, url, first, runId, delegated, sub } = await started(protocol, tree);
   const subs = tree === 'one sub-agent' ? [sub] : [sub, delegated('helper')];
   expect(system.get('researcher').agent.handle(sub)?.phase()).toBe('awaitingHuman');
   if (tree !== 'one sub-agent') {
@@ -132,7 +137,7 @@ async function endedRun(protocol: Protocol, tree: Tree) {
   }
   expect((await post(`${url}/runs/${sub}/approve`, {})).status).toBe(202);
   const second = await read(await fetch(`${url}/runs/${runId}/stream`, { headers: { 'last-event-id': first.at(-1)?.id as string } }));
-  await expect.poll(() => lead.journal.entries(runId).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
+  await expect.poll(() => system.get('lead').agent.journal.entries(runId).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
   const stream = (after: string | undefined) => fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
   return { live: [...first, ...second], sub, subs, stream };
 }
@@ -221,18 +226,7 @@ describe('a multi-agent run read live by a page that drops, which comes back onc
  * is answered and it ends, and the page reconnects while the helper still holds, beside a page that reads on unbroken.
  */
 async function stillRunning(protocol: Protocol, cut: number) {
-  const { system } = trackedSystem();
-  const release = parallel(system);
-  let run: AgentRun | undefined;
-  const onRun = (handle: AgentRun) => void (run = handle);
-  const lead = system.get('lead').agent;
-  const handler = protocol === 'AG-UI' ? createAgUiHandler(lead, { system, onRun }) : createAiSdkHandler(lead, { system, onRun });
-  const { url } = await served(handler);
-  const body = protocol === 'AG-UI' ? runInput('What is 20 + 22?', 'run-lead') : chatBody([{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is 20 + 22?' }] }]);
-  const first = await read(await post(url, body));
-  const runId = (run as AgentRun).runId;
-  const delegated = (to: string) => (lead.journal.entries(runId).find(({ event }) => event.type === 'agent.message' && event.kind === 'delegate' && event.to === to)?.event as { runId: string }).runId;
-  const sub = delegated('researcher');
+  const { system, release, url, first, runId, delegated, sub } = await started(protocol, 'two sub-agents at once');
   expect((await post(`${url}/runs/${sub}/approve`, {})).status).toBe(202);
   await expect.poll(() => system.get('researcher').agent.journal.entries(sub).some((entry) => entry.event.type === 'run.terminated')).toBe(true);
   const stream = (after: string | undefined) => fetch(`${url}/runs/${runId}/stream`, after === undefined ? {} : { headers: { 'last-event-id': after } });
