@@ -182,6 +182,13 @@ function webRows(web: WebResult): string[] {
 /** The web rows with the page in its own process: what serving costs the server's CPU. */
 function serverCpuRows(web: WebResult): string[] {
   const cpu = web.serverCpu;
+  const netRow = (what: string, way: keyof ServerCpu['usPerToken']) => {
+    const net = netOfOrder(cpu, way);
+    return (
+      `| ${what} | ${fmt(net.usPerToken)} | ${show(ratio(net.usPerToken, cpu.usPerToken.direct.median), '×')} | ${fmt(net.fixedMs)} | ${show(ratio(net.fixedMs, cpu.fixedMs.direct.median), '×')} | ` +
+      `${fmt(net.marginalUs)} | ${show(ratio(net.marginalUs, cpu.marginalUs.direct), '×')} |`
+    );
+  };
   const row = (what: string, way: keyof ServerCpu['usPerToken']) => {
     const us = cpu.usPerToken[way];
     const fixed = cpu.fixedMs[way];
@@ -205,7 +212,24 @@ function serverCpuRows(web: WebResult): string[] {
     row('`agent.tokens$` written by hand as SSE over HTTP (no handler)', 'byHand'),
     row("the bench's order to the page and its answer alone (no HTTP; in every row but `tokens$`, once a run)", 'order'),
     '',
+    "The handler rows net of the bench's order to the page (`tokens$` pays none): the order row's median taken from the handler row's (per token, " +
+      'per one-token run) and its slope from the slope; the gross figures are those above.',
+    '',
+    '| served as, net of the order | CPU µs per token | vs `tokens$` | one-token run CPU ms | vs `tokens$` | marginal CPU µs per token | vs `tokens$` marginal |',
+    '|---|---|---|---|---|---|---|',
+    netRow('AG-UI handler over HTTP', 'agUi'),
+    netRow('AI SDK handler over HTTP', 'aiSdk'),
+    '',
   ];
+}
+
+/** A row of `cpu` with the order's cost (the bench's own, paid once a run) taken out. */
+function netOfOrder(cpu: ServerCpu, way: keyof ServerCpu['usPerToken']): { usPerToken: number; fixedMs: number; marginalUs: number } {
+  return {
+    usPerToken: cpu.usPerToken[way].median - cpu.usPerToken.order.median,
+    fixedMs: cpu.fixedMs[way].median - cpu.fixedMs.order.median,
+    marginalUs: cpu.marginalUs[way] - cpu.marginalUs.order,
+  };
 }
 
 function iterationTable(rows: readonly IterationResult[]): string[] {
