@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../core/errors.ts';
 import { WebRequestError } from './errors.ts';
-import type { WebHandler } from './handler.ts';
+import { MAX_BODY_BYTES, type WebHandler } from './handler.ts';
+
+export interface NodeListenerOptions {
+  /** The largest request body taken, in bytes; a larger one is refused with 413 before more of it is held. Default 4 MiB, the handlers' own. */
+  readonly maxBodyBytes?: number;
+}
 
 /**
  * @example
@@ -9,18 +14,21 @@ import type { WebHandler } from './handler.ts';
  * createServer(toNodeListener(createAgUiHandler(agent))).listen(3000);
  * ```
  */
-export function toNodeListener(handler: WebHandler): (request: IncomingMessage, response: ServerResponse) => void {
+export function toNodeListener(handler: WebHandler, options: NodeListenerOptions = {}): (request: IncomingMessage, response: ServerResponse) => void {
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   return (request, response) => {
     const aborted = new AbortController();
     // The response closes before it finished: the client went away.
     response.on('close', () => {
       if (!response.writableFinished) aborted.abort();
     });
-    void toRequest(request, aborted.signal)
+    void toRequest(request, aborted.signal, maxBodyBytes)
       .then((webRequest) => serve(handler, webRequest, response))
       .catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { code: 'internal', message: describeError(error) } }));
+        const refused = error instanceof WebRequestError;
+        // A body refused part-way is not read on: the connection closes after the answer.
+        if (!response.headersSent) response.writeHead(refused ? error.status : 500, { 'content-type': 'application/json', ...(refused && error.status === 413 ? { connection: 'close' } : {}) });
+        response.end(JSON.stringify({ error: { code: refused ? error.code : 'internal', message: describeError(error) } }));
       });
   };
 }
@@ -37,11 +45,21 @@ function drained(response: ServerResponse): Promise<void> {
   });
 }
 
-/** One buffer, not a web stream: the handler reads a body whole anyway, and it is a small JSON document. */
-function bodyOf(request: IncomingMessage): Promise<Buffer> {
+/** One buffer, not a web stream: the handler reads a body whole anyway, and it is a small JSON document; one past `maxBytes` is refused as it comes. */
+function bodyOf(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () => new WebRequestError(413, `The request body is larger than ${maxBytes} bytes: send less, or raise maxBodyBytes (of toNodeListener and of the handler).`);
+  if (Number(request.headers['content-length'] ?? 0) > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    const take = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      request.off('data', take);
+      chunks.length = 0;
+      reject(tooLarge());
+    };
+    request.on('data', take);
     request.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     request.on('error', reject);
     request.on('close', () => {
@@ -50,7 +68,7 @@ function bodyOf(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-async function toRequest(request: IncomingMessage, signal: AbortSignal): Promise<Request> {
+async function toRequest(request: IncomingMessage, signal: AbortSignal, maxBodyBytes: number): Promise<Request> {
   const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
@@ -59,7 +77,7 @@ async function toRequest(request: IncomingMessage, signal: AbortSignal): Promise
   }
   const method = request.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(url, { method, headers, signal, ...(hasBody ? { body: await bodyOf(request) } : {}) });
+  return new Request(url, { method, headers, signal, ...(hasBody ? { body: await bodyOf(request, maxBodyBytes) } : {}) });
 }
 
 async function serve(handler: WebHandler, request: Request, response: ServerResponse): Promise<void> {

@@ -31,7 +31,83 @@ function postInParts(url: string, parts: readonly string[]): Promise<{ status: n
   });
 }
 
+/**
+ * POST a chunked body (no content-length) of 64 KiB writes, each after the previous one was taken, until the answer
+ * comes or `cap` bytes were sent; how many bytes had gone out when the answer came.
+ */
+function postUntilAnswered(url: string, cap: number): Promise<{ status: number; body: string; sentBeforeAnswer: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      answered = true;
+      const sentBeforeAnswer = sent;
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => (body += text));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentBeforeAnswer }));
+    });
+    // The server closes the connection on a refused body: a write after that fails, which is expected here.
+    req.on('error', (error) => (answered ? undefined : reject(error)));
+    const write = (): void => {
+      if (answered) return;
+      if (sent >= cap) return void req.end();
+      sent += chunk.length;
+      req.write(chunk, () => setImmediate(write));
+    };
+    write();
+  });
+}
+
 describe('toNodeListener', () => {
+  it('refuses a body past maxBodyBytes with a 413 as it arrives, without holding the rest or calling the handler', { timeout: 60_000 }, async () => {
+    let called = 0;
+    const server = createServer(
+      toNodeListener(
+        async () => {
+          called++;
+          return new Response('{}');
+        },
+        { maxBodyBytes: 256 * 1024 },
+      ),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      // A client that would send 256 MiB: the answer comes long before, while the body still arrives.
+      const answer = await postUntilAnswered(`http://127.0.0.1:${port}/api/agent`, 256 * 1024 * 1024);
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'web_request', message: expect.stringMatching(/larger than 262144 bytes/) } });
+      expect(answer.sentBeforeAnswer).toBeLessThan(32 * 1024 * 1024);
+      expect(called).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('refuses a body whose declared length is past maxBodyBytes before reading it', { timeout: 20_000 }, async () => {
+    const server = await serve(async () => new Response('{}'));
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(server.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(8 * 1024 * 1024) } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (text: string) => (body += text));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        // Only the start of the declared body is sent: the answer does not wait for the rest.
+        req.write('{"a":1');
+      });
+      expect(answer.status).toBe(413);
+      expect(answer.body).toMatch(/larger than 4194304 bytes/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('hands the handler a body that arrived in several writes whole', { timeout: 20_000 }, async () => {
     const server = await serve(async (request) => new Response(JSON.stringify({ method: request.method, got: await request.text() })));
     try {
