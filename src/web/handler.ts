@@ -126,7 +126,7 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
     const after = tree ?? asked;
     const root = await runFeed({ agent, pollIntervalMs, everywhere, ...defined({ read }) }, runId, runs.has(runId));
     // A tree run in this process has its sub-runs here too; one another process ran is read where its runs are kept.
-    const local = agent.journal.entries(runId)[0]?.sequence === 0;
+    const local = agent.journal.firstSequence(runId) === 0;
     const subFeed = (sub: SubRun): Observable<JournalEntry> => {
       const subAgent = system.has(sub.agentId) ? system.get(sub.agentId).agent : undefined;
       if (subAgent !== undefined && (local || subAgent.journal.last(sub.runId) !== undefined)) return agentRunFeed(subAgent, sub.runId);
