@@ -5,14 +5,15 @@ import { isJsonObjectText, type ContentPart, type Message, type ToolCall } from 
 import { defined } from '../core/defined.ts';
 import { WebRequestError } from './errors.ts';
 import { oneLine } from './handler.ts';
+import { listOf } from './listOf.ts';
 import type { ResumeRequest, StartRequest } from './protocol.ts';
 
 // Only what is read is checked; the page's other fields and parts pass untouched.
 const Part = z.looseObject({ type: z.string() });
 type UiPart = z.infer<typeof Part>;
 const FileUiPart = z.looseObject({ type: z.literal('file'), mediaType: z.string().min(1), url: z.string().min(1), filename: z.string().optional() });
-const UiMessage = z.looseObject({ id: z.string(), role: z.enum(['system', 'user', 'assistant']), parts: z.array(Part) });
-const ChatRequest = z.looseObject({ id: z.string().min(1), messages: z.array(UiMessage).min(1) });
+const UiMessage = z.looseObject({ id: z.string(), role: z.enum(['system', 'user', 'assistant']), parts: listOf(Part) });
+const ChatRequest = z.looseObject({ id: z.string().min(1), messages: listOf(UiMessage, 1) });
 const ToolPart = z.looseObject({
   type: z.string(),
   toolCallId: z.string(),
