@@ -71,6 +71,16 @@ describe('bad input to the web handlers', () => {
     expect(ids / reason).toBeLessThan(5);
   });
 
+  it('refuses an image or file whose data: URL does not carry base64, before the run starts', async () => {
+    const model = scriptedModel([{ text: 'never' }]);
+    const { url } = await serve(createAiSdkHandler(trackAgent({ model: { provider: model, vision: true } })));
+    for (const [mediaType, data] of [['image/png', 'data:image/png;base64,@@not base64@@'], ['application/pdf', 'data:application/pdf;base64,JVBERi0=xyz']]) {
+      const chat = { id: 'chat-1', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What is this?' }, { type: 'file', mediaType, url: data }] }] };
+      await refused(await post(url, chat), 400, /Message 1, part 2 is a data: URL whose bytes are not base64/);
+    }
+    expect(model.calls).toHaveLength(0);
+  });
+
   it('answers 404 for a run id in the path that the store cannot name a file by, to a stream and to a decision', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-bad-'));
     dirs.push(dir);
