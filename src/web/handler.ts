@@ -165,8 +165,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       try {
         handle = agent.start(wanted.content ?? wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
       } catch (error) {
-        // An image or file the model cannot take is a request to change; a task or run id the agent refuses is the page's to fix.
-        if (error instanceof ActorloopError && error.code === 'invalid_content_part') throw new WebRequestError(400, describeError(error), { cause: error });
+        // An image or file the model cannot take, or history messages that do not fit, are a request to change; a task or run id the agent refuses is the page's to fix.
+        if (error instanceof ActorloopError && (error.code === 'invalid_content_part' || error.code === 'invalid_conversation')) throw new WebRequestError(400, describeError(error), { cause: error });
         if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
         throw error;
       }

@@ -81,6 +81,15 @@ describe('bad input to the web handlers', () => {
     expect(model.calls).toHaveLength(0);
   });
 
+  it('refuses history messages the conversation cannot hold with a 400 naming the message, not a 409', async () => {
+    const model = scriptedModel([{ text: 'never' }]);
+    const { url } = await serve(createAiSdkHandler(trackAgent({ model })));
+    const call = { type: 'tool-add', toolCallId: '', state: 'output-available', input: { a: 1, b: 2 }, output: 3 };
+    const chat = { id: 'chat-1', messages: [{ id: 'a1', role: 'assistant', parts: [call] }, { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'And 2 + 2?' }] }] };
+    await refused(await post(url, chat), 400, /Invalid conversation: Message 0 at toolCalls\.0\.id/);
+    expect(model.calls).toHaveLength(0);
+  });
+
   it('answers 404 for a run id in the path that the store cannot name a file by, to a stream and to a decision', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'actorloop-web-bad-'));
     dirs.push(dir);
