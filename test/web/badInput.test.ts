@@ -61,7 +61,7 @@ describe('bad input to the web handlers', () => {
       await refused(await post(`${url}/runs/nope/approve`, body), 400, /toolCallIds\.0|reason/);
       return performance.now() - start;
     };
-    // The same bytes to read and parse; only the call ids are items to check. Each item's issue made them cost 15× and more.
+    // The same bytes to read and parse; only the call ids are items to check, and an issue made for each cost many times more.
     let ids = 0;
     let reason = 0;
     for (let round = 0; round < 3; round++) {
