@@ -2,13 +2,14 @@
 // the same loop run as a new AG-UI run.
 import { EventType, type Event as AgUiEvent, type Message as AgUiMessage, type ResumeEntry } from '@ag-ui/core';
 import { z } from 'zod';
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { ContentPartSchema, ContextSchema, MessageSchema, ResumeEntrySchema, RunAgentInputSchema, ToolCallSchema, ToolSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Agent } from '../agent/types.ts';
 import { AgUiEncoder } from '../events/agUiEncoder.ts';
 import { isJsonObjectText, type Message } from '../core/messages.ts';
 import { WebRequestError } from './errors.ts';
 import { createRunHandler, oneLine, type WebHandler, type WebHandlerOptions } from './handler.ts';
+import { listOf } from './listOf.ts';
 import type { ResumeRequest, RunView, StartRequest, SubRun, TreeWaits, WebProtocol } from './protocol.ts';
 
 /** Sent before the interrupt outcome: answer with resume entries, or with `runs/:runId/approve` or `reject`. */
@@ -185,8 +186,23 @@ function frame(event: AgUiEvent): string {
   return json.includes('null') ? sse.encodeSSE(event) : `data: ${json}\n\n`;
 }
 
+/** A message's own lists, each to its first bad item, before the message itself: AG-UI's schema would check them all. */
+const MessageLists = z.looseObject({
+  toolCalls: listOf(ToolCallSchema).optional(),
+  content: z.union([z.string(), listOf(ContentPartSchema), z.record(z.string(), z.unknown())]).optional(),
+});
+
+/** RunAgentInput's lists, each to its first bad item (`listOf`); what passes is then read with AG-UI's own schema. */
+const RunLists = z.looseObject({
+  messages: listOf(MessageLists.pipe(MessageSchema)).optional(),
+  tools: listOf(ToolSchema).optional(),
+  context: listOf(ContextSchema).optional(),
+  resume: listOf(ResumeEntrySchema).optional(),
+});
+
 function parseStart(body: unknown): StartRequest | ResumeRequest {
-  const parsed = RunAgentInputSchema.safeParse(body);
+  const lists = RunLists.safeParse(body);
+  const parsed = lists.success ? RunAgentInputSchema.safeParse(body) : lists;
   if (!parsed.success) throw new WebRequestError(400, `The body is not an AG-UI RunAgentInput: ${oneLine(parsed.error)}.`);
   const input = parsed.data;
   if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId, input.threadId);

@@ -5,14 +5,15 @@ import { isJsonObjectText, type ContentPart, type Message, type ToolCall } from 
 import { defined } from '../core/defined.ts';
 import { WebRequestError } from './errors.ts';
 import { oneLine } from './handler.ts';
+import { listOf } from './listOf.ts';
 import type { ResumeRequest, StartRequest } from './protocol.ts';
 
 // Only what is read is checked; the page's other fields and parts pass untouched.
 const Part = z.looseObject({ type: z.string() });
 type UiPart = z.infer<typeof Part>;
 const FileUiPart = z.looseObject({ type: z.literal('file'), mediaType: z.string().min(1), url: z.string().min(1), filename: z.string().optional() });
-const UiMessage = z.looseObject({ id: z.string(), role: z.enum(['system', 'user', 'assistant']), parts: z.array(Part) });
-const ChatRequest = z.looseObject({ id: z.string().min(1), messages: z.array(UiMessage).min(1) });
+const UiMessage = z.looseObject({ id: z.string(), role: z.enum(['system', 'user', 'assistant']), parts: listOf(Part) });
+const ChatRequest = z.looseObject({ id: z.string().min(1), messages: listOf(UiMessage, 1) });
 const ToolPart = z.looseObject({
   type: z.string(),
   toolCallId: z.string(),
@@ -133,12 +134,16 @@ function contentPart(part: UiPart, where: string): ContentPart {
   const { mediaType, url, filename } = file.data;
   const image = mediaType.toLowerCase().startsWith('image/');
   const data = dataUrlBase64(url);
+  // Bytes the model's API would refuse fail the run once it started: refused here, the page can send them again.
+  if (data !== undefined && !BASE64.test(data)) throw new WebRequestError(400, `${where} is a data: URL whose bytes are not base64: send the file as the data: URL a FileReader makes of it.`);
   if (data !== undefined) return image ? { type: 'image', data, mediaType } : { type: 'file', data, mediaType, ...defined({ filename }) };
   if (image && /^https?:\/\//i.test(url)) return { type: 'image', url, mediaType };
   const shown = url.slice(0, 60);
   if (image) throw new WebRequestError(400, `${where} is an image at "${shown}": only http(s) URLs and data: URLs reach the model; send the image's bytes as a data: URL.`);
   throw new WebRequestError(400, `${where} is a file (${mediaType}) at "${shown}": files other than images reach the model as bytes only; send it as a data: URL (what useChat makes of the files a person picks).`);
 }
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** A data: URL's bytes in base64, whichever way the URL carries them; `undefined` for any other URL. */
 function dataUrlBase64(url: string): string | undefined {

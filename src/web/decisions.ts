@@ -4,7 +4,7 @@ import { waitFor } from 'xstate';
 import type { Agent, AgentRun } from '../agent/types.ts';
 import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
-import { isFinalStatus } from '../persistence/records.ts';
+import { isFinalStatus, RUN_ID_PATTERN } from '../persistence/records.ts';
 import { WebRequestError } from './errors.ts';
 import type { RunAgents } from './runTree.ts';
 import { StoreError } from '../persistence/errors.ts';
@@ -58,7 +58,8 @@ export async function decidable(sources: DecisionSources, runId: string, action:
     if (!isLive(handle)) throw ended(runId, handle.phase(), action);
     return heldRun(handle);
   }
-  if (store !== undefined) {
+  // A run id the store cannot name a file by is no run of it.
+  if (store !== undefined && RUN_ID_PATTERN.test(runId)) {
     const meta = await store.getRun(runId);
     if (meta !== null) return storedRun(sources, store, runId, meta.status, action);
   }

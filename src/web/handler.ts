@@ -11,6 +11,7 @@ import { createRedactor } from '../security/redactor.ts';
 import type { SecretRuleOptions } from '../security/secrets.ts';
 import { EndedRuns } from './endedRuns.ts';
 import { WebRequestError } from './errors.ts';
+import { listOf } from './listOf.ts';
 import { decidable, isLive, type DecidableRun, type DecisionSources, type DurableRuns } from './decisions.ts';
 import { detailsFromMessages, NO_DETAILS, questionKey, type RunDetails, type RunView } from '../events/agUiEncoder.ts';
 import type { ResumeRequest, RunDecisions, SubRun, WebProtocol } from './protocol.ts';
@@ -50,7 +51,7 @@ export interface WebHandlerOptions {
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 const Decision = z.strictObject({
-  toolCallIds: z.array(z.string().min(1)).min(1).optional(),
+  toolCallIds: listOf(z.string().min(1), 1).optional(),
   reason: z.string().max(10_000).optional(),
 });
 
@@ -164,8 +165,8 @@ export function createRunHandler<TEvent>(agent: Agent, protocol: WebProtocol<TEv
       try {
         handle = agent.start(wanted.content ?? wanted.task, { history: wanted.history as Message[], ...defined({ runId: wanted.runId }) });
       } catch (error) {
-        // An image or file the model cannot take is a request to change; a task or run id the agent refuses is the page's to fix.
-        if (error instanceof ActorloopError && error.code === 'invalid_content_part') throw new WebRequestError(400, describeError(error), { cause: error });
+        // An image or file the model cannot take, or history messages that do not fit, are a request to change; a task or run id the agent refuses is the page's to fix.
+        if (error instanceof ActorloopError && (error.code === 'invalid_content_part' || error.code === 'invalid_conversation')) throw new WebRequestError(400, describeError(error), { cause: error });
         if (error instanceof ActorloopError && error.blame === 'user') throw new WebRequestError(409, describeError(error), { cause: error });
         throw error;
       }
@@ -405,11 +406,35 @@ export async function jsonBody(request: Request, emptyIsObject: boolean, maxByte
     if (emptyIsObject) return {};
     throw new WebRequestError(400, 'The request has no body: send the run input as JSON.');
   }
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new WebRequestError(400, 'The request body is not JSON: send a JSON object.');
   }
+  if (nestedPast(body, MAX_BODY_DEPTH)) throw new WebRequestError(400, `The request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels: send flatter JSON.`);
+  return body;
+}
+
+/** Far deeper than a chat or run input nests; past it, copying the body (JSON.stringify, zod) would overflow the stack. */
+const MAX_BODY_DEPTH = 256;
+
+/** Walked with a list, not recursion: the walk itself must not overflow. */
+function nestedPast(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const open: object[] = [value];
+  const depths = [0];
+  while (open.length > 0) {
+    const node = open.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth >= max) return true;
+    for (const child of Object.values(node) as unknown[]) {
+      if (typeof child !== 'object' || child === null) continue;
+      open.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
 }
 
 /** The body as text, read no further than `maxBytes` (a client may send more than it declares). */

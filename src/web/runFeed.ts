@@ -6,6 +6,7 @@ import type { JournalEntry } from '../core/loopEvent.ts';
 import type { RunStore } from '../persistence/fileStore.ts';
 import { WebRequestError } from './errors.ts';
 import { StoreError } from '../persistence/errors.ts';
+import { RUN_ID_PATTERN } from '../persistence/records.ts';
 import { liveDelta, LiveCalls } from '../events/liveDeltas.ts';
 
 /** Empty when the store has no such run. `after`: the feed has the entries up to it; the rest is all it needs (more is harmless). */
@@ -28,6 +29,8 @@ export interface FeedSource {
 
 export function storeReader(store: RunStore): JournalReader {
   return (runId, after) => {
+    // A run id the store cannot name a file by (a page's URL may say anything) is no run of it.
+    if (!RUN_ID_PATTERN.test(runId)) return [];
     try {
       return store.readJournal(runId, after === undefined ? {} : { after }).entries;
     } catch (error) {
