@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * An array whose items are checked in order up to the first that does not fit. A plain `z.array` checks them all and
- * makes an issue of each bad one: a body of a million bad items costs seconds of CPU, nested, a stack overflow.
+ * makes an issue of each bad one: a body of many bad items costs CPU in proportion to them and, nested, overflows the stack.
  */
 export function listOf<T extends z.ZodType>(item: T, min = 0) {
   return z

@@ -158,13 +158,11 @@ async function page(stream: (after: string | undefined) => Promise<Response>, cu
   }
 }
 
+/** Each protocol with each tree. */
+const CASES = (['AG-UI', 'AI SDK'] as const).flatMap((protocol) => (['one sub-agent', 'two sub-agents at once'] as const).map((tree) => [protocol, tree] as const));
+
 describe('an ended multi-agent run, replayed from its journals to a page that drops and reconnects', () => {
-  for (const [protocol, tree] of [
-    ['AG-UI', 'one sub-agent'],
-    ['AI SDK', 'one sub-agent'],
-    ['AG-UI', 'two sub-agents at once'],
-    ['AI SDK', 'two sub-agents at once'],
-  ] as const) {
+  for (const [protocol, tree] of CASES) {
     it(`${protocol}, ${tree}: the page builds the unbroken messages of each agent wherever it dropped, no event twice, no part started twice`, { timeout: 120_000 }, async () => {
       const { live, sub, subs, stream } = await endedRun(protocol, tree);
       expect(startedTwice(live)).toEqual([]);
@@ -199,12 +197,7 @@ describe('an ended multi-agent run, replayed from its journals to a page that dr
 });
 
 describe('a multi-agent run read live by a page that drops, which comes back once the run has ended (replayed from its journals)', () => {
-  for (const [protocol, tree] of [
-    ['AG-UI', 'one sub-agent'],
-    ['AI SDK', 'one sub-agent'],
-    ['AG-UI', 'two sub-agents at once'],
-    ['AI SDK', 'two sub-agents at once'],
-  ] as const) {
+  for (const [protocol, tree] of CASES) {
     it(`${protocol}, ${tree}: a page that read the live run, dropped anywhere and came back once it had ended builds the live messages of each agent`, { timeout: 120_000 }, async () => {
       const { live, subs, stream } = await endedRun(protocol, tree);
       const messages = await built(protocol, live, subs);
