@@ -43,9 +43,9 @@ export function startWorker(url: string, options: PostgresWorkerOptions): Promis
   return new Promise((resolve, reject) => {
     const early = () => reject(new Error(`A PostgreSQL bench worker exited (${String(child.exitCode)}) before it was ready.`));
     child.once('exit', early);
-    child.stdout?.on('data', (chunk: Buffer) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       const before = out;
-      out += chunk.toString();
+      out += chunk;
       if (!before.includes('ready') && out.includes('ready')) {
         child.off('exit', early);
         resolve({ pid: child.pid ?? 0, died, stop });

@@ -2,6 +2,7 @@
  * A dead stdio server is restarted once, lazily, by the next call (an HTTP one reconnected with
  * bounded backoff), and its resource subscriptions are renewed.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -149,8 +150,10 @@ export async function connectMcpServer(input: McpServerConfig, options: McpConne
           ...defined({ cwd: config.cwd }),
           stderr: 'pipe',
         });
+        // One decoder for the stream: a character split across chunks stays one character.
+        const decoder = new StringDecoder('utf8');
         transport.stderr?.on('data', (chunk: Buffer | string) => {
-          stderr = (stderr + String(chunk)).slice(-4 * STDERR_TAIL);
+          stderr = (stderr + (typeof chunk === 'string' ? chunk : decoder.write(chunk))).slice(-4 * STDERR_TAIL);
         });
         made = await handshake(transport);
       }

@@ -19,8 +19,8 @@ afterAll(() => temp.remove());
 function follow(runId: string) {
   const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, 'replay', runId, '--follow', '--store', temp.dir], { cwd: temp.dir, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output, exited };
 }

@@ -89,7 +89,7 @@ describe('a run whose process was killed', { timeout: TIMEOUT }, () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
       // The tool call has started: the run is on disk and its process is inside the call.
@@ -117,8 +117,8 @@ describe('a run whose process was killed', { timeout: TIMEOUT }, () => {
     const cli = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
       const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, ...args], { cwd: temp.dir, env: { ...offlineEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
       const output = { stdout: '', stderr: '' };
-      child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       return { child, output, exited };
     };

@@ -39,6 +39,15 @@ describe('a server that cannot be used', { timeout: 60_000 }, () => {
     expect((error as Error).message).toContain('missing API token');
   });
 
+  it('that writes a character split across two writes to stderr: the error quotes it whole', async () => {
+    // "→" is three bytes; the server writes two, waits, then the third, so they arrive as two chunks.
+    const script = "process.stderr.write(Buffer.from([0xe2, 0x86])); setTimeout(() => { process.stderr.write(Buffer.from([0x92])); process.stderr.write(' token missing\\n'); process.exit(1); }, 300);";
+    const error = await connectMcpServer({ name: 'split', command: process.execPath, args: ['-e', script] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'mcp_connect_failed' });
+    expect((error as Error).message).toContain('→ token missing');
+    expect((error as Error).message).not.toContain('\uFFFD');
+  });
+
   it('whose command does not exist: a typed error saying what to check', async () => {
     const error = await connectMcpServer({ name: 'ghost', command: join(tmpdir(), 'no-such-mcp-server') }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'mcp_connect_failed' });

@@ -50,8 +50,8 @@ export async function everythingOverHttp(mode: 'streamableHttp' | 'sse' = 'strea
   const child = spawn(process.execPath, [everythingJs, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let seen = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += String(chunk);
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
       if (seen.includes('listening on port') || seen.includes('running on port')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`server-everything exited with ${String(code)} before listening: ${seen}`)));

@@ -53,7 +53,7 @@ describe.skipIf(missing !== '')('actorloop db migrate and actorloop worker', { t
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     await expect.poll(() => out, { timeout: 15_000 }).toContain('serving counter');
     runtime = createPostgresRuntime({ connectionString: url, poolSize: 2 });

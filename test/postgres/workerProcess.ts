@@ -12,11 +12,11 @@ export function startWorker(url: string, options: FixtureOptions & { concurrency
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
       if (out.includes('ready')) resolve(child);
     });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
     child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${err.slice(0, 2000)}`)));
   });
 }

@@ -173,11 +173,11 @@ describe('file session store', () => {
     const dir = tempDir();
     const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, dir, 'cross-process'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let errors = '';
-    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (errors += chunk));
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     try {
       await new Promise<void>((ready, fail) => {
-        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready());
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('ready') && ready());
         void exited.then((code) => fail(new Error(`holder exited with ${String(code)}: ${errors}`)));
       });
       const error = await openSessionStore({ dir }).open('cross-process').catch((e: unknown) => e);

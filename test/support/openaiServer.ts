@@ -294,7 +294,7 @@ function eventPieces(bytes: Uint8Array): Uint8Array[] {
 export async function listenLocally(onRequest: (body: string, response: ServerResponse) => void): Promise<{ readonly baseURL: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.on('end', () => onRequest(body, response));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

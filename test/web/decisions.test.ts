@@ -37,7 +37,7 @@ const confirmingAgent = (extra: Partial<AgentConfig> = {}): Agent => trackAgent(
 async function leftWaitingByAnotherProcess(dir: string, runId: string): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(FIXTURES, 'waitingRun.ts'), dir, runId], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const [code] = (await once(child, 'exit')) as [number | null];
   expect({ code, out }).toEqual({ code: 0, out: 'waiting\n' });
 }
