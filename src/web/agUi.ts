@@ -192,17 +192,16 @@ const MessageLists = z.looseObject({
   content: z.union([z.string(), listOf(ContentPartSchema), z.record(z.string(), z.unknown())]).optional(),
 });
 
-/** RunAgentInput's lists, each to its first bad item (`listOf`); what passes is then read with AG-UI's own schema. */
-const RunLists = z.looseObject({
-  messages: listOf(MessageLists.pipe(MessageSchema)).optional(),
-  tools: listOf(ToolSchema).optional(),
-  context: listOf(ContextSchema).optional(),
+/** AG-UI's RunAgentInput with its lists checked each to its first bad item (`listOf`), in one pass. */
+const RunInput = RunAgentInputSchema.extend({
+  messages: listOf(MessageLists.pipe(MessageSchema)),
+  tools: listOf(ToolSchema).default([]),
+  context: listOf(ContextSchema).default([]),
   resume: listOf(ResumeEntrySchema).optional(),
 });
 
 function parseStart(body: unknown): StartRequest | ResumeRequest {
-  const lists = RunLists.safeParse(body);
-  const parsed = lists.success ? RunAgentInputSchema.safeParse(body) : lists;
+  const parsed = RunInput.safeParse(body);
   if (!parsed.success) throw new WebRequestError(400, `The body is not an AG-UI RunAgentInput: ${oneLine(parsed.error)}.`);
   const input = parsed.data;
   if (input.resume !== undefined && input.resume.length > 0) return resumeOf(input.resume, input.runId, input.threadId);
